@@ -1,0 +1,150 @@
+# sonde - a bpftrace-style tracing compiler.
+#
+#   make          build build/sonde (release) 
+#   make deps     install the Debian packages the build and tests need
+#   make check    deps, build, every test (unit under ASan/UBSan, e2e, differential)
+#   make demo     deps, build, run a recipe for a few seconds and print it
+#
+# Objects go under build/ (build/rel and build/asan); flex and bison output
+# goes under build/gen.  The LLVM 16 BPF backend is linked statically: the
+# dynamic libLLVM costs ~65 ms and ~58 MB RSS at startup.
+
+LLVM_CONFIG ?= llvm-config-16
+CC      := gcc
+CXX     := g++
+BUILD   := build
+GEN     := $(BUILD)/gen
+
+DEPS_PKGS := llvm-16-dev libbpf-dev libelf-dev flex bison libcmocka-dev \
+	zlib1g-dev libzstd-dev libz3-dev libxml2-dev libncurses-dev \
+	bpftrace gcc g++ make util-linux iproute2 pkg-config
+
+SRCDIRS := common lexer parser sema codegen stdlib runtime
+LIB_SRCS := $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.c))
+CLI_SRCS := $(wildcard cli/*.c)
+GEN_SRCS := $(GEN)/lexer.c $(GEN)/parser.c
+
+WARN    := -Wall -Wextra -Wswitch-enum -Wno-unused-parameter \
+	-Wno-missing-field-initializers -Werror
+BASEFLAGS := -std=gnu11 -g -D_GNU_SOURCE -I. -I$(GEN) \
+	$(shell $(LLVM_CONFIG) --cflags 2>/dev/null | sed 's/-D_GNU_SOURCE//')
+REL_CFLAGS  := $(BASEFLAGS) -O2
+ASAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+ASAN_CFLAGS := $(BASEFLAGS) -O1 $(ASAN_FLAGS)
+
+LLVM_LIBS := $(shell $(LLVM_CONFIG) --link-static --libs bpf core target 2>/dev/null)
+LLVM_SYS  := $(shell $(LLVM_CONFIG) --link-static --system-libs 2>/dev/null)
+LDLIBS    := -L$(shell $(LLVM_CONFIG) --libdir 2>/dev/null) $(LLVM_LIBS) \
+	-lbpf -lelf $(LLVM_SYS) -lz -lzstd -lpthread -lm -ldl
+
+REL_OBJS  := $(patsubst %.c,$(BUILD)/rel/%.o,$(LIB_SRCS)) \
+	$(BUILD)/rel/gen/lexer.o $(BUILD)/rel/gen/parser.o
+ASAN_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRCS)) \
+	$(BUILD)/asan/gen/lexer.o $(BUILD)/asan/gen/parser.o
+REL_CLI   := $(patsubst %.c,$(BUILD)/rel/%.o,$(CLI_SRCS))
+ASAN_CLI  := $(patsubst %.c,$(BUILD)/asan/%.o,$(CLI_SRCS))
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRCS))
+
+.PHONY: all deps check demo unit e2e diff fuzz clean install asan
+all: $(BUILD)/sonde
+
+# ---- generated front end ------------------------------------------------
+$(GEN)/parser.c $(GEN)/parser.h: parser/grammar.y
+	@mkdir -p $(GEN)
+	bison -Wall -Werror --defines=$(GEN)/parser.h -o $(GEN)/parser.c $<
+
+$(GEN)/lexer.c: lexer/lexer.l $(GEN)/parser.h
+	@mkdir -p $(GEN)
+	flex -o $@ $<
+
+# ---- objects ------------------------------------------------------------
+$(BUILD)/rel/gen/%.o: $(GEN)/%.c $(GEN)/parser.h
+	@mkdir -p $(dir $@)
+	$(CC) $(REL_CFLAGS) -MMD -c -o $@ $<
+$(BUILD)/asan/gen/%.o: $(GEN)/%.c $(GEN)/parser.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ASAN_CFLAGS) -MMD -c -o $@ $<
+$(BUILD)/rel/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(REL_CFLAGS) $(WARN) -MMD -c -o $@ $<
+$(BUILD)/asan/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ASAN_CFLAGS) $(WARN) -MMD -c -o $@ $<
+
+# parser/ and lexer/ sources include the bison header
+$(filter $(BUILD)/rel/parser/% $(BUILD)/asan/parser/% $(BUILD)/rel/lexer/% $(BUILD)/asan/lexer/%,$(REL_OBJS) $(ASAN_OBJS)): $(GEN)/parser.h
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# ---- binaries -----------------------------------------------------------
+$(BUILD)/sonde: $(REL_OBJS) $(REL_CLI)
+	$(CXX) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/asan/sonde: $(ASAN_OBJS) $(ASAN_CLI)
+	$(CXX) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
+asan: $(BUILD)/asan/sonde
+
+$(BUILD)/unit/%: tests/unit/%.c $(ASAN_OBJS)
+	@mkdir -p $(dir $@)
+	$(CXX) -x c $(ASAN_CFLAGS) $(WARN) -std=gnu11 -o $@.o -c $<
+	$(CXX) $(ASAN_FLAGS) -o $@ $@.o $(ASAN_OBJS) $(LDLIBS) -lcmocka
+
+# ---- tests ----------------------------------------------------------------
+# Each suite appends "PASS|FAIL|SKIP suite:name [reason]" lines to
+# $(BUILD)/results; tests/summary.sh prints the totals and fails on any FAIL.
+RESULTS := $(BUILD)/results
+
+unit: $(UNIT_BINS)
+	@mkdir -p $(BUILD); : > $(RESULTS).unit
+	@for t in $(UNIT_BINS); do tests/run-unit.sh $$t $(RESULTS).unit || true; done
+
+e2e: $(BUILD)/asan/sonde
+	@: > $(RESULTS).e2e
+	SONDE=$(CURDIR)/$(BUILD)/asan/sonde RESULTS=$(CURDIR)/$(RESULTS).e2e tests/e2e/run.sh
+
+diff: $(BUILD)/sonde
+	@: > $(RESULTS).diff
+	SONDE=$(CURDIR)/$(BUILD)/sonde RESULTS=$(CURDIR)/$(RESULTS).diff tests/diff/run.sh
+
+check: deps
+	$(MAKE) all asan
+	$(MAKE) unit e2e diff fuzz-smoke
+	@tests/summary.sh $(RESULTS).unit $(RESULTS).e2e $(RESULTS).diff $(RESULTS).fuzz
+
+demo: deps
+	$(MAKE) all
+	@scripts/demo.sh $(BUILD)/sonde
+
+deps:
+	@missing=""; for p in $(DEPS_PKGS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+	else echo "deps: all installed"; fi
+
+# ---- fuzzing the front end -----------------------------------------------
+# fuzz-smoke replays the corpus plus a few thousand mutated inputs through
+# the ASan build of lexer+parser+sema; fuzz runs libFuzzer for as long as you like.
+FUZZ_SRCS := tests/fuzz/fuzz_frontend.c
+$(BUILD)/fuzz-smoke: $(FUZZ_SRCS) tests/fuzz/driver.c $(ASAN_OBJS)
+	$(CXX) -x c $(ASAN_CFLAGS) -c -o $@.o tests/fuzz/fuzz_frontend.c
+	$(CXX) -x c $(ASAN_CFLAGS) -c -o $@.drv.o tests/fuzz/driver.c
+	$(CXX) $(ASAN_FLAGS) -o $@ $@.o $@.drv.o $(ASAN_OBJS) $(LDLIBS)
+fuzz-smoke: $(BUILD)/fuzz-smoke
+	@: > $(RESULTS).fuzz
+	@if $(BUILD)/fuzz-smoke tests/fuzz/corpus 3000 >$(BUILD)/fuzz.log 2>&1; then \
+		echo "PASS fuzz:frontend" >> $(RESULTS).fuzz; echo "PASS fuzz:frontend"; \
+	else echo "FAIL fuzz:frontend (see $(BUILD)/fuzz.log)" >> $(RESULTS).fuzz; tail -20 $(BUILD)/fuzz.log; fi
+
+PREFIX ?= /usr/local
+install: $(BUILD)/sonde
+	install -D -m 755 $(BUILD)/sonde $(DESTDIR)$(PREFIX)/bin/sonde
+	install -d $(DESTDIR)$(PREFIX)/share/sonde/scripts
+	install -m 644 scripts/*.sonde $(DESTDIR)$(PREFIX)/share/sonde/scripts/
+
+clean:
+	rm -rf $(BUILD)

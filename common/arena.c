@@ -1,0 +1,110 @@
+/*
+ * arena.c - chunked bump allocator.
+ *
+ * Chunks grow geometrically; a request larger than the current chunk gets a
+ * chunk of its own, so huge strings do not waste the tail of a small chunk.
+ */
+#include "arena.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct chunk {
+	struct chunk *next;
+	size_t size, used;
+	_Alignas(16) unsigned char data[];
+};
+
+struct arena {
+	struct chunk *head;
+	size_t next_size;
+};
+
+static void *xcalloc(size_t n)
+{
+	void *p = calloc(1, n);
+	if (!p) {
+		fprintf(stderr, "sonde: out of memory\n");
+		abort();
+	}
+	return p;
+}
+
+struct arena *arena_new(void)
+{
+	struct arena *a = xcalloc(sizeof(*a));
+	a->next_size = 16384;
+	return a;
+}
+
+void arena_free(struct arena *a)
+{
+	if (!a)
+		return;
+	for (struct chunk *c = a->head, *n; c; c = n) {
+		n = c->next;
+		free(c);
+	}
+	free(a);
+}
+
+void *arena_alloc(struct arena *a, size_t size)
+{
+	size = (size + 15) & ~(size_t)15;
+	struct chunk *c = a->head;
+	if (!c || c->size - c->used < size) {
+		size_t csize = size > a->next_size ? size : a->next_size;
+		c = xcalloc(sizeof(*c) + csize);
+		c->size = csize;
+		if (size <= a->next_size) {
+			c->next = a->head;
+			a->head = c;
+			if (a->next_size < (1u << 22))
+				a->next_size *= 2;
+		} else if (a->head) {
+			/* oversize: keep the current chunk on top */
+			c->next = a->head->next;
+			a->head->next = c;
+		} else {
+			a->head = c;
+		}
+	}
+	void *p = c->data + c->used;
+	c->used += size;
+	return p;
+}
+
+char *arena_strndup(struct arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *arena_strdup(struct arena *a, const char *s)
+{
+	return arena_strndup(a, s, strlen(s));
+}
+
+char *arena_vprintf(struct arena *a, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	char *p = arena_alloc(a, (size_t)n + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	return p;
+}
+
+char *arena_printf(struct arena *a, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *p = arena_vprintf(a, fmt, ap);
+	va_end(ap);
+	return p;
+}

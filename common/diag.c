@@ -1,0 +1,93 @@
+/*
+ * diag.c - print "file:line:col: error: msg", the source line, and ^~~~.
+ *
+ * Tabs in the quoted line are copied into the underline so the caret lines
+ * up in any terminal.  A span that runs past the end of its first line is
+ * underlined to the end of that line.
+ */
+#include "diag.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+void diag_init(struct diag *d, const char *file, const char *src, FILE *out)
+{
+	memset(d, 0, sizeof(*d));
+	d->file = file;
+	d->src = src ? src : "";
+	d->out = out ? out : stderr;
+}
+
+static void quote_line(struct diag *d, struct src_loc loc)
+{
+	const char *p = d->src;
+	for (int l = 1; l < loc.line && *p; p++)
+		if (*p == '\n')
+			l++;
+	const char *e = strchr(p, '\n');
+	size_t len = e ? (size_t)(e - p) : strlen(p);
+	if (loc.line < 1 || (len == 0 && !*p && loc.line > 1 && loc.col > 1))
+		return;
+	fprintf(d->out, "%.*s\n", (int)len, p);
+	int col = loc.col < 1 ? 1 : loc.col;
+	for (int i = 1; i < col; i++)
+		fputc(i - 1 < (int)len && p[i - 1] == '\t' ? '\t' : ' ', d->out);
+	fputc('^', d->out);
+	int end = loc.end_line == loc.line ? loc.end_col : (int)len + 1;
+	for (int i = col + 1; i < end && i <= (int)len; i++)
+		fputc('~', d->out);
+	fputc('\n', d->out);
+}
+
+static void report(struct diag *d, const char *what, struct src_loc loc,
+		   const char *fmt, va_list ap)
+{
+	const char *file = loc.file ? loc.file : d->file;
+	if (loc.line > 0)
+		fprintf(d->out, "%s:%d:%d: %s: ", file, loc.line, loc.col, what);
+	else
+		fprintf(d->out, "%s: %s: ", file, what);
+	vfprintf(d->out, fmt, ap);
+	fputc('\n', d->out);
+	if (loc.line > 0)
+		quote_line(d, loc);
+}
+
+void diag_error(struct diag *d, struct src_loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report(d, "error", loc, fmt, ap);
+	va_end(ap);
+	d->errors++;
+}
+
+void diag_warn(struct diag *d, struct src_loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report(d, "warning", loc, fmt, ap);
+	va_end(ap);
+	d->warnings++;
+}
+
+void diag_note(struct diag *d, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("note: ", d->out);
+	vfprintf(d->out, fmt, ap);
+	fputc('\n', d->out);
+	va_end(ap);
+}
+
+struct src_loc diag_span(struct src_loc a, struct src_loc b)
+{
+	struct src_loc r = a;
+	if (b.end_line > a.end_line ||
+	    (b.end_line == a.end_line && b.end_col > a.end_col)) {
+		r.end_line = b.end_line;
+		r.end_col = b.end_col;
+	}
+	return r;
+}

@@ -1,0 +1,44 @@
+/*
+ * diag.h - located error messages with the source line and a caret.
+ *
+ *   prog.sonde:3:9: error: unknown function 'cnt'
+ *   BEGIN { cnt(); }
+ *           ^~~
+ *
+ * Every stage reports through one struct diag, which knows the file name and
+ * the source text, so it can quote the offending line.  Messages never end in
+ * a period; they name their object ("map '@lat': ...").
+ */
+#ifndef SONDE_DIAG_H
+#define SONDE_DIAG_H
+
+#include <stdio.h>
+
+/* A span in the source: 1-based line and column; end_col is one past the
+ * last column of the span (on end_line). */
+struct src_loc {
+	const char *file;
+	int line, col;
+	int end_line, end_col;
+};
+
+struct diag {
+	const char *file;	/* name shown in messages ("stdin" for -e) */
+	const char *src;	/* whole source text, NUL-terminated */
+	FILE *out;		/* stderr unless a test captures it */
+	int errors;
+	int warnings;
+};
+
+void diag_init(struct diag *d, const char *file, const char *src, FILE *out);
+void diag_error(struct diag *d, struct src_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void diag_warn(struct diag *d, struct src_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A note that belongs to the previous error (no location line). */
+void diag_note(struct diag *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The span covering both a and b. */
+struct src_loc diag_span(struct src_loc a, struct src_loc b);
+
+#endif

@@ -1,0 +1,191 @@
+/*
+ * ast.h - the tagged-union syntax tree shared by every pass.
+ *
+ * A node is a common head (kind, location, type) followed by one union
+ * member per kind.  Lists (statements, probe attach points, call arguments,
+ * map keys, tuple elements) are singly linked through `next`.  Passes switch
+ * on `kind` with no default: label; the build uses -Wswitch-enum -Werror so
+ * a new kind breaks every pass that forgot it.
+ *
+ * The parser fills syntax only; `type` is zero (TY_NONE) until sema sets it.
+ * All nodes live in the compile's arena.
+ */
+#ifndef SONDE_AST_H
+#define SONDE_AST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../common/diag.h"
+
+struct arena;
+
+/* ---- types (filled by sema) ------------------------------------------- */
+
+enum type_kind {
+	TY_NONE,	/* not yet typed */
+	TY_VOID,	/* statement-like calls: printf, exit, delete ... */
+	TY_INT,		/* size 1/2/4/8, is_signed */
+	TY_STR,		/* NUL-padded char[size] */
+	TY_BUF,		/* length-prefixed bytes, buf() */
+	TY_TUPLE,	/* fields[0..nfields) */
+	TY_PTR,		/* pointer: elem is the pointee; size 8 */
+	TY_STRUCT,	/* record: sname, fields with offsets */
+	TY_ARRAY,	/* elem[count] */
+	/* map value kinds: what an aggregation function stores */
+	TY_COUNT, TY_SUM, TY_AVG, TY_MIN, TY_MAX, TY_STATS,
+	TY_HIST, TY_LHIST,
+	/* integers that print specially */
+	TY_USYM,	/* user address, printed as symbol */
+	TY_KSYM,	/* kernel address, printed as symbol */
+	TY_USTACK, TY_KSTACK,	/* stack id */
+	TY_INET,	/* ntop() result */
+	TY_TIMESTAMP,	/* strftime() */
+	TY_USERNAME,	/* uid printed as a name */
+	TY_CGROUP_PATH,	/* cgroup id printed as its path */
+	TY_CONTAINER,	/* cgroup id printed as a short container id */
+	TY_PROBE,	/* probe index printed as its name */
+	TY_ERROR,	/* after a reported error, to silence cascades */
+};
+
+struct type_field;
+
+struct type {
+	enum type_kind kind;
+	uint32_t size;		/* bytes in a map slot or event record */
+	bool is_signed;		/* TY_INT */
+	bool is_user;		/* TY_PTR: points into user memory */
+	struct type *elem;	/* TY_PTR, TY_ARRAY */
+	uint32_t count;		/* TY_ARRAY */
+	const char *sname;	/* TY_STRUCT */
+	struct type_field *fields;	/* TY_TUPLE, TY_STRUCT */
+	int nfields;
+	int64_t lh_min, lh_max, lh_step;	/* TY_LHIST */
+};
+
+struct type_field {
+	const char *name;	/* NULL in tuples */
+	uint32_t offset;
+	struct type type;
+};
+
+/* ---- nodes -------------------------------------------------------------- */
+
+enum node_kind {
+	/* expressions */
+	N_INT,		/* 42, 'c' */
+	N_STR,		/* "text" */
+	N_IDENT,	/* builtin variable: pid, comm, args, arg0 ... */
+	N_VAR,		/* $x */
+	N_MAP,		/* @m, @m[k], @m[k1, k2] */
+	N_POSITIONAL,	/* $1 ... $N, $# */
+	N_CALL,		/* f(a, b) */
+	N_BINARY,	/* a OP b */
+	N_UNARY,	/* -a !a ~a *a &a */
+	N_INCDEC,	/* ++x x++ --x x-- on $x or @m[..] */
+	N_TERNARY,	/* c ? a : b */
+	N_FIELD,	/* a.f  a->f */
+	N_INDEX,	/* a[i] on a non-map expression */
+	N_CAST,		/* (uint32)a  (struct foo *)a */
+	N_SIZEOF,	/* sizeof(type) sizeof(expr) */
+	N_TUPLE,	/* (a, b, ...) */
+	/* statements */
+	N_EXPR_STMT,	/* expr; */
+	N_ASSIGN,	/* lvalue = e; lvalue OP= e */
+	N_IF,		/* if (c) {..} else if .. else {..} */
+	N_WHILE,	/* while (c) {..} */
+	N_UNROLL,	/* unroll(N) {..} */
+	N_RETURN,	/* return; */
+	N_BREAK,	/* break; */
+	N_CONTINUE,	/* continue; */
+	N_BLOCK,	/* { stmts } */
+	/* top level */
+	N_PROBE,	/* attach, attach /pred/ { body } */
+	N_STRUCT_DEF,	/* struct name { fields }; */
+	N_PROGRAM,
+};
+
+/* Operator codes: binary, unary and compound-assignment operators share
+ * this set (OP_NONE for plain '=').  Values are the token text. */
+enum ast_op {
+	OP_NONE,
+	OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD,
+	OP_AND, OP_OR, OP_XOR, OP_SHL, OP_SHR,	/* & | ^ << >> */
+	OP_LAND, OP_LOR,			/* && || */
+	OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
+	OP_NEG, OP_LNOT, OP_BNOT, OP_DEREF, OP_ADDR,	/* unary - ! ~ * & */
+};
+
+/* A C type as written in a cast, sizeof or struct field:
+ * "unsigned int", "uint64", "struct task_struct", plus '*'s and an array
+ * length.  Sema maps it to a struct type. */
+struct ast_ctype {
+	const char *name;	/* base name: "int", "uint64", "char" */
+	bool is_struct;		/* written "struct NAME" */
+	bool is_unsigned;	/* "unsigned int" etc. */
+	int ptr_depth;		/* number of '*' */
+	int array_len;		/* -1 unless NAME[N] in a struct field */
+};
+
+/* One attach point as written ("tracepoint:sched:sched_switch",
+ * "uprobe:/bin/bash:readline", "BEGIN").  The parser keeps the raw text;
+ * sema splits it and resolves wildcards. */
+struct ast_attach {
+	struct ast_attach *next;
+	struct src_loc loc;
+	const char *raw;
+};
+
+struct ast_node;
+
+struct ast_struct_field {
+	struct ast_struct_field *next;
+	struct src_loc loc;
+	const char *name;
+	struct ast_ctype ctype;
+};
+
+struct ast_node {
+	enum node_kind kind;
+	struct src_loc loc;
+	struct type type;	/* set by sema */
+	struct ast_node *next;	/* sibling in a list */
+	union {
+		struct { uint64_t value; bool is_char; } i;		/* N_INT */
+		struct { const char *value; uint32_t len; } s;		/* N_STR: len excludes NUL */
+		struct { const char *name; } ident;			/* N_IDENT */
+		struct { const char *name; } var;			/* N_VAR: without '$' */
+		struct { const char *name; struct ast_node *keys; int nkeys; } map; /* N_MAP: name with '@' ("@" alone for anonymous) */
+		struct { int index; } pos;				/* N_POSITIONAL: 0 is $# */
+		struct { const char *name; struct ast_node *args; int nargs; } call;	/* N_CALL */
+		struct { enum ast_op op; struct ast_node *lhs, *rhs; } bin;	/* N_BINARY */
+		struct { enum ast_op op; struct ast_node *operand; } un;	/* N_UNARY */
+		struct { struct ast_node *target; bool is_inc, is_post; } incdec;	/* N_INCDEC */
+		struct { struct ast_node *cond, *then, *els; } tern;	/* N_TERNARY */
+		struct { struct ast_node *base; const char *name; bool is_arrow; } field; /* N_FIELD */
+		struct { struct ast_node *base, *index; } index;	/* N_INDEX */
+		struct { struct ast_ctype ctype; struct ast_node *operand; } cast; /* N_CAST */
+		struct { struct ast_ctype ctype; struct ast_node *expr; } size_of; /* N_SIZEOF: expr NULL for a type */
+		struct { struct ast_node *elems; int nelems; } tuple;	/* N_TUPLE */
+		struct { struct ast_node *expr; } expr_stmt;		/* N_EXPR_STMT */
+		struct { struct ast_node *target; enum ast_op op; struct ast_node *value; } assign; /* N_ASSIGN */
+		struct { struct ast_node *cond, *then, *els; } if_;	/* N_IF: then is N_BLOCK; els NULL, N_BLOCK or N_IF */
+		struct { struct ast_node *cond, *body; } while_;	/* N_WHILE */
+		struct { struct ast_node *count, *body; } unroll;	/* N_UNROLL: count is an expression (N_INT after sema) */
+		struct { struct ast_node *stmts; } block;		/* N_BLOCK */
+		struct { struct ast_attach *attach; struct ast_node *pred, *body; int index; } probe; /* N_PROBE: pred may be NULL; body is N_BLOCK */
+		struct { const char *name; struct ast_struct_field *fields; } sdef;	/* N_STRUCT_DEF */
+		struct { struct ast_node *items; } program;		/* N_PROGRAM: N_PROBE and N_STRUCT_DEF in source order */
+	};
+};
+
+struct ast_node *ast_new(struct arena *a, enum node_kind kind, struct src_loc loc);
+const char *ast_kind_name(enum node_kind kind);
+const char *ast_op_text(enum ast_op op);
+/* --emit ast: an indented tree, one node a line, with types once sema ran */
+void ast_dump(FILE *out, const struct ast_node *n);
+/* text of a type for messages: "uint64", "string[64]", "hist", "(int64, string[16])" */
+const char *type_str(struct arena *a, const struct type *t);
+
+#endif

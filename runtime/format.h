@@ -1,0 +1,64 @@
+/*
+ * format.h - printf() format strings: checked at compile time, applied in
+ * userspace to the arguments a BPF program sent through the ring buffer.
+ *
+ * Conversions follow bpftrace: %d %i %u %x %X %o %c %s %p %%, flags - 0 +
+ * space #, width, precision, length modifiers h hh l ll z j t (accepted and
+ * ignored: every integer argument is a full 64-bit value; %d, %u, %x print
+ * all 64 bits, unlike bpftrace 0.17 which truncates to 32).  Escape
+ * sequences in the literal text (\n \t \\ \" \NNN octal) are already decoded
+ * by the lexer.
+ */
+#ifndef SONDE_FORMAT_H
+#define SONDE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct arena;
+
+enum fmt_arg_kind {
+	FMT_INT,	/* %d %i: signed 64-bit */
+	FMT_UINT,	/* %u %x %X %o %c %p: unsigned 64-bit */
+	FMT_STR,	/* %s: any printable value */
+};
+
+struct fmt_conv {
+	enum fmt_arg_kind kind;
+	char conv;		/* 'd', 'u', 'x', 's' ... */
+	const char *spec;	/* the whole "%-08llx" text, for messages */
+	int offset;		/* byte offset of '%' in the format string */
+	int length;		/* length of the spec */
+};
+
+struct fmt_spec {
+	struct fmt_conv *convs;
+	int nconvs;
+};
+
+/*
+ * Parse `fmt`.  Returns 0, or -EINVAL with a message in *err (arena
+ * allocated) and the offending byte offset in *err_off, for an unknown
+ * conversion or a truncated spec.
+ */
+int fmt_parse(struct arena *a, const char *fmt, struct fmt_spec *out,
+	      const char **err, int *err_off);
+
+/* One argument value as the runtime decoded it. */
+struct fmt_val {
+	enum fmt_arg_kind kind;	/* FMT_INT/FMT_UINT: i; FMT_STR: s */
+	union {
+		int64_t i;
+		const char *s;
+	};
+};
+
+/*
+ * Format into a malloc'd NUL-terminated buffer (*len excludes the NUL).
+ * An integer given to %s prints as decimal; a string given to %d prints 0
+ * (sema rejects both, this is only defence).  Returns NULL on OOM.
+ */
+char *fmt_format(const char *fmt, const struct fmt_spec *spec,
+		 const struct fmt_val *vals, int nvals, size_t *len);
+
+#endif
