@@ -25,7 +25,7 @@ CLI_SRCS := $(wildcard cli/*.c)
 GEN_SRCS := $(GEN)/lexer.c $(GEN)/parser.c
 
 WARN    := -Wall -Wextra -Wswitch-enum -Wno-unused-parameter \
-	-Wno-missing-field-initializers -Werror
+	-Wno-missing-field-initializers -Wno-format-truncation -Werror
 BASEFLAGS := -std=gnu11 -g -D_GNU_SOURCE -I. -I$(GEN) \
 	$(shell $(LLVM_CONFIG) --cflags 2>/dev/null | sed 's/-D_GNU_SOURCE//')
 REL_CFLAGS  := $(BASEFLAGS) -O2

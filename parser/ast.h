@@ -151,6 +151,7 @@ struct ast_node {
 	struct src_loc loc;
 	struct type type;	/* set by sema */
 	struct ast_node *next;	/* sibling in a list */
+	void *sema_data;	/* sema's note for codegen: a call's event ... */
 	union {
 		struct { uint64_t value; bool is_char; } i;		/* N_INT */
 		struct { const char *value; uint32_t len; } s;		/* N_STR: len excludes NUL */

@@ -23,9 +23,15 @@ enum pr_kind {
 	PR_LHIST,	/* linear buckets, see below */
 	PR_TEXT_VAL,	/* value already rendered: strings, symbols, tuples, stacks */
 };
+/* In JSON a PR_TEXT_VAL value with text_is_str is quoted and escaped here;
+ * any other text is written as it stands, so a reader printing JSON must
+ * render it as JSON itself (a tuple as [1,"a"], bpftrace's form). */
 
 /* One element of a map key, already rendered ("123", "bash", "(1, 2)").
- * is_str: the element is a string, quoted in JSON. */
+ * is_str: the element is a string.  Elements that are not strings and read
+ * as decimal integers sort numerically (as unsigned 64-bit, like bpftrace),
+ * the rest by bytes.  JSON keys are all elements joined by "," in one
+ * quoted string, as bpftrace writes them ("1,bash"). */
 struct pr_key {
 	const char *text;
 	bool is_str;
@@ -61,9 +67,17 @@ struct pr_map {
 
 /*
  * Print one map as bpftrace's print(@m, top, div) would: entries sorted
- * ascending by value (ties by key text), only the last `top` when top > 0,
- * integer values divided by `div` when div > 1.  Sorts m->entries in place.
- * The text form ends with the blank line bpftrace prints after a map.
+ * ascending by value (int: ival; avg/stats: total/count; hist/lhist: sum of
+ * buckets; PR_TEXT_VAL: by key only, as bpftrace), ties by key; only the
+ * last `top` when top > 0; values divided by `div` when div > 1.  As in
+ * bpftrace, stats maps ignore top and div, lhist maps ignore div, and hist
+ * divides the printed counts but draws the bars from the raw ones.  Sorts
+ * m->entries in place.
+ * Text: entry lines, then "\n" (an empty map prints just "\n"); avg and
+ * stats add one more "\n"; each hist/lhist entry is "@m[k]: \n" plus its
+ * bar lines, entries separated by "\n", then "\n".
+ * JSON: one line {"type": "map"|"stats"|"hist", "data": {"@m": ...}}, or
+ * nothing at all for an empty map.
  */
 void pr_map(FILE *out, enum pr_format f, struct pr_map *m, uint32_t top, uint32_t div);
 
@@ -71,7 +85,7 @@ void pr_map(FILE *out, enum pr_format f, struct pr_map *m, uint32_t top, uint32_
 void pr_hist_text(FILE *out, const uint64_t *buckets, int nbuckets);
 void pr_lhist_text(FILE *out, const uint64_t *buckets, int nbuckets,
 		   int64_t min, int64_t max, int64_t step);
-/* "[4K, 8K)" style label for hist bucket i (i >= 1) into buf */
+/* "[4K, 8K)" style label for hist bucket i into buf ("(..., 0)" for 0, "[0]", "[1]") */
 void pr_hist_label(char *buf, size_t len, int i);
 
 /* JSON helpers for the other event types */
@@ -79,7 +93,10 @@ void pr_json_string(FILE *out, const char *s, size_t len);	/* quoted, escaped */
 void pr_json_event(FILE *out, const char *type, const char *data_json);	/* {"type": T, "data": D}\n */
 /* printf output in the selected format: text verbatim, JSON {"type": "printf", "data": "..."} */
 void pr_printf_out(FILE *out, enum pr_format f, const char *text, size_t len);
-void pr_attached(FILE *out, enum pr_format f, int nprobes);	/* "Attached N probes" (stderr in text) */
+/* text "Attached 1 probe" / "Attached N probes" (the caller writes it to
+ * stderr); JSON {"type": "attached_probes", "data": {"probes": N}} */
+void pr_attached(FILE *out, enum pr_format f, int nprobes);
+/* text "Lost N events"; JSON {"type": "lost_events", "data": {"events": N}} */
 void pr_lost_events(FILE *out, enum pr_format f, uint64_t lost);
 
 #endif

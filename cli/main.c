@@ -1,0 +1,351 @@
+/*
+ * main.c - the sonde command line.
+ *
+ *   sonde [options] FILE|NAME [ARGS...]
+ *   sonde [options] -e PROGRAM [ARGS...]
+ *   sonde -l [PATTERN]
+ *
+ * Reads the program, runs the pipeline (parse, sema, codegen, runtime) and
+ * turns every failure into one clear message and exit status 1.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../codegen/codegen.h"
+#include "../common/arena.h"
+#include "../common/diag.h"
+#include "../parser/parser.h"
+#include "../runtime/resolve.h"
+#include "../runtime/runtime.h"
+#include "../runtime/tracefs.h"
+#include "../sema/sema.h"
+
+#define SONDE_VERSION "0.1.0"
+
+#ifndef SONDE_SCRIPT_DIR
+#define SONDE_SCRIPT_DIR "/usr/local/share/sonde/scripts"
+#endif
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"USAGE:\n"
+		"    sonde [options] FILE|RECIPE [ARGS...]\n"
+		"    sonde [options] -e 'PROGRAM' [ARGS...]\n"
+		"    sonde -l [PATTERN]\n"
+		"\n"
+		"OPTIONS:\n"
+		"    -e PROGRAM       trace this program\n"
+		"    -l [PATTERN]     list probes (tracepoint:, software:, uprobe:PATH:)\n"
+		"    -v               verbose: with -l, show tracepoint arguments; else say what\n"
+		"                     was attached where\n"
+		"    -q               quiet: no \"Attached N probes\" line\n"
+		"    -p PID           trace only this process; resolve uprobes through it\n"
+		"    -c CMD           run CMD, trace it (cpid), stop when it exits\n"
+		"    -f text|json     output format (default text)\n"
+		"    -o FILE          write output to FILE\n"
+		"    --unsafe         allow system() and signal()\n"
+		"    --dry-run        compile, load, attach and detach, then exit 0\n"
+		"    --container ID   only this container (id, prefix or cgroup path)\n"
+		"    --follow         rescan uprobe targets for new processes every second\n"
+		"    --emit ast|ir|asm  print the typed AST, LLVM IR or BPF assembly and exit\n"
+		"    -V, --version    print the version\n"
+		"    -h, --help       this help\n"
+		"\n"
+		"Recipes in %s run by name: sonde runqlat\n",
+		SONDE_SCRIPT_DIR);
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	size_t n;
+	while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (cap - len < 2) {
+			cap *= 2;
+			char *nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+			}
+			buf = nb;
+		}
+	}
+	fclose(f);
+	if (buf)
+		buf[len] = '\0';
+	return buf;
+}
+
+/* a recipe name ("runqlat") to a path: next to the binary, then installed */
+static const char *find_recipe(const char *name, char *buf, size_t len)
+{
+	if (strchr(name, '/'))
+		return NULL;
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct stat st;
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(buf, len, "%s/../scripts/%s.sonde", exe, name);
+			if (!stat(buf, &st))
+				return buf;
+		}
+	}
+	const char *env = getenv("SONDE_SCRIPTS");
+	if (env) {
+		snprintf(buf, len, "%s/%s.sonde", env, name);
+		if (!stat(buf, &st))
+			return buf;
+	}
+	snprintf(buf, len, "%s/%s.sonde", SONDE_SCRIPT_DIR, name);
+	if (!stat(buf, &st))
+		return buf;
+	return NULL;
+}
+
+static int list(const char *pattern, bool verbose, int pid)
+{
+	if (pattern && (!strncmp(pattern, "uprobe:", 7) || !strncmp(pattern, "uretprobe:", 10) ||
+			!strncmp(pattern, "u:", 2) || !strncmp(pattern, "ur:", 3))) {
+		const char *rest = strchr(pattern, ':') + 1;
+		const char *colon = strrchr(rest, ':');
+		char target[4096];
+		const char *glob = "*";
+		if (colon) {
+			snprintf(target, sizeof(target), "%.*s", (int)(colon - rest), rest);
+			glob = colon + 1;
+		} else {
+			snprintf(target, sizeof(target), "%s", rest);
+		}
+		char err[512];
+		const char *kind = pattern[1] == 'r' || !strncmp(pattern, "uretprobe:", 10) ? "uretprobe" : "uprobe";
+		int rc = rs_list_probes(stdout, kind, target, glob, pid, err, sizeof(err));
+		if (rc < 0) {
+			fprintf(stderr, "sonde: %s\n", err);
+			return 1;
+		}
+		return 0;
+	}
+	int rc = 0;
+	if (!pattern || !strncmp(pattern, "software:", 9) || !strncmp(pattern, "s:", 2) ||
+	    !strchr(pattern, ':'))
+		rc = tfs_list_software(stdout, pattern);
+	if (rc >= 0 && (!pattern || strncmp(pattern, "software:", 9)))
+		rc = tfs_list(stdout, pattern, verbose);
+	return rc < 0 ? 1 : 0;
+}
+
+static int start_child(const char *cmd, int *go_fd)
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	pid_t p = fork();
+	if (p < 0)
+		return -errno;
+	if (p == 0) {
+		char c;
+		close(fds[1]);
+		/* wait until the probes are attached, so nothing is missed */
+		if (read(fds[0], &c, 1) != 1)
+			_exit(127);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[0]);
+	*go_fd = fds[1];
+	return p;
+}
+
+enum { OPT_UNSAFE = 256, OPT_DRY_RUN, OPT_CONTAINER, OPT_EMIT, OPT_FOLLOW };
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{"unsafe", no_argument, NULL, OPT_UNSAFE},
+		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
+		{"container", required_argument, NULL, OPT_CONTAINER},
+		{"emit", required_argument, NULL, OPT_EMIT},
+		{"follow", no_argument, NULL, OPT_FOLLOW},
+		{0},
+	};
+	const char *prog_text = NULL, *out_path = NULL, *cmd = NULL, *container = NULL, *emit = NULL;
+	bool do_list = false, unsafe = false, dry_run = false, quiet = false, follow = false;
+	int verbose = 0, pid = 0, c;
+	enum pr_format format = PR_TEXT;
+
+	while ((c = getopt_long(argc, argv, "+e:lvqp:c:f:o:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e': prog_text = optarg; break;
+		case 'l': do_list = true; break;
+		case 'v': verbose++; break;
+		case 'q': quiet = true; break;
+		case 'p': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || v <= 0 || v > 0x7fffffff) {
+				fprintf(stderr, "sonde: -p needs a process id, not '%s'\n", optarg);
+				return 1;
+			}
+			pid = (int)v;
+			if (kill(pid, 0) && errno == ESRCH) {
+				fprintf(stderr, "sonde: pid %d does not exist\n", pid);
+				return 1;
+			}
+			break;
+		}
+		case 'c': cmd = optarg; break;
+		case 'f':
+			if (!strcmp(optarg, "json"))
+				format = PR_JSON;
+			else if (!strcmp(optarg, "text"))
+				format = PR_TEXT;
+			else {
+				fprintf(stderr, "sonde: -f takes text or json, not '%s'\n", optarg);
+				return 1;
+			}
+			break;
+		case 'o': out_path = optarg; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("sonde v%s\n", SONDE_VERSION); return 0;
+		case OPT_UNSAFE: unsafe = true; break;
+		case OPT_DRY_RUN: dry_run = true; break;
+		case OPT_CONTAINER: container = optarg; break;
+		case OPT_FOLLOW: follow = true; break;
+		case OPT_EMIT:
+			if (strcmp(optarg, "ast") && strcmp(optarg, "ir") && strcmp(optarg, "asm")) {
+				fprintf(stderr, "sonde: --emit takes ast, ir or asm, not '%s'\n", optarg);
+				return 1;
+			}
+			emit = optarg;
+			break;
+		default: usage(stderr); return 1;
+		}
+	}
+	rt_libbpf_logging(verbose);
+	if (do_list)
+		return list(optind < argc ? argv[optind] : NULL, verbose > 0, pid);
+
+	const char *file = "stdin";
+	char *owned = NULL, recipe[4096];
+	if (!prog_text) {
+		if (optind >= argc) {
+			usage(stderr);
+			return 1;
+		}
+		file = argv[optind++];
+		owned = read_file(file);
+		if (!owned) {
+			const char *r = find_recipe(file, recipe, sizeof(recipe));
+			if (r)
+				owned = read_file(r);
+			if (!owned) {
+				fprintf(stderr, "sonde: cannot read '%s': %s\n", file, strerror(errno ? errno : ENOENT));
+				return 1;
+			}
+		}
+		prog_text = owned;
+	}
+
+	struct arena *a = arena_new();
+	struct diag d;
+	diag_init(&d, file, prog_text, stderr);
+	int rc = 1;
+	struct ast_node *ast = parse_program(a, &d, prog_text);
+	if (!ast)
+		goto out;
+
+	struct rs_container *cont = NULL;
+	if (container) {
+		char err[1024];
+		if (rs_container_find(NULL, container, &cont, err, sizeof(err))) {
+			fprintf(stderr, "sonde: --container %s: %s\n", container, err);
+			goto out;
+		}
+	}
+	struct sema_opts so = {
+		.pos_args = (const char **)argv + optind, .npos_args = argc - optind,
+		.target_pid = pid, .unsafe = unsafe, .has_cpid = cmd != NULL,
+	};
+	struct sema_result *r = sema_run(a, &d, ast, &so);
+	if (!r)
+		goto out_cont;
+	if (emit && !strcmp(emit, "ast")) {
+		ast_dump(stdout, ast);
+		rc = 0;
+		goto out_cont;
+	}
+
+	int go_fd = -1, child = 0;
+	if (cmd && !emit) {
+		child = start_child(cmd, &go_fd);
+		if (child < 0) {
+			fprintf(stderr, "sonde: cannot run '%s': %s\n", cmd, strerror(-child));
+			goto out_cont;
+		}
+	}
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	struct cg_opts co = {
+		.emit_ir = emit && !strcmp(emit, "ir"), .emit_asm = emit && !strcmp(emit, "asm"),
+		.out = stdout, .start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
+		.filter_pid = pid ? pid : 0, .filter_cgroup = cont ? cont->cgroup_id : 0,
+		.child_pid = child,
+	};
+	struct cg_object obj = {0};
+	if (cg_compile(a, r, &co, &obj))
+		goto out_child;
+	if (emit) {
+		rc = 0;
+		free(obj.elf);
+		goto out_cont;
+	}
+	FILE *out = stdout;
+	if (out_path && !(out = fopen(out_path, "w"))) {
+		fprintf(stderr, "sonde: cannot write '%s': %s\n", out_path, strerror(errno));
+		free(obj.elf);
+		goto out_child;
+	}
+	struct rt_opts ro = {
+		.format = format, .out = out, .quiet = quiet, .verbose = verbose, .dry_run = dry_run,
+		.pid = pid, .child_pid = child, .child_go_fd = go_fd, .container = cont,
+		.follow = follow, .src = prog_text, .file = file,
+	};
+	rc = rt_run(r, &obj, &ro);
+	go_fd = -1;
+	child = 0;
+	free(obj.elf);
+	if (out != stdout)
+		fclose(out);
+out_child:
+	if (child > 0) {
+		kill(child, SIGKILL);
+		close(go_fd);
+	}
+out_cont:
+	if (cont)
+		rs_container_free(cont);
+out:
+	arena_free(a);
+	free(owned);
+	return rc;
+}

@@ -1,0 +1,61 @@
+/*
+ * cg_int.h - state shared by the files of codegen/ (not a public header).
+ */
+#ifndef SONDE_CG_INT_H
+#define SONDE_CG_INT_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
+
+#include "codegen.h"
+
+
+struct cg_loop {
+	LLVMBasicBlockRef cont, brk;
+	struct cg_loop *outer;
+};
+
+struct cg_var {
+	struct cg_var *next;
+	const char *name;
+	LLVMValueRef slot;	/* alloca: i64 or bytes */
+};
+
+struct cg_ctx {
+	struct arena *a;
+	const struct sema_result *r;
+	const struct cg_opts *opts;
+	LLVMContextRef ctx;
+	LLVMModuleRef mod;
+	LLVMBuilderRef b;
+	LLVMDIBuilderRef dib;
+	LLVMMetadataRef di_file, di_cu, di_int, di_ptr, di_sp;
+	LLVMTypeRef i1, i8, i32, i64, ptr;
+	LLVMValueRef *map_globals;	/* by sema_map id */
+	LLVMValueRef ringbuf, lost;
+	/* the function being generated */
+	LLVMValueRef fn;
+	LLVMValueRef ctx_arg;
+	LLVMBasicBlockRef entry;
+	const struct sema_probe *probe;
+	const struct sema_attach *attach;
+	struct cg_var *vars;
+	struct cg_loop *loop;
+	int nprogs, capprogs;
+	struct cg_prog *progs;
+};
+
+void cg_set_loc(struct cg_ctx *cg, struct src_loc loc);
+void cg_stmt(struct cg_ctx *cg, struct ast_node *st);
+/* i1 truth value of an integer expression */
+LLVMValueRef cg_cond(struct cg_ctx *cg, struct ast_node *e);
+/* maps.c */
+void cg_maps_declare(struct cg_ctx *cg);
+LLVMValueRef cg_map_read(struct cg_ctx *cg, struct ast_node *map);	/* expression value */
+void cg_map_assign(struct cg_ctx *cg, struct ast_node *map, struct ast_node *value);
+void cg_map_compound(struct cg_ctx *cg, struct ast_node *map, enum ast_op op,
+		     LLVMValueRef v, LLVMValueRef *old_out, LLVMValueRef *new_out);
+LLVMValueRef cg_arith(struct cg_ctx *cg, enum ast_op op, LLVMValueRef l, LLVMValueRef r,
+		      bool is_signed);
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * codegen.h - typed AST to a BPF ELF object, through the LLVM C API.
+ *
+ * cg_compile() emits one BPF function per probe (one per attach point when
+ * the body reads per-attach data such as tracepoint args), BTF-defined maps
+ * in ".maps" (per-CPU hashes for aggregations, one ring buffer for events),
+ * and debug info so LLVM writes the BTF libbpf needs.  The result is an ELF
+ * image in memory.
+ *
+ * The second half is the BPF-domain layer over LLVM (cg_map_lookup,
+ * cg_helper_call, cg_probe_read ...) that stdlib/ builtins lower through.
+ */
+#ifndef SONDE_CODEGEN_H
+#define SONDE_CODEGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <linux/bpf.h>
+#include <llvm-c/Core.h>
+
+#include "../sema/sema.h"
+
+struct cg_opts {
+	int emit_ir;		/* print LLVM IR to `out` */
+	int emit_asm;		/* print BPF assembly to `out` */
+	FILE *out;
+	uint64_t start_ns;	/* CLOCK_MONOTONIC at startup, for elapsed */
+	int filter_pid;		/* -p: every probe returns unless pid matches */
+	uint64_t filter_cgroup;	/* --container: cgroup id every probe requires */
+	int child_pid;		/* -c: the child's pid, for cpid */
+};
+
+/* One BPF program in the object and the attach points it serves. */
+struct cg_prog {
+	const char *name;	/* function / program name in the object */
+	const struct sema_probe *probe;
+	int first_attach, nattach;	/* slice of probe->attach */
+};
+
+struct cg_object {
+	void *elf;		/* malloc'd ELF image */
+	size_t elf_size;
+	struct cg_prog *progs;	/* arena */
+	int nprogs;
+};
+
+/* name of the ring buffer map and the lost-event counter in the object */
+#define CG_RINGBUF_MAP "events"
+#define CG_LOST_MAP "lost_events"
+/* BPF map names are at most 15 characters: maps are named m<ID>_<name> */
+const char *cg_map_obj_name(struct arena *a, const struct sema_map *m);
+
+/* 0 or -errno after a message on stderr */
+int cg_compile(struct arena *a, const struct sema_result *r,
+	       const struct cg_opts *opts, struct cg_object *out);
+
+/* ---- the BPF-domain layer, for stdlib/ ------------------------------------ */
+
+struct cg_ctx;
+
+/* BPF helper ids: enum bpf_func_id in <linux/bpf.h> (BPF_FUNC_*) */
+
+LLVMBuilderRef cg_builder(struct cg_ctx *cg);
+LLVMContextRef cg_context(struct cg_ctx *cg);
+LLVMTypeRef cg_i8(struct cg_ctx *cg);
+LLVMTypeRef cg_i32(struct cg_ctx *cg);
+LLVMTypeRef cg_i64(struct cg_ctx *cg);
+LLVMTypeRef cg_ptr(struct cg_ctx *cg);
+LLVMValueRef cg_const(struct cg_ctx *cg, uint64_t v);	/* i64 */
+LLVMValueRef cg_ctx_arg(struct cg_ctx *cg);	/* the program's context pointer */
+const struct sema_attach *cg_attach(struct cg_ctx *cg);	/* attach point being generated */
+const struct sema_result *cg_sema(struct cg_ctx *cg);
+const struct cg_opts *cg_options(struct cg_ctx *cg);
+
+/* integer or pointer-to-bytes, see struct builtin's lower */
+LLVMValueRef cg_expr(struct cg_ctx *cg, struct ast_node *e);
+/* store e's value into dst (size e->type.size, zero-padded to dst_size) */
+void cg_expr_store(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef dst, uint32_t dst_size);
+/* stack memory in the entry block, zeroed at the point of the call */
+LLVMValueRef cg_alloca(struct cg_ctx *cg, uint32_t size, const char *name);
+LLVMValueRef cg_alloca_nozero(struct cg_ctx *cg, uint32_t size, const char *name);
+void cg_memset0(struct cg_ctx *cg, LLVMValueRef dst, uint32_t size);
+void cg_memcpy(struct cg_ctx *cg, LLVMValueRef dst, LLVMValueRef src, uint32_t size);
+LLVMValueRef cg_gep(struct cg_ctx *cg, LLVMValueRef base, uint32_t off);
+LLVMValueRef cg_load_i64(struct cg_ctx *cg, LLVMValueRef ptr);	/* 8-byte load */
+void cg_store_i64(struct cg_ctx *cg, LLVMValueRef v, LLVMValueRef ptr);
+
+LLVMValueRef cg_helper_call(struct cg_ctx *cg, int helper, LLVMValueRef *args, int nargs);
+/* bpf_probe_read_{kernel,user}[_str](dst, size, src) */
+LLVMValueRef cg_probe_read(struct cg_ctx *cg, LLVMValueRef dst, uint32_t size,
+			   LLVMValueRef src, int user, int str);
+/* pointer to the map's definition global, for helper arguments */
+LLVMValueRef cg_map_ref(struct cg_ctx *cg, const struct sema_map *m);
+LLVMValueRef cg_map_lookup(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key);
+LLVMValueRef cg_map_update(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key,
+			   LLVMValueRef val, uint64_t flags);
+LLVMValueRef cg_map_delete(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key);
+/* the key of an N_MAP node built on the stack (extra 8 bytes zeroed at the end
+ * when with_bucket, for hist/lhist slot index); returns the pointer */
+LLVMValueRef cg_map_key(struct cg_ctx *cg, struct ast_node *map, int with_bucket);
+/* update map node `map` with aggregation call `call` (count(), hist(x) ...) */
+void cg_agg_update(struct cg_ctx *cg, struct ast_node *map, struct ast_node *call);
+/* send event ev: header {u32 kind, u32 id}, then args laid out per ev->args;
+ * extra (if not NULL) are raw i64 words stored first (e.g. top/div) */
+void cg_event_emit(struct cg_ctx *cg, const struct sema_event *ev, struct ast_node *args);
+void cg_event_raw(struct cg_ctx *cg, enum event_kind kind, uint32_t id,
+		  const uint64_t *words, int nwords);
+/* stop the program here: return 0 */
+void cg_return(struct cg_ctx *cg);
+
+/* if-then helper: returns the "then" block already positioned; call
+ * cg_end_if() to continue after it */
+struct cg_if { LLVMBasicBlockRef then_bb, end_bb; };
+struct cg_if cg_begin_if(struct cg_ctx *cg, LLVMValueRef cond_i1, const char *name);
+void cg_end_if(struct cg_ctx *cg, struct cg_if *b);
+
+#endif

@@ -1,0 +1,534 @@
+/*
+ * expr.c - expressions and statements to IR.
+ *
+ * An integer expression lowers to an i64 value; a string, tuple or buffer
+ * lowers to a pointer to stack bytes of the node's type size.  Scratch
+ * variables are entry-block stack slots; the optimiser promotes integer
+ * slots to registers.  Each case carries the construct it lowers.
+ */
+#include "cg_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/arena.h"
+#include "../stdlib/stdlib.h"
+
+static bool is_int_kind(const struct type *t)
+{
+	switch (t->kind) {
+	case TY_INT: case TY_PTR: case TY_USYM: case TY_KSYM: case TY_USTACK:
+	case TY_KSTACK: case TY_USERNAME: case TY_CGROUP_PATH: case TY_CONTAINER:
+	case TY_PROBE: case TY_TIMESTAMP: case TY_COUNT: case TY_SUM: case TY_MIN:
+	case TY_MAX:
+		return true;
+	case TY_NONE: case TY_VOID: case TY_STR: case TY_BUF: case TY_TUPLE:
+	case TY_STRUCT: case TY_ARRAY: case TY_AVG: case TY_STATS: case TY_HIST:
+	case TY_LHIST: case TY_INET: case TY_ERROR:
+		return false;
+	}
+	return false;
+}
+
+/* "text" -> zero-padded stack bytes, written as 8-byte immediates */
+static LLVMValueRef const_bytes(struct cg_ctx *cg, const char *s, uint32_t len, uint32_t size)
+{
+	LLVMValueRef buf = cg_alloca_nozero(cg, size, "str");
+	uint32_t rounded = (size + 7) & ~7u;
+	for (uint32_t off = 0; off < rounded; off += 8) {
+		uint64_t w = 0;
+		for (uint32_t i = 0; i < 8; i++)
+			if (off + i < len)
+				w |= (uint64_t)(unsigned char)s[off + i] << (8 * i);
+		cg_store_i64(cg, cg_const(cg, w), cg_gep(cg, buf, off));
+	}
+	return buf;
+}
+
+void cg_expr_store(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef dst, uint32_t dst_size)
+{
+	LLVMValueRef v = cg_expr(cg, e);
+	if (is_int_kind(&e->type)) {
+		cg_store_i64(cg, v, dst);
+		return;
+	}
+	uint32_t n = e->type.size < dst_size ? e->type.size : dst_size;
+	cg_memcpy(cg, dst, v, n);
+}
+
+static struct cg_var *var_slot(struct cg_ctx *cg, struct ast_node *v, bool create)
+{
+	for (struct cg_var *x = cg->vars; x; x = x->next)
+		if (!strcmp(x->name, v->var.name))
+			return x;
+	if (!create)
+		return NULL;
+	struct cg_var *x = arena_new_obj(cg->a, struct cg_var);
+	x->name = v->var.name;
+	x->slot = cg_alloca_nozero(cg, is_int_kind(&v->type) ? 8 : v->type.size, v->var.name);
+	/* zero once at function entry: a variable read on a path that did not
+	 * assign it must not read uninitialised stack */
+	LLVMBasicBlockRef cur = LLVMGetInsertBlock(cg->b);
+	LLVMPositionBuilderAtEnd(cg->b, cg->entry);
+	cg_memset0(cg, x->slot, is_int_kind(&v->type) ? 8 : v->type.size);
+	LLVMPositionBuilderAtEnd(cg->b, cur);
+	x->next = cg->vars;
+	cg->vars = x;
+	return x;
+}
+
+LLVMValueRef cg_arith(struct cg_ctx *cg, enum ast_op op, LLVMValueRef l, LLVMValueRef r,
+		      bool is_signed)
+{
+	LLVMBuilderRef b = cg->b;
+	switch (op) {
+	case OP_ADD: return LLVMBuildAdd(b, l, r, "");
+	case OP_SUB: return LLVMBuildSub(b, l, r, "");
+	case OP_MUL: return LLVMBuildMul(b, l, r, "");
+	case OP_DIV:
+	case OP_MOD: {
+		/* BPF division by zero yields 0 (mod: the dividend); make it explicit */
+		LLVMValueRef zero = LLVMBuildICmp(b, LLVMIntEQ, r, cg_const(cg, 0), "");
+		LLVMValueRef safe = LLVMBuildSelect(b, zero, cg_const(cg, 1), r, "");
+		LLVMValueRef q;
+		if (op == OP_DIV)
+			q = is_signed ? LLVMBuildSDiv(b, l, safe, "") : LLVMBuildUDiv(b, l, safe, "");
+		else
+			q = is_signed ? LLVMBuildSRem(b, l, safe, "") : LLVMBuildURem(b, l, safe, "");
+		return LLVMBuildSelect(b, zero, op == OP_DIV ? cg_const(cg, 0) : l, q, "");
+	}
+	case OP_AND: return LLVMBuildAnd(b, l, r, "");
+	case OP_OR: return LLVMBuildOr(b, l, r, "");
+	case OP_XOR: return LLVMBuildXor(b, l, r, "");
+	case OP_SHL: return LLVMBuildShl(b, l, LLVMBuildAnd(b, r, cg_const(cg, 63), ""), "");
+	case OP_SHR: {
+		LLVMValueRef sh = LLVMBuildAnd(b, r, cg_const(cg, 63), "");
+		return is_signed ? LLVMBuildAShr(b, l, sh, "") : LLVMBuildLShr(b, l, sh, "");
+	}
+	case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE: {
+		LLVMIntPredicate p = op == OP_EQ ? LLVMIntEQ
+				   : op == OP_NE ? LLVMIntNE
+				   : op == OP_LT ? (is_signed ? LLVMIntSLT : LLVMIntULT)
+				   : op == OP_LE ? (is_signed ? LLVMIntSLE : LLVMIntULE)
+				   : op == OP_GT ? (is_signed ? LLVMIntSGT : LLVMIntUGT)
+						 : (is_signed ? LLVMIntSGE : LLVMIntUGE);
+		return LLVMBuildZExt(b, LLVMBuildICmp(b, p, l, r, ""), cg->i64, "");
+	}
+	case OP_NONE: case OP_LAND: case OP_LOR: case OP_NEG: case OP_LNOT: case OP_BNOT:
+	case OP_DEREF: case OP_ADDR:
+		break;
+	}
+	return cg_const(cg, 0);
+}
+
+LLVMValueRef cg_cond(struct cg_ctx *cg, struct ast_node *e)
+{
+	LLVMValueRef v = cg_expr(cg, e);
+	return LLVMBuildICmp(cg->b, LLVMIntNE, v, cg_const(cg, 0), "");
+}
+
+/* strings compare equal when their bytes up to the shorter size match;
+ * both are NUL-padded, so this is C string equality */
+static LLVMValueRef str_eq(struct cg_ctx *cg, struct ast_node *l, struct ast_node *r)
+{
+	LLVMValueRef a = cg_expr(cg, l), b = cg_expr(cg, r);
+	uint32_t n = l->type.size < r->type.size ? l->type.size : r->type.size;
+	LLVMValueRef diff = cg_const(cg, 0);
+	for (uint32_t off = 0; off < n; off++) {
+		LLVMValueRef x = LLVMBuildLoad2(cg->b, cg->i8, cg_gep(cg, a, off), "");
+		LLVMValueRef y = LLVMBuildLoad2(cg->b, cg->i8, cg_gep(cg, b, off), "");
+		LLVMValueRef d = LLVMBuildZExt(cg->b, LLVMBuildXor(cg->b, x, y, ""), cg->i64, "");
+		diff = LLVMBuildOr(cg->b, diff, d, "");
+	}
+	return LLVMBuildICmp(cg->b, LLVMIntEQ, diff, cg_const(cg, 0), "");
+}
+
+/* a && b, a || b with short-circuit */
+static LLVMValueRef logical(struct cg_ctx *cg, struct ast_node *e)
+{
+	bool is_and = e->bin.op == OP_LAND;
+	LLVMValueRef res = cg_alloca_nozero(cg, 8, "logic");
+	LLVMValueRef l = cg_cond(cg, e->bin.lhs);
+	cg_store_i64(cg, LLVMBuildZExt(cg->b, l, cg->i64, ""), res);
+	struct cg_if f = cg_begin_if(cg, is_and ? l : LLVMBuildNot(cg->b, l, ""), "rhs");
+	LLVMValueRef r = cg_cond(cg, e->bin.rhs);
+	cg_store_i64(cg, LLVMBuildZExt(cg->b, r, cg->i64, ""), res);
+	cg_end_if(cg, &f);
+	return cg_load_i64(cg, res);
+}
+
+/* integer read of `size` bytes at ptr, sign- or zero-extended to i64 */
+static LLVMValueRef load_ext(struct cg_ctx *cg, LLVMValueRef ptr, uint32_t size, bool is_signed)
+{
+	LLVMTypeRef t = LLVMIntTypeInContext(cg->ctx, size * 8);
+	LLVMValueRef v = LLVMBuildLoad2(cg->b, t, ptr, "");
+	if (size == 8)
+		return v;
+	return is_signed ? LLVMBuildSExt(cg->b, v, cg->i64, "") : LLVMBuildZExt(cg->b, v, cg->i64, "");
+}
+
+static LLVMValueRef narrow(struct cg_ctx *cg, LLVMValueRef v, uint32_t size, bool is_signed)
+{
+	if (size >= 8)
+		return v;
+	LLVMValueRef t = LLVMBuildTrunc(cg->b, v, LLVMIntTypeInContext(cg->ctx, size * 8), "");
+	return is_signed ? LLVMBuildSExt(cg->b, t, cg->i64, "") : LLVMBuildZExt(cg->b, t, cg->i64, "");
+}
+
+#include "../runtime/tracefs.h"
+
+/* args->field in a tracepoint: the record is the context */
+static LLVMValueRef tp_field(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef *array_base)
+{
+	const struct tp_field *f = tfs_field(cg->attach->fmt, e->field.name);
+	LLVMValueRef p = cg_gep(cg, cg->ctx_arg, (uint32_t)f->offset);
+	if (array_base) {
+		*array_base = p;
+		return NULL;
+	}
+	if (e->type.kind == TY_STR) {
+		LLVMValueRef buf = cg_alloca(cg, e->type.size, "tpstr");
+		if (f->is_data_loc) {
+			LLVMValueRef loc = load_ext(cg, p, 4, false);
+			LLVMValueRef off = LLVMBuildAnd(cg->b, loc, cg_const(cg, 0xffff), "");
+			LLVMValueRef src = LLVMBuildGEP2(cg->b, cg->i8, cg->ctx_arg, &off, 1, "");
+			cg_probe_read(cg, buf, e->type.size, src, 0, 1);
+		} else {
+			cg_probe_read(cg, buf, (uint32_t)f->size < e->type.size ? (uint32_t)f->size
+										 : e->type.size, p, 0, 0);
+		}
+		return buf;
+	}
+	uint32_t size = (uint32_t)f->size;
+	if (size != 1 && size != 2 && size != 4 && size != 8)
+		size = 8;
+	return load_ext(cg, p, size, f->is_signed);
+}
+
+/* is `e` args->field with an array type? */
+static bool is_tp_array(struct cg_ctx *cg, struct ast_node *e)
+{
+	return e->kind == N_FIELD && e->field.base->kind == N_IDENT &&
+	       !strcmp(e->field.base->ident.name, "args") && cg->attach->type == PT_TRACEPOINT &&
+	       e->type.kind == TY_ARRAY;
+}
+
+static LLVMValueRef cg_index(struct cg_ctx *cg, struct ast_node *e)
+{
+	struct ast_node *b = e->index.base;
+	const struct type *el = b->type.elem;
+	uint32_t esz = el ? (el->size ? el->size : 8) : 1;
+	if (is_tp_array(cg, b)) {
+		LLVMValueRef base;
+		tp_field(cg, b, &base);
+		/* the verifier forbids variable offsets into the context: read
+		 * through a probe read at base + i * size */
+		LLVMValueRef idx = cg_expr(cg, e->index.index);
+		LLVMValueRef addr = LLVMBuildAdd(cg->b, LLVMBuildPtrToInt(cg->b, base, cg->i64, ""),
+						 LLVMBuildMul(cg->b, idx, cg_const(cg, esz), ""), "");
+		LLVMValueRef tmp = cg_alloca(cg, 8, "elem");
+		cg_probe_read(cg, tmp, esz, addr, 0, 0);
+		return load_ext(cg, tmp, esz, el->is_signed);
+	}
+	LLVMValueRef base = cg_expr(cg, b);
+	LLVMValueRef idx = cg_expr(cg, e->index.index);
+	if (b->type.kind == TY_STR) {
+		/* byte of a string on the stack: bounds-checked load */
+		LLVMValueRef tmp = cg_alloca(cg, 8, "ch");
+		LLVMValueRef ok = LLVMBuildICmp(cg->b, LLVMIntULT, idx, cg_const(cg, b->type.size), "");
+		struct cg_if f = cg_begin_if(cg, ok, "inbounds");
+		LLVMValueRef p = LLVMBuildGEP2(cg->b, cg->i8, base, &idx, 1, "");
+		cg_store_i64(cg, load_ext(cg, p, 1, true), tmp);
+		cg_end_if(cg, &f);
+		return cg_load_i64(cg, tmp);
+	}
+	/* pointer or array in memory: probe read */
+	LLVMValueRef addr = LLVMBuildAdd(cg->b, base, LLVMBuildMul(cg->b, idx, cg_const(cg, esz), ""), "");
+	if (e->type.kind == TY_STR || e->type.kind == TY_STRUCT) {
+		LLVMValueRef buf = cg_alloca(cg, e->type.size, "elem");
+		cg_probe_read(cg, buf, e->type.size, addr, 0, 0);
+		return buf;
+	}
+	LLVMValueRef tmp = cg_alloca(cg, 8, "elem");
+	cg_probe_read(cg, tmp, esz > 8 ? 8 : esz, addr, 0, 0);
+	return load_ext(cg, tmp, esz > 8 ? 8 : esz, el && el->is_signed);
+}
+
+static LLVMValueRef cg_field(struct cg_ctx *cg, struct ast_node *e)
+{
+	struct ast_node *b = e->field.base;
+	if (b->kind == N_IDENT && !strcmp(b->ident.name, "args") && cg->attach->type == PT_TRACEPOINT)
+		return tp_field(cg, e, NULL);
+	if (b->type.kind == TY_TUPLE) {
+		int idx = atoi(e->field.name);
+		LLVMValueRef base = cg_expr(cg, b);
+		const struct type_field *f = &b->type.fields[idx];
+		LLVMValueRef p = cg_gep(cg, base, f->offset);
+		if (is_int_kind(&f->type))
+			return cg_load_i64(cg, p);
+		return p;
+	}
+	/* struct field through a pointer (->) or of a struct value (.) */
+	const struct type *st = e->field.is_arrow ? b->type.elem : &b->type;
+	const struct type_field *f = NULL;
+	for (int i = 0; i < st->nfields; i++)
+		if (!strcmp(st->fields[i].name, e->field.name))
+			f = &st->fields[i];
+	LLVMValueRef base = cg_expr(cg, b);
+	if (!e->field.is_arrow) {
+		LLVMValueRef p = cg_gep(cg, base, f->offset);
+		if (is_int_kind(&e->type))
+			return load_ext(cg, p, f->type.size ? f->type.size : 8, f->type.is_signed);
+		return p;
+	}
+	LLVMValueRef addr = LLVMBuildAdd(cg->b, base, cg_const(cg, f->offset), "");
+	if (is_int_kind(&e->type)) {
+		uint32_t sz = f->type.size && f->type.size <= 8 ? f->type.size : 8;
+		LLVMValueRef tmp = cg_alloca(cg, 8, "field");
+		cg_probe_read(cg, tmp, sz, addr, 0, 0);
+		return load_ext(cg, tmp, sz, f->type.is_signed);
+	}
+	LLVMValueRef buf = cg_alloca(cg, e->type.size, "field");
+	cg_probe_read(cg, buf, e->type.size, addr, 0, 0);
+	return buf;
+}
+
+static LLVMValueRef cg_ternary(struct cg_ctx *cg, struct ast_node *e)
+{
+	bool isint = is_int_kind(&e->type);
+	LLVMValueRef res = isint ? cg_alloca_nozero(cg, 8, "tern") : cg_alloca(cg, e->type.size, "tern");
+	LLVMValueRef c = cg_cond(cg, e->tern.cond);
+	LLVMBasicBlockRef t = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "then");
+	LLVMBasicBlockRef f = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "else");
+	LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "endtern");
+	LLVMBuildCondBr(cg->b, c, t, f);
+	LLVMPositionBuilderAtEnd(cg->b, t);
+	cg_expr_store(cg, e->tern.then, res, e->type.size);
+	LLVMBuildBr(cg->b, end);
+	LLVMPositionBuilderAtEnd(cg->b, f);
+	cg_expr_store(cg, e->tern.els, res, e->type.size);
+	LLVMBuildBr(cg->b, end);
+	LLVMPositionBuilderAtEnd(cg->b, end);
+	return isint ? cg_load_i64(cg, res) : res;
+}
+
+static LLVMValueRef cg_incdec(struct cg_ctx *cg, struct ast_node *e)
+{
+	struct ast_node *t = e->incdec.target;
+	LLVMValueRef one = cg_const(cg, 1);
+	enum ast_op op = e->incdec.is_inc ? OP_ADD : OP_SUB;
+	if (t->kind == N_VAR) {
+		struct cg_var *v = var_slot(cg, t, true);
+		LLVMValueRef old = cg_load_i64(cg, v->slot);
+		LLVMValueRef nv = cg_arith(cg, op, old, one, true);
+		cg_store_i64(cg, nv, v->slot);
+		return e->incdec.is_post ? old : nv;
+	}
+	LLVMValueRef old, nv;
+	cg_map_compound(cg, t, op, one, &old, &nv);
+	return e->incdec.is_post ? old : nv;
+}
+
+LLVMValueRef cg_expr(struct cg_ctx *cg, struct ast_node *e)
+{
+	switch (e->kind) {
+	case N_INT:	/* 42 */
+		return cg_const(cg, e->i.value);
+	case N_STR:	/* "text" */
+		return const_bytes(cg, e->s.value, e->s.len, e->type.size);
+	case N_IDENT: {	/* pid, comm, nsecs ... */
+		const struct builtin *b = stdlib_find(e->ident.name, false);
+		return b->lower(cg, e);
+	}
+	case N_VAR: {	/* $x */
+		struct cg_var *v = var_slot(cg, e, true);
+		return is_int_kind(&e->type) ? cg_load_i64(cg, v->slot) : v->slot;
+	}
+	case N_MAP:	/* @m[k] */
+		return cg_map_read(cg, e);
+	case N_POSITIONAL:	/* sema rewrote $1.. into literals */
+		return cg_const(cg, 0);
+	case N_CALL: {	/* f(args) */
+		const struct builtin *b = stdlib_find(e->call.name, true);
+		return b->lower(cg, e);
+	}
+	case N_BINARY: {	/* a OP b */
+		if (e->bin.op == OP_LAND || e->bin.op == OP_LOR)
+			return logical(cg, e);
+		if (e->bin.lhs->type.kind == TY_STR) {
+			LLVMValueRef eq = str_eq(cg, e->bin.lhs, e->bin.rhs);
+			if (e->bin.op == OP_NE)
+				eq = LLVMBuildNot(cg->b, eq, "");
+			return LLVMBuildZExt(cg->b, eq, cg->i64, "");
+		}
+		LLVMValueRef l = cg_expr(cg, e->bin.lhs);
+		LLVMValueRef r = cg_expr(cg, e->bin.rhs);
+		bool sgn = e->bin.lhs->type.is_signed && e->bin.rhs->type.is_signed;
+		if (e->bin.op == OP_SHR)
+			sgn = e->bin.lhs->type.is_signed;
+		return cg_arith(cg, e->bin.op, l, r, sgn);
+	}
+	case N_UNARY: {	/* -a !a ~a *a */
+		LLVMValueRef v = cg_expr(cg, e->un.operand);
+		if (e->un.op == OP_NEG)
+			return LLVMBuildNeg(cg->b, v, "");
+		if (e->un.op == OP_LNOT)
+			return LLVMBuildZExt(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, v, cg_const(cg, 0), ""),
+					     cg->i64, "");
+		if (e->un.op == OP_BNOT)
+			return LLVMBuildNot(cg->b, v, "");
+		if (e->un.op == OP_DEREF) {
+			const struct type *pt = &e->un.operand->type;
+			uint32_t sz = pt->kind == TY_PTR && pt->elem && pt->elem->size && pt->elem->size <= 8
+					      ? pt->elem->size : 8;
+			if (!is_int_kind(&e->type)) {
+				LLVMValueRef buf = cg_alloca(cg, e->type.size, "deref");
+				cg_probe_read(cg, buf, e->type.size, v, 0, 0);
+				return buf;
+			}
+			LLVMValueRef tmp = cg_alloca(cg, 8, "deref");
+			cg_probe_read(cg, tmp, sz, v, 0, 0);
+			return load_ext(cg, tmp, sz, pt->elem && pt->elem->is_signed);
+		}
+		return v;
+	}
+	case N_INCDEC:	/* x++ ++x x-- --x */
+		return cg_incdec(cg, e);
+	case N_TERNARY:	/* c ? a : b */
+		return cg_ternary(cg, e);
+	case N_FIELD:	/* a.f a->f */
+		return cg_field(cg, e);
+	case N_INDEX:	/* a[i] */
+		return cg_index(cg, e);
+	case N_CAST: {	/* (type)e */
+		LLVMValueRef v = cg_expr(cg, e->cast.operand);
+		if (e->type.kind == TY_INT)
+			return narrow(cg, v, e->type.size, e->type.is_signed);
+		return v;
+	}
+	case N_SIZEOF:	/* sema rewrote sizeof() into a literal */
+		return cg_const(cg, 0);
+	case N_TUPLE: {	/* (a, b) */
+		LLVMValueRef buf = cg_alloca(cg, e->type.size, "tuple");
+		int i = 0;
+		for (struct ast_node *x = e->tuple.elems; x; x = x->next, i++) {
+			const struct type_field *f = &e->type.fields[i];
+			cg_expr_store(cg, x, cg_gep(cg, buf, f->offset), f->type.size);
+		}
+		return buf;
+	}
+	case N_EXPR_STMT: case N_ASSIGN: case N_IF: case N_WHILE: case N_UNROLL:
+	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_BLOCK: case N_PROBE:
+	case N_STRUCT_DEF: case N_PROGRAM:
+		break;
+	}
+	return cg_const(cg, 0);
+}
+
+/* ---- statements ------------------------------------------------------------ */
+
+static void assign_var(struct cg_ctx *cg, struct ast_node *st)
+{
+	struct ast_node *t = st->assign.target;
+	struct cg_var *v = var_slot(cg, t, true);
+	if (st->assign.op != OP_NONE) {
+		LLVMValueRef old = cg_load_i64(cg, v->slot);
+		LLVMValueRef r = cg_expr(cg, st->assign.value);
+		cg_store_i64(cg, cg_arith(cg, st->assign.op, old, r, t->type.is_signed), v->slot);
+		return;
+	}
+	if (!is_int_kind(&t->type)) {
+		/* copy into a temporary first: `$s = $s` style aliasing is harmless */
+		LLVMValueRef val = cg_expr(cg, st->assign.value);
+		uint32_t n = st->assign.value->type.size;
+		if (n > t->type.size)
+			n = t->type.size;
+		cg_memset0(cg, v->slot, t->type.size);
+		cg_memcpy(cg, v->slot, val, n);
+		return;
+	}
+	cg_store_i64(cg, cg_expr(cg, st->assign.value), v->slot);
+}
+
+void cg_stmt(struct cg_ctx *cg, struct ast_node *st)
+{
+	cg_set_loc(cg, st->loc);
+	switch (st->kind) {
+	case N_EXPR_STMT:	/* expr; */
+		cg_expr(cg, st->expr_stmt.expr);
+		return;
+	case N_ASSIGN: {	/* lvalue = e; lvalue OP= e; */
+		struct ast_node *t = st->assign.target;
+		if (t->kind == N_VAR) {
+			assign_var(cg, st);
+		} else if (st->assign.op != OP_NONE) {
+			LLVMValueRef v = cg_expr(cg, st->assign.value);
+			cg_map_compound(cg, t, st->assign.op, v, NULL, NULL);
+		} else {
+			cg_map_assign(cg, t, st->assign.value);
+		}
+		return;
+	}
+	case N_IF: {	/* if (c) {..} else .. */
+		LLVMValueRef c = cg_cond(cg, st->if_.cond);
+		LLVMBasicBlockRef t = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "if");
+		LLVMBasicBlockRef f = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "else");
+		LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "endif");
+		LLVMBuildCondBr(cg->b, c, t, f);
+		LLVMPositionBuilderAtEnd(cg->b, t);
+		cg_stmt(cg, st->if_.then);
+		if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(cg->b)))
+			LLVMBuildBr(cg->b, end);
+		LLVMPositionBuilderAtEnd(cg->b, f);
+		if (st->if_.els)
+			cg_stmt(cg, st->if_.els);
+		if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(cg->b)))
+			LLVMBuildBr(cg->b, end);
+		LLVMPositionBuilderAtEnd(cg->b, end);
+		return;
+	}
+	case N_WHILE: {	/* while (c) {..} */
+		LLVMBasicBlockRef cond = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "while");
+		LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "do");
+		LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "endwhile");
+		LLVMBuildBr(cg->b, cond);
+		LLVMPositionBuilderAtEnd(cg->b, cond);
+		LLVMBuildCondBr(cg->b, cg_cond(cg, st->while_.cond), body, end);
+		LLVMPositionBuilderAtEnd(cg->b, body);
+		struct cg_loop l = {cond, end, cg->loop};
+		cg->loop = &l;
+		cg_stmt(cg, st->while_.body);
+		cg->loop = l.outer;
+		if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(cg->b)))
+			LLVMBuildBr(cg->b, cond);
+		LLVMPositionBuilderAtEnd(cg->b, end);
+		return;
+	}
+	case N_UNROLL: {	/* unroll(N) {..} */
+		uint64_t n = st->unroll.count->kind == N_INT ? st->unroll.count->i.value : 1;
+		for (uint64_t i = 0; i < n; i++)
+			cg_stmt(cg, st->unroll.body);
+		return;
+	}
+	case N_RETURN:	/* return; */
+		cg_return(cg);
+		return;
+	case N_BREAK:
+	case N_CONTINUE: {	/* break; continue; */
+		LLVMBuildBr(cg->b, st->kind == N_BREAK ? cg->loop->brk : cg->loop->cont);
+		LLVMBasicBlockRef dead = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "after_jump");
+		LLVMPositionBuilderAtEnd(cg->b, dead);
+		return;
+	}
+	case N_BLOCK:	/* { stmts } */
+		for (struct ast_node *s = st->block.stmts; s; s = s->next)
+			cg_stmt(cg, s);
+		return;
+	case N_INT: case N_STR: case N_IDENT: case N_VAR: case N_MAP: case N_POSITIONAL:
+	case N_CALL: case N_BINARY: case N_UNARY: case N_INCDEC: case N_TERNARY: case N_FIELD:
+	case N_INDEX: case N_CAST: case N_SIZEOF: case N_TUPLE: case N_PROBE: case N_STRUCT_DEF:
+	case N_PROGRAM:
+		cg_expr(cg, st);
+		return;
+	}
+}

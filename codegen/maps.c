@@ -1,0 +1,213 @@
+/*
+ * maps.c - map keys, reads, assignments and aggregations.
+ *
+ * Aggregations live in per-CPU hashes, so an update is a plain
+ * read-modify-write of this CPU's slot: no atomics, no lost updates, and
+ * userspace folds the CPUs together when it prints.  hist and lhist store
+ * one slot per (key, bucket): the bucket index is the key's last 8 bytes.
+ * Values assigned with '=' live in shared hashes; '+=' and '++' on them
+ * use atomic adds.
+ */
+#include "cg_int.h"
+
+#include <string.h>
+
+#include "../stdlib/stdlib.h"
+
+
+static const struct sema_map *map_of(struct cg_ctx *cg, struct ast_node *m)
+{
+	for (int i = 0; i < cg->r->nmaps; i++)
+		if (!strcmp(cg->r->maps[i]->name, m->map.name))
+			return cg->r->maps[i];
+	return NULL;
+}
+
+LLVMValueRef cg_map_key(struct cg_ctx *cg, struct ast_node *m, int with_bucket)
+{
+	const struct sema_map *map = map_of(cg, m);
+	LLVMValueRef key = cg_alloca(cg, map->key_size, "key");
+	if (m->map.nkeys == 1) {
+		cg_expr_store(cg, m->map.keys, key, map->key.size);
+	} else if (m->map.nkeys > 1) {
+		int i = 0;
+		for (struct ast_node *k = m->map.keys; k; k = k->next, i++) {
+			const struct type_field *f = &map->key.fields[i];
+			cg_expr_store(cg, k, cg_gep(cg, key, f->offset), f->type.size);
+		}
+	}
+	(void)with_bucket;	/* the bucket slot is the zeroed tail of key_size */
+	return key;
+}
+
+static bool value_is_int(const struct sema_map *m)
+{
+	return m->kind != MK_VALUE || m->value.kind == TY_INT || m->value.size == 8;
+}
+
+LLVMValueRef cg_map_read(struct cg_ctx *cg, struct ast_node *mn)
+{
+	const struct sema_map *m = map_of(cg, mn);
+	LLVMValueRef key = cg_map_key(cg, mn, 0);
+	LLVMValueRef p = cg_map_lookup(cg, m, key);
+	bool isint = m->kind != MK_VALUE || (mn->type.kind != TY_STR && mn->type.kind != TY_TUPLE &&
+					     mn->type.kind != TY_BUF && mn->type.kind != TY_INET);
+	uint32_t size = isint ? 8 : m->value_size;
+	LLVMValueRef res = cg_alloca(cg, size, "mapval");
+	struct cg_if f = cg_begin_if(cg, LLVMBuildIsNotNull(cg->b, p, ""), "found");
+	cg_memcpy(cg, res, p, size);
+	cg_end_if(cg, &f);
+	(void)value_is_int;
+	return isint ? cg_load_i64(cg, res) : res;
+}
+
+void cg_map_assign(struct cg_ctx *cg, struct ast_node *mn, struct ast_node *value)
+{
+	if (value->kind == N_CALL) {
+		const struct builtin *b = stdlib_find(value->call.name, true);
+		if (b && b->kind == BI_AGG) {
+			cg_agg_update(cg, mn, value);
+			return;
+		}
+	}
+	const struct sema_map *m = map_of(cg, mn);
+	LLVMValueRef key = cg_map_key(cg, mn, 0);
+	LLVMValueRef val = cg_alloca(cg, m->value_size, "val");
+	cg_expr_store(cg, value, val, m->value.size ? m->value.size : 8);
+	cg_map_update(cg, m, key, val, BPF_ANY);
+}
+
+void cg_map_compound(struct cg_ctx *cg, struct ast_node *mn, enum ast_op op, LLVMValueRef v,
+		     LLVMValueRef *old_out, LLVMValueRef *new_out)
+{
+	const struct sema_map *m = map_of(cg, mn);
+	LLVMValueRef key = cg_map_key(cg, mn, 0);
+	LLVMValueRef oldv = cg_alloca(cg, 8, "old");
+	LLVMValueRef p = cg_map_lookup(cg, m, key);
+	LLVMValueRef found = LLVMBuildIsNotNull(cg->b, p, "");
+	LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "exists");
+	LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "insert");
+	LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "updated");
+	LLVMBuildCondBr(cg->b, found, yes, no);
+
+	LLVMPositionBuilderAtEnd(cg->b, yes);
+	if (op == OP_ADD || op == OP_SUB) {
+		/* atomic: several CPUs may update one shared slot */
+		LLVMValueRef d = op == OP_ADD ? v : LLVMBuildNeg(cg->b, v, "");
+		LLVMValueRef old = LLVMBuildAtomicRMW(cg->b, LLVMAtomicRMWBinOpAdd, p, d,
+						      LLVMAtomicOrderingMonotonic, 0);
+		cg_store_i64(cg, old, oldv);
+	} else {
+		LLVMValueRef old = cg_load_i64(cg, p);
+		cg_store_i64(cg, old, oldv);
+		cg_store_i64(cg, cg_arith(cg, op, old, v, true), p);
+	}
+	LLVMBuildBr(cg->b, end);
+
+	LLVMPositionBuilderAtEnd(cg->b, no);
+	LLVMValueRef val = cg_alloca(cg, m->value_size, "val");
+	cg_store_i64(cg, cg_arith(cg, op, cg_const(cg, 0), v, true), val);
+	cg_map_update(cg, m, key, val, BPF_ANY);
+	LLVMBuildBr(cg->b, end);
+
+	LLVMPositionBuilderAtEnd(cg->b, end);
+	if (old_out) {
+		*old_out = cg_load_i64(cg, oldv);
+		*new_out = cg_arith(cg, op, *old_out, v, true);
+	}
+}
+
+/* log2 bucket: 0 for negatives, 1 for 0, 2 + floor(log2(v)) otherwise */
+static LLVMValueRef hist_bucket(struct cg_ctx *cg, LLVMValueRef v)
+{
+	LLVMBuilderRef b = cg->b;
+	LLVMValueRef r = cg_const(cg, 0), x = v;
+	for (int sh = 32; sh >= 1; sh /= 2) {
+		LLVMValueRef t = LLVMBuildLShr(b, x, cg_const(cg, (uint64_t)sh), "");
+		LLVMValueRef nz = LLVMBuildICmp(b, LLVMIntNE, t, cg_const(cg, 0), "");
+		x = LLVMBuildSelect(b, nz, t, x, "");
+		r = LLVMBuildSelect(b, nz, LLVMBuildAdd(b, r, cg_const(cg, (uint64_t)sh), ""), r, "");
+	}
+	LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, v, cg_const(cg, 0), "");
+	LLVMValueRef zero = LLVMBuildICmp(b, LLVMIntEQ, v, cg_const(cg, 0), "");
+	LLVMValueRef pos = LLVMBuildAdd(b, r, cg_const(cg, 2), "");
+	return LLVMBuildSelect(b, neg, cg_const(cg, 0),
+			       LLVMBuildSelect(b, zero, cg_const(cg, 1), pos, ""), "");
+}
+
+/* lhist bucket: 0 below min, n+1 at or above max, else (v-min)/step + 1 */
+static LLVMValueRef lhist_bucket(struct cg_ctx *cg, LLVMValueRef v, const struct sema_map *m)
+{
+	LLVMBuilderRef b = cg->b;
+	int64_t n = (m->lh_max - m->lh_min) / m->lh_step;
+	LLVMValueRef below = LLVMBuildICmp(b, LLVMIntSLT, v, cg_const(cg, (uint64_t)m->lh_min), "");
+	LLVMValueRef above = LLVMBuildICmp(b, LLVMIntSGE, v, cg_const(cg, (uint64_t)m->lh_max), "");
+	LLVMValueRef in = LLVMBuildAdd(b, LLVMBuildSDiv(b, LLVMBuildSub(b, v, cg_const(cg, (uint64_t)m->lh_min), ""),
+						       cg_const(cg, (uint64_t)m->lh_step), ""),
+				       cg_const(cg, 1), "");
+	return LLVMBuildSelect(b, below, cg_const(cg, 0),
+			       LLVMBuildSelect(b, above, cg_const(cg, (uint64_t)n + 1), in, ""), "");
+}
+
+/*
+ * The per-CPU slot update: found -> update in place, missing -> insert the
+ * initial value.  `upd` fills or adjusts the slot at p (found) or the fresh
+ * value buffer (missing, zeroed first).
+ */
+static void agg_slot(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key, enum map_kind k,
+		     LLVMValueRef v)
+{
+	LLVMBuilderRef b = cg->b;
+	LLVMValueRef p = cg_map_lookup(cg, m, key);
+	LLVMValueRef fresh = cg_alloca(cg, m->value_size, "aggval");
+	LLVMValueRef found = LLVMBuildIsNotNull(b, p, "");
+	LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "agg_exists");
+	LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "agg_insert");
+	LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "agg_done");
+	LLVMBuildCondBr(b, found, yes, no);
+	for (int pass = 0; pass < 2; pass++) {
+		LLVMPositionBuilderAtEnd(b, pass == 0 ? yes : no);
+		LLVMValueRef slot = pass == 0 ? p : fresh;
+		LLVMValueRef w0 = slot, w1 = cg_gep(cg, slot, 8);
+		switch (k) {
+		case MK_COUNT: case MK_HIST: case MK_LHIST:
+			cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, w0), cg_const(cg, 1), ""), w0);
+			break;
+		case MK_SUM:
+			cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, w0), v, ""), w0);
+			break;
+		case MK_AVG: case MK_STATS:	/* {count, total} */
+			cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, w0), cg_const(cg, 1), ""), w0);
+			cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, w1), v, ""), w1);
+			break;
+		case MK_MIN: case MK_MAX: {	/* {value, set} */
+			LLVMValueRef cur = cg_load_i64(cg, w0);
+			LLVMValueRef unset = LLVMBuildICmp(b, LLVMIntEQ, cg_load_i64(cg, w1), cg_const(cg, 0), "");
+			LLVMValueRef better = LLVMBuildICmp(b, k == MK_MIN ? LLVMIntSLT : LLVMIntSGT, v, cur, "");
+			LLVMValueRef take = LLVMBuildOr(b, unset, better, "");
+			cg_store_i64(cg, LLVMBuildSelect(b, take, v, cur, ""), w0);
+			cg_store_i64(cg, cg_const(cg, 1), w1);
+			break;
+		}
+		case MK_NONE: case MK_VALUE:
+			break;
+		}
+		if (pass == 1)
+			cg_map_update(cg, m, key, fresh, BPF_ANY);
+		LLVMBuildBr(b, end);
+	}
+	LLVMPositionBuilderAtEnd(b, end);
+}
+
+void cg_agg_update(struct cg_ctx *cg, struct ast_node *mn, struct ast_node *call)
+{
+	const struct sema_map *m = map_of(cg, mn);
+	const struct builtin *bi = stdlib_find(call->call.name, true);
+	LLVMValueRef v = call->call.nargs ? cg_expr(cg, call->call.args) : cg_const(cg, 0);
+	LLVMValueRef key = cg_map_key(cg, mn, 1);
+	if (bi->agg == MK_HIST || bi->agg == MK_LHIST) {
+		LLVMValueRef bucket = bi->agg == MK_HIST ? hist_bucket(cg, v) : lhist_bucket(cg, v, m);
+		cg_store_i64(cg, bucket, cg_gep(cg, key, m->key_size - 8));
+	}
+	agg_slot(cg, m, key, bi->agg, v);
+}

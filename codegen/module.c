@@ -1,0 +1,385 @@
+/*
+ * module.c - the LLVM module around the probes: target, debug info, map
+ * definitions, one function per BPF program, and the ELF at the end.
+ *
+ * libbpf reads map definitions from BTF, and LLVM writes BTF only from
+ * debug info, so every map global and every function carries DI metadata:
+ * a map is `struct { int (*type)[T]; int (*max_entries)[N];
+ * int (*key_size)[K]; int (*value_size)[V]; }` in section ".maps" (the
+ * shape of libbpf's __uint() macro).  Every function needs a DISubprogram
+ * (LLVM 16's BTF emitter crashes without one) whose parameter has a named
+ * DILocalVariable (the kernel rejects nameless BTF params), and is
+ * `nounwind` so no .eh_frame appears.
+ */
+#include "cg_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include "../common/arena.h"
+
+enum { DW_ATE_signed = 5 };
+
+LLVMBuilderRef cg_builder(struct cg_ctx *cg) { return cg->b; }
+LLVMContextRef cg_context(struct cg_ctx *cg) { return cg->ctx; }
+LLVMTypeRef cg_i8(struct cg_ctx *cg) { return cg->i8; }
+LLVMTypeRef cg_i32(struct cg_ctx *cg) { return cg->i32; }
+LLVMTypeRef cg_i64(struct cg_ctx *cg) { return cg->i64; }
+LLVMTypeRef cg_ptr(struct cg_ctx *cg) { return cg->ptr; }
+LLVMValueRef cg_ctx_arg(struct cg_ctx *cg) { return cg->ctx_arg; }
+const struct sema_attach *cg_attach(struct cg_ctx *cg) { return cg->attach; }
+const struct sema_result *cg_sema(struct cg_ctx *cg) { return cg->r; }
+const struct cg_opts *cg_options(struct cg_ctx *cg) { return cg->opts; }
+
+LLVMValueRef cg_const(struct cg_ctx *cg, uint64_t v)
+{
+	return LLVMConstInt(cg->i64, v, 0);
+}
+
+void cg_set_loc(struct cg_ctx *cg, struct src_loc loc)
+{
+	if (!cg->di_sp || loc.line <= 0)
+		return;
+	LLVMMetadataRef l = LLVMDIBuilderCreateDebugLocation(cg->ctx, (unsigned)loc.line,
+							     (unsigned)loc.col, cg->di_sp, NULL);
+	LLVMSetCurrentDebugLocation2(cg->b, l);
+}
+
+/* DI type `int (*)[n]` */
+static LLVMMetadataRef di_uint_field(struct cg_ctx *cg, uint64_t n)
+{
+	LLVMMetadataRef sub = LLVMDIBuilderGetOrCreateSubrange(cg->dib, 0, (int64_t)n);
+	LLVMMetadataRef arr = LLVMDIBuilderCreateArrayType(cg->dib, n * 32, 32, cg->di_int, &sub, 1);
+	return LLVMDIBuilderCreatePointerType(cg->dib, arr, 64, 64, 0, "", 0);
+}
+
+/* a BTF-defined map: the global, its DI struct, section .maps */
+static LLVMValueRef declare_map(struct cg_ctx *cg, const char *name, uint32_t type,
+				uint32_t max_entries, uint32_t key_size, uint32_t value_size)
+{
+	static const char *fields[] = {"type", "max_entries", "key_size", "value_size"};
+	uint64_t vals[] = {type, max_entries, key_size, value_size};
+	int n = key_size ? 4 : 2;
+	LLVMTypeRef elems[4] = {cg->ptr, cg->ptr, cg->ptr, cg->ptr};
+	LLVMTypeRef st = LLVMStructTypeInContext(cg->ctx, elems, (unsigned)n, 0);
+	LLVMValueRef g = LLVMAddGlobal(cg->mod, st, name);
+	LLVMSetInitializer(g, LLVMConstNull(st));
+	LLVMSetSection(g, ".maps");
+	LLVMSetAlignment(g, 8);
+	LLVMSetLinkage(g, LLVMExternalLinkage);
+
+	LLVMMetadataRef members[4];
+	for (int i = 0; i < n; i++)
+		members[i] = LLVMDIBuilderCreateMemberType(cg->dib, cg->di_file, fields[i],
+							   strlen(fields[i]), cg->di_file, 0, 64, 64,
+							   (uint64_t)i * 64, 0, di_uint_field(cg, vals[i]));
+	LLVMMetadataRef dst = LLVMDIBuilderCreateStructType(cg->dib, cg->di_file, "", 0, cg->di_file, 0,
+							    (uint64_t)n * 64, 64, 0, NULL, members,
+							    (unsigned)n, 0, NULL, "", 0);
+	LLVMMetadataRef expr = LLVMDIBuilderCreateExpression(cg->dib, NULL, 0);
+	LLVMMetadataRef gve = LLVMDIBuilderCreateGlobalVariableExpression(
+		cg->dib, cg->di_cu, name, strlen(name), name, strlen(name), cg->di_file, 0, dst,
+		0, expr, NULL, 64);
+	LLVMGlobalSetMetadata(g, LLVMGetMDKindIDInContext(cg->ctx, "dbg", 3), gve);
+	return g;
+}
+
+const char *cg_map_obj_name(struct arena *a, const struct sema_map *m)
+{
+	char buf[16];
+	int n = snprintf(buf, sizeof(buf), "m%d_", m->id);
+	for (const char *p = m->name + 1; *p && n < 15; p++)
+		buf[n++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+				  (*p >= '0' && *p <= '9') ? *p : '_');
+	buf[n] = '\0';
+	return arena_strdup(a, buf);
+}
+
+#define MAP_MAX_ENTRIES 4096
+#define RINGBUF_SIZE (1u << 20)
+
+void cg_maps_declare(struct cg_ctx *cg)
+{
+	const struct sema_result *r = cg->r;
+	cg->map_globals = arena_new_array(cg->a, LLVMValueRef, r->nmaps ? r->nmaps : 1);
+	for (int i = 0; i < r->nmaps; i++) {
+		const struct sema_map *m = r->maps[i];
+		uint32_t entries = MAP_MAX_ENTRIES;
+		if (m->kind == MK_HIST)
+			entries *= 16;	/* one slot per (key, bucket) */
+		else if (m->kind == MK_LHIST)
+			entries *= 16;
+		cg->map_globals[m->id] = declare_map(cg, cg_map_obj_name(cg->a, m),
+						     m->percpu ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH,
+						     entries, m->key_size, m->value_size);
+	}
+	cg->ringbuf = declare_map(cg, CG_RINGBUF_MAP, BPF_MAP_TYPE_RINGBUF, RINGBUF_SIZE, 0, 0);
+	cg->lost = declare_map(cg, CG_LOST_MAP, BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, 8);
+}
+
+LLVMValueRef cg_map_ref(struct cg_ctx *cg, const struct sema_map *m)
+{
+	return cg->map_globals[m->id];
+}
+
+/* ---- programs ------------------------------------------------------------ */
+
+static const char *section_of(struct cg_ctx *cg, const struct sema_attach *at)
+{
+	switch (at->type) {
+	case PT_BEGIN:
+	case PT_END:
+		return "raw_tp/sonde_run";	/* run once with BPF_PROG_TEST_RUN */
+	case PT_TRACEPOINT:
+		return arena_printf(cg->a, "tracepoint/%s/%s", at->target, at->func);
+	case PT_RAWTRACEPOINT:
+		return arena_printf(cg->a, "raw_tp/%s", at->func);
+	case PT_UPROBE:
+	case PT_USDT:
+		return "uprobe";
+	case PT_URETPROBE:
+		return "uretprobe";
+	case PT_KPROBE:
+		return arena_printf(cg->a, "kprobe/%s", at->func);
+	case PT_KRETPROBE:
+		return arena_printf(cg->a, "kretprobe/%s", at->func);
+	case PT_INTERVAL:
+	case PT_PROFILE:
+	case PT_SOFTWARE:
+		return "perf_event";
+	}
+	return "unknown";
+}
+
+static void emit_filters(struct cg_ctx *cg)
+{
+	const struct sema_attach *at = cg->attach;
+	if (at->type == PT_BEGIN || at->type == PT_END)
+		return;
+	if (cg->opts->filter_pid) {
+		LLVMValueRef tg = cg_helper_call(cg, BPF_FUNC_get_current_pid_tgid, NULL, 0);
+		LLVMValueRef pid = LLVMBuildLShr(cg->b, tg, cg_const(cg, 32), "pid");
+		LLVMValueRef ne = LLVMBuildICmp(cg->b, LLVMIntNE, pid,
+						cg_const(cg, (uint64_t)cg->opts->filter_pid), "");
+		struct cg_if f = cg_begin_if(cg, ne, "pidfilter");
+		cg_return(cg);
+		cg_end_if(cg, &f);
+	}
+	if (cg->opts->filter_cgroup) {
+		LLVMValueRef id = cg_helper_call(cg, BPF_FUNC_get_current_cgroup_id, NULL, 0);
+		LLVMValueRef ne = LLVMBuildICmp(cg->b, LLVMIntNE, id,
+						cg_const(cg, cg->opts->filter_cgroup), "");
+		struct cg_if f = cg_begin_if(cg, ne, "cgfilter");
+		cg_return(cg);
+		cg_end_if(cg, &f);
+	}
+}
+
+static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int first, int n)
+{
+	const struct sema_attach *at = &p->attach[first];
+	const char *name = arena_printf(cg->a, "p%d_%d", p->index, first);
+	LLVMTypeRef params[] = {cg->ptr};
+	LLVMTypeRef fty = LLVMFunctionType(cg->i32, params, 1, 0);
+	LLVMValueRef fn = LLVMAddFunction(cg->mod, name, fty);
+	LLVMSetSection(fn, section_of(cg, at));
+	LLVMSetLinkage(fn, LLVMExternalLinkage);
+	unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+				LLVMCreateEnumAttribute(cg->ctx, nounwind, 0));
+	LLVMValueRef arg = LLVMGetParam(fn, 0);
+	LLVMSetValueName2(arg, "ctx", 3);
+
+	/* debug info: int name(void *ctx) */
+	LLVMMetadataRef tys[] = {cg->di_int, cg->di_ptr};
+	LLVMMetadataRef sty = LLVMDIBuilderCreateSubroutineType(cg->dib, cg->di_file, tys, 2, 0);
+	int line = p->node->loc.line > 0 ? p->node->loc.line : 1;
+	LLVMMetadataRef sp = LLVMDIBuilderCreateFunction(cg->dib, cg->di_file, name, strlen(name),
+							 name, strlen(name), cg->di_file, (unsigned)line,
+							 sty, 0, 1, (unsigned)line, LLVMDIFlagPrototyped, 1);
+	LLVMSetSubprogram(fn, sp);
+	LLVMMetadataRef pv = LLVMDIBuilderCreateParameterVariable(cg->dib, sp, "ctx", 3, 1, cg->di_file,
+								  (unsigned)line, cg->di_ptr, 1, 0);
+	cg->fn = fn;
+	cg->ctx_arg = arg;
+	cg->di_sp = sp;
+	cg->probe = p;
+	cg->attach = at;
+	cg->vars = NULL;
+	cg->loop = NULL;
+	cg->entry = LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry");
+	LLVMPositionBuilderAtEnd(cg->b, cg->entry);
+	cg_set_loc(cg, p->node->loc);
+	LLVMMetadataRef dl = LLVMDIBuilderCreateDebugLocation(cg->ctx, (unsigned)line, 1, sp, NULL);
+	LLVMDIBuilderInsertDbgValueAtEnd(cg->dib, arg, pv, LLVMDIBuilderCreateExpression(cg->dib, NULL, 0),
+					 dl, cg->entry);
+	/* a fresh block after the allocas' entry block keeps allocas first */
+	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cg->ctx, fn, "body");
+	LLVMPositionBuilderAtEnd(cg->b, body);
+
+	emit_filters(cg);
+	if (p->node->probe.pred) {
+		cg_set_loc(cg, p->node->probe.pred->loc);
+		LLVMValueRef c = cg_cond(cg, p->node->probe.pred);
+		LLVMValueRef no = LLVMBuildNot(cg->b, c, "");
+		struct cg_if f = cg_begin_if(cg, no, "pred");
+		cg_return(cg);
+		cg_end_if(cg, &f);
+	}
+	cg_stmt(cg, p->node->probe.body);
+	if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(cg->b)))
+		LLVMBuildRet(cg->b, LLVMConstInt(cg->i32, 0, 0));
+	/* entry falls through to body once all allocas are placed */
+	LLVMPositionBuilderAtEnd(cg->b, cg->entry);
+	LLVMBuildBr(cg->b, body);
+	cg->di_sp = NULL;
+
+	if (cg->nprogs == cg->capprogs) {
+		cg->capprogs = cg->capprogs ? cg->capprogs * 2 : 16;
+		struct cg_prog *np = arena_new_array(cg->a, struct cg_prog, cg->capprogs);
+		if (cg->nprogs)
+			memcpy(np, cg->progs, sizeof(*np) * (size_t)cg->nprogs);
+		cg->progs = np;
+	}
+	cg->progs[cg->nprogs++] = (struct cg_prog){name, p, first, n};
+}
+
+/* ---- driver ----------------------------------------------------------------- */
+
+static void init_llvm(void)
+{
+	static int done;
+	if (done)
+		return;
+	LLVMInitializeBPFTargetInfo();
+	LLVMInitializeBPFTarget();
+	LLVMInitializeBPFTargetMC();
+	LLVMInitializeBPFAsmPrinter();
+	done = 1;
+}
+
+int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opts *opts,
+	       struct cg_object *out)
+{
+	init_llvm();
+	struct cg_ctx cg = {.a = a, .r = r, .opts = opts};
+	cg.ctx = LLVMContextCreate();
+	cg.mod = LLVMModuleCreateWithNameInContext("sonde", cg.ctx);
+	cg.b = LLVMCreateBuilderInContext(cg.ctx);
+	cg.i1 = LLVMInt1TypeInContext(cg.ctx);
+	cg.i8 = LLVMInt8TypeInContext(cg.ctx);
+	cg.i32 = LLVMInt32TypeInContext(cg.ctx);
+	cg.i64 = LLVMInt64TypeInContext(cg.ctx);
+	cg.ptr = LLVMPointerTypeInContext(cg.ctx, 0);
+
+	char *err = NULL;
+	LLVMTargetRef target;
+	int rc = 0;
+	if (LLVMGetTargetFromTriple("bpfel", &target, &err)) {
+		fprintf(stderr, "sonde: LLVM has no BPF target: %s\n", err);
+		LLVMDisposeMessage(err);
+		return -ENOTSUP;
+	}
+	LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, "bpfel", "v3", "",
+							  LLVMCodeGenLevelDefault, LLVMRelocStatic,
+							  LLVMCodeModelDefault);
+	LLVMSetTarget(cg.mod, "bpfel");
+	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+	LLVMSetModuleDataLayout(cg.mod, td);
+	LLVMDisposeTargetData(td);
+
+	LLVMAddModuleFlag(cg.mod, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18,
+			  LLVMValueAsMetadata(LLVMConstInt(cg.i32, LLVMDebugMetadataVersion(), 0)));
+	LLVMAddModuleFlag(cg.mod, LLVMModuleFlagBehaviorWarning, "Dwarf Version", 13,
+			  LLVMValueAsMetadata(LLVMConstInt(cg.i32, 4, 0)));
+	cg.dib = LLVMCreateDIBuilder(cg.mod);
+	const char *fname = r->program->loc.file ? r->program->loc.file : "sonde";
+	cg.di_file = LLVMDIBuilderCreateFile(cg.dib, fname, strlen(fname), ".", 1);
+	cg.di_cu = LLVMDIBuilderCreateCompileUnit(cg.dib, LLVMDWARFSourceLanguageC, cg.di_file,
+						  "sonde", 5, 1, "", 0, 0, "", 0,
+						  LLVMDWARFEmissionFull, 0, 0, 0, "", 0, "", 0);
+	cg.di_int = LLVMDIBuilderCreateBasicType(cg.dib, "int", 3, 32, DW_ATE_signed, 0);
+	cg.di_ptr = LLVMDIBuilderCreatePointerType(cg.dib, NULL, 64, 64, 0, "", 0);
+
+	LLVMValueRef lic = LLVMAddGlobal(cg.mod, LLVMArrayType(cg.i8, 4), "_license");
+	LLVMSetInitializer(lic, LLVMConstStringInContext(cg.ctx, "GPL", 3, 0));
+	LLVMSetSection(lic, "license");
+
+	cg_maps_declare(&cg);
+	for (int i = 0; i < r->nprobes; i++) {
+		const struct sema_probe *p = &r->probes[i];
+		if (!p->nattach)
+			continue;
+		if (p->uses_args) {
+			for (int j = 0; j < p->nattach; j++)
+				emit_program(&cg, p, j, 1);
+		} else {
+			emit_program(&cg, p, 0, p->nattach);
+		}
+	}
+	LLVMDIBuilderFinalize(cg.dib);
+
+	if (LLVMVerifyModule(cg.mod, LLVMReturnStatusAction, &err)) {
+		fprintf(stderr, "sonde: internal error: invalid LLVM IR:\n%s\n", err);
+		if (opts->emit_ir)
+			LLVMDumpModule(cg.mod);
+		LLVMDisposeMessage(err);
+		rc = -EINVAL;
+		goto out;
+	}
+	LLVMDisposeMessage(err);
+	err = NULL;
+
+	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+	LLVMErrorRef perr = LLVMRunPasses(cg.mod, "default<O2>", tm, po);
+	LLVMDisposePassBuilderOptions(po);
+	if (perr) {
+		char *m = LLVMGetErrorMessage(perr);
+		fprintf(stderr, "sonde: internal error: LLVM passes: %s\n", m);
+		LLVMDisposeErrorMessage(m);
+		rc = -EINVAL;
+		goto out;
+	}
+	if (opts->emit_ir) {
+		char *ir = LLVMPrintModuleToString(cg.mod);
+		fputs(ir, opts->out);
+		LLVMDisposeMessage(ir);
+	}
+	if (opts->emit_asm) {
+		LLVMMemoryBufferRef abuf;
+		if (!LLVMTargetMachineEmitToMemoryBuffer(tm, cg.mod, LLVMAssemblyFile, &err, &abuf)) {
+			fwrite(LLVMGetBufferStart(abuf), 1, LLVMGetBufferSize(abuf), opts->out);
+			LLVMDisposeMemoryBuffer(abuf);
+		}
+	}
+	LLVMMemoryBufferRef obuf;
+	if (LLVMTargetMachineEmitToMemoryBuffer(tm, cg.mod, LLVMObjectFile, &err, &obuf)) {
+		fprintf(stderr, "sonde: internal error: BPF code generation failed: %s\n", err);
+		LLVMDisposeMessage(err);
+		rc = -EINVAL;
+		goto out;
+	}
+	out->elf_size = LLVMGetBufferSize(obuf);
+	out->elf = malloc(out->elf_size);
+	if (!out->elf) {
+		rc = -ENOMEM;
+	} else {
+		memcpy(out->elf, LLVMGetBufferStart(obuf), out->elf_size);
+	}
+	LLVMDisposeMemoryBuffer(obuf);
+	out->progs = cg.progs;
+	out->nprogs = cg.nprogs;
+out:
+	LLVMDisposeDIBuilder(cg.dib);
+	LLVMDisposeBuilder(cg.b);
+	LLVMDisposeModule(cg.mod);
+	LLVMDisposeTargetMachine(tm);
+	LLVMContextDispose(cg.ctx);
+	return rc;
+}

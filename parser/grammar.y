@@ -1,0 +1,465 @@
+/*
+ * grammar.y - the bison grammar of the tracing language.
+ *
+ * A pure (reentrant) LALR(1) parser over the tokens of lexer/lexer.l.  It
+ * only recognises structure: every action hands its pieces to a builder in
+ * parse.c (parse_binary, parse_probe, ...) and stores the result.  Operator
+ * precedence follows C and is declared with %left/%right below rather than
+ * spelled out as one nonterminal per level.  Lists are left-recursive so the
+ * parser stack stays shallow however long a block is.
+ *
+ * Syntax errors are reported once, by parse_report() (bison's "custom"
+ * error hook), as
+ *
+ *   syntax error: unexpected '}', expecting ';'
+ *
+ * with the offending token's location; the parse then stops (there are no
+ * error-recovery rules) and parse_program() returns NULL.  A lexical error
+ * reaches the parser as bison's error token, which stops it silently: the
+ * scanner already printed the message.
+ */
+
+%define api.pure full
+%define api.prefix {parse_yy}
+%define api.token.prefix {TOK_}
+%define api.location.type {struct src_loc}
+%define parse.error custom
+%define parse.lac full
+%locations
+%param {struct parse_ctx *px}
+%expect 0
+
+%code requires {
+#include "parser/parse_impl.h"
+}
+
+%code provides {
+/* the scanner entry the grammar pulls tokens from (lexer/lexer.l) */
+int lex_next(PARSE_YYSTYPE *val, PARSE_YYLTYPE *loc, struct lexer *lx);
+}
+
+%code {
+#include <stdio.h>
+#include <string.h>
+
+#define parse_yylex(val, loc, px) lex_next((val), (loc), (px)->lx)
+
+/* A rule's span runs from its first symbol to its last; an empty rule sits
+ * just after the symbol before it. */
+#define YYLLOC_DEFAULT(cur, rhs, n)					\
+	do {								\
+		if (n) {						\
+			(cur) = diag_span(YYRHSLOC(rhs, 1),		\
+					  YYRHSLOC(rhs, n));		\
+		} else {						\
+			(cur) = YYRHSLOC(rhs, 0);			\
+			(cur).line = (cur).end_line;			\
+			(cur).col = (cur).end_col;			\
+		}							\
+	} while (0)
+
+/* Bison's stack limit; past it the program is "nested too deeply". */
+#define YYMAXDEPTH 10000
+
+/* A builder returned NULL after reporting a located error: stop. */
+#define CHECK(x) do { if (!(x)) YYABORT; } while (0)
+
+static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
+			  const char *msg);
+}
+
+%union {
+	uint64_t ival;
+	struct { char *p; uint32_t len; } str;
+	const char *name;
+	int pos;
+	enum ast_op op;
+	struct ast_node *node;
+	struct parse_list list;
+	struct parse_attach_list attach;
+	struct parse_field_list fields;
+	struct ast_struct_field *field;
+	struct parse_type type;
+	struct ast_ctype ctype;
+}
+
+%token EOI 0		"end of input"
+%token <name> ATTACH	"attach point"
+%token <name> IDENT	"identifier"
+%token <name> VAR	"variable"
+%token <name> MAP	"map"
+%token <pos> POSITIONAL	"positional parameter"
+%token <ival> INT	"integer"
+%token <ival> CHAR	"character literal"
+%token <str> STRING	"string"
+%token <name> TYPE_WORD	"type name"
+%token <name> TYPE_QUAL	"type qualifier"
+%token <op> ASSIGN_OP	"compound assignment"
+%token IF "'if'" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'"
+%token RETURN "'return'" BREAK "'break'" CONTINUE "'continue'"
+%token SIZEOF "'sizeof'" STRUCT "'struct'"
+%token ENDPRED "'/'"
+%token OR_OR "'||'" AND_AND "'&&'" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
+%token SHL "'<<'" SHR "'>>'" INC "'++'" DEC "'--'" ARROW "'->'"
+
+%type <list> items stmts stmt_seq expr_list
+%type <node> item probe pred block simple_stmt compound_stmt if_stmt
+%type <node> lvalue map expr primary struct_def
+%type <attach> attach_list
+%type <fields> field_decls field_decl declarators
+%type <field> declarator
+%type <type> type_spec type_item
+%type <ctype> ctype
+%type <pos> stars
+%type <name> field_name
+
+/* C precedence, loosest first */
+%right '?' ':'
+%left OR_OR
+%left AND_AND
+%left '|'
+%left '^'
+%left '&'
+%left EQ NE
+%left '<' '>' LE GE
+%left SHL SHR
+%left '+' '-'
+%left '*' '/' '%'
+%precedence UNARY
+%precedence MAP_BARE		/* "@m" then '[' takes the keys */
+%precedence INC DEC '[' '.' ARROW
+
+%%
+
+/* program = item* */
+program
+	: items			{ px->root = parse_program_node(px, $1, @$); }
+	;
+
+items
+	: %empty		{ $$ = (struct parse_list){0}; }
+	| items item		{ $$ = parse_list_add($1, $2); }
+	;
+
+/* item = probe | struct_def */
+item
+	: probe
+	| struct_def
+	;
+
+/* probe = attach ("," attach)* ("/" expr "/")? block */
+probe
+	: attach_list pred block
+				{ $$ = parse_probe(px, $1, $2, $3, @$); }
+	;
+
+attach_list
+	: ATTACH		{ $$ = parse_attach_add(px, (struct parse_attach_list){0}, $1, @1); }
+	| attach_list ',' ATTACH
+				{ $$ = parse_attach_add(px, $1, $3, @3); }
+	;
+
+pred
+	: %empty		{ $$ = NULL; }
+	| '/' expr ENDPRED	{ $$ = $2; }
+	;
+
+/* block = "{" (stmt (";" stmt)*)? ";"? "}"
+ * where if/while/unroll/{} need no ";" after them, and stray ";" are empty
+ * statements */
+block
+	: '{' stmts '}'		{ $$ = parse_block(px, $2, @$); }
+	;
+
+stmts
+	: stmt_seq
+	| stmt_seq simple_stmt	{ $$ = parse_list_add($1, $2); }
+	;
+
+stmt_seq
+	: %empty		{ $$ = (struct parse_list){0}; }
+	| stmt_seq simple_stmt ';'
+				{ $$ = parse_list_add($1, $2); }
+	| stmt_seq compound_stmt
+				{ $$ = parse_list_add($1, $2); }
+	| stmt_seq ';'
+	;
+
+/* simple_stmt = expr | lvalue ("=" | "+=" | ...) expr
+ *             | "return" | "break" | "continue" */
+simple_stmt
+	: expr			{ $$ = parse_expr_stmt(px, $1); }
+	| lvalue '=' expr	{ $$ = parse_assign(px, $1, OP_NONE, $3, @$); }
+	| lvalue ASSIGN_OP expr	{ $$ = parse_assign(px, $1, $2, $3, @$); }
+	| RETURN		{ $$ = parse_jump(px, N_RETURN, @$); }
+	| BREAK			{ $$ = parse_jump(px, N_BREAK, @$); }
+	| CONTINUE		{ $$ = parse_jump(px, N_CONTINUE, @$); }
+	;
+
+/* compound_stmt = if_stmt | "while" "(" expr ")" block
+ *               | "unroll" "(" expr ")" block | block */
+compound_stmt
+	: if_stmt
+	| WHILE '(' expr ')' block
+				{ $$ = parse_loop(px, N_WHILE, $3, $5, @$); }
+	| UNROLL '(' expr ')' block
+				{ $$ = parse_loop(px, N_UNROLL, $3, $5, @$); }
+	| block
+	;
+
+/* if_stmt = "if" "(" expr ")" block ("else" (block | if_stmt))? */
+if_stmt
+	: IF '(' expr ')' block	{ $$ = parse_if(px, $3, $5, NULL, @$); }
+	| IF '(' expr ')' block ELSE block
+				{ $$ = parse_if(px, $3, $5, $7, @$); }
+	| IF '(' expr ')' block ELSE if_stmt
+				{ $$ = parse_if(px, $3, $5, $7, @$); }
+	;
+
+/* lvalue = "$" name | map */
+lvalue
+	: VAR			{ $$ = parse_name(px, N_VAR, $1, @$); }
+	| map
+	;
+
+/* map = "@" name? ("[" expr ("," expr)* "]")? */
+map
+	: MAP %prec MAP_BARE	{ $$ = parse_map(px, $1, (struct parse_list){0}, @$); }
+	| MAP '[' expr_list ']'	{ $$ = parse_map(px, $1, $3, @$); }
+	;
+
+expr_list
+	: expr			{ $$ = parse_list_add((struct parse_list){0}, $1); }
+	| expr_list ',' expr	{ $$ = parse_list_add($1, $3); }
+	;
+
+/* expr = expr "?" expr ":" expr | expr binop expr | unop expr
+ *      | "(" ctype ")" expr | expr ("++" | "--") | expr "[" expr "]"
+ *      | expr "." name | expr "." integer | expr "->" name | primary */
+expr
+	: expr '?' expr ':' expr
+				{ $$ = parse_ternary(px, $1, $3, $5); }
+	| expr OR_OR expr	{ $$ = parse_binary(px, OP_LOR, $1, $3, @$); }
+	| expr AND_AND expr	{ $$ = parse_binary(px, OP_LAND, $1, $3, @$); }
+	| expr '|' expr		{ $$ = parse_binary(px, OP_OR, $1, $3, @$); }
+	| expr '^' expr		{ $$ = parse_binary(px, OP_XOR, $1, $3, @$); }
+	| expr '&' expr		{ $$ = parse_binary(px, OP_AND, $1, $3, @$); }
+	| expr EQ expr		{ $$ = parse_binary(px, OP_EQ, $1, $3, @$); }
+	| expr NE expr		{ $$ = parse_binary(px, OP_NE, $1, $3, @$); }
+	| expr '<' expr		{ $$ = parse_binary(px, OP_LT, $1, $3, @$); }
+	| expr '>' expr		{ $$ = parse_binary(px, OP_GT, $1, $3, @$); }
+	| expr LE expr		{ $$ = parse_binary(px, OP_LE, $1, $3, @$); }
+	| expr GE expr		{ $$ = parse_binary(px, OP_GE, $1, $3, @$); }
+	| expr SHL expr		{ $$ = parse_binary(px, OP_SHL, $1, $3, @$); }
+	| expr SHR expr		{ $$ = parse_binary(px, OP_SHR, $1, $3, @$); }
+	| expr '+' expr		{ $$ = parse_binary(px, OP_ADD, $1, $3, @$); }
+	| expr '-' expr		{ $$ = parse_binary(px, OP_SUB, $1, $3, @$); }
+	| expr '*' expr		{ $$ = parse_binary(px, OP_MUL, $1, $3, @$); }
+	| expr '/' expr		{ $$ = parse_binary(px, OP_DIV, $1, $3, @$); }
+	| expr '%' expr		{ $$ = parse_binary(px, OP_MOD, $1, $3, @$); }
+	| '-' expr %prec UNARY	{ $$ = parse_unary(px, OP_NEG, $2, @$); }
+	| '!' expr %prec UNARY	{ $$ = parse_unary(px, OP_LNOT, $2, @$); }
+	| '~' expr %prec UNARY	{ $$ = parse_unary(px, OP_BNOT, $2, @$); }
+	| '*' expr %prec UNARY	{ $$ = parse_unary(px, OP_DEREF, $2, @$); }
+	| '&' expr %prec UNARY	{ $$ = parse_unary(px, OP_ADDR, $2, @$); }
+	| INC expr %prec UNARY	{ CHECK($$ = parse_incdec(px, $2, true, false, @$)); }
+	| DEC expr %prec UNARY	{ CHECK($$ = parse_incdec(px, $2, false, false, @$)); }
+	| '(' ctype ')' expr %prec UNARY
+				{ $$ = parse_cast(px, $2, $4, @$); }
+	| expr INC		{ CHECK($$ = parse_incdec(px, $1, true, true, @$)); }
+	| expr DEC		{ CHECK($$ = parse_incdec(px, $1, false, true, @$)); }
+	| expr '[' expr ']'	{ $$ = parse_index(px, $1, $3, @$); }
+	| expr '.' field_name	{ $$ = parse_field(px, $1, $3, false, @$); }
+	| expr '.' INT		{ $$ = parse_tuple_field(px, $1, $3, @$); }
+	| expr ARROW field_name	{ $$ = parse_field(px, $1, $3, true, @$); }
+	| primary
+	;
+
+field_name
+	: IDENT
+	| TYPE_WORD
+	;
+
+/* primary = integer | char | string | ident | "$" name | "$" N | "$#"
+ *         | map | ident "(" args? ")" | "(" expr ")" | "(" expr ("," expr)+ ")"
+ *         | "sizeof" "(" (ctype | expr) ")" */
+primary
+	: INT			{ $$ = parse_int(px, $1, false, @$); }
+	| CHAR			{ $$ = parse_int(px, $1, true, @$); }
+	| STRING		{ $$ = parse_str(px, $1.p, $1.len, @$); }
+	| IDENT			{ $$ = parse_name(px, N_IDENT, $1, @$); }
+	| VAR			{ $$ = parse_name(px, N_VAR, $1, @$); }
+	| POSITIONAL		{ $$ = parse_positional(px, $1, @$); }
+	| map
+	| IDENT '(' ')'		{ $$ = parse_call(px, $1, (struct parse_list){0}, @$); }
+	| IDENT '(' expr_list ')'
+				{ $$ = parse_call(px, $1, $3, @$); }
+	| '(' expr ')'		{ $$ = $2; }
+	| '(' expr ',' expr_list ')'
+				{ $$ = parse_tuple(px, $2, $4, @$); }
+	| SIZEOF '(' ctype ')'	{ $$ = parse_sizeof(px, $3, NULL, @$); }
+	| SIZEOF '(' expr ')'	{ $$ = parse_sizeof(px, (struct ast_ctype){0}, $3, @$); }
+	;
+
+/* ctype = type_item+ "*"* ; e.g. "unsigned long", "struct foo *" */
+ctype
+	: type_spec stars	{ CHECK(parse_ctype_finish(px, &$1, $2, &$$)); }
+	;
+
+type_spec
+	: type_item
+	| type_spec type_item	{ $$ = $1; CHECK(parse_type_add(px, &$$, $2)); }
+	;
+
+type_item
+	: TYPE_WORD		{ $$ = parse_type_word($1, @$); }
+	| TYPE_QUAL		{ $$ = parse_type_word($1, @$); }
+	| STRUCT IDENT		{ $$ = parse_type_struct($2, @$); }
+	;
+
+stars
+	: %empty		{ $$ = 0; }
+	| stars '*'		{ $$ = $1 + 1; }
+	;
+
+/* struct_def = "struct" name "{" field_decl* "}" ";"? */
+struct_def
+	: STRUCT IDENT '{' field_decls '}' semi_opt
+				{ $$ = parse_struct_def(px, $2, $4, @$); }
+	;
+
+semi_opt
+	: %empty
+	| ';'
+	;
+
+field_decls
+	: %empty		{ $$ = (struct parse_field_list){0}; }
+	| field_decls field_decl
+				{ $$ = $1;
+				  if ($2.head) {
+					if ($$.tail)
+						$$.tail->next = $2.head;
+					else
+						$$.head = $2.head;
+					$$.tail = $2.tail;
+				  } }
+	;
+
+/* field_decl = type_spec declarator ("," declarator)* ";" */
+field_decl
+	: type_spec declarators ';'
+				{ $$ = $2; CHECK(parse_field_decl(px, &$1, $2)); }
+	;
+
+declarators
+	: declarator		{ $$ = parse_field_add((struct parse_field_list){0}, $1); }
+	| declarators ',' declarator
+				{ $$ = parse_field_add($1, $3); }
+	;
+
+/* declarator = "*"* name ("[" integer "]")? */
+declarator
+	: stars IDENT		{ $$ = parse_declarator(px, $1, $2, @$); }
+	| stars IDENT '[' INT ']'
+				{ CHECK($$ = parse_array_declarator(px,
+					parse_declarator(px, $1, $2, @2), $4, @4, @$)); }
+	;
+
+%%
+
+/* How a token kind reads in "expecting ...": bison's alias without the
+ * double quotes it stores ("'if'", "identifier", "'}'"). */
+static const char *parse_symbol_text(yysymbol_kind_t sym, char *buf,
+				     size_t size)
+{
+	const char *name = yysymbol_name(sym);
+	size_t len = strlen(name);
+	if (len >= 2 && name[0] == '"' && name[len - 1] == '"') {
+		snprintf(buf, size, "%.*s", (int)(len - 2), name + 1);
+		return buf;
+	}
+	return name;
+}
+
+/* The unexpected token as the message shows it: its class and, for names
+ * and literals, its text ("identifier 'foo'"); keywords and operators as
+ * their text ("'}'"). */
+static void parse_describe_unexpected(struct parse_ctx *px,
+				      yysymbol_kind_t sym, char *buf,
+				      size_t size)
+{
+	const char *text = lex_last_text(px->lx);
+	const char *cls = NULL;
+	switch (sym) {
+	case YYSYMBOL_EOI:
+		snprintf(buf, size, "end of input");
+		return;
+	case YYSYMBOL_ATTACH:	cls = "attach point"; break;
+	case YYSYMBOL_IDENT:	cls = "identifier"; break;
+	case YYSYMBOL_VAR:	cls = "variable"; break;
+	case YYSYMBOL_MAP:	cls = "map"; break;
+	case YYSYMBOL_POSITIONAL: cls = "positional parameter"; break;
+	case YYSYMBOL_INT:	cls = "integer"; break;
+	case YYSYMBOL_CHAR:	cls = "character literal"; break;
+	case YYSYMBOL_TYPE_WORD: cls = "type name"; break;
+	case YYSYMBOL_TYPE_QUAL: cls = "type qualifier"; break;
+	case YYSYMBOL_STRING:
+		/* the text keeps its quotes */
+		snprintf(buf, size, "string %s", text);
+		return;
+	default:
+		break;
+	}
+	if (cls)
+		snprintf(buf, size, "%s '%s'", cls, text);
+	else
+		snprintf(buf, size, "'%s'", text);
+}
+
+/* Bison's "custom" syntax-error hook: one located message.  Up to four
+ * expected tokens are listed; a longer list that includes the start of an
+ * expression reads "expecting an expression"; otherwise none is shown. */
+static int yyreport_syntax_error(const yypcontext_t *ctx, struct parse_ctx *px)
+{
+	enum { MAX_LISTED = 4 };
+	yysymbol_kind_t expected[YYNTOKENS];
+	char what[128], name[64], tail[320];
+
+	if (lex_failed(px->lx) || px->failed)
+		return 0;
+	parse_describe_unexpected(px, yypcontext_token(ctx), what,
+				  sizeof(what));
+	int n = yypcontext_expected_tokens(ctx, expected, YYNTOKENS);
+	tail[0] = '\0';
+	if (n > 0 && n <= MAX_LISTED) {
+		size_t off = (size_t)snprintf(tail, sizeof(tail), ", expecting ");
+		for (int i = 0; i < n && off < sizeof(tail); i++) {
+			const char *sep = i == 0 ? "" : i == n - 1 ? " or " : ", ";
+			off += (size_t)snprintf(tail + off, sizeof(tail) - off,
+				"%s%s", sep,
+				parse_symbol_text(expected[i], name, sizeof(name)));
+		}
+	} else {
+		for (int i = 0; i < n; i++)
+			if (expected[i] == YYSYMBOL_INT)
+				snprintf(tail, sizeof(tail),
+					 ", expecting an expression");
+	}
+	diag_error(px->diag, *yypcontext_location(ctx),
+		   "syntax error: unexpected %s%s", what, tail);
+	px->failed = true;
+	return 0;
+}
+
+/* Bison's own complaints: only "memory exhausted", i.e. the stack passed
+ * YYMAXDEPTH on absurdly nested input. */
+static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
+			  const char *msg)
+{
+	(void)msg;
+	if (px->failed || lex_failed(px->lx))
+		return;
+	diag_error(px->diag, *loc, "program is nested too deeply");
+	px->failed = true;
+}

@@ -1,0 +1,145 @@
+/*
+ * parse_impl.h - private to the parser: what grammar.y and parse.c share.
+ *
+ * The bison grammar (grammar.y) only recognises structure; every node it
+ * makes comes from one of the small builders below, defined in parse.c so
+ * that they compile under the project's -Werror warning set (the generated
+ * parser does not).  struct parse_ctx is bison's %param: the arena, the
+ * diag, the scanner and the result.  Nothing outside parser/ and lexer/
+ * includes this header; other stages use parser.h.
+ */
+#ifndef SONDE_PARSE_IMPL_H
+#define SONDE_PARSE_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../common/arena.h"
+#include "../common/diag.h"
+#include "../lexer/lexer.h"
+#include "ast.h"
+
+struct parse_ctx {
+	struct arena *arena;
+	struct diag *diag;
+	struct lexer *lx;
+	struct ast_node *root;	/* N_PROGRAM once the start rule reduced */
+	int nprobes;		/* probes seen so far: the next probe's index */
+	bool failed;		/* a builder reported an error */
+};
+
+/* A node list under construction: appending is O(1). */
+struct parse_list {
+	struct ast_node *head, *tail;
+	int n;
+};
+
+struct parse_attach_list {
+	struct ast_attach *head, *tail;
+};
+
+struct parse_field_list {
+	struct ast_struct_field *head, *tail;
+};
+
+/* The words of a C type as the grammar meets them ("unsigned", "long",
+ * "struct foo", "const"), checked and folded into an ast_ctype by
+ * parse_ctype_finish(). */
+struct parse_type {
+	struct src_loc loc;
+	const char *word;	/* intN/uintN/void/bool, or the struct name */
+	bool is_struct;
+	int n_signed, n_unsigned, n_char, n_short, n_int, n_long, n_other;
+};
+
+/* Implemented by the generated grammar. */
+int parse_yyparse(struct parse_ctx *px);
+
+/* lists */
+struct parse_list parse_list_add(struct parse_list l, struct ast_node *n);
+struct parse_attach_list parse_attach_add(struct parse_ctx *px,
+	struct parse_attach_list l, const char *raw, struct src_loc loc);
+struct parse_field_list parse_field_add(struct parse_field_list l,
+	struct ast_struct_field *f);
+
+/* types */
+struct parse_type parse_type_word(const char *word, struct src_loc loc);
+struct parse_type parse_type_struct(const char *name, struct src_loc loc);
+/* the next word of a type; false (after reporting) if it cannot follow */
+bool parse_type_add(struct parse_ctx *px, struct parse_type *t,
+		    struct parse_type w);
+bool parse_ctype_finish(struct parse_ctx *px, const struct parse_type *t,
+			int ptr_depth, struct ast_ctype *out);
+
+/* expressions */
+struct ast_node *parse_int(struct parse_ctx *px, uint64_t v, bool is_char,
+			   struct src_loc loc);
+struct ast_node *parse_str(struct parse_ctx *px, const char *s, uint32_t len,
+			   struct src_loc loc);
+struct ast_node *parse_name(struct parse_ctx *px, enum node_kind kind,
+			    const char *name, struct src_loc loc);
+struct ast_node *parse_positional(struct parse_ctx *px, int index,
+				  struct src_loc loc);
+struct ast_node *parse_map(struct parse_ctx *px, const char *name,
+			   struct parse_list keys, struct src_loc loc);
+struct ast_node *parse_call(struct parse_ctx *px, const char *name,
+			    struct parse_list args, struct src_loc loc);
+struct ast_node *parse_binary(struct parse_ctx *px, enum ast_op op,
+			      struct ast_node *l, struct ast_node *r);
+struct ast_node *parse_unary(struct parse_ctx *px, enum ast_op op,
+			     struct ast_node *e, struct src_loc loc);
+/* NULL (after reporting) unless `target` is a variable or a map */
+struct ast_node *parse_incdec(struct parse_ctx *px, struct ast_node *target,
+			      bool is_inc, bool is_post, struct src_loc loc);
+struct ast_node *parse_ternary(struct parse_ctx *px, struct ast_node *c,
+			       struct ast_node *a, struct ast_node *b);
+struct ast_node *parse_field(struct parse_ctx *px, struct ast_node *base,
+			     const char *name, bool is_arrow, struct src_loc loc);
+struct ast_node *parse_tuple_field(struct parse_ctx *px, struct ast_node *base,
+				   uint64_t index, struct src_loc loc);
+struct ast_node *parse_index(struct parse_ctx *px, struct ast_node *base,
+			     struct ast_node *index, struct src_loc loc);
+struct ast_node *parse_cast(struct parse_ctx *px, struct ast_ctype ct,
+			    struct ast_node *e, struct src_loc loc);
+struct ast_node *parse_sizeof(struct parse_ctx *px, struct ast_ctype ct,
+			      struct ast_node *e, struct src_loc loc);
+struct ast_node *parse_tuple(struct parse_ctx *px, struct ast_node *first,
+			     struct parse_list rest, struct src_loc loc);
+
+/* statements */
+struct ast_node *parse_expr_stmt(struct parse_ctx *px, struct ast_node *e);
+struct ast_node *parse_assign(struct parse_ctx *px, struct ast_node *target,
+			      enum ast_op op, struct ast_node *value,
+			      struct src_loc loc);
+struct ast_node *parse_if(struct parse_ctx *px, struct ast_node *cond,
+			  struct ast_node *then, struct ast_node *els,
+			  struct src_loc loc);
+struct ast_node *parse_loop(struct parse_ctx *px, enum node_kind kind,
+			    struct ast_node *head, struct ast_node *body,
+			    struct src_loc loc);
+struct ast_node *parse_jump(struct parse_ctx *px, enum node_kind kind,
+			    struct src_loc loc);
+struct ast_node *parse_block(struct parse_ctx *px, struct parse_list stmts,
+			     struct src_loc loc);
+
+/* top level */
+struct ast_node *parse_probe(struct parse_ctx *px, struct parse_attach_list at,
+			     struct ast_node *pred, struct ast_node *body,
+			     struct src_loc loc);
+/* one declarator of a struct field: "*name", "name[16]" */
+struct ast_struct_field *parse_declarator(struct parse_ctx *px, int ptr_depth,
+	const char *name, struct src_loc loc);
+/* "name[N]": NULL (after reporting) if N is not a sane array length */
+struct ast_struct_field *parse_array_declarator(struct parse_ctx *px,
+	struct ast_struct_field *f, uint64_t len, struct src_loc len_loc,
+	struct src_loc loc);
+/* give every declarator of one "TYPE a, *b, c[4];" line its base type */
+bool parse_field_decl(struct parse_ctx *px, const struct parse_type *t,
+		      struct parse_field_list decls);
+struct ast_node *parse_struct_def(struct parse_ctx *px, const char *name,
+				  struct parse_field_list fields,
+				  struct src_loc loc);
+struct ast_node *parse_program_node(struct parse_ctx *px,
+				    struct parse_list items, struct src_loc loc);
+
+#endif

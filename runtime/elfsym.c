@@ -1,0 +1,816 @@
+/*
+ * elfsym.c - function symbols of ELF files, for placing uprobes and for
+ * naming addresses.
+ *
+ * A uprobe is placed at a *file offset*, but a symbol's st_value is a
+ * virtual address in the file's own link-time layout; the PT_LOAD program
+ * headers say which file bytes land at which vaddr (off = vaddr - p_vaddr +
+ * p_offset).  Going the other way, an address in a live process becomes a
+ * file offset through the /proc/PID/maps line that covers it, then a vaddr
+ * through PT_LOAD again, then a symbol.  That works alike for PIE
+ * executables, shared libraries and fixed-address executables, and it never
+ * needs the load bias.
+ *
+ * Symbols come from .symtab and .dynsym and, like bpftrace (bcc), from a
+ * separate debug file found under /usr/lib/debug by build-id or
+ * .gnu_debuglink (checked by build-id or CRC, inside the same root as the
+ * file), because Debian's libc.so.6 keeps only .dynsym.  Aliases (malloc,
+ * __libc_malloc, __malloc) share an address; the preferred name comes first.
+ *
+ * The symbol cache for usym()/ustack keeps each process's executable
+ * mappings and each parsed file, the latter keyed by (dev, inode) so forty
+ * processes mapping one libc parse it once.
+ */
+#include "runtime/resolve.h"
+#include "common/arena.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct rs_load {
+	uint64_t vaddr, off, filesz;
+	bool exec;
+};
+
+struct rs_elf {
+	struct arena *ar;
+	const char *name;
+	struct rs_sym *syms;
+	size_t nsyms, cap;
+	struct rs_load *loads;
+	size_t nloads;
+	unsigned char build_id[64];
+	size_t build_id_len;
+	const char *debuglink;	/* .gnu_debuglink file name, or NULL */
+	uint32_t debuglink_crc;
+};
+
+/* ---- reading ---------------------------------------------------------- */
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static bool elf_ready(void)
+{
+	static int state;	/* 0 unknown, 1 ok, -1 failed */
+	if (!state)
+		state = elf_version(EV_CURRENT) == EV_NONE ? -1 : 1;
+	return state > 0;
+}
+
+static int push_sym(struct rs_elf *e, const struct rs_sym *s)
+{
+	if (e->nsyms == e->cap) {
+		size_t cap = e->cap ? e->cap * 2 : 256;
+		struct rs_sym *v = realloc(e->syms, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		e->syms = v;
+		e->cap = cap;
+	}
+	e->syms[e->nsyms++] = *s;
+	return 0;
+}
+
+/* Function symbols of one file: .symtab always, .dynsym unless symtab_only
+ * (a debug file's .dynsym is a stripped duplicate at best). */
+static int collect_syms(struct rs_elf *e, Elf *elf, bool symtab_only)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t entsz, n;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type != SHT_SYMTAB &&
+		    (symtab_only || sh.sh_type != SHT_DYNSYM))
+			continue;
+		d = elf_getdata(scn, NULL);
+		entsz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+		if (!d || !entsz)
+			continue;
+		n = d->d_size / entsz;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Sym s;
+			const char *name;
+			int type;
+			struct rs_sym rs;
+
+			if (!gelf_getsym(d, (int)i, &s))
+				break;
+			type = GELF_ST_TYPE(s.st_info);
+			if (type != STT_FUNC && type != STT_GNU_IFUNC)
+				continue;
+			if (s.st_shndx == SHN_UNDEF || s.st_value == 0)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (!name || !*name)
+				continue;
+			rs.name = arena_strdup(e->ar, name);
+			rs.vaddr = s.st_value;
+			rs.size = s.st_size;
+			rs.bind = (uint8_t)GELF_ST_BIND(s.st_info);
+			rs.ifunc = type == STT_GNU_IFUNC;
+			if (push_sym(e, &rs))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int read_build_id(Elf *elf, unsigned char *out, size_t cap, size_t *len)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    memcmp((char *)d->d_buf + noff, "GNU", 4) == 0 &&
+			    nh.n_descsz > 0 && nh.n_descsz <= cap) {
+				memcpy(out, (char *)d->d_buf + doff, nh.n_descsz);
+				*len = nh.n_descsz;
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+static void read_debuglink(struct rs_elf *e, Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *sname;
+		Elf_Data *d;
+		size_t nlen, crcoff;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		sname = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!sname || strcmp(sname, ".gnu_debuglink"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || d->d_size < 8)
+			return;
+		nlen = strnlen(d->d_buf, d->d_size);
+		crcoff = (nlen + 4) & ~(size_t)3;
+		if (nlen == 0 || crcoff + 4 > d->d_size || strchr(d->d_buf, '/'))
+			return;
+		e->debuglink = arena_strndup(e->ar, d->d_buf, nlen);
+		memcpy(&e->debuglink_crc, (char *)d->d_buf + crcoff, 4);
+		return;
+	}
+}
+
+/* The CRC-32 .gnu_debuglink uses (zlib's polynomial). */
+static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
+{
+	static uint32_t table[256];
+	if (!table[1]) {
+		for (uint32_t i = 0; i < 256; i++) {
+			uint32_t c = i;
+			for (int k = 0; k < 8; k++)
+				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+			table[i] = c;
+		}
+	}
+	crc = ~crc;
+	while (n--)
+		crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}
+
+static bool file_crc_is(int fd, uint32_t want)
+{
+	unsigned char buf[65536];
+	uint32_t crc = 0;
+	off_t pos = 0;
+	ssize_t n;
+
+	while ((n = pread(fd, buf, sizeof(buf), pos)) > 0) {
+		crc = crc32_update(crc, buf, (size_t)n);
+		pos += n;
+	}
+	return n == 0 && crc == want;
+}
+
+static int open_debug_candidate(const char *root, const char *path)
+{
+	if (!root || !*root)
+		return open(path, O_RDONLY | O_CLOEXEC);
+	return rs_open_in_root(root, path, O_RDONLY);
+}
+
+/* Merge the .symtab of a separate debug file, if one is found and is
+ * provably this file's (same build-id, or the debuglink CRC). */
+static void merge_debug_file(struct rs_elf *e, const char *debug_root)
+{
+	char path[RS_PATH_MAX], dir[RS_PATH_MAX];
+	const char *cands[4];
+	char bufs[3][RS_PATH_MAX];
+	int ncand = 0;
+
+	if (e->build_id_len >= 2) {
+		int n = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/",
+				 e->build_id[0]);
+		for (size_t i = 1; i < e->build_id_len && n < (int)sizeof(path) - 8; i++)
+			n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x",
+				      e->build_id[i]);
+		snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
+		cands[ncand++] = path;
+	}
+	if (e->debuglink && e->name[0] == '/') {
+		const char *slash = strrchr(e->name, '/');
+		size_t dl = (size_t)(slash - e->name);
+		snprintf(dir, sizeof(dir), "%.*s", (int)dl, e->name);
+		snprintf(bufs[0], RS_PATH_MAX, "%s/%s", dir, e->debuglink);
+		snprintf(bufs[1], RS_PATH_MAX, "%s/.debug/%s", dir, e->debuglink);
+		snprintf(bufs[2], RS_PATH_MAX, "/usr/lib/debug%s/%s", dir, e->debuglink);
+		for (int i = 0; i < 3; i++)
+			cands[ncand++] = bufs[i];
+	}
+	for (int i = 0; i < ncand; i++) {
+		int fd = open_debug_candidate(debug_root, cands[i]);
+		Elf *elf;
+		bool ok = false;
+
+		if (fd < 0)
+			continue;
+		elf = elf_begin(fd, ELF_C_READ, NULL);
+		if (elf && elf_kind(elf) == ELF_K_ELF) {
+			unsigned char id[64];
+			size_t idlen = 0;
+			if (e->build_id_len) {
+				ok = read_build_id(elf, id, sizeof(id), &idlen) == 0 &&
+				     idlen == e->build_id_len &&
+				     memcmp(id, e->build_id, idlen) == 0;
+			} else {
+				ok = file_crc_is(fd, e->debuglink_crc);
+			}
+			if (ok)
+				collect_syms(e, elf, true);
+		}
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		if (ok)
+			return;
+	}
+}
+
+/* ---- ordering ----------------------------------------------------------- */
+
+static int bind_rank(uint8_t b)
+{
+	switch (b) {
+	case STB_GLOBAL:
+	case STB_GNU_UNIQUE:
+		return 0;
+	case STB_WEAK:
+		return 1;
+	case STB_LOCAL:
+		return 2;
+	default:
+		return 3;
+	}
+}
+
+static int underscores(const char *s)
+{
+	int n = 0;
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* Which alias names an address: global over local, "malloc" over
+ * "malloc@@GLIBC_2.2.5", "malloc" over "__libc_malloc", short over long. */
+static int pref_cmp(const struct rs_sym *a, const struct rs_sym *b)
+{
+	int d;
+	size_t la, lb;
+
+	if ((d = bind_rank(a->bind) - bind_rank(b->bind)))
+		return d;
+	if ((d = (strchr(a->name, '@') != NULL) - (strchr(b->name, '@') != NULL)))
+		return d;
+	if ((d = underscores(a->name) - underscores(b->name)))
+		return d;
+	la = strlen(a->name);
+	lb = strlen(b->name);
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static int cmp_addr_name(const void *pa, const void *pb)
+{
+	const struct rs_sym *a = pa, *b = pb;
+	int d;
+	if (a->vaddr != b->vaddr)
+		return a->vaddr < b->vaddr ? -1 : 1;
+	if ((d = strcmp(a->name, b->name)))
+		return d;
+	return bind_rank(a->bind) - bind_rank(b->bind);
+}
+
+static int cmp_addr_pref(const void *pa, const void *pb)
+{
+	const struct rs_sym *a = pa, *b = pb;
+	if (a->vaddr != b->vaddr)
+		return a->vaddr < b->vaddr ? -1 : 1;
+	return pref_cmp(a, b);
+}
+
+/* Dedupe (name, vaddr) pairs: .symtab repeats .dynsym, the debug file
+ * repeats both. */
+static void finish_syms(struct rs_elf *e)
+{
+	size_t w = 0;
+
+	if (!e->nsyms)
+		return;
+	qsort(e->syms, e->nsyms, sizeof(*e->syms), cmp_addr_name);
+	for (size_t r = 0; r < e->nsyms; r++) {
+		if (w && e->syms[w - 1].vaddr == e->syms[r].vaddr &&
+		    strcmp(e->syms[w - 1].name, e->syms[r].name) == 0) {
+			/* keep the best binding, the larger size */
+			if (e->syms[r].size > e->syms[w - 1].size)
+				e->syms[w - 1].size = e->syms[r].size;
+			e->syms[w - 1].ifunc |= e->syms[r].ifunc;
+			continue;
+		}
+		e->syms[w++] = e->syms[r];
+	}
+	e->nsyms = w;
+	qsort(e->syms, e->nsyms, sizeof(*e->syms), cmp_addr_pref);
+}
+
+/* ---- public ----------------------------------------------------------- */
+
+int rs_elf_open_fd(int fd, const char *name, const char *debug_root,
+		   struct rs_elf **out, char *err, size_t errlen)
+{
+	struct rs_elf *e;
+	Elf *elf;
+	GElf_Ehdr eh;
+	size_t nph;
+	int ret = 0;
+
+	*out = NULL;
+	if (!elf_ready()) {
+		set_err(err, errlen, "libelf is unusable: %s", elf_errmsg(-1));
+		return -ENOSYS;
+	}
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+		set_err(err, errlen, "%s is not an ELF file", name);
+		if (elf)
+			elf_end(elf);
+		return -ENOEXEC;
+	}
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+		set_err(err, errlen, "%s is not an executable or shared library", name);
+		elf_end(elf);
+		return -ENOEXEC;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		elf_end(elf);
+		return -ENOMEM;
+	}
+	e->ar = arena_new();
+	e->name = arena_strdup(e->ar, name);
+
+	if (elf_getphdrnum(elf, &nph) == 0 && nph > 0 && nph < 65536) {
+		e->loads = arena_new_array(e->ar, struct rs_load, nph);
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			e->loads[e->nloads++] = (struct rs_load){
+				.vaddr = ph.p_vaddr, .off = ph.p_offset,
+				.filesz = ph.p_filesz, .exec = ph.p_flags & PF_X,
+			};
+		}
+	}
+	if (!e->nloads) {
+		set_err(err, errlen, "%s has no loadable segments", name);
+		ret = -ENOEXEC;
+		goto out;
+	}
+	read_build_id(elf, e->build_id, sizeof(e->build_id), &e->build_id_len);
+	read_debuglink(e, elf);
+	if ((ret = collect_syms(e, elf, false))) {
+		set_err(err, errlen, "out of memory reading %s", name);
+		goto out;
+	}
+	merge_debug_file(e, debug_root);
+	finish_syms(e);
+out:
+	elf_end(elf);
+	if (ret)
+		rs_elf_free(e);
+	else
+		*out = e;
+	return ret;
+}
+
+int rs_elf_open(const char *path, struct rs_elf **out, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	*out = NULL;
+	if (fd < 0) {
+		ret = -errno;
+		set_err(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return ret;
+	}
+	ret = rs_elf_open_fd(fd, path, NULL, out, err, errlen);
+	close(fd);
+	return ret;
+}
+
+void rs_elf_free(struct rs_elf *e)
+{
+	if (!e)
+		return;
+	free(e->syms);
+	arena_free(e->ar);
+	free(e);
+}
+
+const char *rs_elf_name(const struct rs_elf *e)
+{
+	return e->name;
+}
+
+const struct rs_sym *rs_elf_syms(const struct rs_elf *e, size_t *n)
+{
+	*n = e->nsyms;
+	return e->syms;
+}
+
+int rs_elf_each_match(const struct rs_elf *e, const char *name,
+		      int (*cb)(const struct rs_sym *s, void *ctx), void *ctx)
+{
+	bool glob = strpbrk(name, "*?[") != NULL;
+	int count = 0;
+
+	for (size_t i = 0; i < e->nsyms; i++) {
+		const struct rs_sym *s = &e->syms[i];
+		int r;
+
+		if (glob) {
+			/* GCC's split-off .part.N pieces are not functions a
+			 * caller enters; bpftrace leaves them out of globs */
+			if (strstr(s->name, ".part.") ||
+			    fnmatch(name, s->name, 0) != 0)
+				continue;
+		} else if (strcmp(name, s->name) != 0) {
+			continue;
+		}
+		count++;
+		if (cb && (r = cb(s, ctx)))
+			return r;
+	}
+	return count;
+}
+
+int rs_elf_vaddr_to_offset(const struct rs_elf *e, uint64_t vaddr, uint64_t *off)
+{
+	for (size_t i = 0; i < e->nloads; i++) {
+		const struct rs_load *l = &e->loads[i];
+		if (vaddr >= l->vaddr && vaddr - l->vaddr < l->filesz) {
+			*off = vaddr - l->vaddr + l->off;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int rs_elf_offset_to_vaddr(const struct rs_elf *e, uint64_t off, uint64_t *vaddr)
+{
+	int found = -1;
+
+	/* segments may share a file page; code wants the executable one */
+	for (size_t i = 0; i < e->nloads; i++) {
+		const struct rs_load *l = &e->loads[i];
+		if (off >= l->off && off - l->off < l->filesz) {
+			if (found < 0 || (l->exec && !e->loads[found].exec))
+				found = (int)i;
+		}
+	}
+	if (found < 0)
+		return -ENOENT;
+	*vaddr = off - e->loads[found].off + e->loads[found].vaddr;
+	return 0;
+}
+
+const struct rs_sym *rs_elf_addr_sym(const struct rs_elf *e, uint64_t vaddr)
+{
+	size_t lo = 0, hi = e->nsyms, first;
+	uint64_t size = 0;
+
+	/* last symbol with st_value <= vaddr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (e->syms[mid].vaddr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	first = lo - 1;
+	while (first > 0 && e->syms[first - 1].vaddr == e->syms[lo - 1].vaddr)
+		first--;
+	for (size_t i = first; i < lo; i++)
+		if (e->syms[i].size > size)
+			size = e->syms[i].size;
+	if (vaddr - e->syms[first].vaddr < (size ? size : 1))
+		return &e->syms[first];
+	return NULL;
+}
+
+/* ---- usym cache --------------------------------------------------------- */
+
+struct sc_file {
+	uint64_t dev, ino;
+	struct rs_elf *elf;	/* NULL until opened, or when it failed */
+	bool failed;
+};
+
+struct sc_map {
+	uint64_t start, end, offset;
+	const char *path;
+	bool deleted;
+	struct sc_file *file;
+};
+
+struct sc_proc {
+	int pid;
+	struct sc_map *maps;
+	size_t n;
+};
+
+struct rs_symcache {
+	struct arena *ar;
+	struct sc_proc *procs;
+	size_t nprocs, capprocs;
+	struct sc_file **files;
+	size_t nfiles, capfiles;
+};
+
+struct rs_symcache *rs_symcache_new(void)
+{
+	struct rs_symcache *c = calloc(1, sizeof(*c));
+	if (c)
+		c->ar = arena_new();
+	return c;
+}
+
+void rs_symcache_free(struct rs_symcache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nprocs; i++)
+		free(c->procs[i].maps);
+	free(c->procs);
+	for (size_t i = 0; i < c->nfiles; i++) {
+		rs_elf_free(c->files[i]->elf);
+		free(c->files[i]);
+	}
+	free(c->files);
+	arena_free(c->ar);
+	free(c);
+}
+
+static struct sc_file *sc_file_get(struct rs_symcache *c, uint64_t dev, uint64_t ino)
+{
+	struct sc_file *f;
+
+	for (size_t i = 0; i < c->nfiles; i++)
+		if (c->files[i]->dev == dev && c->files[i]->ino == ino)
+			return c->files[i];
+	if (c->nfiles == c->capfiles) {
+		size_t cap = c->capfiles ? c->capfiles * 2 : 32;
+		struct sc_file **v = realloc(c->files, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		c->files = v;
+		c->capfiles = cap;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->dev = dev;
+	f->ino = ino;
+	c->files[c->nfiles++] = f;
+	return f;
+}
+
+struct load_ctx {
+	struct rs_symcache *c;
+	struct sc_map *maps;
+	size_t n, cap;
+	bool oom;
+};
+
+static int load_cb(const struct rs_mapping *m, void *ctx)
+{
+	struct load_ctx *lc = ctx;
+	struct sc_map *sm;
+
+	if (lc->n == lc->cap) {
+		size_t cap = lc->cap ? lc->cap * 2 : 32;
+		struct sc_map *v = realloc(lc->maps, cap * sizeof(*v));
+		if (!v) {
+			lc->oom = true;
+			return -ENOMEM;
+		}
+		lc->maps = v;
+		lc->cap = cap;
+	}
+	sm = &lc->maps[lc->n];
+	sm->start = m->start;
+	sm->end = m->end;
+	sm->offset = m->offset;
+	sm->path = arena_strdup(lc->c->ar, m->path);
+	sm->deleted = m->deleted;
+	sm->file = sc_file_get(lc->c, ((uint64_t)m->dev_major << 32) | m->dev_minor,
+			       m->inode);
+	if (!sm->file) {
+		lc->oom = true;
+		return -ENOMEM;
+	}
+	lc->n++;
+	return 0;
+}
+
+static struct sc_proc *sc_proc_find(struct rs_symcache *c, int pid)
+{
+	for (size_t i = 0; i < c->nprocs; i++)
+		if (c->procs[i].pid == pid)
+			return &c->procs[i];
+	return NULL;
+}
+
+/* (Re)read pid's executable mappings; the old list stays if pid is gone,
+ * so addresses of exited processes still name their symbols. */
+static int sc_proc_load(struct rs_symcache *c, int pid, struct sc_proc **out)
+{
+	struct load_ctx lc = { .c = c };
+	struct sc_proc *p;
+	int ret = rs_maps_each(pid, load_cb, &lc);
+
+	if (ret || lc.n == 0) {
+		free(lc.maps);
+		return ret ? ret : -ESRCH;
+	}
+	p = sc_proc_find(c, pid);
+	if (!p) {
+		if (c->nprocs == c->capprocs) {
+			size_t cap = c->capprocs ? c->capprocs * 2 : 16;
+			struct sc_proc *v = realloc(c->procs, cap * sizeof(*v));
+			if (!v) {
+				free(lc.maps);
+				return -ENOMEM;
+			}
+			c->procs = v;
+			c->capprocs = cap;
+		}
+		p = &c->procs[c->nprocs++];
+		p->pid = pid;
+	} else {
+		free(p->maps);
+	}
+	p->maps = lc.maps;
+	p->n = lc.n;
+	*out = p;
+	return 0;
+}
+
+static const struct sc_map *sc_find_map(const struct sc_proc *p, uint64_t addr)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (addr >= p->maps[i].start && addr < p->maps[i].end)
+			return &p->maps[i];
+	return NULL;
+}
+
+static void sc_open_file(int pid, const struct sc_map *m)
+{
+	struct sc_file *f = m->file;
+	struct rs_mapping *rm;
+	char err[256], root[64];
+	int fd;
+
+	if (f->elf || f->failed)
+		return;
+	rm = calloc(1, sizeof(*rm));
+	if (!rm)
+		return;
+	rm->start = m->start;
+	rm->end = m->end;
+	rm->offset = m->offset;
+	rm->dev_major = (unsigned)(f->dev >> 32);
+	rm->dev_minor = (unsigned)f->dev;
+	rm->inode = f->ino;
+	rm->deleted = m->deleted;
+	snprintf(rm->path, sizeof(rm->path), "%s", m->path);
+	fd = rs_open_mapping(pid, rm, 0, err, sizeof(err));
+	free(rm);
+	if (fd < 0) {
+		/* a vanished process may leave the file openable through
+		 * another pid later; only a real failure is final */
+		if (fd != -ESRCH && fd != -ESTALE)
+			f->failed = true;
+		return;
+	}
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	if (rs_elf_open_fd(fd, m->path, root, &f->elf, err, sizeof(err)))
+		f->failed = true;
+	close(fd);
+}
+
+int rs_usym(struct rs_symcache *c, int pid, uint64_t addr, struct rs_usym *out)
+{
+	struct sc_proc *p = sc_proc_find(c, pid);
+	const struct sc_map *m = NULL;
+	const struct rs_sym *s;
+	uint64_t vaddr;
+
+	memset(out, 0, sizeof(*out));
+	if (p)
+		m = sc_find_map(p, addr);
+	if (!m) {
+		/* new process, or a library mapped since we last looked */
+		int ret = sc_proc_load(c, pid, &p);
+		if (ret && !p)
+			return ret == -ENOMEM ? ret : -ESRCH;
+		m = sc_find_map(p, addr);
+		if (!m)
+			return -ENOENT;
+	}
+	out->file = m->path;
+	sc_open_file(pid, m);
+	if (!m->file->elf)
+		return -ENOENT;
+	if (rs_elf_offset_to_vaddr(m->file->elf, addr - m->start + m->offset, &vaddr))
+		return -ENOENT;
+	s = rs_elf_addr_sym(m->file->elf, vaddr);
+	if (!s)
+		return -ENOENT;
+	out->name = s->name;
+	out->off = vaddr - s->vaddr;
+	return 0;
+}
+
+void rs_symcache_forget(struct rs_symcache *c, int pid)
+{
+	for (size_t i = 0; i < c->nprocs; i++) {
+		if (c->procs[i].pid != pid)
+			continue;
+		free(c->procs[i].maps);
+		c->procs[i] = c->procs[--c->nprocs];
+		return;
+	}
+}

@@ -1,0 +1,166 @@
+/*
+ * events.c - what the BPF side sends through the ring buffer.
+ *
+ * Each record starts with {u32 kind, u32 id}; the arguments follow, laid
+ * out as sema described them (struct sema_event.args).  printf, cat and
+ * system format in userspace; time() reads the clock here, when the event
+ * arrives; exit() asks the main loop to stop.
+ */
+#include "rt_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "format.h"
+
+/* the arguments of ev as printf values; strings point into data */
+static struct fmt_val *decode(struct rt *rt, const struct sema_event *ev, const uint8_t *args)
+{
+	struct fmt_val *v = arena_new_array(rt->a, struct fmt_val, ev->args.nfields ? ev->args.nfields : 1);
+	for (int i = 0; i < ev->args.nfields; i++) {
+		const struct type_field *f = &ev->args.fields[i];
+		const uint8_t *p = args + f->offset;
+		if (f->type.kind == TY_INT || f->type.kind == TY_PTR) {
+			v[i].kind = f->type.is_signed ? FMT_INT : FMT_UINT;
+			memcpy(&v[i].i, p, 8);
+			if (ev->spec && i < ev->spec->nconvs && ev->spec->convs[i].kind == FMT_STR) {
+				v[i].kind = FMT_STR;
+				bool s;
+				v[i].s = rt_render(rt, &f->type, p, &s);
+			}
+		} else {
+			bool s;
+			v[i].kind = FMT_STR;
+			v[i].s = rt_render(rt, &f->type, p, &s);
+		}
+	}
+	return v;
+}
+
+static char *format_event(struct rt *rt, const struct sema_event *ev, const uint8_t *args, size_t *len)
+{
+	struct fmt_val *v = decode(rt, ev, args);
+	return fmt_format(ev->fmt, ev->spec, v, ev->args.nfields, len);
+}
+
+static void do_cat(struct rt *rt, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "sonde: cat(\"%s\"): %m\n", path);
+		return;
+	}
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		pr_printf_out(rt->o->out, rt->o->format, buf, n);
+	fclose(f);
+}
+
+static void do_time(struct rt *rt, const char *fmt)
+{
+	char buf[256];
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	size_t n = strftime(buf, sizeof(buf), fmt, &tm);
+	pr_printf_out(rt->o->out, rt->o->format, buf, n);
+}
+
+static int handle(struct rt *rt, void *data, size_t size);
+
+/* each event's decoded strings live in a scratch arena freed right after */
+int rt_event(void *ctx, void *data, size_t size)
+{
+	struct rt *rt = ctx;
+	struct arena *keep = rt->a;
+	rt->a = arena_new();
+	int rc = handle(rt, data, size);
+	arena_free(rt->a);
+	rt->a = keep;
+	return rc;
+}
+
+static int handle(struct rt *rt, void *data, size_t size)
+{
+	if (size < 8)
+		return 0;
+	uint32_t kind, id;
+	memcpy(&kind, data, 4);
+	memcpy(&id, (uint8_t *)data + 4, 4);
+	const uint8_t *args = (const uint8_t *)data + 8;
+	const struct sema_result *r = rt->r;
+	switch ((enum event_kind)kind) {
+	case EV_PRINTF:
+	case EV_CAT:
+	case EV_SYSTEM: {
+		if (id >= (uint32_t)r->nevents)
+			return 0;
+		size_t len;
+		char *s = format_event(rt, r->events[id], args, &len);
+		if (!s)
+			return 0;
+		if (kind == EV_PRINTF)
+			pr_printf_out(rt->o->out, rt->o->format, s, len);
+		else if (kind == EV_CAT)
+			do_cat(rt, s);
+		else {
+			fflush(rt->o->out);
+			int rc = system(s);
+			(void)rc;
+		}
+		free(s);
+		break;
+	}
+	case EV_TIME:
+		if (id < (uint32_t)r->nevents)
+			do_time(rt, r->events[id]->fmt);
+		break;
+	case EV_PRINT_VAL: {
+		if (id >= (uint32_t)r->nevents)
+			return 0;
+		const struct sema_event *ev = r->events[id];
+		bool s;
+		const char *text = rt_render(rt, &ev->args.fields[0].type, args, &s);
+		if (rt->o->format == PR_JSON) {
+			/* bpftrace: {"type": "value", "data": V} */
+			char *buf;
+			size_t blen;
+			FILE *m = open_memstream(&buf, &blen);
+			if (m) {
+				if (s || ev->args.fields[0].type.kind == TY_TUPLE)
+					pr_json_string(m, text, strlen(text));
+				else
+					fputs(text, m);
+				fclose(m);
+				pr_json_event(rt->o->out, "value", buf);
+				free(buf);
+			}
+		} else {
+			fprintf(rt->o->out, "%s\n", text);
+		}
+		break;
+	}
+	case EV_PRINT_MAP: {
+		uint64_t w[2];
+		memcpy(w, args, sizeof(w));
+		if (id < (uint32_t)r->nmaps)
+			rt_map_print(rt, r->maps[id], (uint32_t)w[0], (uint32_t)w[1]);
+		break;
+	}
+	case EV_CLEAR:
+	case EV_ZERO:
+		if (id < (uint32_t)r->nmaps)
+			rt_map_clear(rt, r->maps[id], kind == EV_ZERO);
+		break;
+	case EV_EXIT:
+		rt->stop = 1;
+		break;
+	case EV_JOIN:
+	case EV_SIGNAL_DONE:
+		break;
+	}
+	fflush(rt->o->out);
+	return 0;
+}

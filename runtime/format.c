@@ -1,0 +1,435 @@
+/*
+ * format.c - printf() format strings: parsed and checked once at compile
+ * time (fmt_parse), applied in userspace to the argument values a BPF
+ * program sent through the ring buffer (fmt_format).
+ *
+ * The formatting is done here, conversion by conversion, instead of handing
+ * a user's format string to the C library: a format string is program
+ * input, and every conversion must see a full 64-bit value whatever length
+ * modifier it was written with.  The results follow C printf semantics as
+ * glibc implements them (flags, width, precision, "(nil)" for a null %p),
+ * which is what bpftrace 0.17 prints, except where 0.17 is wrong: "%%" is
+ * one '%', and %d %u %x print all 64 bits instead of the low 32.  Length
+ * modifiers are accepted and ignored, so "%hx" prints all 64 bits too.
+ */
+#include "runtime/format.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/arena.h"
+
+/* width and precision above this are a mistake, not a layout */
+#define FMT_MAX_WIDTH 65535
+
+/* One conversion spec taken apart: "%-08.3llx". */
+struct conv_parts {
+	bool minus, zero, plus, space, alt;
+	int width;		/* -1: none */
+	int prec;		/* -1: none */
+	char conv;
+	int length;		/* bytes from '%' through the conversion */
+};
+
+/* ------------------------------------------------------------ parsing */
+
+static bool is_int_conv(char c)
+{
+	return strchr("diuxXop", c) != NULL;
+}
+
+/* digits of a width or precision; -1 when larger than FMT_MAX_WIDTH */
+static int parse_number(const char *s, int *i)
+{
+	long v = 0;
+
+	while (s[*i] >= '0' && s[*i] <= '9') {
+		if (v <= FMT_MAX_WIDTH)
+			v = v * 10 + (s[*i] - '0');
+		(*i)++;
+	}
+	return v > FMT_MAX_WIDTH ? -1 : (int)v;
+}
+
+/*
+ * Take apart the spec at s (s[0] == '%', not "%%").  Grammar:
+ *   '%' [-0+ #]* digits? ('.' digits?)? (hh|h|ll|l|z|j|t)? [diuxXocsp]
+ * On error returns false with *why set to a static message.
+ */
+static bool parse_conv(const char *s, struct conv_parts *c, const char **why)
+{
+	int i = 1;
+	int lenmod = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->width = -1;
+	c->prec = -1;
+	for (;; i++) {
+		switch (s[i]) {
+		case '-': c->minus = true; continue;
+		case '0': c->zero = true; continue;
+		case '+': c->plus = true; continue;
+		case ' ': c->space = true; continue;
+		case '#': c->alt = true; continue;
+		default: break;
+		}
+		break;
+	}
+	if (s[i] >= '1' && s[i] <= '9') {
+		c->width = parse_number(s, &i);
+		if (c->width < 0) {
+			*why = "field width too large in";
+			return false;
+		}
+	}
+	if (s[i] == '.') {
+		i++;
+		c->prec = parse_number(s, &i);
+		if (c->prec < 0) {
+			*why = "precision too large in";
+			return false;
+		}
+	}
+	if (s[i] == '*') {
+		*why = "'*' width and precision are not supported:";
+		return false;
+	}
+	if (s[i] == '$') {
+		*why = "positional arguments are not supported:";
+		return false;
+	}
+	if ((s[i] == 'h' && s[i + 1] == 'h') || (s[i] == 'l' && s[i + 1] == 'l'))
+		lenmod = 2;
+	else if (s[i] && strchr("hlzjt", s[i]))
+		lenmod = 1;
+	i += lenmod;
+	if (s[i] == '\0') {
+		*why = "format string ends inside the conversion";
+		return false;
+	}
+	c->conv = s[i];
+	c->length = i + 1;
+	if (!strchr("diuxXocsp", c->conv)) {
+		*why = "unknown conversion";
+		return false;
+	}
+	if (lenmod && !is_int_conv(c->conv)) {
+		*why = "length modifier not allowed with %c or %s in";
+		return false;
+	}
+	return true;
+}
+
+static enum fmt_arg_kind conv_kind(char conv)
+{
+	switch (conv) {
+	case 'd':
+	case 'i':
+		return FMT_INT;
+	case 's':
+		return FMT_STR;
+	default:
+		return FMT_UINT;
+	}
+}
+
+/* how far the bad spec reaches, for the message: through the first
+ * non-spec byte, or to the end of the string */
+static int bad_spec_len(const char *s)
+{
+	int i = 1;
+
+	while (s[i] && strchr("-0+ #123456789.hlzjt", s[i]))
+		i++;
+	return s[i] ? i + 1 : i;
+}
+
+static const char *show_spec(struct arena *a, const char *s, int n)
+{
+	char *out = arena_alloc(a, (size_t)n * 4 + 1);
+	char *p = out;
+
+	for (int i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch >= 0x20 && ch < 0x7f)
+			*p++ = (char)ch;
+		else
+			p += snprintf(p, 5, "\\x%02x", ch);
+	}
+	*p = '\0';
+	return out;
+}
+
+int fmt_parse(struct arena *a, const char *fmt, struct fmt_spec *out,
+	      const char **err, int *err_off)
+{
+	struct conv_parts c;
+	const char *why;
+	int n = 0;
+
+	out->convs = NULL;
+	out->nconvs = 0;
+	/* first pass: validate and count */
+	for (int i = 0; fmt[i]; i++) {
+		if (fmt[i] != '%')
+			continue;
+		if (fmt[i + 1] == '%') {
+			i++;
+			continue;
+		}
+		if (!parse_conv(fmt + i, &c, &why)) {
+			const char *spec = show_spec(a, fmt + i, bad_spec_len(fmt + i));
+			if (err)
+				*err = arena_printf(a, "printf: %s '%s'",
+						    why, spec);
+			if (err_off)
+				*err_off = i;
+			return -EINVAL;
+		}
+		n++;
+		i += c.length - 1;
+	}
+	if (!n)
+		return 0;
+	out->convs = arena_new_array(a, struct fmt_conv, n);
+	for (int i = 0, k = 0; fmt[i]; i++) {
+		if (fmt[i] != '%')
+			continue;
+		if (fmt[i + 1] == '%') {
+			i++;
+			continue;
+		}
+		parse_conv(fmt + i, &c, &why);
+		out->convs[k].kind = conv_kind(c.conv);
+		out->convs[k].conv = c.conv;
+		out->convs[k].spec = arena_strndup(a, fmt + i, (size_t)c.length);
+		out->convs[k].offset = i;
+		out->convs[k].length = c.length;
+		k++;
+		i += c.length - 1;
+	}
+	out->nconvs = n;
+	return 0;
+}
+
+/* ------------------------------------------------------------ output */
+
+struct buf {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static bool buf_reserve(struct buf *b, size_t n)
+{
+	if (b->oom)
+		return false;
+	if (b->len + n + 1 <= b->cap)
+		return true;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < b->len + n + 1)
+		cap *= 2;
+	char *p = realloc(b->p, cap);
+	if (!p) {
+		b->oom = true;
+		return false;
+	}
+	b->p = p;
+	b->cap = cap;
+	return true;
+}
+
+static void buf_put(struct buf *b, const char *s, size_t n)
+{
+	if (n && buf_reserve(b, n)) {
+		memcpy(b->p + b->len, s, n);
+		b->len += n;
+	}
+}
+
+static void buf_fill(struct buf *b, char ch, size_t n)
+{
+	if (n && buf_reserve(b, n)) {
+		memset(b->p + b->len, ch, n);
+		b->len += n;
+	}
+}
+
+/* text padded to the field width with spaces ('0' does not apply) */
+static void put_padded(struct buf *b, const struct conv_parts *c,
+		       const char *s, size_t n)
+{
+	size_t pad = c->width > 0 && (size_t)c->width > n ? (size_t)c->width - n : 0;
+
+	if (!c->minus)
+		buf_fill(b, ' ', pad);
+	buf_put(b, s, n);
+	if (c->minus)
+		buf_fill(b, ' ', pad);
+}
+
+/*
+ * %d %i %u %x %X %o %p: [sign][prefix][precision zeros][digits], then the
+ * width by spaces (left or right) or, with '0' and no precision, by zeros
+ * after the sign and prefix.
+ */
+static void put_int(struct buf *b, const struct conv_parts *c, int64_t v)
+{
+	char digits[24], sign = 0;
+	const char *prefix = "";
+	const char *xdig = c->conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+	unsigned base = 10;
+	uint64_t mag;
+	size_t nd = 0, zeros, total;
+
+	switch (c->conv) {
+	case 'd':
+	case 'i':
+		mag = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+		sign = v < 0 ? '-' : c->plus ? '+' : c->space ? ' ' : 0;
+		break;
+	case 'p':
+		if (v == 0) {
+			put_padded(b, c, "(nil)", 5);
+			return;
+		}
+		mag = (uint64_t)v;
+		sign = c->plus ? '+' : c->space ? ' ' : 0;
+		prefix = "0x";
+		base = 16;
+		break;
+	case 'x':
+	case 'X':
+		mag = (uint64_t)v;
+		base = 16;
+		if (c->alt && mag)
+			prefix = c->conv == 'X' ? "0X" : "0x";
+		break;
+	case 'o':
+		mag = (uint64_t)v;
+		base = 8;
+		break;
+	default:
+		mag = (uint64_t)v;
+		break;
+	}
+
+	/* digits, least significant first; none for 0 with precision 0 */
+	if (mag || c->prec != 0) {
+		do {
+			digits[nd++] = xdig[mag % base];
+			mag /= base;
+		} while (mag);
+	}
+	zeros = c->prec > 0 && (size_t)c->prec > nd ? (size_t)c->prec - nd : 0;
+	if (c->conv == 'o' && c->alt && zeros == 0 &&
+	    (nd == 0 || digits[nd - 1] != '0'))
+		zeros = 1;	/* '#': the octal result starts with 0 */
+
+	total = (sign ? 1 : 0) + strlen(prefix) + zeros + nd;
+	size_t pad = c->width > 0 && (size_t)c->width > total ?
+		(size_t)c->width - total : 0;
+	bool zero_pad = c->zero && !c->minus && c->prec < 0;
+
+	if (!c->minus && !zero_pad)
+		buf_fill(b, ' ', pad);
+	if (sign)
+		buf_put(b, &sign, 1);
+	buf_put(b, prefix, strlen(prefix));
+	if (zero_pad)
+		buf_fill(b, '0', pad);
+	buf_fill(b, '0', zeros);
+	for (size_t i = nd; i > 0; i--)
+		buf_put(b, &digits[i - 1], 1);
+	if (c->minus)
+		buf_fill(b, ' ', pad);
+}
+
+static void put_str(struct buf *b, const struct conv_parts *c, const char *s)
+{
+	size_t n;
+
+	if (!s)
+		s = "";
+	n = c->prec >= 0 ? strnlen(s, (size_t)c->prec) : strlen(s);
+	put_padded(b, c, s, n);
+}
+
+static void put_conv(struct buf *b, const struct conv_parts *c,
+		     const struct fmt_val *v)
+{
+	static const struct fmt_val missing_int = { .kind = FMT_INT, { .i = 0 } };
+	static const struct fmt_val missing_str = { .kind = FMT_STR, { .s = "" } };
+	char tmp[24];
+	char ch;
+
+	if (!v)		/* fewer values than conversions: 0 or "" */
+		v = c->conv == 's' ? &missing_str : &missing_int;
+	switch (c->conv) {
+	case 's':
+		if (v->kind == FMT_STR) {
+			put_str(b, c, v->s);
+		} else {
+			/* defence: sema gives %s only strings */
+			if (v->kind == FMT_INT)
+				snprintf(tmp, sizeof(tmp), "%lld", (long long)v->i);
+			else
+				snprintf(tmp, sizeof(tmp), "%llu",
+					 (unsigned long long)v->i);
+			put_str(b, c, tmp);
+		}
+		break;
+	case 'c':
+		ch = v->kind == FMT_STR ? 0 : (char)(unsigned char)v->i;
+		put_padded(b, c, &ch, 1);
+		break;
+	default:
+		put_int(b, c, v->kind == FMT_STR ? 0 : v->i);
+		break;
+	}
+}
+
+char *fmt_format(const char *fmt, const struct fmt_spec *spec,
+		 const struct fmt_val *vals, int nvals, size_t *len)
+{
+	struct buf b = { 0 };
+	struct conv_parts c;
+	const char *why;
+	int arg = 0;
+	size_t i = 0, lit = 0;
+
+	(void)spec;	/* the spec only told the compiler the argument kinds */
+	buf_reserve(&b, strlen(fmt));
+	while (fmt[i]) {
+		if (fmt[i] != '%') {
+			i++;
+			continue;
+		}
+		buf_put(&b, fmt + lit, i - lit);
+		if (fmt[i + 1] == '%') {
+			buf_put(&b, "%", 1);
+			i += 2;
+		} else if (parse_conv(fmt + i, &c, &why)) {
+			put_conv(&b, &c, arg < nvals && vals ? &vals[arg] : NULL);
+			arg++;
+			i += (size_t)c.length;
+		} else {
+			/* fmt_parse rejected this already; print it as it stands */
+			buf_put(&b, fmt + i, 1);
+			i++;
+		}
+		lit = i;
+	}
+	buf_put(&b, fmt + lit, i - lit);
+	if (!buf_reserve(&b, 0)) {
+		free(b.p);
+		return NULL;
+	}
+	b.p[b.len] = '\0';
+	if (len)
+		*len = b.len;
+	return b.p;
+}

@@ -1,0 +1,264 @@
+/*
+ * ksyms.c - kernel symbolization from /proc/kallsyms.
+ *
+ * ksym(), kstack and func in kernel probes turn addresses into names.  The
+ * table is built from one read of /proc/kallsyms into one buffer that is
+ * parsed in place: names are NUL-terminated where they stand and entries
+ * refer to them by offset, so the ~120k symbols of a kernel cost two
+ * allocations, not one per line.  Text symbols are moved to the front of
+ * the entry array and sorted by address for binary search; the others stay
+ * behind them for ksyms_find (kaddr of a data symbol).  When kptr_restrict
+ * hides addresses every line reads as zero; that is reported as EPERM
+ * rather than answering every lookup with the first symbol.
+ */
+#include "runtime/ksyms.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct ksym_ent {
+	uint64_t addr;
+	uint32_t name;	/* offset into buf */
+	uint32_t line;	/* file order, to break ties between equal addresses */
+};
+
+struct ksyms {
+	char *buf;
+	struct ksym_ent *ents;	/* text symbols sorted by address, then the rest */
+	size_t ntext, nents;
+};
+
+static bool is_text(char type)
+{
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+	const struct ksym_ent *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Parse buf (len bytes plus a NUL, owned by the result) in place.  Text
+ * symbols fill ents from the front, others from the back; the back part
+ * is reversed afterwards to restore file order. */
+static struct ksyms *parse_owned(char *buf, size_t len)
+{
+	struct ksyms *ks;
+	size_t nlines = 1, front = 0, back, nother;
+	bool any_addr = false;
+	char *s = buf, *end = buf + len;
+
+	if (len > UINT32_MAX) {
+		free(buf);
+		errno = EFBIG;
+		return NULL;
+	}
+	for (char *p = buf; p < end; p++)
+		nlines += *p == '\n';
+	ks = calloc(1, sizeof(*ks));
+	if (ks)
+		ks->ents = malloc(nlines * sizeof(*ks->ents));
+	if (!ks || !ks->ents) {
+		free(ks);
+		free(buf);
+		errno = ENOMEM;
+		return NULL;
+	}
+	ks->buf = buf;
+	back = nlines;
+
+	for (uint32_t line = 0; s < end; line++) {
+		char *nl = memchr(s, '\n', (size_t)(end - s)), *name, *p = s;
+		uint64_t addr = 0;
+		int digits = 0, h;
+		char type;
+
+		if (!nl)
+			nl = end;
+		/* "ffffffff81000000 T _stext" or "... t name\t[module]" */
+		while ((h = hexval(*p)) >= 0 && digits < 16) {
+			addr = addr << 4 | (uint64_t)h;
+			p++;
+			digits++;
+		}
+		if (!digits || p + 3 > nl || p[0] != ' ' || p[2] != ' ')
+			goto next;
+		type = p[1];
+		name = p + 3;
+		p = name;
+		while (p < nl && *p != '\t' && *p != ' ')
+			p++;
+		if (p == name)
+			goto next;
+		*p = '\0';
+		if (addr)
+			any_addr = true;
+		if (is_text(type))
+			ks->ents[front++] = (struct ksym_ent){ addr, (uint32_t)(name - buf), line };
+		else
+			ks->ents[--back] = (struct ksym_ent){ addr, (uint32_t)(name - buf), line };
+next:
+		s = nl + 1;
+	}
+
+	if (!any_addr) {
+		int err = front || back < nlines ? EPERM : ENOENT;
+
+		ksyms_free(ks);
+		errno = err;
+		return NULL;
+	}
+
+	/* close the gap between the two parts, others in file order */
+	nother = nlines - back;
+	for (size_t i = 0; i < nother; i++)
+		ks->ents[front + i] = ks->ents[nlines - 1 - i];
+	ks->ntext = front;
+	ks->nents = front + nother;
+
+	/* vmlinux's text is already in order; modules may not be */
+	for (size_t i = 1; i < ks->ntext; i++) {
+		if (cmp_ent(&ks->ents[i - 1], &ks->ents[i]) > 0) {
+			qsort(ks->ents, ks->ntext, sizeof(*ks->ents), cmp_ent);
+			break;
+		}
+	}
+	return ks;
+}
+
+struct ksyms *ksyms_parse(const char *text, size_t len)
+{
+	char *buf = malloc(len + 1);
+
+	if (!buf) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	return parse_owned(buf, len);
+}
+
+struct ksyms *ksyms_load(void)
+{
+	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	size_t cap = 8u << 20, n = 0;
+	char *buf;
+
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (cap - n < 65536) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				close(fd);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0) {
+			int err = errno;
+
+			if (err == EINTR)
+				continue;
+			free(buf);
+			close(fd);
+			errno = err;
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	return parse_owned(buf, n);
+}
+
+void ksyms_free(struct ksyms *ks)
+{
+	if (!ks)
+		return;
+	free(ks->ents);
+	free(ks->buf);
+	free(ks);
+}
+
+const char *ksyms_lookup(const struct ksyms *ks, uint64_t addr,
+			 uint64_t *offset)
+{
+	size_t lo = 0, hi = ks->ntext;
+
+	/* first entry above addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ks->ents[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	lo--;
+	while (lo > 0 && ks->ents[lo - 1].addr == ks->ents[lo].addr)
+		lo--;
+	if (offset)
+		*offset = addr - ks->ents[lo].addr;
+	return ks->buf + ks->ents[lo].name;
+}
+
+int ksyms_find(const struct ksyms *ks, const char *name, uint64_t *addr)
+{
+	const struct ksym_ent *best = NULL;
+
+	/* text entries are in address order, so find the earliest line */
+	for (size_t i = 0; i < ks->ntext; i++)
+		if (!strcmp(ks->buf + ks->ents[i].name, name) &&
+		    (!best || ks->ents[i].line < best->line))
+			best = &ks->ents[i];
+	for (size_t i = ks->ntext; !best && i < ks->nents; i++)
+		if (!strcmp(ks->buf + ks->ents[i].name, name))
+			best = &ks->ents[i];
+	if (!best)
+		return -ENOENT;
+	*addr = best->addr;
+	return 0;
+}
+
+size_t ksyms_count(const struct ksyms *ks)
+{
+	return ks->ntext;
+}

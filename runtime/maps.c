@@ -1,0 +1,246 @@
+/*
+ * maps.c - read BPF maps into the printers' plain structs.
+ *
+ * Per-CPU values are folded here: counts and sums add, min/max take the
+ * extreme of the CPUs that saw a value, avg/stats add {count, total}.
+ * hist/lhist slots (key + bucket index) are grouped back into one entry
+ * per key.  The printers in print.c never see BPF.
+ */
+#include "rt_int.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct slot {
+	uint8_t *key;
+	int64_t v[2];		/* folded value: {v} or {count, total} / {value, set} */
+	uint8_t *raw;		/* MK_VALUE: the value bytes */
+};
+
+static int fold(const struct sema_map *m, const uint8_t *vals, int ncpus, struct slot *s)
+{
+	uint32_t stride = (m->value_size + 7) & ~7u;
+	memset(s->v, 0, sizeof(s->v));
+	if (!m->percpu)
+		return 0;
+	bool any = false;
+	for (int c = 0; c < ncpus; c++) {
+		const int64_t *x = (const int64_t *)(vals + (size_t)c * stride);
+		switch (m->kind) {
+		case MK_COUNT: case MK_SUM: case MK_HIST: case MK_LHIST:
+			s->v[0] += x[0];
+			break;
+		case MK_AVG: case MK_STATS:
+			s->v[0] += x[0];
+			s->v[1] += x[1];
+			break;
+		case MK_MIN: case MK_MAX:
+			if (!x[1])
+				break;
+			if (!any || (m->kind == MK_MIN ? x[0] < s->v[0] : x[0] > s->v[0]))
+				s->v[0] = x[0];
+			any = true;
+			s->v[1] = 1;
+			break;
+		case MK_NONE: case MK_VALUE:
+			break;
+		}
+	}
+	return 0;
+}
+
+/* every (key, folded value) of the map; caller frees slots[i].key/raw via arena */
+static int read_slots(struct rt *rt, const struct sema_map *m, struct slot **out, size_t *n)
+{
+	int fd = rt->map_fds[m->id];
+	uint32_t vsize = m->percpu ? ((m->value_size + 7) & ~7u) * (uint32_t)rt->ncpus : m->value_size;
+	uint8_t *key = arena_alloc(rt->a, m->key_size), *next = arena_alloc(rt->a, m->key_size);
+	uint8_t *val = malloc(vsize);
+	size_t cap = 64, cnt = 0;
+	struct slot *slots = malloc(cap * sizeof(*slots));
+	if (!val || !slots) {
+		free(val);
+		free(slots);
+		return -ENOMEM;
+	}
+	void *prev = NULL;
+	while (bpf_map_get_next_key(fd, prev, next) == 0) {
+		memcpy(key, next, m->key_size);
+		prev = key;
+		if (bpf_map_lookup_elem(fd, key, val))
+			continue;	/* deleted meanwhile */
+		if (cnt == cap) {
+			cap *= 2;
+			struct slot *ns = realloc(slots, cap * sizeof(*slots));
+			if (!ns)
+				break;
+			slots = ns;
+		}
+		struct slot *s = &slots[cnt++];
+		s->key = arena_alloc(rt->a, m->key_size);
+		memcpy(s->key, key, m->key_size);
+		fold(m, val, rt->ncpus, s);
+		if (!m->percpu) {
+			s->raw = arena_alloc(rt->a, m->value_size);
+			memcpy(s->raw, val, m->value_size);
+		}
+		if ((m->kind == MK_MIN || m->kind == MK_MAX) && !s->v[1])
+			cnt--;	/* no CPU has a value */
+	}
+	free(val);
+	*out = slots;
+	*n = cnt;
+	return 0;
+}
+
+static uint32_t user_key_size(const struct sema_map *m)
+{
+	return m->key_size - ((m->kind == MK_HIST || m->kind == MK_LHIST) ? 8 : 0);
+}
+
+static const struct sema_map *sort_map;
+static int slot_cmp(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+	int c = memcmp(x->key, y->key, user_key_size(sort_map));
+	if (c)
+		return c;
+	uint64_t bx, by;
+	memcpy(&bx, x->key + user_key_size(sort_map), 8);
+	memcpy(&by, y->key + user_key_size(sort_map), 8);
+	return bx < by ? -1 : bx > by;
+}
+
+static void fill_key(struct rt *rt, const struct sema_map *m, const uint8_t *key, struct pr_entry *e)
+{
+	if (m->key.kind == TY_NONE)
+		return;
+	if (m->key.kind == TY_TUPLE) {
+		e->nkey = m->key.nfields;
+		e->key = arena_new_array(rt->a, struct pr_key, e->nkey);
+		for (int i = 0; i < e->nkey; i++)
+			e->key[i].text = rt_render(rt, &m->key.fields[i].type, key + m->key.fields[i].offset,
+						   &e->key[i].is_str);
+		return;
+	}
+	e->nkey = 1;
+	e->key = arena_new_obj(rt->a, struct pr_key);
+	e->key->text = rt_render(rt, &m->key, key, &e->key->is_str);
+}
+
+static int build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
+{
+	struct slot *slots;
+	size_t n;
+	int err = read_slots(rt, m, &slots, &n);
+	if (err)
+		return err;
+	memset(pm, 0, sizeof(*pm));
+	pm->name = m->name;
+	pm->entries = arena_new_array(rt->a, struct pr_entry, n ? n : 1);
+	switch (m->kind) {
+	case MK_NONE: case MK_COUNT: case MK_SUM: case MK_MIN: case MK_MAX:
+		pm->kind = PR_INT;
+		break;
+	case MK_VALUE:
+		pm->kind = m->value.kind == TY_INT ? PR_INT : PR_TEXT_VAL;
+		break;
+	case MK_AVG: pm->kind = PR_AVG; break;
+	case MK_STATS: pm->kind = PR_STATS; break;
+	case MK_HIST: pm->kind = PR_HIST; break;
+	case MK_LHIST:
+		pm->kind = PR_LHIST;
+		pm->lh_min = m->lh_min;
+		pm->lh_max = m->lh_max;
+		pm->lh_step = m->lh_step;
+		break;
+	}
+	if (m->kind == MK_HIST || m->kind == MK_LHIST) {
+		sort_map = m;
+		qsort(slots, n, sizeof(*slots), slot_cmp);
+		uint32_t uk = user_key_size(m);
+		int nb = m->kind == MK_HIST ? PR_HIST_BUCKETS
+					    : (int)((m->lh_max - m->lh_min) / m->lh_step) + 2;
+		for (size_t i = 0; i < n;) {
+			struct pr_entry *e = &pm->entries[pm->nentries++];
+			fill_key(rt, m, slots[i].key, e);
+			e->buckets = arena_new_array(rt->a, uint64_t, nb);
+			e->nbuckets = nb;
+			size_t j = i;
+			for (; j < n && !memcmp(slots[j].key, slots[i].key, uk); j++) {
+				uint64_t b;
+				memcpy(&b, slots[j].key + uk, 8);
+				if (b < (uint64_t)nb)
+					e->buckets[b] += (uint64_t)slots[j].v[0];
+			}
+			i = j;
+		}
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			struct pr_entry *e = &pm->entries[pm->nentries++];
+			fill_key(rt, m, slots[i].key, e);
+			e->ival = slots[i].v[0];
+			e->count = slots[i].v[0];
+			e->total = slots[i].v[1];
+			if (m->kind == MK_VALUE) {
+				if (pm->kind == PR_INT)
+					memcpy(&e->ival, slots[i].raw, 8);
+				else
+					e->text = rt_render(rt, &m->value, slots[i].raw, &e->text_is_str);
+			}
+		}
+	}
+	free(slots);
+	return 0;
+}
+
+int rt_map_print(struct rt *rt, const struct sema_map *m, uint32_t top, uint32_t div)
+{
+	struct pr_map pm;
+	struct arena *keep = rt->a;
+	rt->a = arena_new();
+	int err = build(rt, m, &pm);
+	if (!err)
+		pr_map(rt->o->out, rt->o->format, &pm, top, div);
+	arena_free(rt->a);
+	rt->a = keep;
+	if (err) {
+		fprintf(stderr, "sonde: map '%s': cannot read: %s\n", m->name, strerror(-err));
+		return err;
+	}
+	fflush(rt->o->out);
+	return 0;
+}
+
+int rt_map_clear(struct rt *rt, const struct sema_map *m, bool zero_only)
+{
+	int fd = rt->map_fds[m->id];
+	uint8_t *key = arena_alloc(rt->a, m->key_size), *next = arena_alloc(rt->a, m->key_size);
+	uint32_t vsize = m->percpu ? ((m->value_size + 7) & ~7u) * (uint32_t)rt->ncpus : m->value_size;
+	uint8_t *zero = calloc(1, vsize);
+	if (!zero)
+		return -ENOMEM;
+	if (zero_only) {
+		void *prev = NULL;
+		while (bpf_map_get_next_key(fd, prev, next) == 0) {
+			memcpy(key, next, m->key_size);
+			prev = key;
+			bpf_map_update_elem(fd, key, zero, 0 /* BPF_ANY */);
+		}
+	} else {
+		/* deleting while iterating restarts the walk; take the first key each time */
+		while (bpf_map_get_next_key(fd, NULL, next) == 0)
+			if (bpf_map_delete_elem(fd, next))
+				break;
+	}
+	free(zero);
+	return 0;
+}
+
+void rt_maps_print_all(struct rt *rt)
+{
+	for (int i = 0; i < rt->r->nmaps; i++)
+		rt_map_print(rt, rt->r->maps[i], 0, 0);
+}

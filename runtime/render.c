@@ -1,0 +1,135 @@
+/*
+ * render.c - turn the bytes of one typed value into text.
+ *
+ * Used for map keys and values and for print(); printf has its own
+ * formatter (format.c).  Symbols, user names and container ids are
+ * resolved here, in userspace, at print time: the BPF side only stores
+ * integers.
+ */
+#include "rt_int.h"
+
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ksyms.h"
+#include "resolve.h"
+
+static const char *render_into(struct rt *rt, const struct type *t, const uint8_t *p, bool *is_str);
+
+static const char *tuple(struct rt *rt, const struct type *t, const uint8_t *p)
+{
+	size_t cap = 64, len = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return "";
+	buf[len++] = '(';
+	for (int i = 0; i < t->nfields; i++) {
+		bool s;
+		const char *x = render_into(rt, &t->fields[i].type, p + t->fields[i].offset, &s);
+		size_t need = len + strlen(x) + 4;
+		if (need > cap) {
+			cap = need * 2;
+			char *nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				return "";
+			}
+			buf = nb;
+		}
+		if (i)
+			len += (size_t)sprintf(buf + len, ", ");
+		len += (size_t)sprintf(buf + len, "%s", x);
+	}
+	buf[len++] = ')';
+	buf[len] = '\0';
+	const char *r = arena_strdup(rt->a, buf);
+	free(buf);
+	return r;
+}
+
+static const char *username(struct rt *rt, uint64_t uid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[1024];
+	if (!getpwuid_r((uid_t)uid, &pw, buf, sizeof(buf), &res) && res)
+		return arena_strdup(rt->a, pw.pw_name);
+	return arena_printf(rt->a, "%" PRIu64, uid);
+}
+
+static const char *ksym(struct rt *rt, uint64_t addr)
+{
+	if (!rt->ksyms)
+		rt->ksyms = ksyms_load();
+	uint64_t off;
+	const char *name = rt->ksyms ? ksyms_lookup(rt->ksyms, addr, &off) : NULL;
+	return name ? name : arena_printf(rt->a, "0x%" PRIx64, addr);
+}
+
+static struct rs_cgcache *cgroups(struct rt *rt)
+{
+	if (!rt->cgroups)
+		rt->cgroups = rs_cgcache_new(NULL);
+	return rt->cgroups;
+}
+
+static const char *render_into(struct rt *rt, const struct type *t, const uint8_t *p, bool *is_str)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof(v));
+	*is_str = false;
+	switch (t->kind) {
+	case TY_INT:
+		if (t->is_signed)
+			return arena_printf(rt->a, "%" PRId64, (int64_t)v);
+		return arena_printf(rt->a, "%" PRIu64, v);
+	case TY_PTR:
+		return arena_printf(rt->a, "0x%" PRIx64, v);
+	case TY_STR:
+		*is_str = true;
+		return arena_strndup(rt->a, (const char *)p, strnlen((const char *)p, t->size));
+	case TY_TUPLE:
+		return tuple(rt, t, p);
+	case TY_PROBE:
+		if (v < (uint64_t)rt->nattach_names)
+			return rt->attach_names[v];
+		if (v >= 1u << 20 && v - (1u << 20) < (uint64_t)rt->nsite_names)
+			return rt->site_names[v - (1u << 20)];
+		return arena_printf(rt->a, "probe#%" PRIu64, v);
+	case TY_USERNAME:
+		*is_str = true;
+		return username(rt, v);
+	case TY_KSYM:
+		*is_str = true;
+		return ksym(rt, v);
+	case TY_USYM:
+		*is_str = true;
+		if (v >= 1u << 20 && v - (1u << 20) < (uint64_t)rt->nsite_names)
+			return rt->site_names[v - (1u << 20)];
+		return arena_printf(rt->a, "0x%" PRIx64, v);
+	case TY_CONTAINER: {
+		*is_str = true;
+		struct rs_cgcache *c = cgroups(rt);
+		return c ? rs_cgroup_container(c, v) : "";
+	}
+	case TY_CGROUP_PATH: {
+		*is_str = true;
+		struct rs_cgcache *c = cgroups(rt);
+		const char *path = c ? rs_cgroup_path(c, v) : NULL;
+		return path ? path : arena_printf(rt->a, "%" PRIu64, v);
+	}
+	case TY_COUNT: case TY_SUM: case TY_MIN: case TY_MAX: case TY_USTACK: case TY_KSTACK:
+	case TY_TIMESTAMP:
+		return arena_printf(rt->a, "%" PRId64, (int64_t)v);
+	case TY_BUF: case TY_INET: case TY_STRUCT: case TY_ARRAY: case TY_AVG: case TY_STATS:
+	case TY_HIST: case TY_LHIST: case TY_NONE: case TY_VOID: case TY_ERROR:
+		break;
+	}
+	return "";
+}
+
+const char *rt_render(struct rt *rt, const struct type *t, const void *bytes, bool *is_str)
+{
+	return render_into(rt, t, bytes, is_str);
+}

@@ -1,0 +1,505 @@
+/*
+ * run.c - load the object, attach every probe, run until told to stop.
+ *
+ * BEGIN and END are raw_tp programs that are never attached: they run once
+ * through BPF_PROG_TEST_RUN, on this CPU in sonde's own context, so a
+ * BEGIN-only script does no attach work at all.  interval, profile and
+ * software probes are perf events; tracepoints attach through libbpf;
+ * uprobes go wherever runtime/uresolve.c says the target really is.
+ */
+#include "rt_int.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "resolve.h"
+#include "tracefs.h"
+
+/* ---- libbpf's messages ----------------------------------------------------- */
+
+static int log_verbose;
+static char *load_log;		/* captured while loading, for verifier errors */
+static size_t load_log_len;
+static FILE *load_log_f;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (load_log_f) {
+		va_list ap2;
+		va_copy(ap2, ap);
+		vfprintf(load_log_f, fmt, ap2);
+		va_end(ap2);
+	}
+	if (level == LIBBPF_DEBUG && log_verbose < 2)
+		return 0;
+	if (level == LIBBPF_INFO && !log_verbose)
+		return 0;
+	if (level == LIBBPF_WARN && !log_verbose)
+		return 0;	/* errors are reported by sonde in one sentence */
+	return vfprintf(stderr, fmt, ap);
+}
+
+void rt_libbpf_logging(int verbose)
+{
+	log_verbose = verbose;
+	libbpf_set_print(libbpf_print);
+}
+
+static volatile sig_atomic_t *stop_flag;
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (stop_flag)
+		*stop_flag = 1;
+}
+
+/* ---- links and perf events --------------------------------------------------- */
+
+static void add_link(struct rt *rt, struct bpf_link *l)
+{
+	if (rt->nlinks == rt->caplinks) {
+		rt->caplinks = rt->caplinks ? rt->caplinks * 2 : 16;
+		rt->links = realloc(rt->links, sizeof(*rt->links) * (size_t)rt->caplinks);
+	}
+	rt->links[rt->nlinks++] = l;
+}
+
+static int perf_open(struct perf_event_attr *attr, int cpu)
+{
+	return (int)syscall(SYS_perf_event_open, attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int attach_perf(struct rt *rt, struct bpf_program *prog, const struct sema_attach *at)
+{
+	struct perf_event_attr attr = {.size = sizeof(attr), .type = PERF_TYPE_SOFTWARE};
+	int first = 0, last = rt->ncpus - 1;
+	switch (at->type) {
+	case PT_INTERVAL:
+		/* one CPU: the interval fires once per period machine-wide */
+		attr.config = PERF_COUNT_SW_CPU_CLOCK;
+		if (at->freq) {
+			attr.freq = 1;
+			attr.sample_freq = at->freq;
+		} else {
+			attr.sample_period = at->period_ns;
+		}
+		last = 0;
+		break;
+	case PT_PROFILE:
+		attr.config = PERF_COUNT_SW_CPU_CLOCK;
+		if (at->freq) {
+			attr.freq = 1;
+			attr.sample_freq = at->freq;
+		} else {
+			attr.sample_period = at->period_ns;
+		}
+		break;
+	case PT_SOFTWARE: {
+		const struct tfs_swevent *sw = tfs_software_event(at->target);
+		attr.config = sw ? sw->config : PERF_COUNT_SW_CPU_CLOCK;
+		attr.sample_period = at->count;
+		break;
+	}
+	case PT_BEGIN: case PT_END: case PT_TRACEPOINT: case PT_RAWTRACEPOINT: case PT_UPROBE:
+	case PT_URETPROBE: case PT_USDT: case PT_KPROBE: case PT_KRETPROBE:
+		return -EINVAL;
+	}
+	int attached = 0;
+	for (int cpu = first; cpu <= last; cpu++) {
+		int fd = perf_open(&attr, cpu);
+		if (fd < 0) {
+			if (errno == ENODEV || errno == ENOENT)
+				continue;	/* offline CPU */
+			int err = -errno;
+			fprintf(stderr, "sonde: %s: perf_event_open on CPU %d: %s\n", at->name, cpu,
+				strerror(errno));
+			return err;
+		}
+		struct bpf_link *l = bpf_program__attach_perf_event(prog, fd);
+		if (!l) {
+			int err = -errno;
+			close(fd);
+			fprintf(stderr, "sonde: %s: cannot attach: %s\n", at->name, strerror(-err));
+			return err;
+		}
+		add_link(rt, l);
+		attached++;
+	}
+	return attached ? 0 : -ENODEV;
+}
+
+static void uprobe_note(void *ctx, enum rs_note_level level, const char *msg)
+{
+	struct rt *rt = ctx;
+	if (level == RS_NOTE_WARN)
+		fprintf(stderr, "sonde: warning: %s\n", msg);
+	else if (rt->o->verbose)
+		fprintf(stderr, "sonde: %s\n", msg);
+}
+
+static int site_name(struct rt *rt, const char *sym)
+{
+	if (rt->nsite_names == rt->capsite_names) {
+		rt->capsite_names = rt->capsite_names ? rt->capsite_names * 2 : 16;
+		rt->site_names = realloc(rt->site_names, sizeof(char *) * (size_t)rt->capsite_names);
+	}
+	rt->site_names[rt->nsite_names] = arena_strdup(rt->perm, sym);
+	return rt->nsite_names++;
+}
+
+static int attach_uprobe(struct rt *rt, struct bpf_program *prog, const struct sema_attach *at,
+			 int *count)
+{
+	struct rs_query q = {
+		.target = at->target, .func = at->func, .pid = rt->o->pid,
+		.container = rt->o->container, .note = uprobe_note, .note_ctx = rt,
+	};
+	struct rs_sites *sites = NULL;
+	char err[512];
+	int rc = rs_resolve(&q, &sites, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "sonde: %s: %s\n", at->name, err);
+		return rc;
+	}
+	for (size_t i = 0; i < sites->nsites; i++) {
+		const struct rs_site *s = &sites->sites[i];
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = at->type == PT_URETPROBE,
+			    .bpf_cookie = (1u << 20) + (uint64_t)site_name(rt, s->sym));
+		struct bpf_link *l = bpf_program__attach_uprobe_opts(prog, rt->o->pid ? rt->o->pid : -1,
+								     s->file->attach_path, s->offset, &uo);
+		if (!l) {
+			int e = -errno;
+			fprintf(stderr, "sonde: %s: cannot attach to %s in %s at offset 0x%llx: %s\n",
+				at->name, s->sym, s->file->path, (unsigned long long)s->offset,
+				strerror(-e));
+			rs_sites_free(sites);
+			return e;
+		}
+		if (rt->o->verbose)
+			fprintf(stderr, "sonde: %s: attached %s+0x%llx in %s (dev %llu, inode %llu, %zu process%s)\n",
+				at->name, s->sym, (unsigned long long)s->offset, s->file->path,
+				(unsigned long long)s->file->dev, (unsigned long long)s->file->ino,
+				s->file->npids, s->file->npids == 1 ? "" : "es");
+		add_link(rt, l);
+		(*count)++;
+	}
+	rs_sites_free(sites);
+	return 0;
+}
+
+static int attach_one(struct rt *rt, struct bpf_program *prog, const struct sema_attach *at,
+		      int *count)
+{
+	struct bpf_link *l = NULL;
+	switch (at->type) {
+	case PT_BEGIN:
+	case PT_END:
+		(*count)++;
+		return 0;
+	case PT_TRACEPOINT:
+		l = bpf_program__attach_tracepoint(prog, at->target, at->func);
+		break;
+	case PT_RAWTRACEPOINT:
+		l = bpf_program__attach_raw_tracepoint(prog, at->func);
+		break;
+	case PT_KPROBE:
+	case PT_KRETPROBE:
+		l = bpf_program__attach_kprobe(prog, at->type == PT_KRETPROBE, at->func);
+		if (!l && (errno == ENOENT || errno == EOPNOTSUPP || errno == ENOTSUP)) {
+			fprintf(stderr, "sonde: %s: this kernel has no kprobes (CONFIG_KPROBES is off)\n",
+				at->name);
+			return -errno;
+		}
+		break;
+	case PT_UPROBE:
+	case PT_URETPROBE:
+	case PT_USDT:
+		return attach_uprobe(rt, prog, at, count);
+	case PT_INTERVAL:
+	case PT_PROFILE:
+	case PT_SOFTWARE: {
+		int rc = attach_perf(rt, prog, at);
+		if (!rc)
+			(*count)++;
+		return rc;
+	}
+	}
+	if (!l) {
+		int err = -errno;
+		fprintf(stderr, "sonde: %s: cannot attach: %s\n", at->name, strerror(-err));
+		return err;
+	}
+	add_link(rt, l);
+	(*count)++;
+	return 0;
+}
+
+/* ---- loading ------------------------------------------------------------------ */
+
+/* the verifier's complaint, with the probe it belongs to */
+static void show_verifier_log(struct rt *rt)
+{
+	if (!load_log || !*load_log)
+		return;
+	/* libbpf frames the kernel's log between these markers */
+	const char *b = strstr(load_log, "-- BEGIN PROG LOAD LOG --");
+	const char *e = b ? strstr(b, "-- END PROG LOAD LOG --") : NULL;
+	if (!b || !e) {
+		fprintf(stderr, "%s", load_log);
+		return;
+	}
+	b = strchr(b, '\n');
+	b = b ? b + 1 : e;
+	/* the last lines say why; show up to 25 of them */
+	const char *start = e;
+	int lines = 0;
+	while (start > b && lines < 26) {
+		start--;
+		if (*start == '\n')
+			lines++;
+	}
+	if (start > b)
+		start++;
+	fprintf(stderr, "sonde: the kernel's verifier said (last lines; -v shows all):\n%.*s",
+		(int)(e - start), start);
+}
+
+static const struct sema_attach *prog_attach(const struct cg_prog *p, int i)
+{
+	return &p->probe->attach[p->first_attach + i];
+}
+
+static int load(struct rt *rt)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "sonde");
+	rt->bpf = bpf_object__open_mem(rt->obj->elf, rt->obj->elf_size, &oo);
+	if (!rt->bpf) {
+		fprintf(stderr, "sonde: cannot open the generated BPF object: %s\n", strerror(errno));
+		return -errno;
+	}
+	load_log_f = open_memstream(&load_log, &load_log_len);
+	int err = bpf_object__load(rt->bpf);
+	fclose(load_log_f);
+	load_log_f = NULL;
+	if (err) {
+		if (err == -EPERM || err == -EACCES)
+			fprintf(stderr, "sonde: loading BPF programs needs root (CAP_BPF and CAP_PERFMON): %s\n",
+				strerror(-err));
+		else {
+			const char *which = NULL;
+			for (int i = 0; i < rt->obj->nprogs && !which; i++) {
+				const struct cg_prog *p = &rt->obj->progs[i];
+				char needle[128];
+				snprintf(needle, sizeof(needle), "prog '%s'", p->name);
+				if (load_log && strstr(load_log, needle))
+					which = prog_attach(p, 0)->name;
+			}
+			fprintf(stderr, "sonde: the kernel refused the BPF program%s%s: %s\n",
+				which ? " for " : "", which ? which : "", strerror(-err));
+			show_verifier_log(rt);
+		}
+		free(load_log);
+		load_log = NULL;
+		return err;
+	}
+	free(load_log);
+	load_log = NULL;
+	rt->map_fds = calloc((size_t)(rt->r->nmaps ? rt->r->nmaps : 1), sizeof(int));
+	for (int i = 0; i < rt->r->nmaps; i++) {
+		const struct sema_map *m = rt->r->maps[i];
+		struct bpf_map *bm = bpf_object__find_map_by_name(rt->bpf, cg_map_obj_name(rt->perm, m));
+		rt->map_fds[m->id] = bm ? bpf_map__fd(bm) : -1;
+	}
+	return 0;
+}
+
+static struct bpf_program *prog_of(struct rt *rt, const struct cg_prog *p)
+{
+	return bpf_object__find_program_by_name(rt->bpf, p->name);
+}
+
+/* run every BEGIN (or END) program once, in source order */
+static void run_special(struct rt *rt, enum probe_type type)
+{
+	for (int i = 0; i < rt->obj->nprogs; i++) {
+		const struct cg_prog *p = &rt->obj->progs[i];
+		if (prog_attach(p, 0)->type != type)
+			continue;
+		uint64_t ctx[12] = {0};
+		LIBBPF_OPTS(bpf_test_run_opts, to, .ctx_in = ctx, .ctx_size_in = sizeof(ctx));
+		int err = bpf_prog_test_run_opts(bpf_program__fd(prog_of(rt, p)), &to);
+		if (err)
+			fprintf(stderr, "sonde: %s: cannot run: %s\n", prog_attach(p, 0)->name, strerror(-err));
+	}
+}
+
+static int attach_all(struct rt *rt, int *count)
+{
+	for (int i = 0; i < rt->obj->nprogs; i++) {
+		const struct cg_prog *p = &rt->obj->progs[i];
+		struct bpf_program *prog = prog_of(rt, p);
+		for (int j = 0; j < p->nattach; j++) {
+			int err = attach_one(rt, prog, prog_attach(p, j), count);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static void detach_all(struct rt *rt)
+{
+	for (int i = 0; i < rt->nlinks; i++)
+		bpf_link__destroy(rt->links[i]);
+	rt->nlinks = 0;
+}
+
+static bool has_probe(const struct sema_result *r, enum probe_type t)
+{
+	for (int i = 0; i < r->nprobes; i++)
+		for (int j = 0; j < r->probes[i].nattach; j++)
+			if (r->probes[i].attach[j].type == t)
+				return true;
+	return false;
+}
+
+static bool only_special(const struct sema_result *r)
+{
+	for (int i = 0; i < r->nprobes; i++)
+		for (int j = 0; j < r->probes[i].nattach; j++)
+			if (r->probes[i].attach[j].type != PT_BEGIN && r->probes[i].attach[j].type != PT_END)
+				return false;
+	return true;
+}
+
+static void name_attach_points(struct rt *rt)
+{
+	const struct sema_result *r = rt->r;
+	rt->attach_names = arena_new_array(rt->perm, const char *, r->nattach ? r->nattach : 1);
+	for (int i = 0; i < r->nprobes; i++)
+		for (int j = 0; j < r->probes[i].nattach; j++)
+			rt->attach_names[rt->nattach_names++] = r->probes[i].attach[j].name;
+}
+
+static int child_status(struct rt *rt, bool *exited)
+{
+	int st;
+	pid_t p = waitpid(rt->o->child_pid, &st, WNOHANG);
+	*exited = p == rt->o->child_pid;
+	return *exited ? st : 0;
+}
+
+int rt_run(const struct sema_result *r, const struct cg_object *obj, const struct rt_opts *o)
+{
+	struct rt rt = {.r = r, .obj = obj, .o = o};
+	rt.perm = arena_new();
+	rt.a = rt.perm;
+	rt.ncpus = libbpf_num_possible_cpus();
+	int rc = 1, count = 0;
+	name_attach_points(&rt);
+
+	if (load(&rt))
+		goto out;
+	stop_flag = &rt.stop;
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	int rbfd = bpf_object__find_map_fd_by_name(rt.bpf, CG_RINGBUF_MAP);
+	rt.rb = ring_buffer__new(rbfd, rt_event, &rt, NULL);
+	if (!rt.rb) {
+		fprintf(stderr, "sonde: cannot open the event ring buffer: %s\n", strerror(errno));
+		goto out;
+	}
+	if (attach_all(&rt, &count))
+		goto out;
+	if (o->dry_run) {
+		detach_all(&rt);
+		if (!o->quiet)
+			fprintf(stderr, "sonde: dry run: %d probe%s loaded and attached\n", count,
+				count == 1 ? "" : "s");
+		rc = 0;
+		goto out;
+	}
+	if (!o->quiet)
+		pr_attached(o->format == PR_JSON ? o->out : stderr, o->format, count);
+	if (o->child_go_fd >= 0 && o->child_pid) {
+		if (write(o->child_go_fd, "g", 1) < 0)
+			fprintf(stderr, "sonde: cannot start the child command: %m\n");
+		close(o->child_go_fd);
+	}
+	run_special(&rt, PT_BEGIN);
+	ring_buffer__consume(rt.rb);
+
+	bool child_done = false;
+	int child_st = 0;
+	if (!rt.stop && !(only_special(r) && !o->child_pid)) {
+		while (!rt.stop) {
+			int n = ring_buffer__poll(rt.rb, o->child_pid ? 10 : 100);
+			if (n < 0 && n != -EINTR)
+				break;
+			if (o->child_pid) {
+				child_st = child_status(&rt, &child_done);
+				if (child_done)
+					break;
+			}
+		}
+	} else if (only_special(r) && !rt.stop && !has_probe(r, PT_END)) {
+		/* BEGIN without exit(): bpftrace waits for Ctrl-C */
+		while (!rt.stop)
+			pause();
+	}
+	detach_all(&rt);
+	ring_buffer__consume(rt.rb);
+	run_special(&rt, PT_END);
+	ring_buffer__consume(rt.rb);
+	if (o->format == PR_TEXT && r->nmaps)
+		fputs("\n\n", o->out);
+	rt_maps_print_all(&rt);
+	int lfd = bpf_object__find_map_fd_by_name(rt.bpf, CG_LOST_MAP);
+	if (lfd >= 0) {
+		uint32_t k = 0;
+		uint64_t *v = calloc((size_t)rt.ncpus, 8), lost = 0;
+		if (v && !bpf_map_lookup_elem(lfd, &k, v))
+			for (int c = 0; c < rt.ncpus; c++)
+				lost += v[c];
+		free(v);
+		if (lost)
+			pr_lost_events(o->format == PR_JSON ? o->out : stderr, o->format, lost);
+	}
+	fflush(o->out);
+	rc = 0;
+	if (o->child_pid) {
+		if (!child_done) {
+			kill(o->child_pid, SIGTERM);
+			waitpid(o->child_pid, &child_st, 0);
+		}
+		if (WIFEXITED(child_st) && WEXITSTATUS(child_st))
+			fprintf(stderr, "sonde: command exited with status %d\n", WEXITSTATUS(child_st));
+		else if (WIFSIGNALED(child_st) && child_done)
+			fprintf(stderr, "sonde: command killed by signal %d\n", WTERMSIG(child_st));
+	}
+out:
+	stop_flag = NULL;
+	detach_all(&rt);
+	free(rt.links);
+	ring_buffer__free(rt.rb);
+	bpf_object__close(rt.bpf);
+	free(rt.map_fds);
+	free(rt.site_names);
+	if (rt.cgroups)
+		rs_cgcache_free(rt.cgroups);
+	if (rt.syms)
+		rs_symcache_free(rt.syms);
+	arena_free(rt.perm);
+	return rc;
+}

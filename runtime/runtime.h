@@ -1,0 +1,43 @@
+/*
+ * runtime.h - load, attach, run, print.
+ *
+ * rt_run() takes the compiled object and the sema tables, loads the object
+ * through libbpf (showing the verifier's complaint next to the source line
+ * when the kernel refuses), attaches every probe, runs BEGIN, consumes the
+ * ring buffer until END/exit()/a signal/the -c child ends, then detaches,
+ * runs END and prints every map.
+ */
+#ifndef SONDE_RUNTIME_H
+#define SONDE_RUNTIME_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../codegen/codegen.h"
+#include "../sema/sema.h"
+#include "print.h"
+
+struct rs_container;
+
+struct rt_opts {
+	enum pr_format format;
+	FILE *out;		/* stdout or -o FILE */
+	bool quiet;		/* -q: no "Attached N probes" */
+	int verbose;		/* -v */
+	bool dry_run;		/* load, attach, detach, exit 0 */
+	int pid;		/* -p */
+	int child_pid;		/* -c: started, stopped before exec until attached */
+	int child_go_fd;	/* write a byte here to let the child exec */
+	const struct rs_container *container;	/* --container */
+	bool follow;		/* --follow: rescan uprobe targets every second */
+	const char *src;	/* source text, for verifier messages */
+	const char *file;	/* source name */
+};
+
+/* exit status for main: 0, or 1 after a message */
+int rt_run(const struct sema_result *r, const struct cg_object *obj, const struct rt_opts *o);
+
+/* route libbpf's messages: shown with -v (and errors always) */
+void rt_libbpf_logging(int verbose);
+
+#endif

@@ -1,0 +1,287 @@
+/*
+ * probes.c - attach points: from "t:sched:sched_*" to concrete probes.
+ *
+ * Splits each raw attach point into provider, target and function,
+ * accepts bpftrace's short provider names, expands tracepoint wildcards
+ * against tracefs and loads each tracepoint's format (for args->field).
+ * uprobe targets are only split here; the runtime resolves them against
+ * the processes that map them (runtime/uresolve.c), since the right file
+ * depends on the mount namespace.
+ */
+#include "sema_int.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../runtime/tracefs.h"
+
+static const struct {
+	const char *name, *alias;
+	enum probe_type type;
+} providers[] = {
+	{"BEGIN", NULL, PT_BEGIN},
+	{"END", NULL, PT_END},
+	{"tracepoint", "t", PT_TRACEPOINT},
+	{"rawtracepoint", "rt", PT_RAWTRACEPOINT},
+	{"uprobe", "u", PT_UPROBE},
+	{"uretprobe", "ur", PT_URETPROBE},
+	{"usdt", "U", PT_USDT},
+	{"kprobe", "k", PT_KPROBE},
+	{"kretprobe", "kr", PT_KRETPROBE},
+	{"interval", "i", PT_INTERVAL},
+	{"profile", "p", PT_PROFILE},
+	{"software", "s", PT_SOFTWARE},
+};
+
+const char *sema_probe_type_name(enum probe_type t)
+{
+	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
+		if (providers[i].type == t)
+			return providers[i].name;
+	return "?";
+}
+
+/* split "a:b:c" into at most n parts; the last part keeps further colons */
+static int split(struct arena *a, const char *raw, const char **parts, int n)
+{
+	int k = 0;
+	const char *p = raw;
+	while (k < n - 1) {
+		const char *c = strchr(p, ':');
+		if (!c)
+			break;
+		parts[k++] = arena_strndup(a, p, (size_t)(c - p));
+		p = c + 1;
+	}
+	parts[k++] = arena_strdup(a, p);
+	return k;
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	if (!s || !*s || !isdigit((unsigned char)*s))
+		return false;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+static struct sema_attach *push(struct sema_ctx *s, struct sema_probe *p)
+{
+	if (p->nattach % 8 == 0) {
+		struct sema_attach *n = arena_new_array(s->a, struct sema_attach, p->nattach + 8);
+		if (p->nattach)
+			memcpy(n, p->attach, sizeof(*n) * (size_t)p->nattach);
+		p->attach = n;
+	}
+	return &p->attach[p->nattach++];
+}
+
+struct tp_collect {
+	struct sema_ctx *s;
+	struct sema_probe *p;
+	struct ast_attach *at;
+	int n;
+};
+
+static int add_tracepoint(const char *cat, const char *name, void *ctx)
+{
+	struct tp_collect *c = ctx;
+	struct sema_ctx *s = c->s;
+	struct tp_format *fmt = arena_new_obj(s->a, struct tp_format);
+	int err = tfs_format_read(s->a, cat, name, fmt);
+	if (err) {
+		sema_error(s, c->at->loc, "tracepoint '%s:%s': cannot read its format: %s",
+			   cat, name, strerror(-err));
+		return err;
+	}
+	struct sema_attach *at = push(s, c->p);
+	at->type = PT_TRACEPOINT;
+	at->target = arena_strdup(s->a, cat);
+	at->func = arena_strdup(s->a, name);
+	at->name = arena_printf(s->a, "tracepoint:%s:%s", cat, name);
+	at->fmt = fmt;
+	at->loc = c->at->loc;
+	c->n++;
+	return 0;
+}
+
+static bool has_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/* interval:s:N, interval:ms:N, interval:us:N, interval:hz:N, profile:hz:N */
+static bool parse_rate(struct sema_ctx *s, struct ast_attach *raw, const char **parts, int n,
+		       struct sema_attach *at)
+{
+	uint64_t v;
+	if (n != 3 || !parse_u64(parts[2], &v) || v == 0) {
+		sema_error(s, raw->loc, "%s probe expects %s:UNIT:N with UNIT one of s, ms, us, hz and N > 0",
+			   parts[0], parts[0]);
+		return false;
+	}
+	const char *u = parts[1];
+	if (!strcmp(u, "s") || !strcmp(u, "sec"))
+		at->period_ns = v * 1000000000ull;
+	else if (!strcmp(u, "ms"))
+		at->period_ns = v * 1000000ull;
+	else if (!strcmp(u, "us"))
+		at->period_ns = v * 1000ull;
+	else if (!strcmp(u, "hz"))
+		at->freq = v;
+	else {
+		sema_error(s, raw->loc, "unknown time unit '%s': use s, ms, us or hz", u);
+		return false;
+	}
+	return true;
+}
+
+static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw)
+{
+	const char *parts[4] = {0};
+	int n = split(s->a, raw->raw, parts, 4);
+	enum probe_type type = PT_BEGIN;
+	bool found = false;
+	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++) {
+		if (!strcmp(parts[0], providers[i].name) ||
+		    (providers[i].alias && !strcmp(parts[0], providers[i].alias))) {
+			type = providers[i].type;
+			parts[0] = providers[i].name;
+			found = true;
+			break;
+		}
+	}
+	if (!found) {
+		sema_error(s, raw->loc, "unknown probe type '%s'", parts[0]);
+		return;
+	}
+	switch (type) {
+	case PT_BEGIN:
+	case PT_END: {
+		if (n != 1) {
+			sema_error(s, raw->loc, "%s takes no arguments", parts[0]);
+			return;
+		}
+		struct sema_attach *at = push(s, p);
+		at->type = type;
+		at->name = parts[0];
+		at->loc = raw->loc;
+		return;
+	}
+	case PT_TRACEPOINT: {
+		if (n != 3 || !*parts[1] || !*parts[2]) {
+			sema_error(s, raw->loc, "tracepoint probe expects tracepoint:CATEGORY:NAME");
+			return;
+		}
+		struct tp_collect c = {s, p, raw, 0};
+		int err = tfs_each(parts[1], parts[2], add_tracepoint, &c);
+		if (err < 0 && c.n == 0 && !s->diag_errors_before) {
+			if (err == -EACCES || err == -EPERM)
+				sema_error(s, raw->loc, "cannot read tracefs: %s (run sonde as root)", strerror(-err));
+			else if (err != -ENOENT)
+				sema_error(s, raw->loc, "cannot list tracepoints: %s", strerror(-err));
+		}
+		if (c.n == 0 && err >= 0)
+			sema_error(s, raw->loc, "%s '%s:%s' not found%s", "tracepoint", parts[1], parts[2],
+				   has_glob(parts[1]) || has_glob(parts[2]) ? " (no tracepoint matches)" : "");
+		else if (c.n == 0 && err == -ENOENT)
+			sema_error(s, raw->loc, "tracepoint '%s:%s' not found", parts[1], parts[2]);
+		return;
+	}
+	case PT_RAWTRACEPOINT: {
+		const char *name = n == 3 ? parts[2] : n == 2 ? parts[1] : NULL;
+		if (!name || !*name || has_glob(name)) {
+			sema_error(s, raw->loc, "rawtracepoint probe expects rawtracepoint:NAME (no wildcards)");
+			return;
+		}
+		struct sema_attach *at = push(s, p);
+		at->type = type;
+		at->func = name;
+		at->name = arena_printf(s->a, "rawtracepoint:%s", name);
+		at->loc = raw->loc;
+		return;
+	}
+	case PT_UPROBE:
+	case PT_URETPROBE:
+	case PT_USDT: {
+		if (n < 3 || !*parts[1] || !*parts[2]) {
+			sema_error(s, raw->loc, "%s probe expects %s:TARGET:%s", parts[0], parts[0],
+				   type == PT_USDT ? "[PROVIDER:]NAME" : "FUNCTION");
+			return;
+		}
+		struct sema_attach *at = push(s, p);
+		at->type = type;
+		at->target = parts[1];
+		at->func = n == 4 ? arena_printf(s->a, "%s:%s", parts[2], parts[3]) : parts[2];
+		at->name = arena_printf(s->a, "%s:%s:%s", parts[0], at->target, at->func);
+		at->loc = raw->loc;
+		return;
+	}
+	case PT_KPROBE:
+	case PT_KRETPROBE: {
+		const char *fn = n >= 2 ? parts[n - 1] : NULL;
+		if (!fn || !*fn) {
+			sema_error(s, raw->loc, "%s probe expects %s:FUNCTION", parts[0], parts[0]);
+			return;
+		}
+		struct sema_attach *at = push(s, p);
+		at->type = type;
+		at->func = fn;
+		at->name = arena_printf(s->a, "%s:%s", parts[0], fn);
+		at->loc = raw->loc;
+		return;
+	}
+	case PT_INTERVAL:
+	case PT_PROFILE: {
+		struct sema_attach at = {.type = type, .loc = raw->loc};
+		if (!parse_rate(s, raw, parts, n, &at))
+			return;
+		at.name = arena_printf(s->a, "%s:%s:%s", parts[0], parts[1], parts[2]);
+		*push(s, p) = at;
+		return;
+	}
+	case PT_SOFTWARE: {
+		if (n < 2 || n > 3 || !tfs_software_event(parts[1])) {
+			sema_error(s, raw->loc, "unknown software event '%s' (sonde -l 'software:*' lists them)",
+				   n >= 2 ? parts[1] : "");
+			return;
+		}
+		struct sema_attach *at = push(s, p);
+		at->type = type;
+		at->target = tfs_software_event(parts[1])->name;
+		if (n == 3) {
+			if (!parse_u64(parts[2], &at->count) || !at->count) {
+				sema_error(s, raw->loc, "software event count must be a positive integer");
+				return;
+			}
+		} else {
+			at->count = tfs_software_event(parts[1])->default_period;
+		}
+		at->name = arena_printf(s->a, "software:%s:%llu", parts[1],
+					(unsigned long long)at->count);
+		at->loc = raw->loc;
+		return;
+	}
+	}
+}
+
+void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p)
+{
+	for (struct ast_attach *at = p->node->probe.attach; at; at = at->next)
+		resolve_one(s, p, at);
+	for (int i = 1; i < p->nattach; i++) {
+		bool ev = p->attach[0].type == PT_BEGIN || p->attach[0].type == PT_END;
+		bool ev2 = p->attach[i].type == PT_BEGIN || p->attach[i].type == PT_END;
+		if (ev != ev2) {
+			sema_error(s, p->attach[i].loc, "BEGIN and END cannot share a block with other probes");
+			return;
+		}
+	}
+}

@@ -1,0 +1,158 @@
+/*
+ * sema.h - semantic analysis: from syntax to a typed, checked program.
+ *
+ * sema_run() resolves every probe's attach points (expanding tracepoint
+ * wildcards, reading tracefs formats), types every expression, infers each
+ * map's key and value kinds from all of its uses, and collects the tables
+ * the later stages need: maps, printf-style events, probes.  Every mismatch
+ * is a located error through struct diag.
+ *
+ * The second half of this header is the interface builtins in stdlib/ use
+ * to check their arguments; nothing else should need it.
+ */
+#ifndef SONDE_SEMA_H
+#define SONDE_SEMA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../common/arena.h"
+#include "../common/diag.h"
+#include "../parser/ast.h"
+
+struct tp_format;
+
+enum probe_type {
+	PT_BEGIN, PT_END,
+	PT_TRACEPOINT, PT_RAWTRACEPOINT,
+	PT_UPROBE, PT_URETPROBE, PT_USDT,
+	PT_KPROBE, PT_KRETPROBE,
+	PT_INTERVAL, PT_PROFILE, PT_SOFTWARE,
+};
+
+/* One concrete attach point (wildcards expanded). */
+struct sema_attach {
+	enum probe_type type;
+	const char *name;	/* canonical: "tracepoint:sched:sched_switch" */
+	const char *target;	/* tracepoint category, uprobe target, software event */
+	const char *func;	/* tracepoint name, uprobe function */
+	uint64_t period_ns;	/* interval: period; profile: 0 */
+	uint64_t freq;		/* profile:hz */
+	uint64_t count;		/* software:EVENT:count */
+	struct tp_format *fmt;	/* tracepoints */
+	struct src_loc loc;
+};
+
+struct sema_probe {
+	struct ast_node *node;	/* N_PROBE */
+	struct sema_attach *attach;
+	int nattach;
+	bool uses_args;		/* args/arg0.. differ per attach point: one BPF program each */
+	int index;
+};
+
+enum map_kind {
+	MK_NONE,
+	MK_VALUE,	/* '=': integer, string, tuple ... (shared, not per-CPU) */
+	MK_COUNT, MK_SUM, MK_AVG, MK_MIN, MK_MAX, MK_STATS, MK_HIST, MK_LHIST,
+};
+
+struct sema_map {
+	const char *name;	/* "@lat" */
+	struct src_loc loc;	/* first use */
+	enum map_kind kind;
+	struct type key;	/* TY_NONE: no key */
+	struct type value;	/* MK_VALUE: the stored type; else an aggregate type */
+	uint32_t key_size;	/* bytes in BPF (8 for a keyless map's dummy key); +8 for hist buckets */
+	uint32_t value_size;	/* bytes of one (per-CPU) value */
+	bool percpu;
+	bool is_scratch;	/* only read inside BPF (never printed) - still printed at exit, as bpftrace */
+	int id;
+	int64_t lh_min, lh_max, lh_step;
+};
+
+/* Events the BPF side sends through the ring buffer. */
+enum event_kind {
+	EV_PRINTF = 1,	/* printf(fmt, ...) */
+	EV_EXIT,	/* exit() */
+	EV_PRINT_MAP,	/* print(@m, top, div) */
+	EV_CLEAR,	/* clear(@m) */
+	EV_ZERO,	/* zero(@m) */
+	EV_PRINT_VAL,	/* print(expr) of a non-map value */
+	EV_TIME,	/* time(fmt) */
+	EV_CAT,		/* cat(fmt, ...) */
+	EV_SYSTEM,	/* system(fmt, ...) */
+	EV_JOIN,	/* join(argv) */
+	EV_SIGNAL_DONE,	/* reserved */
+};
+
+/* A printf-like event: format string and the types of its arguments as
+ * laid out in the record after the 8-byte header. */
+struct sema_event {
+	enum event_kind kind;
+	const char *fmt;		/* printf/time/cat/system */
+	struct type args;		/* TY_TUPLE of the argument types, offsets from 0 */
+	struct fmt_spec *spec;		/* parsed format (runtime/format.h) */
+	int id;
+	struct src_loc loc;
+};
+
+struct sema_opts {
+	const char **pos_args;	/* positional parameters $1.. */
+	int npos_args;
+	int target_pid;		/* -p, 0 if none */
+	bool unsafe;
+	bool has_cpid;		/* -c given */
+};
+
+struct sema_result {
+	struct ast_node *program;
+	struct sema_probe *probes;
+	int nprobes;
+	struct sema_map **maps;	/* sorted by name */
+	int nmaps;
+	struct sema_event **events;
+	int nevents;
+	struct type struct_types_dummy;	/* reserved */
+	int nattach;		/* total concrete attach points */
+};
+
+/* NULL after reporting errors through d. */
+struct sema_result *sema_run(struct arena *a, struct diag *d, struct ast_node *prog,
+			     const struct sema_opts *opts);
+const char *sema_probe_type_name(enum probe_type t);
+
+/* ---- for stdlib/ builtins ------------------------------------------------- */
+
+struct sema_ctx;
+
+/* type-check an expression; returns its type (TY_ERROR after an error) */
+struct type *sema_expr(struct sema_ctx *s, struct ast_node *e);
+void sema_error(struct sema_ctx *s, struct src_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+struct arena *sema_arena(struct sema_ctx *s);
+const struct sema_opts *sema_options(struct sema_ctx *s);
+/* the probe being checked, and its first attach point */
+const struct sema_probe *sema_cur_probe(struct sema_ctx *s);
+/* the current probe's value differs per attach point (probe, args ...):
+ * codegen emits one BPF program per attach point */
+void sema_need_per_attach(struct sema_ctx *s);
+/* the argument must be a compile-time integer; returns false after an error */
+bool sema_const_int(struct sema_ctx *s, struct ast_node *e, int64_t *out);
+/* register a printf-like event for call `c` whose args (after the format) are `args` */
+struct sema_event *sema_add_event(struct sema_ctx *s, enum event_kind kind,
+				  struct ast_node *c, const char *fmt,
+				  struct ast_node *args);
+/* the map named by an N_MAP node (created on first use) */
+struct sema_map *sema_map_of(struct sema_ctx *s, struct ast_node *map);
+/* the call is the value of '@m[..] = f(..)'; NULL when used elsewhere */
+struct ast_node *sema_assign_target(struct sema_ctx *s);
+/* declare that map node `m` holds aggregate `kind`; checks consistency */
+bool sema_map_set_kind(struct sema_ctx *s, struct ast_node *m, enum map_kind kind,
+		       struct src_loc loc);
+
+/* the common integer types */
+extern const struct type ty_int64, ty_uint64, ty_void;
+struct type ty_str(uint32_t size);
+
+#endif

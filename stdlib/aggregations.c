@@ -1,0 +1,95 @@
+/*
+ * aggregations.c - count sum avg min max stats hist lhist.
+ *
+ * Each is only valid as the value of a map assignment (`@m[k] = hist(x)`).
+ * sema records the map's kind from it; codegen/maps.c performs the per-CPU
+ * update (cg_agg_update), so these entries only check arguments.
+ */
+#include "../codegen/codegen.h"
+#include "stdlib.h"
+
+static bool int_arg(struct sema_ctx *s, struct ast_node *n, struct ast_node *a)
+{
+	struct type *t = sema_expr(s, a);
+	if (t->kind == TY_ERROR)
+		return false;
+	if (t->kind != TY_INT && t->kind != TY_PTR) {
+		sema_error(s, a->loc, "%s() needs an integer argument, not %s", n->call.name,
+			   type_str(sema_arena(s), t));
+		return false;
+	}
+	return true;
+}
+
+static void check_agg(struct sema_ctx *s, struct ast_node *n, enum map_kind k, enum type_kind tk)
+{
+	if (n->call.nargs && !int_arg(s, n, n->call.args)) {
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	sema_map_set_kind(s, sema_assign_target(s), k, n->loc);
+	n->type = (struct type){.kind = tk, .size = 8};
+}
+
+static void check_count(struct sema_ctx *s, struct ast_node *n) { check_agg(s, n, MK_COUNT, TY_COUNT); }
+static void check_sum(struct sema_ctx *s, struct ast_node *n) { check_agg(s, n, MK_SUM, TY_SUM); }
+static void check_avg(struct sema_ctx *s, struct ast_node *n) { check_agg(s, n, MK_AVG, TY_AVG); }
+static void check_min(struct sema_ctx *s, struct ast_node *n) { check_agg(s, n, MK_MIN, TY_MIN); }
+static void check_max(struct sema_ctx *s, struct ast_node *n) { check_agg(s, n, MK_MAX, TY_MAX); }
+static void check_stats(struct sema_ctx *s, struct ast_node *n) { check_agg(s, n, MK_STATS, TY_STATS); }
+static void check_hist(struct sema_ctx *s, struct ast_node *n) { check_agg(s, n, MK_HIST, TY_HIST); }
+
+/* lhist(value, min, max, step): constants with min < max, step > 0 */
+static void check_lhist(struct sema_ctx *s, struct ast_node *n)
+{
+	check_agg(s, n, MK_LHIST, TY_LHIST);
+	if (n->type.kind == TY_ERROR)
+		return;
+	int64_t v[3];
+	struct ast_node *a = n->call.args->next;
+	for (int i = 0; i < 3; i++, a = a->next) {
+		sema_expr(s, a);
+		if (!sema_const_int(s, a, &v[i])) {
+			n->type.kind = TY_ERROR;
+			return;
+		}
+	}
+	if (v[0] < 0 || v[1] <= v[0] || v[2] <= 0) {
+		sema_error(s, n->loc, "lhist(value, min, max, step) needs 0 <= min < max and step > 0");
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	if ((v[1] - v[0]) / v[2] > 1000) {
+		sema_error(s, n->loc, "lhist() would have %lld buckets; at most 1000",
+			   (long long)((v[1] - v[0]) / v[2]));
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	struct sema_map *m = sema_map_of(s, sema_assign_target(s));
+	if (m->lh_step && (m->lh_min != v[0] || m->lh_max != v[1] || m->lh_step != v[2])) {
+		sema_error(s, n->loc, "map '%s' is an lhist with other bounds elsewhere", m->name);
+		return;
+	}
+	m->lh_min = v[0];
+	m->lh_max = v[1];
+	m->lh_step = v[2];
+	n->type.lh_min = v[0];
+	n->type.lh_max = v[1];
+	n->type.lh_step = v[2];
+}
+
+#define AGG(nm, na, chk, k, doc) \
+	{.name = nm, .kind = BI_AGG, .min_args = na, .max_args = na, .check = chk, .agg = k, \
+	 .summary = doc}
+
+const struct builtin stdlib_aggregations[] = {
+	AGG("count", 0, check_count, MK_COUNT, "count events"),
+	AGG("sum", 1, check_sum, MK_SUM, "sum of values"),
+	AGG("avg", 1, check_avg, MK_AVG, "average of values"),
+	AGG("min", 1, check_min, MK_MIN, "minimum value"),
+	AGG("max", 1, check_max, MK_MAX, "maximum value"),
+	AGG("stats", 1, check_stats, MK_STATS, "count, average and total"),
+	AGG("hist", 1, check_hist, MK_HIST, "power-of-2 histogram"),
+	AGG("lhist", 4, check_lhist, MK_LHIST, "linear histogram: lhist(value, min, max, step)"),
+	{0},
+};

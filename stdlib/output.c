@@ -1,0 +1,162 @@
+/*
+ * output.c - builtins that talk to userspace: printf, print, exit, clear,
+ * zero, delete, time, cat, system, signal.
+ *
+ * Everything that prints goes through the ring buffer as an event (see
+ * sema.h, enum event_kind); runtime/events.c formats it.  Never
+ * bpf_trace_printk.
+ */
+#include <string.h>
+
+#include "../codegen/codegen.h"
+#include "stdlib.h"
+
+static bool need_map(struct sema_ctx *s, struct ast_node *n, struct ast_node *a)
+{
+	if (a->kind != N_MAP || a->map.nkeys) {
+		sema_error(s, a->loc, "%s() needs a map name without keys, like @m", n->call.name);
+		n->type.kind = TY_ERROR;
+		return false;
+	}
+	return true;
+}
+
+/* printf("fmt", args...), cat, system: the format must be a literal */
+static void check_fmt_event(struct sema_ctx *s, struct ast_node *n, enum event_kind k)
+{
+	struct ast_node *f = n->call.args;
+	for (struct ast_node *a = f->next; a; a = a->next)
+		sema_expr(s, a);
+	if (f->kind != N_STR) {
+		sema_error(s, f->loc, "%s() needs a string literal as its format", n->call.name);
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	n->type = ty_void;
+	n->sema_data = sema_add_event(s, k, n, f->s.value, f->next);
+}
+
+static void check_printf(struct sema_ctx *s, struct ast_node *n) { check_fmt_event(s, n, EV_PRINTF); }
+static void check_cat(struct sema_ctx *s, struct ast_node *n) { check_fmt_event(s, n, EV_CAT); }
+
+static void check_system(struct sema_ctx *s, struct ast_node *n)
+{
+	if (!sema_options(s)->unsafe)
+		sema_error(s, n->loc, "system() runs commands: allow it with --unsafe");
+	check_fmt_event(s, n, EV_SYSTEM);
+}
+
+static LLVMValueRef lower_fmt_event(struct cg_ctx *cg, struct ast_node *n)
+{
+	cg_event_emit(cg, n->sema_data, n->call.args->next);
+	return NULL;
+}
+
+static LLVMValueRef lower_exit(struct cg_ctx *cg, struct ast_node *n)
+{
+	cg_event_raw(cg, EV_EXIT, 0, NULL, 0);
+	return NULL;
+}
+
+/* print(@m), print(@m, top), print(@m, top, div), print(value) */
+static void check_print(struct sema_ctx *s, struct ast_node *n)
+{
+	struct ast_node *a = n->call.args;
+	n->type = ty_void;
+	if (a->kind == N_MAP && !a->map.nkeys) {
+		struct sema_map *m = sema_map_of(s, a);
+		(void)m;
+		for (struct ast_node *x = a->next; x; x = x->next) {
+			int64_t v;
+			sema_expr(s, x);
+			if (sema_const_int(s, x, &v) && v < 0)
+				sema_error(s, x->loc, "print() top and div must not be negative");
+		}
+		return;
+	}
+	if (a->next) {
+		sema_error(s, a->next->loc, "print() of a value takes one argument");
+		return;
+	}
+	sema_expr(s, a);
+	n->sema_data = sema_add_event(s, EV_PRINT_VAL, n, NULL, a);
+}
+
+static LLVMValueRef lower_print(struct cg_ctx *cg, struct ast_node *n)
+{
+	struct ast_node *a = n->call.args;
+	if (n->sema_data) {
+		cg_event_emit(cg, n->sema_data, a);
+		return NULL;
+	}
+	uint64_t w[2] = {0, 0};
+	int i = 0;
+	for (struct ast_node *x = a->next; x && i < 2; x = x->next)
+		w[i++] = x->i.value;
+	const struct sema_result *r = cg_sema(cg);
+	for (int k = 0; k < r->nmaps; k++)
+		if (!strcmp(r->maps[k]->name, a->map.name))
+			cg_event_raw(cg, EV_PRINT_MAP, (uint32_t)r->maps[k]->id, w, 2);
+	return NULL;
+}
+
+static void check_map_op(struct sema_ctx *s, struct ast_node *n)
+{
+	n->type = ty_void;
+	if (need_map(s, n, n->call.args))
+		sema_map_of(s, n->call.args);
+}
+
+static LLVMValueRef lower_map_op(struct cg_ctx *cg, struct ast_node *n)
+{
+	const struct sema_result *r = cg_sema(cg);
+	for (int k = 0; k < r->nmaps; k++)
+		if (!strcmp(r->maps[k]->name, n->call.args->map.name))
+			cg_event_raw(cg, !strcmp(n->call.name, "clear") ? EV_CLEAR : EV_ZERO,
+				     (uint32_t)r->maps[k]->id, NULL, 0);
+	return NULL;
+}
+
+/* delete(@m[k]) */
+static void check_delete(struct sema_ctx *s, struct ast_node *n)
+{
+	struct ast_node *a = n->call.args;
+	n->type = ty_void;
+	if (a->kind != N_MAP) {
+		sema_error(s, a->loc, "delete() needs a map element, like @m[key]");
+		return;
+	}
+	for (struct ast_node *k = a->map.keys; k; k = k->next)
+		sema_expr(s, k);
+	struct sema_map *m = sema_map_of(s, a);
+	if (m->kind == MK_HIST || m->kind == MK_LHIST)
+		sema_error(s, a->loc, "delete() of one %s entry is not supported: use clear(%s)",
+			   m->kind == MK_HIST ? "hist" : "lhist", m->name);
+}
+
+static LLVMValueRef lower_delete(struct cg_ctx *cg, struct ast_node *n)
+{
+	struct ast_node *a = n->call.args;
+	const struct sema_result *r = cg_sema(cg);
+	for (int k = 0; k < r->nmaps; k++)
+		if (!strcmp(r->maps[k]->name, a->map.name))
+			cg_map_delete(cg, r->maps[k], cg_map_key(cg, a, 0));
+	return NULL;
+}
+
+#define STMT(nm, lo, hi, chk, low, doc) \
+	{.name = nm, .kind = BI_STMT, .min_args = lo, .max_args = hi, .check = chk, .lower = low, \
+	 .summary = doc}
+
+const struct builtin stdlib_output[] = {
+	STMT("printf", 1, 8, check_printf, lower_fmt_event, "formatted output"),
+	STMT("cat", 1, 8, check_cat, lower_fmt_event, "print a file's contents"),
+	STMT("system", 1, 8, check_system, lower_fmt_event, "run a command (--unsafe)"),
+	{.name = "exit", .kind = BI_STMT, .min_args = 0, .max_args = 0, .type = {.kind = TY_VOID},
+	 .lower = lower_exit, .summary = "stop tracing and print the maps"},
+	STMT("print", 1, 3, check_print, lower_print, "print a map (top, div) or a value"),
+	STMT("clear", 1, 1, check_map_op, lower_map_op, "remove every entry of a map"),
+	STMT("zero", 1, 1, check_map_op, lower_map_op, "set every value of a map to zero"),
+	STMT("delete", 1, 1, check_delete, lower_delete, "remove one map entry"),
+	{0},
+};

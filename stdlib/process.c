@@ -1,0 +1,251 @@
+/*
+ * process.c - builtins about the current task: pid, tid, comm, uid,
+ * cgroup, cpu, and the probe's own context: args, arg0..arg9, retval,
+ * func, probe.
+ */
+#include <string.h>
+
+#include "../codegen/codegen.h"
+#include "stdlib.h"
+
+static LLVMValueRef pid_tgid(struct cg_ctx *cg)
+{
+	return cg_helper_call(cg, BPF_FUNC_get_current_pid_tgid, NULL, 0);
+}
+
+static LLVMValueRef lower_pid(struct cg_ctx *cg, struct ast_node *n)
+{
+	return LLVMBuildLShr(cg_builder(cg), pid_tgid(cg), cg_const(cg, 32), "pid");
+}
+
+static LLVMValueRef lower_tid(struct cg_ctx *cg, struct ast_node *n)
+{
+	return LLVMBuildAnd(cg_builder(cg), pid_tgid(cg), cg_const(cg, 0xffffffff), "tid");
+}
+
+static LLVMValueRef lower_uid(struct cg_ctx *cg, struct ast_node *n)
+{
+	LLVMValueRef v = cg_helper_call(cg, BPF_FUNC_get_current_uid_gid, NULL, 0);
+	return LLVMBuildAnd(cg_builder(cg), v, cg_const(cg, 0xffffffff), "uid");
+}
+
+static LLVMValueRef lower_gid(struct cg_ctx *cg, struct ast_node *n)
+{
+	LLVMValueRef v = cg_helper_call(cg, BPF_FUNC_get_current_uid_gid, NULL, 0);
+	return LLVMBuildLShr(cg_builder(cg), v, cg_const(cg, 32), "gid");
+}
+
+static LLVMValueRef lower_comm(struct cg_ctx *cg, struct ast_node *n)
+{
+	LLVMValueRef buf = cg_alloca(cg, 16, "comm");
+	LLVMValueRef args[] = {buf, LLVMConstInt(cg_i32(cg), 16, 0)};
+	cg_helper_call(cg, BPF_FUNC_get_current_comm, args, 2);
+	return buf;
+}
+
+static LLVMValueRef lower_nsecs(struct cg_ctx *cg, struct ast_node *n)
+{
+	return cg_helper_call(cg, BPF_FUNC_ktime_get_ns, NULL, 0);
+}
+
+static LLVMValueRef lower_elapsed(struct cg_ctx *cg, struct ast_node *n)
+{
+	LLVMValueRef now = cg_helper_call(cg, BPF_FUNC_ktime_get_ns, NULL, 0);
+	return LLVMBuildSub(cg_builder(cg), now, cg_const(cg, cg_options(cg)->start_ns), "elapsed");
+}
+
+static LLVMValueRef lower_cpu(struct cg_ctx *cg, struct ast_node *n)
+{
+	return cg_helper_call(cg, BPF_FUNC_get_smp_processor_id, NULL, 0);
+}
+
+static LLVMValueRef lower_cgroup(struct cg_ctx *cg, struct ast_node *n)
+{
+	return cg_helper_call(cg, BPF_FUNC_get_current_cgroup_id, NULL, 0);
+}
+
+static LLVMValueRef lower_rand(struct cg_ctx *cg, struct ast_node *n)
+{
+	return cg_helper_call(cg, BPF_FUNC_get_prandom_u32, NULL, 0);
+}
+
+static LLVMValueRef lower_curtask(struct cg_ctx *cg, struct ast_node *n)
+{
+	return cg_helper_call(cg, BPF_FUNC_get_current_task, NULL, 0);
+}
+
+/* probe: the attach point's index in the program, printed as its name */
+static void check_probe(struct sema_ctx *s, struct ast_node *n)
+{
+	sema_need_per_attach(s);
+	n->type = (struct type){.kind = TY_PROBE, .size = 8};
+}
+
+static LLVMValueRef lower_probe(struct cg_ctx *cg, struct ast_node *n)
+{
+	/* global attach index: probes before this one, plus this attach's slot */
+	const struct sema_result *r = cg_sema(cg);
+	const struct sema_attach *at = cg_attach(cg);
+	uint64_t idx = 0;
+	for (int i = 0; i < r->nprobes; i++)
+		for (int j = 0; j < r->probes[i].nattach; j++, idx++)
+			if (&r->probes[i].attach[j] == at)
+				return cg_const(cg, idx);
+	return cg_const(cg, 0);
+}
+
+/* x86-64 struct pt_regs offsets */
+static const uint32_t arg_regs[] = {112, 104, 96, 88, 72, 64};	/* di si dx cx r8 r9 */
+enum { REG_AX = 80, REG_IP = 128, REG_SP = 152 };
+
+static bool is_uprobe_like(enum probe_type t)
+{
+	return t == PT_UPROBE || t == PT_URETPROBE || t == PT_KPROBE || t == PT_KRETPROBE ||
+	       t == PT_USDT;
+}
+
+static void check_argN(struct sema_ctx *s, struct ast_node *n)
+{
+	const struct sema_probe *p = sema_cur_probe(s);
+	for (int i = 0; i < p->nattach; i++) {
+		enum probe_type t = p->attach[i].type;
+		if (!is_uprobe_like(t) && t != PT_RAWTRACEPOINT) {
+			sema_error(s, n->loc, "%s is not available in %s probes (use args->FIELD in tracepoints)",
+				   n->ident.name, sema_probe_type_name(t));
+			n->type.kind = TY_ERROR;
+			return;
+		}
+	}
+	n->type = ty_uint64;
+}
+
+static LLVMValueRef lower_argN(struct cg_ctx *cg, struct ast_node *n)
+{
+	int i = n->ident.name[3] - '0';
+	if (cg_attach(cg)->type == PT_RAWTRACEPOINT)
+		return cg_load_i64(cg, cg_gep(cg, cg_ctx_arg(cg), 8 * (uint32_t)i));
+	if (i < 6)
+		return cg_load_i64(cg, cg_gep(cg, cg_ctx_arg(cg), arg_regs[i]));
+	/* arguments 7.. are on the stack above the return address */
+	LLVMValueRef sp = cg_load_i64(cg, cg_gep(cg, cg_ctx_arg(cg), REG_SP));
+	LLVMValueRef addr = LLVMBuildAdd(cg_builder(cg), sp, cg_const(cg, 8 * (uint64_t)(i - 5)), "");
+	LLVMValueRef tmp = cg_alloca(cg, 8, "stackarg");
+	cg_probe_read(cg, tmp, 8, addr, cg_attach(cg)->type != PT_KPROBE, 0);
+	return cg_load_i64(cg, tmp);
+}
+
+static void check_retval(struct sema_ctx *s, struct ast_node *n)
+{
+	const struct sema_probe *p = sema_cur_probe(s);
+	for (int i = 0; i < p->nattach; i++) {
+		enum probe_type t = p->attach[i].type;
+		if (t != PT_URETPROBE && t != PT_KRETPROBE) {
+			sema_error(s, n->loc, "retval is only available in uretprobe and kretprobe probes");
+			n->type.kind = TY_ERROR;
+			return;
+		}
+	}
+	n->type = ty_int64;
+}
+
+static LLVMValueRef lower_retval(struct cg_ctx *cg, struct ast_node *n)
+{
+	return cg_load_i64(cg, cg_gep(cg, cg_ctx_arg(cg), REG_AX));
+}
+
+/* func: the probed function, from the instruction pointer at entry */
+static void check_func(struct sema_ctx *s, struct ast_node *n)
+{
+	const struct sema_probe *p = sema_cur_probe(s);
+	for (int i = 0; i < p->nattach; i++) {
+		enum probe_type t = p->attach[i].type;
+		if (t == PT_TRACEPOINT) {
+			sema_need_per_attach(s);
+			n->type = (struct type){.kind = TY_PROBE, .size = 8};
+			return;
+		}
+		if (t != PT_UPROBE && t != PT_URETPROBE) {
+			sema_error(s, n->loc, "func is only available in uprobe and uretprobe probes");
+			n->type.kind = TY_ERROR;
+			return;
+		}
+	}
+	n->type = (struct type){.kind = TY_USYM, .size = 8};
+}
+
+static LLVMValueRef lower_func(struct cg_ctx *cg, struct ast_node *n)
+{
+	if (n->type.kind == TY_PROBE)
+		return lower_probe(cg, n);
+	if (cg_attach(cg)->type == PT_URETPROBE) {
+		LLVMValueRef args[] = {cg_ctx_arg(cg)};
+		return cg_helper_call(cg, BPF_FUNC_get_func_ip, args, 1);
+	}
+	return cg_load_i64(cg, cg_gep(cg, cg_ctx_arg(cg), REG_IP));
+}
+
+/* args alone (not args->f) */
+static void check_args(struct sema_ctx *s, struct ast_node *n)
+{
+	sema_error(s, n->loc, "use args->FIELD to read a tracepoint argument");
+	n->type.kind = TY_ERROR;
+}
+
+static LLVMValueRef lower_args(struct cg_ctx *cg, struct ast_node *n)
+{
+	return cg_const(cg, 0);
+}
+
+static void check_cpid(struct sema_ctx *s, struct ast_node *n)
+{
+	if (!sema_options(s)->has_cpid)
+		sema_error(s, n->loc, "cpid needs a child command: run with -c CMD");
+	n->type = ty_uint64;
+}
+
+static LLVMValueRef lower_cpid(struct cg_ctx *cg, struct ast_node *n)
+{
+	return cg_const(cg, (uint64_t)cg_options(cg)->child_pid);
+}
+
+static LLVMValueRef lower_username(struct cg_ctx *cg, struct ast_node *n)
+{
+	return lower_uid(cg, n);
+}
+
+#define INT_VAR(nm, fn, sgn, doc) \
+	{.name = nm, .kind = BI_VAR, .type = {.kind = TY_INT, .size = 8, .is_signed = sgn}, \
+	 .lower = fn, .summary = doc}
+#define ARG(n) {.name = "arg" #n, .kind = BI_VAR, .check = check_argN, .lower = lower_argN, \
+		 .summary = "argument " #n " of the probed function"}
+
+const struct builtin stdlib_process[] = {
+	INT_VAR("pid", lower_pid, false, "process id (thread group id) of the current task"),
+	INT_VAR("tid", lower_tid, false, "thread id of the current task"),
+	INT_VAR("uid", lower_uid, false, "user id of the current task"),
+	INT_VAR("gid", lower_gid, false, "group id of the current task"),
+	INT_VAR("nsecs", lower_nsecs, false, "nanoseconds since boot (CLOCK_MONOTONIC)"),
+	INT_VAR("elapsed", lower_elapsed, false, "nanoseconds since sonde started"),
+	INT_VAR("cpu", lower_cpu, false, "CPU the probe runs on"),
+	INT_VAR("cgroup", lower_cgroup, false, "cgroup v2 id of the current task"),
+	INT_VAR("rand", lower_rand, false, "a random 32-bit number"),
+	INT_VAR("curtask", lower_curtask, false, "address of the current task_struct"),
+	{.name = "comm", .kind = BI_VAR, .type = {.kind = TY_STR, .size = 16}, .lower = lower_comm,
+	 .summary = "name of the current task"},
+	{.name = "username", .kind = BI_VAR, .type = {.kind = TY_USERNAME, .size = 8},
+	 .lower = lower_username, .summary = "user name of the current task"},
+	{.name = "container", .kind = BI_VAR, .type = {.kind = TY_CONTAINER, .size = 8},
+	 .lower = lower_cgroup, .summary = "short container id of the current task (\"\" on the host)"},
+	{.name = "probe", .kind = BI_VAR, .check = check_probe, .lower = lower_probe,
+	 .summary = "name of the probe that fired"},
+	{.name = "func", .kind = BI_VAR, .check = check_func, .lower = lower_func,
+	 .summary = "name of the probed function"},
+	{.name = "retval", .kind = BI_VAR, .check = check_retval, .lower = lower_retval,
+	 .summary = "return value (uretprobe)"},
+	{.name = "args", .kind = BI_VAR, .check = check_args, .lower = lower_args,
+	 .summary = "tracepoint arguments: args->FIELD"},
+	{.name = "cpid", .kind = BI_VAR, .check = check_cpid, .lower = lower_cpid,
+	 .summary = "pid of the -c child command"},
+	ARG(0), ARG(1), ARG(2), ARG(3), ARG(4), ARG(5), ARG(6), ARG(7), ARG(8), ARG(9),
+	{0},
+};

@@ -1,0 +1,31 @@
+/*
+ * stdlib.c - lookup over the builtin tables of every area.
+ */
+#include "stdlib.h"
+
+#include <string.h>
+
+static const struct builtin *const tables[] = {
+	stdlib_process, stdlib_aggregations, stdlib_output, stdlib_strings, stdlib_time,
+};
+
+const struct builtin *stdlib_find(const char *name, bool is_call)
+{
+	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
+		for (const struct builtin *b = tables[t]; b->name; b++)
+			if (!strcmp(b->name, name) && (b->kind != BI_VAR) == is_call)
+				return b;
+	return NULL;
+}
+
+const struct builtin *const *stdlib_all(void)
+{
+	static const struct builtin *all[256];
+	if (!all[0]) {
+		int n = 0;
+		for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
+			for (const struct builtin *b = tables[t]; b->name && n < 255; b++)
+				all[n++] = b;
+	}
+	return all;
+}
