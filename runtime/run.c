@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ksyms.h"
 #include "resolve.h"
 #include "tracefs.h"
 
@@ -462,8 +463,8 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	ring_buffer__consume(rt.rb);
 	run_special(&rt, PT_END);
 	ring_buffer__consume(rt.rb);
-	if (o->format == PR_TEXT && r->nmaps)
-		fputs("\n\n", o->out);
+	if (o->format == PR_TEXT)
+		fputs("\n\n", o->out);	/* as bpftrace, even with no maps */
 	rt_maps_print_all(&rt);
 	int lfd = bpf_object__find_map_fd_by_name(rt.bpf, CG_LOST_MAP);
 	if (lfd >= 0) {
@@ -500,6 +501,8 @@ out:
 		rs_cgcache_free(rt.cgroups);
 	if (rt.syms)
 		rs_symcache_free(rt.syms);
+	if (rt.ksyms)
+		ksyms_free(rt.ksyms);
 	arena_free(rt.perm);
 	return rc;
 }

@@ -1,0 +1,48 @@
+# lib.sh - helpers for the end-to-end suites (sourced).
+#
+# Every check appends one line to $RESULTS: "PASS e2e:NAME",
+# "FAIL e2e:NAME", or "SKIP e2e:NAME: reason".  Nothing is skipped
+# silently: a missing prerequisite is a SKIP line with its reason.
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+SONDE=${SONDE:-$top/build/sonde}
+RESULTS=${RESULTS:-/dev/null}
+B=$top/build/e2e
+mkdir -p "$B"
+# ASan: leaks are errors; libbpf/LLVM globals are not ours to free at exit
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$top/tests/lsan.supp}
+
+suite=${suite:-e2e}
+pass() { echo "PASS $suite:$1"; echo "PASS $suite:$1" >> "$RESULTS"; }
+fail() { echo "FAIL $suite:$1"; echo "FAIL $suite:$1" >> "$RESULTS"; }
+skip() { echo "SKIP $suite:$1: $2"; echo "SKIP $suite:$1: $2" >> "$RESULTS"; }
+
+# build_workload NAME [extra gcc flags]: tests/workloads/NAME.c -> $B/NAME
+build_workload() {
+	local name=$1; shift
+	[ "$B/$name" -nt "$top/tests/workloads/$name.c" ] && return 0
+	gcc -O1 -g -pthread "$@" -o "$B/$name" "$top/tests/workloads/$name.c"
+}
+
+# expect_eq NAME EXPECTED ACTUAL: exact bytes, with a diff on failure
+expect_eq() {
+	if [ "$2" == "$3" ]; then pass "$1"; else
+		fail "$1"
+		diff <(printf '%s\n' "$2") <(printf '%s\n' "$3") | head -40 | sed 's/^/    /'
+	fi
+}
+
+# expect_match NAME REGEX ACTUAL
+expect_match() {
+	if printf '%s\n' "$3" | grep -Eq -- "$2"; then pass "$1"; else
+		fail "$1"; printf '%s\n' "$3" | head -30 | sed 's/^/    /'
+		echo "    (expected to match: $2)"
+	fi
+}
+
+need_root() {
+	[ "$(id -u)" = 0 ] && return 0
+	skip "$1" "needs root to load BPF"; return 1
+}
