@@ -32,7 +32,7 @@ REL_CFLAGS  := $(BASEFLAGS) -O2
 ASAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 ASAN_CFLAGS := $(BASEFLAGS) -O1 $(ASAN_FLAGS)
 
-LLVM_LIBS := $(shell $(LLVM_CONFIG) --link-static --libs bpf core target 2>/dev/null)
+LLVM_LIBS := $(shell $(LLVM_CONFIG) --link-static --libs bpf core target passes 2>/dev/null)
 LLVM_SYS  := $(shell $(LLVM_CONFIG) --link-static --system-libs 2>/dev/null)
 LDLIBS    := -L$(shell $(LLVM_CONFIG) --libdir 2>/dev/null) $(LLVM_LIBS) \
 	-lbpf -lelf $(LLVM_SYS) -lz -lzstd -lpthread -lm -ldl

@@ -166,7 +166,11 @@ static int start_child(const char *cmd, int *go_fd)
 		/* wait until the probes are attached, so nothing is missed */
 		if (read(fds[0], &c, 1) != 1)
 			_exit(127);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		/* "exec" keeps the shell's pid for the command: cpid is the command */
+		char *line = NULL;
+		if (asprintf(&line, "exec %s", cmd) < 0)
+			_exit(127);
+		execl("/bin/sh", "sh", "-c", line, (char *)NULL);
 		_exit(127);
 	}
 	close(fds[0]);

@@ -47,7 +47,8 @@ const char *lex_last_text(const struct lexer *lx);
  * Operators, punctuation and keywords print as their text; the closing '/'
  * of a predicate prints as "endpred"; literals and names print as
  * class:value (int:42 char:97 str:"..." ident:pid var:$x map:@m pos:$1
- * type:uint32 qual:const attach:RAW).  With `with_loc` each token is
+ * type:uint32 qual:const typedef:u32 attach:RAW; a name is a typedef
+ * name when "*"s and ")" follow it, as in "(u32 *)").  With `with_loc` each token is
  * followed by @line:col-end_col (@line:col-end_line:end_col when it spans
  * lines).  A lexical error appends "error" and stops (the message goes to
  * `d`).  For unit tests and debugging.

@@ -44,12 +44,18 @@ int lex_next(PARSE_YYSTYPE *val, PARSE_YYLTYPE *loc, struct lexer *lx);
 
 #define parse_yylex(val, loc, px) lex_next((val), (loc), (px)->lx)
 
-/* A rule's span runs from its first symbol to its last; an empty rule sits
- * just after the symbol before it. */
+/* A rule's span runs from its first non-empty symbol to its last; an
+ * empty rule is a zero-width span just after the symbol before it. */
 #define YYLLOC_DEFAULT(cur, rhs, n)					\
 	do {								\
 		if (n) {						\
-			(cur) = diag_span(YYRHSLOC(rhs, 1),		\
+			int k_ = 1;					\
+			while (k_ < (n) && YYRHSLOC(rhs, k_).line ==	\
+			       YYRHSLOC(rhs, k_).end_line &&		\
+			       YYRHSLOC(rhs, k_).col ==			\
+			       YYRHSLOC(rhs, k_).end_col)		\
+				k_++;					\
+			(cur) = diag_span(YYRHSLOC(rhs, k_),		\
 					  YYRHSLOC(rhs, n));		\
 		} else {						\
 			(cur) = YYRHSLOC(rhs, 0);			\
@@ -94,6 +100,7 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 %token <str> STRING	"string"
 %token <name> TYPE_WORD	"type name"
 %token <name> TYPE_QUAL	"type qualifier"
+%token <name> TYPE_NAME	"typedef name"
 %token <op> ASSIGN_OP	"compound assignment"
 %token IF "'if'" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'"
 %token RETURN "'return'" BREAK "'break'" CONTINUE "'continue'"
@@ -104,7 +111,7 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 
 %type <list> items stmts stmt_seq expr_list
 %type <node> item probe pred block simple_stmt compound_stmt if_stmt
-%type <node> lvalue map expr primary struct_def
+%type <node> lvalue map expr unary cast_operand postfix primary struct_def
 %type <attach> attach_list
 %type <fields> field_decls field_decl declarators
 %type <field> declarator
@@ -112,6 +119,9 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 %type <ctype> ctype
 %type <pos> stars
 %type <name> field_name
+
+/* the order "expecting" lists them in */
+%token ';' ',' ']' ')'
 
 /* C precedence, loosest first */
 %right '?' ':'
@@ -125,9 +135,10 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 %left SHL SHR
 %left '+' '-'
 %left '*' '/' '%'
-%precedence UNARY
 %precedence MAP_BARE		/* "@m" then '[' takes the keys */
-%precedence INC DEC '[' '.' ARROW
+%precedence '['
+%precedence PAREN_IDENT		/* "(name" then ')' may start a cast */
+%precedence ')'
 
 %%
 
@@ -233,9 +244,8 @@ expr_list
 	| expr_list ',' expr	{ $$ = parse_list_add($1, $3); }
 	;
 
-/* expr = expr "?" expr ":" expr | expr binop expr | unop expr
- *      | "(" ctype ")" expr | expr ("++" | "--") | expr "[" expr "]"
- *      | expr "." name | expr "." integer | expr "->" name | primary */
+/* expr = expr "?" expr ":" expr | expr binop expr | unary
+ * (binary operators at C precedence, declared above) */
 expr
 	: expr '?' expr ':' expr
 				{ $$ = parse_ternary(px, $1, $3, $5); }
@@ -257,22 +267,51 @@ expr
 	| expr '*' expr		{ $$ = parse_binary(px, OP_MUL, $1, $3, @$); }
 	| expr '/' expr		{ $$ = parse_binary(px, OP_DIV, $1, $3, @$); }
 	| expr '%' expr		{ $$ = parse_binary(px, OP_MOD, $1, $3, @$); }
-	| '-' expr %prec UNARY	{ $$ = parse_unary(px, OP_NEG, $2, @$); }
-	| '!' expr %prec UNARY	{ $$ = parse_unary(px, OP_LNOT, $2, @$); }
-	| '~' expr %prec UNARY	{ $$ = parse_unary(px, OP_BNOT, $2, @$); }
-	| '*' expr %prec UNARY	{ $$ = parse_unary(px, OP_DEREF, $2, @$); }
-	| '&' expr %prec UNARY	{ $$ = parse_unary(px, OP_ADDR, $2, @$); }
-	| INC expr %prec UNARY	{ CHECK($$ = parse_incdec(px, $2, true, false, @$)); }
-	| DEC expr %prec UNARY	{ CHECK($$ = parse_incdec(px, $2, false, false, @$)); }
-	| '(' ctype ')' expr %prec UNARY
-				{ $$ = parse_cast(px, $2, $4, @$); }
-	| expr INC		{ CHECK($$ = parse_incdec(px, $1, true, true, @$)); }
-	| expr DEC		{ CHECK($$ = parse_incdec(px, $1, false, true, @$)); }
-	| expr '[' expr ']'	{ $$ = parse_index(px, $1, $3, @$); }
-	| expr '.' field_name	{ $$ = parse_field(px, $1, $3, false, @$); }
-	| expr '.' INT		{ $$ = parse_tuple_field(px, $1, $3, @$); }
-	| expr ARROW field_name	{ $$ = parse_field(px, $1, $3, true, @$); }
-	| primary
+	| unary
+	;
+
+/* unary = postfix | ("-" | "!" | "~" | "*" | "&" | "++" | "--") unary
+ *       | "(" ctype ")" unary | "(" name ")" cast_operand */
+unary
+	: postfix
+	| '-' unary		{ $$ = parse_unary(px, OP_NEG, $2, @$); }
+	| '!' unary		{ $$ = parse_unary(px, OP_LNOT, $2, @$); }
+	| '~' unary		{ $$ = parse_unary(px, OP_BNOT, $2, @$); }
+	| '*' unary		{ $$ = parse_unary(px, OP_DEREF, $2, @$); }
+	| '&' unary		{ $$ = parse_unary(px, OP_ADDR, $2, @$); }
+	| INC unary		{ CHECK($$ = parse_incdec(px, $2, true, false, @$)); }
+	| DEC unary		{ CHECK($$ = parse_incdec(px, $2, false, false, @$)); }
+	| '(' ctype ')' unary	{ $$ = parse_cast(px, $2, $4, @$); }
+	| '(' IDENT ')' cast_operand
+				{ $$ = parse_cast(px, parse_typedef(px, $2), $4, @$); }
+	;
+
+/* A cast to a typedef name, "(u32)$x", as bpftrace reads it: "(name)" is
+ * a cast only when what follows cannot continue an expression, so
+ * "(pid) - 1" subtracts and "(u32)-1" is not a cast.
+ * cast_operand = postfix | ("!" | "~") unary | "(" ctype ")" unary
+ *              | "(" name ")" cast_operand */
+cast_operand
+	: postfix
+	| '!' unary		{ $$ = parse_unary(px, OP_LNOT, $2, @$); }
+	| '~' unary		{ $$ = parse_unary(px, OP_BNOT, $2, @$); }
+	| '(' ctype ')' unary	{ $$ = parse_cast(px, $2, $4, @$); }
+	| '(' IDENT ')' cast_operand
+				{ $$ = parse_cast(px, parse_typedef(px, $2), $4, @$); }
+	;
+
+/* postfix = primary | postfix ("++" | "--") | postfix "[" expr "]"
+ *         | postfix "." name | postfix "." integer | postfix "->" name */
+postfix
+	: primary
+	| postfix INC		{ CHECK($$ = parse_incdec(px, $1, true, true, @$)); }
+	| postfix DEC		{ CHECK($$ = parse_incdec(px, $1, false, true, @$)); }
+	| postfix '[' expr ']'	{ $$ = parse_index(px, $1, $3, @$); }
+	| postfix '.' field_name
+				{ $$ = parse_field(px, $1, $3, false, @$); }
+	| postfix '.' INT	{ $$ = parse_tuple_field(px, $1, $3, @$); }
+	| postfix ARROW field_name
+				{ $$ = parse_field(px, $1, $3, true, @$); }
 	;
 
 field_name
@@ -281,19 +320,22 @@ field_name
 	;
 
 /* primary = integer | char | string | ident | "$" name | "$" N | "$#"
- *         | map | ident "(" args? ")" | "(" expr ")" | "(" expr ("," expr)+ ")"
+ *         | map | ident "(" args? ")" | "(" ident ")" | "(" expr ")"
+ *         | "(" expr ("," expr)+ ")"
  *         | "sizeof" "(" (ctype | expr) ")" */
 primary
 	: INT			{ $$ = parse_int(px, $1, false, @$); }
 	| CHAR			{ $$ = parse_int(px, $1, true, @$); }
 	| STRING		{ $$ = parse_str(px, $1.p, $1.len, @$); }
-	| IDENT			{ $$ = parse_name(px, N_IDENT, $1, @$); }
+	| IDENT %prec PAREN_IDENT
+				{ $$ = parse_name(px, N_IDENT, $1, @$); }
 	| VAR			{ $$ = parse_name(px, N_VAR, $1, @$); }
 	| POSITIONAL		{ $$ = parse_positional(px, $1, @$); }
 	| map
 	| IDENT '(' ')'		{ $$ = parse_call(px, $1, (struct parse_list){0}, @$); }
 	| IDENT '(' expr_list ')'
 				{ $$ = parse_call(px, $1, $3, @$); }
+	| '(' IDENT ')'		{ $$ = parse_name(px, N_IDENT, $2, @2); }
 	| '(' expr ')'		{ $$ = $2; }
 	| '(' expr ',' expr_list ')'
 				{ $$ = parse_tuple(px, $2, $4, @$); }
@@ -308,13 +350,15 @@ ctype
 
 type_spec
 	: type_item
-	| type_spec type_item	{ $$ = $1; CHECK(parse_type_add(px, &$$, $2)); }
+	| type_spec type_item	{ $$ = $1; parse_type_add(px, &$$, $2); }
 	;
 
 type_item
-	: TYPE_WORD		{ $$ = parse_type_word($1, @$); }
-	| TYPE_QUAL		{ $$ = parse_type_word($1, @$); }
-	| STRUCT IDENT		{ $$ = parse_type_struct($2, @$); }
+	: TYPE_WORD		{ $$ = parse_type_word(px, $1, @$); }
+	| TYPE_QUAL		{ $$ = parse_type_word(px, $1, @$); }
+	| TYPE_NAME		{ $$ = parse_type_word(px, $1, @$); }
+	| STRUCT IDENT		{ $$ = parse_type_struct(px, $2, @$); }
+	| STRUCT TYPE_NAME	{ $$ = parse_type_struct(px, $2, @$); }
 	;
 
 stars
@@ -389,37 +433,54 @@ static void parse_describe_unexpected(struct parse_ctx *px,
 				      yysymbol_kind_t sym, char *buf,
 				      size_t size)
 {
+	static const struct { yysymbol_kind_t sym; const char *cls; } classes[] = {
+		{ YYSYMBOL_ATTACH, "attach point" },
+		{ YYSYMBOL_IDENT, "identifier" },
+		{ YYSYMBOL_VAR, "variable" },
+		{ YYSYMBOL_MAP, "map" },
+		{ YYSYMBOL_POSITIONAL, "positional parameter" },
+		{ YYSYMBOL_INT, "integer" },
+		{ YYSYMBOL_CHAR, "character literal" },
+		{ YYSYMBOL_TYPE_WORD, "type name" },
+		{ YYSYMBOL_TYPE_QUAL, "type qualifier" },
+		{ YYSYMBOL_TYPE_NAME, "typedef name" },
+	};
 	const char *text = lex_last_text(px->lx);
-	const char *cls = NULL;
-	switch (sym) {
-	case YYSYMBOL_EOI:
+	if (sym == YYSYMBOL_YYEOF) {
 		snprintf(buf, size, "end of input");
 		return;
-	case YYSYMBOL_ATTACH:	cls = "attach point"; break;
-	case YYSYMBOL_IDENT:	cls = "identifier"; break;
-	case YYSYMBOL_VAR:	cls = "variable"; break;
-	case YYSYMBOL_MAP:	cls = "map"; break;
-	case YYSYMBOL_POSITIONAL: cls = "positional parameter"; break;
-	case YYSYMBOL_INT:	cls = "integer"; break;
-	case YYSYMBOL_CHAR:	cls = "character literal"; break;
-	case YYSYMBOL_TYPE_WORD: cls = "type name"; break;
-	case YYSYMBOL_TYPE_QUAL: cls = "type qualifier"; break;
-	case YYSYMBOL_STRING:
+	}
+	if (sym == YYSYMBOL_STRING) {
 		/* the text keeps its quotes */
 		snprintf(buf, size, "string %s", text);
 		return;
-	default:
-		break;
 	}
-	if (cls)
-		snprintf(buf, size, "%s '%s'", cls, text);
-	else
-		snprintf(buf, size, "'%s'", text);
+	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {
+		if (classes[i].sym == sym) {
+			snprintf(buf, size, "%s '%s'", classes[i].cls, text);
+			return;
+		}
+	}
+	snprintf(buf, size, "'%s'", text);
+}
+
+/* Tokens that end or separate something: when too many tokens could come
+ * next (every binary operator, say), these are the ones worth naming. */
+static bool parse_is_closer(yysymbol_kind_t sym)
+{
+	static const int closers[] = {
+		TOK_EOI, TOK_ENDPRED, ';', '}', ')', ']', ',', ':',
+	};
+	for (size_t i = 0; i < sizeof(closers) / sizeof(closers[0]); i++)
+		if (YYTRANSLATE(closers[i]) == sym)
+			return true;
+	return false;
 }
 
 /* Bison's "custom" syntax-error hook: one located message.  Up to four
- * expected tokens are listed; a longer list that includes the start of an
- * expression reads "expecting an expression"; otherwise none is shown. */
+ * expected tokens are listed.  A longer list is cut down to the closers in
+ * it (';' '}' ')' ']' ',' ':'), or else reads "expecting an expression"
+ * when an expression could start here, or else is left out. */
 static int yyreport_syntax_error(const yypcontext_t *ctx, struct parse_ctx *px)
 {
 	enum { MAX_LISTED = 4 };
@@ -431,20 +492,30 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, struct parse_ctx *px)
 	parse_describe_unexpected(px, yypcontext_token(ctx), what,
 				  sizeof(what));
 	int n = yypcontext_expected_tokens(ctx, expected, YYNTOKENS);
-	tail[0] = '\0';
-	if (n > 0 && n <= MAX_LISTED) {
-		size_t off = (size_t)snprintf(tail, sizeof(tail), ", expecting ");
-		for (int i = 0; i < n && off < sizeof(tail); i++) {
-			const char *sep = i == 0 ? "" : i == n - 1 ? " or " : ", ";
-			off += (size_t)snprintf(tail + off, sizeof(tail) - off,
-				"%s%s", sep,
-				parse_symbol_text(expected[i], name, sizeof(name)));
-		}
-	} else {
-		for (int i = 0; i < n; i++)
+	if (n > MAX_LISTED) {
+		bool expr = false;
+		int k = 0;
+		for (int i = 0; i < n; i++) {
 			if (expected[i] == YYSYMBOL_INT)
-				snprintf(tail, sizeof(tail),
-					 ", expecting an expression");
+				expr = true;
+			if (parse_is_closer(expected[i]))
+				expected[k++] = expected[i];
+		}
+		n = k > MAX_LISTED ? 0 : k;
+		if (n == 0 && expr) {
+			expected[0] = YYSYMBOL_YYEMPTY;	/* "an expression" */
+			n = 1;
+		}
+	}
+	tail[0] = '\0';
+	size_t off = 0;
+	for (int i = 0; i < n && off < sizeof(tail); i++) {
+		const char *sep = i == 0 ? ", expecting " :
+				  i == n - 1 ? " or " : ", ";
+		const char *s = expected[i] == YYSYMBOL_YYEMPTY ? "an expression" :
+			parse_symbol_text(expected[i], name, sizeof(name));
+		off += (size_t)snprintf(tail + off, sizeof(tail) - off, "%s%s",
+					sep, s);
 	}
 	diag_error(px->diag, *yypcontext_location(ctx),
 		   "syntax error: unexpected %s%s", what, tail);

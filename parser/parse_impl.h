@@ -47,6 +47,7 @@ struct parse_field_list {
  * parse_ctype_finish(). */
 struct parse_type {
 	struct src_loc loc;
+	const char *text;	/* the words as written, for messages */
 	const char *word;	/* intN/uintN/void/bool, or the struct name */
 	bool is_struct;
 	int n_signed, n_unsigned, n_char, n_short, n_int, n_long, n_other;
@@ -63,11 +64,15 @@ struct parse_field_list parse_field_add(struct parse_field_list l,
 	struct ast_struct_field *f);
 
 /* types */
-struct parse_type parse_type_word(const char *word, struct src_loc loc);
-struct parse_type parse_type_struct(const char *name, struct src_loc loc);
-/* the next word of a type; false (after reporting) if it cannot follow */
-bool parse_type_add(struct parse_ctx *px, struct parse_type *t,
+struct parse_type parse_type_word(struct parse_ctx *px, const char *word,
+				  struct src_loc loc);
+struct parse_type parse_type_struct(struct parse_ctx *px, const char *name,
+				    struct src_loc loc);
+/* the next word of a type; parse_ctype_finish() checks the combination */
+void parse_type_add(struct parse_ctx *px, struct parse_type *t,
 		    struct parse_type w);
+/* "(u32)": a cast to a name the parser cannot know; sema resolves it */
+struct ast_ctype parse_typedef(struct parse_ctx *px, const char *name);
 bool parse_ctype_finish(struct parse_ctx *px, const struct parse_type *t,
 			int ptr_depth, struct ast_ctype *out);
 
@@ -85,7 +90,8 @@ struct ast_node *parse_map(struct parse_ctx *px, const char *name,
 struct ast_node *parse_call(struct parse_ctx *px, const char *name,
 			    struct parse_list args, struct src_loc loc);
 struct ast_node *parse_binary(struct parse_ctx *px, enum ast_op op,
-			      struct ast_node *l, struct ast_node *r);
+			      struct ast_node *l, struct ast_node *r,
+			      struct src_loc loc);
 struct ast_node *parse_unary(struct parse_ctx *px, enum ast_op op,
 			     struct ast_node *e, struct src_loc loc);
 /* NULL (after reporting) unless `target` is a variable or a map */

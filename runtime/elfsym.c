@@ -241,8 +241,8 @@ static int open_debug_candidate(const char *root, const char *path)
  * provably this file's (same build-id, or the debuglink CRC). */
 static void merge_debug_file(struct rs_elf *e, const char *debug_root)
 {
-	char path[RS_PATH_MAX], dir[RS_PATH_MAX];
-	const char *cands[4];
+	char path[RS_PATH_MAX];
+	const char *cands[5];
 	char bufs[3][RS_PATH_MAX];
 	int ncand = 0;
 
@@ -255,18 +255,26 @@ static void merge_debug_file(struct rs_elf *e, const char *debug_root)
 		snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
 		cands[ncand++] = path;
 	}
-	if (e->debuglink && e->name[0] == '/') {
+	if (e->debuglink && e->name[0] == '/' &&
+	    strlen(e->name) + strlen(e->debuglink) + 32 < RS_PATH_MAX) {
 		const char *slash = strrchr(e->name, '/');
-		size_t dl = (size_t)(slash - e->name);
-		snprintf(dir, sizeof(dir), "%.*s", (int)dl, e->name);
-		snprintf(bufs[0], RS_PATH_MAX, "%s/%s", dir, e->debuglink);
-		snprintf(bufs[1], RS_PATH_MAX, "%s/.debug/%s", dir, e->debuglink);
-		snprintf(bufs[2], RS_PATH_MAX, "/usr/lib/debug%s/%s", dir, e->debuglink);
+		int dl = (int)(slash - e->name);
+		/* lengths checked above, so none of these truncates */
+		snprintf(bufs[0], RS_PATH_MAX, "%.*s/%s", dl, e->name, e->debuglink);
+		snprintf(bufs[1], RS_PATH_MAX, "%.*s/.debug/%s", dl, e->name,
+			 e->debuglink);
+		snprintf(bufs[2], RS_PATH_MAX, "/usr/lib/debug%.*s/%s", dl, e->name,
+			 e->debuglink);
 		for (int i = 0; i < 3; i++)
 			cands[ncand++] = bufs[i];
 	}
+	/* a container's file may have its debug file on the host: by build-id
+	 * that is as safe as the container's own, so try it second */
+	if (e->build_id_len >= 2 && debug_root && *debug_root)
+		cands[ncand++] = NULL;
 	for (int i = 0; i < ncand; i++) {
-		int fd = open_debug_candidate(debug_root, cands[i]);
+		int fd = cands[i] ? open_debug_candidate(debug_root, cands[i])
+				  : open_debug_candidate(NULL, path);
 		Elf *elf;
 		bool ok = false;
 
@@ -277,6 +285,7 @@ static void merge_debug_file(struct rs_elf *e, const char *debug_root)
 			unsigned char id[64];
 			size_t idlen = 0;
 			if (e->build_id_len) {
+				/* also for debuglink candidates: the id is stronger */
 				ok = read_build_id(elf, id, sizeof(id), &idlen) == 0 &&
 				     idlen == e->build_id_len &&
 				     memcmp(id, e->build_id, idlen) == 0;

@@ -23,9 +23,12 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/vfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define DELETED_SUFFIX " (deleted)"
+#define OVERLAYFS_MAGIC 0x794c7630
 
 /* Hex number of 1..16 digits: a 17th digit would overflow 64 bits, and the
  * kernel never prints one, so it means garbage. */
@@ -265,4 +268,169 @@ int rs_open_mapping(int pid, const struct rs_mapping *m, unsigned flags,
 		return -ESTALE;
 	}
 	return fd;
+}
+
+/* ---- overlayfs: the inode a uprobe really lands on -------------------------- */
+
+/* Split an overlay lowerdir value on ':' ("\:" is a literal colon). */
+static int split_layers(char *v, char **out, int max)
+{
+	int n = 0;
+	char *w = v, *start = v;
+	for (char *r = v;; r++) {
+		if (r[0] == '\\' && r[1] == ':') {
+			*w++ = ':';
+			r++;
+			continue;
+		}
+		if (*r == ':' || *r == '\0') {
+			bool end = *r == '\0';
+			*w++ = '\0';
+			if (*start && n < max)
+				out[n++] = start;
+			start = w;
+			if (end)
+				break;
+			continue;
+		}
+		*w++ = *r;
+	}
+	return n;
+}
+
+static void unescape_octal(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r;) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' &&
+		    r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 | (r[3] - '0'));
+			r += 4;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+}
+
+/* The kernel puts a uprobe on d_real_inode(): for an overlayfs file, the
+ * file in the topmost layer holding it.  Find that layer in the mount's
+ * options (host paths, as the mounting engine wrote them). */
+static bool overlay_real(int pid, const char *path, const struct stat *st,
+			 uint64_t *rdev, uint64_t *rino)
+{
+	char fn[64], *line = NULL, *best = NULL;
+	size_t cap = 0, bestlen = 0;
+	FILE *f;
+	bool ok = false;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/mountinfo", pid ? pid : getpid());
+	f = fopen(fn, "re");
+	if (!f)
+		return false;
+	while (getline(&line, &cap, f) >= 0) {
+		char *sep = strstr(line, " - "), *save = NULL, *tok, *mp = NULL;
+		unsigned maj, min;
+		size_t ml;
+		int i = 0;
+
+		if (!sep || strncmp(sep + 3, "overlay ", 8) != 0)
+			continue;
+		*sep = '\0';
+		for (tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save), i++) {
+			if (i == 2 && sscanf(tok, "%u:%u", &maj, &min) != 2)
+				break;
+			if (i == 4)
+				mp = tok;
+		}
+		if (!mp || makedev(maj, min) != st->st_dev)
+			continue;
+		unescape_octal(mp);
+		ml = strcmp(mp, "/") == 0 ? 0 : strlen(mp);
+		if (strncmp(path, mp, ml) != 0 || (path[ml] != '/' && path[ml] != '\0'))
+			continue;
+		if (!best || ml > bestlen) {
+			/* keep the super options of the longest mount point */
+			free(best);
+			best = strdup(sep + 3);
+			bestlen = ml;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (!best)
+		return false;
+	{
+		/* "overlay SRC opt,opt,upperdir=..,lowerdir=a:b" */
+		char *opts = strchr(best, ' '), *save = NULL, *o;
+		char *upper = NULL, *lowers[64];
+		int nlow = 0;
+		const char *rel = path + bestlen;
+
+		if (opts)
+			opts = strchr(opts + 1, ' ');
+		for (o = opts ? strtok_r(opts + 1, ",\n", &save) : NULL; o;
+		     o = strtok_r(NULL, ",\n", &save)) {
+			if (strncmp(o, "upperdir=", 9) == 0) {
+				upper = o + 9;
+				unescape_octal(upper);
+			} else if (strncmp(o, "lowerdir=", 9) == 0) {
+				unescape_octal(o + 9);
+				nlow += split_layers(o + 9, lowers + nlow, 64 - nlow);
+			} else if (strncmp(o, "lowerdir+=", 10) == 0 && nlow < 64) {
+				unescape_octal(o + 10);
+				lowers[nlow++] = o + 10;
+			}
+		}
+		for (int i = -1; i < nlow && !ok; i++) {
+			const char *layer = i < 0 ? upper : lowers[i];
+			char *p;
+			struct stat ls;
+
+			if (!layer)
+				continue;	/* a read-only overlay has no upper */
+			if (layer[0] != '/')
+				break;		/* relative to the mounter's cwd: unknown */
+			p = malloc(strlen(layer) + strlen(rel) + 2);
+			if (!p)
+				break;
+			sprintf(p, "%s%s%s", layer, rel[0] == '/' ? "" : "/", rel);
+			if (lstat(p, &ls) == 0) {
+				/* The topmost layer holding the path decides.  A
+				 * metacopy upper keeps only metadata: the data, and
+				 * the probe, live below.  Anything but a regular
+				 * file of the same size (a whiteout, a redirected
+				 * directory's stranger) means we cannot tell. */
+				if (i < 0 && getxattr(p, "trusted.overlay.metacopy", NULL, 0) >= 0) {
+					free(p);
+					continue;
+				}
+				if (S_ISREG(ls.st_mode) && ls.st_size == st->st_size) {
+					*rdev = ls.st_dev;
+					*rino = ls.st_ino;
+					ok = true;
+				}
+				free(p);
+				break;
+			}
+			free(p);
+		}
+	}
+	free(best);
+	return ok;
+}
+
+
+int rs_real_inode(int pid, const char *path, int fd, uint64_t *dev, uint64_t *ino)
+{
+	struct statfs sf;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	if (fstatfs(fd, &sf) < 0 || sf.f_type != OVERLAYFS_MAGIC)
+		return 0;
+	return overlay_real(pid, path, &st, dev, ino) ? 0 : -ENOENT;
 }

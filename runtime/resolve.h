@@ -8,7 +8,8 @@
  * ELF symbols of the file they really map.  Four layers, one prefix rs_:
  *
  *   procmaps.c   /proc/PID/maps lines -> struct rs_mapping; opening a mapped
- *                file safely (map_files, or a path resolved inside the root)
+ *                file safely (map_files, or a path resolved inside the root);
+ *                the inode a uprobe really lands on (overlayfs)
  *   elfsym.c     libelf: function symbols, symbol -> uprobe file offset,
  *                address -> symbol for usym()/ustack, per-pid caches
  *   container.c  cgroup v2: container id <-> cgroup directory, id, pids;
@@ -68,6 +69,14 @@ int rs_open_in_root(const char *root, const char *path, int flags);
 int rs_open_mapping(int pid, const struct rs_mapping *m, unsigned flags,
 		    char *err, size_t errlen);
 
+/* The (dev, inode) a uprobe on fd's file lands on, for dedupe: fstat(fd),
+ * except on overlayfs, where the kernel probes the file in the topmost
+ * upper/lower layer holding it (two containers from one image share it
+ * through two overlay inodes).  path is the file's path as pid sees it
+ * (pid 0: sonde itself); the layers come from pid's mountinfo.  0, or
+ * -ENOENT with the overlay's own identity when no layer can be confirmed. */
+int rs_real_inode(int pid, const char *path, int fd, uint64_t *dev, uint64_t *ino);
+
 /* ---- ELF symbols (elfsym.c) -------------------------------------------- */
 
 struct rs_sym {
@@ -80,10 +89,11 @@ struct rs_sym {
 
 struct rs_elf;
 
-/* Read an ELF file's function symbols (.symtab, .dynsym and, when found
- * under debug_root by build-id or debuglink, the separate debug file's
- * .symtab) and its PT_LOAD headers.  debug_root: NULL or "" for the host,
- * "/proc/PID/root" for a container's file.  The fd is only borrowed. */
+/* Read an ELF file's function symbols (.symtab, .dynsym and the .symtab
+ * of a separate debug file: by build-id or .gnu_debuglink under debug_root,
+ * then by build-id on the host, the id proving it is this file's) and its
+ * PT_LOAD headers.  debug_root: NULL or "" for the host, "/proc/PID/root"
+ * for a container's file.  The fd is only borrowed. */
 int rs_elf_open(const char *path, struct rs_elf **out, char *err, size_t errlen);
 int rs_elf_open_fd(int fd, const char *name, const char *debug_root,
 		   struct rs_elf **out, char *err, size_t errlen);
@@ -184,8 +194,10 @@ typedef void (*rs_note_fn)(void *ctx, enum rs_note_level level, const char *msg)
 
 struct rs_query {
 	const char *target;	/* as written after "uprobe:": a path, a binary in
-				 * PATH, a library short name, or "*" (with a pid or
-				 * container: every mapped executable file) */
+				 * PATH, a library short name (without -p: also
+				 * any mapped file of that basename, executables
+				 * included), or "*" (with a pid or container:
+				 * every mapped executable file) */
 	const char *func;	/* a name or a glob */
 	int pid;		/* -p; 0: none */
 	const struct rs_container *container;	/* --container; NULL: none */
@@ -214,7 +226,8 @@ struct rs_site {
 
 struct rs_sites_priv;
 struct rs_sites {
-	struct rs_site *sites;	/* unique by (dev, ino, offset) */
+	struct rs_site *sites;	/* unique by (dev, ino, offset); the array may
+				 * move in rs_resolve_more, rs_file pointers stay */
 	size_t nsites;
 	struct rs_file **files;	/* files that have sites */
 	size_t nfiles;

@@ -1,0 +1,439 @@
+/*
+ * ast.c - making, naming and printing syntax-tree nodes and types.
+ *
+ * ast_dump() is what `--emit ast` shows: one node a line, two spaces of
+ * indentation a level, the kind name and the node's salient fields, then
+ * ": TYPE" once sema has typed the node:
+ *
+ *   probe #0 kprobe:vfs_read
+ *     block
+ *       assign =
+ *         map @
+ *           ident comm
+ *         call hist
+ *           binary / : uint64
+ *
+ * Children print in source order (a probe's predicate before its body).
+ * type_str() is the text of a type in messages and in the dump: "uint64",
+ * "string[64]", "hist", "(int64, string[16])", "struct task_struct *".
+ */
+#include "ast.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/arena.h"
+
+struct ast_node *ast_new(struct arena *a, enum node_kind kind,
+			 struct src_loc loc)
+{
+	struct ast_node *n = arena_new_obj(a, struct ast_node);
+	n->kind = kind;
+	n->loc = loc;
+	return n;
+}
+
+const char *ast_kind_name(enum node_kind kind)
+{
+	switch (kind) {
+	case N_INT:		return "int";
+	case N_STR:		return "string";
+	case N_IDENT:		return "ident";
+	case N_VAR:		return "var";
+	case N_MAP:		return "map";
+	case N_POSITIONAL:	return "positional";
+	case N_CALL:		return "call";
+	case N_BINARY:		return "binary";
+	case N_UNARY:		return "unary";
+	case N_INCDEC:		return "incdec";
+	case N_TERNARY:		return "ternary";
+	case N_FIELD:		return "field";
+	case N_INDEX:		return "index";
+	case N_CAST:		return "cast";
+	case N_SIZEOF:		return "sizeof";
+	case N_TUPLE:		return "tuple";
+	case N_EXPR_STMT:	return "expr_stmt";
+	case N_ASSIGN:		return "assign";
+	case N_IF:		return "if";
+	case N_WHILE:		return "while";
+	case N_UNROLL:		return "unroll";
+	case N_RETURN:		return "return";
+	case N_BREAK:		return "break";
+	case N_CONTINUE:	return "continue";
+	case N_BLOCK:		return "block";
+	case N_PROBE:		return "probe";
+	case N_STRUCT_DEF:	return "struct_def";
+	case N_PROGRAM:		return "program";
+	}
+	return "?";
+}
+
+/* The operator as written; "" for OP_NONE (plain '=' is "" + "="). */
+const char *ast_op_text(enum ast_op op)
+{
+	switch (op) {
+	case OP_NONE:	return "";
+	case OP_ADD:	return "+";
+	case OP_SUB:	return "-";
+	case OP_MUL:	return "*";
+	case OP_DIV:	return "/";
+	case OP_MOD:	return "%";
+	case OP_AND:	return "&";
+	case OP_OR:	return "|";
+	case OP_XOR:	return "^";
+	case OP_SHL:	return "<<";
+	case OP_SHR:	return ">>";
+	case OP_LAND:	return "&&";
+	case OP_LOR:	return "||";
+	case OP_EQ:	return "==";
+	case OP_NE:	return "!=";
+	case OP_LT:	return "<";
+	case OP_LE:	return "<=";
+	case OP_GT:	return ">";
+	case OP_GE:	return ">=";
+	case OP_NEG:	return "-";
+	case OP_LNOT:	return "!";
+	case OP_BNOT:	return "~";
+	case OP_DEREF:	return "*";
+	case OP_ADDR:	return "&";
+	}
+	return "?";
+}
+
+/* ---- types ---------------------------------------------------------------- */
+
+/* Nesting past this prints "..." (a type graph built wrongly must not hang
+ * the dump). */
+enum { TYPE_PRINT_DEPTH = 16 };
+
+static void type_print(FILE *f, const struct type *t, int depth)
+{
+	if (depth > TYPE_PRINT_DEPTH) {
+		fputs("...", f);
+		return;
+	}
+	switch (t->kind) {
+	case TY_NONE:		fputs("none", f); break;
+	case TY_VOID:		fputs("void", f); break;
+	case TY_INT:
+		fprintf(f, "%s%u", t->is_signed ? "int" : "uint", t->size * 8);
+		break;
+	case TY_STR:		fprintf(f, "string[%u]", t->size); break;
+	case TY_BUF:		fprintf(f, "buffer[%u]", t->size); break;
+	case TY_TUPLE:
+		fputc('(', f);
+		for (int i = 0; i < t->nfields && t->fields; i++) {
+			if (i)
+				fputs(", ", f);
+			type_print(f, &t->fields[i].type, depth + 1);
+		}
+		fputc(')', f);
+		break;
+	case TY_PTR:
+		if (t->elem)
+			type_print(f, t->elem, depth + 1);
+		else
+			fputs("void", f);
+		fputs(t->elem && t->elem->kind == TY_PTR ? "*" : " *", f);
+		break;
+	case TY_STRUCT:
+		fprintf(f, "struct %s", t->sname ? t->sname : "?");
+		break;
+	case TY_ARRAY:
+		if (t->elem)
+			type_print(f, t->elem, depth + 1);
+		else
+			fputs("?", f);
+		fprintf(f, "[%u]", t->count);
+		break;
+	case TY_COUNT:		fputs("count", f); break;
+	case TY_SUM:		fputs("sum", f); break;
+	case TY_AVG:		fputs("avg", f); break;
+	case TY_MIN:		fputs("min", f); break;
+	case TY_MAX:		fputs("max", f); break;
+	case TY_STATS:		fputs("stats", f); break;
+	case TY_HIST:		fputs("hist", f); break;
+	case TY_LHIST:		fputs("lhist", f); break;
+	case TY_USYM:		fputs("usym", f); break;
+	case TY_KSYM:		fputs("ksym", f); break;
+	case TY_USTACK:		fputs("ustack", f); break;
+	case TY_KSTACK:		fputs("kstack", f); break;
+	case TY_INET:		fputs("inet", f); break;
+	case TY_TIMESTAMP:	fputs("timestamp", f); break;
+	case TY_USERNAME:	fputs("username", f); break;
+	case TY_CGROUP_PATH:	fputs("cgroup_path", f); break;
+	case TY_CONTAINER:	fputs("container", f); break;
+	case TY_PROBE:		fputs("probe", f); break;
+	case TY_ERROR:		fputs("error", f); break;
+	}
+}
+
+const char *type_str(struct arena *a, const struct type *t)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	if (!f) {
+		fprintf(stderr, "sonde: out of memory\n");
+		abort();
+	}
+	type_print(f, t, 0);
+	fclose(f);
+	char *s = arena_strndup(a, buf, size);
+	free(buf);
+	return s;
+}
+
+/* ---- the dump ------------------------------------------------------------- */
+
+/* A C type as written: "unsigned long", "struct foo *", "uint8 **". */
+static void ctype_print(FILE *f, const struct ast_ctype *ct)
+{
+	const char *name = ct->name ? ct->name : "?";
+	if (ct->is_struct)
+		fprintf(f, "struct %s", name);
+	else if (ct->is_unsigned && name[0] != 'u')
+		fprintf(f, "unsigned %s", name);
+	else
+		fputs(name, f);
+	if (ct->ptr_depth > 0) {
+		fputc(' ', f);
+		for (int i = 0; i < ct->ptr_depth; i++)
+			fputc('*', f);
+	}
+}
+
+/* A string literal with C escapes, quoted. */
+static void str_print(FILE *f, const char *s, uint32_t n)
+{
+	fputc('"', f);
+	for (uint32_t i = 0; s && i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		switch (c) {
+		case '\n': fputs("\\n", f); break;
+		case '\t': fputs("\\t", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '"': fputs("\\\"", f); break;
+		default:
+			if (c < 0x20 || c >= 0x7f)
+				fprintf(f, "\\x%02x", c);
+			else
+				fputc(c, f);
+		}
+	}
+	fputc('"', f);
+}
+
+static void dump_node(FILE *f, const struct ast_node *n, int depth);
+
+static void dump_list(FILE *f, const struct ast_node *n, int depth)
+{
+	for (; n; n = n->next)
+		dump_node(f, n, depth);
+}
+
+static void indent(FILE *f, int depth)
+{
+	for (int i = 0; i < depth; i++)
+		fputs("  ", f);
+}
+
+/* The line of one node: kind name and salient fields, no newline. */
+static void dump_head(FILE *f, const struct ast_node *n)
+{
+	fputs(ast_kind_name(n->kind), f);
+	switch (n->kind) {
+	case N_INT:
+		if (n->i.is_char && n->i.value >= 0x20 && n->i.value < 0x7f &&
+		    n->i.value != '\'' && n->i.value != '\\')
+			fprintf(f, " '%c'", (char)n->i.value);
+		else
+			fprintf(f, " %llu", (unsigned long long)n->i.value);
+		break;
+	case N_STR:
+		fputc(' ', f);
+		str_print(f, n->s.value, n->s.len);
+		break;
+	case N_IDENT:
+		fprintf(f, " %s", n->ident.name);
+		break;
+	case N_VAR:
+		fprintf(f, " $%s", n->var.name);
+		break;
+	case N_MAP:
+		fprintf(f, " %s", n->map.name);
+		break;
+	case N_POSITIONAL:
+		if (n->pos.index == 0)
+			fputs(" $#", f);
+		else
+			fprintf(f, " $%d", n->pos.index);
+		break;
+	case N_CALL:
+		fprintf(f, " %s", n->call.name);
+		break;
+	case N_BINARY:
+		fprintf(f, " %s", ast_op_text(n->bin.op));
+		break;
+	case N_UNARY:
+		fprintf(f, " %s", ast_op_text(n->un.op));
+		break;
+	case N_INCDEC:
+		fprintf(f, " %s %s", n->incdec.is_inc ? "++" : "--",
+			n->incdec.is_post ? "post" : "pre");
+		break;
+	case N_FIELD:
+		fprintf(f, " %s%s", n->field.is_arrow ? "->" : ".",
+			n->field.name);
+		break;
+	case N_CAST:
+		fputs(" (", f);
+		ctype_print(f, &n->cast.ctype);
+		fputc(')', f);
+		break;
+	case N_SIZEOF:
+		if (!n->size_of.expr) {
+			fputs(" (", f);
+			ctype_print(f, &n->size_of.ctype);
+			fputc(')', f);
+		}
+		break;
+	case N_ASSIGN:
+		fprintf(f, " %s=", ast_op_text(n->assign.op));
+		break;
+	case N_PROBE:
+		fprintf(f, " #%d", n->probe.index);
+		for (const struct ast_attach *at = n->probe.attach; at;
+		     at = at->next)
+			fprintf(f, "%s %s", at == n->probe.attach ? "" : ",",
+				at->raw);
+		break;
+	case N_STRUCT_DEF:
+		fprintf(f, " %s", n->sdef.name);
+		break;
+	case N_TERNARY:
+	case N_INDEX:
+	case N_TUPLE:
+	case N_EXPR_STMT:
+	case N_IF:
+	case N_WHILE:
+	case N_UNROLL:
+	case N_RETURN:
+	case N_BREAK:
+	case N_CONTINUE:
+	case N_BLOCK:
+	case N_PROGRAM:
+		break;
+	}
+}
+
+static void dump_node(FILE *f, const struct ast_node *n, int depth)
+{
+	if (!n)
+		return;
+	indent(f, depth);
+	dump_head(f, n);
+	if (n->type.kind != TY_NONE) {
+		fputs(" : ", f);
+		type_print(f, &n->type, 0);
+	}
+	fputc('\n', f);
+	int d = depth + 1;
+	switch (n->kind) {
+	case N_INT:
+	case N_STR:
+	case N_IDENT:
+	case N_VAR:
+	case N_POSITIONAL:
+	case N_RETURN:
+	case N_BREAK:
+	case N_CONTINUE:
+		break;
+	case N_MAP:
+		dump_list(f, n->map.keys, d);
+		break;
+	case N_CALL:
+		dump_list(f, n->call.args, d);
+		break;
+	case N_BINARY:
+		dump_node(f, n->bin.lhs, d);
+		dump_node(f, n->bin.rhs, d);
+		break;
+	case N_UNARY:
+		dump_node(f, n->un.operand, d);
+		break;
+	case N_INCDEC:
+		dump_node(f, n->incdec.target, d);
+		break;
+	case N_TERNARY:
+		dump_node(f, n->tern.cond, d);
+		dump_node(f, n->tern.then, d);
+		dump_node(f, n->tern.els, d);
+		break;
+	case N_FIELD:
+		dump_node(f, n->field.base, d);
+		break;
+	case N_INDEX:
+		dump_node(f, n->index.base, d);
+		dump_node(f, n->index.index, d);
+		break;
+	case N_CAST:
+		dump_node(f, n->cast.operand, d);
+		break;
+	case N_SIZEOF:
+		dump_node(f, n->size_of.expr, d);
+		break;
+	case N_TUPLE:
+		dump_list(f, n->tuple.elems, d);
+		break;
+	case N_EXPR_STMT:
+		dump_node(f, n->expr_stmt.expr, d);
+		break;
+	case N_ASSIGN:
+		dump_node(f, n->assign.target, d);
+		dump_node(f, n->assign.value, d);
+		break;
+	case N_IF:
+		dump_node(f, n->if_.cond, d);
+		dump_node(f, n->if_.then, d);
+		dump_node(f, n->if_.els, d);
+		break;
+	case N_WHILE:
+		dump_node(f, n->while_.cond, d);
+		dump_node(f, n->while_.body, d);
+		break;
+	case N_UNROLL:
+		dump_node(f, n->unroll.count, d);
+		dump_node(f, n->unroll.body, d);
+		break;
+	case N_BLOCK:
+		dump_list(f, n->block.stmts, d);
+		break;
+	case N_PROBE:
+		dump_node(f, n->probe.pred, d);
+		dump_node(f, n->probe.body, d);
+		break;
+	case N_STRUCT_DEF:
+		for (const struct ast_struct_field *m = n->sdef.fields; m;
+		     m = m->next) {
+			indent(f, d);
+			fputs("member ", f);
+			ctype_print(f, &m->ctype);
+			fprintf(f, "%s%s", m->ctype.ptr_depth ? "" : " ",
+				m->name);
+			if (m->ctype.array_len >= 0)
+				fprintf(f, "[%d]", m->ctype.array_len);
+			fputc('\n', f);
+		}
+		break;
+	case N_PROGRAM:
+		dump_list(f, n->program.items, d);
+		break;
+	}
+}
+
+void ast_dump(FILE *out, const struct ast_node *n)
+{
+	dump_node(out, n, 0);
+}

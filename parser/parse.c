@@ -1,0 +1,503 @@
+/*
+ * parse.c - parse_program(), and the node builders the grammar calls.
+ *
+ * parse_program() ties the flex scanner (lexer/lexer.l) to the bison grammar
+ * (parser/grammar.y) for one source text and hands back the N_PROGRAM root,
+ * or NULL once an error was reported.  The builders below are the only
+ * place nodes are made: each takes the pieces of one grammar rule and its
+ * location, so grammar.y stays a grammar.  A few also check what the
+ * grammar cannot say: that '++' has a variable or map operand, that a C
+ * type's words go together ("unsigned long" yes, "uint32 long" no), and
+ * that an array length is sane.  Those report a located error and return
+ * NULL (or false), and the grammar stops.
+ */
+#include "parser.h"
+
+#include <string.h>
+
+#include "parse_impl.h"
+
+struct ast_node *parse_program(struct arena *a, struct diag *d,
+			       const char *src)
+{
+	struct parse_ctx px = { .arena = a, .diag = d };
+	px.lx = lex_new(a, d, src ? src : "");
+	int rc = parse_yyparse(&px);
+	bool bad = rc != 0 || px.failed || lex_failed(px.lx) || !px.root;
+	lex_free(px.lx);
+	return bad ? NULL : px.root;
+}
+
+/* ---- lists ------------------------------------------------------------- */
+
+struct parse_list parse_list_add(struct parse_list l, struct ast_node *n)
+{
+	if (!n)
+		return l;
+	if (l.tail)
+		l.tail->next = n;
+	else
+		l.head = n;
+	l.tail = n;
+	l.n++;
+	return l;
+}
+
+/* attach = raw text of one attach point */
+struct parse_attach_list parse_attach_add(struct parse_ctx *px,
+	struct parse_attach_list l, const char *raw, struct src_loc loc)
+{
+	struct ast_attach *at = arena_new_obj(px->arena, struct ast_attach);
+	at->raw = raw;
+	at->loc = loc;
+	if (l.tail)
+		l.tail->next = at;
+	else
+		l.head = at;
+	l.tail = at;
+	return l;
+}
+
+struct parse_field_list parse_field_add(struct parse_field_list l,
+					struct ast_struct_field *f)
+{
+	if (l.tail)
+		l.tail->next = f;
+	else
+		l.head = f;
+	l.tail = f;
+	return l;
+}
+
+/* ---- C types ------------------------------------------------------------- */
+
+/* type_item = TYPE_WORD | TYPE_QUAL: one word, counted by kind */
+struct parse_type parse_type_word(struct parse_ctx *px, const char *word,
+				  struct src_loc loc)
+{
+	(void)px;
+	struct parse_type t = { .loc = loc, .text = word };
+	if (!strcmp(word, "signed"))
+		t.n_signed = 1;
+	else if (!strcmp(word, "unsigned"))
+		t.n_unsigned = 1;
+	else if (!strcmp(word, "char"))
+		t.n_char = 1;
+	else if (!strcmp(word, "short"))
+		t.n_short = 1;
+	else if (!strcmp(word, "int"))
+		t.n_int = 1;
+	else if (!strcmp(word, "long"))
+		t.n_long = 1;
+	else if (strcmp(word, "const") && strcmp(word, "volatile")) {
+		t.word = word;	/* int8 ... uint64, void, bool */
+		t.n_other = 1;
+	}
+	return t;
+}
+
+/* type_item = "struct" NAME */
+struct parse_type parse_type_struct(struct parse_ctx *px, const char *name,
+				    struct src_loc loc)
+{
+	struct parse_type t = { .loc = loc, .word = name, .is_struct = true };
+	t.text = arena_printf(px->arena, "struct %s", name);
+	t.n_other = 1;
+	return t;
+}
+
+/* type_spec = type_spec type_item: words add up; the check comes at the end */
+void parse_type_add(struct parse_ctx *px, struct parse_type *t,
+		    struct parse_type w)
+{
+	t->loc = diag_span(t->loc, w.loc);
+	t->text = arena_printf(px->arena, "%s %s", t->text, w.text);
+	if (w.n_other) {
+		t->word = w.word;
+		t->is_struct = w.is_struct;
+	}
+	t->n_signed += w.n_signed;
+	t->n_unsigned += w.n_unsigned;
+	t->n_char += w.n_char;
+	t->n_short += w.n_short;
+	t->n_int += w.n_int;
+	t->n_long += w.n_long;
+	t->n_other += w.n_other;
+}
+
+/* unary = "(" name ")" cast_operand: the name as the whole type */
+struct ast_ctype parse_typedef(struct parse_ctx *px, const char *name)
+{
+	(void)px;
+	struct ast_ctype ct = { .name = name, .array_len = -1 };
+	return ct;
+}
+
+/*
+ * ctype = type_spec "*"*
+ * Folds C's multi-word integer names into one base name: char, short,
+ * int, long ("long long" and "long int" are long); "unsigned" alone is
+ * unsigned int; "signed" is dropped.  intN/uintN/void/bool, typedef names
+ * ("u32 *") and struct names stand alone.  is_unsigned is also set for
+ * uintN.
+ */
+bool parse_ctype_finish(struct parse_ctx *px, const struct parse_type *t,
+			int ptr_depth, struct ast_ctype *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->ptr_depth = ptr_depth;
+	out->array_len = -1;
+	int ints = t->n_signed + t->n_unsigned + t->n_char + t->n_short +
+		   t->n_int + t->n_long;
+	bool ok;
+	if (t->n_other) {
+		ok = t->n_other == 1 && ints == 0;
+		out->name = t->word;
+		out->is_struct = t->is_struct;
+		out->is_unsigned = !t->is_struct &&
+				   strncmp(t->word, "uint", 4) == 0;
+	} else {
+		ok = ints > 0 && t->n_signed + t->n_unsigned <= 1 &&
+		     t->n_int <= 1 && t->n_char + t->n_short + (t->n_long > 0) <= 1 &&
+		     t->n_long <= 2 && !(t->n_char && t->n_int);
+		out->is_unsigned = t->n_unsigned > 0;
+		out->name = t->n_char ? "char" : t->n_short ? "short" :
+			    t->n_long ? "long" : "int";
+	}
+	if (!ok) {
+		diag_error(px->diag, t->loc, "invalid type '%s'", t->text);
+		px->failed = true;
+		return false;
+	}
+	return true;
+}
+
+/* ---- expressions ------------------------------------------------------------ */
+
+/* primary = integer | char */
+struct ast_node *parse_int(struct parse_ctx *px, uint64_t v, bool is_char,
+			   struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, N_INT, loc);
+	n->i.value = v;
+	n->i.is_char = is_char;
+	return n;
+}
+
+/* primary = string */
+struct ast_node *parse_str(struct parse_ctx *px, const char *s, uint32_t len,
+			   struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, N_STR, loc);
+	n->s.value = s;
+	n->s.len = len;
+	return n;
+}
+
+/* primary = ident | "$" name */
+struct ast_node *parse_name(struct parse_ctx *px, enum node_kind kind,
+			    const char *name, struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, kind, loc);
+	if (kind == N_VAR)
+		n->var.name = name;
+	else
+		n->ident.name = name;
+	return n;
+}
+
+/* primary = "$" N | "$#" */
+struct ast_node *parse_positional(struct parse_ctx *px, int index,
+				  struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, N_POSITIONAL, loc);
+	n->pos.index = index;
+	return n;
+}
+
+/* map = "@" name? ("[" expr ("," expr)* "]")? */
+struct ast_node *parse_map(struct parse_ctx *px, const char *name,
+			   struct parse_list keys, struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, N_MAP, loc);
+	n->map.name = name;
+	n->map.keys = keys.head;
+	n->map.nkeys = keys.n;
+	return n;
+}
+
+/* primary = ident "(" (expr ("," expr)*)? ")" */
+struct ast_node *parse_call(struct parse_ctx *px, const char *name,
+			    struct parse_list args, struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, N_CALL, loc);
+	n->call.name = name;
+	n->call.args = args.head;
+	n->call.nargs = args.n;
+	return n;
+}
+
+/* expr = expr binop expr */
+struct ast_node *parse_binary(struct parse_ctx *px, enum ast_op op,
+			      struct ast_node *l, struct ast_node *r,
+			      struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, N_BINARY, loc);
+	n->bin.op = op;
+	n->bin.lhs = l;
+	n->bin.rhs = r;
+	return n;
+}
+
+/* expr = ("-" | "!" | "~" | "*" | "&") expr */
+struct ast_node *parse_unary(struct parse_ctx *px, enum ast_op op,
+			     struct ast_node *e, struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, N_UNARY, loc);
+	n->un.op = op;
+	n->un.operand = e;
+	return n;
+}
+
+/* expr = ("++" | "--") expr | expr ("++" | "--"), on $x or @m[..] only */
+struct ast_node *parse_incdec(struct parse_ctx *px, struct ast_node *target,
+			      bool is_inc, bool is_post, struct src_loc loc)
+{
+	if (target->kind != N_VAR && target->kind != N_MAP) {
+		diag_error(px->diag, target->loc,
+			   "the operand of '%s' must be a variable or a map",
+			   is_inc ? "++" : "--");
+		px->failed = true;
+		return NULL;
+	}
+	struct ast_node *n = ast_new(px->arena, N_INCDEC, loc);
+	n->incdec.target = target;
+	n->incdec.is_inc = is_inc;
+	n->incdec.is_post = is_post;
+	return n;
+}
+
+/* expr = expr "?" expr ":" expr */
+struct ast_node *parse_ternary(struct parse_ctx *px, struct ast_node *c,
+			       struct ast_node *a, struct ast_node *b)
+{
+	struct ast_node *n = ast_new(px->arena, N_TERNARY,
+				     diag_span(c->loc, b->loc));
+	n->tern.cond = c;
+	n->tern.then = a;
+	n->tern.els = b;
+	return n;
+}
+
+/* expr = expr "." name | expr "->" name */
+struct ast_node *parse_field(struct parse_ctx *px, struct ast_node *base,
+			     const char *name, bool is_arrow, struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, N_FIELD, loc);
+	n->field.base = base;
+	n->field.name = name;
+	n->field.is_arrow = is_arrow;
+	return n;
+}
+
+/* expr = expr "." integer: a tuple element, named by its decimal index */
+struct ast_node *parse_tuple_field(struct parse_ctx *px, struct ast_node *base,
+				   uint64_t index, struct src_loc loc)
+{
+	return parse_field(px, base,
+			   arena_printf(px->arena, "%llu",
+					(unsigned long long)index),
+			   false, loc);
+}
+
+/* expr = expr "[" expr "]" */
+struct ast_node *parse_index(struct parse_ctx *px, struct ast_node *base,
+			     struct ast_node *index, struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, N_INDEX, loc);
+	n->index.base = base;
+	n->index.index = index;
+	return n;
+}
+
+/* expr = "(" ctype ")" expr */
+struct ast_node *parse_cast(struct parse_ctx *px, struct ast_ctype ct,
+			    struct ast_node *e, struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, N_CAST, loc);
+	n->cast.ctype = ct;
+	n->cast.operand = e;
+	return n;
+}
+
+/* primary = "sizeof" "(" ctype ")" | "sizeof" "(" expr ")" */
+struct ast_node *parse_sizeof(struct parse_ctx *px, struct ast_ctype ct,
+			      struct ast_node *e, struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, N_SIZEOF, loc);
+	if (!e)
+		n->size_of.ctype = ct;
+	else
+		n->size_of.ctype.array_len = -1;
+	n->size_of.expr = e;
+	return n;
+}
+
+/* primary = "(" expr ("," expr)+ ")" */
+struct ast_node *parse_tuple(struct parse_ctx *px, struct ast_node *first,
+			     struct parse_list rest, struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, N_TUPLE, loc);
+	first->next = rest.head;
+	n->tuple.elems = first;
+	n->tuple.nelems = rest.n + 1;
+	return n;
+}
+
+/* ---- statements -------------------------------------------------------------- */
+
+/* simple_stmt = expr */
+struct ast_node *parse_expr_stmt(struct parse_ctx *px, struct ast_node *e)
+{
+	struct ast_node *n = ast_new(px->arena, N_EXPR_STMT, e->loc);
+	n->expr_stmt.expr = e;
+	return n;
+}
+
+/* simple_stmt = lvalue ("=" | "+=" | ...) expr */
+struct ast_node *parse_assign(struct parse_ctx *px, struct ast_node *target,
+			      enum ast_op op, struct ast_node *value,
+			      struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, N_ASSIGN, loc);
+	n->assign.target = target;
+	n->assign.op = op;
+	n->assign.value = value;
+	return n;
+}
+
+/* if_stmt = "if" "(" expr ")" block ("else" (block | if_stmt))? */
+struct ast_node *parse_if(struct parse_ctx *px, struct ast_node *cond,
+			  struct ast_node *then, struct ast_node *els,
+			  struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, N_IF, loc);
+	n->if_.cond = cond;
+	n->if_.then = then;
+	n->if_.els = els;
+	return n;
+}
+
+/* compound_stmt = ("while" | "unroll") "(" expr ")" block */
+struct ast_node *parse_loop(struct parse_ctx *px, enum node_kind kind,
+			    struct ast_node *head, struct ast_node *body,
+			    struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, kind, loc);
+	if (kind == N_WHILE) {
+		n->while_.cond = head;
+		n->while_.body = body;
+	} else {
+		n->unroll.count = head;
+		n->unroll.body = body;
+	}
+	return n;
+}
+
+/* simple_stmt = "return" | "break" | "continue" */
+struct ast_node *parse_jump(struct parse_ctx *px, enum node_kind kind,
+			    struct src_loc loc)
+{
+	return ast_new(px->arena, kind, loc);
+}
+
+/* block = "{" stmts "}" */
+struct ast_node *parse_block(struct parse_ctx *px, struct parse_list stmts,
+			     struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, N_BLOCK, loc);
+	n->block.stmts = stmts.head;
+	return n;
+}
+
+/* ---- top level ----------------------------------------------------------- */
+
+/* probe = attach ("," attach)* ("/" expr "/")? block */
+struct ast_node *parse_probe(struct parse_ctx *px, struct parse_attach_list at,
+			     struct ast_node *pred, struct ast_node *body,
+			     struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, N_PROBE, loc);
+	n->probe.attach = at.head;
+	n->probe.pred = pred;
+	n->probe.body = body;
+	n->probe.index = px->nprobes++;
+	return n;
+}
+
+/* declarator = "*"* name */
+struct ast_struct_field *parse_declarator(struct parse_ctx *px, int ptr_depth,
+	const char *name, struct src_loc loc)
+{
+	struct ast_struct_field *f = arena_new_obj(px->arena,
+						   struct ast_struct_field);
+	f->name = name;
+	f->loc = loc;
+	f->ctype.ptr_depth = ptr_depth;
+	f->ctype.array_len = -1;
+	return f;
+}
+
+/* declarator = "*"* name "[" integer "]" */
+struct ast_struct_field *parse_array_declarator(struct parse_ctx *px,
+	struct ast_struct_field *f, uint64_t len, struct src_loc len_loc,
+	struct src_loc loc)
+{
+	enum { MAX_ARRAY = 1 << 20 };
+	if (len == 0 || len > MAX_ARRAY) {
+		diag_error(px->diag, len_loc,
+			   "array length of field '%s' must be 1 to %d", f->name,
+			   MAX_ARRAY);
+		px->failed = true;
+		return NULL;
+	}
+	f->ctype.array_len = (int)len;
+	f->loc = loc;
+	return f;
+}
+
+/* field_decl = type_spec declarator ("," declarator)* ";" */
+bool parse_field_decl(struct parse_ctx *px, const struct parse_type *t,
+		      struct parse_field_list decls)
+{
+	for (struct ast_struct_field *f = decls.head; f; f = f->next) {
+		struct ast_ctype ct;
+		if (!parse_ctype_finish(px, t, f->ctype.ptr_depth, &ct))
+			return false;
+		ct.array_len = f->ctype.array_len;
+		f->ctype = ct;
+		if (f == decls.tail)
+			break;
+	}
+	return true;
+}
+
+/* struct_def = "struct" name "{" field_decl* "}" ";"? */
+struct ast_node *parse_struct_def(struct parse_ctx *px, const char *name,
+				  struct parse_field_list fields,
+				  struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, N_STRUCT_DEF, loc);
+	n->sdef.name = name;
+	n->sdef.fields = fields.head;
+	return n;
+}
+
+/* program = (probe | struct_def)* */
+struct ast_node *parse_program_node(struct parse_ctx *px,
+				    struct parse_list items, struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, N_PROGRAM, loc);
+	n->program.items = items.head;
+	return n;
+}
