@@ -153,7 +153,13 @@ static LLVMValueRef lower_retval(struct cg_ctx *cg, struct ast_node *n)
 	return cg_load_i64(cg, cg_gep(cg, cg_ctx_arg(cg), REG_AX));
 }
 
-/* func: the probed function, from the instruction pointer at entry */
+/*
+ * func: the probed function.  A uprobe program serves every site its
+ * attach point resolved to (wildcards, one site per library file), so the
+ * runtime gives each site a BPF cookie naming its symbol; func reads it
+ * back and prints the name, in uprobes and uretprobes alike.  In
+ * tracepoints func is the probe's name.
+ */
 static void check_func(struct sema_ctx *s, struct ast_node *n)
 {
 	const struct sema_probe *p = sema_cur_probe(s);
@@ -165,23 +171,21 @@ static void check_func(struct sema_ctx *s, struct ast_node *n)
 			return;
 		}
 		if (t != PT_UPROBE && t != PT_URETPROBE) {
-			sema_error(s, n->loc, "func is only available in uprobe and uretprobe probes");
+			sema_error(s, n->loc, "func is only available in uprobe, uretprobe and tracepoint probes");
 			n->type.kind = TY_ERROR;
 			return;
 		}
 	}
-	n->type = (struct type){.kind = TY_USYM, .size = 8};
+	n->type = (struct type){.kind = TY_PROBE, .size = 8};
 }
 
 static LLVMValueRef lower_func(struct cg_ctx *cg, struct ast_node *n)
 {
-	if (n->type.kind == TY_PROBE)
+	enum probe_type t = cg_attach(cg)->type;
+	if (t != PT_UPROBE && t != PT_URETPROBE)
 		return lower_probe(cg, n);
-	if (cg_attach(cg)->type == PT_URETPROBE) {
-		LLVMValueRef args[] = {cg_ctx_arg(cg)};
-		return cg_helper_call(cg, BPF_FUNC_get_func_ip, args, 1);
-	}
-	return cg_load_i64(cg, cg_gep(cg, cg_ctx_arg(cg), REG_IP));
+	LLVMValueRef args[] = {cg_ctx_arg(cg)};
+	return cg_helper_call(cg, BPF_FUNC_get_attach_cookie, args, 1);
 }
 
 /* args alone (not args->f) */
