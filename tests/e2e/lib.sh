@@ -7,7 +7,7 @@
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 SONDE=${SONDE:-$top/build/sonde}
 RESULTS=${RESULTS:-/dev/null}
-B=$top/build/e2e
+B=${E2E_BUILD:-$top/build/e2e}
 mkdir -p "$B"
 # ASan: leaks are errors; libbpf/LLVM globals are not ours to free at exit
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
