@@ -161,7 +161,7 @@ item
 /* probe = attach ("," attach)* ("/" expr "/")? block */
 probe
 	: attach_list pred block
-				{ $$ = parse_probe(px, $1, $2, $3, @$); }
+				{ CHECK($$ = parse_probe(px, $1, $2, $3, @$)); }
 	;
 
 attach_list
@@ -199,9 +199,9 @@ stmt_seq
 /* simple_stmt = expr | lvalue ("=" | "+=" | ...) expr
  *             | "return" | "break" | "continue" */
 simple_stmt
-	: expr			{ $$ = parse_expr_stmt(px, $1); }
-	| lvalue '=' expr	{ $$ = parse_assign(px, $1, OP_NONE, $3, @$); }
-	| lvalue ASSIGN_OP expr	{ $$ = parse_assign(px, $1, $2, $3, @$); }
+	: expr			{ CHECK($$ = parse_expr_stmt(px, $1)); }
+	| lvalue '=' expr	{ CHECK($$ = parse_assign(px, $1, OP_NONE, $3, @$)); }
+	| lvalue ASSIGN_OP expr	{ CHECK($$ = parse_assign(px, $1, $2, $3, @$)); }
 	| RETURN		{ $$ = parse_jump(px, N_RETURN, @$); }
 	| BREAK			{ $$ = parse_jump(px, N_BREAK, @$); }
 	| CONTINUE		{ $$ = parse_jump(px, N_CONTINUE, @$); }
@@ -212,19 +212,19 @@ simple_stmt
 compound_stmt
 	: if_stmt
 	| WHILE '(' expr ')' block
-				{ $$ = parse_loop(px, N_WHILE, $3, $5, @$); }
+				{ CHECK($$ = parse_loop(px, N_WHILE, $3, $5, @$)); }
 	| UNROLL '(' expr ')' block
-				{ $$ = parse_loop(px, N_UNROLL, $3, $5, @$); }
+				{ CHECK($$ = parse_loop(px, N_UNROLL, $3, $5, @$)); }
 	| block
 	;
 
 /* if_stmt = "if" "(" expr ")" block ("else" (block | if_stmt))? */
 if_stmt
-	: IF '(' expr ')' block	{ $$ = parse_if(px, $3, $5, NULL, @$); }
+	: IF '(' expr ')' block	{ CHECK($$ = parse_if(px, $3, $5, NULL, @$)); }
 	| IF '(' expr ')' block ELSE block
-				{ $$ = parse_if(px, $3, $5, $7, @$); }
+				{ CHECK($$ = parse_if(px, $3, $5, $7, @$)); }
 	| IF '(' expr ')' block ELSE if_stmt
-				{ $$ = parse_if(px, $3, $5, $7, @$); }
+				{ CHECK($$ = parse_if(px, $3, $5, $7, @$)); }
 	;
 
 /* lvalue = "$" name | map */

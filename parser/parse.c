@@ -7,9 +7,10 @@
  * place nodes are made: each takes the pieces of one grammar rule and its
  * location, so grammar.y stays a grammar.  A few also check what the
  * grammar cannot say: that '++' has a variable or map operand, that a C
- * type's words go together ("unsigned long" yes, "uint32 long" no), and
- * that an array length is sane.  Those report a located error and return
- * NULL (or false), and the grammar stops.
+ * type's words go together ("unsigned long" yes, "uint32 long" no), that
+ * an array length is sane, and that no statement's expression is absurdly
+ * large.  Those report a located error and return NULL (or false), and the
+ * grammar stops.
  */
 #include "parser.h"
 
@@ -174,11 +175,41 @@ bool parse_ctype_finish(struct parse_ctx *px, const struct parse_type *t,
 
 /* ---- expressions ------------------------------------------------------------ */
 
+/*
+ * Every expression node goes through here.  Left-associative chains
+ * ("1+1+1+...", "$a[0][0]...") do not deepen the parser's stack but do
+ * deepen the tree, and every later pass walks trees recursively; so one
+ * statement's expressions are capped at PARSE_MAX_EXPR_NODES nodes.  The
+ * error is reported when the cap is passed; the statement's builder then
+ * returns NULL and the grammar stops.
+ */
+enum { PARSE_MAX_EXPR_NODES = 4096 };
+
+static struct ast_node *parse_expr_new(struct parse_ctx *px,
+				       enum node_kind kind, struct src_loc loc)
+{
+	if (++px->expr_nodes == PARSE_MAX_EXPR_NODES + 1) {
+		diag_error(px->diag, loc,
+			   "expression too large (more than %d operands and operators)",
+			   PARSE_MAX_EXPR_NODES);
+		px->failed = true;
+	}
+	return ast_new(px->arena, kind, loc);
+}
+
+/* A statement (or a probe's predicate) is complete: the next one counts
+ * its expression nodes afresh.  false once anything failed. */
+static bool parse_stmt_end(struct parse_ctx *px)
+{
+	px->expr_nodes = 0;
+	return !px->failed;
+}
+
 /* primary = integer | char */
 struct ast_node *parse_int(struct parse_ctx *px, uint64_t v, bool is_char,
 			   struct src_loc loc)
 {
-	struct ast_node *n = ast_new(px->arena, N_INT, loc);
+	struct ast_node *n = parse_expr_new(px, N_INT, loc);
 	n->i.value = v;
 	n->i.is_char = is_char;
 	return n;
@@ -188,7 +219,7 @@ struct ast_node *parse_int(struct parse_ctx *px, uint64_t v, bool is_char,
 struct ast_node *parse_str(struct parse_ctx *px, const char *s, uint32_t len,
 			   struct src_loc loc)
 {
-	struct ast_node *n = ast_new(px->arena, N_STR, loc);
+	struct ast_node *n = parse_expr_new(px, N_STR, loc);
 	n->s.value = s;
 	n->s.len = len;
 	return n;
@@ -198,7 +229,7 @@ struct ast_node *parse_str(struct parse_ctx *px, const char *s, uint32_t len,
 struct ast_node *parse_name(struct parse_ctx *px, enum node_kind kind,
 			    const char *name, struct src_loc loc)
 {
-	struct ast_node *n = ast_new(px->arena, kind, loc);
+	struct ast_node *n = parse_expr_new(px, kind, loc);
 	if (kind == N_VAR)
 		n->var.name = name;
 	else
@@ -210,7 +241,7 @@ struct ast_node *parse_name(struct parse_ctx *px, enum node_kind kind,
 struct ast_node *parse_positional(struct parse_ctx *px, int index,
 				  struct src_loc loc)
 {
-	struct ast_node *n = ast_new(px->arena, N_POSITIONAL, loc);
+	struct ast_node *n = parse_expr_new(px, N_POSITIONAL, loc);
 	n->pos.index = index;
 	return n;
 }
@@ -219,7 +250,7 @@ struct ast_node *parse_positional(struct parse_ctx *px, int index,
 struct ast_node *parse_map(struct parse_ctx *px, const char *name,
 			   struct parse_list keys, struct src_loc loc)
 {
-	struct ast_node *n = ast_new(px->arena, N_MAP, loc);
+	struct ast_node *n = parse_expr_new(px, N_MAP, loc);
 	n->map.name = name;
 	n->map.keys = keys.head;
 	n->map.nkeys = keys.n;
@@ -230,7 +261,7 @@ struct ast_node *parse_map(struct parse_ctx *px, const char *name,
 struct ast_node *parse_call(struct parse_ctx *px, const char *name,
 			    struct parse_list args, struct src_loc loc)
 {
-	struct ast_node *n = ast_new(px->arena, N_CALL, loc);
+	struct ast_node *n = parse_expr_new(px, N_CALL, loc);
 	n->call.name = name;
 	n->call.args = args.head;
 	n->call.nargs = args.n;
@@ -242,7 +273,7 @@ struct ast_node *parse_binary(struct parse_ctx *px, enum ast_op op,
 			      struct ast_node *l, struct ast_node *r,
 			      struct src_loc loc)
 {
-	struct ast_node *n = ast_new(px->arena, N_BINARY, loc);
+	struct ast_node *n = parse_expr_new(px, N_BINARY, loc);
 	n->bin.op = op;
 	n->bin.lhs = l;
 	n->bin.rhs = r;
@@ -253,7 +284,7 @@ struct ast_node *parse_binary(struct parse_ctx *px, enum ast_op op,
 struct ast_node *parse_unary(struct parse_ctx *px, enum ast_op op,
 			     struct ast_node *e, struct src_loc loc)
 {
-	struct ast_node *n = ast_new(px->arena, N_UNARY, loc);
+	struct ast_node *n = parse_expr_new(px, N_UNARY, loc);
 	n->un.op = op;
 	n->un.operand = e;
 	return n;
@@ -270,7 +301,7 @@ struct ast_node *parse_incdec(struct parse_ctx *px, struct ast_node *target,
 		px->failed = true;
 		return NULL;
 	}
-	struct ast_node *n = ast_new(px->arena, N_INCDEC, loc);
+	struct ast_node *n = parse_expr_new(px, N_INCDEC, loc);
 	n->incdec.target = target;
 	n->incdec.is_inc = is_inc;
 	n->incdec.is_post = is_post;
@@ -281,7 +312,7 @@ struct ast_node *parse_incdec(struct parse_ctx *px, struct ast_node *target,
 struct ast_node *parse_ternary(struct parse_ctx *px, struct ast_node *c,
 			       struct ast_node *a, struct ast_node *b)
 {
-	struct ast_node *n = ast_new(px->arena, N_TERNARY,
+	struct ast_node *n = parse_expr_new(px, N_TERNARY,
 				     diag_span(c->loc, b->loc));
 	n->tern.cond = c;
 	n->tern.then = a;
@@ -293,7 +324,7 @@ struct ast_node *parse_ternary(struct parse_ctx *px, struct ast_node *c,
 struct ast_node *parse_field(struct parse_ctx *px, struct ast_node *base,
 			     const char *name, bool is_arrow, struct src_loc loc)
 {
-	struct ast_node *n = ast_new(px->arena, N_FIELD, loc);
+	struct ast_node *n = parse_expr_new(px, N_FIELD, loc);
 	n->field.base = base;
 	n->field.name = name;
 	n->field.is_arrow = is_arrow;
@@ -314,7 +345,7 @@ struct ast_node *parse_tuple_field(struct parse_ctx *px, struct ast_node *base,
 struct ast_node *parse_index(struct parse_ctx *px, struct ast_node *base,
 			     struct ast_node *index, struct src_loc loc)
 {
-	struct ast_node *n = ast_new(px->arena, N_INDEX, loc);
+	struct ast_node *n = parse_expr_new(px, N_INDEX, loc);
 	n->index.base = base;
 	n->index.index = index;
 	return n;
@@ -324,7 +355,7 @@ struct ast_node *parse_index(struct parse_ctx *px, struct ast_node *base,
 struct ast_node *parse_cast(struct parse_ctx *px, struct ast_ctype ct,
 			    struct ast_node *e, struct src_loc loc)
 {
-	struct ast_node *n = ast_new(px->arena, N_CAST, loc);
+	struct ast_node *n = parse_expr_new(px, N_CAST, loc);
 	n->cast.ctype = ct;
 	n->cast.operand = e;
 	return n;
@@ -334,7 +365,7 @@ struct ast_node *parse_cast(struct parse_ctx *px, struct ast_ctype ct,
 struct ast_node *parse_sizeof(struct parse_ctx *px, struct ast_ctype ct,
 			      struct ast_node *e, struct src_loc loc)
 {
-	struct ast_node *n = ast_new(px->arena, N_SIZEOF, loc);
+	struct ast_node *n = parse_expr_new(px, N_SIZEOF, loc);
 	if (!e)
 		n->size_of.ctype = ct;
 	else
@@ -347,7 +378,7 @@ struct ast_node *parse_sizeof(struct parse_ctx *px, struct ast_ctype ct,
 struct ast_node *parse_tuple(struct parse_ctx *px, struct ast_node *first,
 			     struct parse_list rest, struct src_loc loc)
 {
-	struct ast_node *n = ast_new(px->arena, N_TUPLE, loc);
+	struct ast_node *n = parse_expr_new(px, N_TUPLE, loc);
 	first->next = rest.head;
 	n->tuple.elems = first;
 	n->tuple.nelems = rest.n + 1;
@@ -359,6 +390,8 @@ struct ast_node *parse_tuple(struct parse_ctx *px, struct ast_node *first,
 /* simple_stmt = expr */
 struct ast_node *parse_expr_stmt(struct parse_ctx *px, struct ast_node *e)
 {
+	if (!parse_stmt_end(px))
+		return NULL;
 	struct ast_node *n = ast_new(px->arena, N_EXPR_STMT, e->loc);
 	n->expr_stmt.expr = e;
 	return n;
@@ -369,6 +402,8 @@ struct ast_node *parse_assign(struct parse_ctx *px, struct ast_node *target,
 			      enum ast_op op, struct ast_node *value,
 			      struct src_loc loc)
 {
+	if (!parse_stmt_end(px))
+		return NULL;
 	struct ast_node *n = ast_new(px->arena, N_ASSIGN, loc);
 	n->assign.target = target;
 	n->assign.op = op;
@@ -381,6 +416,8 @@ struct ast_node *parse_if(struct parse_ctx *px, struct ast_node *cond,
 			  struct ast_node *then, struct ast_node *els,
 			  struct src_loc loc)
 {
+	if (!parse_stmt_end(px))
+		return NULL;
 	struct ast_node *n = ast_new(px->arena, N_IF, loc);
 	n->if_.cond = cond;
 	n->if_.then = then;
@@ -393,6 +430,8 @@ struct ast_node *parse_loop(struct parse_ctx *px, enum node_kind kind,
 			    struct ast_node *head, struct ast_node *body,
 			    struct src_loc loc)
 {
+	if (!parse_stmt_end(px))
+		return NULL;
 	struct ast_node *n = ast_new(px->arena, kind, loc);
 	if (kind == N_WHILE) {
 		n->while_.cond = head;
@@ -427,6 +466,8 @@ struct ast_node *parse_probe(struct parse_ctx *px, struct parse_attach_list at,
 			     struct ast_node *pred, struct ast_node *body,
 			     struct src_loc loc)
 {
+	if (!parse_stmt_end(px))
+		return NULL;
 	struct ast_node *n = ast_new(px->arena, N_PROBE, loc);
 	n->probe.attach = at.head;
 	n->probe.pred = pred;

@@ -25,6 +25,7 @@ struct parse_ctx {
 	struct lexer *lx;
 	struct ast_node *root;	/* N_PROGRAM once the start rule reduced */
 	int nprobes;		/* probes seen so far: the next probe's index */
+	int expr_nodes;		/* expression nodes of the current statement */
 	bool failed;		/* a builder reported an error */
 };
 
@@ -112,7 +113,7 @@ struct ast_node *parse_sizeof(struct parse_ctx *px, struct ast_ctype ct,
 struct ast_node *parse_tuple(struct parse_ctx *px, struct ast_node *first,
 			     struct parse_list rest, struct src_loc loc);
 
-/* statements */
+/* statements: these (and parse_probe) return NULL once a builder failed */
 struct ast_node *parse_expr_stmt(struct parse_ctx *px, struct ast_node *e);
 struct ast_node *parse_assign(struct parse_ctx *px, struct ast_node *target,
 			      enum ast_op op, struct ast_node *value,

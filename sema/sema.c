@@ -1127,7 +1127,8 @@ struct sema_result *sema_run(struct arena *a, struct diag *d, struct ast_node *p
 	check_probes(&s);
 	if (s.errors)
 		return NULL;
-	qsort(s.maps, (size_t)s.nmaps, sizeof(*s.maps), map_cmp);
+	if (s.nmaps)
+		qsort(s.maps, (size_t)s.nmaps, sizeof(*s.maps), map_cmp);
 	finish_maps(&s);
 	r->maps = s.maps;
 	r->nmaps = s.nmaps;

@@ -385,6 +385,33 @@ static void test_define_errors(void **state)
 		    "test.bt:1:11: error: unterminated string literal\n"
 		    "#define S \"abc\n"
 		    "          ^~~~\n");
+	/* each step doubles: capped */
+	char bomb[1024], *b = bomb;
+	b += sprintf(b, "#define A0 x x\n");
+	for (int i = 1; i < 14; i++)
+		b += sprintf(b, "#define A%d A%d A%d\n", i, i - 1, i - 1);
+	char *errs;
+	char *got = lex(bomb, false, &errs);
+	assert_string_equal(got, "error");
+	assert_non_null(strstr(errs, "test.bt:13:13: error: '#define A12': "
+				     "the value expands to more than 4096 tokens\n"));
+	free(got);
+	free(errs);
+	/* and so is the total of all expansions */
+	char *many = malloc(1 << 16);
+	b = many + sprintf(many, "#define T");
+	for (int i = 0; i < 4000; i++)
+		b += sprintf(b, " 1");
+	b += sprintf(b, "\na {");
+	for (int i = 0; i < 100; i++)
+		b += sprintf(b, " T");
+	strcpy(b, " }");
+	got = lex(many, false, &errs);
+	assert_non_null(strstr(errs, "error: macro 'T': the program's macros "
+				     "expand to more than 262144 tokens"));
+	free(got);
+	free(errs);
+	free(many);
 	check_error("#define H # x\n", "error",
 		    "test.bt:1:11: error: invalid character '#'\n"
 		    "#define H # x\n"
@@ -405,6 +432,14 @@ static void test_directives(void **state)
 		     "#if defined(ON)\nC\n#endif\n#if !defined ON\nD\n#endif\n"
 		     "#if OFF\nE\n#endif\n",
 		     "attach:B attach:C");
+	/* constants of well-known headers */
+	check_tokens("#include <linux/sched.h>\n#include \"net/tcp_states.h\"\n"
+		     "#include <sys/socket.h>\na { TASK_RUNNING TCP_CLOSE AF_INET6 "
+		     "TCP_LISTEN AF_NETLINK }",
+		     "attach:a { int:0 int:7 int:10 int:10 int:16 }");
+	check_tokens("a { AF_INET }", "attach:a { ident:AF_INET }");
+	check_tokens("#define AF_INET 99\n#include <linux/socket.h>\na { AF_INET }",
+		     "attach:a { int:99 }");
 	/* directives inside a body */
 	check_tokens("a {\n#define K 5\n K\n}", "attach:a { int:5 }");
 }

@@ -864,7 +864,7 @@ static void test_nesting_limits(void **state)
 {
 	/* deep but sane nesting parses */
 	enum { DEPTH = 500, HUGE = 20000 };
-	char *src = malloc(HUGE * 2 + 64);
+	char *src = malloc(HUGE * 2 + 64 > 16000 ? HUGE * 2 + 64 : 16000);
 	char *s = src + sprintf(src, "BEGIN { $x = ");
 	for (int i = 0; i < DEPTH; i++)
 		*s++ = '(';
@@ -883,6 +883,27 @@ static void test_nesting_limits(void **state)
 		*s++ = '(';
 	strcpy(s, "1 }");
 	check_rejected(src, "error: program is nested too deeply");
+
+	/* so is an absurdly long expression: every later pass recurses */
+	s = src + sprintf(src, "BEGIN { $x = 1");
+	for (int i = 0; i < 5000; i++)
+		s += sprintf(s, "+1");
+	strcpy(s, "; }");
+	check_rejected(src, "error: expression too large (more than 4096 "
+			    "operands and operators)");
+	s = src + sprintf(src, "BEGIN /1");
+	for (int i = 0; i < 5000; i++)
+		s += sprintf(s, "[0]");
+	strcpy(s, "/ { }");
+	check_rejected(src, "error: expression too large");
+	/* ... but the count is per statement */
+	s = src + sprintf(src, "BEGIN { ");
+	for (int i = 0; i < 1000; i++)
+		s += sprintf(s, "$x = 1 + 2 + 3; ");
+	strcpy(s, "}");
+	parse(&p, src);
+	assert_non_null(p.root);
+	parsed_free(&p);
 
 	/* long flat lists are fine (left recursion) */
 	size_t n = 50000;

@@ -1,0 +1,109 @@
+# t_core.sh - the spine (issue #2): located errors, exact counts from real
+# tracepoints, the run-queue one-liner, map printing, CLI basics.
+
+# -- bad input: exit status 1 and the whole located message (golden) --------
+for bt in "$top"/tests/e2e/errors/*.bt; do
+	name=$(basename "$bt" .bt)
+	got=$(cd "$top/tests/e2e/errors" && "$SONDE" "$name.bt" 2>&1 >/dev/null; echo "rc=$?")
+	expect_eq "error:$name" "$(cat "${bt%.bt}.err")" "$got"
+done
+
+if need_root core:bpf; then
+
+# -- exact counts: every ioctl of the child, keyed by command ----------------
+build_workload ioctl_loop
+out=$("$SONDE" -q -c "$B/ioctl_loop 1000 0x5401" \
+	-e 'tracepoint:syscalls:sys_enter_ioctl /pid == cpid/ { @[args->cmd] = count(); }' 2>&1)
+expect_eq core:ioctl_count_exact $'\n\n@[21505]: 1000' "$out"
+
+out=$("$SONDE" -q -c "$B/ioctl_loop 300 0xc0184601" \
+	-e 't:syscalls:sys_enter_ioctl /pid == cpid/ { @c[args->fd > 2, args->cmd] = count(); @s = sum(args->cmd & 0xff); }' 2>&1)
+expect_eq core:ioctl_two_keys_and_sum $'\n\n@c[1, 3222816257]: 300\n@s: 300' "$out"
+
+# -- the run-queue one-liner from the README: two busy threads on one CPU ----
+build_workload spin
+out=$("$SONDE" -q -c "$B/spin 2 400" -e 'tracepoint:sched:sched_wakeup { @qt[args->pid] = nsecs; }
+tracepoint:sched:sched_switch /@qt[args->next_pid]/ { @runq_us = hist((nsecs - @qt[args->next_pid]) / 1000); delete(@qt[args->next_pid]); }' 2>&1)
+expect_match core:runqlat_hist_header '^@runq_us: $' "$out"
+expect_match core:runqlat_hist_buckets '^\[[0-9]+(K|M)?, [0-9]+(K|M)?\) +[0-9]+ \|@*' "$out"
+
+# -- map printing: every kind, exact bytes (checked against bpftrace 0.17) ---
+out=$("$SONDE" -q -e 'BEGIN { @a = count(); @a = count(); @h = hist(5); @h = hist(100); @h = hist(0); @h = hist(-3);
+ @l = lhist(5, 0, 100, 10); @l = lhist(95, 0, 100, 10); @s = stats(10); @s = stats(20); @v = avg(7); @v = avg(8);
+ @mn = min(-5); @mn = min(3); @mx = max(9); @x[1, "abc"] = 3; @x[2, "d"] = 1; @neg -= 1; exit(); }' 2>&1)
+expected=$(cat <<'OUT'
+
+
+@a: 2
+@h: 
+(..., 0)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+[0]                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+[1]                    0 |                                                    |
+[2, 4)                 0 |                                                    |
+[4, 8)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+[8, 16)                0 |                                                    |
+[16, 32)               0 |                                                    |
+[32, 64)               0 |                                                    |
+[64, 128)              1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@l: 
+[0, 10)                1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+[10, 20)               0 |                                                    |
+[20, 30)               0 |                                                    |
+[30, 40)               0 |                                                    |
+[40, 50)               0 |                                                    |
+[50, 60)               0 |                                                    |
+[60, 70)               0 |                                                    |
+[70, 80)               0 |                                                    |
+[80, 90)               0 |                                                    |
+[90, 100)              1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@mn: -5
+@mx: 9
+@neg: -1
+@s: count 2, average 15, total 30
+
+@v: 7
+
+@x[2, d]: 1
+@x[1, abc]: 3
+OUT
+)
+expect_eq core:map_kinds_exact "$expected" "$out"
+
+# -- hist values of 2^32 and above get their own buckets (0.17 clamps them) --
+out=$("$SONDE" -q -e 'BEGIN { @h = hist(5000000000); @h = hist(1 << 40); exit(); }' 2>&1)
+expect_match core:hist_64bit_buckets '^\[4G, 8G\) +1 \|' "$out"
+expect_match core:hist_64bit_T '^\[1T, 2T\) +1 \|' "$out"
+
+# -- printf: full 64-bit values and %% (both wrong in bpftrace 0.17) --------
+out=$("$SONDE" -q -e 'BEGIN { printf("%d %u %x 100%%\n", -5000000000, 5000000000, 0x1122334455); exit(); }' 2>&1)
+expect_eq core:printf_64bit '-5000000000 5000000000 1122334455 100%' "$out"
+
+# -- interval probes fire, exit() stops, END runs before the maps print -----
+out=$("$SONDE" -q -e 'interval:ms:50 { @n++; if (@n == 3) { exit(); } } END { printf("end %d\n", @n); }' 2>&1)
+expect_eq core:interval_exit_end $'end 3\n\n\n@n: 3' "$out"
+
+# -- -f json: one valid object a line -----------------------------------------
+out=$("$SONDE" -f json -e 'BEGIN { printf("a\"b\n"); @c[comm] = count(); @h = hist(3); exit(); }' 2>&1)
+if printf '%s\n' "$out" | python3 -c 'import json,sys; [json.loads(l) for l in sys.stdin if l.strip()]' 2>/dev/null; then
+	pass core:json_valid; else fail core:json_valid; printf '%s\n' "$out" | sed 's/^/    /'; fi
+expect_match core:json_attached '^\{"type": "attached_probes", "data": \{"probes": 1\}\}$' "$out"
+
+# -- CLI: --dry-run passes the verifier without running; --emit; -l ----------
+out=$("$SONDE" --dry-run -e 'tracepoint:sched:sched_switch { @[args->prev_comm] = count(); } BEGIN { printf("no\n"); }' 2>&1; echo "rc=$?")
+expect_match core:dry_run_ok 'dry run: 2 probes loaded and attached' "$out"
+expect_match core:dry_run_no_begin_output 'rc=0' "$out"
+if printf '%s' "$out" | grep -q '^no$'; then fail core:dry_run_skips_begin; else pass core:dry_run_skips_begin; fi
+out=$("$SONDE" --emit ir -e 'BEGIN { @x = count(); }' 2>&1)
+expect_match core:emit_ir 'section "raw_tp/sonde_run"' "$out"
+out=$("$SONDE" --emit asm -e 'tracepoint:syscalls:sys_enter_ioctl { @[args->cmd] = count(); }' 2>&1)
+expect_match core:emit_asm 'call 1$' "$out"
+out=$("$SONDE" -l 'tracepoint:sched:sched_switch' 2>&1)
+expect_eq core:list_tracepoint 'tracepoint:sched:sched_switch' "$out"
+out=$("$SONDE" -lv 'tracepoint:syscalls:sys_enter_ioctl' 2>&1)
+expect_match core:list_verbose_fields '^    unsigned int cmd$' "$out"
+out=$("$SONDE" -q -e 'BEGIN { exit(); }' 2>&1 >/dev/null; "$SONDE" -e 'BEGIN { exit(); }' 2>&1 >/dev/null)
+expect_eq core:attached_line 'Attached 1 probe' "$out"
+
+fi
