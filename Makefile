@@ -143,6 +143,21 @@ fuzz-smoke: $(BUILD)/fuzz-smoke
 		echo "PASS fuzz:frontend" >> $(RESULTS).fuzz; echo "PASS fuzz:frontend"; \
 	else echo "FAIL fuzz:frontend (see $(BUILD)/fuzz.log)" >> $(RESULTS).fuzz; tail -20 $(BUILD)/fuzz.log; fi
 
+# Optional, not part of check: libFuzzer (clang-14) on lexer+parser alone,
+# for FUZZ_TIME seconds.  New inputs go to $(BUILD)/fuzz-corpus; crashes to
+# $(BUILD)/fuzz-crash-*.
+FUZZ_TIME ?= 600
+FUZZ_FE_SRCS := common/arena.c common/diag.c parser/ast.c parser/parse.c \
+	$(GEN)/lexer.c $(GEN)/parser.c
+$(BUILD)/fuzz-frontend: tests/fuzz/fuzz_frontend.c $(FUZZ_FE_SRCS) $(GEN)/parser.h
+	clang-14 -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -I$(GEN) \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-o $@ tests/fuzz/fuzz_frontend.c $(FUZZ_FE_SRCS)
+fuzz: $(BUILD)/fuzz-frontend
+	@mkdir -p $(BUILD)/fuzz-corpus
+	$(BUILD)/fuzz-frontend -max_total_time=$(FUZZ_TIME) -max_len=8192 \
+		-artifact_prefix=$(BUILD)/fuzz-crash- $(BUILD)/fuzz-corpus tests/fuzz/corpus
+
 PREFIX ?= /usr/local
 install: $(BUILD)/sonde
 	install -D -m 755 $(BUILD)/sonde $(DESTDIR)$(PREFIX)/bin/sonde

@@ -6,12 +6,12 @@
  * ("uprobe:/usr/lib/libc.so.6:malloc"), between '/' and the '/' that is
  * followed by '{' it reads a predicate, and inside braces it reads
  * statements.  It also runs the small preprocessor the language has:
- * comments, `#include` (skipped, except that a few well-known headers
- * define their constants: TASK_RUNNING, TCP_*, AF_*), `#define NAME VALUE`
- * (VALUE's tokens
- * replace later uses of NAME), `#undef`, and `#ifdef/#ifndef/#if N/#else/
- * #endif`.  Errors go to the struct diag with a location; after one the
- * scanner hands the grammar bison's error token, so one message is printed.
+ * comments; `#include` (skipped, except that a few well-known headers
+ * define their constants: TASK_RUNNING, TCP_*, AF_*); `#define NAME VALUE`
+ * (VALUE's tokens replace later uses of NAME); `#undef`; and
+ * `#ifdef/#ifndef/#if N/#else/#endif`, with BPFTRACE_HAVE_BTF defined.
+ * Errors go to the struct diag with a location; after one the scanner
+ * hands the grammar bison's error token, so one message is printed.
  *
  * The grammar reads tokens through lex_next(), declared in the generated
  * parser header because its arguments are bison's value and location types.

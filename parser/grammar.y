@@ -4,12 +4,13 @@
  * A pure (reentrant) LALR(1) parser over the tokens of lexer/lexer.l.  It
  * only recognises structure: every action hands its pieces to a builder in
  * parse.c (parse_binary, parse_probe, ...) and stores the result.  Operator
- * precedence follows C and is declared with %left/%right below rather than
- * spelled out as one nonterminal per level.  Lists are left-recursive so the
- * parser stack stays shallow however long a block is.
+ * precedence follows C: binary operators are declared with %left/%right
+ * below rather than spelled out as one nonterminal per level; unary and
+ * postfix operators have nonterminals of their own.  Lists are
+ * left-recursive so the parser stack stays shallow however long a block is.
  *
- * Syntax errors are reported once, by parse_report() (bison's "custom"
- * error hook), as
+ * Syntax errors are reported once, by yyreport_syntax_error() (bison's
+ * "custom" error hook), as
  *
  *   syntax error: unexpected '}', expecting ';'
  *
@@ -440,7 +441,6 @@ static void parse_describe_unexpected(struct parse_ctx *px,
 		{ YYSYMBOL_MAP, "map" },
 		{ YYSYMBOL_POSITIONAL, "positional parameter" },
 		{ YYSYMBOL_INT, "integer" },
-		{ YYSYMBOL_CHAR, "character literal" },
 		{ YYSYMBOL_TYPE_WORD, "type name" },
 		{ YYSYMBOL_TYPE_QUAL, "type qualifier" },
 		{ YYSYMBOL_TYPE_NAME, "typedef name" },
@@ -450,9 +450,11 @@ static void parse_describe_unexpected(struct parse_ctx *px,
 		snprintf(buf, size, "end of input");
 		return;
 	}
-	if (sym == YYSYMBOL_STRING) {
+	if (sym == YYSYMBOL_STRING || sym == YYSYMBOL_CHAR) {
 		/* the text keeps its quotes */
-		snprintf(buf, size, "string %s", text);
+		snprintf(buf, size, "%s %s",
+			 sym == YYSYMBOL_STRING ? "string" : "character literal",
+			 text);
 		return;
 	}
 	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {

@@ -781,6 +781,11 @@ static void test_syntax_errors(void **state)
 		    "expecting ';' or '}'\n"
 		    "BEGIN { \"a\" \"b\" }\n"
 		    "            ^~~\n");
+	check_error("BEGIN { 1 'a' }",
+		    "test.bt:1:11: error: syntax error: unexpected character "
+		    "literal 'a', expecting ';' or '}'\n"
+		    "BEGIN { 1 'a' }\n"
+		    "          ^~~\n");
 	check_error("struct { int a; }",
 		    "test.bt:1:8: error: syntax error: unexpected '{', "
 		    "expecting identifier\n"

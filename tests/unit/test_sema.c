@@ -1,0 +1,271 @@
+/*
+ * test_sema.c - sema_run(): types, map kinds, per-attach programs and the
+ * exact text of semantic errors.
+ *
+ * Tracepoints come from a fake tracefs tree made in a temp directory
+ * (tfs_set_root), so these tests need neither root nor a kernel.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/arena.h"
+#include "common/diag.h"
+#include "parser/parser.h"
+#include "runtime/tracefs.h"
+#include "sema/sema.h"
+
+static char tracefs[] = "/tmp/sonde-test-sema-XXXXXX";
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void add_tracepoint(const char *cat, const char *name, const char *fields)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/events/%s", tracefs, cat);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/events/%s/%s", tracefs, cat, name);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", tracefs, cat, name);
+	char text[2048];
+	snprintf(text, sizeof(text),
+		 "name: %s\nID: 1\nformat:\n"
+		 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		 "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		 "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		 "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n%s\n"
+		 "print fmt: \"\"\n", name, fields);
+	write_file(path, text);
+}
+
+static int setup(void **state)
+{
+	assert_non_null(mkdtemp(tracefs));
+	char path[512];
+	snprintf(path, sizeof(path), "%s/events", tracefs);
+	mkdir(path, 0755);
+	add_tracepoint("sched", "sched_switch",
+		       "\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+		       "\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+		       "\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;");
+	add_tracepoint("sched", "sched_wakeup",
+		       "\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+		       "\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;");
+	add_tracepoint("syscalls", "sys_enter_ioctl",
+		       "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+		       "\tfield:unsigned int fd;\toffset:16;\tsize:8;\tsigned:0;\n"
+		       "\tfield:unsigned int cmd;\toffset:24;\tsize:8;\tsigned:0;");
+	snprintf(path, sizeof(path), "%s/available_events", tracefs);
+	write_file(path, "sched:sched_switch\nsched:sched_wakeup\nsyscalls:sys_enter_ioctl\n");
+	tfs_set_root(tracefs);
+	(void)state;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tracefs);
+	assert_int_equal(system(cmd), 0);
+	tfs_set_root(NULL);
+	(void)state;
+	return 0;
+}
+
+struct checked {
+	struct arena *a;
+	struct diag d;
+	FILE *out;
+	char *msgs;
+	size_t len;
+	struct sema_result *r;
+};
+
+static void check(struct checked *c, const char *src, const char **pos, int npos)
+{
+	memset(c, 0, sizeof(*c));
+	c->a = arena_new();
+	c->out = open_memstream(&c->msgs, &c->len);
+	diag_init(&c->d, "t.bt", src, c->out);
+	struct ast_node *ast = parse_program(c->a, &c->d, src);
+	assert_non_null(ast);
+	struct sema_opts o = {.pos_args = pos, .npos_args = npos};
+	c->r = sema_run(c->a, &c->d, ast, &o);
+	fflush(c->out);
+}
+
+static void done(struct checked *c)
+{
+	fclose(c->out);
+	free(c->msgs);
+	arena_free(c->a);
+}
+
+static const struct sema_map *map(const struct sema_result *r, const char *name)
+{
+	for (int i = 0; i < r->nmaps; i++)
+		if (!strcmp(r->maps[i]->name, name))
+			return r->maps[i];
+	fail_msg("no map %s", name);
+	return NULL;
+}
+
+/* map kinds come from assignments anywhere, even after a read */
+static void test_map_kinds(void **state)
+{
+	struct checked c;
+	check(&c, "tracepoint:sched:sched_switch /@qt[args->next_pid]/ { @h = hist(1); @c[comm] = count(); }"
+		  "tracepoint:sched:sched_wakeup { @qt[args->pid] = nsecs; @s = stats(2); @l = lhist(1, 0, 10, 2); }",
+	      NULL, 0);
+	assert_non_null(c.r);
+	assert_int_equal(map(c.r, "@qt")->kind, MK_VALUE);
+	assert_false(map(c.r, "@qt")->percpu);
+	assert_int_equal(map(c.r, "@h")->kind, MK_HIST);
+	assert_true(map(c.r, "@h")->percpu);
+	assert_int_equal(map(c.r, "@h")->key_size, 16);	/* dummy key + bucket */
+	assert_int_equal(map(c.r, "@c")->kind, MK_COUNT);
+	assert_int_equal(map(c.r, "@c")->key.kind, TY_STR);
+	assert_int_equal(map(c.r, "@c")->key_size, 16);
+	assert_int_equal(map(c.r, "@s")->value_size, 16);
+	assert_int_equal(map(c.r, "@l")->lh_step, 2);
+	/* maps come out sorted by name */
+	for (int i = 1; i < c.r->nmaps; i++)
+		assert_true(strcmp(c.r->maps[i - 1]->name, c.r->maps[i]->name) < 0);
+	done(&c);
+}
+
+/* tuple keys are laid out 8-aligned; strings widen to the largest use */
+static void test_key_layout(void **state)
+{
+	struct checked c;
+	check(&c, "BEGIN { @m[1, comm] = 1; @m[2, \"a much longer string\"] = 2; }", NULL, 0);
+	assert_non_null(c.r);
+	const struct sema_map *m = map(c.r, "@m");
+	assert_int_equal(m->key.kind, TY_TUPLE);
+	assert_int_equal(m->key.nfields, 2);
+	assert_int_equal(m->key.fields[0].offset, 0);
+	assert_int_equal(m->key.fields[1].offset, 8);
+	assert_int_equal(m->key.fields[1].type.size, 21);
+	assert_int_equal(m->key_size, 32);
+	done(&c);
+}
+
+/* args-> over several tracepoints needs one program per attach point */
+static void test_per_attach(void **state)
+{
+	struct checked c;
+	check(&c, "tracepoint:sched:sched_* { @[probe] = count(); }", NULL, 0);
+	assert_non_null(c.r);
+	assert_int_equal(c.r->probes[0].nattach, 2);
+	assert_true(c.r->probes[0].uses_args);
+	done(&c);
+	check(&c, "tracepoint:sched:sched_* { @ = count(); }", NULL, 0);
+	assert_non_null(c.r);
+	assert_false(c.r->probes[0].uses_args);
+	done(&c);
+}
+
+/* $1 is an integer when numeric, a string otherwise; $# counts them */
+static void test_positional(void **state)
+{
+	const char *pos[] = {"42", "bash"};
+	struct checked c;
+	check(&c, "BEGIN { @a = $1 + $#; @b[$2] = count(); }", pos, 2);
+	assert_non_null(c.r);
+	assert_int_equal(map(c.r, "@a")->value.kind, TY_INT);
+	assert_int_equal(map(c.r, "@b")->key.kind, TY_STR);
+	assert_int_equal(map(c.r, "@b")->key.size, 5);
+	done(&c);
+}
+
+static void test_printf_event(void **state)
+{
+	struct checked c;
+	check(&c, "BEGIN { printf(\"%s %d\\n\", comm, pid); }", NULL, 0);
+	assert_non_null(c.r);
+	assert_int_equal(c.r->nevents, 1);
+	assert_int_equal(c.r->events[0]->args.nfields, 2);
+	assert_int_equal(c.r->events[0]->args.fields[1].offset, 16);
+	assert_int_equal(c.r->events[0]->args.size, 24);
+	done(&c);
+}
+
+static void expect_error(const char *src, const char *msg)
+{
+	struct checked c;
+	check(&c, src, NULL, 0);
+	assert_null(c.r);
+	assert_string_equal(c.msgs, msg);
+	done(&c);
+}
+
+static void test_errors(void **state)
+{
+	expect_error("BEGIN { @x = count(); @x = sum(1); }",
+		     "t.bt:1:28: error: map '@x' is used as sum here but as count elsewhere\n"
+		     "BEGIN { @x = count(); @x = sum(1); }\n"
+		     "                           ^~~~~~\n");
+	expect_error("tracepoint:sched:sched_switch { @[args->pid] = count(); }",
+		     "t.bt:1:35: error: tracepoint sched:sched_switch has no field 'pid'\n"
+		     "tracepoint:sched:sched_switch { @[args->pid] = count(); }\n"
+		     "                                  ^~~~~~~~~\n");
+	expect_error("tracepoint:nosuch:thing { }",
+		     "t.bt:1:1: error: tracepoint 'nosuch:thing' not found\n"
+		     "tracepoint:nosuch:thing { }\n"
+		     "^~~~~~~~~~~~~~~~~~~~~~~\n");
+	expect_error("BEGIN { count(); }",
+		     "t.bt:1:9: error: count() must be assigned to a map: @name = count(...)\n"
+		     "BEGIN { count(); }\n"
+		     "        ^~~~~~~\n");
+	expect_error("BEGIN { $x = $y; }",
+		     "t.bt:1:14: error: variable '$y' is used before it is assigned\n"
+		     "BEGIN { $x = $y; }\n"
+		     "             ^~\n");
+	expect_error("BEGIN { @a = arg0; }",
+		     "t.bt:1:14: error: arg0 is not available in BEGIN probes (use args->FIELD in tracepoints)\n"
+		     "BEGIN { @a = arg0; }\n"
+		     "             ^~~~\n");
+	expect_error("BEGIN { @l = lhist(1, 10, 5, 1); }",
+		     "t.bt:1:14: error: lhist(value, min, max, step) needs 0 <= min < max and step > 0\n"
+		     "BEGIN { @l = lhist(1, 10, 5, 1); }\n"
+		     "             ^~~~~~~~~~~~~~~~~~\n");
+	expect_error("BEGIN { printf(\"%d\\n\", comm); }",
+		     "t.bt:1:24: error: printf: '%d' needs an integer, not string[16]\n"
+		     "BEGIN { printf(\"%d\\n\", comm); }\n"
+		     "                       ^~~~\n");
+	expect_error("BEGIN { @r = @never; }",
+		     "t.bt:1:14: error: map '@never' is read but never assigned\n"
+		     "BEGIN { @r = @never; }\n"
+		     "             ^~~~~~\n");
+	expect_error("BEGIN { unroll(0) { } }",
+		     "t.bt:1:16: error: unroll count must be 1 to 100, not 0\n"
+		     "BEGIN { unroll(0) { } }\n"
+		     "               ^\n");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_map_kinds),
+		cmocka_unit_test(test_key_layout),
+		cmocka_unit_test(test_per_attach),
+		cmocka_unit_test(test_positional),
+		cmocka_unit_test(test_printf_event),
+		cmocka_unit_test(test_errors),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
