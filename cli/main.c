@@ -313,6 +313,7 @@ int main(int argc, char **argv)
 		.emit_ir = emit && !strcmp(emit, "ir"), .emit_asm = emit && !strcmp(emit, "asm"),
 		.out = stdout, .start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
 		.filter_pid = pid ? pid : 0, .filter_cgroup = cont ? cont->cgroup_id : 0,
+		.filter_cgroup_level = cont ? cont->level : 0,
 		.child_pid = child,
 	};
 	struct cg_object obj = {0};

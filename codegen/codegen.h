@@ -29,6 +29,9 @@ struct cg_opts {
 	uint64_t start_ns;	/* CLOCK_MONOTONIC at startup, for elapsed */
 	int filter_pid;		/* -p: every probe returns unless pid matches */
 	uint64_t filter_cgroup;	/* --container: cgroup id every probe requires */
+	int filter_cgroup_level;/* its depth under the v2 root: the task's ancestor
+				 * at this level must be filter_cgroup (child
+				 * cgroups of the container match too) */
 	int child_pid;		/* -c: the child's pid, for cpid */
 };
 

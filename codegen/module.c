@@ -174,7 +174,18 @@ static void emit_filters(struct cg_ctx *cg)
 		cg_end_if(cg, &f);
 	}
 	if (cg->opts->filter_cgroup) {
-		LLVMValueRef id = cg_helper_call(cg, BPF_FUNC_get_current_cgroup_id, NULL, 0);
+		/*
+		 * The ancestor at the container's level, not the task's own
+		 * cgroup: engines and systemd put a container's processes in
+		 * child cgroups of its scope (init.scope, a pod's containers,
+		 * a process started with `docker exec` in a nested cgroup).
+		 * The helper is allowed in every program type sonde attaches
+		 * (uprobe, tracepoint, raw_tp, perf_event; t_containers.sh
+		 * loads each).  A task whose cgroup is shallower than the
+		 * level gets 0, which never equals a real id.
+		 */
+		LLVMValueRef lvl = cg_const(cg, (uint64_t)cg->opts->filter_cgroup_level);
+		LLVMValueRef id = cg_helper_call(cg, BPF_FUNC_get_current_ancestor_cgroup_id, &lvl, 1);
 		LLVMValueRef ne = LLVMBuildICmp(cg->b, LLVMIntNE, id,
 						cg_const(cg, cg->opts->filter_cgroup), "");
 		struct cg_if f = cg_begin_if(cg, ne, "cgfilter");

@@ -7,6 +7,8 @@
  * checks the parser's contract and aborts when it is broken:
  *   - a NULL result comes with exactly one error message, a tree with none;
  *   - every node's location lies inside the source and ends after it starts.
+ *   - sema either accepts with no message or rejects with one, and codegen
+ *     compiles whatever sema accepted.
  * Built with -fsanitize=fuzzer it is a libFuzzer target (`make fuzz`);
  * otherwise tests/fuzz/driver.c supplies main() and feeds it the corpus
  * and deterministic mutations of it (`make fuzz-smoke`).
@@ -20,6 +22,8 @@
 #include "common/diag.h"
 #include "parser/ast.h"
 #include "parser/parser.h"
+#include "codegen/codegen.h"
+#include "sema/sema.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -174,6 +178,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (root) {
 		fuzz_walk(&s, root, 0);
 		ast_dump(out, root);
+		/* the rest of the front end: sema must either accept (then codegen
+		 * must succeed: a program sema accepts is valid IR) or explain */
+		int before = d.errors;
+		struct sema_opts so = {0};
+		struct sema_result *r = sema_run(a, &d, root, &so);
+		if (!r && d.errors == before)
+			fuzz_fail("sema rejected without a message", NULL);
+		if (r && d.errors != before)
+			fuzz_fail("sema accepted despite an error", NULL);
+		if (r) {
+			struct cg_opts co = {.out = out};
+			struct cg_object obj = {0};
+			if (cg_compile(a, r, &co, &obj))
+				fuzz_fail("codegen failed on a program sema accepted", NULL);
+			free(obj.elf);
+		}
 	}
 	arena_free(a);
 	fclose(out);

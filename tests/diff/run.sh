@@ -1,0 +1,268 @@
+#!/bin/bash
+# tests/diff/run.sh - the differential suite: every script under bpftrace
+# 0.17 and under sonde, whole outputs compared byte for byte after the
+# normalisation in normalise.py (see tests/diff/README.md for the case
+# layout and the directives a case may carry).
+#
+#   SONDE=build/sonde RESULTS=build/results.diff tests/diff/run.sh [PATTERN...]
+#
+# PATTERNs (shell globs on the case name, e.g. '03*' or 'printf') pick
+# cases; none runs them all.  Each case appends "PASS diff:NAME",
+# "FAIL diff:NAME" or "SKIP diff:NAME: reason" to $RESULTS.  Outputs are
+# kept under $DIFF_BUILD/out (default: next to $SONDE, in diff/out) for a
+# look after a failure.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+SONDE=${SONDE:-$top/build/sonde}
+BPFTRACE=${BPFTRACE:-bpftrace}
+RESULTS=${RESULTS:-/dev/null}
+D=${DIFF_BUILD:-$(dirname "$SONDE")/diff}
+W=$D/bin			# workloads, as $W in the cases
+OUTS=$D/out
+PY=${PYTHON:-python3}
+mkdir -p "$W" "$OUTS"
+export W
+
+suite=diff
+npass=0 nfail=0 nskip=0
+pass() { echo "PASS $suite:$1"; echo "PASS $suite:$1" >> "$RESULTS"; npass=$((npass + 1)); }
+fail() { echo "FAIL $suite:$1"; echo "FAIL $suite:$1" >> "$RESULTS"; nfail=$((nfail + 1)); }
+skip() { echo "SKIP $suite:$1: $2"; echo "SKIP $suite:$1: $2" >> "$RESULTS"; nskip=$((nskip + 1)); }
+
+# selected NAME: no PATTERNS, or one matches NAME
+selected() {
+	[ ${#PATTERNS[@]} -eq 0 ] && return 0
+	local name=$1 p
+	for p in "${PATTERNS[@]}"; do
+		# shellcheck disable=SC2053
+		[[ $name == $p || $name == *$p* ]] && return 0
+	done
+	return 1
+}
+PATTERNS=("$@")
+
+cases=("$here"/cases/*.bt)
+all_names() {
+	local c
+	for c in "${cases[@]}"; do basename "$c" .bt; done
+	echo printf
+}
+
+# ---- prerequisites: a missing one is a SKIP line per case, never silence
+why=""
+if [ "$(id -u)" != 0 ]; then why="needs root to load BPF"
+elif ! command -v "$BPFTRACE" >/dev/null; then why="bpftrace (the oracle) is not installed"
+elif ! command -v "$PY" >/dev/null; then why="python3 is not installed"
+elif [ ! -x "$SONDE" ]; then why="no sonde binary at $SONDE"
+fi
+if [ -n "$why" ]; then
+	for n in $(all_names); do
+		selected "$n" && skip "$n" "$why"
+	done
+	exit 0
+fi
+
+# ---- workloads: tests/workloads/*.c, built once per tree
+for src in "$top"/tests/workloads/*.c; do
+	n=$(basename "$src" .c)
+	[ "$W/$n" -nt "$src" ] && continue
+	gcc -O1 -g -pthread -o "$W/$n" "$src" || { echo "cannot build workload $n" >&2; }
+done
+
+# ---- one case
+# directive VALUE-OF KEY FILE: the values of "// KEY: value" lines in the
+# comment block a case opens with (one per line; "// KEY" alone gives "yes")
+directives() {
+	awk -v key="$1" '
+		/^\/\// { line = substr($0, 3); sub(/^ +/, "", line)
+			  k = line; sub(/:.*/, "", k)
+			  if (k == key) { v = line; if (index(v, ":")) { sub(/^[^:]*: ?/, "", v) } else v = "yes"; print v }
+			  next }
+		/^[ \t]*$/ { next }
+		{ exit }' "$2"
+}
+
+# run_tool TOOL FILE OUTBASE: runs one tool on one case, leaves
+# OUTBASE.{out,err,file} and prints the exit status
+run_tool() {
+	local tool=$1 file=$2 ob=$3 rc bgpid=""
+	local OUT=$ob.file PID=""
+	rm -f "$OUT"
+	if [ -n "$bg" ]; then
+		( eval "exec $bg" ) </dev/null >/dev/null 2>&1 &
+		bgpid=$!
+		PID=$bgpid
+		sleep 0.2
+	fi
+	local -a argv=() params=()
+	eval "argv=($args)"
+	eval "params=($pargs)"
+	if [ -n "$noscript" ]; then
+		timeout -k 5 "$tmo" "$tool" "${argv[@]}" </dev/null >"$ob.out" 2>"$ob.err"
+	else
+		timeout -k 5 "$tmo" "$tool" "${argv[@]}" "$file" ${params[@]+"${params[@]}"} \
+			</dev/null >"$ob.out" 2>"$ob.err"
+	fi
+	rc=$?
+	if [ -n "$bgpid" ]; then
+		kill "$bgpid" 2>/dev/null
+		wait "$bgpid" 2>/dev/null
+	fi
+	echo "$rc"
+}
+
+# normalised NAME TOOL RC OUTBASE [--validate]: the text the suite compares
+normalised() {
+	local rc=$3 ob=$4; shift 4
+	local -a nopts=()
+	[ -n "$json" ] && nopts+=(--json "$@")
+	[ -n "$sortlines" ] && nopts+=(--sort-lines)
+	local m
+	while IFS= read -r m; do [ -n "$m" ] && nopts+=(--mask "$m"); done <<< "$masks"
+	"$PY" "$here/normalise.py" ${nopts[@]+"${nopts[@]}"} < "$ob.out"
+	local vrc=$?
+	if [ -f "$ob.file" ]; then
+		echo "--- -o file"
+		"$PY" "$here/normalise.py" ${nopts[@]+"${nopts[@]}"} < "$ob.file" || vrc=3
+	fi
+	case $rc in
+	0) ;;
+	124|137) echo "[timed out]" ;;
+	*) echo "[exit status non-zero]" ;;
+	esac
+	return $vrc
+}
+
+run_case() {
+	local file=$1 name
+	name=$(basename "$file" .bt)
+	local reason
+	reason=$(directives skip "$file")
+	if [ -n "$reason" ]; then skip "$name" "$reason"; return; fi
+	reason=$(directives needs "$file")
+	if [ -n "$reason" ] && ! (eval "$reason") >/dev/null 2>&1; then
+		skip "$name" "prerequisite failed: $reason"; return
+	fi
+	args=$(directives args "$file" | tr '\n' ' ')
+	pargs=$(directives params "$file" | tr '\n' ' ')
+	bg=$(directives bg "$file")
+	masks=$(directives mask "$file")
+	noscript=$(directives noscript "$file")
+	sortlines=$(directives sort-lines "$file")
+	tmo=$(directives timeout "$file"); tmo=${tmo:-20}
+	json=""
+	[[ " $args " == *" -f json "* || " $args " == *" -fjson "* ]] && json=yes
+	local differs expect="${file%.bt}.expect-sonde"
+	differs=$(directives differs "$file")
+	if [ -f "$expect" ] && [ -z "$differs" ]; then
+		fail "$name"; echo "    $expect exists but the case has no '// differs: reason' line"; return
+	fi
+
+	local ob=$OUTS/$name brc src bn sn vrc
+	brc=$(run_tool "$BPFTRACE" "$file" "$ob.bpftrace")
+	src=$(run_tool "$SONDE" "$file" "$ob.sonde")
+	normalised "$name" bpftrace "$brc" "$ob.bpftrace" > "$ob.bpftrace.norm" 2>/dev/null
+	normalised "$name" sonde "$src" "$ob.sonde" --validate > "$ob.sonde.norm" 2>"$ob.sonde.json-err"
+	vrc=$?
+
+	local want=$ob.bpftrace.norm
+	[ -f "$expect" ] && want=$expect
+	if [ $vrc -ne 0 ]; then
+		fail "$name"
+		sed 's/^/    /' "$ob.sonde.json-err" | head -5
+	elif cmp -s "$want" "$ob.sonde.norm"; then
+		pass "$name"
+		if [ -f "$expect" ] && cmp -s "$expect" "$ob.bpftrace.norm"; then
+			echo "    note: bpftrace now prints sonde's expected output; is the difference ($differs) gone?"
+		fi
+		return
+	else
+		fail "$name"
+	fi
+	echo "    --- ${want#"$top"/}  +++ sonde   (stderr: ${ob#"$top"/}.sonde.err)"
+	diff "$want" "$ob.sonde.norm" | head -40 | sed 's/^/    /'
+	[ -s "$ob.sonde.err" ] && grep -v '^Attached ' "$ob.sonde.err" | head -5 | sed 's/^/    sonde stderr: /'
+}
+
+# ---- the printf table: one script for all rows, rows compared one by one
+run_printf_table() {
+	local table=$here/printf.table
+	local script=$OUTS/printf.bt ob=$OUTS/printf
+	local -a fmts=() fargs=() wants=() whys=()
+	local line f a e r n=0
+	while IFS= read -r line; do
+		[[ -z $line || $line == \#* ]] && continue
+		IFS=$'\t' read -r f a e r <<< "$line"
+		fmts+=("$f"); fargs+=("$a"); wants+=("${e:-}"); whys+=("${r:-}")
+		n=$((n + 1))
+	done < "$table"
+	# one script: printf("R<i>[" FMT "]\n", ARGS)
+	{
+		echo "BEGIN {"
+		for ((i = 0; i < n; i++)); do
+			local comma=""
+			[ -n "${fargs[i]}" ] && comma=", "
+			printf '\tprintf("R%d[%s]\\n"%s%s);\n' "$i" "${fmts[i]}" "$comma" "${fargs[i]}"
+		done
+		echo "	exit();"
+		echo "}"
+	} > "$script"
+	tmo=20; args=""; pargs=""; bg=""; noscript=""
+	run_tool "$BPFTRACE" "$script" "$ob.bpftrace" >/dev/null
+	run_tool "$SONDE" "$script" "$ob.sonde" >/dev/null
+	# a row that a tool rejects takes the whole script down: then run that
+	# tool row by row, so one bad row fails alone
+	local t
+	for t in bpftrace sonde; do
+		local bin=$BPFTRACE
+		[ $t = sonde ] && bin=$SONDE
+		if [ "$(grep -c '^R[0-9]*\[' "$ob.$t.out")" -lt "$n" ]; then
+			: > "$ob.$t.rows"
+			for ((i = 0; i < n; i++)); do
+				local comma=""
+				[ -n "${fargs[i]}" ] && comma=", "
+				printf 'BEGIN { printf("R%d[%s]\\n"%s%s); exit(); }\n' "$i" "${fmts[i]}" \
+					"$comma" "${fargs[i]}" > "$ob.row.bt"
+				run_tool "$bin" "$ob.row.bt" "$ob.row.$t" >/dev/null
+				if grep -q "^R$i\[" "$ob.row.$t.out"; then
+					grep "^R$i\[" "$ob.row.$t.out" >> "$ob.$t.rows"
+				else
+					echo "R$i[<rejected: $(grep -v '^Attach' "$ob.row.$t.err" | head -1)>]" >> "$ob.$t.rows"
+				fi
+			done
+			cp "$ob.$t.rows" "$ob.$t.out"
+		fi
+	done
+	for ((i = 0; i < n; i++)); do
+		local rname
+		rname=$(printf 'printf/%02d' "$i")
+		selected "$rname" || selected printf || continue
+		local b s want
+		b=$(grep -a "^R$i\[" "$ob.bpftrace.out" | sed "s/^R$i\[//; s/\]\$//")
+		s=$(grep -a "^R$i\[" "$ob.sonde.out" | sed "s/^R$i\[//; s/\]\$//")
+		want=$b
+		[ -n "${whys[i]}" ] && want=${wants[i]}
+		if [ "$s" == "$want" ] && grep -qa "^R$i\[" "$ob.sonde.out"; then
+			pass "$rname"
+		else
+			fail "$rname"
+			echo "    printf(\"${fmts[i]}\"${fargs[i]:+, ${fargs[i]}})"
+			echo "    want [$want]${whys[i]:+ (expected difference: ${whys[i]})}"
+			echo "    bpftrace [$b]"
+			echo "    sonde    [$s]"
+		fi
+	done
+}
+
+start=$(date +%s)
+for c in "${cases[@]}"; do
+	n=$(basename "$c" .bt)
+	selected "$n" || continue
+	run_case "$c"
+done
+if selected printf || [[ " ${PATTERNS[*]:-} " == *" printf/"* ]]; then
+	run_printf_table
+fi
+echo "diff: $npass passed, $nfail failed, $nskip skipped in $(( $(date +%s) - start )) s"
+exit 0
