@@ -166,6 +166,23 @@ static int start_child(const char *cmd, int *go_fd)
 		/* wait until the probes are attached, so nothing is missed */
 		if (read(fds[0], &c, 1) != 1)
 			_exit(127);
+		/* a plain command line runs directly, as bpftrace runs it: a
+		 * shell in between would make libc calls of its own as cpid
+		 * (uprobe:libc:getpid /pid == cpid/ would count dash's) */
+		if (!strpbrk(cmd, "'\"\\$`|&;<>(){}*?[]~#=\n")) {
+			char *copy = strdup(cmd), *save = NULL;
+			char *av[256];
+			int ac = 0;
+			for (char *w = copy ? strtok_r(copy, " \t", &save) : NULL; w && ac < 255;
+			     w = strtok_r(NULL, " \t", &save))
+				av[ac++] = w;
+			av[ac] = NULL;
+			if (ac) {
+				execvp(av[0], av);
+				fprintf(stderr, "sonde: cannot run '%s': %m\n", av[0]);
+				_exit(127);
+			}
+		}
 		/* "exec" keeps the shell's pid for the command: cpid is the command */
 		char *line = NULL;
 		if (asprintf(&line, "exec %s", cmd) < 0)
@@ -314,7 +331,7 @@ int main(int argc, char **argv)
 		.out = stdout, .start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
 		.filter_pid = pid ? pid : 0, .filter_cgroup = cont ? cont->cgroup_id : 0,
 		.filter_cgroup_level = cont ? cont->level : 0,
-		.child_pid = child,
+		.child_pid = child, .src = prog_text,
 	};
 	struct cg_object obj = {0};
 	if (cg_compile(a, r, &co, &obj))

@@ -33,6 +33,8 @@ struct cg_opts {
 				 * at this level must be filter_cgroup (child
 				 * cgroups of the container match too) */
 	int child_pid;		/* -c: the child's pid, for cpid */
+	const char *src;	/* program text: put in BTF line info so the verifier's
+				 * log quotes the source line of a failing instruction */
 };
 
 /* One BPF program in the object and the attach points it serves. */

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Target.h>
@@ -336,8 +337,22 @@ int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opt
 	LLVMAddModuleFlag(cg.mod, LLVMModuleFlagBehaviorWarning, "Dwarf Version", 13,
 			  LLVMValueAsMetadata(LLVMConstInt(cg.i32, 4, 0)));
 	cg.dib = LLVMCreateDIBuilder(cg.mod);
-	const char *fname = r->program->loc.file ? r->program->loc.file : "sonde";
-	cg.di_file = LLVMDIBuilderCreateFile(cg.dib, fname, strlen(fname), ".", 1);
+	/* LLVM's BTF writer copies each line's text into the line info by
+	 * reading the DIFile from disk; a private copy of the source gives it
+	 * the text even for -e programs */
+	char srcpath[] = "/tmp/sonde-src-XXXXXX";
+	int srcfd = opts->src ? mkstemp(srcpath) : -1;
+	if (srcfd >= 0) {
+		size_t n = strlen(opts->src);
+		if (write(srcfd, opts->src, n) != (ssize_t)n) {
+			unlink(srcpath);
+			srcpath[0] = '\0';
+		}
+		close(srcfd);
+	}
+	const char *fname = srcfd >= 0 && srcpath[0] ? srcpath + 5 : "sonde";
+	cg.di_file = LLVMDIBuilderCreateFile(cg.dib, fname, strlen(fname),
+					     srcfd >= 0 ? "/tmp" : ".", srcfd >= 0 ? 4 : 1);
 	cg.di_cu = LLVMDIBuilderCreateCompileUnit(cg.dib, LLVMDWARFSourceLanguageC, cg.di_file,
 						  "sonde", 5, 1, "", 0, 0, "", 0,
 						  LLVMDWARFEmissionFull, 0, 0, 0, "", 0, "", 0);
@@ -404,6 +419,8 @@ int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opt
 	out->progs = cg.progs;
 	out->nprogs = cg.nprogs;
 out:
+	if (srcfd >= 0 && srcpath[0])
+		unlink(srcpath);
 	LLVMDisposeDIBuilder(cg.dib);
 	LLVMDisposeBuilder(cg.b);
 	LLVMDisposeModule(cg.mod);

@@ -246,7 +246,48 @@ static int attach_one(struct rt *rt, struct bpf_program *prog, const struct sema
 
 /* ---- loading ------------------------------------------------------------------ */
 
-/* the verifier's complaint, with the probe it belongs to */
+/*
+ * The verifier's log quotes the source line of each instruction it walked
+ * ("; @x = count() @ sonde-src-XXXXXX:3", from the BTF line info codegen
+ * wrote).  The last such line before the complaint is where the failing
+ * instruction came from: show it as a located message.
+ */
+static void show_failing_line(struct rt *rt, const char *log, const char *end)
+{
+	const char *best = NULL;
+	for (const char *p = log; p && p < end; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (p[0] == ';' && p[1] == ' ')
+			best = p;
+	if (!best || !rt->o->src)
+		return;
+	const char *at = strstr(best, " @ ");
+	const char *nl = strchr(best, '\n');
+	if (!at || (nl && at > nl))
+		return;
+	const char *colon = strrchr(at, ':');
+	if (!colon || (nl && colon > nl))
+		return;
+	int line = atoi(colon + 1);
+	if (line < 1)
+		return;
+	struct diag d;
+	diag_init(&d, rt->o->file, rt->o->src, stderr);
+	struct src_loc loc = {.file = rt->o->file, .line = line, .col = 1, .end_line = line, .end_col = 1};
+	/* underline the whole line: the log knows lines, not columns */
+	const char *p = rt->o->src;
+	for (int l = 1; l < line && *p; p++)
+		if (*p == '\n')
+			l++;
+	const char *e = strchr(p, '\n');
+	loc.end_col = (int)((e ? e : p + strlen(p)) - p) + 1;
+	while (*p == ' ' || *p == '\t') {
+		p++;
+		loc.col++;
+	}
+	diag_error(&d, loc, "the verifier rejected the code generated for this line");
+}
+
+/* the verifier's complaint, with the probe and source line it belongs to */
 static void show_verifier_log(struct rt *rt)
 {
 	if (!load_log || !*load_log)
@@ -260,18 +301,21 @@ static void show_verifier_log(struct rt *rt)
 	}
 	b = strchr(b, '\n');
 	b = b ? b + 1 : e;
-	/* the last lines say why; show up to 25 of them */
+	/* the last lines say why; show up to 12 of them (-v shows all) */
 	const char *start = e;
 	int lines = 0;
-	while (start > b && lines < 26) {
+	while (start > b && lines < 13) {
 		start--;
 		if (*start == '\n')
 			lines++;
 	}
 	if (start > b)
 		start++;
-	fprintf(stderr, "sonde: the kernel's verifier said (last lines; -v shows all):\n%.*s",
-		(int)(e - start), start);
+	if (rt->o->verbose)
+		start = b;
+	fprintf(stderr, "sonde: the kernel's verifier said%s:\n%.*s",
+		rt->o->verbose ? "" : " (last lines; -v shows all)", (int)(e - start), start);
+	show_failing_line(rt, b, e);
 }
 
 static const struct sema_attach *prog_attach(const struct cg_prog *p, int i)
