@@ -150,7 +150,7 @@ FUZZ_TIME ?= 600
 FUZZ_FE_SRCS := common/arena.c common/diag.c parser/ast.c parser/parse.c \
 	$(GEN)/lexer.c $(GEN)/parser.c
 $(BUILD)/fuzz-frontend: tests/fuzz/fuzz_frontend.c $(FUZZ_FE_SRCS) $(GEN)/parser.h
-	clang-14 -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -I$(GEN) \
+	clang-14 -std=gnu11 -g -O1 -D_GNU_SOURCE -DFUZZ_PARSER_ONLY -I. -I$(GEN) \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-o $@ tests/fuzz/fuzz_frontend.c $(FUZZ_FE_SRCS)
 fuzz: $(BUILD)/fuzz-frontend

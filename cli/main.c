@@ -26,6 +26,7 @@
 #include "../runtime/resolve.h"
 #include "../runtime/runtime.h"
 #include "../runtime/tracefs.h"
+#include "../runtime/usdt.h"
 #include "../sema/sema.h"
 
 #define SONDE_VERSION "0.1.0"
@@ -44,7 +45,7 @@ static void usage(FILE *out)
 		"\n"
 		"OPTIONS:\n"
 		"    -e PROGRAM       trace this program\n"
-		"    -l [PATTERN]     list probes (tracepoint:, software:, uprobe:PATH:)\n"
+		"    -l [PATTERN]     list probes (tracepoint:, software:, uprobe:PATH:, usdt:PATH:)\n"
 		"    -v               verbose: with -l, show tracepoint arguments; else say what\n"
 		"                     was attached where\n"
 		"    -q               quiet: no \"Attached N probes\" line\n"
@@ -122,6 +123,17 @@ static const char *find_recipe(const char *name, char *buf, size_t len)
 
 static int list(const char *pattern, bool verbose, int pid)
 {
+	if (pattern && (!strncmp(pattern, "usdt:", 5) || !strncmp(pattern, "U:", 2))) {
+		/* usdt:PATH[:[PROVIDER:]NAME] */
+		const char *rest = strchr(pattern, ':') + 1, *colon = strchr(rest, ':');
+		char path[4096], err[512];
+		snprintf(path, sizeof(path), "%.*s", (int)(colon ? colon - rest : (long)strlen(rest)), rest);
+		if (usdt_list(stdout, path, colon ? colon + 1 : "*", err, sizeof(err))) {
+			fprintf(stderr, "sonde: %s\n", err);
+			return 1;
+		}
+		return 0;
+	}
 	if (pattern && (!strncmp(pattern, "uprobe:", 7) || !strncmp(pattern, "uretprobe:", 10) ||
 			!strncmp(pattern, "u:", 2) || !strncmp(pattern, "ur:", 3))) {
 		const char *rest = strchr(pattern, ':') + 1;

@@ -145,7 +145,12 @@ LLVMValueRef cg_map_delete(struct cg_ctx *cg, const struct sema_map *m, LLVMValu
 
 static void output(struct cg_ctx *cg, LLVMValueRef buf, uint32_t size)
 {
-	LLVMValueRef args[] = {cg->ringbuf, buf, cg_const(cg, size), cg_const(cg, 0)};
+	cg_event_output(cg, buf, cg_const(cg, size));
+}
+
+void cg_event_output(struct cg_ctx *cg, LLVMValueRef buf, LLVMValueRef size)
+{
+	LLVMValueRef args[] = {cg->ringbuf, buf, size, cg_const(cg, 0)};
 	LLVMValueRef rc = cg_helper_call(cg, BPF_FUNC_ringbuf_output, args, 4);
 	LLVMValueRef failed = LLVMBuildICmp(cg->b, LLVMIntSLT, rc, cg_const(cg, 0), "");
 	struct cg_if f = cg_begin_if(cg, failed, "lost");
@@ -175,10 +180,25 @@ void cg_event_raw(struct cg_ctx *cg, enum event_kind kind, uint32_t id, const ui
 	output(cg, buf, size);
 }
 
+/* events above this size are built in per-CPU scratch memory, not on the
+ * 512-byte stack */
+#define EVENT_STACK_MAX 192
+
 void cg_event_emit(struct cg_ctx *cg, const struct sema_event *ev, struct ast_node *args)
 {
 	uint32_t size = 8 + ev->args.size;
-	LLVMValueRef buf = cg_alloca(cg, size, "event");
+	LLVMValueRef buf;
+	if (size <= EVENT_STACK_MAX) {
+		buf = cg_alloca(cg, size, "event");
+	} else {
+		/* one scratch buffer, sized for the program's largest event */
+		uint32_t max = 0;
+		for (int i = 0; i < cg->r->nevents; i++)
+			if (8 + cg->r->events[i]->args.size > max)
+				max = 8 + cg->r->events[i]->args.size;
+		buf = cg_scratch(cg, "event", max);
+		cg_memset0(cg, buf, size);
+	}
 	cg_store_i64(cg, header(cg, ev->kind, (uint32_t)ev->id), buf);
 	int i = 0;
 	for (struct ast_node *a = args; a; a = a->next, i++) {
@@ -186,4 +206,95 @@ void cg_event_emit(struct cg_ctx *cg, const struct sema_event *ev, struct ast_no
 		cg_expr_store(cg, a, cg_gep(cg, buf, 8 + f->offset), f->type.size);
 	}
 	output(cg, buf, size);
+}
+
+void cg_event_values(struct cg_ctx *cg, enum event_kind kind, uint32_t id, LLVMValueRef *vals,
+		     int nvals)
+{
+	uint32_t size = 8 * (uint32_t)(nvals + 1);
+	LLVMValueRef buf = cg_alloca_nozero(cg, size, "event");
+	cg_store_i64(cg, header(cg, kind, id), buf);
+	for (int i = 0; i < nvals; i++)
+		cg_store_i64(cg, vals[i], cg_gep(cg, buf, 8 * (uint32_t)(i + 1)));
+	output(cg, buf, size);
+}
+
+/* ---- auxiliary maps and scratch memory ------------------------------------- */
+
+LLVMValueRef cg_aux_map(struct cg_ctx *cg, const char *name, uint32_t type, uint32_t max_entries,
+			uint32_t key_size, uint32_t value_size)
+{
+	LLVMValueRef g = LLVMGetNamedGlobal(cg->mod, name);
+	return g ? g : cg_declare_map(cg, name, type, max_entries, key_size, value_size);
+}
+
+LLVMValueRef cg_scratch(struct cg_ctx *cg, const char *name, uint32_t size)
+{
+	/* one per-CPU array slot per name: a probe runs on one CPU without
+	 * preemption by itself, so its slot is private while it runs */
+	size = (size + 7) & ~7u;
+	const char *mname = arena_printf(cg->a, "scr_%.11s", name);
+	LLVMValueRef map = cg_aux_map(cg, mname, BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, size);
+	LLVMValueRef key = cg_alloca(cg, 8, "scratchkey");
+	LLVMValueRef args[] = {map, key};
+	LLVMValueRef p = call_ret(cg, BPF_FUNC_map_lookup_elem, cg->ptr, args, 2);
+	struct cg_if f = cg_begin_if(cg, LLVMBuildIsNull(cg->b, p, ""), "noscratch");
+	cg_return(cg);
+	cg_end_if(cg, &f);
+	return p;
+}
+
+/* ---- len(@m): counting through bpf_for_each_map_elem ------------------------ */
+
+enum { DW_ATE_signed_ = 5 };
+
+/* static long sonde_each_cb(void *map, void *key, void *value, void *ctx)
+ * { return 0; } - a subprogram in .text; like every function it needs a
+ * DISubprogram with named parameters for the BTF the kernel checks */
+static LLVMValueRef each_callback(struct cg_ctx *cg)
+{
+	static const char *name = "sonde_each_cb";
+	static const char *pnames[] = {"map", "key", "value", "ctx"};
+	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
+	if (fn)
+		return fn;
+	LLVMTypeRef params[] = {cg->ptr, cg->ptr, cg->ptr, cg->ptr};
+	fn = LLVMAddFunction(cg->mod, name, LLVMFunctionType(cg->i64, params, 4, 0));
+	LLVMSetLinkage(fn, LLVMInternalLinkage);
+	LLVMSetSection(fn, ".text");
+	unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+				LLVMCreateEnumAttribute(cg->ctx, nounwind, 0));
+	LLVMMetadataRef di_long = LLVMDIBuilderCreateBasicType(cg->dib, "long", 4, 64, DW_ATE_signed_, 0);
+	LLVMMetadataRef tys[] = {di_long, cg->di_ptr, cg->di_ptr, cg->di_ptr, cg->di_ptr};
+	LLVMMetadataRef sty = LLVMDIBuilderCreateSubroutineType(cg->dib, cg->di_file, tys, 5, 0);
+	LLVMMetadataRef sp = LLVMDIBuilderCreateFunction(cg->dib, cg->di_file, name, strlen(name), name,
+							 strlen(name), cg->di_file, 1, sty, 1, 1, 1,
+							 LLVMDIFlagPrototyped, 1);
+	LLVMSetSubprogram(fn, sp);
+	LLVMBasicBlockRef cur = LLVMGetInsertBlock(cg->b);
+	LLVMMetadataRef cur_loc = LLVMGetCurrentDebugLocation2(cg->b);
+	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry");
+	LLVMMetadataRef dl = LLVMDIBuilderCreateDebugLocation(cg->ctx, 1, 1, sp, NULL);
+	for (unsigned i = 0; i < 4; i++) {
+		LLVMValueRef arg = LLVMGetParam(fn, i);
+		LLVMSetValueName2(arg, pnames[i], strlen(pnames[i]));
+		LLVMMetadataRef pv = LLVMDIBuilderCreateParameterVariable(
+			cg->dib, sp, pnames[i], strlen(pnames[i]), i + 1, cg->di_file, 1, cg->di_ptr, 1, 0);
+		LLVMDIBuilderInsertDbgValueAtEnd(cg->dib, arg, pv,
+						 LLVMDIBuilderCreateExpression(cg->dib, NULL, 0), dl, entry);
+	}
+	LLVMPositionBuilderAtEnd(cg->b, entry);
+	LLVMSetCurrentDebugLocation2(cg->b, dl);
+	LLVMBuildRet(cg->b, cg_const(cg, 0));
+	LLVMPositionBuilderAtEnd(cg->b, cur);
+	LLVMSetCurrentDebugLocation2(cg->b, cur_loc);
+	return fn;
+}
+
+LLVMValueRef cg_map_count(struct cg_ctx *cg, const struct sema_map *m)
+{
+	LLVMValueRef args[] = {cg_map_ref(cg, m), each_callback(cg), LLVMConstNull(cg->ptr),
+			       cg_const(cg, 0)};
+	return cg_helper_call(cg, BPF_FUNC_for_each_map_elem, args, 4);
 }

@@ -49,6 +49,9 @@ void cg_set_loc(struct cg_ctx *cg, struct src_loc loc);
 void cg_stmt(struct cg_ctx *cg, struct ast_node *st);
 /* i1 truth value of an integer expression */
 LLVMValueRef cg_cond(struct cg_ctx *cg, struct ast_node *e);
+/* module.c: a BTF-defined map global in ".maps" (key_size 0: none) */
+LLVMValueRef cg_declare_map(struct cg_ctx *cg, const char *name, uint32_t type,
+			    uint32_t max_entries, uint32_t key_size, uint32_t value_size);
 /* maps.c */
 void cg_maps_declare(struct cg_ctx *cg);
 LLVMValueRef cg_map_read(struct cg_ctx *cg, struct ast_node *map);	/* expression value */

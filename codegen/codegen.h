@@ -54,6 +54,12 @@ struct cg_object {
 /* name of the ring buffer map and the lost-event counter in the object */
 #define CG_RINGBUF_MAP "events"
 #define CG_LOST_MAP "lost_events"
+/* stack traces of depth N live in the STACK_TRACE map "stk_N" */
+#define CG_STACK_MAP_FMT "stk_%u"
+/* a join() event: header, u64 count, then CG_JOIN_ARGS NUL-terminated
+ * slots of CG_JOIN_ARG_SIZE bytes (only `count` of them sent) */
+#define CG_JOIN_ARGS 16
+#define CG_JOIN_ARG_SIZE 1024
 /* BPF map names are at most 15 characters: maps are named m<ID>_<name> */
 const char *cg_map_obj_name(struct arena *a, const struct sema_map *m);
 
@@ -112,6 +118,23 @@ void cg_agg_update(struct cg_ctx *cg, struct ast_node *map, struct ast_node *cal
 void cg_event_emit(struct cg_ctx *cg, const struct sema_event *ev, struct ast_node *args);
 void cg_event_raw(struct cg_ctx *cg, enum event_kind kind, uint32_t id,
 		  const uint64_t *words, int nwords);
+/* the same with run-time words (pid, stack id ...) */
+void cg_event_values(struct cg_ctx *cg, enum event_kind kind, uint32_t id,
+		     LLVMValueRef *vals, int nvals);
+/* send `size` bytes at buf as one event (buf starts with the header);
+ * size may be a run-time value bounded by the buffer's size */
+void cg_event_output(struct cg_ctx *cg, LLVMValueRef buf, LLVMValueRef size);
+/* a map beside the program's @maps (stack traces, scratch buffers),
+ * declared on first use; the same name always gives the same map */
+LLVMValueRef cg_aux_map(struct cg_ctx *cg, const char *name, uint32_t type,
+			uint32_t max_entries, uint32_t key_size, uint32_t value_size);
+/* `size` bytes of per-CPU scratch memory named `name`, for temporaries too
+ * big for the 512-byte BPF stack (join buffers ...).  Not zeroed; valid
+ * until the program returns; the program returns if the lookup fails. */
+LLVMValueRef cg_scratch(struct cg_ctx *cg, const char *name, uint32_t size);
+/* number of entries in map m (bpf_for_each_map_elem with a callback that
+ * only continues), an i64 */
+LLVMValueRef cg_map_count(struct cg_ctx *cg, const struct sema_map *m);
 /* stop the program here: return 0 */
 void cg_return(struct cg_ctx *cg);
 

@@ -17,36 +17,73 @@
 static bool is_int_kind(const struct type *t)
 {
 	switch (t->kind) {
-	case TY_INT: case TY_PTR: case TY_USYM: case TY_KSYM: case TY_USTACK:
+	case TY_INT: case TY_PTR: case TY_KSYM: case TY_USTACK:
 	case TY_KSTACK: case TY_USERNAME: case TY_CGROUP_PATH: case TY_CONTAINER:
 	case TY_PROBE: case TY_TIMESTAMP: case TY_COUNT: case TY_SUM: case TY_MIN:
 	case TY_MAX:
 		return true;
 	case TY_NONE: case TY_VOID: case TY_STR: case TY_BUF: case TY_TUPLE:
 	case TY_STRUCT: case TY_ARRAY: case TY_AVG: case TY_STATS: case TY_HIST:
-	case TY_LHIST: case TY_INET: case TY_ERROR:
+	case TY_LHIST: case TY_INET: case TY_USYM: case TY_ERROR:
 		return false;
 	}
 	return false;
 }
 
-/* "text" -> zero-padded stack bytes, written as 8-byte immediates */
-static LLVMValueRef const_bytes(struct cg_ctx *cg, const char *s, uint32_t len, uint32_t size)
+/* "text" -> zero-padded bytes at dst, written as 8-byte immediates
+ * (size is rounded up to 8: every buffer sonde allocates is) */
+static void store_bytes(struct cg_ctx *cg, LLVMValueRef dst, const char *s, uint32_t len,
+			uint32_t size)
 {
-	LLVMValueRef buf = cg_alloca_nozero(cg, size, "str");
 	uint32_t rounded = (size + 7) & ~7u;
 	for (uint32_t off = 0; off < rounded; off += 8) {
 		uint64_t w = 0;
 		for (uint32_t i = 0; i < 8; i++)
 			if (off + i < len)
 				w |= (uint64_t)(unsigned char)s[off + i] << (8 * i);
-		cg_store_i64(cg, cg_const(cg, w), cg_gep(cg, buf, off));
+		cg_store_i64(cg, cg_const(cg, w), cg_gep(cg, dst, off));
 	}
+}
+
+static LLVMValueRef const_bytes(struct cg_ctx *cg, const char *s, uint32_t len, uint32_t size)
+{
+	LLVMValueRef buf = cg_alloca_nozero(cg, size, "str");
+	store_bytes(cg, buf, s, len, size);
 	return buf;
+}
+
+static void tp_field_into(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef dst, uint32_t size);
+static bool is_tp_string(struct cg_ctx *cg, struct ast_node *e);
+
+/* a builtin that can write its value straight into memory */
+static const struct builtin *into_builtin(struct ast_node *e)
+{
+	const struct builtin *b = NULL;
+	if (e->kind == N_CALL)
+		b = stdlib_find(e->call.name, true);
+	else if (e->kind == N_IDENT)
+		b = stdlib_find(e->ident.name, false);
+	return b && b->lower_into ? b : NULL;
 }
 
 void cg_expr_store(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef dst, uint32_t dst_size)
 {
+	if (!is_int_kind(&e->type)) {
+		/* strings go straight to their destination: no stack copy */
+		const struct builtin *b = into_builtin(e);
+		if (b) {
+			b->lower_into(cg, e, dst, dst_size);
+			return;
+		}
+		if (e->kind == N_STR) {
+			store_bytes(cg, dst, e->s.value, e->s.len, e->type.size < dst_size ? e->type.size : dst_size);
+			return;
+		}
+		if (is_tp_string(cg, e)) {
+			tp_field_into(cg, e, dst, e->type.size < dst_size ? e->type.size : dst_size);
+			return;
+		}
+	}
 	LLVMValueRef v = cg_expr(cg, e);
 	if (is_int_kind(&e->type)) {
 		cg_store_i64(cg, v, dst);
@@ -91,10 +128,20 @@ LLVMValueRef cg_arith(struct cg_ctx *cg, enum ast_op op, LLVMValueRef l, LLVMVal
 		LLVMValueRef zero = LLVMBuildICmp(b, LLVMIntEQ, r, cg_const(cg, 0), "");
 		LLVMValueRef safe = LLVMBuildSelect(b, zero, cg_const(cg, 1), r, "");
 		LLVMValueRef q;
-		if (op == OP_DIV)
-			q = is_signed ? LLVMBuildSDiv(b, l, safe, "") : LLVMBuildUDiv(b, l, safe, "");
-		else
-			q = is_signed ? LLVMBuildSRem(b, l, safe, "") : LLVMBuildURem(b, l, safe, "");
+		if (is_signed) {
+			/* BPF (cpu v3) has no signed division: divide the magnitudes,
+			 * then give the quotient the sign of l*r and the remainder
+			 * the sign of l, as C does */
+			LLVMValueRef ln = LLVMBuildICmp(b, LLVMIntSLT, l, cg_const(cg, 0), "");
+			LLVMValueRef rn = LLVMBuildICmp(b, LLVMIntSLT, safe, cg_const(cg, 0), "");
+			LLVMValueRef la = LLVMBuildSelect(b, ln, LLVMBuildNeg(b, l, ""), l, "");
+			LLVMValueRef ra = LLVMBuildSelect(b, rn, LLVMBuildNeg(b, safe, ""), safe, "");
+			LLVMValueRef m = op == OP_DIV ? LLVMBuildUDiv(b, la, ra, "") : LLVMBuildURem(b, la, ra, "");
+			LLVMValueRef neg = op == OP_DIV ? LLVMBuildXor(b, ln, rn, "") : ln;
+			q = LLVMBuildSelect(b, neg, LLVMBuildNeg(b, m, ""), m, "");
+		} else {
+			q = op == OP_DIV ? LLVMBuildUDiv(b, l, safe, "") : LLVMBuildURem(b, l, safe, "");
+		}
 		return LLVMBuildSelect(b, zero, op == OP_DIV ? cg_const(cg, 0) : l, q, "");
 	}
 	case OP_AND: return LLVMBuildAnd(b, l, r, "");
@@ -178,6 +225,32 @@ static LLVMValueRef narrow(struct cg_ctx *cg, LLVMValueRef v, uint32_t size, boo
 #include "../runtime/tracefs.h"
 
 /* args->field in a tracepoint: the record is the context */
+static bool is_tp_field(struct cg_ctx *cg, struct ast_node *e)
+{
+	return e->kind == N_FIELD && e->field.base->kind == N_IDENT &&
+	       !strcmp(e->field.base->ident.name, "args") && cg->attach->type == PT_TRACEPOINT;
+}
+
+static bool is_tp_string(struct cg_ctx *cg, struct ast_node *e)
+{
+	return is_tp_field(cg, e) && e->type.kind == TY_STR;
+}
+
+/* a string field of the record into dst: inline char[N] or __data_loc */
+static void tp_field_into(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef dst, uint32_t size)
+{
+	const struct tp_field *f = tfs_field(cg->attach->fmt, e->field.name);
+	LLVMValueRef p = cg_gep(cg, cg->ctx_arg, (uint32_t)f->offset);
+	if (f->is_data_loc) {
+		LLVMValueRef loc = load_ext(cg, p, 4, false);
+		LLVMValueRef off = LLVMBuildAnd(cg->b, loc, cg_const(cg, 0xffff), "");
+		LLVMValueRef src = LLVMBuildGEP2(cg->b, cg->i8, cg->ctx_arg, &off, 1, "");
+		cg_probe_read(cg, dst, size, src, 0, 1);
+	} else {
+		cg_probe_read(cg, dst, (uint32_t)f->size < size ? (uint32_t)f->size : size, p, 0, 0);
+	}
+}
+
 static LLVMValueRef tp_field(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef *array_base)
 {
 	const struct tp_field *f = tfs_field(cg->attach->fmt, e->field.name);
@@ -188,15 +261,7 @@ static LLVMValueRef tp_field(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef
 	}
 	if (e->type.kind == TY_STR) {
 		LLVMValueRef buf = cg_alloca(cg, e->type.size, "tpstr");
-		if (f->is_data_loc) {
-			LLVMValueRef loc = load_ext(cg, p, 4, false);
-			LLVMValueRef off = LLVMBuildAnd(cg->b, loc, cg_const(cg, 0xffff), "");
-			LLVMValueRef src = LLVMBuildGEP2(cg->b, cg->i8, cg->ctx_arg, &off, 1, "");
-			cg_probe_read(cg, buf, e->type.size, src, 0, 1);
-		} else {
-			cg_probe_read(cg, buf, (uint32_t)f->size < e->type.size ? (uint32_t)f->size
-										 : e->type.size, p, 0, 0);
-		}
+		tp_field_into(cg, e, buf, e->type.size);
 		return buf;
 	}
 	uint32_t size = (uint32_t)f->size;
@@ -208,9 +273,7 @@ static LLVMValueRef tp_field(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef
 /* is `e` args->field with an array type? */
 static bool is_tp_array(struct cg_ctx *cg, struct ast_node *e)
 {
-	return e->kind == N_FIELD && e->field.base->kind == N_IDENT &&
-	       !strcmp(e->field.base->ident.name, "args") && cg->attach->type == PT_TRACEPOINT &&
-	       e->type.kind == TY_ARRAY;
+	return is_tp_field(cg, e) && e->type.kind == TY_ARRAY;
 }
 
 static LLVMValueRef cg_index(struct cg_ctx *cg, struct ast_node *e)
@@ -257,7 +320,7 @@ static LLVMValueRef cg_index(struct cg_ctx *cg, struct ast_node *e)
 static LLVMValueRef cg_field(struct cg_ctx *cg, struct ast_node *e)
 {
 	struct ast_node *b = e->field.base;
-	if (b->kind == N_IDENT && !strcmp(b->ident.name, "args") && cg->attach->type == PT_TRACEPOINT)
+	if (is_tp_field(cg, e))
 		return tp_field(cg, e, NULL);
 	if (b->type.kind == TY_TUPLE) {
 		int idx = atoi(e->field.name);

@@ -51,7 +51,8 @@ LLVMValueRef cg_map_read(struct cg_ctx *cg, struct ast_node *mn)
 	LLVMValueRef key = cg_map_key(cg, mn, 0);
 	LLVMValueRef p = cg_map_lookup(cg, m, key);
 	bool isint = m->kind != MK_VALUE || (mn->type.kind != TY_STR && mn->type.kind != TY_TUPLE &&
-					     mn->type.kind != TY_BUF && mn->type.kind != TY_INET);
+					     mn->type.kind != TY_BUF && mn->type.kind != TY_INET &&
+					     mn->type.kind != TY_USYM);
 	uint32_t size = isint ? 8 : m->value_size;
 	LLVMValueRef res = cg_alloca(cg, size, "mapval");
 	struct cg_if f = cg_begin_if(cg, LLVMBuildIsNotNull(cg->b, p, ""), "found");
@@ -142,7 +143,9 @@ static LLVMValueRef lhist_bucket(struct cg_ctx *cg, LLVMValueRef v, const struct
 	int64_t n = (m->lh_max - m->lh_min) / m->lh_step;
 	LLVMValueRef below = LLVMBuildICmp(b, LLVMIntSLT, v, cg_const(cg, (uint64_t)m->lh_min), "");
 	LLVMValueRef above = LLVMBuildICmp(b, LLVMIntSGE, v, cg_const(cg, (uint64_t)m->lh_max), "");
-	LLVMValueRef in = LLVMBuildAdd(b, LLVMBuildSDiv(b, LLVMBuildSub(b, v, cg_const(cg, (uint64_t)m->lh_min), ""),
+	/* v - min >= 0 where this is taken, so an unsigned division does (BPF
+	 * has no signed one) */
+	LLVMValueRef in = LLVMBuildAdd(b, LLVMBuildUDiv(b, LLVMBuildSub(b, v, cg_const(cg, (uint64_t)m->lh_min), ""),
 						       cg_const(cg, (uint64_t)m->lh_step), ""),
 				       cg_const(cg, 1), "");
 	return LLVMBuildSelect(b, below, cg_const(cg, 0),

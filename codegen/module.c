@@ -93,6 +93,12 @@ static LLVMValueRef declare_map(struct cg_ctx *cg, const char *name, uint32_t ty
 	return g;
 }
 
+LLVMValueRef cg_declare_map(struct cg_ctx *cg, const char *name, uint32_t type,
+			    uint32_t max_entries, uint32_t key_size, uint32_t value_size)
+{
+	return declare_map(cg, name, type, max_entries, key_size, value_size);
+}
+
 const char *cg_map_obj_name(struct arena *a, const struct sema_map *m)
 {
 	char buf[16];

@@ -37,10 +37,10 @@ enum type_kind {
 	TY_COUNT, TY_SUM, TY_AVG, TY_MIN, TY_MAX, TY_STATS,
 	TY_HIST, TY_LHIST,
 	/* integers that print specially */
-	TY_USYM,	/* user address, printed as symbol */
+	TY_USYM,	/* {address, pid}: 16 bytes, printed as a user symbol */
 	TY_KSYM,	/* kernel address, printed as symbol */
-	TY_USTACK, TY_KSTACK,	/* stack id */
-	TY_INET,	/* ntop() result */
+	TY_USTACK, TY_KSTACK,	/* stack id (ustack: pid << 32 | id) */
+	TY_INET,	/* ntop() result: {u64 family, u8 addr[16]} */
 	TY_TIMESTAMP,	/* strftime() */
 	TY_USERNAME,	/* uid printed as a name */
 	TY_CGROUP_PATH,	/* cgroup id printed as its path */
@@ -57,7 +57,9 @@ struct type {
 	bool is_signed;		/* TY_INT */
 	bool is_user;		/* TY_PTR: points into user memory */
 	struct type *elem;	/* TY_PTR, TY_ARRAY */
-	uint32_t count;		/* TY_ARRAY */
+	uint32_t count;		/* TY_ARRAY: elements; TY_USTACK, TY_KSTACK: frames kept */
+	uint8_t stack_mode;	/* TY_USTACK, TY_KSTACK: 0 bpftrace, 1 perf, 2 raw */
+	const char *fmt;	/* TY_TIMESTAMP: the strftime() format */
 	const char *sname;	/* TY_STRUCT */
 	struct type_field *fields;	/* TY_TUPLE, TY_STRUCT */
 	int nfields;

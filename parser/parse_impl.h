@@ -49,7 +49,8 @@ struct parse_field_list {
 struct parse_type {
 	struct src_loc loc;
 	const char *text;	/* the words as written, for messages */
-	const char *word;	/* intN/uintN/void/bool, or the struct name */
+	const char *word;	/* intN/uintN/void/bool, a typedef name, or
+				 * the struct name */
 	bool is_struct;
 	int n_signed, n_unsigned, n_char, n_short, n_int, n_long, n_other;
 };

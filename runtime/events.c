@@ -44,18 +44,57 @@ static char *format_event(struct rt *rt, const struct sema_event *ev, const uint
 	return fmt_format(ev->fmt, ev->spec, v, ev->args.nfields, len);
 }
 
+/* all of f into one malloc'd buffer (NULL when out of memory) */
+static char *slurp(FILE *f, size_t *len)
+{
+	char *buf = NULL;
+	FILE *m = open_memstream(&buf, len);
+	if (!m)
+		return NULL;
+	char chunk[4096];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, n, m);
+	if (fclose(m)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* cat(): the whole file as one "cat" message, as bpftrace; a file that
+ * cannot be opened is an error on stderr (and an empty message in JSON,
+ * as bpftrace writes it) */
 static void do_cat(struct rt *rt, const char *path)
 {
+	size_t len = 0;
+	char *text = NULL;
 	FILE *f = fopen(path, "r");
-	if (!f) {
+	if (!f)
 		fprintf(stderr, "sonde: cat(\"%s\"): %m\n", path);
+	else {
+		text = slurp(f, &len);
+		fclose(f);
+	}
+	pr_message(rt->o->out, rt->o->format, "cat", text ? text : "", text ? len : 0);
+	free(text);
+}
+
+/* system(): the command's stdout, captured and written as a "syscall"
+ * message (bpftrace's name), so it lands in -o FILE and stays valid JSON */
+static void do_system(struct rt *rt, const char *cmd)
+{
+	fflush(rt->o->out);
+	FILE *p = popen(cmd, "r");
+	if (!p) {
+		fprintf(stderr, "sonde: system(\"%s\"): %m\n", cmd);
 		return;
 	}
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		pr_printf_out(rt->o->out, rt->o->format, buf, n);
-	fclose(f);
+	size_t len = 0;
+	char *text = slurp(p, &len);
+	pclose(p);
+	pr_message(rt->o->out, rt->o->format, "syscall", text ? text : "", text ? len : 0);
+	free(text);
 }
 
 static void do_time(struct rt *rt, const char *fmt)
@@ -65,7 +104,7 @@ static void do_time(struct rt *rt, const char *fmt)
 	struct tm tm;
 	localtime_r(&now, &tm);
 	size_t n = strftime(buf, sizeof(buf), fmt, &tm);
-	pr_printf_out(rt->o->out, rt->o->format, buf, n);
+	pr_message(rt->o->out, rt->o->format, "time", buf, n);
 }
 
 static int handle(struct rt *rt, void *data, size_t size);
@@ -105,11 +144,8 @@ static int handle(struct rt *rt, void *data, size_t size)
 			pr_printf_out(rt->o->out, rt->o->format, s, len);
 		else if (kind == EV_CAT)
 			do_cat(rt, s);
-		else {
-			fflush(rt->o->out);
-			int rc = system(s);
-			(void)rc;
-		}
+		else
+			do_system(rt, s);
 		free(s);
 		break;
 	}
@@ -121,24 +157,13 @@ static int handle(struct rt *rt, void *data, size_t size)
 		if (id >= (uint32_t)r->nevents)
 			return 0;
 		const struct sema_event *ev = r->events[id];
-		bool s;
-		const char *text = rt_render(rt, &ev->args.fields[0].type, args, &s);
 		if (rt->o->format == PR_JSON) {
-			/* bpftrace: {"type": "value", "data": V} */
-			char *buf;
-			size_t blen;
-			FILE *m = open_memstream(&buf, &blen);
-			if (m) {
-				if (s || ev->args.fields[0].type.kind == TY_TUPLE)
-					pr_json_string(m, text, strlen(text));
-				else
-					fputs(text, m);
-				fclose(m);
-				pr_json_event(rt->o->out, "value", buf);
-				free(buf);
-			}
+			/* bpftrace: {"type": "value", "data": V}, a tuple as [1,"a"] */
+			pr_json_event(rt->o->out, "value",
+				      rt_render_json(rt, &ev->args.fields[0].type, args));
 		} else {
-			fprintf(rt->o->out, "%s\n", text);
+			bool s;
+			fprintf(rt->o->out, "%s\n", rt_render(rt, &ev->args.fields[0].type, args, &s));
 		}
 		break;
 	}
@@ -158,6 +183,17 @@ static int handle(struct rt *rt, void *data, size_t size)
 		rt->stop = 1;
 		break;
 	case EV_JOIN:
+		if (id < (uint32_t)r->nevents)
+			rt_join_event(rt, r->events[id], args, size - 8);
+		break;
+	case EV_PID_SEEN: {
+		uint64_t pid;
+		if (size >= 16) {
+			memcpy(&pid, args, 8);
+			rt_prime_pid(rt, (int)pid);
+		}
+		break;
+	}
 	case EV_SIGNAL_DONE:
 		break;
 	}

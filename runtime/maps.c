@@ -113,7 +113,19 @@ static int slot_cmp(const void *a, const void *b)
 	return bx < by ? -1 : bx > by;
 }
 
+static void fill_key_into(struct rt *rt, const struct sema_map *m, const uint8_t *key,
+			  struct pr_entry *e);
+
+/* keys render stacks indented 4 columns, as bpftrace */
 static void fill_key(struct rt *rt, const struct sema_map *m, const uint8_t *key, struct pr_entry *e)
+{
+	rt->render_in_key = true;
+	fill_key_into(rt, m, key, e);
+	rt->render_in_key = false;
+}
+
+static void fill_key_into(struct rt *rt, const struct sema_map *m, const uint8_t *key,
+			  struct pr_entry *e)
 {
 	if (m->key.kind == TY_NONE)
 		return;
@@ -187,12 +199,23 @@ static int build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
 			if (m->kind == MK_VALUE) {
 				if (pm->kind == PR_INT)
 					memcpy(&e->ival, slots[i].raw, 8);
+				else if (rt->o->format == PR_JSON)	/* already JSON: [1,"a"] */
+					e->text = rt_render_json(rt, &m->value, slots[i].raw);
 				else
 					e->text = rt_render(rt, &m->value, slots[i].raw, &e->text_is_str);
 			}
 		}
 	}
 	free(slots);
+	/* bpftrace prints a keyless count() that holds nothing (never hit,
+	 * cleared, deleted) as "@x: 0"; every other empty map as nothing */
+	if (m->kind == MK_COUNT && m->key.kind == TY_NONE && pm->nentries == 0) {
+		memset(&pm->entries[0], 0, sizeof(pm->entries[0]));
+		pm->nentries = 1;
+	}
+	/* one container spans several cgroups: one line per container */
+	if (rt_type_has_container(&m->key))
+		return rt_fold_equal_keys(pm, m->kind);
 	return 0;
 }
 

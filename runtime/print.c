@@ -138,7 +138,8 @@ void pr_json_event(FILE *out, const char *type, const char *data_json)
 	fprintf(out, ", \"data\": %s}\n", data_json ? data_json : "null");
 }
 
-void pr_printf_out(FILE *out, enum pr_format f, const char *text, size_t len)
+void pr_message(FILE *out, enum pr_format f, const char *type, const char *text,
+		size_t len)
 {
 	switch (f) {
 	case PR_TEXT:
@@ -146,11 +147,18 @@ void pr_printf_out(FILE *out, enum pr_format f, const char *text, size_t len)
 			fwrite(text, 1, len, out);
 		break;
 	case PR_JSON:
-		fputs("{\"type\": \"printf\", \"data\": ", out);
+		fputs("{\"type\": ", out);
+		json_cstring(out, type);
+		fputs(", \"data\": ", out);
 		pr_json_string(out, text, len);
 		fputs("}\n", out);
 		break;
 	}
+}
+
+void pr_printf_out(FILE *out, enum pr_format f, const char *text, size_t len)
+{
+	pr_message(out, f, "printf", text, len);
 }
 
 void pr_attached(FILE *out, enum pr_format f, int nprobes)

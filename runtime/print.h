@@ -93,6 +93,10 @@ void pr_json_string(FILE *out, const char *s, size_t len);	/* quoted, escaped */
 void pr_json_event(FILE *out, const char *type, const char *data_json);	/* {"type": T, "data": D}\n */
 /* printf output in the selected format: text verbatim, JSON {"type": "printf", "data": "..."} */
 void pr_printf_out(FILE *out, enum pr_format f, const char *text, size_t len);
+/* the same for the other text events, as bpftrace names them: "time",
+ * "cat", "syscall" (system()'s output) */
+void pr_message(FILE *out, enum pr_format f, const char *type, const char *text,
+		size_t len);
 /* text "Attached 1 probe" / "Attached N probes" (the caller writes it to
  * stderr); JSON {"type": "attached_probes", "data": {"probes": N}} */
 void pr_attached(FILE *out, enum pr_format f, int nprobes);

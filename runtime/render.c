@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ksyms.h"
 #include "resolve.h"
 
 static const char *render_into(struct rt *rt, const struct type *t, const uint8_t *p, bool *is_str);
@@ -58,15 +57,6 @@ static const char *username(struct rt *rt, uint64_t uid)
 	return arena_printf(rt->a, "%" PRIu64, uid);
 }
 
-static const char *ksym(struct rt *rt, uint64_t addr)
-{
-	if (!rt->ksyms)
-		rt->ksyms = ksyms_load();
-	uint64_t off;
-	const char *name = rt->ksyms ? ksyms_lookup(rt->ksyms, addr, &off) : NULL;
-	return name ? name : arena_printf(rt->a, "0x%" PRIx64, addr);
-}
-
 static struct rs_cgcache *cgroups(struct rt *rt)
 {
 	if (!rt->cgroups)
@@ -100,14 +90,11 @@ static const char *render_into(struct rt *rt, const struct type *t, const uint8_
 	case TY_USERNAME:
 		*is_str = true;
 		return username(rt, v);
-	case TY_KSYM:
+	case TY_KSYM: case TY_USYM: case TY_USTACK: case TY_KSTACK: case TY_BUF: case TY_INET:
+	case TY_TIMESTAMP:
+		/* symbols.c */
 		*is_str = true;
-		return ksym(rt, v);
-	case TY_USYM:
-		*is_str = true;
-		if (v >= 1u << 20 && v - (1u << 20) < (uint64_t)rt->nsite_names)
-			return rt->site_names[v - (1u << 20)];
-		return arena_printf(rt->a, "0x%" PRIx64, v);
+		return rt_render_extra(rt, t, p);
 	case TY_CONTAINER: {
 		*is_str = true;
 		struct rs_cgcache *c = cgroups(rt);
@@ -119,10 +106,9 @@ static const char *render_into(struct rt *rt, const struct type *t, const uint8_
 		const char *path = c ? rs_cgroup_path(c, v) : NULL;
 		return path ? path : arena_printf(rt->a, "%" PRIu64, v);
 	}
-	case TY_COUNT: case TY_SUM: case TY_MIN: case TY_MAX: case TY_USTACK: case TY_KSTACK:
-	case TY_TIMESTAMP:
+	case TY_COUNT: case TY_SUM: case TY_MIN: case TY_MAX:
 		return arena_printf(rt->a, "%" PRId64, (int64_t)v);
-	case TY_BUF: case TY_INET: case TY_STRUCT: case TY_ARRAY: case TY_AVG: case TY_STATS:
+	case TY_STRUCT: case TY_ARRAY: case TY_AVG: case TY_STATS:
 	case TY_HIST: case TY_LHIST: case TY_NONE: case TY_VOID: case TY_ERROR:
 		break;
 	}
@@ -132,4 +118,45 @@ static const char *render_into(struct rt *rt, const struct type *t, const uint8_
 const char *rt_render(struct rt *rt, const struct type *t, const void *bytes, bool *is_str)
 {
 	return render_into(rt, t, bytes, is_str);
+}
+
+/* a value as JSON into f: tuples as arrays, recursively */
+static void json_into(struct rt *rt, FILE *f, const struct type *t, const uint8_t *p)
+{
+	if (t->kind == TY_TUPLE) {
+		/* bpftrace 0.17: [1,"a",[2,3]], no spaces */
+		fputc('[', f);
+		for (int i = 0; i < t->nfields; i++) {
+			if (i)
+				fputc(',', f);
+			json_into(rt, f, &t->fields[i].type, p + t->fields[i].offset);
+		}
+		fputc(']', f);
+		return;
+	}
+	bool s;
+	const char *x = render_into(rt, t, p, &s);
+	if (s)
+		pr_json_string(f, x, strlen(x));
+	else if (*x)
+		fputs(x, f);
+	else
+		fputs("null", f);
+}
+
+const char *rt_render_json(struct rt *rt, const struct type *t, const void *bytes)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return "null";
+	json_into(rt, f, t, bytes);
+	if (fclose(f)) {
+		free(buf);
+		return "null";
+	}
+	const char *r = arena_strdup(rt->a, buf);
+	free(buf);
+	return r;
 }

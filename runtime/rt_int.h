@@ -8,11 +8,13 @@
 #include <signal.h>
 
 #include "../common/arena.h"
+#include "resolve.h"
 #include "runtime.h"
 
 struct ksyms;
 struct rs_symcache;
 struct rs_cgcache;
+struct rt_follow;
 
 struct rt {
 	const struct sema_result *r;
@@ -38,15 +40,53 @@ struct rt {
 	int nattach_names;
 	const char **site_names;	/* uprobe cookie -> function name */
 	int nsite_names, capsite_names;
+	bool render_in_key;	/* stacks in map keys indent 4 columns, else 8 */
+	bool stack_lost_warned;
+	struct rt_follow *follow;	/* --follow: uprobe queries kept for rescans */
 };
 
 /* render.c: one value as text; *is_str tells JSON to quote it */
 const char *rt_render(struct rt *rt, const struct type *t, const void *bytes, bool *is_str);
+/* render.c: one value as JSON text (strings quoted, tuples [1,"a"]) */
+const char *rt_render_json(struct rt *rt, const struct type *t, const void *bytes);
 /* maps.c */
 int rt_map_print(struct rt *rt, const struct sema_map *m, uint32_t top, uint32_t div);
 int rt_map_clear(struct rt *rt, const struct sema_map *m, bool zero_only);
 void rt_maps_print_all(struct rt *rt);
 /* events.c */
 int rt_event(void *ctx, void *data, size_t size);
+/* symbols.c: stacks, usym, buf, ntop, strftime as text; join events;
+ * reading a process's mappings while it lives (EV_PID_SEEN) */
+const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *p);
+void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *args, size_t len);
+void rt_prime_pid(struct rt *rt, int pid);
+/* run.c: attach prog at one resolved uprobe site (its cookie names the
+ * symbol for func); -v says where and for which pids ("new file" when
+ * later, from a --follow rescan).  0 or -errno, no error message. */
+int rt_attach_uprobe_site(struct rt *rt, struct bpf_program *prog,
+			  const struct sema_attach *at, const struct rs_site *s, bool later);
+/* follow.c: --follow.  start before attaching (notes from the first
+ * resolution count as shown); keep takes q (copied) and sites (owned, also
+ * on error); tick rescans once a second; free detaches nothing (links are
+ * rt's) and frees every query's sites. */
+int rt_follow_start(struct rt *rt);
+int rt_follow_keep(struct rt *rt, struct bpf_program *prog, const struct sema_attach *at,
+		   const struct rs_query *q, struct rs_sites *sites);
+void rt_follow_tick(struct rt *rt);
+void rt_follow_free(struct rt *rt);
+/* false when msg was already shown during this run's rescans (always
+ * true without --follow) */
+bool rt_follow_note_first(struct rt *rt, const char *msg);
+/* a set of messages already shown, at most max remembered (then it starts
+ * over); first() is true the first time msg is seen */
+struct rt_noteset;
+struct rt_noteset *rt_noteset_new(size_t max);
+bool rt_noteset_first(struct rt_noteset *ns, const char *msg);
+void rt_noteset_free(struct rt_noteset *ns);
+/* keyfold.c: a key holding `container` (a cgroup id printed as a container
+ * id) can print the same for many ids; fold such entries of pm into one as
+ * aggregation `kind` combines values (not for plain values).  0 or -ENOMEM. */
+bool rt_type_has_container(const struct type *t);
+int rt_fold_equal_keys(struct pr_map *pm, enum map_kind kind);
 
 #endif

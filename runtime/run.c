@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include "ksyms.h"
 #include "resolve.h"
 #include "tracefs.h"
+#include "usdt.h"
 
 /* ---- libbpf's messages ----------------------------------------------------- */
 
@@ -141,6 +143,9 @@ static int attach_perf(struct rt *rt, struct bpf_program *prog, const struct sem
 static void uprobe_note(void *ctx, enum rs_note_level level, const char *msg)
 {
 	struct rt *rt = ctx;
+	/* --follow rescans every second and would repeat the same notes */
+	if ((level == RS_NOTE_WARN || rt->o->verbose) && !rt_follow_note_first(rt, msg))
+		return;
 	if (level == RS_NOTE_WARN)
 		fprintf(stderr, "sonde: warning: %s\n", msg);
 	else if (rt->o->verbose)
@@ -155,6 +160,40 @@ static int site_name(struct rt *rt, const char *sym)
 	}
 	rt->site_names[rt->nsite_names] = arena_strdup(rt->perm, sym);
 	return rt->nsite_names++;
+}
+
+/* "pid 12" / "pids 12, 13, 14 and 9 more" */
+static void pid_list(char *buf, size_t len, const int *pids, size_t n)
+{
+	size_t used = (size_t)snprintf(buf, len, "pid%s ", n == 1 ? "" : "s");
+	for (size_t i = 0; i < n && i < 6 && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%d", i ? ", " : "", pids[i]);
+	if (n > 6 && used < len)
+		snprintf(buf + used, len - used, " and %zu more", n - 6);
+	if (!n)	/* a host file no process maps yet (ld.so cache, PATH) */
+		snprintf(buf, len, "any process that maps it");
+}
+
+int rt_attach_uprobe_site(struct rt *rt, struct bpf_program *prog,
+			  const struct sema_attach *at, const struct rs_site *s, bool later)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = at->type == PT_URETPROBE,
+		    .bpf_cookie = (1u << 20) + (uint64_t)site_name(rt, s->sym));
+	struct bpf_link *l = bpf_program__attach_uprobe_opts(prog, rt->o->pid ? rt->o->pid : -1,
+							     s->file->attach_path, s->offset, &uo);
+	if (!l)
+		return -errno;
+	add_link(rt, l);
+	if (rt->o->verbose) {
+		char who[256];
+		pid_list(who, sizeof(who), s->file->pids, s->file->npids);
+		fprintf(stderr, "sonde: %s: attached %s+0x%llx in %s%s%s (%u:%u inode %llu) for %s\n",
+			at->name, s->sym, (unsigned long long)s->offset, later ? "new file " : "",
+			s->file->path, s->file->deleted ? " (deleted)" : "",
+			major((dev_t)s->file->dev), minor((dev_t)s->file->dev),
+			(unsigned long long)s->file->ino, who);
+	}
+	return 0;
 }
 
 static int attach_uprobe(struct rt *rt, struct bpf_program *prog, const struct sema_attach *at,
@@ -173,26 +212,19 @@ static int attach_uprobe(struct rt *rt, struct bpf_program *prog, const struct s
 	}
 	for (size_t i = 0; i < sites->nsites; i++) {
 		const struct rs_site *s = &sites->sites[i];
-		LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = at->type == PT_URETPROBE,
-			    .bpf_cookie = (1u << 20) + (uint64_t)site_name(rt, s->sym));
-		struct bpf_link *l = bpf_program__attach_uprobe_opts(prog, rt->o->pid ? rt->o->pid : -1,
-								     s->file->attach_path, s->offset, &uo);
-		if (!l) {
-			int e = -errno;
+		int e = rt_attach_uprobe_site(rt, prog, at, s, false);
+		if (e) {
 			fprintf(stderr, "sonde: %s: cannot attach to %s in %s at offset 0x%llx: %s\n",
 				at->name, s->sym, s->file->path, (unsigned long long)s->offset,
 				strerror(-e));
 			rs_sites_free(sites);
 			return e;
 		}
-		if (rt->o->verbose)
-			fprintf(stderr, "sonde: %s: attached %s+0x%llx in %s (dev %llu, inode %llu, %zu process%s)\n",
-				at->name, s->sym, (unsigned long long)s->offset, s->file->path,
-				(unsigned long long)s->file->dev, (unsigned long long)s->file->ino,
-				s->file->npids, s->file->npids == 1 ? "" : "es");
-		add_link(rt, l);
 		(*count)++;
 	}
+	/* --follow: keep the query and the files seen, to find new ones */
+	if (rt->follow)
+		return rt_follow_keep(rt, prog, at, &q, sites);
 	rs_sites_free(sites);
 	return 0;
 }
@@ -223,8 +255,19 @@ static int attach_one(struct rt *rt, struct bpf_program *prog, const struct sema
 		break;
 	case PT_UPROBE:
 	case PT_URETPROBE:
-	case PT_USDT:
 		return attach_uprobe(rt, prog, at, count);
+	case PT_USDT: {
+		/* sema read the note: a uprobe at its file offset; the kernel
+		 * counts the semaphore (if any) up while it is attached */
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .ref_ctr_offset = (size_t)at->usdt->sema_off);
+		l = bpf_program__attach_uprobe_opts(prog, rt->o->pid ? rt->o->pid : -1, at->target,
+						    (size_t)at->usdt->pc_off, &uo);
+		if (l && rt->o->verbose)
+			fprintf(stderr, "sonde: %s: attached at offset 0x%llx in %s%s\n", at->name,
+				(unsigned long long)at->usdt->pc_off, at->target,
+				at->usdt->sema_off ? " (with its semaphore)" : "");
+		break;
+	}
 	case PT_INTERVAL:
 	case PT_PROFILE:
 	case PT_SOFTWARE: {
@@ -465,6 +508,10 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		fprintf(stderr, "sonde: cannot open the event ring buffer: %s\n", strerror(errno));
 		goto out;
 	}
+	if (o->follow && !o->dry_run && rt_follow_start(&rt)) {
+		fprintf(stderr, "sonde: out of memory\n");
+		goto out;
+	}
 	if (attach_all(&rt, &count))
 		goto out;
 	if (o->dry_run) {
@@ -475,8 +522,10 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		rc = 0;
 		goto out;
 	}
-	if (!o->quiet)
+	if (!o->quiet) {
 		pr_attached(o->format == PR_JSON ? o->out : stderr, o->format, count);
+		fflush(o->out);	/* JSON readers (and tests) wait for this line */
+	}
 	if (o->child_go_fd >= 0 && o->child_pid) {
 		if (write(o->child_go_fd, "g", 1) < 0)
 			fprintf(stderr, "sonde: cannot start the child command: %m\n");
@@ -492,6 +541,8 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 			int n = ring_buffer__poll(rt.rb, o->child_pid ? 10 : 100);
 			if (n < 0 && n != -EINTR)
 				break;
+			if (rt.follow)
+				rt_follow_tick(&rt);
 			if (o->child_pid) {
 				child_st = child_status(&rt, &child_done);
 				if (child_done)
@@ -536,6 +587,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 out:
 	stop_flag = NULL;
 	detach_all(&rt);
+	rt_follow_free(&rt);
 	free(rt.links);
 	ring_buffer__free(rt.rb);
 	bpf_object__close(rt.bpf);

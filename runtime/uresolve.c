@@ -217,6 +217,24 @@ static bool pid_exists(int pid)
 	return access(fn, F_OK) == 0;
 }
 
+/* Exited but not yet reaped: /proc/PID stays, its maps are empty. */
+static bool pid_is_zombie(int pid)
+{
+	char fn[64], buf[512], *rp;
+	FILE *f;
+	size_t n;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/stat", pid);
+	if (!(f = fopen(fn, "re")))
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "PID (COMM) S ...": comm may hold ") ", so take the last ')' */
+	rp = strrchr(buf, ')');
+	return rp && (rp[1] == ' ') && (rp[2] == 'Z' || rp[2] == 'X');
+}
+
 static void pid_comm(int pid, char *buf, size_t len)
 {
 	char fn[64];
@@ -942,6 +960,9 @@ static int resolve_files(struct rctx *r)
 		if (q->pid > 0 && !pid_exists(q->pid))
 			set_err(r->err, r->errlen, "pid %d exited while resolving '%s'",
 				q->pid, q->target);
+		else if (q->pid > 0 && pid_is_zombie(q->pid))
+			set_err(r->err, r->errlen, "pid %d has exited (a zombie "
+				"its parent has not reaped): nothing to probe", q->pid);
 		else if (strchr(q->target, '/') && q->pid > 0)
 			set_err(r->err, r->errlen, "%s cannot be opened in pid %d's "
 				"root: %s", t, q->pid, r->why ? r->why : "not mapped");

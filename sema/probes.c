@@ -83,6 +83,11 @@ static struct sema_attach *push(struct sema_ctx *s, struct sema_probe *p)
 	return &p->attach[p->nattach++];
 }
 
+struct sema_attach *sema_push_attach(struct sema_ctx *s, struct sema_probe *p)
+{
+	return push(s, p);
+}
+
 struct tp_collect {
 	struct sema_ctx *s;
 	struct sema_probe *p;
@@ -214,6 +219,11 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 		if (n < 3 || !*parts[1] || !*parts[2]) {
 			sema_error(s, raw->loc, "%s probe expects %s:TARGET:%s", parts[0], parts[0],
 				   type == PT_USDT ? "[PROVIDER:]NAME" : "FUNCTION");
+			return;
+		}
+		if (type == PT_USDT) {	/* one attach point per note: usdt.c */
+			sema_usdt_expand(s, p, raw, parts[1],
+					 n == 4 ? arena_printf(s->a, "%s:%s", parts[2], parts[3]) : parts[2]);
 			return;
 		}
 		struct sema_attach *at = push(s, p);

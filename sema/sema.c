@@ -65,10 +65,11 @@ static bool is_error(const struct type *t)
 static bool is_int_storage(const struct type *t)
 {
 	switch (t->kind) {
-	case TY_INT: case TY_PTR: case TY_USYM: case TY_KSYM: case TY_USTACK:
+	case TY_INT: case TY_PTR: case TY_KSYM: case TY_USTACK:
 	case TY_KSTACK: case TY_USERNAME: case TY_CGROUP_PATH: case TY_CONTAINER:
 	case TY_PROBE: case TY_TIMESTAMP:
 		return true;
+	case TY_USYM:	/* {address, pid} */
 	case TY_NONE: case TY_VOID: case TY_STR: case TY_BUF: case TY_TUPLE:
 	case TY_STRUCT: case TY_ARRAY: case TY_COUNT: case TY_SUM: case TY_AVG:
 	case TY_MIN: case TY_MAX: case TY_STATS: case TY_HIST: case TY_LHIST:
@@ -104,8 +105,14 @@ static bool compatible(struct type *a, const struct type *b, bool widen)
 {
 	if (is_error(a) || is_error(b))
 		return true;
-	if (is_int_storage(a) && is_int_storage(b))
+	if (is_int_storage(a) && is_int_storage(b)) {
+		/* stacks print per their mode and depth, timestamps per format */
+		if (a->kind == b->kind && (a->kind == TY_USTACK || a->kind == TY_KSTACK))
+			return a->count == b->count && a->stack_mode == b->stack_mode;
+		if (a->kind == b->kind && a->kind == TY_TIMESTAMP)
+			return !a->fmt || !b->fmt || !strcmp(a->fmt, b->fmt);
 		return a->kind == b->kind || (is_int(a) && is_int(b));
+	}
 	if (a->kind != b->kind)
 		return false;
 	switch (a->kind) {

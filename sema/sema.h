@@ -21,6 +21,7 @@
 #include "../parser/ast.h"
 
 struct tp_format;
+struct usdt_note;
 
 enum probe_type {
 	PT_BEGIN, PT_END,
@@ -40,6 +41,7 @@ struct sema_attach {
 	uint64_t freq;		/* profile:hz */
 	uint64_t count;		/* software:EVENT:count */
 	struct tp_format *fmt;	/* tracepoints */
+	const struct usdt_note *usdt;	/* usdt: the note of this location */
 	struct src_loc loc;
 };
 
@@ -84,6 +86,7 @@ enum event_kind {
 	EV_SYSTEM,	/* system(fmt, ...) */
 	EV_JOIN,	/* join(argv) */
 	EV_SIGNAL_DONE,	/* reserved */
+	EV_PID_SEEN,	/* a pid first met by ustack/usym: read its mappings now */
 };
 
 /* A printf-like event: format string and the types of its arguments as

@@ -39,6 +39,12 @@ struct sema_ctx {
 };
 
 void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p);
+/* probes.c: a new, zeroed attach point of p */
+struct sema_attach *sema_push_attach(struct sema_ctx *s, struct sema_probe *p);
+/* usdt.c: one attach point per SDT note of `target` matching `pattern`
+ * ("NAME" or "PROVIDER:NAME", globs allowed) */
+void sema_usdt_expand(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
+		      const char *target, const char *pattern);
 /* C type written in a cast/sizeof/struct field -> type; false after error */
 bool sema_ctype(struct sema_ctx *s, const struct ast_ctype *ct, struct src_loc loc,
 		struct type *out);

@@ -149,9 +149,9 @@ static LLVMValueRef lower_delete(struct cg_ctx *cg, struct ast_node *n)
 	 .summary = doc}
 
 const struct builtin stdlib_output[] = {
-	STMT("printf", 1, 8, check_printf, lower_fmt_event, "formatted output"),
-	STMT("cat", 1, 8, check_cat, lower_fmt_event, "print a file's contents"),
-	STMT("system", 1, 8, check_system, lower_fmt_event, "run a command (--unsafe)"),
+	STMT("printf", 1, 17, check_printf, lower_fmt_event, "formatted output"),
+	STMT("cat", 1, 17, check_cat, lower_fmt_event, "print a file's contents"),
+	STMT("system", 1, 17, check_system, lower_fmt_event, "run a command (--unsafe)"),
 	{.name = "exit", .kind = BI_STMT, .min_args = 0, .max_args = 0, .type = {.kind = TY_VOID},
 	 .lower = lower_exit, .summary = "stop tracing and print the maps"},
 	STMT("print", 1, 3, check_print, lower_print, "print a map (top, div) or a value"),

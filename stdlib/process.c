@@ -7,6 +7,7 @@
 
 #include "../codegen/codegen.h"
 #include "stdlib.h"
+#include "stdlib_int.h"
 
 static LLVMValueRef pid_tgid(struct cg_ctx *cg)
 {
@@ -35,11 +36,16 @@ static LLVMValueRef lower_gid(struct cg_ctx *cg, struct ast_node *n)
 	return LLVMBuildLShr(cg_builder(cg), v, cg_const(cg, 32), "gid");
 }
 
+static void comm_into(struct cg_ctx *cg, struct ast_node *n, LLVMValueRef dst, uint32_t size)
+{
+	LLVMValueRef args[] = {dst, LLVMConstInt(cg_i32(cg), size < 16 ? size : 16, 0)};
+	cg_helper_call(cg, BPF_FUNC_get_current_comm, args, 2);
+}
+
 static LLVMValueRef lower_comm(struct cg_ctx *cg, struct ast_node *n)
 {
 	LLVMValueRef buf = cg_alloca(cg, 16, "comm");
-	LLVMValueRef args[] = {buf, LLVMConstInt(cg_i32(cg), 16, 0)};
-	cg_helper_call(cg, BPF_FUNC_get_current_comm, args, 2);
+	comm_into(cg, n, buf, 16);
 	return buf;
 }
 
@@ -115,6 +121,11 @@ static void check_argN(struct sema_ctx *s, struct ast_node *n)
 			n->type.kind = TY_ERROR;
 			return;
 		}
+		/* usdt: where each location keeps its arguments (stdlib/usdt.c) */
+		if (t == PT_USDT && !stdlib_usdt_check_arg(s, n, n->ident.name[3] - '0')) {
+			n->type.kind = TY_ERROR;
+			return;
+		}
 	}
 	n->type = ty_uint64;
 }
@@ -122,6 +133,8 @@ static void check_argN(struct sema_ctx *s, struct ast_node *n)
 static LLVMValueRef lower_argN(struct cg_ctx *cg, struct ast_node *n)
 {
 	int i = n->ident.name[3] - '0';
+	if (cg_attach(cg)->type == PT_USDT)
+		return stdlib_usdt_arg(cg, i);
 	if (cg_attach(cg)->type == PT_RAWTRACEPOINT)
 		return cg_load_i64(cg, cg_gep(cg, cg_ctx_arg(cg), 8 * (uint32_t)i));
 	if (i < 6)
@@ -235,6 +248,7 @@ const struct builtin stdlib_process[] = {
 	INT_VAR("rand", lower_rand, false, "a random 32-bit number"),
 	INT_VAR("curtask", lower_curtask, false, "address of the current task_struct"),
 	{.name = "comm", .kind = BI_VAR, .type = {.kind = TY_STR, .size = 16}, .lower = lower_comm,
+	 .lower_into = comm_into,
 	 .summary = "name of the current task"},
 	{.name = "username", .kind = BI_VAR, .type = {.kind = TY_USERNAME, .size = 8},
 	 .lower = lower_username, .summary = "user name of the current task"},

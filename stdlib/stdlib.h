@@ -46,6 +46,11 @@ struct builtin {
 	/* BI_VAR/BI_FUNC/BI_STMT: emit code, return an i64 (integers) or a
 	 * pointer to the value's bytes (strings, tuples), NULL for void */
 	LLVMValueRef (*lower)(struct cg_ctx *cg, struct ast_node *n);
+	/* optional, for values held in memory: write the value straight into
+	 * dst (dst_size bytes, already zeroed) instead of a stack temporary,
+	 * so big events and keys do not exceed the 512-byte BPF stack */
+	void (*lower_into)(struct cg_ctx *cg, struct ast_node *n, LLVMValueRef dst,
+			   uint32_t dst_size);
 	/* BI_AGG: what it stores; codegen/maps.c does the update */
 	enum map_kind agg;
 	const char *summary;	/* one line for docs and -h */
@@ -58,6 +63,7 @@ const struct builtin *const *stdlib_all(void);
 
 /* tables defined in the area files */
 extern const struct builtin stdlib_process[], stdlib_aggregations[], stdlib_output[],
-	stdlib_strings[], stdlib_time[];
+	stdlib_strings[], stdlib_time[], stdlib_container[], stdlib_stacks[], stdlib_symbols[],
+	stdlib_bytes[], stdlib_net[], stdlib_control[];
 
 #endif

@@ -42,16 +42,27 @@ static void check_str(struct sema_ctx *s, struct ast_node *n)
 	n->type = ty_str(size);
 }
 
+static void str_into(struct cg_ctx *cg, struct ast_node *n, LLVMValueRef dst, uint32_t size)
+{
+	struct ast_node *a = n->call.args;
+	if (a->type.kind == TY_STR) {
+		cg_expr_store(cg, a, dst, size);
+		return;
+	}
+	LLVMValueRef v = cg_expr(cg, a);
+	LLVMValueRef src = LLVMBuildIntToPtr(cg_builder(cg), v, cg_ptr(cg), "");
+	uint32_t len = n->type.size < size ? n->type.size : size;
+	LLVMValueRef args[] = {dst, LLVMConstInt(cg_i32(cg), len, 0), src};
+	cg_helper_call(cg, BPF_FUNC_probe_read_str, args, 3);
+}
+
 static LLVMValueRef lower_str(struct cg_ctx *cg, struct ast_node *n)
 {
 	struct ast_node *a = n->call.args;
-	LLVMValueRef v = cg_expr(cg, a);
 	if (a->type.kind == TY_STR)
-		return v;
+		return cg_expr(cg, a);
 	LLVMValueRef buf = cg_alloca(cg, n->type.size, "str");
-	LLVMValueRef src = LLVMBuildIntToPtr(cg_builder(cg), v, cg_ptr(cg), "");
-	LLVMValueRef args[] = {buf, LLVMConstInt(cg_i32(cg), n->type.size, 0), src};
-	cg_helper_call(cg, BPF_FUNC_probe_read_str, args, 3);
+	str_into(cg, n, buf, n->type.size);
 	return buf;
 }
 
@@ -92,7 +103,7 @@ static LLVMValueRef lower_strncmp(struct cg_ctx *cg, struct ast_node *n)
 
 const struct builtin stdlib_strings[] = {
 	{.name = "str", .kind = BI_FUNC, .min_args = 1, .max_args = 2, .check = check_str,
-	 .lower = lower_str, .summary = "read a NUL-terminated string: str(addr [, len])"},
+	 .lower = lower_str, .lower_into = str_into, .summary = "read a NUL-terminated string: str(addr [, len])"},
 	{.name = "strncmp", .kind = BI_FUNC, .min_args = 3, .max_args = 3, .check = check_strncmp,
 	 .lower = lower_strncmp, .summary = "compare the first n bytes of two strings"},
 	{0},

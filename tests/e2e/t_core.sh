@@ -27,6 +27,13 @@ tracepoint:sched:sched_switch /@qt[args->next_pid]/ { @runq_us = hist((nsecs - @
 expect_match core:runqlat_hist_header '^@runq_us: $' "$out"
 expect_match core:runqlat_hist_buckets '^\[[0-9]+(K|M)?, [0-9]+(K|M)?\) +[0-9]+ \|@*' "$out"
 
+# -- Ctrl-C ends tracing and prints the maps (the README's workflow) --------
+"$SONDE" -q -e 'tracepoint:sched:sched_switch { @switches = count(); }' > "$B/sigint.out" 2>&1 &
+spid=$!
+sleep 1.5; kill -INT $spid; wait $spid; rc=$?
+expect_match core:sigint_prints_maps '^@switches: [1-9][0-9]*$' "$(cat "$B/sigint.out")"
+expect_eq core:sigint_exit_status 0 "$rc"
+
 # -- map printing: every kind, exact bytes (checked against bpftrace 0.17) ---
 out=$("$SONDE" -q -e 'BEGIN { @a = count(); @a = count(); @h = hist(5); @h = hist(100); @h = hist(0); @h = hist(-3);
  @l = lhist(5, 0, 100, 10); @l = lhist(95, 0, 100, 10); @s = stats(10); @s = stats(20); @v = avg(7); @v = avg(8);

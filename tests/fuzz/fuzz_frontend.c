@@ -9,8 +9,9 @@
  *   - every node's location lies inside the source and ends after it starts.
  *   - sema either accepts with no message or rejects with one, and codegen
  *     compiles whatever sema accepted.
- * Built with -fsanitize=fuzzer it is a libFuzzer target (`make fuzz`);
- * otherwise tests/fuzz/driver.c supplies main() and feeds it the corpus
+ * With -DFUZZ_PARSER_ONLY it stops after the parser and links with the
+ * front end alone: that is the clang/libFuzzer build of `make fuzz`.
+ * Otherwise tests/fuzz/driver.c supplies main() and feeds it the corpus
  * and deterministic mutations of it (`make fuzz-smoke`).
  */
 #include <stdint.h>
@@ -22,8 +23,10 @@
 #include "common/diag.h"
 #include "parser/ast.h"
 #include "parser/parser.h"
+#ifndef FUZZ_PARSER_ONLY
 #include "codegen/codegen.h"
 #include "sema/sema.h"
+#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -178,6 +181,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (root) {
 		fuzz_walk(&s, root, 0);
 		ast_dump(out, root);
+#ifndef FUZZ_PARSER_ONLY
 		/* the rest of the front end: sema must either accept (then codegen
 		 * must succeed: a program sema accepts is valid IR) or explain */
 		int before = d.errors;
@@ -194,6 +198,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fuzz_fail("codegen failed on a program sema accepted", NULL);
 			free(obj.elf);
 		}
+#endif
 	}
 	arena_free(a);
 	fclose(out);

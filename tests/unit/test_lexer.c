@@ -478,6 +478,10 @@ static void test_directive_errors(void **state)
 		    "test.bt:2:1: error: a '#!' line must be the first line\n"
 		    "#!/bin/x\n"
 		    "^~\n");
+	check_error("#if 0\n#elif 1\n#endif\n", "error",
+		    "test.bt:2:1: error: unsupported preprocessor directive '#elif'\n"
+		    "#elif 1\n"
+		    "^~~~~\n");
 	check_error("# 1\n", "error",
 		    "test.bt:1:1: error: invalid character '#'\n"
 		    "# 1\n"

@@ -534,6 +534,10 @@ static void test_casts(void **state)
 	check_expr("(u32)$x", "(cast <u32> $x)");
 	check_expr("(u32)(u16)arg0", "(cast <u32> (cast <u16> arg0))");
 	check_expr("(u32)!$x", "(cast <u32> (u! $x))");
+	check_expr("(u32)~$x", "(cast <u32> (u~ $x))");
+	check_expr("(u32)(uint8)$x", "(cast <u32> (cast <uint8> $x))");
+	check_expr("(u32)\"s\"", "(cast <u32> \"s\")");
+	check_expr("(u32)sizeof($x)", "(cast <u32> (sizeof $x))");
 	check_expr("(u64)$x + 1", "(+ (cast <u64> $x) 1)");
 	check_expr("(u8)$a[1]", "(cast <u8> ([] $a 1))");
 	check_expr("(pid_t *)arg0", "(cast <pid_t *> arg0)");

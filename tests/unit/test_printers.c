@@ -1018,6 +1018,22 @@ static void test_json_events(void **state)
 	pr_lost_events(c.f, PR_TEXT, 3);
 	CHECK(&c, "a\0b\nLost 3 events\n", false);
 
+	/* time(), cat() and system() output: verbatim in text; in JSON one
+	 * message each, typed as bpftrace types them */
+	cap_open(&c);
+	pr_message(c.f, PR_TEXT, "time", "12:00:00\n", 9);
+	pr_message(c.f, PR_TEXT, "cat", "Linux\n", 6);
+	pr_message(c.f, PR_TEXT, "syscall", "", 0);
+	CHECK(&c, "12:00:00\nLinux\n", false);
+	cap_open(&c);
+	pr_message(c.f, PR_JSON, "time", "12:00:00\n", 9);
+	pr_message(c.f, PR_JSON, "cat", "", 0);
+	pr_message(c.f, PR_JSON, "syscall", "a\n\"c\"", 6);
+	CHECK(&c,
+	"{\"type\": \"time\", \"data\": \"12:00:00\\n\"}\n"
+	"{\"type\": \"cat\", \"data\": \"\"}\n"
+	"{\"type\": \"syscall\", \"data\": \"a\\n\\\"c\\\"\"}\n", true);
+
 	/* sonde prints this on stderr after attaching (bpftrace: "Attaching N
 	 * probes..." on stdout before) */
 	cap_open(&c);

@@ -1,0 +1,208 @@
+/*
+ * symbols.c - the values that are resolved in userspace at print time:
+ * ustack/kstack, usym/ksym, buf, ntop, strftime; join() events; and
+ * reading a process's mappings while it still lives.
+ *
+ * The BPF side stores only numbers: a stack id (with the pid for user
+ * stacks), an address and a pid, a monotonic timestamp.  Here they meet
+ * the STACK_TRACE maps, /proc/kallsyms (ksyms.h) and the per-process ELF
+ * symbol cache (resolve.h: PIE, shared libraries and containers through
+ * /proc/PID/maps and map_files).  A process that exits before the maps
+ * are printed can no longer be read, so the first ustack/usym of each pid
+ * sends EV_PID_SEEN and rt_prime_pid() reads its mappings and opens its
+ * files right away; the cache keeps them after the process is gone.
+ */
+#include "rt_int.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ksyms.h"
+#include "resolve.h"
+#include "valfmt.h"
+
+#define STACK_MAX 127
+
+static struct rs_symcache *symcache(struct rt *rt)
+{
+	if (!rt->syms)
+		rt->syms = rs_symcache_new();
+	return rt->syms;
+}
+
+static struct ksyms *kernel_syms(struct rt *rt)
+{
+	static bool failed;	/* one run per process: do not re-read a refused kallsyms */
+	if (!rt->ksyms && !failed) {
+		rt->ksyms = ksyms_load();
+		if (!rt->ksyms) {
+			failed = true;
+			fprintf(stderr, "sonde: warning: cannot read kernel symbols from /proc/kallsyms: %s\n",
+				strerror(errno));
+		}
+	}
+	return rt->ksyms;
+}
+
+/* an unresolved address prints as a C pointer does: "0", "0x7f..." */
+static const char *pointer(struct rt *rt, uint64_t addr)
+{
+	return addr ? arena_printf(rt->a, "0x%" PRIx64, addr) : "0";
+}
+
+static const char *ksym(struct rt *rt, uint64_t addr)
+{
+	struct ksyms *ks = kernel_syms(rt);
+	const char *name = ks ? ksyms_lookup(ks, addr, NULL) : NULL;
+	return name ? name : pointer(rt, addr);
+}
+
+static const char *usym(struct rt *rt, uint64_t addr, int pid)
+{
+	struct rs_usym u;
+	struct rs_symcache *c = symcache(rt);
+	if (c && !rs_usym(c, pid, addr, &u) && u.name)
+		return u.name;
+	return pointer(rt, addr);
+}
+
+static const char *stack(struct rt *rt, const struct type *t, uint64_t v)
+{
+	bool user = t->kind == TY_USTACK;
+	int32_t id = (int32_t)(uint32_t)v;
+	int pid = (int)(v >> 32);
+	uint32_t depth = t->count ? t->count : STACK_MAX;
+	if (id < 0) {
+		/* -EFAULT: no stack of that kind here (kstack in a uprobe) */
+		if (id == -EEXIST && !rt->stack_lost_warned) {
+			rt->stack_lost_warned = true;
+			fprintf(stderr, "sonde: warning: some stacks were lost to stack map hash collisions\n");
+		}
+		return "";
+	}
+	char name[32];
+	snprintf(name, sizeof(name), CG_STACK_MAP_FMT, depth);
+	int fd = bpf_object__find_map_fd_by_name(rt->bpf, name);
+	uint64_t ips[1024];
+	if (fd < 0 || depth > 1024 || bpf_map_lookup_elem(fd, &id, ips))
+		return "";
+	struct vf_frame f[1024];
+	int n = 0;
+	for (uint32_t i = 0; i < depth && ips[i]; i++, n++) {
+		f[n] = (struct vf_frame){.addr = ips[i]};
+		if (user) {
+			struct rs_usym u;
+			struct rs_symcache *c = symcache(rt);
+			if (c && !rs_usym(c, pid, ips[i], &u) && u.name) {
+				f[n].sym = u.name;
+				f[n].off = u.off;
+				f[n].module = u.file;
+			}
+		} else {
+			struct ksyms *ks = kernel_syms(rt);
+			f[n].sym = ks ? ksyms_lookup(ks, ips[i], &f[n].off) : NULL;
+		}
+	}
+	return vf_stack(rt->a, f, n, (enum vf_stack_mode)t->stack_mode, rt->render_in_key ? 4 : 8,
+			user);
+}
+
+const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *p)
+{
+	uint64_t v, w;
+	memcpy(&v, p, 8);
+	switch (t->kind) {
+	case TY_KSYM:
+		return ksym(rt, v);
+	case TY_USYM:	/* {address, pid} */
+		memcpy(&w, p + 8, 8);
+		return usym(rt, v, (int)w);
+	case TY_USTACK:
+	case TY_KSTACK:
+		return stack(rt, t, v);
+	case TY_BUF: {	/* {length, bytes} */
+		uint64_t cap = t->size > 8 ? t->size - 8 : 0;
+		return vf_buf(rt->a, p + 8, v < cap ? v : cap);
+	}
+	case TY_INET:	/* {family, address} */
+		return vf_inet(rt->a, v, p + 8);
+	case TY_TIMESTAMP: {
+		struct timespec real, mono;
+		clock_gettime(CLOCK_REALTIME, &real);
+		clock_gettime(CLOCK_MONOTONIC, &mono);
+		struct timespec wall = vf_mono_to_wall(v, &real, &mono);
+		return vf_strftime(rt->a, t->fmt ? t->fmt : "%H:%M:%S", &wall, false);
+	}
+	case TY_NONE: case TY_VOID: case TY_INT: case TY_STR: case TY_TUPLE: case TY_PTR:
+	case TY_STRUCT: case TY_ARRAY: case TY_COUNT: case TY_SUM: case TY_AVG: case TY_MIN:
+	case TY_MAX: case TY_STATS: case TY_HIST: case TY_LHIST: case TY_USERNAME:
+	case TY_CGROUP_PATH: case TY_CONTAINER: case TY_PROBE: case TY_ERROR:
+		break;
+	}
+	return "";
+}
+
+/* join(argv, sep): {u64 count, char slot[count][CG_JOIN_ARG_SIZE]} */
+void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *args, size_t len)
+{
+	uint64_t n;
+	if (len < 8)
+		return;
+	memcpy(&n, args, 8);
+	char *buf = NULL;
+	size_t blen = 0;
+	FILE *m = open_memstream(&buf, &blen);
+	if (!m)
+		return;
+	for (uint64_t i = 0; i < n && i < CG_JOIN_ARGS; i++) {
+		size_t off = 8 + i * CG_JOIN_ARG_SIZE;
+		if (off >= len)
+			break;
+		size_t room = len - off < CG_JOIN_ARG_SIZE ? len - off : CG_JOIN_ARG_SIZE;
+		if (i)
+			fputs(ev->fmt ? ev->fmt : " ", m);
+		fwrite(args + off, 1, strnlen((const char *)args + off, room), m);
+	}
+	fclose(m);
+	if (rt->o->format == PR_JSON) {
+		char *js = NULL;
+		size_t jlen = 0;
+		FILE *j = open_memstream(&js, &jlen);
+		if (j) {
+			pr_json_string(j, buf, blen);
+			fclose(j);
+			pr_json_event(rt->o->out, "join", js);
+			free(js);
+		}
+	} else {
+		fwrite(buf, 1, blen, rt->o->out);
+		fputc('\n', rt->o->out);
+	}
+	free(buf);
+}
+
+struct prime_ctx {
+	struct rs_symcache *c;
+	int pid;
+};
+
+static int prime_one(const struct rs_mapping *m, void *ctx)
+{
+	struct prime_ctx *p = ctx;
+	struct rs_usym u;
+	/* looking up the mapping's first byte loads the process's mappings
+	 * and opens the file while /proc/PID/map_files still has it */
+	rs_usym(p->c, p->pid, m->start, &u);
+	return 0;
+}
+
+void rt_prime_pid(struct rt *rt, int pid)
+{
+	struct prime_ctx p = {.c = symcache(rt), .pid = pid};
+	if (p.c && pid > 0)
+		rs_maps_each(pid, prime_one, &p);
+}

@@ -1,0 +1,375 @@
+/*
+ * symbols.c - addresses and names: usym, ksym, uaddr, kaddr, reg, cgroupid.
+ *
+ * usym(addr) stores {addr, pid} (16 bytes): a user address names a symbol
+ * only in its process, which runtime/symbols.c reads through the
+ * per-process symbol cache (PIE, libraries, containers).  ksym(addr) is
+ * the address alone, looked up in /proc/kallsyms when printed.
+ *
+ * kaddr("sym"), cgroupid("/path") and the symbol part of uaddr("sym") are
+ * resolved here, at compile time.  uaddr is right for position-independent
+ * files too (bpftrace 0.17 returns the link-time value there): in a probe
+ * on a PIE or a library the load base is only known when the probe runs,
+ * so the BPF side computes bpf_get_func_ip() - (probed function's link
+ * address) + (symbol's link address).
+ *
+ * reg("name") reads struct pt_regs of the context (x86-64 names: ip, sp,
+ * bp, ax, bx, cx, dx, si, di, r8..r15, flags, orig_ax, cs, ss).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "../runtime/ksyms.h"
+#include "../runtime/resolve.h"
+#include "../runtime/usdt.h"
+#include "stdlib_int.h"
+
+#define CGROUP2_SUPER_MAGIC 0x63677270
+
+bool stdlib_probe_types(struct sema_ctx *s, struct ast_node *n, const char *what,
+			unsigned types)
+{
+	const struct sema_probe *p = sema_cur_probe(s);
+	for (int i = 0; i < p->nattach; i++) {
+		if (types & (1u << p->attach[i].type))
+			continue;
+		sema_error(s, n->loc, "%s is not available in %s probes", what,
+			   sema_probe_type_name(p->attach[i].type));
+		n->type.kind = TY_ERROR;
+		return false;
+	}
+	return true;
+}
+
+/* the single argument is an integer (address) */
+static bool addr_arg(struct sema_ctx *s, struct ast_node *n)
+{
+	struct ast_node *a = n->call.args;
+	struct type *t = sema_expr(s, a);
+	if (t->kind == TY_ERROR) {
+		n->type.kind = TY_ERROR;
+		return false;
+	}
+	if (t->kind != TY_INT && t->kind != TY_PTR) {
+		sema_error(s, a->loc, "%s() needs an address, not %s", n->call.name,
+			   type_str(sema_arena(s), t));
+		n->type.kind = TY_ERROR;
+		return false;
+	}
+	return true;
+}
+
+/* the single argument is a string literal */
+static const char *literal_arg(struct sema_ctx *s, struct ast_node *n, const char *what)
+{
+	struct ast_node *a = n->call.args;
+	if (a->kind != N_STR) {
+		sema_error(s, a->loc, "%s() needs a string literal: %s", n->call.name, what);
+		n->type.kind = TY_ERROR;
+		return NULL;
+	}
+	sema_expr(s, a);
+	return a->s.value;
+}
+
+/* ---- usym, ksym ------------------------------------------------------------ */
+
+static void check_usym(struct sema_ctx *s, struct ast_node *n)
+{
+	if (addr_arg(s, n))
+		n->type = (struct type){.kind = TY_USYM, .size = 16};
+}
+
+static LLVMValueRef lower_usym(struct cg_ctx *cg, struct ast_node *n)
+{
+	LLVMValueRef addr = cg_expr(cg, n->call.args);
+	LLVMValueRef tg = cg_helper_call(cg, BPF_FUNC_get_current_pid_tgid, NULL, 0);
+	LLVMValueRef pid = LLVMBuildLShr(cg_builder(cg), tg, cg_const(cg, 32), "pid");
+	LLVMValueRef buf = cg_alloca_nozero(cg, 16, "usym");
+	cg_store_i64(cg, addr, buf);
+	cg_store_i64(cg, pid, cg_gep(cg, buf, 8));
+	stdlib_note_pid(cg, pid);
+	return buf;
+}
+
+static void check_ksym(struct sema_ctx *s, struct ast_node *n)
+{
+	if (addr_arg(s, n))
+		n->type = (struct type){.kind = TY_KSYM, .size = 8};
+}
+
+static LLVMValueRef lower_addr(struct cg_ctx *cg, struct ast_node *n)
+{
+	return cg_expr(cg, n->call.args);
+}
+
+/* ---- kaddr ------------------------------------------------------------------ */
+
+static struct ksyms *compile_ksyms(void)
+{
+	/* read once per compile; kept for the life of the process */
+	static struct ksyms *ks;
+	if (!ks)
+		ks = ksyms_load();
+	return ks;
+}
+
+static void check_kaddr(struct sema_ctx *s, struct ast_node *n)
+{
+	const char *name = literal_arg(s, n, "kaddr(\"symbol\")");
+	if (!name)
+		return;
+	struct ksyms *ks = compile_ksyms();
+	uint64_t addr;
+	if (!ks) {
+		sema_error(s, n->loc, "kaddr(): cannot read kernel symbols from /proc/kallsyms: %s",
+			   errno == EPERM ? "kptr_restrict hides them (run as root)" : strerror(errno));
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	if (ksyms_find(ks, name, &addr)) {
+		sema_error(s, n->call.args->loc, "kaddr(): no kernel symbol named '%s'", name);
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	n->type = ty_uint64;
+	n->sema_data = arena_printf(sema_arena(s), "%llu", (unsigned long long)addr);
+}
+
+static LLVMValueRef lower_const_text(struct cg_ctx *cg, struct ast_node *n)
+{
+	return cg_const(cg, strtoull(n->sema_data, NULL, 10));
+}
+
+/* ---- uaddr ------------------------------------------------------------------ */
+
+struct elf_lookup {
+	uint64_t value, size;
+	bool found, pie;
+};
+
+/* a defined symbol of any kind named `name` in .symtab or .dynsym */
+static int elf_symbol(const char *path, const char *name, struct elf_lookup *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	GElf_Ehdr eh;
+	if (!e || !gelf_getehdr(e, &eh)) {
+		if (e)
+			elf_end(e);
+		close(fd);
+		return -ENOEXEC;
+	}
+	out->pie = eh.e_type == ET_DYN;
+	Elf_Scn *scn = NULL;
+	while (!out->found && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t cnt = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; d && i < cnt; i++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			const char *nm = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (nm && !strcmp(nm, name)) {
+				out->value = sym.st_value;
+				out->size = sym.st_size;
+				out->found = true;
+				break;
+			}
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return 0;
+}
+
+/* the file a uprobe/usdt target names: a path, or a program in PATH */
+static const char *target_path(struct sema_ctx *s, const char *target)
+{
+	if (strchr(target, '/'))
+		return target;
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *c = strchr(path, ':');
+		size_t len = c ? (size_t)(c - path) : strlen(path);
+		const char *cand = arena_printf(sema_arena(s), "%.*s/%s", (int)len, path, target);
+		if (!access(cand, X_OK))
+			return cand;
+		path += len + (c ? 1 : 0);
+	}
+	return NULL;
+}
+
+struct uaddr_info {
+	uint64_t sym;		/* the symbol's link-time address */
+	uint64_t site;		/* the probed address's link-time address; 0: absolute */
+};
+
+static void check_uaddr(struct sema_ctx *s, struct ast_node *n)
+{
+	const char *name = literal_arg(s, n, "uaddr(\"symbol\")");
+	if (!name || !stdlib_probe_types(s, n, "uaddr()",
+					 1u << PT_UPROBE | 1u << PT_URETPROBE | 1u << PT_USDT))
+		return;
+	const struct sema_probe *p = sema_cur_probe(s);
+	struct uaddr_info *ui = arena_new_obj(sema_arena(s), struct uaddr_info);
+	const char *file = NULL;
+	struct elf_lookup sym;
+	for (int i = 0; i < p->nattach; i++) {
+		const struct sema_attach *at = &p->attach[i];
+		const char *f = target_path(s, at->target);
+		if (!f) {
+			sema_error(s, n->loc, "uaddr(): cannot find the file of '%s' (write its path)",
+				   at->target);
+			n->type.kind = TY_ERROR;
+			return;
+		}
+		if (file && strcmp(file, f)) {
+			sema_error(s, n->loc, "uaddr() needs all probes of the block in one file, not %s and %s",
+				   file, f);
+			n->type.kind = TY_ERROR;
+			return;
+		}
+		file = f;
+	}
+	int err = elf_symbol(file, name, &sym);
+	if (err || !sym.found) {
+		sema_error(s, n->call.args->loc, "uaddr(): %s%s%s", err ? "cannot read " : "no symbol '",
+			   err ? file : name, err ? "" : arena_printf(sema_arena(s), "' in %s", file));
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	ui->sym = sym.value;
+	if (sym.pie) {
+		/* the load base is known in the probe: every attach point must be
+		 * one known address of the file */
+		for (int i = 0; i < p->nattach; i++) {
+			const struct sema_attach *at = &p->attach[i];
+			uint64_t site;
+			if (at->type == PT_USDT && at->usdt) {
+				site = at->usdt->pc;
+			} else {
+				struct elf_lookup fn;
+				if (strpbrk(at->func, "*?[") || elf_symbol(file, at->func, &fn) || !fn.found) {
+					sema_error(s, n->loc, "uaddr() in %s: %s is position-independent, so the probe must name one function of it",
+						   at->name, file);
+					n->type.kind = TY_ERROR;
+					return;
+				}
+				site = fn.value;
+			}
+			if (i && site != ui->site) {
+				sema_error(s, n->loc, "uaddr() in a block probing several addresses of the position-independent %s is not supported",
+					   file);
+				n->type.kind = TY_ERROR;
+				return;
+			}
+			ui->site = site;
+		}
+	}
+	struct type *el = arena_new_obj(sema_arena(s), struct type);
+	uint32_t sz = sym.size == 1 || sym.size == 2 || sym.size == 4 ? (uint32_t)sym.size : 8;
+	*el = (struct type){.kind = TY_INT, .size = sz, .is_signed = true};
+	n->type = (struct type){.kind = TY_PTR, .size = 8, .elem = el, .is_user = true};
+	n->sema_data = ui;
+}
+
+static LLVMValueRef lower_uaddr(struct cg_ctx *cg, struct ast_node *n)
+{
+	const struct uaddr_info *ui = n->sema_data;
+	if (!ui->site)
+		return cg_const(cg, ui->sym);
+	LLVMValueRef args[] = {cg_ctx_arg(cg)};
+	LLVMValueRef ip = cg_helper_call(cg, BPF_FUNC_get_func_ip, args, 1);
+	return LLVMBuildAdd(cg_builder(cg), ip, cg_const(cg, ui->sym - ui->site), "uaddr");
+}
+
+/* ---- reg -------------------------------------------------------------------- */
+
+#define REG_PROBES (1u << PT_UPROBE | 1u << PT_URETPROBE | 1u << PT_USDT | 1u << PT_KPROBE | \
+		    1u << PT_KRETPROBE | 1u << PT_PROFILE | 1u << PT_INTERVAL | 1u << PT_SOFTWARE)
+
+static void check_reg(struct sema_ctx *s, struct ast_node *n)
+{
+	const char *name = literal_arg(s, n, "reg(\"ip\")");
+	if (!name || !stdlib_probe_types(s, n, "reg()", REG_PROBES))
+		return;
+	int off = usdt_ptregs_offset(name);
+	if (off < 0) {
+		sema_error(s, n->call.args->loc,
+			   "reg(): unknown register '%s' (x86-64: ip sp bp ax bx cx dx si di r8..r15 flags orig_ax cs ss)",
+			   name);
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	n->type = ty_uint64;
+	n->sema_data = arena_printf(sema_arena(s), "%d", off);
+}
+
+static LLVMValueRef lower_reg(struct cg_ctx *cg, struct ast_node *n)
+{
+	/* perf_event programs get bpf_perf_event_data, whose first member is
+	 * the registers, so one offset serves every allowed probe type */
+	return cg_load_i64(cg, cg_gep(cg, cg_ctx_arg(cg), (uint32_t)atoi(n->sema_data)));
+}
+
+/* ---- cgroupid ----------------------------------------------------------------- */
+
+static void check_cgroupid(struct sema_ctx *s, struct ast_node *n)
+{
+	const char *path = literal_arg(s, n, "cgroupid(\"/sys/fs/cgroup/...\")");
+	if (!path)
+		return;
+	char root[4096] = "";
+	rs_cgroup2_root(root, sizeof(root));
+	const char *p = path;
+	struct stat st;
+	struct statfs fs;
+	if (path[0] != '/' && *root && stat(path, &st))
+		p = arena_printf(sema_arena(s), "%s/%s", root, path);
+	if (stat(p, &st)) {
+		sema_error(s, n->call.args->loc, "cgroupid(): cannot find '%s': %s", path, strerror(errno));
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	if (statfs(p, &fs) || fs.f_type != CGROUP2_SUPER_MAGIC) {
+		sema_error(s, n->call.args->loc, "cgroupid(): '%s' is not in the cgroup v2 hierarchy%s%s",
+			   path, *root ? ", which is mounted at " : "", root);
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	n->type = ty_uint64;
+	n->sema_data = arena_printf(sema_arena(s), "%llu", (unsigned long long)st.st_ino);
+}
+
+#define FN(nm, na, chk, low, doc) \
+	{.name = nm, .kind = BI_FUNC, .min_args = na, .max_args = na, .check = chk, .lower = low, \
+	 .summary = doc}
+
+const struct builtin stdlib_symbols[] = {
+	FN("usym", 1, check_usym, lower_usym, "user symbol of an address in the current process"),
+	FN("ksym", 1, check_ksym, lower_addr, "kernel symbol of an address"),
+	FN("kaddr", 1, check_kaddr, lower_const_text, "address of a kernel symbol: kaddr(\"name\")"),
+	FN("uaddr", 1, check_uaddr, lower_uaddr, "address of a symbol of the probed file: uaddr(\"name\")"),
+	FN("reg", 1, check_reg, lower_reg, "a register of the probe's context: reg(\"ip\")"),
+	FN("cgroupid", 1, check_cgroupid, lower_const_text, "id of a cgroup v2 directory: cgroupid(\"/path\")"),
+	{0},
+};
