@@ -25,6 +25,7 @@
 #include "ksyms.h"
 #include "resolve.h"
 #include "tracefs.h"
+#include "verifier.h"
 #include "usdt.h"
 
 /* ---- libbpf's messages ----------------------------------------------------- */
@@ -289,44 +290,17 @@ static int attach_one(struct rt *rt, struct bpf_program *prog, const struct sema
 
 /* ---- loading ------------------------------------------------------------------ */
 
-/*
- * The verifier's log quotes the source line of each instruction it walked
- * ("; @x = count() @ sonde-src-XXXXXX:3", from the BTF line info codegen
- * wrote).  The last such line before the complaint is where the failing
- * instruction came from: show it as a located message.
- */
+/* the located message for the failing instruction's source line */
 static void show_failing_line(struct rt *rt, const char *log, const char *end)
 {
-	const char *best = NULL;
-	for (const char *p = log; p && p < end; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (p[0] == ';' && p[1] == ' ')
-			best = p;
-	if (!best || !rt->o->src)
-		return;
-	const char *at = strstr(best, " @ ");
-	const char *nl = strchr(best, '\n');
-	if (!at || (nl && at > nl))
-		return;
-	const char *colon = strrchr(at, ':');
-	if (!colon || (nl && colon > nl))
-		return;
-	int line = atoi(colon + 1);
-	if (line < 1)
+	int col, end_col;
+	int line = vf_failing_line(log, (size_t)(end - log), rt->o->src, &col, &end_col);
+	if (!line)
 		return;
 	struct diag d;
 	diag_init(&d, rt->o->file, rt->o->src, stderr);
-	struct src_loc loc = {.file = rt->o->file, .line = line, .col = 1, .end_line = line, .end_col = 1};
-	/* underline the whole line: the log knows lines, not columns */
-	const char *p = rt->o->src;
-	for (int l = 1; l < line && *p; p++)
-		if (*p == '\n')
-			l++;
-	const char *e = strchr(p, '\n');
-	loc.end_col = (int)((e ? e : p + strlen(p)) - p) + 1;
-	while (*p == ' ' || *p == '\t') {
-		p++;
-		loc.col++;
-	}
+	struct src_loc loc = {.file = rt->o->file, .line = line, .col = col,
+			      .end_line = line, .end_col = end_col};
 	diag_error(&d, loc, "the verifier rejected the code generated for this line");
 }
 
