@@ -6,11 +6,12 @@ bin=$1 results=$2
 name=$(basename "$bin")
 out=$("$bin" 2>&1); rc=$?
 printf '%s\n' "$out"
+# (cmocka names a failed test twice, in place and in its closing list)
 printf '%s\n' "$out" | sed -n \
-	-e "s/^\[       OK \] \(.*\)/PASS unit:$name:\1/p" \
+	-e "s/^\[       OK \] \([^ ]*\)$/PASS unit:$name:\1/p" \
 	-e "s/^\[  FAILED  \] \([^ ]*\)$/FAIL unit:$name:\1/p" \
-	-e "s/^\[  SKIPPED \] \(.*\)/SKIP unit:$name:\1/p" \
-	-e "s/^\[  ERROR   \] \(.*\)/FAIL unit:$name:\1/p" >> "$results"
+	-e "s/^\[  SKIPPED \] \([^ ]*\)$/SKIP unit:$name:\1/p" \
+	-e "s/^\[  ERROR   \] \([^ ]*\)$/FAIL unit:$name:\1/p" | sort -u >> "$results"
 # a crash before cmocka's summary still counts as a failure
 if [ $rc -ne 0 ] && ! grep -q "^FAIL unit:$name:" "$results"; then
 	echo "FAIL unit:$name (exit status $rc)" >> "$results"
