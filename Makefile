@@ -17,7 +17,7 @@ GEN     := $(BUILD)/gen
 
 DEPS_PKGS := llvm-16-dev libbpf-dev libelf-dev flex bison libcmocka-dev \
 	zlib1g-dev libzstd-dev libz3-dev libxml2-dev libncurses-dev \
-	bpftrace gcc g++ make util-linux iproute2 pkg-config
+	bpftrace gcc g++ make util-linux iproute2 pkg-config systemtap-sdt-dev python3
 
 SRCDIRS := common lexer parser sema codegen stdlib runtime
 LIB_SRCS := $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.c))
@@ -78,6 +78,14 @@ $(BUILD)/asan/%.o: %.c
 
 # parser/ and lexer/ sources include the bison header
 $(filter $(BUILD)/rel/parser/% $(BUILD)/asan/parser/% $(BUILD)/rel/lexer/% $(BUILD)/asan/lexer/%,$(REL_OBJS) $(ASAN_OBJS)): $(GEN)/parser.h
+
+# syscall_name(): this architecture's syscall numbers, from the kernel
+# headers the build sees (linux-libc-dev), so the table is never stale
+$(GEN)/syscall_names.h:
+	@mkdir -p $(GEN)
+	echo '#include <asm/unistd.h>' | $(CC) -E -dM - | \
+		sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/[\2] = "\1",/p' > $@
+$(BUILD)/rel/stdlib/syscalls.o $(BUILD)/asan/stdlib/syscalls.o: $(GEN)/syscall_names.h
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

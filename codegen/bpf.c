@@ -43,6 +43,17 @@ LLVMValueRef cg_alloca_nozero(struct cg_ctx *cg, uint32_t size, const char *name
 	return a;
 }
 
+LLVMValueRef cg_alloca_shared(struct cg_ctx *cg, uint32_t size, const char *name)
+{
+	for (LLVMValueRef i = LLVMGetFirstInstruction(cg->entry); i; i = LLVMGetNextInstruction(i)) {
+		size_t len;
+		const char *n = LLVMGetValueName2(i, &len);
+		if (LLVMIsAAllocaInst(i) && len == strlen(name) && !memcmp(n, name, len))
+			return i;
+	}
+	return cg_alloca_nozero(cg, size, name);
+}
+
 void cg_memset0(struct cg_ctx *cg, LLVMValueRef dst, uint32_t size)
 {
 	size = (size + 7) & ~7u;
@@ -154,7 +165,8 @@ void cg_event_output(struct cg_ctx *cg, LLVMValueRef buf, LLVMValueRef size)
 	LLVMValueRef rc = cg_helper_call(cg, BPF_FUNC_ringbuf_output, args, 4);
 	LLVMValueRef failed = LLVMBuildICmp(cg->b, LLVMIntSLT, rc, cg_const(cg, 0), "");
 	struct cg_if f = cg_begin_if(cg, failed, "lost");
-	LLVMValueRef key = cg_alloca(cg, 8, "lostkey");
+	LLVMValueRef key = cg_alloca_shared(cg, 8, "sonde.lostkey");
+	cg_store_i64(cg, cg_const(cg, 0), key);
 	LLVMValueRef largs[] = {cg->lost, key};
 	LLVMValueRef p = call_ret(cg, BPF_FUNC_map_lookup_elem, cg->ptr, largs, 2);
 	LLVMValueRef ok = LLVMBuildIsNotNull(cg->b, p, "");
@@ -230,12 +242,15 @@ LLVMValueRef cg_aux_map(struct cg_ctx *cg, const char *name, uint32_t type, uint
 
 LLVMValueRef cg_scratch(struct cg_ctx *cg, const char *name, uint32_t size)
 {
-	/* one per-CPU array slot per name: a probe runs on one CPU without
-	 * preemption by itself, so its slot is private while it runs */
+	/* one per-CPU array slot per name: a BPF program runs to its end on
+	 * one CPU, so the slot is its own while it runs - unless a program in
+	 * an interrupt (a tracepoint, a perf event) that uses the same name
+	 * lands in the middle, a limit bpftrace's scratch maps share */
 	size = (size + 7) & ~7u;
 	const char *mname = arena_printf(cg->a, "scr_%.11s", name);
 	LLVMValueRef map = cg_aux_map(cg, mname, BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, size);
-	LLVMValueRef key = cg_alloca(cg, 8, "scratchkey");
+	LLVMValueRef key = cg_alloca_shared(cg, 8, "sonde.scratchkey");
+	cg_store_i64(cg, cg_const(cg, 0), key);
 	LLVMValueRef args[] = {map, key};
 	LLVMValueRef p = call_ret(cg, BPF_FUNC_map_lookup_elem, cg->ptr, args, 2);
 	struct cg_if f = cg_begin_if(cg, LLVMBuildIsNull(cg->b, p, ""), "noscratch");

@@ -92,6 +92,10 @@ void cg_expr_store(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef dst, uint
 /* stack memory in the entry block, zeroed at the point of the call */
 LLVMValueRef cg_alloca(struct cg_ctx *cg, uint32_t size, const char *name);
 LLVMValueRef cg_alloca_nozero(struct cg_ctx *cg, uint32_t size, const char *name);
+/* one entry-block slot per name and program, not zeroed: for temporaries
+ * used in a stretch of code that cannot run itself again before it is done
+ * (a helper's key, a fixed-size event), saving BPF stack */
+LLVMValueRef cg_alloca_shared(struct cg_ctx *cg, uint32_t size, const char *name);
 void cg_memset0(struct cg_ctx *cg, LLVMValueRef dst, uint32_t size);
 void cg_memcpy(struct cg_ctx *cg, LLVMValueRef dst, LLVMValueRef src, uint32_t size);
 LLVMValueRef cg_gep(struct cg_ctx *cg, LLVMValueRef base, uint32_t off);

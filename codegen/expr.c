@@ -20,7 +20,7 @@ static bool is_int_kind(const struct type *t)
 	case TY_INT: case TY_PTR: case TY_KSYM: case TY_USTACK:
 	case TY_KSTACK: case TY_USERNAME: case TY_CGROUP_PATH: case TY_CONTAINER:
 	case TY_PROBE: case TY_TIMESTAMP: case TY_COUNT: case TY_SUM: case TY_MIN:
-	case TY_MAX:
+	case TY_MAX: case TY_DECODED:
 		return true;
 	case TY_NONE: case TY_VOID: case TY_STR: case TY_BUF: case TY_TUPLE:
 	case TY_STRUCT: case TY_ARRAY: case TY_AVG: case TY_STATS: case TY_HIST:
@@ -264,6 +264,12 @@ static LLVMValueRef tp_field(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef
 		tp_field_into(cg, e, buf, e->type.size);
 		return buf;
 	}
+	if (e->type.kind == TY_ARRAY) {
+		/* a whole array (ntop(args->daddr), buf(...)): its bytes */
+		LLVMValueRef buf = cg_alloca(cg, e->type.size, "tparray");
+		cg_probe_read(cg, buf, e->type.size, p, 0, 0);
+		return buf;
+	}
 	uint32_t size = (uint32_t)f->size;
 	if (size != 1 && size != 2 && size != 4 && size != 8)
 		size = 8;
@@ -450,7 +456,8 @@ LLVMValueRef cg_expr(struct cg_ctx *cg, struct ast_node *e)
 				return buf;
 			}
 			LLVMValueRef tmp = cg_alloca(cg, 8, "deref");
-			cg_probe_read(cg, tmp, sz, v, 0, 0);
+			/* uaddr() pointers are user memory */
+			cg_probe_read(cg, tmp, sz, v, pt->kind == TY_PTR && pt->is_user, 0);
 			return load_ext(cg, tmp, sz, pt->elem && pt->elem->is_signed);
 		}
 		return v;

@@ -169,7 +169,10 @@ static const char *section_of(struct cg_ctx *cg, const struct sema_attach *at)
 static void emit_filters(struct cg_ctx *cg)
 {
 	const struct sema_attach *at = cg->attach;
-	if (at->type == PT_BEGIN || at->type == PT_END)
+	/* interval probes are timers, not events of a task: the task they
+	 * interrupt is whatever ran on CPU 0, so -p/--container would make
+	 * `interval:s:1 { print(@); }` silent */
+	if (at->type == PT_BEGIN || at->type == PT_END || at->type == PT_INTERVAL)
 		return;
 	if (cg->opts->filter_pid) {
 		LLVMValueRef tg = cg_helper_call(cg, BPF_FUNC_get_current_pid_tgid, NULL, 0);

@@ -164,6 +164,7 @@ static void type_print(FILE *f, const struct type *t, int depth)
 	case TY_CGROUP_PATH:	fputs("cgroup_path", f); break;
 	case TY_CONTAINER:	fputs("container", f); break;
 	case TY_PROBE:		fputs("probe", f); break;
+	case TY_DECODED:	fputs(t->decoder ? t->decoder->name : "decoded", f); break;
 	case TY_ERROR:		fputs("error", f); break;
 	}
 }

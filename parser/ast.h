@@ -46,10 +46,22 @@ enum type_kind {
 	TY_CGROUP_PATH,	/* cgroup id printed as its path */
 	TY_CONTAINER,	/* cgroup id printed as a short container id */
 	TY_PROBE,	/* probe index printed as its name */
+	TY_DECODED,	/* integer a stdlib decoder names at print time (type.decoder) */
 	TY_ERROR,	/* after a reported error, to silence cascades */
 };
 
 struct type_field;
+struct arena;
+
+/* How a TY_DECODED integer prints: ioctl fields, fd paths, syscall and
+ * disk names.  The builtin that makes the value (stdlib/) owns the
+ * decoder, so a new one touches stdlib/ only.  render() returns text in
+ * the arena; is_str says JSON quotes it. */
+struct type_decoder {
+	const char *name;	/* in type_str and messages: "ioc_dir" */
+	bool is_str;
+	const char *(*render)(struct arena *a, uint64_t v);
+};
 
 struct type {
 	enum type_kind kind;
@@ -61,6 +73,7 @@ struct type {
 	uint8_t stack_mode;	/* TY_USTACK, TY_KSTACK: 0 bpftrace, 1 perf, 2 raw */
 	const char *fmt;	/* TY_TIMESTAMP: the strftime() format */
 	const char *sname;	/* TY_STRUCT */
+	const struct type_decoder *decoder;	/* TY_DECODED */
 	struct type_field *fields;	/* TY_TUPLE, TY_STRUCT */
 	int nfields;
 	int64_t lh_min, lh_max, lh_step;	/* TY_LHIST */

@@ -183,10 +183,12 @@ static void rescan(struct rt *rt, struct watch *w)
 				fprintf(stderr, "sonde: %s: %s; no longer rescanning\n", w->at->name, err);
 			return;
 		}
+		/* a container with no process left may get new ones: say so
+		 * with -v; anything else (a vanished cgroup, no memory) warns */
 		char msg[700];
 		snprintf(msg, sizeof(msg), "%s: rescan: %s", w->at->name, err);
-		if (rt_follow_note_first(rt, msg))
-			fprintf(stderr, "sonde: warning: %s\n", msg);
+		if ((rc != -ESRCH || rt->o->verbose) && rt_follow_note_first(rt, msg))
+			fprintf(stderr, "sonde: %s%s\n", rc == -ESRCH ? "" : "warning: ", msg);
 		return;
 	}
 	for (size_t i = first; i < w->sites->nsites; i++) {

@@ -112,7 +112,7 @@ static bool parse_conv(const char *s, struct conv_parts *c, const char **why)
 	}
 	c->conv = s[i];
 	c->length = i + 1;
-	if (!strchr("diuxXocsp", c->conv)) {
+	if (!strchr("diuxXocspr", c->conv)) {	/* %r: a buf(), as bpftrace */
 		*why = "unknown conversion";
 		return false;
 	}
@@ -130,6 +130,7 @@ static enum fmt_arg_kind conv_kind(char conv)
 	case 'i':
 		return FMT_INT;
 	case 's':
+	case 'r':
 		return FMT_STR;
 	default:
 		return FMT_UINT;
@@ -367,9 +368,10 @@ static void put_conv(struct buf *b, const struct conv_parts *c,
 	char ch;
 
 	if (!v)		/* fewer values than conversions: 0 or "" */
-		v = c->conv == 's' ? &missing_str : &missing_int;
+		v = c->conv == 's' || c->conv == 'r' ? &missing_str : &missing_int;
 	switch (c->conv) {
 	case 's':
+	case 'r':	/* buf(): already rendered \x-escaped */
 		if (v->kind == FMT_STR) {
 			put_str(b, c, v->s);
 		} else {

@@ -20,7 +20,7 @@ struct arena;
 enum fmt_arg_kind {
 	FMT_INT,	/* %d %i: signed 64-bit */
 	FMT_UINT,	/* %u %x %X %o %c %p: unsigned 64-bit */
-	FMT_STR,	/* %s: any printable value */
+	FMT_STR,	/* %s: any printable value; %r: a buf() */
 };
 
 struct fmt_conv {

@@ -102,7 +102,8 @@ int rt_fold_equal_keys(struct pr_map *pm, enum map_kind kind)
 
 bool rt_type_has_container(const struct type *t)
 {
-	if (t->kind == TY_CONTAINER)
+	/* decoded values too: two descriptors on one file print one fdpath */
+	if (t->kind == TY_CONTAINER || t->kind == TY_DECODED)
 		return true;
 	if (t->kind == TY_TUPLE)
 		for (int i = 0; i < t->nfields; i++)

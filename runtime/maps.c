@@ -157,7 +157,8 @@ static int build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
 		pm->kind = PR_INT;
 		break;
 	case MK_VALUE:
-		pm->kind = m->value.kind == TY_INT ? PR_INT : PR_TEXT_VAL;
+		/* pointers too: bpftrace prints pointer values (not keys) in decimal */
+		pm->kind = m->value.kind == TY_INT || m->value.kind == TY_PTR ? PR_INT : PR_TEXT_VAL;
 		break;
 	case MK_AVG: pm->kind = PR_AVG; break;
 	case MK_STATS: pm->kind = PR_STATS; break;

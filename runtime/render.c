@@ -106,6 +106,9 @@ static const char *render_into(struct rt *rt, const struct type *t, const uint8_
 		const char *path = c ? rs_cgroup_path(c, v) : NULL;
 		return path ? path : arena_printf(rt->a, "%" PRIu64, v);
 	}
+	case TY_DECODED:	/* ioctl fields, fd paths, syscall names: stdlib/ */
+		*is_str = t->decoder->is_str;
+		return t->decoder->render(rt->a, v);
 	case TY_COUNT: case TY_SUM: case TY_MIN: case TY_MAX:
 		return arena_printf(rt->a, "%" PRId64, (int64_t)v);
 	case TY_STRUCT: case TY_ARRAY: case TY_AVG: case TY_STATS:

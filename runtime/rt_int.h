@@ -42,6 +42,7 @@ struct rt {
 	int nsite_names, capsite_names;
 	bool render_in_key;	/* stacks in map keys indent 4 columns, else 8 */
 	bool stack_lost_warned;
+	bool child_traced;	/* -c child under ptrace (symbols.c) */
 	struct rt_follow *follow;	/* --follow: uprobe queries kept for rescans */
 };
 
@@ -60,6 +61,11 @@ int rt_event(void *ctx, void *data, size_t size);
 const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *p);
 void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *args, size_t len);
 void rt_prime_pid(struct rt *rt, int pid);
+/* the -c child: trace it to read its mappings as it exits (only when the
+ * script symbolizes user addresses); waitpid(child, status, block ? 0 :
+ * WNOHANG) that handles the tracing stops itself */
+void rt_child_trace(struct rt *rt);
+pid_t rt_child_wait(struct rt *rt, int *status, bool block);
 /* run.c: attach prog at one resolved uprobe site (its cookie names the
  * symbol for func); -v says where and for which pids ("new file" when
  * later, from a --follow rescan).  0 or -errno, no error message. */
@@ -84,7 +90,7 @@ struct rt_noteset *rt_noteset_new(size_t max);
 bool rt_noteset_first(struct rt_noteset *ns, const char *msg);
 void rt_noteset_free(struct rt_noteset *ns);
 /* keyfold.c: a key holding `container` (a cgroup id printed as a container
- * id) can print the same for many ids; fold such entries of pm into one as
+ * id) or a TY_DECODED value (fdpath) can print the same for many ids; fold such entries of pm into one as
  * aggregation `kind` combines values (not for plain values).  0 or -ENOMEM. */
 bool rt_type_has_container(const struct type *t);
 int rt_fold_equal_keys(struct pr_map *pm, enum map_kind kind);

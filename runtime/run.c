@@ -153,8 +153,14 @@ static void uprobe_note(void *ctx, enum rs_note_level level, const char *msg)
 		fprintf(stderr, "sonde: %s\n", msg);
 }
 
+/* one cookie per symbol name, not per site: `func` must be the same
+ * value in a uprobe and its uretprobe, and in every file (host and
+ * container libc), or `@[func]` prints one key several times */
 static int site_name(struct rt *rt, const char *sym)
 {
+	for (int i = rt->nsite_names - 1; i >= 0; i--)
+		if (!strcmp(rt->site_names[i], sym))
+			return i;
 	if (rt->nsite_names == rt->capsite_names) {
 		rt->capsite_names = rt->capsite_names ? rt->capsite_names * 2 : 16;
 		rt->site_names = realloc(rt->site_names, sizeof(char *) * (size_t)rt->capsite_names);
@@ -454,8 +460,8 @@ static void name_attach_points(struct rt *rt)
 
 static int child_status(struct rt *rt, bool *exited)
 {
-	int st;
-	pid_t p = waitpid(rt->o->child_pid, &st, WNOHANG);
+	int st = 0;
+	pid_t p = rt_child_wait(rt, &st, false);	/* symbols.c: also ptrace stops */
 	*exited = p == rt->o->child_pid;
 	return *exited ? st : 0;
 }
@@ -501,6 +507,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		fflush(o->out);	/* JSON readers (and tests) wait for this line */
 	}
 	if (o->child_go_fd >= 0 && o->child_pid) {
+		rt_child_trace(&rt);
 		if (write(o->child_go_fd, "g", 1) < 0)
 			fprintf(stderr, "sonde: cannot start the child command: %m\n");
 		close(o->child_go_fd);
@@ -551,7 +558,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	if (o->child_pid) {
 		if (!child_done) {
 			kill(o->child_pid, SIGTERM);
-			waitpid(o->child_pid, &child_st, 0);
+			rt_child_wait(&rt, &child_st, true);
 		}
 		if (WIFEXITED(child_st) && WEXITSTATUS(child_st))
 			fprintf(stderr, "sonde: command exited with status %d\n", WEXITSTATUS(child_st));

@@ -11,11 +11,17 @@
  * are printed can no longer be read, so the first ustack/usym of each pid
  * sends EV_PID_SEEN and rt_prime_pid() reads its mappings and opens its
  * files right away; the cache keeps them after the process is gone.
+ * That is a race a process of a few milliseconds can win, so a -c child
+ * is also traced (ptrace, PTRACE_O_TRACEEXIT) when the script symbolizes
+ * user addresses: it stops on its way out with its memory still mapped,
+ * sonde reads it, and lets it go.
  */
 #include "rt_int.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,7 +146,7 @@ const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *
 	case TY_NONE: case TY_VOID: case TY_INT: case TY_STR: case TY_TUPLE: case TY_PTR:
 	case TY_STRUCT: case TY_ARRAY: case TY_COUNT: case TY_SUM: case TY_AVG: case TY_MIN:
 	case TY_MAX: case TY_STATS: case TY_HIST: case TY_LHIST: case TY_USERNAME:
-	case TY_CGROUP_PATH: case TY_CONTAINER: case TY_PROBE: case TY_ERROR:
+	case TY_CGROUP_PATH: case TY_CONTAINER: case TY_PROBE: case TY_DECODED: case TY_ERROR:
 		break;
 	}
 	return "";
@@ -205,4 +211,46 @@ void rt_prime_pid(struct rt *rt, int pid)
 	struct prime_ctx p = {.c = symcache(rt), .pid = pid};
 	if (p.c && pid > 0)
 		rs_maps_each(pid, prime_one, &p);
+}
+
+/* ---- the -c child --------------------------------------------------------- */
+
+void rt_child_trace(struct rt *rt)
+{
+	/* "pids_seen" exists when the script has ustack or usym (stacks.c) */
+	if (!rt->o->child_pid || !bpf_object__find_map_by_name(rt->bpf, "pids_seen"))
+		return;
+	if (ptrace(PTRACE_SEIZE, rt->o->child_pid, 0,
+		   (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL))) {
+		if (rt->o->verbose)
+			fprintf(stderr, "sonde: cannot trace the child (%m): its symbols may be lost if it exits first\n");
+		return;
+	}
+	rt->child_traced = true;
+}
+
+pid_t rt_child_wait(struct rt *rt, int *status, bool block)
+{
+	int pid = rt->o->child_pid;
+	for (;;) {
+		int st;
+		pid_t p = waitpid(pid, &st, block ? 0 : WNOHANG);
+		if (p < 0 && errno == EINTR && block)
+			continue;
+		if (p <= 0 || !rt->child_traced || !WIFSTOPPED(st)) {
+			if (p > 0)
+				*status = st;
+			return p;
+		}
+		/* a ptrace stop, not an exit: handle it and look again */
+		int event = st >> 16;
+		if (event == PTRACE_EVENT_EXIT) {
+			rt_prime_pid(rt, pid);
+			ptrace(PTRACE_CONT, pid, 0, 0);
+		} else if (event == PTRACE_EVENT_STOP) {
+			ptrace(PTRACE_LISTEN, pid, 0, 0);	/* a group stop stays one */
+		} else {
+			ptrace(PTRACE_CONT, pid, 0, (void *)(long)WSTOPSIG(st));
+		}
+	}
 }

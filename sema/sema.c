@@ -67,7 +67,7 @@ static bool is_int_storage(const struct type *t)
 	switch (t->kind) {
 	case TY_INT: case TY_PTR: case TY_KSYM: case TY_USTACK:
 	case TY_KSTACK: case TY_USERNAME: case TY_CGROUP_PATH: case TY_CONTAINER:
-	case TY_PROBE: case TY_TIMESTAMP:
+	case TY_PROBE: case TY_TIMESTAMP: case TY_DECODED:
 		return true;
 	case TY_USYM:	/* {address, pid} */
 	case TY_NONE: case TY_VOID: case TY_STR: case TY_BUF: case TY_TUPLE:
@@ -111,6 +111,8 @@ static bool compatible(struct type *a, const struct type *b, bool widen)
 			return a->count == b->count && a->stack_mode == b->stack_mode;
 		if (a->kind == b->kind && a->kind == TY_TIMESTAMP)
 			return !a->fmt || !b->fmt || !strcmp(a->fmt, b->fmt);
+		if (a->kind == b->kind && a->kind == TY_DECODED)
+			return a->decoder == b->decoder;
 		return a->kind == b->kind || (is_int(a) && is_int(b));
 	}
 	if (a->kind != b->kind)
@@ -138,7 +140,7 @@ static bool compatible(struct type *a, const struct type *b, bool widen)
 	case TY_COUNT: case TY_SUM: case TY_AVG: case TY_MIN: case TY_MAX: case TY_STATS:
 	case TY_HIST: case TY_USYM: case TY_KSYM: case TY_USTACK: case TY_KSTACK:
 	case TY_TIMESTAMP: case TY_USERNAME: case TY_CGROUP_PATH: case TY_CONTAINER:
-	case TY_PROBE: case TY_ERROR:
+	case TY_PROBE: case TY_DECODED: case TY_ERROR:
 		return true;
 	}
 	return true;
@@ -945,6 +947,9 @@ struct sema_event *sema_add_event(struct sema_ctx *s, enum event_kind kind, stru
 				continue;
 			if (cv->kind != FMT_STR && !num)
 				sema_error(s, a->loc, "%s: '%s' needs an integer, not %s", c->call.name,
+					   cv->spec, type_str(s->a, &a->type));
+			else if (cv->conv == 'r' && a->type.kind != TY_BUF)
+				sema_error(s, a->loc, "%s: '%s' needs a buf(), not %s", c->call.name,
 					   cv->spec, type_str(s->a, &a->type));
 		}
 	}

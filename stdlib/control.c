@@ -29,14 +29,14 @@ static int signal_by_name(const char *s)
 		s += 3;
 	for (int i = 1; i < 65; i++) {
 		const char *abbrev = sigabbrev_np(i);
-		if (abbrev && !strcmp(abbrev, s))
+		if (abbrev && !strcasecmp(abbrev, s))
 			return i;
 	}
-	if (!strncmp(s, "RTMIN", 5) || !strncmp(s, "RTMAX", 5)) {
+	if (!strncasecmp(s, "RTMIN", 5) || !strncasecmp(s, "RTMAX", 5)) {
 		char *end;
 		long off = s[5] ? strtol(s + 5, &end, 10) : 0;
 		if (!s[5] || !*end) {
-			int sig = s[3] == 'I' ? SIGRTMIN + (int)off : SIGRTMAX + (int)off;
+			int sig = (s[3] | 0x20) == 'i' ? SIGRTMIN + (int)off : SIGRTMAX + (int)off;
 			if (sig >= SIGRTMIN && sig <= SIGRTMAX)
 				return sig;
 		}

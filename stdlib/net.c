@@ -29,7 +29,7 @@ static void check_ntop(struct sema_ctx *s, struct ast_node *n)
 		n->type.kind = TY_ERROR;
 		return;
 	}
-	bool bytes = (t->kind == TY_ARRAY || t->kind == TY_STR) && (t->size == 4 || t->size == 16);
+	bool bytes = t->kind == TY_ARRAY && (t->size == 4 || t->size == 16);
 	if (!bytes && t->kind != TY_INT && t->kind != TY_PTR) {
 		sema_error(s, a->loc, "ntop() needs an integer or a 4- or 16-byte array, not %s",
 			   type_str(sema_arena(s), t));
@@ -46,7 +46,7 @@ static LLVMValueRef lower_ntop(struct cg_ctx *cg, struct ast_node *n)
 	LLVMValueRef out = cg_alloca(cg, 24, "inet");
 	LLVMValueRef fam = af ? cg_expr(cg, af) : NULL;
 	LLVMValueRef v = cg_expr(cg, a);
-	bool bytes = a->type.kind == TY_ARRAY || a->type.kind == TY_STR;
+	bool bytes = a->type.kind == TY_ARRAY;
 	if (!fam)
 		fam = cg_const(cg, bytes && a->type.size == 16 ? AF_INET6_ : AF_INET_);
 	cg_store_i64(cg, fam, out);

@@ -92,14 +92,19 @@ static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 void stdlib_note_pid(struct cg_ctx *cg, LLVMValueRef pid)
 {
 	LLVMValueRef map = cg_aux_map(cg, "pids_seen", BPF_MAP_TYPE_LRU_HASH, 4096, 4, 8);
-	LLVMValueRef key = cg_alloca(cg, 8, "pidkey");
+	/* shared slots: a program may meet many ustack/usym, each on the stack */
+	LLVMValueRef key = cg_alloca_shared(cg, 8, "sonde.pidkey");
 	cg_store_i64(cg, pid, key);
-	LLVMValueRef val = cg_alloca(cg, 8, "pidval");
+	LLVMValueRef val = cg_alloca_shared(cg, 8, "sonde.pidval");
+	cg_store_i64(cg, cg_const(cg, 0), val);
 	LLVMValueRef args[] = {map, key, val, cg_const(cg, BPF_NOEXIST)};
 	LLVMValueRef rc = cg_helper_call(cg, BPF_FUNC_map_update_elem, args, 4);
 	LLVMValueRef fresh = LLVMBuildICmp(cg_builder(cg), LLVMIntEQ, rc, cg_const(cg, 0), "");
 	struct cg_if f = cg_begin_if(cg, fresh, "newpid");
-	cg_event_values(cg, EV_PID_SEEN, 0, &pid, 1);
+	LLVMValueRef ev = cg_alloca_shared(cg, 16, "sonde.pidevent");
+	cg_store_i64(cg, cg_const(cg, EV_PID_SEEN), ev);
+	cg_store_i64(cg, pid, cg_gep(cg, ev, 8));
+	cg_event_output(cg, ev, cg_const(cg, 16));
 	cg_end_if(cg, &f);
 }
 

@@ -64,6 +64,7 @@ const struct builtin *const *stdlib_all(void);
 /* tables defined in the area files */
 extern const struct builtin stdlib_process[], stdlib_aggregations[], stdlib_output[],
 	stdlib_strings[], stdlib_time[], stdlib_container[], stdlib_stacks[], stdlib_symbols[],
-	stdlib_bytes[], stdlib_net[], stdlib_control[];
+	stdlib_bytes[], stdlib_net[], stdlib_control[], stdlib_ioctl[], stdlib_syscalls[],
+	stdlib_block[];
 
 #endif

@@ -23,4 +23,8 @@ bool stdlib_usdt_check_arg(struct sema_ctx *s, struct ast_node *n, int i);
 bool stdlib_probe_types(struct sema_ctx *s, struct ast_node *n, const char *what,
 			unsigned types);
 
+/* decoded.c: every argument of call n is an integer; n's type becomes
+ * TY_DECODED printed by d (d NULL: uint64).  False after an error. */
+bool stdlib_check_decoded(struct sema_ctx *s, struct ast_node *n, const struct type_decoder *d);
+
 #endif

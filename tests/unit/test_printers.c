@@ -1028,7 +1028,7 @@ static void test_json_events(void **state)
 	cap_open(&c);
 	pr_message(c.f, PR_JSON, "time", "12:00:00\n", 9);
 	pr_message(c.f, PR_JSON, "cat", "", 0);
-	pr_message(c.f, PR_JSON, "syscall", "a\n\"c\"", 6);
+	pr_message(c.f, PR_JSON, "syscall", "a\n\"c\"", 5);
 	CHECK(&c,
 	"{\"type\": \"time\", \"data\": \"12:00:00\\n\"}\n"
 	"{\"type\": \"cat\", \"data\": \"\"}\n"

@@ -1,0 +1,61 @@
+/*
+ * syscalls.c - syscall_name(nr): a syscall number printed as its name.
+ *
+ * raw_syscalls:sys_enter gives only the number (args->id).  BPF keeps the
+ * number; the name is looked up when the value prints, in a table the
+ * build generates from this architecture's kernel headers (<asm/unistd.h>,
+ * see the Makefile), so `@[syscall_name(args->id)] = count()` prints
+ * `@[read]: 42`.  A number newer than those headers prints as
+ * "syscall_N".  32-bit (compat) tasks number their syscalls differently;
+ * their numbers are named as if they were 64-bit ones.
+ */
+#include <string.h>
+
+#include "../common/arena.h"
+#include "decode.h"
+#include "stdlib_int.h"
+
+static const char *const names[] = {
+#include "syscall_names.h"
+};
+
+#define NNAMES (sizeof(names) / sizeof(names[0]))
+
+const char *syscall_text(struct arena *a, uint64_t nr)
+{
+	if (nr < NNAMES && names[nr])
+		return names[nr];
+	return arena_printf(a, "syscall_%lld", (long long)nr);
+}
+
+int64_t syscall_number(const char *name)
+{
+	for (size_t i = 0; i < NNAMES; i++)
+		if (names[i] && !strcmp(names[i], name))
+			return (int64_t)i;
+	return -1;
+}
+
+static const char *render_syscall(struct arena *a, uint64_t v)
+{
+	return syscall_text(a, v);
+}
+
+static const struct type_decoder syscall_decoder = {"syscall_name", true, render_syscall};
+
+static void check_syscall_name(struct sema_ctx *s, struct ast_node *n)
+{
+	stdlib_check_decoded(s, n, &syscall_decoder);
+}
+
+static LLVMValueRef lower_syscall_name(struct cg_ctx *cg, struct ast_node *n)
+{
+	return cg_expr(cg, n->call.args);
+}
+
+const struct builtin stdlib_syscalls[] = {
+	{.name = "syscall_name", .kind = BI_FUNC, .min_args = 1, .max_args = 1,
+	 .check = check_syscall_name, .lower = lower_syscall_name,
+	 .summary = "a syscall number (raw_syscalls args->id) printed as its name"},
+	{0},
+};
