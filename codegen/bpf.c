@@ -100,6 +100,12 @@ LLVMValueRef cg_probe_read(struct cg_ctx *cg, LLVMValueRef dst, uint32_t size, L
 {
 	int id = str ? (user ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_kernel_str)
 		     : (user ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel);
+	/* in a uprobe a pointer usually points into the traced process, but
+	 * may be a kernel one (curtask): the generic helpers read either on
+	 * x86-64, whose user and kernel address ranges do not overlap */
+	enum probe_type t = cg->attach ? cg->attach->type : PT_BEGIN;
+	if (!user && (t == PT_UPROBE || t == PT_URETPROBE || t == PT_USDT))
+		id = str ? BPF_FUNC_probe_read_str : BPF_FUNC_probe_read;
 	if (LLVMGetTypeKind(LLVMTypeOf(src)) == LLVMIntegerTypeKind)
 		src = LLVMBuildIntToPtr(cg->b, src, cg->ptr, "");
 	LLVMValueRef args[] = {dst, LLVMConstInt(cg->i32, size, 0), src};
