@@ -201,6 +201,7 @@ struct rs_query {
 	const char *func;	/* a name or a glob */
 	int pid;		/* -p; 0: none */
 	const struct rs_container *container;	/* --container; NULL: none */
+	bool allow_none;	/* --follow: finding nothing (yet) is not an error */
 	rs_note_fn note;	/* NULL: notes are dropped */
 	void *note_ctx;
 };

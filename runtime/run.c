@@ -209,14 +209,18 @@ static int attach_uprobe(struct rt *rt, struct bpf_program *prog, const struct s
 	struct rs_query q = {
 		.target = at->target, .func = at->func, .pid = rt->o->pid,
 		.container = rt->o->container, .note = uprobe_note, .note_ctx = rt,
+		.allow_none = rt->follow != NULL,
 	};
 	struct rs_sites *sites = NULL;
-	char err[512];
+	char err[512] = "";
 	int rc = rs_resolve(&q, &sites, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "sonde: %s: %s\n", at->name, err);
 		return rc;
 	}
+	if (!sites->nsites)
+		fprintf(stderr, "sonde: %s: nothing to attach to yet (%s); --follow keeps looking\n",
+			at->name, *err ? err : "no match");
 	for (size_t i = 0; i < sites->nsites; i++) {
 		const struct rs_site *s = &sites->sites[i];
 		int e = rt_attach_uprobe_site(rt, prog, at, s, false);
@@ -506,14 +510,16 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		pr_attached(o->format == PR_JSON ? o->out : stderr, o->format, count);
 		fflush(o->out);	/* JSON readers (and tests) wait for this line */
 	}
+	/* BEGIN runs before the -c command starts, as in bpftrace: its output
+	 * comes first, whatever the command does */
+	run_special(&rt, PT_BEGIN);
+	ring_buffer__consume(rt.rb);
 	if (o->child_go_fd >= 0 && o->child_pid) {
 		rt_child_trace(&rt);
 		if (write(o->child_go_fd, "g", 1) < 0)
 			fprintf(stderr, "sonde: cannot start the child command: %m\n");
 		close(o->child_go_fd);
 	}
-	run_special(&rt, PT_BEGIN);
-	ring_buffer__consume(rt.rb);
 
 	bool child_done = false;
 	int child_st = 0;

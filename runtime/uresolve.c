@@ -1213,6 +1213,8 @@ int rs_resolve_more(const struct rs_query *q, struct rs_sites *s,
 	if (!ret && r.nc)
 		ret = make_sites(&r, first);
 	cands_free(&r);
+	if (ret == -ENOENT && q->allow_none)
+		ret = 0;	/* nothing maps it yet: a later rescan may find it */
 	return ret;
 }
 
