@@ -338,7 +338,7 @@ static LLVMValueRef cg_field(struct cg_ctx *cg, struct ast_node *e)
 		return p;
 	}
 	/* struct field through a pointer (->) or of a struct value (.) */
-	const struct type *st = e->field.is_arrow ? b->type.elem : &b->type;
+	const struct type *st = e->sema_data;	/* the struct, resolved by sema */
 	const struct type_field *f = NULL;
 	for (int i = 0; i < st->nfields; i++)
 		if (!strcmp(st->fields[i].name, e->field.name))

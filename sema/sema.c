@@ -547,6 +547,14 @@ static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 		sema_error(s, e->loc, "'.' needs a struct, not %s", type_str(s->a, bt));
 		return err_type(e);
 	}
+	/* a pointer type made before its struct was complete (a field of
+	 * type `struct S *` inside struct S) names the struct only: look the
+	 * definition up now; codegen reads the fields from sema_data */
+	if (!st->nfields && st->sname)
+		for (struct sema_struct *d = s->structs; d; d = d->next)
+			if (!strcmp(d->type.sname, st->sname))
+				st = &d->type;
+	e->sema_data = (void *)st;
 	for (int i = 0; i < st->nfields; i++) {
 		if (!strcmp(st->fields[i].name, e->field.name)) {
 			struct type ft = st->fields[i].type;
