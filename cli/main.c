@@ -318,6 +318,7 @@ int main(int argc, char **argv)
 	struct sema_opts so = {
 		.pos_args = (const char **)argv + optind, .npos_args = argc - optind,
 		.target_pid = pid, .unsafe = unsafe, .has_cpid = cmd != NULL,
+		.scoped = pid || container,
 	};
 	struct sema_result *r = sema_run(a, &d, ast, &so);
 	if (!r)

@@ -139,6 +139,8 @@ LLVMValueRef cg_scratch(struct cg_ctx *cg, const char *name, uint32_t size);
 /* number of entries in map m (bpf_for_each_map_elem with a callback that
  * only continues), an i64 */
 LLVMValueRef cg_map_count(struct cg_ctx *cg, const struct sema_map *m);
+/* i1: does the current task pass -p / --container (true without them) */
+LLVMValueRef cg_in_scope(struct cg_ctx *cg);
 /* stop the program here: return 0 */
 void cg_return(struct cg_ctx *cg);
 

@@ -166,22 +166,14 @@ static const char *section_of(struct cg_ctx *cg, const struct sema_attach *at)
 	return "unknown";
 }
 
-static void emit_filters(struct cg_ctx *cg)
+LLVMValueRef cg_in_scope(struct cg_ctx *cg)
 {
-	const struct sema_attach *at = cg->attach;
-	/* interval probes are timers, not events of a task: the task they
-	 * interrupt is whatever ran on CPU 0, so -p/--container would make
-	 * `interval:s:1 { print(@); }` silent */
-	if (at->type == PT_BEGIN || at->type == PT_END || at->type == PT_INTERVAL)
-		return;
+	LLVMValueRef ok = LLVMConstInt(cg->i1, 1, 0);
 	if (cg->opts->filter_pid) {
 		LLVMValueRef tg = cg_helper_call(cg, BPF_FUNC_get_current_pid_tgid, NULL, 0);
 		LLVMValueRef pid = LLVMBuildLShr(cg->b, tg, cg_const(cg, 32), "pid");
-		LLVMValueRef ne = LLVMBuildICmp(cg->b, LLVMIntNE, pid,
-						cg_const(cg, (uint64_t)cg->opts->filter_pid), "");
-		struct cg_if f = cg_begin_if(cg, ne, "pidfilter");
-		cg_return(cg);
-		cg_end_if(cg, &f);
+		ok = LLVMBuildICmp(cg->b, LLVMIntEQ, pid,
+				   cg_const(cg, (uint64_t)cg->opts->filter_pid), "");
 	}
 	if (cg->opts->filter_cgroup) {
 		/*
@@ -196,12 +188,29 @@ static void emit_filters(struct cg_ctx *cg)
 		 */
 		LLVMValueRef lvl = cg_const(cg, (uint64_t)cg->opts->filter_cgroup_level);
 		LLVMValueRef id = cg_helper_call(cg, BPF_FUNC_get_current_ancestor_cgroup_id, &lvl, 1);
-		LLVMValueRef ne = LLVMBuildICmp(cg->b, LLVMIntNE, id,
+		LLVMValueRef in = LLVMBuildICmp(cg->b, LLVMIntEQ, id,
 						cg_const(cg, cg->opts->filter_cgroup), "");
-		struct cg_if f = cg_begin_if(cg, ne, "cgfilter");
-		cg_return(cg);
-		cg_end_if(cg, &f);
+		ok = LLVMBuildAnd(cg->b, ok, in, "");
 	}
+	return ok;
+}
+
+static void emit_filters(struct cg_ctx *cg)
+{
+	const struct sema_attach *at = cg->attach;
+	/* interval probes are timers, not events of a task: the task they
+	 * interrupt is whatever ran on CPU 0, so -p/--container would make
+	 * `interval:s:1 { print(@); }` silent.  A probe that reads in_scope
+	 * decides for itself (the scheduler's tracepoints run in another
+	 * task's context than the one they are about). */
+	if (at->type == PT_BEGIN || at->type == PT_END || at->type == PT_INTERVAL ||
+	    cg->probe->own_scope)
+		return;
+	if (!cg->opts->filter_pid && !cg->opts->filter_cgroup)
+		return;
+	struct cg_if f = cg_begin_if(cg, LLVMBuildNot(cg->b, cg_in_scope(cg), ""), "outofscope");
+	cg_return(cg);
+	cg_end_if(cg, &f);
 }
 
 static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int first, int n)

@@ -50,6 +50,7 @@ struct sema_probe {
 	struct sema_attach *attach;
 	int nattach;
 	bool uses_args;		/* args/arg0.. differ per attach point: one BPF program each */
+	bool own_scope;		/* reads in_scope/scoped: no automatic -p/--container filter */
 	int index;
 };
 
@@ -106,6 +107,7 @@ struct sema_opts {
 	int target_pid;		/* -p, 0 if none */
 	bool unsafe;
 	bool has_cpid;		/* -c given */
+	bool scoped;		/* -p or --container given */
 };
 
 struct sema_result {
@@ -140,6 +142,8 @@ const struct sema_probe *sema_cur_probe(struct sema_ctx *s);
 /* the current probe's value differs per attach point (probe, args ...):
  * codegen emits one BPF program per attach point */
 void sema_need_per_attach(struct sema_ctx *s);
+/* the current probe applies -p/--container itself (in_scope, scoped) */
+void sema_own_scope(struct sema_ctx *s);
 /* the argument must be a compile-time integer; returns false after an error */
 bool sema_const_int(struct sema_ctx *s, struct ast_node *e, int64_t *out);
 /* register a printf-like event for call `c` whose args (after the format) are `args` */

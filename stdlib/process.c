@@ -230,6 +230,37 @@ static LLVMValueRef lower_username(struct cg_ctx *cg, struct ast_node *n)
 	return lower_uid(cg, n);
 }
 
+/*
+ * in_scope, scoped: for probes whose task of interest is not the current
+ * task.  sonde filters every probe on the task running it when -p or
+ * --container is given; the scheduler's tracepoints run in the waker's or
+ * the outgoing task's context, so a recipe like runqlat must learn which
+ * threads are in scope from their own context and test the thread it
+ * measures.  A probe that reads either builtin gets no automatic filter.
+ *   in_scope: 1 when the current task passes -p/--container (1 without them)
+ *   scoped:   1 when -p or --container was given (a constant)
+ */
+static void check_in_scope(struct sema_ctx *s, struct ast_node *n)
+{
+	sema_own_scope(s);
+	n->type = ty_int64;
+}
+
+static LLVMValueRef lower_in_scope(struct cg_ctx *cg, struct ast_node *n)
+{
+	return LLVMBuildZExt(cg_builder(cg), cg_in_scope(cg), cg_i64(cg), "in_scope");
+}
+
+static void check_scoped(struct sema_ctx *s, struct ast_node *n)
+{
+	sema_own_scope(s);
+	n->type = ty_int64;
+	/* a compile-time constant: rewrite the node into a literal */
+	n->kind = N_INT;
+	n->i.value = sema_options(s)->scoped;
+	n->i.is_char = false;
+}
+
 #define INT_VAR(nm, fn, sgn, doc) \
 	{.name = nm, .kind = BI_VAR, .type = {.kind = TY_INT, .size = 8, .is_signed = sgn}, \
 	 .lower = fn, .summary = doc}
@@ -264,6 +295,10 @@ const struct builtin stdlib_process[] = {
 	 .summary = "tracepoint arguments: args->FIELD"},
 	{.name = "cpid", .kind = BI_VAR, .check = check_cpid, .lower = lower_cpid,
 	 .summary = "pid of the -c child command"},
+	{.name = "in_scope", .kind = BI_VAR, .check = check_in_scope, .lower = lower_in_scope,
+	 .summary = "1 if the current task passes -p/--container; the probe is not filtered"},
+	{.name = "scoped", .kind = BI_VAR, .check = check_scoped, .lower = lower_cpu,
+	 .summary = "1 if -p or --container was given; the probe is not filtered"},
 	ARG(0), ARG(1), ARG(2), ARG(3), ARG(4), ARG(5), ARG(6), ARG(7), ARG(8), ARG(9),
 	{0},
 };

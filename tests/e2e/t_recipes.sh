@@ -173,6 +173,16 @@ else
 		"$(sum_of "^@malloc_calls\[$short, [0-9]+, malloc_loop\]: " "$out")"
 	expect_eq recipes:malloc:container_filter_only "" \
 		"$(printf '%s\n' "$out" | grep '^@malloc_calls\[' | grep -v "^@malloc_calls\[$short, ")"
+	# runqlat --container measures the container's threads, whoever woke
+	# or preempted them: only spin's histogram, no host kworker's
+	sh -c "echo \$\$ > $rc_cg/cgroup.procs && exec $B/spin 2 2500" &
+	cspin=$!
+	sleep 0.3
+	out=$("$SONDE" -q --container "$short" "$R/runqlat.sonde" 0 1 1 2>&1)
+	expect_match recipes:runqlat:container_measured '^@runq_usecs_by_comm\[spin\]: $' "$out"
+	expect_eq recipes:runqlat:container_only "" \
+		"$(printf '%s\n' "$out" | grep '^@runq_usecs_by_comm\[' | grep -v '^@runq_usecs_by_comm\[spin\]: $')"
+	kill "$cspin" 2>/dev/null; wait "$cspin" 2>/dev/null
 fi
 
 # ---- pagefaults ------------------------------------------------------------------
@@ -242,6 +252,7 @@ fi
 
 # ---- cuda-calls -----------------------------------------------------------------------
 if start_cuda_app; then
+	rm -f "$W/cuda.out" "$W/cuda.err"	# a previous run's "Attached" must not count
 	"$SONDE" -p "$app" "$R/cuda-calls.sonde" 2 > "$W/cuda.out" 2> "$W/cuda.err" &
 	tracer=$!
 	rc_pids+=("$tracer")
