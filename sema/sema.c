@@ -230,6 +230,11 @@ static void check_map_keys(struct sema_ctx *s, struct ast_node *m)
 		return;
 	for (struct ast_node *k = m->map.keys; k; k = k->next) {
 		enum type_kind kk = k->type.kind;
+		if (kk == TY_TUPLE) {
+			sema_error(s, k->loc, "map '%s': a tuple cannot be a map key; write the "
+				   "elements as keys: %s[a, b]", map->name, map->name);
+			return;
+		}
 		if (kk == TY_VOID || kk == TY_COUNT || kk == TY_HIST || kk == TY_STRUCT ||
 		    kk == TY_ARRAY || kk == TY_LHIST || kk == TY_STATS || kk == TY_AVG) {
 			sema_error(s, k->loc, "map '%s': %s cannot be a map key", map->name,
