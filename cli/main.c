@@ -22,6 +22,7 @@
 #include "../codegen/codegen.h"
 #include "../common/arena.h"
 #include "../common/diag.h"
+#include "../common/file.h"
 #include "../parser/parser.h"
 #include "../runtime/resolve.h"
 #include "../runtime/runtime.h"
@@ -67,27 +68,12 @@ static void usage(FILE *out)
 
 static char *read_file(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	char *buf;
+	int err = file_read_all(path, 0, &buf, NULL);
+	if (err) {
+		errno = -err;
 		return NULL;
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	size_t n;
-	while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-		len += n;
-		if (cap - len < 2) {
-			cap *= 2;
-			char *nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-			}
-			buf = nb;
-		}
 	}
-	fclose(f);
-	if (buf)
-		buf[len] = '\0';
 	return buf;
 }
 

@@ -34,17 +34,6 @@
 #define CGROUP2_MAGIC 0x63677270
 #define MAX_DEPTH 48	/* real trees are < 10 deep; bounds a hostile one */
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* mountinfo escapes ' ', '\t', '\n' and '\\' as \ooo */
 static void unescape_octal(char *s)
@@ -361,14 +350,14 @@ static int find_by_path(const char *root, const char *spec,
 	sprintf(abs, "%.*s%s%s", (int)rl, root, rel[0] == '/' ? "" : "/", rel);
 	/* normalise: no "..", no trailing slash, no empty components */
 	if (strstr(abs + rl, "/../") || (strlen(abs) >= 3 && !strcmp(abs + strlen(abs) - 3, "/.."))) {
-		set_err(err, errlen, "cgroup path '%s' must not contain '..'", spec);
+		rs_set_err(err, errlen, "cgroup path '%s' must not contain '..'", spec);
 		free(abs);
 		return -EINVAL;
 	}
 	while (strlen(abs) > rl + 1 && abs[strlen(abs) - 1] == '/')
 		abs[strlen(abs) - 1] = '\0';
 	if (lstat(abs, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		set_err(err, errlen, "cgroup path '%s' does not exist under %.*s", spec,
+		rs_set_err(err, errlen, "cgroup path '%s' does not exist under %.*s", spec,
 			(int)rl, root);
 		free(abs);
 		return -ENOENT;
@@ -408,12 +397,12 @@ int rs_container_find(const char *cgroot, const char *spec,
 
 	*out = NULL;
 	if (!spec || !*spec) {
-		set_err(err, errlen, "empty container id");
+		rs_set_err(err, errlen, "empty container id");
 		return -EINVAL;
 	}
 	if (!cgroot) {
 		if (rs_cgroup2_root(rootbuf, sizeof(rootbuf))) {
-			set_err(err, errlen, "no cgroup v2 hierarchy is mounted, so "
+			rs_set_err(err, errlen, "no cgroup v2 hierarchy is mounted, so "
 				"containers cannot be found");
 			return -ENOENT;
 		}
@@ -424,19 +413,19 @@ int rs_container_find(const char *cgroot, const char *spec,
 
 	sl = strlen(spec);
 	if (sl > 64) {
-		set_err(err, errlen, "container id '%s' is longer than 64 characters", spec);
+		rs_set_err(err, errlen, "container id '%s' is longer than 64 characters", spec);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < sl; i++)
 		prefix[i] = (char)tolower((unsigned char)spec[i]);
 	prefix[sl] = '\0';
 	if (!is_hex_n(prefix, sl)) {
-		set_err(err, errlen, "'%s' is neither a container id (hex digits) "
+		rs_set_err(err, errlen, "'%s' is neither a container id (hex digits) "
 			"nor a cgroup path", spec);
 		return -EINVAL;
 	}
 	if (sl < 4) {
-		set_err(err, errlen, "container id '%s' is too short: give at least "
+		rs_set_err(err, errlen, "container id '%s' is too short: give at least "
 			"4 characters", spec);
 		return -EINVAL;
 	}
@@ -444,7 +433,7 @@ int rs_container_find(const char *cgroot, const char *spec,
 	ret = walk_tree(cgroot, find_visit, &fc);
 	if (ret || fc.oom) {
 		find_ctx_free(&fc);
-		set_err(err, errlen, "out of memory searching %s", cgroot);
+		rs_set_err(err, errlen, "out of memory searching %s", cgroot);
 		return -ENOMEM;
 	}
 	if (fc.n == 1) {
@@ -453,7 +442,7 @@ int rs_container_find(const char *cgroot, const char *spec,
 	} else if (fc.n > 1) {
 		char list[1024];
 		list_candidates(list, sizeof(list), fc.v, fc.n);
-		set_err(err, errlen, "container id '%s' is ambiguous: %s", spec, list);
+		rs_set_err(err, errlen, "container id '%s' is ambiguous: %s", spec, list);
 		ret = -EINVAL;
 	} else {
 		struct find_ctx all = { 0 };
@@ -461,10 +450,10 @@ int rs_container_find(const char *cgroot, const char *spec,
 		walk_tree(cgroot, find_visit, &all);
 		list_candidates(list, sizeof(list), all.v, all.n);
 		if (all.n)
-			set_err(err, errlen, "no container id starts with '%s'; "
+			rs_set_err(err, errlen, "no container id starts with '%s'; "
 				"containers here: %s", spec, list);
 		else
-			set_err(err, errlen, "no container id starts with '%s': no "
+			rs_set_err(err, errlen, "no container id starts with '%s': no "
 				"containers found under %s", spec, cgroot);
 		find_ctx_free(&all);
 		ret = -ENOENT;

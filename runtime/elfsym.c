@@ -56,17 +56,6 @@ struct rs_elf {
 
 /* ---- reading ---------------------------------------------------------- */
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static bool elf_ready(void)
 {
@@ -404,18 +393,18 @@ int rs_elf_open_fd(int fd, const char *name, const char *debug_root,
 
 	*out = NULL;
 	if (!elf_ready()) {
-		set_err(err, errlen, "libelf is unusable: %s", elf_errmsg(-1));
+		rs_set_err(err, errlen, "libelf is unusable: %s", elf_errmsg(-1));
 		return -ENOSYS;
 	}
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-		set_err(err, errlen, "%s is not an ELF file", name);
+		rs_set_err(err, errlen, "%s is not an ELF file", name);
 		if (elf)
 			elf_end(elf);
 		return -ENOEXEC;
 	}
 	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
-		set_err(err, errlen, "%s is not an executable or shared library", name);
+		rs_set_err(err, errlen, "%s is not an executable or shared library", name);
 		elf_end(elf);
 		return -ENOEXEC;
 	}
@@ -440,14 +429,14 @@ int rs_elf_open_fd(int fd, const char *name, const char *debug_root,
 		}
 	}
 	if (!e->nloads) {
-		set_err(err, errlen, "%s has no loadable segments", name);
+		rs_set_err(err, errlen, "%s has no loadable segments", name);
 		ret = -ENOEXEC;
 		goto out;
 	}
 	read_build_id(elf, e->build_id, sizeof(e->build_id), &e->build_id_len);
 	read_debuglink(e, elf);
 	if ((ret = collect_syms(e, elf, false))) {
-		set_err(err, errlen, "out of memory reading %s", name);
+		rs_set_err(err, errlen, "out of memory reading %s", name);
 		goto out;
 	}
 	merge_debug_file(e, debug_root);
@@ -469,7 +458,7 @@ int rs_elf_open(const char *path, struct rs_elf **out, char *err, size_t errlen)
 	*out = NULL;
 	if (fd < 0) {
 		ret = -errno;
-		set_err(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		rs_set_err(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return ret;
 	}
 	ret = rs_elf_open_fd(fd, path, NULL, out, err, errlen);

@@ -12,6 +12,7 @@
  * rather than answering every lookup with the first symbol.
  */
 #include "runtime/ksyms.h"
+#include "common/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -160,50 +161,13 @@ struct ksyms *ksyms_parse(const char *text, size_t len)
 
 struct ksyms *ksyms_load(void)
 {
-	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
-	size_t cap = 8u << 20, n = 0;
 	char *buf;
-
-	if (fd < 0)
-		return NULL;
-	buf = malloc(cap);
-	if (!buf) {
-		close(fd);
-		errno = ENOMEM;
+	size_t n;
+	int err = file_read_all("/proc/kallsyms", 8u << 20, &buf, &n);
+	if (err) {
+		errno = -err;
 		return NULL;
 	}
-	for (;;) {
-		ssize_t r;
-
-		if (cap - n < 65536) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				free(buf);
-				close(fd);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0) {
-			int err = errno;
-
-			if (err == EINTR)
-				continue;
-			free(buf);
-			close(fd);
-			errno = err;
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = '\0';
 	return parse_owned(buf, n);
 }
 

@@ -15,6 +15,7 @@
 #include "runtime/resolve.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdio.h>
@@ -433,4 +434,14 @@ int rs_real_inode(int pid, const char *path, int fd, uint64_t *dev, uint64_t *in
 	if (fstatfs(fd, &sf) < 0 || sf.f_type != OVERLAYFS_MAGIC)
 		return 0;
 	return overlay_real(pid, path, &st, dev, ino) ? 0 : -ENOENT;
+}
+
+void rs_set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
 }

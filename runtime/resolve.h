@@ -30,6 +30,12 @@
 
 #define RS_PATH_MAX 4096
 
+/* The one-sentence error convention of this layer: format into err
+ * (nothing when err is NULL or errlen 0).  Shared by the rs_ files and
+ * usdt.c. */
+void rs_set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* ---- /proc/PID/maps (procmaps.c) -------------------------------------- */
 
 struct rs_mapping {

@@ -14,6 +14,7 @@
  * since they are listed next to tracepoints and are just as static.
  */
 #include "runtime/tracefs.h"
+#include "common/file.h"
 
 #include "common/arena.h"
 
@@ -151,55 +152,9 @@ const char *tfs_root(void)
 
 /* ---- reading files ------------------------------------------------- */
 
-/* tracefs and procfs files report st_size 0, so read until EOF into a
- * growing, NUL-terminated buffer. */
 static int read_file(const char *path, char **out, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t cap = 16384, n = 0;
-	char *buf;
-
-	if (fd < 0)
-		return -errno;
-	buf = malloc(cap);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		ssize_t r;
-
-		if (cap - n < 4096) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				free(buf);
-				close(fd);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0) {
-			int err = errno;
-
-			if (err == EINTR)
-				continue;
-			free(buf);
-			close(fd);
-			return -err;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*out = buf;
-	if (len)
-		*len = n;
-	return 0;
+	return file_read_all(path, 0, out, len);
 }
 
 /* ---- format files --------------------------------------------------- */

@@ -90,17 +90,6 @@ struct rctx {
 	bool oom;
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static void note(struct rctx *r, enum rs_note_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -679,7 +668,7 @@ static int query_pids(struct rctx *r, int **pids, size_t *n)
 	*n = 0;
 	if (q->pid > 0) {
 		if (!pid_exists(q->pid)) {
-			set_err(r->err, r->errlen, "pid %d does not exist", q->pid);
+			rs_set_err(r->err, r->errlen, "pid %d does not exist", q->pid);
 			return -ESRCH;
 		}
 		*pids = malloc(sizeof(int));
@@ -694,7 +683,7 @@ static int query_pids(struct rctx *r, int **pids, size_t *n)
 		if (ret)
 			return ret;
 		if (!*n) {
-			set_err(r->err, r->errlen, "container %s has no processes",
+			rs_set_err(r->err, r->errlen, "container %s has no processes",
 				*q->container->id ? q->container->id : q->container->path);
 			return -ESRCH;
 		}
@@ -862,7 +851,7 @@ static int resolve_files(struct rctx *r)
 	int ret;
 
 	if (!t || !*t) {
-		set_err(r->err, r->errlen, "empty uprobe target");
+		rs_set_err(r->err, r->errlen, "empty uprobe target");
 		return -EINVAL;
 	}
 	if ((ret = query_pids(r, &pids, &npids)))
@@ -870,7 +859,7 @@ static int resolve_files(struct rctx *r)
 
 	if (strcmp(t, "*") == 0) {
 		if (!npids) {
-			set_err(r->err, r->errlen, "uprobe target '*' needs -p PID or "
+			rs_set_err(r->err, r->errlen, "uprobe target '*' needs -p PID or "
 				"--container ID");
 			return -EINVAL;
 		}
@@ -883,7 +872,7 @@ static int resolve_files(struct rctx *r)
 			if (strlen(t) + 2 >= sizeof(abs) ||
 			    (!getcwd(abs, sizeof(abs) - strlen(t) - 2) && (e = errno))) {
 				free(pids);
-				set_err(r->err, r->errlen, "cannot resolve %s: %s", t,
+				rs_set_err(r->err, r->errlen, "cannot resolve %s: %s", t,
 					strerror(e));
 				return -e;
 			}
@@ -902,7 +891,7 @@ static int resolve_files(struct rctx *r)
 				int e = fd < 0 ? errno : ENOEXEC;
 				if (fd >= 0)
 					close(fd);
-				set_err(r->err, r->errlen, e == ENOENT ?
+				rs_set_err(r->err, r->errlen, e == ENOENT ?
 					"uprobe target %s does not exist" :
 					e == ENOEXEC ? "uprobe target %s is not an ELF file" :
 					"cannot open uprobe target %s: %s", t, strerror(e));
@@ -930,7 +919,7 @@ static int resolve_files(struct rctx *r)
 				int *all;
 				size_t nall;
 				if ((ret = all_pids(&all, &nall))) {
-					set_err(r->err, r->errlen, "cannot list processes: %s",
+					rs_set_err(r->err, r->errlen, "cannot list processes: %s",
 						strerror(-ret));
 					return ret;
 				}
@@ -951,37 +940,37 @@ static int resolve_files(struct rctx *r)
 	}
 	free(pids);
 	if (r->oom) {
-		set_err(r->err, r->errlen, "out of memory resolving %s", q->target);
+		rs_set_err(r->err, r->errlen, "out of memory resolving %s", q->target);
 		return -ENOMEM;
 	}
 	if (!r->nc) {
 		if (r->s && r->s->nsites)
 			return 0;	/* --follow: nothing new */
 		if (q->pid > 0 && !pid_exists(q->pid))
-			set_err(r->err, r->errlen, "pid %d exited while resolving '%s'",
+			rs_set_err(r->err, r->errlen, "pid %d exited while resolving '%s'",
 				q->pid, q->target);
 		else if (q->pid > 0 && pid_is_zombie(q->pid))
-			set_err(r->err, r->errlen, "pid %d has exited (a zombie "
+			rs_set_err(r->err, r->errlen, "pid %d has exited (a zombie "
 				"its parent has not reaped): nothing to probe", q->pid);
 		else if (strchr(q->target, '/') && q->pid > 0)
-			set_err(r->err, r->errlen, "%s cannot be opened in pid %d's "
+			rs_set_err(r->err, r->errlen, "%s cannot be opened in pid %d's "
 				"root: %s", t, q->pid, r->why ? r->why : "not mapped");
 		else if (strchr(q->target, '/'))
-			set_err(r->err, r->errlen, "%s cannot be opened in any process "
+			rs_set_err(r->err, r->errlen, "%s cannot be opened in any process "
 				"of container %s", t,
 				q->container ? q->container->path : "?");
 		else if (q->pid > 0)
-			set_err(r->err, r->errlen, "pid %d maps no library named '%s' "
+			rs_set_err(r->err, r->errlen, "pid %d maps no library named '%s' "
 				"and has no '%s' in its PATH", q->pid, t, t);
 		else if (q->container)
-			set_err(r->err, r->errlen, "no process of container %s maps a "
+			rs_set_err(r->err, r->errlen, "no process of container %s maps a "
 				"library named '%s' or has '%s' in its PATH",
 				*q->container->id ? q->container->id : q->container->path,
 				t, t);
 		else if (strcmp(t, "*") == 0)
-			set_err(r->err, r->errlen, "no executable files are mapped");
+			rs_set_err(r->err, r->errlen, "no executable files are mapped");
 		else
-			set_err(r->err, r->errlen, "no process maps a library named "
+			rs_set_err(r->err, r->errlen, "no process maps a library named "
 				"'%s', the ld.so cache has none, and no '%s' is in PATH",
 				t, t);
 		return -ENOENT;
@@ -1164,19 +1153,19 @@ static int make_sites(struct rctx *r, bool first)
 		rs_elf_free(sp.e);
 	}
 	if (r->oom) {
-		set_err(r->err, r->errlen, "out of memory resolving %s", r->q->target);
+		rs_set_err(r->err, r->errlen, "out of memory resolving %s", r->q->target);
 		return -ENOMEM;
 	}
 	if (first && !added) {
 		if (nmiss > 1)
-			set_err(r->err, r->errlen, "symbol '%s' not found in %s or %zu "
+			rs_set_err(r->err, r->errlen, "symbol '%s' not found in %s or %zu "
 				"other file%s", r->q->func, miss, nmiss - 1,
 				nmiss == 2 ? "" : "s");
 		else if (nmiss == 1)
-			set_err(r->err, r->errlen, "symbol '%s' not found in %s",
+			rs_set_err(r->err, r->errlen, "symbol '%s' not found in %s",
 				r->q->func, miss);
 		else
-			set_err(r->err, r->errlen, "no readable ELF file for %s",
+			rs_set_err(r->err, r->errlen, "no readable ELF file for %s",
 				r->q->target);
 		return -ENOENT;
 	}
@@ -1205,7 +1194,7 @@ int rs_resolve_more(const struct rs_query *q, struct rs_sites *s,
 	if (first_new)
 		*first_new = s->nsites;
 	if (!q->func || !*q->func) {
-		set_err(err, errlen, "empty uprobe function name");
+		rs_set_err(err, errlen, "empty uprobe function name");
 		return -EINVAL;
 	}
 	raise_nofile();
@@ -1227,7 +1216,7 @@ int rs_resolve(const struct rs_query *q, struct rs_sites **out,
 	*out = NULL;
 	if (!s || !(s->priv = calloc(1, sizeof(*s->priv)))) {
 		free(s);
-		set_err(err, errlen, "out of memory");
+		rs_set_err(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	s->priv->ar = arena_new();
@@ -1348,7 +1337,7 @@ int rs_list_probes(FILE *out, const char *kind, const char *target,
 			break;
 	}
 	if (lp.oom) {
-		set_err(err, errlen, "out of memory listing %s", target);
+		rs_set_err(err, errlen, "out of memory listing %s", target);
 		ret = -ENOMEM;
 	} else if (lp.n) {
 		qsort(lp.v, lp.n, sizeof(*lp.v), cmp_line);

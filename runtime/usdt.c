@@ -10,6 +10,7 @@
  * instruction pointer and PIE load addresses need no further work.
  */
 #include "usdt.h"
+#include "resolve.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -24,17 +25,6 @@
 
 #include "../common/arena.h"
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- registers -------------------------------------------------------------- */
 
@@ -108,7 +98,7 @@ static int parse_reg(const char **p, int *off, int *size, char *err, size_t errl
 	char name[16];
 	size_t n = 0;
 	if (**p != '%') {
-		set_err(err, errlen, "expected a register at '%s'", *p);
+		rs_set_err(err, errlen, "expected a register at '%s'", *p);
 		return -EINVAL;
 	}
 	(*p)++;
@@ -117,7 +107,7 @@ static int parse_reg(const char **p, int *off, int *size, char *err, size_t errl
 	name[n] = '\0';
 	*off = usdt_asm_reg(name, size);
 	if (*off < 0) {
-		set_err(err, errlen, "unsupported register '%%%s'", name);
+		rs_set_err(err, errlen, "unsupported register '%%%s'", name);
 		return -EINVAL;
 	}
 	return 0;
@@ -128,7 +118,7 @@ static int parse_one(struct arena *a, const char *s, size_t len, struct usdt_arg
 {
 	char buf[128];
 	if (len >= sizeof(buf)) {
-		set_err(err, errlen, "argument '%.*s...' is too long", 20, s);
+		rs_set_err(err, errlen, "argument '%.*s...' is too long", 20, s);
 		return -EINVAL;
 	}
 	memcpy(buf, s, len);
@@ -141,7 +131,7 @@ static int parse_one(struct arena *a, const char *s, size_t len, struct usdt_arg
 		char *end;
 		long sz = strtol(buf, &end, 10);
 		if (end != at || (labs(sz) != 1 && labs(sz) != 2 && labs(sz) != 4 && labs(sz) != 8)) {
-			set_err(err, errlen, "bad size in argument '%s'", buf);
+			rs_set_err(err, errlen, "bad size in argument '%s'", buf);
 			return -EINVAL;
 		}
 		arg->is_signed = sz < 0;
@@ -153,7 +143,7 @@ static int parse_one(struct arena *a, const char *s, size_t len, struct usdt_arg
 		errno = 0;
 		arg->val = strtoll(p + 1, &end, 0);
 		if (end == p + 1 || *end || errno) {
-			set_err(err, errlen, "bad constant in argument '%s'", buf);
+			rs_set_err(err, errlen, "bad constant in argument '%s'", buf);
 			return -EINVAL;
 		}
 		arg->kind = USDT_ARG_CONST;
@@ -163,7 +153,7 @@ static int parse_one(struct arena *a, const char *s, size_t len, struct usdt_arg
 		if (parse_reg(&p, &arg->reg_off, &arg->reg_size, err, errlen))
 			return -EINVAL;
 		if (*p) {
-			set_err(err, errlen, "unexpected '%s' in argument '%s'", p, buf);
+			rs_set_err(err, errlen, "unexpected '%s' in argument '%s'", p, buf);
 			return -EINVAL;
 		}
 		arg->kind = USDT_ARG_REG;
@@ -172,7 +162,7 @@ static int parse_one(struct arena *a, const char *s, size_t len, struct usdt_arg
 	/* memory: [DISP](%reg) or SYM[+-OFF](%rip) */
 	const char *paren = strchr(p, '(');
 	if (!paren) {
-		set_err(err, errlen, "unsupported argument '%s'", buf);
+		rs_set_err(err, errlen, "unsupported argument '%s'", buf);
 		return -EINVAL;
 	}
 	arg->kind = USDT_ARG_MEM;
@@ -185,7 +175,7 @@ static int parse_one(struct arena *a, const char *s, size_t len, struct usdt_arg
 			char *end;
 			arg->val = strtoll(e, &end, 0);
 			if (end != paren) {
-				set_err(err, errlen, "bad offset in argument '%s'", buf);
+				rs_set_err(err, errlen, "bad offset in argument '%s'", buf);
 				return -EINVAL;
 			}
 		}
@@ -193,7 +183,7 @@ static int parse_one(struct arena *a, const char *s, size_t len, struct usdt_arg
 		char *end;
 		arg->val = strtoll(p, &end, 0);
 		if (end != paren) {
-			set_err(err, errlen, "bad displacement in argument '%s'", buf);
+			rs_set_err(err, errlen, "bad displacement in argument '%s'", buf);
 			return -EINVAL;
 		}
 	}
@@ -202,16 +192,16 @@ static int parse_one(struct arena *a, const char *s, size_t len, struct usdt_arg
 	if (parse_reg(&p, &arg->reg_off, &rsize, err, errlen))
 		return -EINVAL;
 	if (*p == ',') {
-		set_err(err, errlen, "indexed operand '%s' is not supported", buf);
+		rs_set_err(err, errlen, "indexed operand '%s' is not supported", buf);
 		return -EINVAL;
 	}
 	if (strcmp(p, ")")) {
-		set_err(err, errlen, "unexpected '%s' in argument '%s'", p, buf);
+		rs_set_err(err, errlen, "unexpected '%s' in argument '%s'", p, buf);
 		return -EINVAL;
 	}
 	bool rip = arg->reg_off == usdt_ptregs_offset("ip");
 	if (rip != (arg->sym != NULL)) {
-		set_err(err, errlen, rip ? "unsupported %%rip operand '%s' (only symbol(%%rip))"
+		rs_set_err(err, errlen, rip ? "unsupported %%rip operand '%s' (only symbol(%%rip))"
 					 : "symbol operand '%s' needs %%rip", buf);
 		return -EINVAL;
 	}
@@ -232,7 +222,7 @@ int usdt_parse_args(struct arena *a, const char *text, struct usdt_arg *args, in
 		while (*e && *e != ' ' && *e != '\t')
 			e++;
 		if (n == max) {
-			set_err(err, errlen, "more than %d arguments", max);
+			rs_set_err(err, errlen, "more than %d arguments", max);
 			return -EINVAL;
 		}
 		if (parse_one(a, p, (size_t)(e - p), &args[n], err, errlen))
@@ -379,19 +369,19 @@ int usdt_read_notes(struct arena *a, const char *path, struct usdt_note **out, s
 	*out = NULL;
 	*count = 0;
 	if (elf_version(EV_CURRENT) == EV_NONE) {
-		set_err(err, errlen, "libelf is too old");
+		rs_set_err(err, errlen, "libelf is too old");
 		return -EINVAL;
 	}
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		int e = -errno;
-		set_err(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		rs_set_err(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return e;
 	}
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	size_t shstr;
 	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstr)) {
-		set_err(err, errlen, "%s is not an ELF file", path);
+		rs_set_err(err, errlen, "%s is not an ELF file", path);
 		if (e)
 			elf_end(e);
 		close(fd);

@@ -1,0 +1,55 @@
+/*
+ * file.c - whole-file reads.  procfs and tracefs files report st_size 0,
+ * so the buffer grows until read() returns 0.
+ */
+#include "file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int file_read_all(const char *path, size_t hint, char **out, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = hint ? hint : 16384, n = 0;
+	char *buf;
+
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		if (cap - n < cap / 4 + 1) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				close(fd);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		if (r < 0) {
+			int err = errno;
+			if (err == EINTR)
+				continue;
+			free(buf);
+			close(fd);
+			return -err;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*out = buf;
+	if (len)
+		*len = n;
+	return 0;
+}

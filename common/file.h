@@ -1,0 +1,15 @@
+/*
+ * file.h - read a whole file, including the procfs/tracefs kind whose
+ * st_size is 0.
+ */
+#ifndef SONDE_FILE_H
+#define SONDE_FILE_H
+
+#include <stddef.h>
+
+/* Read path until EOF into a malloc'd, NUL-terminated buffer (*len
+ * excludes the NUL; len may be NULL).  hint: initial capacity, 0 for a
+ * default.  0 or -errno. */
+int file_read_all(const char *path, size_t hint, char **out, size_t *len);
+
+#endif
