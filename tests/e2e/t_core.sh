@@ -27,6 +27,16 @@ tracepoint:sched:sched_switch /@qt[args->next_pid]/ { @runq_us = hist((nsecs - @
 expect_match core:runqlat_hist_header '^@runq_us: $' "$out"
 expect_match core:runqlat_hist_buckets '^\[[0-9]+(K|M)?, [0-9]+(K|M)?\) +[0-9]+ \|@*' "$out"
 
+# -- -c with a child that lives for well under 10 ms: sonde sees its whole
+#    life, returns as soon as it exits, and reports a failing status ------
+start=$(date +%s%N)
+out=$(timeout 10 "$SONDE" -q -c true -e 'tracepoint:syscalls:sys_enter_exit_group /pid == cpid/ { @exits = count(); }' 2>&1)
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+expect_eq core:short_child_traced $'\n\n@exits: 1' "$out"
+if [ "$ms" -lt 5000 ]; then pass core:short_child_returns; else fail core:short_child_returns; echo "    took $ms ms"; fi
+out=$("$SONDE" -q -c false -e 'BEGIN { }' 2>&1 >/dev/null)
+expect_eq core:child_status_reported 'sonde: command exited with status 1' "$out"
+
 # -- Ctrl-C ends tracing and prints the maps (the README's workflow) --------
 "$SONDE" -q -e 'tracepoint:sched:sched_switch { @switches = count(); }' > "$B/sigint.out" 2>&1 &
 spid=$!
