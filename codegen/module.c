@@ -14,6 +14,7 @@
 #include "cg_int.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@
 #include <llvm-c/Transforms/Utils.h>
 
 #include "../common/arena.h"
+#include "../common/diag.h"
 
 enum { DW_ATE_signed = 5 };
 
@@ -285,6 +287,61 @@ static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int firs
 /* ---- driver ----------------------------------------------------------------- */
 
 /*
+ * LLVM reports some limits only while emitting code (the 512-byte BPF
+ * stack); its default handler would print and exit(1).  Keep the first
+ * error instead and turn it into a located message.
+ */
+struct llvm_errors {
+	char first[512];
+	int n;
+};
+
+static void on_llvm_diag(LLVMDiagnosticInfoRef di, void *ctx)
+{
+	struct llvm_errors *e = ctx;
+	if (LLVMGetDiagInfoSeverity(di) != LLVMDSError)
+		return;
+	if (!e->n++) {
+		char *d = LLVMGetDiagInfoDescription(di);
+		snprintf(e->first, sizeof(e->first), "%s", d);
+		LLVMDisposeMessage(d);
+	}
+}
+
+/* "sonde-src-XXXXXX:3:9: in function p0_0 ...: message" -> located error */
+static void report_llvm_error(const struct cg_opts *opts, const char *file, const char *msg)
+{
+	int line = 0, col = 0;
+	const char *p = strstr(msg, ": in function");
+	const char *text = p ? strstr(p + 2, ": ") : NULL;
+	text = text ? text + 2 : msg;
+	if (p) {
+		const char *q = p;
+		while (q > msg && q[-1] != ':')
+			q--;
+		col = atoi(q);
+		const char *r = q > msg ? q - 1 : q;
+		while (r > msg && r[-1] != ':')
+			r--;
+		line = atoi(r);
+	}
+	bool stack = strstr(msg, "stack limit") != NULL;
+	const char *what = stack ? "this probe needs more than the 512 bytes of stack a BPF program may "
+				   "use: each string takes 64 bytes, so keep fewer strings in $variables "
+				   "and map keys at once"
+				 : text;
+	if (line > 0 && opts->src) {
+		struct diag d;
+		diag_init(&d, file, opts->src, stderr);
+		struct src_loc loc = {.file = file, .line = line, .col = col > 0 ? col : 1,
+				      .end_line = line, .end_col = (col > 0 ? col : 1) + 1};
+		diag_error(&d, loc, "%s", what);
+	} else {
+		fprintf(stderr, "sonde: BPF code generation failed: %s\n", what);
+	}
+}
+
+/*
  * A short function pipeline: promote stack slots to registers, fold and
  * clean up.  The whole O2 pipeline (libLLVMPasses) would add ~10 MB of
  * RSS at startup for nothing a probe body needs.
@@ -326,6 +383,8 @@ int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opt
 	init_llvm();
 	struct cg_ctx cg = {.a = a, .r = r, .opts = opts};
 	cg.ctx = LLVMContextCreate();
+	struct llvm_errors lerr = {.n = 0};
+	LLVMContextSetDiagnosticHandler(cg.ctx, on_llvm_diag, &lerr);
 	cg.mod = LLVMModuleCreateWithNameInContext("sonde", cg.ctx);
 	cg.b = LLVMCreateBuilderInContext(cg.ctx);
 	cg.i1 = LLVMInt1TypeInContext(cg.ctx);
@@ -423,6 +482,12 @@ int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opt
 	if (LLVMTargetMachineEmitToMemoryBuffer(tm, cg.mod, LLVMObjectFile, &err, &obuf)) {
 		fprintf(stderr, "sonde: internal error: BPF code generation failed: %s\n", err);
 		LLVMDisposeMessage(err);
+		rc = -EINVAL;
+		goto out;
+	}
+	if (lerr.n) {
+		report_llvm_error(opts, r->program->loc.file ? r->program->loc.file : "stdin", lerr.first);
+		LLVMDisposeMemoryBuffer(obuf);
 		rc = -EINVAL;
 		goto out;
 	}
