@@ -202,11 +202,12 @@ static void emit_filters(struct cg_ctx *cg)
 	const struct sema_attach *at = cg->attach;
 	/* interval probes are timers, not events of a task: the task they
 	 * interrupt is whatever ran on CPU 0, so -p/--container would make
-	 * `interval:s:1 { print(@); }` silent.  A probe that reads in_scope
-	 * decides for itself (the scheduler's tracepoints run in another
-	 * task's context than the one they are about). */
+	 * `interval:s:1 { print(@); }` silent.  A script that reads in_scope
+	 * decides for itself: the scheduler's and the block layer's
+	 * tracepoints run in another task's context than the one they are
+	 * about (the waker, the interrupted task). */
 	if (at->type == PT_BEGIN || at->type == PT_END || at->type == PT_INTERVAL ||
-	    cg->probe->own_scope)
+	    cg->r->own_scope)
 		return;
 	if (!cg->opts->filter_pid && !cg->opts->filter_cgroup)
 		return;

@@ -48,7 +48,7 @@ void sema_error(struct sema_ctx *s, struct src_loc loc, const char *fmt, ...)
 struct arena *sema_arena(struct sema_ctx *s) { return s->a; }
 const struct sema_opts *sema_options(struct sema_ctx *s) { return s->opts; }
 const struct sema_probe *sema_cur_probe(struct sema_ctx *s) { return s->probe; }
-void sema_own_scope(struct sema_ctx *s) { s->probe->own_scope = true; }
+void sema_own_scope(struct sema_ctx *s) { s->r->own_scope = true; }
 void sema_need_per_attach(struct sema_ctx *s) { s->probe->uses_args |= s->probe->nattach > 1; }
 struct ast_node *sema_assign_target(struct sema_ctx *s) { return s->assign_target; }
 

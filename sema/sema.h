@@ -50,7 +50,6 @@ struct sema_probe {
 	struct sema_attach *attach;
 	int nattach;
 	bool uses_args;		/* args/arg0.. differ per attach point: one BPF program each */
-	bool own_scope;		/* reads in_scope/scoped: no automatic -p/--container filter */
 	int index;
 };
 
@@ -120,6 +119,8 @@ struct sema_result {
 	int nevents;
 	struct type struct_types_dummy;	/* reserved */
 	int nattach;		/* total concrete attach points */
+	bool own_scope;		/* the script reads in_scope/scoped: it applies -p and
+				 * --container itself, sonde filters none of its probes */
 };
 
 /* NULL after reporting errors through d. */
@@ -142,7 +143,7 @@ const struct sema_probe *sema_cur_probe(struct sema_ctx *s);
 /* the current probe's value differs per attach point (probe, args ...):
  * codegen emits one BPF program per attach point */
 void sema_need_per_attach(struct sema_ctx *s);
-/* the current probe applies -p/--container itself (in_scope, scoped) */
+/* the script applies -p/--container itself (in_scope, scoped) */
 void sema_own_scope(struct sema_ctx *s);
 /* the argument must be a compile-time integer; returns false after an error */
 bool sema_const_int(struct sema_ctx *s, struct ast_node *e, int64_t *out);

@@ -236,7 +236,8 @@ static LLVMValueRef lower_username(struct cg_ctx *cg, struct ast_node *n)
  * --container is given; the scheduler's tracepoints run in the waker's or
  * the outgoing task's context, so a recipe like runqlat must learn which
  * threads are in scope from their own context and test the thread it
- * measures.  A probe that reads either builtin gets no automatic filter.
+ * measures.  A script that reads either builtin gets no automatic filter
+ * on any probe: it applies the scope itself where the task is its own.
  *   in_scope: 1 when the current task passes -p/--container (1 without them)
  *   scoped:   1 when -p or --container was given (a constant)
  */
@@ -296,9 +297,9 @@ const struct builtin stdlib_process[] = {
 	{.name = "cpid", .kind = BI_VAR, .check = check_cpid, .lower = lower_cpid,
 	 .summary = "pid of the -c child command"},
 	{.name = "in_scope", .kind = BI_VAR, .check = check_in_scope, .lower = lower_in_scope,
-	 .summary = "1 if the current task passes -p/--container; the probe is not filtered"},
+	 .summary = "1 if the current task passes -p/--container; the script is not filtered"},
 	{.name = "scoped", .kind = BI_VAR, .check = check_scoped, .lower = lower_cpu,
-	 .summary = "1 if -p or --container was given; the probe is not filtered"},
+	 .summary = "1 if -p or --container was given; the script is not filtered"},
 	ARG(0), ARG(1), ARG(2), ARG(3), ARG(4), ARG(5), ARG(6), ARG(7), ARG(8), ARG(9),
 	{0},
 };

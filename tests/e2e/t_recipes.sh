@@ -248,6 +248,13 @@ else
 	out=$("$SONDE" -q -c "dd if=/dev/zero of=$W/bio.dat bs=4k count=16 oflag=direct,dsync status=none" \
 		"$R/biolatency.sonde" 2>&1)
 	in_range recipes:biolatency:one_histogram 16 1000000 "$(hist_total '@bio_usecs: ' "$out")"
+	# -p: the process's own requests, stamped where it issues them and timed
+	# at completion, which runs in interrupt context on any task
+	sh -c "sleep 0.7; exec dd if=/dev/zero of=$W/bio2.dat bs=4k count=32 oflag=direct,dsync status=none" &
+	dpid=$!
+	out=$("$SONDE" -q -p "$dpid" "$R/biolatency.sonde" 0 2 2>&1)
+	wait "$dpid" 2>/dev/null
+	in_range recipes:biolatency:pid_filter 32 128 "$(hist_total '@bio_usecs: ' "$out")"
 fi
 
 # ---- cuda-calls -----------------------------------------------------------------------
@@ -296,6 +303,16 @@ rc_pids+=("$ae")
 out=$("$SONDE" -q "$R/offcpu.sonde" "$ae" 1 2>&1)
 expect_match recipes:offcpu:pid_filter_measures "^@offcpu_us\[api, $ae, S\]: [0-9]+$" "$out"
 expect_eq recipes:offcpu:pid_filter_only "" \
+	"$(printf '%s\n' "$out" | grep '^@offcpu_us\[' | grep -v "^@offcpu_us\[[^,]*, $ae, [SD]\]: ")"
+kill "$ae" 2>/dev/null; wait "$ae" 2>/dev/null
+# -p: the blocking thread is tested in its own context; the wakeups (run by
+# a timer interrupt on any task) are not filtered away
+"$B/api_engine" 15 100 100 &
+ae=$!
+rc_pids+=("$ae")
+out=$("$SONDE" -q -p "$ae" "$R/offcpu.sonde" 0 1 2>&1)
+expect_match recipes:offcpu:p_option_measures "^@offcpu_us\[api, $ae, S\]: [0-9]+$" "$out"
+expect_eq recipes:offcpu:p_option_only "" \
 	"$(printf '%s\n' "$out" | grep '^@offcpu_us\[' | grep -v "^@offcpu_us\[[^,]*, $ae, [SD]\]: ")"
 kill "$ae" 2>/dev/null; wait "$ae" 2>/dev/null
 
