@@ -98,7 +98,14 @@ static const char *render_into(struct rt *rt, const struct type *t, const uint8_
 	case TY_CONTAINER: {
 		*is_str = true;
 		struct rs_cgcache *c = cgroups(rt);
-		return c ? rs_cgroup_container(c, v) : "";
+		if (!c)
+			return "";
+		const char *id = rs_cgroup_container(c, v);
+		/* a cgroup removed before printing (the container exited) must
+		 * not read as the host's "" and fold into the host's line */
+		if (!*id && !rs_cgroup_path(c, v))
+			return arena_printf(rt->a, "cgroup %" PRIu64 " (gone)", v);
+		return id;
 	}
 	case TY_CGROUP_PATH: {
 		*is_str = true;
