@@ -40,11 +40,6 @@ LLVMValueRef cg_map_key(struct cg_ctx *cg, struct ast_node *m, int with_bucket)
 	return key;
 }
 
-static bool value_is_int(const struct sema_map *m)
-{
-	return m->kind != MK_VALUE || m->value.kind == TY_INT || m->value.size == 8;
-}
-
 LLVMValueRef cg_map_read(struct cg_ctx *cg, struct ast_node *mn)
 {
 	const struct sema_map *m = map_of(cg, mn);
@@ -58,7 +53,6 @@ LLVMValueRef cg_map_read(struct cg_ctx *cg, struct ast_node *mn)
 	struct cg_if f = cg_begin_if(cg, LLVMBuildIsNotNull(cg->b, p, ""), "found");
 	cg_memcpy(cg, res, p, size);
 	cg_end_if(cg, &f);
-	(void)value_is_int;
 	return isint ? cg_load_i64(cg, res) : res;
 }
 

@@ -187,17 +187,15 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 		}
 		struct tp_collect c = {s, p, raw, 0};
 		int err = tfs_each(parts[1], parts[2], add_tracepoint, &c);
-		if (err < 0 && c.n == 0 && !s->diag_errors_before) {
-			if (err == -EACCES || err == -EPERM)
-				sema_error(s, raw->loc, "cannot read tracefs: %s (run sonde as root)", strerror(-err));
-			else if (err != -ENOENT)
-				sema_error(s, raw->loc, "cannot list tracepoints: %s", strerror(-err));
-		}
-		if (c.n == 0 && err >= 0)
-			sema_error(s, raw->loc, "%s '%s:%s' not found%s", "tracepoint", parts[1], parts[2],
+		if (c.n)
+			return;
+		if (err == -EACCES || err == -EPERM)
+			sema_error(s, raw->loc, "cannot read tracefs: %s (run sonde as root)", strerror(-err));
+		else if (err < 0 && err != -ENOENT)
+			sema_error(s, raw->loc, "cannot list tracepoints: %s", strerror(-err));
+		else
+			sema_error(s, raw->loc, "tracepoint '%s:%s' not found%s", parts[1], parts[2],
 				   has_glob(parts[1]) || has_glob(parts[2]) ? " (no tracepoint matches)" : "");
-		else if (c.n == 0 && err == -ENOENT)
-			sema_error(s, raw->loc, "tracepoint '%s:%s' not found", parts[1], parts[2]);
 		return;
 	}
 	case PT_RAWTRACEPOINT: {

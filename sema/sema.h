@@ -117,7 +117,6 @@ struct sema_result {
 	int nmaps;
 	struct sema_event **events;
 	int nevents;
-	struct type struct_types_dummy;	/* reserved */
 	int nattach;		/* total concrete attach points */
 	bool own_scope;		/* the script reads in_scope/scoped: it applies -p and
 				 * --container itself, sonde filters none of its probes */

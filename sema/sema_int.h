@@ -25,7 +25,6 @@ struct sema_ctx {
 	struct sema_result *r;
 	bool quiet;		/* first pass: infer map kinds, report nothing */
 	int errors;
-	int diag_errors_before;
 	struct sema_probe *probe;	/* being checked */
 	struct sema_var *vars;		/* scratch variables of this probe */
 	struct ast_node *assign_target;	/* map of '@m = call()' while checking call */
