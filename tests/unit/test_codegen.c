@@ -18,30 +18,21 @@
 #include "codegen/codegen.h"
 #include "common/arena.h"
 #include "parser/parser.h"
+#include "harness.h"
 
 struct compiled {
-	struct arena *a;
+	struct checked c;
 	struct cg_object obj;
 	struct bpf_object *bpf;
 	char *ir;
-	size_t irlen;
 };
 
 static void compile(struct compiled *c, const char *src)
 {
 	memset(c, 0, sizeof(*c));
-	c->a = arena_new();
-	struct diag d;
-	diag_init(&d, "t.bt", src, stderr);
-	struct ast_node *ast = parse_program(c->a, &d, src);
-	assert_non_null(ast);
-	struct sema_opts so = {0};
-	struct sema_result *r = sema_run(c->a, &d, ast, &so);
-	assert_non_null(r);
-	FILE *ir = open_memstream(&c->ir, &c->irlen);
-	struct cg_opts co = {.emit_ir = 1, .out = ir, .start_ns = 1};
-	assert_int_equal(cg_compile(c->a, r, &co, &c->obj), 0);
-	fclose(ir);
+	checked_run(&c->c, src, NULL);
+	assert_non_null(c->c.r);
+	assert_int_equal(checked_codegen(&c->c, &c->ir, &c->obj), 0);
 	assert_non_null(c->obj.elf);
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "t");
 	c->bpf = bpf_object__open_mem(c->obj.elf, c->obj.elf_size, &oo);
@@ -53,7 +44,7 @@ static void done(struct compiled *c)
 	bpf_object__close(c->bpf);
 	free(c->obj.elf);
 	free(c->ir);
-	arena_free(c->a);
+	checked_free(&c->c);
 }
 
 static const struct bpf_map *map_named(struct compiled *c, const char *name)

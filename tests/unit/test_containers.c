@@ -19,6 +19,7 @@
 #include "parser/parser.h"
 #include "runtime/rt_int.h"
 #include "sema/sema.h"
+#include "harness.h"
 
 /* ---- rt_noteset ------------------------------------------------------------ */
 
@@ -176,79 +177,44 @@ static void test_fold_values_untouched(void **state)
 
 /* ---- which keys fold, as sema types them; cgroup_path() -------------------- */
 
-struct compiled {
-	struct arena *a;
-	struct diag d;
-	FILE *out;
-	char *msgs;
-	size_t len;
-	struct sema_result *r;
-};
-
-static void compile(struct compiled *c, const char *src)
-{
-	memset(c, 0, sizeof(*c));
-	c->a = arena_new();
-	c->out = open_memstream(&c->msgs, &c->len);
-	diag_init(&c->d, "test.bt", src, c->out);
-	struct ast_node *ast = parse_program(c->a, &c->d, src);
-	struct sema_opts so = {0};
-	c->r = ast ? sema_run(c->a, &c->d, ast, &so) : NULL;
-	fflush(c->out);
-}
-
-static void compiled_free(struct compiled *c)
-{
-	fclose(c->out);
-	free(c->msgs);
-	arena_free(c->a);
-}
-
-static const struct sema_map *map_named(const struct sema_result *r, const char *name)
-{
-	for (int i = 0; i < r->nmaps; i++)
-		if (!strcmp(r->maps[i]->name, name))
-			return r->maps[i];
-	return NULL;
-}
 
 static void test_keys_with_container(void **state)
 {
-	struct compiled c;
-	compile(&c, "tracepoint:syscalls:sys_enter_read { @a[container] = count(); "
+	struct checked c;
+	checked_run(&c, "tracepoint:syscalls:sys_enter_read { @a[container] = count(); "
 		    "@b[container, pid, comm] = count(); @c[pid] = count(); "
-		    "@d[cgroup_path(cgroup)] = count(); @e[cgroup] = count(); }");
+		    "@d[cgroup_path(cgroup)] = count(); @e[cgroup] = count(); }", NULL);
 	assert_non_null(c.r);
-	assert_true(rt_type_has_container(&map_named(c.r, "@a")->key));
-	assert_true(rt_type_has_container(&map_named(c.r, "@b")->key));
-	assert_false(rt_type_has_container(&map_named(c.r, "@c")->key));
+	assert_true(rt_type_has_container(&checked_map(c.r, "@a")->key));
+	assert_true(rt_type_has_container(&checked_map(c.r, "@b")->key));
+	assert_false(rt_type_has_container(&checked_map(c.r, "@c")->key));
 	/* distinct cgroup ids have distinct paths: nothing to fold */
-	assert_false(rt_type_has_container(&map_named(c.r, "@d")->key));
-	assert_int_equal(map_named(c.r, "@d")->key.kind, TY_CGROUP_PATH);
-	assert_int_equal(map_named(c.r, "@d")->key.size, 8);
-	assert_false(rt_type_has_container(&map_named(c.r, "@e")->key));
-	compiled_free(&c);
+	assert_false(rt_type_has_container(&checked_map(c.r, "@d")->key));
+	assert_int_equal(checked_map(c.r, "@d")->key.kind, TY_CGROUP_PATH);
+	assert_int_equal(checked_map(c.r, "@d")->key.size, 8);
+	assert_false(rt_type_has_container(&checked_map(c.r, "@e")->key));
+	checked_free(&c);
 }
 
 static void test_cgroup_path_args(void **state)
 {
-	struct compiled c;
-	compile(&c, "BEGIN { @[cgroup_path(container)] = count(); @x = cgroup_path(1234); }");
+	struct checked c;
+	checked_run(&c, "BEGIN { @[cgroup_path(container)] = count(); @x = cgroup_path(1234); }", NULL);
 	assert_non_null(c.r);
-	compiled_free(&c);
+	checked_free(&c);
 
-	compile(&c, "BEGIN { @ = cgroup_path(comm); }");
+	checked_run(&c, "BEGIN { @ = cgroup_path(comm); }", NULL);
 	assert_null(c.r);
 	assert_non_null(strstr(c.msgs, "cgroup_path() needs a cgroup id"));
-	compiled_free(&c);
+	checked_free(&c);
 
-	compile(&c, "BEGIN { @ = cgroup_path(); }");
+	checked_run(&c, "BEGIN { @ = cgroup_path(); }", NULL);
 	assert_null(c.r);
-	compiled_free(&c);
+	checked_free(&c);
 
-	compile(&c, "BEGIN { @ = cgroup_path(cgroup, \"unified\"); }");
+	checked_run(&c, "BEGIN { @ = cgroup_path(cgroup, \"unified\"); }", NULL);
 	assert_null(c.r);
-	compiled_free(&c);
+	checked_free(&c);
 }
 
 int main(void)

@@ -22,6 +22,7 @@
 #include "parser/parser.h"
 #include "runtime/tracefs.h"
 #include "sema/sema.h"
+#include "harness.h"
 
 static char tracefs[] = "/tmp/sonde-test-sema-XXXXXX";
 
@@ -86,42 +87,19 @@ static int teardown(void **state)
 	return 0;
 }
 
-struct checked {
-	struct arena *a;
-	struct diag d;
-	FILE *out;
-	char *msgs;
-	size_t len;
-	struct sema_result *r;
-};
-
 static void check(struct checked *c, const char *src, const char **pos, int npos)
 {
-	memset(c, 0, sizeof(*c));
-	c->a = arena_new();
-	c->out = open_memstream(&c->msgs, &c->len);
-	diag_init(&c->d, "t.bt", src, c->out);
-	struct ast_node *ast = parse_program(c->a, &c->d, src);
-	assert_non_null(ast);
 	struct sema_opts o = {.pos_args = pos, .npos_args = npos};
-	c->r = sema_run(c->a, &c->d, ast, &o);
-	fflush(c->out);
-}
-
-static void done(struct checked *c)
-{
-	fclose(c->out);
-	free(c->msgs);
-	arena_free(c->a);
+	checked_run(c, src, &o);
+	assert_non_null(c->ast);
 }
 
 static const struct sema_map *map(const struct sema_result *r, const char *name)
 {
-	for (int i = 0; i < r->nmaps; i++)
-		if (!strcmp(r->maps[i]->name, name))
-			return r->maps[i];
-	fail_msg("no map %s", name);
-	return NULL;
+	const struct sema_map *m = checked_map(r, name);
+	if (!m)
+		fail_msg("no map %s", name);
+	return m;
 }
 
 /* map kinds come from assignments anywhere, even after a read */
@@ -145,7 +123,7 @@ static void test_map_kinds(void **state)
 	/* maps come out sorted by name */
 	for (int i = 1; i < c.r->nmaps; i++)
 		assert_true(strcmp(c.r->maps[i - 1]->name, c.r->maps[i]->name) < 0);
-	done(&c);
+	checked_free(&c);
 }
 
 /* tuple keys are laid out 8-aligned; strings widen to the largest use */
@@ -161,7 +139,7 @@ static void test_key_layout(void **state)
 	assert_int_equal(m->key.fields[1].offset, 8);
 	assert_int_equal(m->key.fields[1].type.size, 21);
 	assert_int_equal(m->key_size, 32);
-	done(&c);
+	checked_free(&c);
 }
 
 /* args-> over several tracepoints needs one program per attach point */
@@ -172,11 +150,11 @@ static void test_per_attach(void **state)
 	assert_non_null(c.r);
 	assert_int_equal(c.r->probes[0].nattach, 2);
 	assert_true(c.r->probes[0].uses_args);
-	done(&c);
+	checked_free(&c);
 	check(&c, "tracepoint:sched:sched_* { @ = count(); }", NULL, 0);
 	assert_non_null(c.r);
 	assert_false(c.r->probes[0].uses_args);
-	done(&c);
+	checked_free(&c);
 }
 
 /* $1 is an integer when numeric, a string otherwise; $# counts them */
@@ -189,7 +167,7 @@ static void test_positional(void **state)
 	assert_int_equal(map(c.r, "@a")->value.kind, TY_INT);
 	assert_int_equal(map(c.r, "@b")->key.kind, TY_STR);
 	assert_int_equal(map(c.r, "@b")->key.size, 5);
-	done(&c);
+	checked_free(&c);
 }
 
 static void test_printf_event(void **state)
@@ -201,7 +179,7 @@ static void test_printf_event(void **state)
 	assert_int_equal(c.r->events[0]->args.nfields, 2);
 	assert_int_equal(c.r->events[0]->args.fields[1].offset, 16);
 	assert_int_equal(c.r->events[0]->args.size, 24);
-	done(&c);
+	checked_free(&c);
 }
 
 static void expect_error(const char *src, const char *msg)
@@ -210,7 +188,7 @@ static void expect_error(const char *src, const char *msg)
 	check(&c, src, NULL, 0);
 	assert_null(c.r);
 	assert_string_equal(c.msgs, msg);
-	done(&c);
+	checked_free(&c);
 }
 
 static void test_errors(void **state)

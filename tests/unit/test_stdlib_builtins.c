@@ -22,27 +22,13 @@
 #include "common/diag.h"
 #include "parser/parser.h"
 #include "sema/sema.h"
-
-struct checked {
-	struct arena *a;
-	struct diag d;
-	FILE *out;
-	char *msgs;
-	size_t len;
-	struct sema_result *r;
-};
+#include "harness.h"
 
 static void check_opts(struct checked *c, const char *src, bool unsafe)
 {
-	memset(c, 0, sizeof(*c));
-	c->a = arena_new();
-	c->out = open_memstream(&c->msgs, &c->len);
-	diag_init(&c->d, "t.bt", src, c->out);
-	struct ast_node *ast = parse_program(c->a, &c->d, src);
-	assert_non_null(ast);
 	struct sema_opts o = {.unsafe = unsafe};
-	c->r = sema_run(c->a, &c->d, ast, &o);
-	fflush(c->out);
+	checked_run(c, src, &o);
+	assert_non_null(c->ast);
 }
 
 static void check(struct checked *c, const char *src)
@@ -50,20 +36,12 @@ static void check(struct checked *c, const char *src)
 	check_opts(c, src, false);
 }
 
-static void done(struct checked *c)
-{
-	fclose(c->out);
-	free(c->msgs);
-	arena_free(c->a);
-}
-
 static const struct sema_map *map(const struct sema_result *r, const char *name)
 {
-	for (int i = 0; i < r->nmaps; i++)
-		if (!strcmp(r->maps[i]->name, name))
-			return r->maps[i];
-	fail_msg("no map %s", name);
-	return NULL;
+	const struct sema_map *m = checked_map(r, name);
+	if (!m)
+		fail_msg("no map %s", name);
+	return m;
 }
 
 /* the first line of the messages, "t.bt:1:COL: error: ..." */
@@ -77,7 +55,7 @@ static void expect_error(const char *src, const char *first_line)
 	char line[512];
 	snprintf(line, sizeof(line), "%.*s", nl ? (int)(nl - c.msgs) : (int)c.len, c.msgs);
 	assert_string_equal(line, first_line);
-	done(&c);
+	checked_free(&c);
 }
 
 static void test_value_types(void **state)
@@ -104,7 +82,7 @@ static void test_value_types(void **state)
 	assert_string_equal(map(c.r, "@t")->value.fmt, "%H:%M:%f");
 	assert_int_equal(map(c.r, "@l")->value.kind, TY_INT);
 	assert_int_equal(map(c.r, "@ks")->value.kind, TY_KSYM);
-	done(&c);
+	checked_free(&c);
 }
 
 static void test_stack_errors(void **state)
@@ -165,17 +143,17 @@ static void test_control_errors(void **state)
 	check_opts(&c, "uprobe:/bin/true:main { signal(\"SIGFOO\"); }", true);
 	assert_null(c.r);
 	assert_non_null(strstr(c.msgs, "t.bt:1:32: error: signal(): 'SIGFOO' is not a signal name"));
-	done(&c);
+	checked_free(&c);
 	check_opts(&c, "uprobe:/bin/true:main { signal(99); }", true);
 	assert_non_null(strstr(c.msgs, "error: signal(): 99 is not a signal number (1 to 64)"));
-	done(&c);
+	checked_free(&c);
 	check_opts(&c, "interval:s:1 { signal(\"KILL\"); }", true);
 	assert_non_null(strstr(c.msgs, "error: signal() is not available in interval probes"));
-	done(&c);
+	checked_free(&c);
 	check_opts(&c, "uprobe:/bin/true:main { signal(\"usr1\"); signal(\"SIGRTMIN+1\"); signal(arg0); }",
 		   true);
 	assert_non_null(c.r);
-	done(&c);
+	checked_free(&c);
 	expect_error("BEGIN { @h = hist(1); print(len(@h)); }",
 		     "t.bt:1:33: error: len() of hist map '@h' is not supported (it stores a slot per bucket)");
 	expect_error("BEGIN { @h[1] = 1; print(len(@h[1])); }",
@@ -208,7 +186,7 @@ static void uncompile(struct compiled *x)
 {
 	bpf_object__close(x->bpf);
 	free(x->obj.elf);
-	done(&x->c);
+	checked_free(&x->c);
 }
 
 static void test_stack_and_scratch_maps(void **state)

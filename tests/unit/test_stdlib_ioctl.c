@@ -27,6 +27,7 @@
 #include "common/arena.h"
 #include "parser/parser.h"
 #include "stdlib/decode.h"
+#include "harness.h"
 
 /* _IOWR('F', 42, 48): what NVIDIA's driver requests look like */
 #define NV_CMD 0xc030462au
@@ -153,51 +154,36 @@ static void test_fd_path_fake_proc(void **state)
 /* ---- through the front end and codegen ----------------------------------- */
 
 struct compiled {
-	struct arena *a;
+	struct checked c;
 	struct sema_result *r;
-	char *ir, *err;
-	size_t irlen, errlen;
-	int rc;
+	char *ir;
+	const char *err;	/* sema's messages */
+	int rc;			/* codegen's result; -1 when sema failed */
 };
 
-/* parse, check and (when sema passes) compile src; errors land in c->err */
-static void compile(struct compiled *c, const char *src)
+/* parse, check and (when sema passes) compile src */
+static void compile(struct compiled *x, const char *src)
 {
-	memset(c, 0, sizeof(*c));
-	c->a = arena_new();
-	FILE *err = open_memstream(&c->err, &c->errlen);
-	struct diag d;
-	diag_init(&d, "t.bt", src, err);
-	struct ast_node *ast = parse_program(c->a, &d, src);
-	assert_non_null(ast);
-	struct sema_opts so = {0};
-	c->r = sema_run(c->a, &d, ast, &so);
-	fclose(err);
-	c->rc = -1;
-	if (!c->r)
-		return;
-	FILE *ir = open_memstream(&c->ir, &c->irlen);
-	struct cg_opts co = {.emit_ir = 1, .out = ir, .start_ns = 1};
-	struct cg_object obj = {0};
-	c->rc = cg_compile(c->a, c->r, &co, &obj);
-	fclose(ir);
-	free(obj.elf);
+	memset(x, 0, sizeof(*x));
+	checked_run(&x->c, src, NULL);
+	assert_non_null(x->c.ast);
+	x->r = x->c.r;
+	x->err = x->c.msgs;
+	x->rc = x->r ? checked_codegen(&x->c, &x->ir, NULL) : -1;
 }
 
-static void done(struct compiled *c)
+static void done(struct compiled *x)
 {
-	free(c->ir);
-	free(c->err);
-	arena_free(c->a);
+	free(x->ir);
+	checked_free(&x->c);
 }
 
 static const struct sema_map *map_named(const struct sema_result *r, const char *name)
 {
-	for (int i = 0; i < r->nmaps; i++)
-		if (!strcmp(r->maps[i]->name, name))
-			return r->maps[i];
-	fail_msg("no map %s", name);
-	return NULL;
+	const struct sema_map *m = checked_map(r, name);
+	if (!m)
+		fail_msg("no map %s", name);
+	return m;
 }
 
 static void test_compile_key(void **state)
@@ -220,7 +206,7 @@ static void test_compile_key(void **state)
 	assert_string_equal(m->key.fields[4].type.decoder->name, "fdpath");
 	/* every field is 8 bytes in the key */
 	assert_int_equal(m->key_size, 40);
-	assert_string_equal(type_str(c.a, &m->key), "(ioc_dir, ioc_type, uint64, uint64, fdpath)");
+	assert_string_equal(type_str(c.c.a, &m->key), "(ioc_dir, ioc_type, uint64, uint64, fdpath)");
 	/* the fields are shifts and masks of the request */
 	assert_non_null(strstr(c.ir, "lshr i64"));
 	assert_non_null(strstr(c.ir, ", 16383"));	/* size: 0x3fff */

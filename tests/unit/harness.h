@@ -1,0 +1,73 @@
+/*
+ * harness.h - the front of a compile for unit tests: parse and sema with
+ * the messages captured in memory, and codegen to IR text.  Header-only
+ * (static inline) because each test file is its own program.
+ */
+#ifndef SONDE_TEST_HARNESS_H
+#define SONDE_TEST_HARNESS_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/codegen.h"
+#include "common/arena.h"
+#include "common/diag.h"
+#include "parser/parser.h"
+#include "sema/sema.h"
+
+struct checked {
+	struct arena *a;
+	struct diag d;
+	FILE *out;		/* messages, as the user would see them */
+	char *msgs;
+	size_t len;
+	struct ast_node *ast;	/* NULL after a syntax error */
+	struct sema_result *r;	/* NULL after a parse or sema error */
+};
+
+/* parse and check src as file "t.bt"; o may be NULL */
+static inline void checked_run(struct checked *c, const char *src, const struct sema_opts *o)
+{
+	static const struct sema_opts none;
+	memset(c, 0, sizeof(*c));
+	c->a = arena_new();
+	c->out = open_memstream(&c->msgs, &c->len);
+	diag_init(&c->d, "t.bt", src, c->out);
+	c->ast = parse_program(c->a, &c->d, src);
+	c->r = c->ast ? sema_run(c->a, &c->d, c->ast, o ? o : &none) : NULL;
+	fflush(c->out);
+}
+
+static inline void checked_free(struct checked *c)
+{
+	fclose(c->out);
+	free(c->msgs);
+	arena_free(c->a);
+}
+
+/* the map named name ("@x"), NULL when the program has none */
+static inline const struct sema_map *checked_map(const struct sema_result *r, const char *name)
+{
+	for (int i = 0; r && i < r->nmaps; i++)
+		if (!strcmp(r->maps[i]->name, name))
+			return r->maps[i];
+	return NULL;
+}
+
+/* codegen of a checked program: 0 or -errno; the IR text in *ir (free it),
+ * the object in *obj when obj is not NULL (free obj->elf) */
+static inline int checked_codegen(struct checked *c, char **ir, struct cg_object *obj)
+{
+	size_t len;
+	FILE *f = open_memstream(ir, &len);
+	struct cg_opts co = {.emit_ir = 1, .out = f, .start_ns = 1};
+	struct cg_object local = {0};
+	int rc = cg_compile(c->a, c->r, &co, obj ? obj : &local);
+	fclose(f);
+	if (!obj)
+		free(local.elf);
+	return rc;
+}
+
+#endif
