@@ -53,3 +53,18 @@ int file_read_all(const char *path, size_t hint, char **out, size_t *len)
 		*len = n;
 	return 0;
 }
+
+void file_unescape_octal(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r;) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' &&
+		    r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 | (r[3] - '0'));
+			r += 4;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+}

@@ -12,4 +12,8 @@
  * default.  0 or -errno. */
 int file_read_all(const char *path, size_t hint, char **out, size_t *len);
 
+/* Undo, in place, the octal escapes (a backslash and three digits) that
+ * mountinfo files write for space, tab, newline and backslash. */
+void file_unescape_octal(char *s);
+
 #endif

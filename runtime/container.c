@@ -19,6 +19,7 @@
  * hosts, /sys/fs/cgroup/unified on hybrid ones such as this one.
  */
 #include "runtime/resolve.h"
+#include "common/file.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -35,21 +36,6 @@
 #define MAX_DEPTH 48	/* real trees are < 10 deep; bounds a hostile one */
 
 
-/* mountinfo escapes ' ', '\t', '\n' and '\\' as \ooo */
-static void unescape_octal(char *s)
-{
-	char *w = s;
-	for (char *r = s; *r;) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' &&
-		    r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
-			*w++ = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 | (r[3] - '0'));
-			r += 4;
-		} else {
-			*w++ = *r++;
-		}
-	}
-	*w = '\0';
-}
 
 int rs_cgroup2_root(char *buf, size_t len)
 {
@@ -74,7 +60,7 @@ int rs_cgroup2_root(char *buf, size_t len)
 				mnt = tok;
 		if (!mnt)
 			continue;
-		unescape_octal(mnt);
+		file_unescape_octal(mnt);
 		if (strlen(mnt) >= len) {
 			ret = -ENAMETOOLONG;
 			continue;

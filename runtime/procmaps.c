@@ -13,6 +13,7 @@
  * land on a host file that merely has the same name.
  */
 #include "runtime/resolve.h"
+#include "common/file.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -299,20 +300,6 @@ static int split_layers(char *v, char **out, int max)
 	return n;
 }
 
-static void unescape_octal(char *s)
-{
-	char *w = s;
-	for (char *r = s; *r;) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' &&
-		    r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
-			*w++ = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 | (r[3] - '0'));
-			r += 4;
-		} else {
-			*w++ = *r++;
-		}
-	}
-	*w = '\0';
-}
 
 /* The kernel puts a uprobe on d_real_inode(): for an overlayfs file, the
  * file in the topmost layer holding it.  Find that layer in the mount's
@@ -346,7 +333,7 @@ static bool overlay_real(int pid, const char *path, const struct stat *st,
 		}
 		if (!mp || makedev(maj, min) != st->st_dev)
 			continue;
-		unescape_octal(mp);
+		file_unescape_octal(mp);
 		ml = strcmp(mp, "/") == 0 ? 0 : strlen(mp);
 		if (strncmp(path, mp, ml) != 0 || (path[ml] != '/' && path[ml] != '\0'))
 			continue;
@@ -374,12 +361,12 @@ static bool overlay_real(int pid, const char *path, const struct stat *st,
 		     o = strtok_r(NULL, ",\n", &save)) {
 			if (strncmp(o, "upperdir=", 9) == 0) {
 				upper = o + 9;
-				unescape_octal(upper);
+				file_unescape_octal(upper);
 			} else if (strncmp(o, "lowerdir=", 9) == 0) {
-				unescape_octal(o + 9);
+				file_unescape_octal(o + 9);
 				nlow += split_layers(o + 9, lowers + nlow, 64 - nlow);
 			} else if (strncmp(o, "lowerdir+=", 10) == 0 && nlow < 64) {
-				unescape_octal(o + 10);
+				file_unescape_octal(o + 10);
 				lowers[nlow++] = o + 10;
 			}
 		}

@@ -88,16 +88,6 @@ static int attach_perf(struct rt *rt, struct bpf_program *prog, const struct sem
 	int first = 0, last = rt->ncpus - 1;
 	switch (at->type) {
 	case PT_INTERVAL:
-		/* one CPU: the interval fires once per period machine-wide */
-		attr.config = PERF_COUNT_SW_CPU_CLOCK;
-		if (at->freq) {
-			attr.freq = 1;
-			attr.sample_freq = at->freq;
-		} else {
-			attr.sample_period = at->period_ns;
-		}
-		last = 0;
-		break;
 	case PT_PROFILE:
 		attr.config = PERF_COUNT_SW_CPU_CLOCK;
 		if (at->freq) {
@@ -106,6 +96,9 @@ static int attach_perf(struct rt *rt, struct bpf_program *prog, const struct sem
 		} else {
 			attr.sample_period = at->period_ns;
 		}
+		/* an interval fires once per period machine-wide: one CPU */
+		if (at->type == PT_INTERVAL)
+			last = 0;
 		break;
 	case PT_SOFTWARE: {
 		const struct tfs_swevent *sw = tfs_software_event(at->target);

@@ -65,23 +65,6 @@ static const char *remember(const char *dir)
 	return root_path;
 }
 
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unescape_mountinfo(char *s)
-{
-	char *d = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '7' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
-				      (s[3] - '0'));
-			s += 4;
-		} else {
-			*d++ = *s++;
-		}
-	}
-	*d = '\0';
-}
 
 /* Look through /proc/self/mountinfo for a tracefs mount, or a debugfs one
  * whose tracing/ has events, anywhere in the tree.  Line format:
@@ -109,7 +92,7 @@ static const char *find_in_mountinfo(void)
 				mnt = tok;
 		if (!mnt)
 			continue;
-		unescape_mountinfo(mnt);
+		file_unescape_octal(mnt);
 		if (!strncmp(sep + 3, "tracefs ", 8)) {
 			if (has_events(mnt))
 				found = remember(mnt);
