@@ -158,6 +158,10 @@ struct ast_node *sema_assign_target(struct sema_ctx *s);
 bool sema_map_set_kind(struct sema_ctx *s, struct ast_node *m, enum map_kind kind,
 		       struct src_loc loc);
 
+/* the file a uprobe/usdt TARGET names: a path (inside the -p process's
+ * root when it has one there), or a program in PATH; NULL when none */
+const char *sema_target_file(struct sema_ctx *s, const char *target);
+
 /* the common integer types */
 extern const struct type ty_int64, ty_uint64, ty_void;
 struct type ty_str(uint32_t size);

@@ -18,7 +18,7 @@
 
 #include "../runtime/usdt.h"
 
-static const char *find_file(struct sema_ctx *s, const char *target)
+const char *sema_target_file(struct sema_ctx *s, const char *target)
 {
 	if (strchr(target, '/')) {
 		if (s->opts->target_pid > 0 && target[0] == '/') {
@@ -45,7 +45,7 @@ static const char *find_file(struct sema_ctx *s, const char *target)
 void sema_usdt_expand(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
 		      const char *target, const char *pattern)
 {
-	const char *file = find_file(s, target);
+	const char *file = sema_target_file(s, target);
 	if (!file) {
 		sema_error(s, raw->loc, "usdt target '%s' not found (not a path, not in PATH)", target);
 		return;

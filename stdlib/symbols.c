@@ -199,25 +199,6 @@ static int elf_symbol(const char *path, const char *name, struct elf_lookup *out
 	return 0;
 }
 
-/* the file a uprobe/usdt target names: a path, or a program in PATH */
-static const char *target_path(struct sema_ctx *s, const char *target)
-{
-	if (strchr(target, '/'))
-		return target;
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		const char *c = strchr(path, ':');
-		size_t len = c ? (size_t)(c - path) : strlen(path);
-		const char *cand = arena_printf(sema_arena(s), "%.*s/%s", (int)len, path, target);
-		if (!access(cand, X_OK))
-			return cand;
-		path += len + (c ? 1 : 0);
-	}
-	return NULL;
-}
-
 struct uaddr_info {
 	uint64_t sym;		/* the symbol's link-time address */
 	uint64_t site;		/* the probed address's link-time address; 0: absolute */
@@ -235,7 +216,7 @@ static void check_uaddr(struct sema_ctx *s, struct ast_node *n)
 	struct elf_lookup sym;
 	for (int i = 0; i < p->nattach; i++) {
 		const struct sema_attach *at = &p->attach[i];
-		const char *f = target_path(s, at->target);
+		const char *f = sema_target_file(s, at->target);
 		if (!f) {
 			sema_error(s, n->loc, "uaddr(): cannot find the file of '%s' (write its path)",
 				   at->target);
