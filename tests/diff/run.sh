@@ -26,6 +26,13 @@ export W
 # binaries in PATH: uprobe:work:work finds $W/work
 export PATH=$W:$PATH
 
+# bpftrace 0.17 cannot mount tracefs and fails on a host where it is not
+# mounted (sonde mounts it itself); mount it for the oracle's sake
+if [ ! -e /sys/kernel/tracing/events ] && [ ! -e /sys/kernel/debug/tracing/events ]; then
+	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null ||
+		echo "diff: tracefs is not mounted and cannot be: bpftrace will fail"
+fi
+
 suite="diff"
 npass=0 nfail=0 nskip=0
 pass() { echo "PASS $suite:$1"; echo "PASS $suite:$1" >> "$RESULTS"; npass=$((npass + 1)); }

@@ -42,6 +42,11 @@ expect_match() {
 	fi
 }
 
+# bpftrace 0.17 (an oracle in some suites) cannot mount tracefs itself
+if [ "$(id -u)" = 0 ] && [ ! -e /sys/kernel/tracing/events ] && [ ! -e /sys/kernel/debug/tracing/events ]; then
+	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
+fi
+
 need_root() {
 	[ "$(id -u)" = 0 ] && return 0
 	skip "$1" "needs root to load BPF"; return 1
