@@ -37,6 +37,18 @@ if [ "$ms" -lt 5000 ]; then pass core:short_child_returns; else fail core:short_
 out=$("$SONDE" -q -c false -e 'BEGIN { }' 2>&1 >/dev/null)
 expect_eq core:child_status_reported 'sonde: command exited with status 1' "$out"
 
+# -- tracefs not mounted: sonde mounts it (here in a private mount namespace
+#    where it was unmounted first) --------------------------------------------
+if command -v unshare >/dev/null; then
+	out=$(unshare -m --propagation private sh -c "umount /sys/kernel/tracing 2>/dev/null; umount /sys/kernel/debug 2>/dev/null;
+		[ -e /sys/kernel/tracing/events ] && echo still-mounted;
+		'$SONDE' -q -e 'tracepoint:sched:sched_switch { @switches = count(); } interval:ms:200 { exit(); }'" 2>&1)
+	expect_match core:mounts_tracefs '^@switches: [1-9][0-9]*$' "$out"
+	if printf '%s' "$out" | grep -q still-mounted; then fail core:mounts_tracefs_setup; fi
+else
+	skip core:mounts_tracefs "unshare (util-linux) is missing"
+fi
+
 # -- Ctrl-C ends tracing and prints the maps (the README's workflow) --------
 "$SONDE" -q -e 'tracepoint:sched:sched_switch { @switches = count(); }' > "$B/sigint.out" 2>&1 &
 spid=$!
