@@ -110,7 +110,7 @@ out=$("$SONDE" -q -e 'BEGIN { printf("%d %u %x 100%%\n", -5000000000, 5000000000
 expect_eq core:printf_64bit '-5000000000 5000000000 1122334455 100%' "$out"
 
 # -- interval probes fire, exit() stops, END runs before the maps print -----
-out=$("$SONDE" -q -e 'interval:ms:50 { @n++; if (@n == 3) { exit(); } } END { printf("end %d\n", @n); }' 2>&1)
+out=$("$SONDE" -q -e 'interval:ms:150 { @n++; if (@n == 3) { exit(); } } END { printf("end %d\n", @n); }' 2>&1)
 expect_eq core:interval_exit_end $'end 3\n\n\n@n: 3' "$out"
 
 # -- -f json: one valid object a line -----------------------------------------
