@@ -428,15 +428,6 @@ static void detach_all(struct rt *rt)
 	rt->nlinks = 0;
 }
 
-static bool has_probe(const struct sema_result *r, enum probe_type t)
-{
-	for (int i = 0; i < r->nprobes; i++)
-		for (int j = 0; j < r->probes[i].nattach; j++)
-			if (r->probes[i].attach[j].type == t)
-				return true;
-	return false;
-}
-
 static bool only_special(const struct sema_result *r)
 {
 	for (int i = 0; i < r->nprobes; i++)
@@ -529,10 +520,18 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 					break;
 			}
 		}
-	} else if (only_special(r) && !rt.stop && !has_probe(r, PT_END)) {
-		/* BEGIN without exit(): bpftrace waits for Ctrl-C */
+	} else if (!rt.stop) {
+		/* only BEGIN/END and no exit(): wait for Ctrl-C, as bpftrace.
+		 * The signals stay blocked between the test and the wait, so
+		 * one that arrives in between is not lost. */
+		sigset_t block, old;
+		sigemptyset(&block);
+		sigaddset(&block, SIGINT);
+		sigaddset(&block, SIGTERM);
+		sigprocmask(SIG_BLOCK, &block, &old);
 		while (!rt.stop)
-			pause();
+			sigsuspend(&old);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
 	detach_all(&rt);
 	ring_buffer__consume(rt.rb);

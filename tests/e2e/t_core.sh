@@ -56,6 +56,14 @@ sleep 1.5; kill -INT $spid; wait $spid; rc=$?
 expect_match core:sigint_prints_maps '^@switches: [1-9][0-9]*$' "$(cat "$B/sigint.out")"
 expect_eq core:sigint_exit_status 0 "$rc"
 
+# -- BEGIN and END without exit(): wait for Ctrl-C, then END (as bpftrace)
+"$SONDE" -q -e 'BEGIN { printf("hi\n"); } END { printf("bye\n"); }' > "$B/wait.out" 2>&1 &
+spid=$!
+sleep 0.5
+if kill -0 $spid 2>/dev/null; then pass core:begin_end_waits; else fail core:begin_end_waits; fi
+kill -INT $spid; wait $spid
+expect_eq core:begin_end_after_sigint $'hi\nbye' "$(cat "$B/wait.out")"
+
 # -- map printing: every kind, exact bytes (checked against bpftrace 0.17) ---
 out=$("$SONDE" -q -e 'BEGIN { @a = count(); @a = count(); @h = hist(5); @h = hist(100); @h = hist(0); @h = hist(-3);
  @l = lhist(5, 0, 100, 10); @l = lhist(95, 0, 100, 10); @s = stats(10); @s = stats(20); @v = avg(7); @v = avg(8);
