@@ -41,7 +41,7 @@ struct cg_ctx {
 	const struct sema_attach *attach;
 	struct cg_var *vars;
 	struct cg_loop *loop;
-	int nprogs, capprogs;
+	int nprogs;
 	struct cg_prog *progs;
 };
 

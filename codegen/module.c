@@ -275,13 +275,7 @@ static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int firs
 	LLVMBuildBr(cg->b, body);
 	cg->di_sp = NULL;
 
-	if (cg->nprogs == cg->capprogs) {
-		cg->capprogs = cg->capprogs ? cg->capprogs * 2 : 16;
-		struct cg_prog *np = arena_new_array(cg->a, struct cg_prog, cg->capprogs);
-		if (cg->nprogs)
-			memcpy(np, cg->progs, sizeof(*np) * (size_t)cg->nprogs);
-		cg->progs = np;
-	}
+	cg->progs = arena_grow(cg->a, cg->progs, (size_t)cg->nprogs, sizeof(*cg->progs));
 	cg->progs[cg->nprogs++] = (struct cg_prog){name, p, first, n};
 }
 

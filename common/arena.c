@@ -1,8 +1,9 @@
 /*
  * arena.c - chunked bump allocator.
  *
- * Chunks grow geometrically; a request larger than the current chunk gets a
- * chunk of its own, so huge strings do not waste the tail of a small chunk.
+ * Chunks grow geometrically; a request larger than the next chunk size
+ * gets a chunk of its own.  A mark and a release give the runtime a scratch
+ * arena whose memory is reused event after event instead of allocated.
  */
 #include "arena.h"
 
@@ -58,18 +59,13 @@ void *arena_alloc(struct arena *a, size_t size)
 		size_t csize = size > a->next_size ? size : a->next_size;
 		c = xcalloc(sizeof(*c) + csize);
 		c->size = csize;
-		if (size <= a->next_size) {
-			c->next = a->head;
-			a->head = c;
-			if (a->next_size < (1u << 22))
-				a->next_size *= 2;
-		} else if (a->head) {
-			/* oversize: keep the current chunk on top */
-			c->next = a->head->next;
-			a->head->next = c;
-		} else {
-			a->head = c;
-		}
+		/* the newest chunk is always the head, so a mark is a chunk and
+		 * its fill level (an oversize request leaves the previous
+		 * chunk's tail unused) */
+		c->next = a->head;
+		a->head = c;
+		if (size <= a->next_size && a->next_size < (1u << 22))
+			a->next_size *= 2;
 	}
 	void *p = c->data + c->used;
 	c->used += size;
@@ -107,4 +103,51 @@ char *arena_printf(struct arena *a, const char *fmt, ...)
 	char *p = arena_vprintf(a, fmt, ap);
 	va_end(ap);
 	return p;
+}
+
+/* 0 or a power of two from 8 up: the array is full */
+static int full(size_t n)
+{
+	return n == 0 || (n >= 8 && !(n & (n - 1)));
+}
+
+void *arena_grow(struct arena *a, void *arr, size_t n, size_t elem)
+{
+	if (!full(n))
+		return arr;
+	void *b = arena_alloc(a, (n ? 2 * n : 8) * elem);
+	if (n)
+		memcpy(b, arr, n * elem);
+	return b;
+}
+
+void *vec_grow(void *arr, size_t n, size_t elem)
+{
+	if (!full(n))
+		return arr;
+	void *b = realloc(arr, (n ? 2 * n : 8) * elem);
+	if (!b) {
+		fprintf(stderr, "sonde: out of memory\n");
+		abort();
+	}
+	return b;
+}
+
+struct arena_mark arena_mark(struct arena *a)
+{
+	return (struct arena_mark){a->head, a->head ? a->head->used : 0};
+}
+
+void arena_release(struct arena *a, struct arena_mark m)
+{
+	while (a->head && a->head != m.chunk) {
+		struct chunk *n = a->head->next;
+		free(a->head);
+		a->head = n;
+	}
+	/* arena_alloc promises zeroed memory: clear what is handed back */
+	if (a->head) {
+		memset(a->head->data + m.used, 0, a->head->used - m.used);
+		a->head->used = m.used;
+	}
 }

@@ -25,6 +25,24 @@ char *arena_printf(struct arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 char *arena_vprintf(struct arena *a, const char *fmt, va_list ap);
 
+/* Everything allocated after a mark is given back by arena_release (marks
+ * nest); the memory is kept for reuse.  For per-event scratch memory. */
+struct arena_mark {
+	void *chunk;
+	size_t used;
+};
+struct arena_mark arena_mark(struct arena *a);
+void arena_release(struct arena *a, struct arena_mark m);
+
+/* Make room for element n of an arena array of n elements (elem bytes
+ * each) and return the array, moved to a bigger block when n is 0, 8, 16,
+ * 32 ...: the capacity follows from n, so callers keep no capacity field. */
+void *arena_grow(struct arena *a, void *arr, size_t n, size_t elem);
+
+/* The same growth for a malloc'd array (free it with free()); out of
+ * memory aborts, as arena_alloc does. */
+void *vec_grow(void *arr, size_t n, size_t elem);
+
 #define arena_new_obj(a, T) ((T *)arena_alloc((a), sizeof(T)))
 #define arena_new_array(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
 

@@ -109,14 +109,16 @@ static void do_time(struct rt *rt, const char *fmt)
 
 static int handle(struct rt *rt, void *data, size_t size);
 
-/* each event's decoded strings live in a scratch arena freed right after */
+/* each event's decoded strings live in the scratch arena, given back right
+ * after: no allocation per event once the arena has warmed up */
 int rt_event(void *ctx, void *data, size_t size)
 {
 	struct rt *rt = ctx;
 	struct arena *keep = rt->a;
-	rt->a = arena_new();
+	struct arena_mark m = arena_mark(rt->scratch);
+	rt->a = rt->scratch;
 	int rc = handle(rt, data, size);
-	arena_free(rt->a);
+	arena_release(rt->scratch, m);
 	rt->a = keep;
 	return rc;
 }

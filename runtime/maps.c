@@ -224,11 +224,12 @@ int rt_map_print(struct rt *rt, const struct sema_map *m, uint32_t top, uint32_t
 {
 	struct pr_map pm;
 	struct arena *keep = rt->a;
-	rt->a = arena_new();
+	struct arena_mark mark = arena_mark(rt->scratch);
+	rt->a = rt->scratch;
 	int err = build(rt, m, &pm);
 	if (!err)
 		pr_map(rt->o->out, rt->o->format, &pm, top, div);
-	arena_free(rt->a);
+	arena_release(rt->scratch, mark);
 	rt->a = keep;
 	if (err) {
 		fprintf(stderr, "sonde: map '%s': cannot read: %s\n", m->name, strerror(-err));

@@ -23,7 +23,7 @@ struct rt {
 	struct bpf_object *bpf;
 	struct ring_buffer *rb;
 	struct bpf_link **links;
-	int nlinks, caplinks;
+	int nlinks;
 	int *perf_fds;
 	int nperf, capperf;
 	int *map_fds;		/* by sema map id */
@@ -31,7 +31,8 @@ struct rt {
 	volatile sig_atomic_t stop;
 	int exit_code;
 	struct arena *perm;	/* lives for the run */
-	struct arena *a;	/* scratch: per event or map print, else perm */
+	struct arena *scratch;	/* reused per event and per map print */
+	struct arena *a;	/* where rendering allocates: scratch or perm */
 	/* printing state, loaded on first use */
 	struct ksyms *ksyms;
 	struct rs_symcache *syms;
@@ -39,7 +40,7 @@ struct rt {
 	const char **attach_names;	/* global attach index -> probe name */
 	int nattach_names;
 	const char **site_names;	/* uprobe cookie -> function name */
-	int nsite_names, capsite_names;
+	int nsite_names;
 	bool render_in_key;	/* stacks in map keys indent 4 columns, else 8 */
 	bool stack_lost_warned;
 	bool child_traced;	/* -c child under ptrace (symbols.c) */

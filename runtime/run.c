@@ -70,10 +70,7 @@ static void on_signal(int sig)
 
 static void add_link(struct rt *rt, struct bpf_link *l)
 {
-	if (rt->nlinks == rt->caplinks) {
-		rt->caplinks = rt->caplinks ? rt->caplinks * 2 : 16;
-		rt->links = realloc(rt->links, sizeof(*rt->links) * (size_t)rt->caplinks);
-	}
+	rt->links = vec_grow(rt->links, (size_t)rt->nlinks, sizeof(*rt->links));
 	rt->links[rt->nlinks++] = l;
 }
 
@@ -154,10 +151,7 @@ static int site_name(struct rt *rt, const char *sym)
 	for (int i = rt->nsite_names - 1; i >= 0; i--)
 		if (!strcmp(rt->site_names[i], sym))
 			return i;
-	if (rt->nsite_names == rt->capsite_names) {
-		rt->capsite_names = rt->capsite_names ? rt->capsite_names * 2 : 16;
-		rt->site_names = realloc(rt->site_names, sizeof(char *) * (size_t)rt->capsite_names);
-	}
+	rt->site_names = vec_grow(rt->site_names, (size_t)rt->nsite_names, sizeof(*rt->site_names));
 	rt->site_names[rt->nsite_names] = arena_strdup(rt->perm, sym);
 	return rt->nsite_names++;
 }
@@ -458,6 +452,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 {
 	struct rt rt = {.r = r, .obj = obj, .o = o};
 	rt.perm = arena_new();
+	rt.scratch = arena_new();
 	rt.a = rt.perm;
 	rt.ncpus = libbpf_num_possible_cpus();
 	int rc = 1, count = 0;
@@ -578,6 +573,7 @@ out:
 		rs_symcache_free(rt.syms);
 	if (rt.ksyms)
 		ksyms_free(rt.ksyms);
+	arena_free(rt.scratch);
 	arena_free(rt.perm);
 	return rc;
 }

@@ -74,12 +74,7 @@ static bool parse_u64(const char *s, uint64_t *out)
 
 static struct sema_attach *push(struct sema_ctx *s, struct sema_probe *p)
 {
-	if (p->nattach % 8 == 0) {
-		struct sema_attach *n = arena_new_array(s->a, struct sema_attach, p->nattach + 8);
-		if (p->nattach)
-			memcpy(n, p->attach, sizeof(*n) * (size_t)p->nattach);
-		p->attach = n;
-	}
+	p->attach = arena_grow(s->a, p->attach, (size_t)p->nattach, sizeof(*p->attach));
 	return &p->attach[p->nattach++];
 }
 

@@ -174,13 +174,7 @@ struct sema_map *sema_map_of(struct sema_ctx *s, struct ast_node *m)
 	for (int i = 0; i < s->nmaps; i++)
 		if (!strcmp(s->maps[i]->name, m->map.name))
 			return s->maps[i];
-	if (s->nmaps == s->capmaps) {
-		s->capmaps = s->capmaps ? s->capmaps * 2 : 16;
-		struct sema_map **n = arena_new_array(s->a, struct sema_map *, s->capmaps);
-		if (s->nmaps)
-			memcpy(n, s->maps, sizeof(*n) * (size_t)s->nmaps);
-		s->maps = n;
-	}
+	s->maps = arena_grow(s->a, s->maps, (size_t)s->nmaps, sizeof(*s->maps));
 	struct sema_map *map = arena_new_obj(s->a, struct sema_map);
 	map->name = m->map.name;
 	map->loc = m->loc;
@@ -967,13 +961,7 @@ struct sema_event *sema_add_event(struct sema_ctx *s, enum event_kind kind, stru
 					   cv->spec, type_str(s->a, &a->type));
 		}
 	}
-	if (s->nevents == s->capevents) {
-		s->capevents = s->capevents ? s->capevents * 2 : 16;
-		struct sema_event **ne = arena_new_array(s->a, struct sema_event *, s->capevents);
-		if (s->nevents)
-			memcpy(ne, s->events, sizeof(*ne) * (size_t)s->nevents);
-		s->events = ne;
-	}
+	s->events = arena_grow(s->a, s->events, (size_t)s->nevents, sizeof(*s->events));
 	ev->id = s->nevents;
 	s->events[s->nevents++] = ev;
 	return ev;

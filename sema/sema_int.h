@@ -32,9 +32,9 @@ struct sema_ctx {
 	int loop_depth;
 	/* maps: grow-only array, sorted at the end */
 	struct sema_map **maps;
-	int nmaps, capmaps;
+	int nmaps;
 	struct sema_event **events;
-	int nevents, capevents;
+	int nevents;
 };
 
 void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p);
