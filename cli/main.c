@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -107,8 +108,39 @@ static const char *find_recipe(const char *name, char *buf, size_t len)
 	return NULL;
 }
 
+/* -l 'kprobe:GLOB': kernel functions kprobes can attach to (tracefs's
+ * available_filter_functions), or one sentence on why there are none */
+static int list_kprobes(const char *pattern)
+{
+	const char *kind = !strncmp(pattern, "kr", 2) ? "kretprobe" : "kprobe";
+	const char *glob = strrchr(pattern, ':') + 1;
+	if (!tfs_have_kprobes()) {
+		fprintf(stderr, "sonde: this kernel has no kprobes (no kprobe event source): nothing "
+			"to list; its tracepoints cover most kernel events: sonde -l 'tracepoint:*'\n");
+		return 1;
+	}
+	const char *root = tfs_root();
+	char path[4096], *text;
+	snprintf(path, sizeof(path), "%s/available_filter_functions", root ? root : "/sys/kernel/tracing");
+	int err = file_read_all(path, 1u << 20, &text, NULL);
+	if (err) {
+		fprintf(stderr, "sonde: cannot read %s: %s\n", path, strerror(-err));
+		return 1;
+	}
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		line[strcspn(line, " \t")] = '\0';	/* drop " [module]" */
+		if (!fnmatch(*glob ? glob : "*", line, 0))
+			printf("%s:%s\n", kind, line);
+	}
+	free(text);
+	return 0;
+}
+
 static int list(const char *pattern, bool verbose, int pid)
 {
+	if (pattern && (!strncmp(pattern, "kprobe:", 7) || !strncmp(pattern, "kretprobe:", 10) ||
+			!strncmp(pattern, "k:", 2) || !strncmp(pattern, "kr:", 3)))
+		return list_kprobes(pattern);
 	if (pattern && (!strncmp(pattern, "usdt:", 5) || !strncmp(pattern, "U:", 2))) {
 		/* usdt:PATH[:[PROVIDER:]NAME] */
 		const char *rest = strchr(pattern, ':') + 1, *colon = strchr(rest, ':');

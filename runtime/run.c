@@ -245,10 +245,10 @@ static int attach_one(struct rt *rt, struct bpf_program *prog, const struct sema
 	case PT_KPROBE:
 	case PT_KRETPROBE:
 		l = bpf_program__attach_kprobe(prog, at->type == PT_KRETPROBE, at->func);
-		if (!l && (errno == ENOENT || errno == EOPNOTSUPP || errno == ENOTSUP)) {
-			fprintf(stderr, "sonde: %s: this kernel has no kprobes (CONFIG_KPROBES is off)\n",
-				at->name);
-			return -errno;
+		if (!l && errno == ENOENT) {
+			fprintf(stderr, "sonde: %s: no kernel function '%s' can be probed\n", at->name,
+				at->func);
+			return -ENOENT;
 		}
 		break;
 	case PT_UPROBE:

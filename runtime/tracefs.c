@@ -733,3 +733,8 @@ int tfs_list_software(FILE *out, const char *pattern)
 	free(glob);
 	return count;
 }
+
+bool tfs_have_kprobes(void)
+{
+	return access("/sys/bus/event_source/devices/kprobe", F_OK) == 0;
+}

@@ -103,4 +103,7 @@ const struct tfs_swevent *tfs_software_event(const char *name);
  * the number listed. */
 int tfs_list_software(FILE *out, const char *pattern);
 
+/* Can this kernel attach kprobes (a kprobe perf event source exists)? */
+bool tfs_have_kprobes(void);
+
 #endif

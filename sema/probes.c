@@ -234,6 +234,11 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 			sema_error(s, raw->loc, "%s probe expects %s:FUNCTION", parts[0], parts[0]);
 			return;
 		}
+		if (!tfs_have_kprobes()) {
+			sema_error(s, raw->loc, "this kernel has no kprobes (no kprobe event source): "
+				   "use a tracepoint instead (sonde -l 'tracepoint:*')");
+			return;
+		}
 		struct sema_attach *at = push(s, p);
 		at->type = type;
 		at->func = fn;

@@ -138,6 +138,12 @@ out=$("$SONDE" --emit asm -e 'tracepoint:syscalls:sys_enter_ioctl { @[args->cmd]
 expect_match core:emit_asm 'call 1$' "$out"
 out=$("$SONDE" -l 'tracepoint:sched:sched_switch' 2>&1)
 expect_eq core:list_tracepoint 'tracepoint:sched:sched_switch' "$out"
+out=$("$SONDE" -l 'kprobe:vfs_read*' 2>&1; echo "rc=$?")
+if [ -e /sys/bus/event_source/devices/kprobe ]; then
+	expect_match core:list_kprobes '^kprobe:vfs_read' "$out"
+else
+	expect_match core:list_kprobes_absent "^sonde: this kernel has no kprobes .*rc=1$" "$(printf '%s' "$out" | tr '\n' ' ')"
+fi
 out=$("$SONDE" -lv 'tracepoint:syscalls:sys_enter_ioctl' 2>&1)
 expect_match core:list_verbose_fields '^    unsigned int cmd$' "$out"
 out=$("$SONDE" -q -e 'BEGIN { exit(); }' 2>&1 >/dev/null; "$SONDE" -e 'BEGIN { exit(); }' 2>&1 >/dev/null)
