@@ -106,6 +106,8 @@ LLVMValueRef cg_helper_call(struct cg_ctx *cg, int helper, LLVMValueRef *args, i
 /* bpf_probe_read_{kernel,user}[_str](dst, size, src) */
 LLVMValueRef cg_probe_read(struct cg_ctx *cg, LLVMValueRef dst, uint32_t size,
 			   LLVMValueRef src, int user, int str);
+/* the map an N_MAP node names */
+const struct sema_map *cg_map_of(struct cg_ctx *cg, struct ast_node *map);
 /* pointer to the map's definition global, for helper arguments */
 LLVMValueRef cg_map_ref(struct cg_ctx *cg, const struct sema_map *m);
 LLVMValueRef cg_map_lookup(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key);

@@ -15,7 +15,7 @@
 #include "../stdlib/stdlib.h"
 
 
-static const struct sema_map *map_of(struct cg_ctx *cg, struct ast_node *m)
+const struct sema_map *cg_map_of(struct cg_ctx *cg, struct ast_node *m)
 {
 	for (int i = 0; i < cg->r->nmaps; i++)
 		if (!strcmp(cg->r->maps[i]->name, m->map.name))
@@ -25,7 +25,7 @@ static const struct sema_map *map_of(struct cg_ctx *cg, struct ast_node *m)
 
 LLVMValueRef cg_map_key(struct cg_ctx *cg, struct ast_node *m, int with_bucket)
 {
-	const struct sema_map *map = map_of(cg, m);
+	const struct sema_map *map = cg_map_of(cg, m);
 	LLVMValueRef key = cg_alloca(cg, map->key_size, "key");
 	if (m->map.nkeys == 1) {
 		cg_expr_store(cg, m->map.keys, key, map->key.size);
@@ -42,7 +42,7 @@ LLVMValueRef cg_map_key(struct cg_ctx *cg, struct ast_node *m, int with_bucket)
 
 LLVMValueRef cg_map_read(struct cg_ctx *cg, struct ast_node *mn)
 {
-	const struct sema_map *m = map_of(cg, mn);
+	const struct sema_map *m = cg_map_of(cg, mn);
 	LLVMValueRef key = cg_map_key(cg, mn, 0);
 	LLVMValueRef p = cg_map_lookup(cg, m, key);
 	bool isint = m->kind != MK_VALUE || (mn->type.kind != TY_STR && mn->type.kind != TY_TUPLE &&
@@ -65,7 +65,7 @@ void cg_map_assign(struct cg_ctx *cg, struct ast_node *mn, struct ast_node *valu
 			return;
 		}
 	}
-	const struct sema_map *m = map_of(cg, mn);
+	const struct sema_map *m = cg_map_of(cg, mn);
 	LLVMValueRef key = cg_map_key(cg, mn, 0);
 	LLVMValueRef val = cg_alloca(cg, m->value_size, "val");
 	cg_expr_store(cg, value, val, m->value.size ? m->value.size : 8);
@@ -75,7 +75,7 @@ void cg_map_assign(struct cg_ctx *cg, struct ast_node *mn, struct ast_node *valu
 void cg_map_compound(struct cg_ctx *cg, struct ast_node *mn, enum ast_op op, LLVMValueRef v,
 		     LLVMValueRef *old_out, LLVMValueRef *new_out)
 {
-	const struct sema_map *m = map_of(cg, mn);
+	const struct sema_map *m = cg_map_of(cg, mn);
 	LLVMValueRef key = cg_map_key(cg, mn, 0);
 	LLVMValueRef oldv = cg_alloca(cg, 8, "old");
 	LLVMValueRef p = cg_map_lookup(cg, m, key);
@@ -198,7 +198,7 @@ static void agg_slot(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef k
 
 void cg_agg_update(struct cg_ctx *cg, struct ast_node *mn, struct ast_node *call)
 {
-	const struct sema_map *m = map_of(cg, mn);
+	const struct sema_map *m = cg_map_of(cg, mn);
 	const struct builtin *bi = stdlib_find(call->call.name, true);
 	LLVMValueRef v = call->call.nargs ? cg_expr(cg, call->call.args) : cg_const(cg, 0);
 	LLVMValueRef key = cg_map_key(cg, mn, 1);

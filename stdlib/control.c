@@ -103,11 +103,7 @@ static void check_len(struct sema_ctx *s, struct ast_node *n)
 
 static LLVMValueRef lower_len(struct cg_ctx *cg, struct ast_node *n)
 {
-	const struct sema_result *r = cg_sema(cg);
-	for (int k = 0; k < r->nmaps; k++)
-		if (!strcmp(r->maps[k]->name, n->call.args->map.name))
-			return cg_map_count(cg, r->maps[k]);
-	return cg_const(cg, 0);
+	return cg_map_count(cg, cg_map_of(cg, n->call.args));
 }
 
 const struct builtin stdlib_control[] = {

@@ -93,10 +93,7 @@ static LLVMValueRef lower_print(struct cg_ctx *cg, struct ast_node *n)
 	int i = 0;
 	for (struct ast_node *x = a->next; x && i < 2; x = x->next)
 		w[i++] = x->i.value;
-	const struct sema_result *r = cg_sema(cg);
-	for (int k = 0; k < r->nmaps; k++)
-		if (!strcmp(r->maps[k]->name, a->map.name))
-			cg_event_raw(cg, EV_PRINT_MAP, (uint32_t)r->maps[k]->id, w, 2);
+	cg_event_raw(cg, EV_PRINT_MAP, (uint32_t)cg_map_of(cg, a)->id, w, 2);
 	return NULL;
 }
 
@@ -109,11 +106,8 @@ static void check_map_op(struct sema_ctx *s, struct ast_node *n)
 
 static LLVMValueRef lower_map_op(struct cg_ctx *cg, struct ast_node *n)
 {
-	const struct sema_result *r = cg_sema(cg);
-	for (int k = 0; k < r->nmaps; k++)
-		if (!strcmp(r->maps[k]->name, n->call.args->map.name))
-			cg_event_raw(cg, !strcmp(n->call.name, "clear") ? EV_CLEAR : EV_ZERO,
-				     (uint32_t)r->maps[k]->id, NULL, 0);
+	cg_event_raw(cg, !strcmp(n->call.name, "clear") ? EV_CLEAR : EV_ZERO,
+		     (uint32_t)cg_map_of(cg, n->call.args)->id, NULL, 0);
 	return NULL;
 }
 
@@ -137,10 +131,7 @@ static void check_delete(struct sema_ctx *s, struct ast_node *n)
 static LLVMValueRef lower_delete(struct cg_ctx *cg, struct ast_node *n)
 {
 	struct ast_node *a = n->call.args;
-	const struct sema_result *r = cg_sema(cg);
-	for (int k = 0; k < r->nmaps; k++)
-		if (!strcmp(r->maps[k]->name, a->map.name))
-			cg_map_delete(cg, r->maps[k], cg_map_key(cg, a, 0));
+	cg_map_delete(cg, cg_map_of(cg, a), cg_map_key(cg, a, 0));
 	return NULL;
 }
 
