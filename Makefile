@@ -17,7 +17,8 @@ GEN     := $(BUILD)/gen
 
 DEPS_PKGS := llvm-16-dev libbpf-dev libelf-dev flex bison libcmocka-dev \
 	zlib1g-dev libzstd-dev libz3-dev libxml2-dev libncurses-dev \
-	bpftrace gcc g++ make util-linux iproute2 pkg-config systemtap-sdt-dev python3
+	bpftrace gcc g++ make util-linux iproute2 pkg-config systemtap-sdt-dev python3 \
+	libmicrohttpd-dev libcapstone-dev prometheus bpftool
 
 SRCDIRS := common lexer parser sema codegen stdlib runtime
 LIB_SRCS := $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.c))
