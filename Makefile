@@ -52,7 +52,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRCS))
 
 .PHONY: all deps check demo unit e2e diff fuzz clean install asan
-all: $(BUILD)/sonde
+all: $(BUILD)/sonde $(BUILD)/libsonde-agent.so
 
 # ---- generated front end ------------------------------------------------
 $(GEN)/parser.c $(GEN)/parser.h: parser/grammar.y
@@ -97,6 +97,20 @@ $(BUILD)/sonde: $(REL_OBJS) $(REL_CLI)
 $(BUILD)/asan/sonde: $(ASAN_OBJS) $(ASAN_CLI)
 	$(CXX) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
 asan: $(BUILD)/asan/sonde
+
+# ---- the user-space probe agent (LD_PRELOAD; agent/agent.h) ---------------
+# Its own flags: position-independent, only its constructor visible.
+AGENT_SRCS := $(wildcard agent/*.c) agent/tramp.S
+AGENT_HDRS := $(wildcard agent/*.h)
+AGENT_CFLAGS := -std=gnu11 -g -O2 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN)
+$(BUILD)/libsonde-agent.so: $(AGENT_SRCS) $(AGENT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(AGENT_CFLAGS) -shared -Wl,-z,now -o $@ $(AGENT_SRCS) -lcapstone -lpthread
+# the unit test drives the patcher and the interpreter directly (no socket)
+AGENT_CORE := agent/patch.c agent/stop.c agent/interp.c agent/tramp.S
+$(BUILD)/unit/test_agent: tests/unit/test_agent.c $(AGENT_CORE) $(AGENT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ASAN_CFLAGS) $(WARN) -pthread -o $@ tests/unit/test_agent.c $(AGENT_CORE) -lcapstone -lcmocka
 
 $(BUILD)/unit/%: tests/unit/%.c $(ASAN_OBJS)
 	@mkdir -p $(dir $@)
@@ -168,8 +182,9 @@ fuzz: $(BUILD)/fuzz-frontend
 		-artifact_prefix=$(BUILD)/fuzz-crash- $(BUILD)/fuzz-corpus tests/fuzz/corpus
 
 PREFIX ?= /usr/local
-install: $(BUILD)/sonde
+install: $(BUILD)/sonde $(BUILD)/libsonde-agent.so
 	install -D -m 755 $(BUILD)/sonde $(DESTDIR)$(PREFIX)/bin/sonde
+	install -D -m 755 $(BUILD)/libsonde-agent.so $(DESTDIR)$(PREFIX)/lib/sonde/libsonde-agent.so
 	install -d $(DESTDIR)$(PREFIX)/share/sonde/scripts
 	install -m 644 scripts/*.sonde $(DESTDIR)$(PREFIX)/share/sonde/scripts/
 
