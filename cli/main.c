@@ -30,12 +30,10 @@
 #include "../runtime/tracefs.h"
 #include "../runtime/usdt.h"
 #include "../sema/sema.h"
+#include "cli.h"
 
 #define SONDE_VERSION "0.1.0"
 
-#ifndef SONDE_SCRIPT_DIR
-#define SONDE_SCRIPT_DIR "/usr/local/share/sonde/scripts"
-#endif
 
 static void usage(FILE *out)
 {
@@ -63,8 +61,9 @@ static void usage(FILE *out)
 		"    -V, --version    print the version\n"
 		"    -h, --help       this help\n"
 		"\n"
-		"Recipes in %s run by name: sonde runqlat\n",
-		SONDE_SCRIPT_DIR);
+		"Recipes in %s run by name: sonde runqlat\n"
+		"(a file of the current directory needs a path: sonde ./runqlat)\n",
+		CLI_SCRIPT_DIR);
 }
 
 static char *read_file(const char *path)
@@ -76,36 +75,6 @@ static char *read_file(const char *path)
 		return NULL;
 	}
 	return buf;
-}
-
-/* a recipe name ("runqlat") to a path: next to the binary, then installed */
-static const char *find_recipe(const char *name, char *buf, size_t len)
-{
-	if (strchr(name, '/'))
-		return NULL;
-	char exe[4096];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	struct stat st;
-	if (n > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(buf, len, "%s/../scripts/%s.sonde", exe, name);
-			if (!stat(buf, &st))
-				return buf;
-		}
-	}
-	const char *env = getenv("SONDE_SCRIPTS");
-	if (env) {
-		snprintf(buf, len, "%s/%s.sonde", env, name);
-		if (!stat(buf, &st))
-			return buf;
-	}
-	snprintf(buf, len, "%s/%s.sonde", SONDE_SCRIPT_DIR, name);
-	if (!stat(buf, &st))
-		return buf;
-	return NULL;
 }
 
 /* -l 'kprobe:GLOB': kernel functions kprobes can attach to (tracefs's
@@ -304,13 +273,31 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		file = argv[optind++];
-		owned = read_file(file);
-		if (!owned) {
-			const char *r = find_recipe(file, recipe, sizeof(recipe));
-			if (r)
-				owned = read_file(r);
+		if (!strcmp(file, "-")) {
+			file = "stdin";
+			if (!(owned = read_file("/dev/stdin"))) {
+				fprintf(stderr, "sonde: cannot read the program from stdin: %s\n", strerror(errno));
+				return 1;
+			}
+		} else if (cli_names_file(file)) {
+			owned = read_file(file);
 			if (!owned) {
-				fprintf(stderr, "sonde: cannot read '%s': %s\n", file, strerror(errno ? errno : ENOENT));
+				fprintf(stderr, "sonde: cannot read '%s': %s\n", file, strerror(errno));
+				return 1;
+			}
+		} else {
+			/* a bare name is an installed recipe, never ./NAME */
+			const char *r = cli_find_recipe(file, recipe, sizeof(recipe));
+			if (!r || !(owned = read_file(r))) {
+				struct stat st;
+				if (r)
+					fprintf(stderr, "sonde: cannot read recipe '%s': %s\n", r, strerror(errno));
+				else if (!stat(file, &st))
+					fprintf(stderr, "sonde: '%s' is not an installed recipe; to run the file "
+						"of that name here, give its path: sonde ./%s\n", file, file);
+				else
+					fprintf(stderr, "sonde: no recipe '%s' in %s (a script file needs its "
+						"path or extension)\n", file, CLI_SCRIPT_DIR);
 				return 1;
 			}
 		}
@@ -373,8 +360,9 @@ int main(int argc, char **argv)
 		goto out_cont;
 	}
 	FILE *out = stdout;
-	if (out_path && !(out = fopen(out_path, "w"))) {
-		fprintf(stderr, "sonde: cannot write '%s': %s\n", out_path, strerror(errno));
+	char oerr[1024];
+	if (out_path && cli_open_output(out_path, &out, oerr, sizeof(oerr))) {
+		fprintf(stderr, "sonde: %s\n", oerr);
 		free(obj.elf);
 		goto out_child;
 	}
@@ -387,8 +375,8 @@ int main(int argc, char **argv)
 	go_fd = -1;
 	child = 0;
 	free(obj.elf);
-	if (out != stdout)
-		fclose(out);
+	if (cli_close_output(out, out_path ? out_path : "standard output"))
+		rc = 1;
 out_child:
 	if (child > 0) {
 		kill(child, SIGKILL);

@@ -63,7 +63,9 @@ struct cg_object {
 /* BPF map names are at most 15 characters: maps are named m<ID>_<name> */
 const char *cg_map_obj_name(struct arena *a, const struct sema_map *m);
 
-/* 0 or -errno after a message on stderr */
+/* 0 or -errno after a message on stderr: -E2BIG when the program passes
+ * a BPF limit that only code generation sees (the 512-byte stack), a
+ * located user error; anything else is sonde's own fault */
 int cg_compile(struct arena *a, const struct sema_result *r,
 	       const struct cg_opts *opts, struct cg_object *out);
 

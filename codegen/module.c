@@ -483,7 +483,7 @@ int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opt
 	if (lerr.n) {
 		report_llvm_error(opts, r->program->loc.file ? r->program->loc.file : "stdin", lerr.first);
 		LLVMDisposeMemoryBuffer(obuf);
-		rc = -EINVAL;
+		rc = -E2BIG;
 		goto out;
 	}
 	out->elf_size = LLVMGetBufferSize(obuf);

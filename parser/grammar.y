@@ -65,7 +65,8 @@ int lex_next(PARSE_YYSTYPE *val, PARSE_YYLTYPE *loc, struct lexer *lx);
 		}							\
 	} while (0)
 
-/* Bison's stack limit; past it the program is "nested too deeply". */
+/* Bison's stack limit: only programs nested far deeper than
+ * PARSE_MAX_DEPTH reach it, and get the same message. */
 #define YYMAXDEPTH 10000
 
 /* A builder returned NULL after reporting a located error: stop. */
@@ -533,6 +534,6 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 	(void)msg;
 	if (px->failed || lex_failed(px->lx))
 		return;
-	diag_error(px->diag, *loc, "program is nested too deeply");
+	diag_error(px->diag, *loc, "nested deeper than %d levels", PARSE_MAX_DEPTH);
 	px->failed = true;
 }

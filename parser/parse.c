@@ -18,6 +18,70 @@
 
 #include "parse_impl.h"
 
+/*
+ * The one nesting limit of the front end.  Every pass after the parser
+ * (sema, codegen, the AST dump) walks the tree recursively, with frames of
+ * a few hundred bytes (a few KB under ASan); a tree no deeper than this
+ * fits any of them in a 1 MB stack, and no real program comes near it.
+ * The check itself recurses at most PARSE_MAX_DEPTH + 1 frames deep.
+ */
+static bool parse_depth_ok(struct parse_ctx *px, const struct ast_node *n, int depth);
+
+static bool parse_depth_list(struct parse_ctx *px, const struct ast_node *n, int depth)
+{
+	for (; n; n = n->next)
+		if (!parse_depth_ok(px, n, depth))
+			return false;
+	return true;
+}
+
+static bool parse_depth_ok(struct parse_ctx *px, const struct ast_node *n, int depth)
+{
+	if (!n)
+		return true;
+	if (depth > PARSE_MAX_DEPTH) {
+		diag_error(px->diag, n->loc, "nested deeper than %d levels", PARSE_MAX_DEPTH);
+		return false;
+	}
+	int d = depth + 1;
+	switch (n->kind) {
+	case N_INT: case N_STR: case N_IDENT: case N_VAR: case N_POSITIONAL:
+	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_STRUCT_DEF:
+		return true;
+	case N_MAP: return parse_depth_list(px, n->map.keys, d);
+	case N_CALL: return parse_depth_list(px, n->call.args, d);
+	case N_BINARY:
+		return parse_depth_ok(px, n->bin.lhs, d) && parse_depth_ok(px, n->bin.rhs, d);
+	case N_UNARY: return parse_depth_ok(px, n->un.operand, d);
+	case N_INCDEC: return parse_depth_ok(px, n->incdec.target, d);
+	case N_TERNARY:
+		return parse_depth_ok(px, n->tern.cond, d) && parse_depth_ok(px, n->tern.then, d) &&
+		       parse_depth_ok(px, n->tern.els, d);
+	case N_FIELD: return parse_depth_ok(px, n->field.base, d);
+	case N_INDEX:
+		return parse_depth_ok(px, n->index.base, d) && parse_depth_ok(px, n->index.index, d);
+	case N_CAST: return parse_depth_ok(px, n->cast.operand, d);
+	case N_SIZEOF: return parse_depth_ok(px, n->size_of.expr, d);
+	case N_TUPLE: return parse_depth_list(px, n->tuple.elems, d);
+	case N_EXPR_STMT: return parse_depth_ok(px, n->expr_stmt.expr, d);
+	case N_ASSIGN:
+		return parse_depth_ok(px, n->assign.target, d) && parse_depth_ok(px, n->assign.value, d);
+	case N_IF:
+		/* else-if chains are siblings in the source, not nesting */
+		return parse_depth_ok(px, n->if_.cond, d) && parse_depth_ok(px, n->if_.then, d) &&
+		       parse_depth_ok(px, n->if_.els, n->if_.els && n->if_.els->kind == N_IF ? depth : d);
+	case N_WHILE:
+		return parse_depth_ok(px, n->while_.cond, d) && parse_depth_ok(px, n->while_.body, d);
+	case N_UNROLL:
+		return parse_depth_ok(px, n->unroll.count, d) && parse_depth_ok(px, n->unroll.body, d);
+	case N_BLOCK: return parse_depth_list(px, n->block.stmts, d);
+	case N_PROBE:
+		return parse_depth_ok(px, n->probe.pred, d) && parse_depth_ok(px, n->probe.body, d);
+	case N_PROGRAM: return parse_depth_list(px, n->program.items, d);
+	}
+	return true;
+}
+
 struct ast_node *parse_program(struct arena *a, struct diag *d,
 			       const char *src)
 {
@@ -26,6 +90,8 @@ struct ast_node *parse_program(struct arena *a, struct diag *d,
 	int rc = parse_yyparse(&px);
 	bool bad = rc != 0 || px.failed || lex_failed(px.lx) || !px.root;
 	lex_free(px.lx);
+	if (!bad && !parse_depth_ok(&px, px.root, 0))
+		bad = true;
 	return bad ? NULL : px.root;
 }
 

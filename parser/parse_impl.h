@@ -19,6 +19,9 @@
 #include "../lexer/lexer.h"
 #include "ast.h"
 
+/* how deep a program may nest: parse.c, parse_depth_ok() */
+enum { PARSE_MAX_DEPTH = 200 };
+
 struct parse_ctx {
 	struct arena *arena;
 	struct diag *diag;

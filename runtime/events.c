@@ -8,9 +8,13 @@
  */
 #include "rt_int.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "format.h"
 
@@ -80,19 +84,104 @@ static void do_cat(struct rt *rt, const char *path)
 	free(text);
 }
 
-/* system(): the command's stdout, captured and written as a "syscall"
- * message (bpftrace's name), so it lands in -o FILE and stays valid JSON */
-static void do_system(struct rt *rt, const char *cmd)
+/*
+ * system()'s command line without a shell: the format is split into words
+ * at its blanks (single and double quotes in the format group blanks and
+ * are removed), then each word is formatted on its own.  A substituted
+ * value is always one whole argument, whatever it holds: a traced process
+ * named "a;touch /tmp/p" is an argument, not a second command.  Returns a
+ * NULL-terminated argv in the event's arena, or NULL for an empty command.
+ */
+static char **system_argv(struct rt *rt, const struct sema_event *ev, const struct fmt_val *v)
 {
+	const char *fmt = ev->fmt;
+	size_t n = strlen(fmt);
+	char **argv = arena_new_array(rt->a, char *, n / 2 + 2);
+	char *word = arena_alloc(rt->a, n + 1);	/* one word's format */
+	int argc = 0, conv = 0, first_arg = 0, wlen = 0, nv = ev->args.nfields;
+	bool in_word = false;
+	char quote = 0;
+	for (size_t i = 0;; i++) {
+		bool blank = i == n || (!quote && (fmt[i] == ' ' || fmt[i] == '\t' || fmt[i] == '\n'));
+		if (blank) {
+			if (in_word) {
+				word[wlen] = '\0';
+				int from = first_arg < nv ? first_arg : nv;
+				int k = (conv < nv ? conv : nv) - from;
+				char *w = fmt_format(word, NULL, v + from, k, NULL);
+				argv[argc++] = arena_strdup(rt->a, w ? w : "");
+				free(w);
+			}
+			in_word = false;
+			wlen = 0;
+			first_arg = conv;
+			if (i == n)
+				break;
+			continue;
+		}
+		in_word = true;
+		if (ev->spec && conv < ev->spec->nconvs && (int)i == ev->spec->convs[conv].offset) {
+			int len = ev->spec->convs[conv].length;
+			memcpy(word + wlen, fmt + i, (size_t)len);
+			wlen += len;
+			i += (size_t)len - 1;
+			conv++;
+		} else if (fmt[i] == '%' && fmt[i + 1] == '%') {
+			word[wlen++] = '%';
+			word[wlen++] = '%';
+			i++;
+		} else if (fmt[i] == '\'' || fmt[i] == '"') {
+			if (!quote)
+				quote = fmt[i];
+			else if (quote == fmt[i])
+				quote = 0;
+			else
+				word[wlen++] = fmt[i];
+		} else {
+			word[wlen++] = fmt[i];
+		}
+	}
+	argv[argc] = NULL;
+	return argc ? argv : NULL;
+}
+
+/* system(): run the command (no shell) and capture its stdout as a
+ * "syscall" message (bpftrace's name), so it lands in -o FILE and stays
+ * valid JSON; its stderr stays sonde's */
+static void do_system(struct rt *rt, const struct sema_event *ev, const uint8_t *args)
+{
+	char **argv = system_argv(rt, ev, decode(rt, ev, args));
+	if (!argv)
+		return;
 	fflush(rt->o->out);
-	FILE *p = popen(cmd, "r");
-	if (!p) {
-		fprintf(stderr, "sonde: system(\"%s\"): %m\n", cmd);
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC)) {
+		fprintf(stderr, "sonde: system(\"%s\"): %m\n", argv[0]);
 		return;
 	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "sonde: system(\"%s\"): %m\n", argv[0]);
+		close(fds[0]);
+		close(fds[1]);
+		return;
+	}
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		execvp(argv[0], argv);
+		fprintf(stderr, "sonde: system(): cannot run '%s': %m\n", argv[0]);
+		_exit(127);
+	}
+	close(fds[1]);
+	FILE *p = fdopen(fds[0], "r");
 	size_t len = 0;
-	char *text = slurp(p, &len);
-	pclose(p);
+	char *text = p ? slurp(p, &len) : NULL;
+	if (p)
+		fclose(p);
+	else
+		close(fds[0]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
 	pr_message(rt->o->out, rt->o->format, "syscall", text ? text : "", text ? len : 0);
 	free(text);
 }
@@ -133,9 +222,12 @@ static int handle(struct rt *rt, void *data, size_t size)
 	const uint8_t *args = (const uint8_t *)data + 8;
 	const struct sema_result *r = rt->r;
 	switch ((enum event_kind)kind) {
+	case EV_SYSTEM:
+		if (id < (uint32_t)r->nevents)
+			do_system(rt, r->events[id], args);
+		break;
 	case EV_PRINTF:
-	case EV_CAT:
-	case EV_SYSTEM: {
+	case EV_CAT: {
 		if (id >= (uint32_t)r->nevents)
 			return 0;
 		size_t len;
@@ -146,8 +238,6 @@ static int handle(struct rt *rt, void *data, size_t size)
 			pr_printf_out(rt->o->out, rt->o->format, s, len);
 		else if (kind == EV_CAT)
 			do_cat(rt, s);
-		else
-			do_system(rt, s);
 		free(s);
 		break;
 	}

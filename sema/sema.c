@@ -199,7 +199,7 @@ bool sema_map_set_kind(struct sema_ctx *s, struct ast_node *m, enum map_kind kin
 }
 
 /* check the keys of a map node and unify them with the map's key type */
-static void check_map_keys(struct sema_ctx *s, struct ast_node *m)
+void sema_map_keys(struct sema_ctx *s, struct ast_node *m)
 {
 	struct sema_map *map = sema_map_of(s, m);
 	struct type key = {.kind = TY_NONE};
@@ -593,7 +593,7 @@ struct type *sema_expr(struct sema_ctx *s, struct ast_node *e)
 		return set(e, v->type);
 	}
 	case N_MAP:
-		check_map_keys(s, e);
+		sema_map_keys(s, e);
 		return set(e, map_read_type(s, e));
 	case N_POSITIONAL: {
 		/* $1 ... are compile-time constants: rewrite the node in place into
@@ -664,7 +664,7 @@ struct type *sema_expr(struct sema_ctx *s, struct ast_node *e)
 			return set(e, v->type);
 		}
 		if (t->kind == N_MAP) {
-			check_map_keys(s, t);
+			sema_map_keys(s, t);
 			map_store_value(s, t, &ty_int64, e->loc);
 			struct sema_map *m = sema_map_of(s, t);
 			if (m->kind == MK_VALUE && m->value.kind != TY_INT && !is_error(&m->value)) {
@@ -794,7 +794,7 @@ static void check_assign(struct sema_ctx *s, struct ast_node *st)
 		return;
 	}
 	if (t->kind == N_MAP) {
-		check_map_keys(s, t);
+		sema_map_keys(s, t);
 		if (st->assign.op == OP_NONE && v->kind == N_CALL) {
 			const struct builtin *b = stdlib_find(v->call.name, true);
 			if (b && b->kind == BI_AGG) {

@@ -152,6 +152,9 @@ struct sema_event *sema_add_event(struct sema_ctx *s, enum event_kind kind,
 				  struct ast_node *args);
 /* the map named by an N_MAP node (created on first use) */
 struct sema_map *sema_map_of(struct sema_ctx *s, struct ast_node *map);
+/* check the keys of N_MAP node `m` and unify them with the map's key type
+ * (the first use of a map decides it) */
+void sema_map_keys(struct sema_ctx *s, struct ast_node *m);
 /* the call is the value of '@m[..] = f(..)'; NULL when used elsewhere */
 struct ast_node *sema_assign_target(struct sema_ctx *s);
 /* declare that map node `m` holds aggregate `kind`; checks consistency */

@@ -120,8 +120,9 @@ static void check_delete(struct sema_ctx *s, struct ast_node *n)
 		sema_error(s, a->loc, "delete() needs a map element, like @m[key]");
 		return;
 	}
-	for (struct ast_node *k = a->map.keys; k; k = k->next)
-		sema_expr(s, k);
+	/* the keys decide the key type even when nothing ever assigns the map
+	 * (delete(@x[1, 2]) alone must still compile to a two-field key) */
+	sema_map_keys(s, a);
 	struct sema_map *m = sema_map_of(s, a);
 	if (m->kind == MK_HIST || m->kind == MK_LHIST)
 		sema_error(s, a->loc, "delete() of one %s entry is not supported: use clear(%s)",

@@ -891,7 +891,31 @@ static void test_nesting_limits(void **state)
 	for (int i = 0; i < HUGE; i++)
 		*s++ = '(';
 	strcpy(s, "1 }");
-	check_rejected(src, "error: program is nested too deeply");
+	check_rejected(src, "error: nested deeper than 200 levels");
+
+	/* one limit for every pass after the parser: 2,500 casts and 2,000
+	 * nested `(1 +` are refused where the tree passes it, not by a stack
+	 * overflow in sema or codegen (issue 14) */
+	s = src + sprintf(src, "BEGIN { $x = ");
+	for (int i = 0; i < 2500; i++)
+		s += sprintf(s, "(uint8)");
+	strcpy(s, "1; }");
+	check_rejected(src, "1:1393: error: nested deeper than 200 levels");
+	s = src + sprintf(src, "BEGIN { $x = ");
+	for (int i = 0; i < 2000; i++)
+		s += sprintf(s, "(1 + ");
+	*s++ = '1';
+	for (int i = 0; i < 2000; i++)
+		*s++ = ')';
+	strcpy(s, "; }");
+	check_rejected(src, "error: nested deeper than 200 levels");
+	s = src + sprintf(src, "BEGIN { ");
+	for (int i = 0; i < 1000; i++)
+		s += sprintf(s, "if (1) { ");
+	for (int i = 0; i < 1000; i++)
+		*s++ = '}';
+	strcpy(s, " }");
+	check_rejected(src, "error: nested deeper than 200 levels");
 
 	/* so is an absurdly long expression: every later pass recurses */
 	s = src + sprintf(src, "BEGIN { $x = 1");

@@ -1,0 +1,75 @@
+# t_secure.sh - issue 14's hardening: recipe lookup, -o files, system()
+# without a shell, hostile input sizes and nesting, maps only deleted.
+
+sec=$B/secure
+rm -rf "$sec"
+mkdir -p "$sec"
+
+# -- a bare name is an installed recipe, never a file of the cwd -------------
+printf 'BEGIN { printf("HIJACKED\\n"); exit(); }\n' > "$sec/runqlat"
+cp "$sec/runqlat" "$sec/notarecipe"
+out=$(cd "$sec" && SONDE_SCRIPTS="$top/scripts" "$SONDE" --emit ast runqlat 2>&1)
+if printf '%s\n' "$out" | grep -q HIJACKED; then fail secure:recipe_not_cwd; else pass secure:recipe_not_cwd; fi
+out=$(cd "$sec" && "$SONDE" notarecipe 2>&1; echo "rc=$?")
+expect_eq secure:bare_name_is_recipe_only "sonde: 'notarecipe' is not an installed recipe; to run the file of that name here, give its path: sonde ./notarecipe
+rc=1" "$out"
+out=$(cd "$sec" && "$SONDE" --emit ast ./notarecipe 2>&1)
+expect_match secure:dot_slash_runs_file 'HIJACKED' "$out"
+
+# -- deep nesting: one limit, a located error (the ASan build's stack is the
+#    tight one) -------------------------------------------------------------
+deep() { local i; for ((i = 0; i < $2; i++)); do printf '%s' "$1"; done; }
+# the first line of the message (the source line after it is 15 KB)
+deep_err() { (cd "$sec" && "$SONDE" --emit ast "$1" 2>&1 >/dev/null; echo "rc=$?") | sed -n '1p;$p' | tr '\n' ' '; }
+printf 'BEGIN { $x = %s1; exit(); }\n' "$(deep '(uint64)' 2500)" > "$sec/casts.bt"
+expect_match secure:deep_casts '^casts\.bt:1:[0-9]+: error: nested deeper than [0-9]+ levels.* rc=1 $' "$(deep_err casts.bt)"
+printf 'BEGIN { $x = %s1%s; exit(); }\n' "$(deep '(1 + ' 2000)" "$(deep ')' 2000)" > "$sec/parens.bt"
+expect_match secure:deep_parens '^parens\.bt:1:[0-9]+: error: nested deeper than [0-9]+ levels.* rc=1 $' "$(deep_err parens.bt)"
+printf 'BEGIN { %s exit(); %s }\n' "$(deep 'if (1) { ' 2000)" "$(deep '} ' 2000)" > "$sec/ifs.bt"
+expect_match secure:deep_blocks '^ifs\.bt:1:[0-9]+: error: nested deeper than [0-9]+ levels.* rc=1 $' "$(deep_err ifs.bt)"
+printf 'BEGIN { $x = %s1%s; exit(); }\n' "$(deep '(1 + ' 150)" "$(deep ')' 150)" > "$sec/ok.bt"
+out=$("$SONDE" --emit ast "$sec/ok.bt" 2>&1 >/dev/null; echo "rc=$?")
+expect_eq secure:nesting_150_is_fine "rc=0" "$out"
+
+if need_root secure:bpf; then
+
+# -- delete() of a map nothing assigns: a two-field key all the same ---------
+out=$("$SONDE" --dry-run -e 'BEGIN { delete(@x[1, 2]); delete(@y["a", 2, 3]); exit(); }' 2>&1; echo "rc=$?")
+expect_eq secure:delete_unassigned_multikey "sonde: dry run: 1 probe loaded and attached
+rc=0" "$out"
+
+# -- -o: 0600, no final symlink in a sticky world-writable directory, write
+#    errors are an exit status ----------------------------------------------
+tmpd=$(mktemp -d /tmp/sonde-sticky.XXXXXX)
+chmod 1777 "$tmpd"
+echo precious > "$sec/victim"
+ln -s "$sec/victim" "$tmpd/out"
+out=$("$SONDE" -q -o "$tmpd/out" -e 'BEGIN { printf("x\n"); exit(); }' 2>&1; echo "rc=$?")
+expect_eq secure:o_no_symlink_in_sticky_dir "sonde: -o $tmpd/out: a symbolic link in the world-writable directory $tmpd: not following it (give the real path)
+rc=1 precious" "$out $(cat "$sec/victim")"
+rm -f "$tmpd/out"
+touch "$tmpd/theirs"; chown 65534 "$tmpd/theirs"
+out=$("$SONDE" -q -o "$tmpd/theirs" -e 'BEGIN { printf("x\n"); exit(); }' 2>&1; echo "rc=$?")
+expect_eq secure:o_not_others_file_in_sticky_dir "sonde: -o $tmpd/theirs: the file belongs to uid 65534 in the world-writable directory $tmpd: not writing to it
+rc=1" "$out"
+"$SONDE" -q -o "$tmpd/mine" -e 'BEGIN { printf("x\n"); exit(); }' >/dev/null 2>&1
+expect_eq secure:o_created_0600 "600 x" "$(stat -c %a "$tmpd/mine") $(head -1 "$tmpd/mine")"
+rm -rf "$tmpd"
+out=$("$SONDE" -q -o /dev/full -e 'BEGIN { printf("x\n"); exit(); }' 2>&1; echo "rc=$?")
+expect_eq secure:o_dev_full "sonde: writing /dev/full: No space left on device
+rc=1" "$out"
+out=$("$SONDE" -q -e 'BEGIN { printf("x\n"); exit(); }' 2>&1 >/dev/full; echo "rc=$?")
+expect_eq secure:stdout_dev_full "sonde: writing standard output failed: output was lost
+rc=1" "$out"
+
+# -- system(): no shell; a substituted value is one argument -----------------
+build_workload named
+rm -f "$sec/pwned"
+# (-c runs this through sh, which calls getppid itself before the exec)
+out=$(cd "$sec" && "$SONDE" -q --unsafe -c "$B/named 'a;touch pwned' 1" \
+	-e 'tracepoint:syscalls:sys_enter_getppid /pid == cpid && comm != "sh"/ { system("printf %%s|%%s\\n %s \"two  words\"", comm); exit(); }' 2>&1)
+expect_eq secure:system_no_shell "a;touch pwned|two  words
+no file" "$(printf '%s\n' "$out" | grep -v '^$')
+$( [ -e "$sec/pwned" ] && echo PWNED || echo no file)"
+
+fi
