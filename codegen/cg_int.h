@@ -4,6 +4,8 @@
 #ifndef SONDE_CG_INT_H
 #define SONDE_CG_INT_H
 
+#include <stdbool.h>
+
 #include <llvm-c/Core.h>
 #include <llvm-c/DebugInfo.h>
 
@@ -31,7 +33,9 @@ struct cg_ctx {
 	LLVMDIBuilderRef dib;
 	LLVMMetadataRef di_file, di_cu, di_int, di_ptr, di_sp;
 	LLVMTypeRef i1, i8, i32, i64, ptr;
-	LLVMValueRef *map_globals;	/* by sema_map id */
+	LLVMValueRef *map_globals;	/* by sema_map id, in this module */
+	bool *map_declared;		/* by sema_map id, in any module */
+	bool split;			/* several modules, linked into one object */
 	LLVMValueRef ringbuf, lost;
 	/* the function being generated */
 	LLVMValueRef fn;

@@ -19,6 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/mman.h>
+
+#include <bpf/libbpf.h>
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
@@ -77,7 +80,9 @@ static LLVMValueRef declare_map(struct cg_ctx *cg, const char *name, uint32_t ty
 	LLVMSetInitializer(g, LLVMConstNull(st));
 	LLVMSetSection(g, ".maps");
 	LLVMSetAlignment(g, 8);
-	LLVMSetLinkage(g, LLVMExternalLinkage);
+	/* split into several objects, each declares the maps it uses, and the
+	 * BPF linker keeps one of the identical weak definitions */
+	LLVMSetLinkage(g, cg->split ? LLVMWeakAnyLinkage : LLVMExternalLinkage);
 
 	LLVMMetadataRef members[4];
 	for (int i = 0; i < n; i++)
@@ -115,27 +120,37 @@ const char *cg_map_obj_name(struct arena *a, const struct sema_map *m)
 #define MAP_MAX_ENTRIES 4096
 #define RINGBUF_SIZE (1u << 20)
 
+static LLVMValueRef declare_user_map(struct cg_ctx *cg, const struct sema_map *m)
+{
+	uint32_t entries = MAP_MAX_ENTRIES;
+	if (m->kind == MK_HIST)
+		entries *= 16;	/* one slot per (key, bucket) */
+	else if (m->kind == MK_LHIST)
+		entries *= 16;
+	cg->map_declared[m->id] = true;
+	return cg->map_globals[m->id] = declare_map(cg, cg_map_obj_name(cg->a, m),
+						    m->percpu ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH,
+						    entries, m->key_size, m->value_size);
+}
+
+/* A module's own maps: the two every program may use now, the script's
+ * maps when a program first refers to them (cg_map_ref), so that each of
+ * several modules describes only its own share in BTF. */
 void cg_maps_declare(struct cg_ctx *cg)
 {
 	const struct sema_result *r = cg->r;
-	cg->map_globals = arena_new_array(cg->a, LLVMValueRef, r->nmaps ? r->nmaps : 1);
-	for (int i = 0; i < r->nmaps; i++) {
-		const struct sema_map *m = r->maps[i];
-		uint32_t entries = MAP_MAX_ENTRIES;
-		if (m->kind == MK_HIST)
-			entries *= 16;	/* one slot per (key, bucket) */
-		else if (m->kind == MK_LHIST)
-			entries *= 16;
-		cg->map_globals[m->id] = declare_map(cg, cg_map_obj_name(cg->a, m),
-						     m->percpu ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH,
-						     entries, m->key_size, m->value_size);
-	}
+	int n = r->nmaps ? r->nmaps : 1;
+	cg->map_globals = arena_new_array(cg->a, LLVMValueRef, n);
+	if (!cg->map_declared)
+		cg->map_declared = arena_new_array(cg->a, bool, n);
 	cg->ringbuf = declare_map(cg, CG_RINGBUF_MAP, BPF_MAP_TYPE_RINGBUF, RINGBUF_SIZE, 0, 0);
 	cg->lost = declare_map(cg, CG_LOST_MAP, BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, 8);
 }
 
 LLVMValueRef cg_map_ref(struct cg_ctx *cg, const struct sema_map *m)
 {
+	if (!cg->map_globals[m->id])
+		declare_user_map(cg, m);
 	return cg->map_globals[m->id];
 }
 
@@ -372,43 +387,211 @@ static void init_llvm(void)
 	done = 1;
 }
 
+/*
+ * Compile time must grow linearly with the script.  LLVM 16's BTF writer
+ * looks each string up by a linear scan of all the strings of the module
+ * (BTFStringTable::addString), and a map or program adds a few strings
+ * and a few dozen lookups (names, members, one per line-info entry), so
+ * one module of N probes costs O(N^2): 1,000 probes with a map each took
+ * 12 s, two thirds of it in that scan.  So a large script is compiled as
+ * several modules of at most CG_MODULE_PROGS programs, each with the maps
+ * it uses (weak, identical definitions), and libbpf's BPF linker joins
+ * the objects into one: its string tables and BTF deduplication are
+ * hashed.  A small script is one module, as before, and is not linked.
+ */
+enum { CG_MODULE_PROGS = 48 };
+
+struct cg_driver {
+	struct cg_ctx *cg;
+	LLVMTargetMachineRef tm;
+	struct llvm_errors *lerr;
+	const char *srcname;	/* the DIFile: the private copy of the source */
+	const char *srcdir;
+	/* finished modules' objects */
+	void **objs;
+	size_t *sizes;
+	int nobjs;
+};
+
+/* a fresh module with its debug-info frame, license and the two maps
+ * every program may use */
+static void module_begin(struct cg_driver *dr)
+{
+	struct cg_ctx *cg = dr->cg;
+	cg->mod = LLVMModuleCreateWithNameInContext("sonde", cg->ctx);
+	LLVMSetTarget(cg->mod, "bpfel");
+	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(dr->tm);
+	LLVMSetModuleDataLayout(cg->mod, td);
+	LLVMDisposeTargetData(td);
+	LLVMAddModuleFlag(cg->mod, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18,
+			  LLVMValueAsMetadata(LLVMConstInt(cg->i32, LLVMDebugMetadataVersion(), 0)));
+	LLVMAddModuleFlag(cg->mod, LLVMModuleFlagBehaviorWarning, "Dwarf Version", 13,
+			  LLVMValueAsMetadata(LLVMConstInt(cg->i32, 4, 0)));
+	cg->dib = LLVMCreateDIBuilder(cg->mod);
+	cg->di_file = LLVMDIBuilderCreateFile(cg->dib, dr->srcname, strlen(dr->srcname),
+					      dr->srcdir, strlen(dr->srcdir));
+	cg->di_cu = LLVMDIBuilderCreateCompileUnit(cg->dib, LLVMDWARFSourceLanguageC, cg->di_file,
+						   "sonde", 5, 1, "", 0, 0, "", 0,
+						   LLVMDWARFEmissionFull, 0, 0, 0, "", 0, "", 0);
+	cg->di_int = LLVMDIBuilderCreateBasicType(cg->dib, "int", 3, 32, DW_ATE_signed, 0);
+	cg->di_ptr = LLVMDIBuilderCreatePointerType(cg->dib, NULL, 64, 64, 0, "", 0);
+
+	LLVMValueRef lic = LLVMAddGlobal(cg->mod, LLVMArrayType(cg->i8, 4), "_license");
+	LLVMSetInitializer(lic, LLVMConstStringInContext(cg->ctx, "GPL", 3, 0));
+	LLVMSetSection(lic, "license");
+	if (cg->split)	/* the linker wants BTF for global symbols */
+		LLVMSetLinkage(lic, LLVMInternalLinkage);
+	cg_maps_declare(cg);
+}
+
+/* verify, optimize and emit the current module; its object joins dr->objs */
+static int module_end(struct cg_driver *dr)
+{
+	struct cg_ctx *cg = dr->cg;
+	const struct cg_opts *opts = cg->opts;
+	char *err = NULL;
+	int rc = 0;
+	LLVMDIBuilderFinalize(cg->dib);
+	if (LLVMVerifyModule(cg->mod, LLVMReturnStatusAction, &err)) {
+		fprintf(stderr, "sonde: internal error: invalid LLVM IR:\n%s\n", err);
+		if (opts->emit_ir)
+			LLVMDumpModule(cg->mod);
+		rc = -EINVAL;
+		goto out;
+	}
+	LLVMDisposeMessage(err);
+	err = NULL;
+
+	optimize(cg->mod);
+	if (opts->emit_ir) {
+		char *ir = LLVMPrintModuleToString(cg->mod);
+		fputs(ir, opts->out);
+		LLVMDisposeMessage(ir);
+	}
+	if (opts->emit_asm) {
+		LLVMMemoryBufferRef abuf;
+		if (!LLVMTargetMachineEmitToMemoryBuffer(dr->tm, cg->mod, LLVMAssemblyFile, &err, &abuf)) {
+			fwrite(LLVMGetBufferStart(abuf), 1, LLVMGetBufferSize(abuf), opts->out);
+			LLVMDisposeMemoryBuffer(abuf);
+		}
+		LLVMDisposeMessage(err);
+		err = NULL;
+	}
+	LLVMMemoryBufferRef obuf;
+	if (LLVMTargetMachineEmitToMemoryBuffer(dr->tm, cg->mod, LLVMObjectFile, &err, &obuf)) {
+		fprintf(stderr, "sonde: internal error: BPF code generation failed: %s\n", err);
+		rc = -EINVAL;
+		goto out;
+	}
+	if (dr->lerr->n) {
+		const struct sema_result *r = cg->r;
+		report_llvm_error(opts, r->program->loc.file ? r->program->loc.file : "stdin",
+				  dr->lerr->first);
+		LLVMDisposeMemoryBuffer(obuf);
+		rc = -E2BIG;
+		goto out;
+	}
+	size_t n = LLVMGetBufferSize(obuf);
+	void *copy = malloc(n ? n : 1);
+	if (copy) {
+		memcpy(copy, LLVMGetBufferStart(obuf), n);
+		dr->objs = arena_grow(cg->a, dr->objs, (size_t)dr->nobjs, sizeof(*dr->objs));
+		dr->sizes = arena_grow(cg->a, dr->sizes, (size_t)dr->nobjs, sizeof(*dr->sizes));
+		dr->objs[dr->nobjs] = copy;
+		dr->sizes[dr->nobjs++] = n;
+	} else {
+		rc = -ENOMEM;
+	}
+	LLVMDisposeMemoryBuffer(obuf);
+out:
+	LLVMDisposeMessage(err);
+	LLVMDisposeDIBuilder(cg->dib);
+	LLVMDisposeModule(cg->mod);
+	cg->dib = NULL;
+	cg->mod = NULL;
+	return rc;
+}
+
+/* Join the modules' objects with libbpf's BPF linker (it reads and writes
+ * files: memfds here) into one malloc'd ELF image. */
+static int link_objects(struct cg_driver *dr, void **elf, size_t *size)
+{
+	char path[64];
+	int rc = 0, outfd = memfd_create("sonde-bpf", MFD_CLOEXEC);
+	if (outfd < 0)
+		return -errno;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", outfd);
+	struct bpf_linker *lk = bpf_linker__new(path, NULL);
+	if (!lk) {
+		rc = -errno;
+		goto out;
+	}
+	for (int i = 0; i < dr->nobjs && !rc; i++) {
+		int fd = memfd_create("sonde-bpf-part", MFD_CLOEXEC);
+		if (fd < 0) {
+			rc = -errno;
+			break;
+		}
+		char in[64];
+		snprintf(in, sizeof(in), "/proc/self/fd/%d", fd);
+		if (write(fd, dr->objs[i], dr->sizes[i]) != (ssize_t)dr->sizes[i])
+			rc = -EIO;
+		else
+			rc = bpf_linker__add_file(lk, in, NULL);
+		close(fd);
+	}
+	if (!rc)
+		rc = bpf_linker__finalize(lk);
+	bpf_linker__free(lk);
+	if (rc)
+		goto out;
+	off_t end = lseek(outfd, 0, SEEK_END);
+	*elf = end > 0 ? malloc((size_t)end) : NULL;
+	if (!*elf) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (pread(outfd, *elf, (size_t)end, 0) != end) {
+		free(*elf);
+		*elf = NULL;
+		rc = -EIO;
+		goto out;
+	}
+	*size = (size_t)end;
+out:
+	close(outfd);
+	if (rc)
+		fprintf(stderr, "sonde: internal error: linking the BPF objects failed: %s\n",
+			strerror(-rc));
+	return rc;
+}
+
 int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opts *opts,
 	       struct cg_object *out)
 {
 	init_llvm();
+	char *err = NULL;
+	LLVMTargetRef target;
+	if (LLVMGetTargetFromTriple("bpfel", &target, &err)) {
+		fprintf(stderr, "sonde: LLVM has no BPF target: %s\n", err);
+		LLVMDisposeMessage(err);
+		return -ENOTSUP;
+	}
 	struct cg_ctx cg = {.a = a, .r = r, .opts = opts};
 	cg.ctx = LLVMContextCreate();
 	struct llvm_errors lerr = {.n = 0};
 	LLVMContextSetDiagnosticHandler(cg.ctx, on_llvm_diag, &lerr);
-	cg.mod = LLVMModuleCreateWithNameInContext("sonde", cg.ctx);
 	cg.b = LLVMCreateBuilderInContext(cg.ctx);
 	cg.i1 = LLVMInt1TypeInContext(cg.ctx);
 	cg.i8 = LLVMInt8TypeInContext(cg.ctx);
 	cg.i32 = LLVMInt32TypeInContext(cg.ctx);
 	cg.i64 = LLVMInt64TypeInContext(cg.ctx);
 	cg.ptr = LLVMPointerTypeInContext(cg.ctx, 0);
-
-	char *err = NULL;
-	LLVMTargetRef target;
+	struct cg_driver dr = {.cg = &cg, .lerr = &lerr};
+	dr.tm = LLVMCreateTargetMachine(target, "bpfel", "v3", "", LLVMCodeGenLevelDefault,
+					LLVMRelocStatic, LLVMCodeModelDefault);
 	int rc = 0;
-	if (LLVMGetTargetFromTriple("bpfel", &target, &err)) {
-		fprintf(stderr, "sonde: LLVM has no BPF target: %s\n", err);
-		LLVMDisposeMessage(err);
-		return -ENOTSUP;
-	}
-	LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, "bpfel", "v3", "",
-							  LLVMCodeGenLevelDefault, LLVMRelocStatic,
-							  LLVMCodeModelDefault);
-	LLVMSetTarget(cg.mod, "bpfel");
-	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
-	LLVMSetModuleDataLayout(cg.mod, td);
-	LLVMDisposeTargetData(td);
 
-	LLVMAddModuleFlag(cg.mod, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18,
-			  LLVMValueAsMetadata(LLVMConstInt(cg.i32, LLVMDebugMetadataVersion(), 0)));
-	LLVMAddModuleFlag(cg.mod, LLVMModuleFlagBehaviorWarning, "Dwarf Version", 13,
-			  LLVMValueAsMetadata(LLVMConstInt(cg.i32, 4, 0)));
-	cg.dib = LLVMCreateDIBuilder(cg.mod);
 	/* LLVM's BTF writer copies each line's text into the line info by
 	 * reading the DIFile from disk; a private copy of the source gives it
 	 * the text even for -e programs */
@@ -422,87 +605,58 @@ int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opt
 		}
 		close(srcfd);
 	}
-	const char *fname = srcfd >= 0 && srcpath[0] ? srcpath + 5 : "sonde";
-	cg.di_file = LLVMDIBuilderCreateFile(cg.dib, fname, strlen(fname),
-					     srcfd >= 0 ? "/tmp" : ".", srcfd >= 0 ? 4 : 1);
-	cg.di_cu = LLVMDIBuilderCreateCompileUnit(cg.dib, LLVMDWARFSourceLanguageC, cg.di_file,
-						  "sonde", 5, 1, "", 0, 0, "", 0,
-						  LLVMDWARFEmissionFull, 0, 0, 0, "", 0, "", 0);
-	cg.di_int = LLVMDIBuilderCreateBasicType(cg.dib, "int", 3, 32, DW_ATE_signed, 0);
-	cg.di_ptr = LLVMDIBuilderCreatePointerType(cg.dib, NULL, 64, 64, 0, "", 0);
+	dr.srcname = srcfd >= 0 && srcpath[0] ? srcpath + 5 : "sonde";
+	dr.srcdir = srcfd >= 0 ? "/tmp" : ".";
 
-	LLVMValueRef lic = LLVMAddGlobal(cg.mod, LLVMArrayType(cg.i8, 4), "_license");
-	LLVMSetInitializer(lic, LLVMConstStringInContext(cg.ctx, "GPL", 3, 0));
-	LLVMSetSection(lic, "license");
+	int total = 0;
+	for (int i = 0; i < r->nprobes; i++)
+		if (r->probes[i].nattach)
+			total += r->probes[i].uses_args ? r->probes[i].nattach : 1;
+	cg.split = total > CG_MODULE_PROGS;
 
-	cg_maps_declare(&cg);
-	for (int i = 0; i < r->nprobes; i++) {
+	module_begin(&dr);
+	int in_module = 0;
+	for (int i = 0; i < r->nprobes && !rc; i++) {
 		const struct sema_probe *p = &r->probes[i];
-		if (!p->nattach)
-			continue;
-		if (p->uses_args) {
-			for (int j = 0; j < p->nattach; j++)
-				emit_program(&cg, p, j, 1);
-		} else {
-			emit_program(&cg, p, 0, p->nattach);
+		int nprog = !p->nattach ? 0 : p->uses_args ? p->nattach : 1;
+		for (int j = 0; j < nprog && !rc; j++) {
+			if (in_module == CG_MODULE_PROGS) {
+				rc = module_end(&dr);
+				if (rc)
+					break;
+				module_begin(&dr);
+				in_module = 0;
+			}
+			emit_program(&cg, p, j, p->uses_args ? 1 : p->nattach);
+			in_module++;
 		}
 	}
-	LLVMDIBuilderFinalize(cg.dib);
-
-	if (LLVMVerifyModule(cg.mod, LLVMReturnStatusAction, &err)) {
-		fprintf(stderr, "sonde: internal error: invalid LLVM IR:\n%s\n", err);
-		if (opts->emit_ir)
-			LLVMDumpModule(cg.mod);
-		LLVMDisposeMessage(err);
-		rc = -EINVAL;
-		goto out;
+	/* maps no program refers to (only printed, or cleared from
+	 * userspace) still exist in the object: the runtime reads them */
+	for (int i = 0; i < r->nmaps && !rc; i++)
+		if (!cg.map_declared[r->maps[i]->id])
+			declare_user_map(&cg, r->maps[i]);
+	if (!rc)
+		rc = module_end(&dr);
+	else if (cg.mod)
+		module_end(&dr);
+	if (!rc && dr.nobjs == 1) {
+		out->elf = dr.objs[0];
+		out->elf_size = dr.sizes[0];
+		dr.objs[0] = NULL;
+	} else if (!rc) {
+		rc = link_objects(&dr, &out->elf, &out->elf_size);
 	}
-	LLVMDisposeMessage(err);
-	err = NULL;
-
-	optimize(cg.mod);
-	if (opts->emit_ir) {
-		char *ir = LLVMPrintModuleToString(cg.mod);
-		fputs(ir, opts->out);
-		LLVMDisposeMessage(ir);
+	for (int i = 0; i < dr.nobjs; i++)
+		free(dr.objs[i]);
+	if (!rc) {
+		out->progs = cg.progs;
+		out->nprogs = cg.nprogs;
 	}
-	if (opts->emit_asm) {
-		LLVMMemoryBufferRef abuf;
-		if (!LLVMTargetMachineEmitToMemoryBuffer(tm, cg.mod, LLVMAssemblyFile, &err, &abuf)) {
-			fwrite(LLVMGetBufferStart(abuf), 1, LLVMGetBufferSize(abuf), opts->out);
-			LLVMDisposeMemoryBuffer(abuf);
-		}
-	}
-	LLVMMemoryBufferRef obuf;
-	if (LLVMTargetMachineEmitToMemoryBuffer(tm, cg.mod, LLVMObjectFile, &err, &obuf)) {
-		fprintf(stderr, "sonde: internal error: BPF code generation failed: %s\n", err);
-		LLVMDisposeMessage(err);
-		rc = -EINVAL;
-		goto out;
-	}
-	if (lerr.n) {
-		report_llvm_error(opts, r->program->loc.file ? r->program->loc.file : "stdin", lerr.first);
-		LLVMDisposeMemoryBuffer(obuf);
-		rc = -E2BIG;
-		goto out;
-	}
-	out->elf_size = LLVMGetBufferSize(obuf);
-	out->elf = malloc(out->elf_size);
-	if (!out->elf) {
-		rc = -ENOMEM;
-	} else {
-		memcpy(out->elf, LLVMGetBufferStart(obuf), out->elf_size);
-	}
-	LLVMDisposeMemoryBuffer(obuf);
-	out->progs = cg.progs;
-	out->nprogs = cg.nprogs;
-out:
 	if (srcfd >= 0 && srcpath[0])
 		unlink(srcpath);
-	LLVMDisposeDIBuilder(cg.dib);
 	LLVMDisposeBuilder(cg.b);
-	LLVMDisposeModule(cg.mod);
-	LLVMDisposeTargetMachine(tm);
+	LLVMDisposeTargetMachine(dr.tm);
 	LLVMContextDispose(cg.ctx);
 	return rc;
 }

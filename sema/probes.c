@@ -293,3 +293,55 @@ void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p)
 		}
 	}
 }
+
+/* ---- kernel limits -------------------------------------------------------- */
+
+/*
+ * The kernel keeps at most BPF_TRACE_MAX_PROGS (64) BPF programs on one
+ * tracepoint (a perf-event attachment; include/linux/bpf.h), and says
+ * only E2BIG ("Argument list too long") at attach time, after the whole
+ * compile and load.  Each attach point of a tracepoint is one program
+ * there, so count them here and name the tracepoint.  Other tools'
+ * programs on it count too: only the script's own share is known now.
+ */
+enum { SEMA_TRACE_MAX_PROGS = 64 };
+
+static int attach_by_name(const void *a, const void *b)
+{
+	const struct sema_attach *x = *(const struct sema_attach *const *)a;
+	const struct sema_attach *y = *(const struct sema_attach *const *)b;
+	int c = strcmp(x->name, y->name);
+	/* equal names keep source order: the error points at the 65th */
+	return c ? c : (x->loc.line != y->loc.line ? x->loc.line - y->loc.line
+						   : x->loc.col - y->loc.col);
+}
+
+void sema_check_attach_limits(struct sema_ctx *s)
+{
+	const struct sema_result *r = s->r;
+	int n = 0;
+	for (int i = 0; i < r->nprobes; i++)
+		for (int j = 0; j < r->probes[i].nattach; j++)
+			n += r->probes[i].attach[j].type == PT_TRACEPOINT;
+	if (n <= SEMA_TRACE_MAX_PROGS)
+		return;
+	const struct sema_attach **v = arena_new_array(s->a, const struct sema_attach *, n);
+	int k = 0;
+	for (int i = 0; i < r->nprobes; i++)
+		for (int j = 0; j < r->probes[i].nattach; j++)
+			if (r->probes[i].attach[j].type == PT_TRACEPOINT)
+				v[k++] = &r->probes[i].attach[j];
+	qsort(v, (size_t)n, sizeof(*v), attach_by_name);
+	for (int i = 0; i < n;) {
+		int e = i;
+		while (e < n && !strcmp(v[e]->name, v[i]->name))
+			e++;
+		if (e - i > SEMA_TRACE_MAX_PROGS)
+			sema_error(s, v[i + SEMA_TRACE_MAX_PROGS]->loc,
+				   "%s: %d probes attach to it, and the kernel runs at most %d BPF "
+				   "programs on one tracepoint (other tools' programs count too): "
+				   "merge them into fewer probes",
+				   v[i]->name, e - i, SEMA_TRACE_MAX_PROGS);
+		i = e;
+	}
+}

@@ -1132,6 +1132,8 @@ struct sema_result *sema_run(struct arena *a, struct diag *d, struct ast_node *p
 		diag_error(d, prog->loc, "the program has no probes");
 		return NULL;
 	}
+	if (!s.errors)
+		sema_check_attach_limits(&s);
 	if (s.errors)
 		return NULL;
 	s.quiet = true;

@@ -38,6 +38,9 @@ struct sema_ctx {
 };
 
 void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p);
+/* probes.c: limits the kernel puts on attach points, checked once all
+ * probes are resolved (programs on one tracepoint) */
+void sema_check_attach_limits(struct sema_ctx *s);
 /* probes.c: a new, zeroed attach point of p */
 struct sema_attach *sema_push_attach(struct sema_ctx *s, struct sema_probe *p);
 /* usdt.c: one attach point per SDT note of `target` matching `pattern`

@@ -38,6 +38,17 @@ out=$("$SONDE" --dry-run -e 'BEGIN { delete(@x[1, 2]); delete(@y["a", 2, 3]); ex
 expect_eq secure:delete_unassigned_multikey "sonde: dry run: 1 probe loaded and attached
 rc=0" "$out"
 
+# -- a script of more programs than one LLVM module holds (48) is compiled
+#    in parts and linked: every probe still counts exactly ----------------------
+build_workload named
+{
+	for i in $(seq 1 50); do echo "t:syscalls:sys_enter_getppid /pid == cpid/ { @own_$i = count(); }"; done
+	for i in $(seq 1 50); do echo "t:syscalls:sys_exit_getppid /pid == cpid/ { @shared = count(); }"; done
+} > "$sec/split.bt"
+out=$("$SONDE" -q -c "$B/named split 10" "$sec/split.bt" 2>&1)
+expect_eq secure:split_compile_counts "50 @shared: 500" \
+	"$(printf '%s\n' "$out" | grep -c '^@own_[0-9]*: 10$') $(printf '%s\n' "$out" | grep '^@shared')"
+
 # -- -o: 0600, no final symlink in a sticky world-writable directory, write
 #    errors are an exit status ----------------------------------------------
 tmpd=$(mktemp -d /tmp/sonde-sticky.XXXXXX)
