@@ -166,20 +166,36 @@ fuzz-smoke: $(BUILD)/fuzz-smoke
 		echo "PASS fuzz:frontend" >> $(RESULTS).fuzz; echo "PASS fuzz:frontend"; \
 	else echo "FAIL fuzz:frontend (see $(BUILD)/fuzz.log)" >> $(RESULTS).fuzz; tail -20 $(BUILD)/fuzz.log; fi
 
-# Optional, not part of check: libFuzzer (clang-14) on lexer+parser alone,
-# for FUZZ_TIME seconds.  New inputs go to $(BUILD)/fuzz-corpus; crashes to
-# $(BUILD)/fuzz-crash-*.
-FUZZ_TIME ?= 600
-FUZZ_FE_SRCS := common/arena.c common/diag.c parser/ast.c parser/parse.c \
-	$(GEN)/lexer.c $(GEN)/parser.c
-$(BUILD)/fuzz-frontend: tests/fuzz/fuzz_frontend.c $(FUZZ_FE_SRCS) $(GEN)/parser.h
-	clang-14 -std=gnu11 -g -O1 -D_GNU_SOURCE -DFUZZ_PARSER_ONLY -I. -I$(GEN) \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $@ tests/fuzz/fuzz_frontend.c $(FUZZ_FE_SRCS)
+# Optional, not part of check: libFuzzer (clang-14) over the whole front
+# end - lexer, preprocessor, parser, sema, and codegen when FUZZ_CODEGEN=1
+# (it makes each input ~100x slower: LLVM's BPF backend runs) - for
+# FUZZ_RUNS inputs (0: until FUZZ_TIME seconds).  Every library source is
+# built again with clang under $(BUILD)/fuzz (libFuzzer and gcc's ASan do
+# not mix).  New inputs go to $(BUILD)/fuzz-corpus; crashes to
+# $(BUILD)/fuzz-crash-*; libFuzzer's figures to $(BUILD)/fuzz-run.log.
+FUZZ_RUNS ?= 10000000
+FUZZ_TIME ?= 0
+FUZZ_CODEGEN ?= 0
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -I$(GEN) \
+	$(shell $(LLVM_CONFIG) --cflags 2>/dev/null | sed 's/-D_GNU_SOURCE//') \
+	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_OBJS := $(patsubst %.c,$(BUILD)/fuzz/%.o,$(LIB_SRCS)) \
+	$(BUILD)/fuzz/gen/lexer.o $(BUILD)/fuzz/gen/parser.o
+$(BUILD)/fuzz/gen/%.o: $(GEN)/%.c $(GEN)/parser.h
+	@mkdir -p $(dir $@)
+	clang-14 $(FUZZ_CFLAGS) -c -o $@ $<
+$(BUILD)/fuzz/%.o: %.c $(GEN)/parser.h $(GEN)/syscall_names.h
+	@mkdir -p $(dir $@)
+	clang-14 $(FUZZ_CFLAGS) -c -o $@ $<
+$(BUILD)/fuzz-frontend: tests/fuzz/fuzz_frontend.c $(FUZZ_OBJS)
+	clang-14 $(FUZZ_CFLAGS) -c -o $@.o tests/fuzz/fuzz_frontend.c
+	clang++-14 -fsanitize=fuzzer,address,undefined -o $@ $@.o $(FUZZ_OBJS) $(LDLIBS)
 fuzz: $(BUILD)/fuzz-frontend
 	@mkdir -p $(BUILD)/fuzz-corpus
-	$(BUILD)/fuzz-frontend -max_total_time=$(FUZZ_TIME) -max_len=8192 \
-		-artifact_prefix=$(BUILD)/fuzz-crash- $(BUILD)/fuzz-corpus tests/fuzz/corpus
+	FUZZ_CODEGEN=$(FUZZ_CODEGEN) $(BUILD)/fuzz-frontend -runs=$(FUZZ_RUNS) \
+		-max_total_time=$(FUZZ_TIME) -max_len=8192 -print_final_stats=1 \
+		-artifact_prefix=$(BUILD)/fuzz-crash- $(BUILD)/fuzz-corpus tests/fuzz/corpus \
+		2>&1 | tee $(BUILD)/fuzz-run.log | grep -v '^#[0-9]*\s*\(NEW\|REDUCE\|pulse\)'
 
 PREFIX ?= /usr/local
 install: $(BUILD)/sonde $(BUILD)/libsonde-agent.so

@@ -11,13 +11,23 @@
  * before and attaches their sites.  The resolver remembers every file it
  * examined, so a rescan opens only new files; its notes repeat for the
  * same processes every second, so each distinct message is shown once.
+ *
+ * A uprobe sits at a file offset of an inode.  A file rewritten in place
+ * (same inode: `cp new.so lib.so`, a build writing its output over the old
+ * one) keeps the probes at the old offsets, which now land in other code,
+ * and nothing fails.  With --follow or -v each probed file is kept open as
+ * attached, and once a second its size and mtime are compared: a change is
+ * said once per file.
  */
 #include "rt_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define RESCAN_NS 1000000000ull
 #define NOTES_MAX 65536		/* distinct messages remembered; then forget all */
@@ -200,6 +210,8 @@ static void rescan(struct rt *rt, struct watch *w)
 				"offset 0x%llx: %s\n", w->at->name, s->sym, s->file->path,
 				(unsigned long long)s->offset, strerror(-e));
 	}
+	if (first < w->sites->nsites)
+		rt_watch_sites(rt, w->at, w->sites);
 }
 
 void rt_follow_tick(struct rt *rt)
@@ -228,4 +240,95 @@ void rt_follow_free(struct rt *rt)
 	rt_noteset_free(f->notes);
 	free(f);
 	rt->follow = NULL;
+}
+
+/* ---- probed files changing in place ---------------------------------------- */
+
+struct watched {
+	int fd;			/* the file as attached (same inode, whatever the path) */
+	char *path;
+	char *probe;		/* the first attach point that used it */
+	struct stat st;		/* as attached */
+	bool said;
+};
+
+struct rt_watch {
+	struct watched *w;
+	size_t n, cap;
+	uint64_t last_ns;
+};
+
+void rt_watch_sites(struct rt *rt, const struct sema_attach *at, const struct rs_sites *sites)
+{
+	if (!rt->watch && !(rt->watch = calloc(1, sizeof(*rt->watch))))
+		return;
+	struct rt_watch *wt = rt->watch;
+	if (!wt->last_ns)
+		wt->last_ns = now_ns();
+	for (size_t i = 0; i < sites->nfiles; i++) {
+		const struct rs_file *f = sites->files[i];
+		bool seen = false;
+		for (size_t j = 0; j < wt->n && !seen; j++)
+			seen = wt->w[j].st.st_dev == f->dev && wt->w[j].st.st_ino == f->ino;
+		if (seen)
+			continue;
+		if (wt->n == wt->cap) {
+			size_t cap = wt->cap ? wt->cap * 2 : 8;
+			struct watched *v = realloc(wt->w, cap * sizeof(*v));
+			if (!v)
+				return;
+			wt->w = v;
+			wt->cap = cap;
+		}
+		struct watched w = {.fd = open(f->attach_path, O_RDONLY | O_CLOEXEC)};
+		if (w.fd < 0)
+			continue;
+		if (fstat(w.fd, &w.st) || !(w.path = strdup(f->path)) || !(w.probe = strdup(at->name))) {
+			free(w.path);
+			close(w.fd);
+			continue;
+		}
+		wt->w[wt->n++] = w;
+	}
+}
+
+void rt_watch_tick(struct rt *rt)
+{
+	struct rt_watch *wt = rt->watch;
+	if (!wt)
+		return;
+	uint64_t now = now_ns();
+	if (now - wt->last_ns < RESCAN_NS)
+		return;
+	wt->last_ns = now;
+	for (size_t i = 0; i < wt->n; i++) {
+		struct watched *w = &wt->w[i];
+		struct stat st;
+		if (w->said || fstat(w->fd, &st))
+			continue;
+		if (st.st_size == w->st.st_size && st.st_mtim.tv_sec == w->st.st_mtim.tv_sec &&
+		    st.st_mtim.tv_nsec == w->st.st_mtim.tv_nsec)
+			continue;
+		w->said = true;
+		fprintf(stderr, "sonde: warning: %s: %s changed on disk after it was probed (same "
+			"file, rewritten in place: %lld bytes, was %lld): its probes stay at the old "
+			"offsets and may now fire in other code or not at all; restart sonde to "
+			"place them again\n", w->probe, w->path, (long long)st.st_size,
+			(long long)w->st.st_size);
+	}
+}
+
+void rt_watch_free(struct rt *rt)
+{
+	struct rt_watch *wt = rt->watch;
+	if (!wt)
+		return;
+	for (size_t i = 0; i < wt->n; i++) {
+		close(wt->w[i].fd);
+		free(wt->w[i].path);
+		free(wt->w[i].probe);
+	}
+	free(wt->w);
+	free(wt);
+	rt->watch = NULL;
 }

@@ -15,6 +15,7 @@ struct ksyms;
 struct rs_symcache;
 struct rs_cgcache;
 struct rt_follow;
+struct rt_watch;
 
 struct rt {
 	const struct sema_result *r;
@@ -45,6 +46,7 @@ struct rt {
 	bool stack_lost_warned;
 	bool child_traced;	/* -c child under ptrace (symbols.c) */
 	struct rt_follow *follow;	/* --follow: uprobe queries kept for rescans */
+	struct rt_watch *watch;		/* --follow, -v: uprobe files to notice changes of */
 };
 
 /* render.c: one value as text; *is_str tells JSON to quote it */
@@ -81,6 +83,11 @@ int rt_follow_keep(struct rt *rt, struct bpf_program *prog, const struct sema_at
 		   const struct rs_query *q, struct rs_sites *sites);
 void rt_follow_tick(struct rt *rt);
 void rt_follow_free(struct rt *rt);
+/* --follow and -v: remember the files of these sites as attached, and say
+ * once when one of them changes in place (rt_watch_tick, once a second) */
+void rt_watch_sites(struct rt *rt, const struct sema_attach *at, const struct rs_sites *sites);
+void rt_watch_tick(struct rt *rt);
+void rt_watch_free(struct rt *rt);
 /* false when msg was already shown during this run's rescans (always
  * true without --follow) */
 bool rt_follow_note_first(struct rt *rt, const char *msg);

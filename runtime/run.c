@@ -220,6 +220,8 @@ static int attach_uprobe(struct rt *rt, struct bpf_program *prog, const struct s
 		}
 		(*count)++;
 	}
+	if (rt->follow || rt->o->verbose)
+		rt_watch_sites(rt, at, sites);
 	/* --follow: keep the query and the files seen, to find new ones */
 	if (rt->follow)
 		return rt_follow_keep(rt, prog, at, &q, sites);
@@ -337,6 +339,46 @@ static const struct sema_attach *prog_attach(const struct cg_prog *p, int i)
 	return &p->probe->attach[p->first_attach + i];
 }
 
+/*
+ * The kernel said EPERM to loading: say which capability is missing,
+ * from this process's effective set (CAP_SYS_ADMIN covers CAP_BPF and
+ * CAP_PERFMON).  Root in a container or under a bounding set lacks them
+ * while being uid 0, and "run as root" would be no help there.
+ */
+enum { CAP_SYS_ADMIN_ = 21, CAP_PERFMON_ = 38, CAP_BPF_ = 39 };
+
+static void say_missing_caps(int err)
+{
+	unsigned long long eff = 0;
+	bool known = false;
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			known = true;
+	if (f)
+		fclose(f);
+	bool admin = eff >> CAP_SYS_ADMIN_ & 1;
+	bool bpf = admin || (eff >> CAP_BPF_ & 1), perfmon = admin || (eff >> CAP_PERFMON_ & 1);
+	const char *missing = !bpf && !perfmon ? "CAP_BPF and CAP_PERFMON" :
+			      !bpf ? "CAP_BPF" : "CAP_PERFMON";
+	if (!known)
+		fprintf(stderr, "sonde: loading BPF programs needs CAP_BPF and CAP_PERFMON (or "
+			"CAP_SYS_ADMIN): %s\n", strerror(-err));
+	else if (bpf && perfmon)
+		fprintf(stderr, "sonde: the kernel refused to load BPF programs (%s) although this "
+			"process has %s: kernel lockdown, a security module or a seccomp filter "
+			"forbids it\n", strerror(-err),
+			admin ? "CAP_SYS_ADMIN" : "CAP_BPF and CAP_PERFMON");
+	else if (geteuid() == 0)
+		fprintf(stderr, "sonde: loading BPF programs needs %s (or CAP_SYS_ADMIN): this "
+			"process runs as root without them (a container or a capability bounding "
+			"set took them away)\n", missing);
+	else
+		fprintf(stderr, "sonde: loading BPF programs needs root (or %s): run sonde as "
+			"root\n", missing);
+}
+
 static int load(struct rt *rt)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "sonde");
@@ -351,8 +393,7 @@ static int load(struct rt *rt)
 	load_log_f = NULL;
 	if (err) {
 		if (err == -EPERM || err == -EACCES)
-			fprintf(stderr, "sonde: loading BPF programs needs root (CAP_BPF and CAP_PERFMON): %s\n",
-				strerror(-err));
+			say_missing_caps(err);
 		else {
 			const char *which = NULL;
 			for (int i = 0; i < rt->obj->nprogs && !which; i++) {
@@ -509,6 +550,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 				break;
 			if (rt.follow)
 				rt_follow_tick(&rt);
+			rt_watch_tick(&rt);
 			if (o->child_pid) {
 				child_st = child_status(&rt, &child_done);
 				if (child_done)
@@ -562,6 +604,7 @@ out:
 	stop_flag = NULL;
 	detach_all(&rt);
 	rt_follow_free(&rt);
+	rt_watch_free(&rt);
 	free(rt.links);
 	ring_buffer__free(rt.rb);
 	bpf_object__close(rt.bpf);

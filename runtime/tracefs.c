@@ -24,11 +24,13 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 /* ---- finding tracefs ------------------------------------------------ */
@@ -56,6 +58,14 @@ static bool has_events(const char *dir)
 	if (snprintf(p, sizeof(p), "%s/events", dir) >= (int)sizeof(p))
 		return false;
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* a tracefs mount at dir, whether or not we may look inside */
+static bool tracefs_at(const char *dir)
+{
+	struct statfs sf;
+
+	return statfs(dir, &sf) == 0 && sf.f_type == TRACEFS_MAGIC;
 }
 
 static const char *remember(const char *dir)
@@ -119,6 +129,12 @@ const char *tfs_root(void)
 		return remember("/sys/kernel/debug/tracing");
 	if (find_in_mountinfo())
 		return root_path;
+	/* Mounted but not ours to read (mode 0700, and we are not root):
+	 * say so, rather than try to mount it and report that failing */
+	if (tracefs_at("/sys/kernel/tracing") || tracefs_at("/sys/kernel/debug/tracing")) {
+		errno = EACCES;
+		return NULL;
+	}
 
 	/* Nothing mounted: mount tracefs where the kernel made a place for it
 	 * (4.1+), or else debugfs, whose tracing/ is tracefs. */
@@ -668,7 +684,11 @@ int tfs_list(FILE *out, const char *pattern, bool verbose)
 		}
 	}
 	if (err < 0) {
-		if (!tfs_root())
+		if (!tfs_root() && errno == EACCES)
+			fprintf(stderr, "sonde: -l: tracefs is mounted, but this user "
+				"cannot read it (%s): listing tracepoints needs root\n",
+				strerror(EACCES));
+		else if (!tfs_root())
 			fprintf(stderr, "sonde: -l: tracefs is not mounted, and "
 				"mounting it on /sys/kernel/tracing failed: %s\n",
 				strerror(-err));

@@ -83,4 +83,32 @@ expect_eq secure:system_no_shell "a;touch pwned|two  words
 no file" "$(printf '%s\n' "$out" | grep -v '^$')
 $( [ -e "$sec/pwned" ] && echo PWNED || echo no file)"
 
+
+# -- misleading messages: root without the capabilities, -l as a user who
+#    cannot read a mounted tracefs, a probed file rewritten in place --------
+if command -v setpriv >/dev/null; then
+	out=$(setpriv --inh-caps=-all --bounding-set=-bpf,-perfmon,-sys_admin \
+		"$SONDE" --dry-run -e 'tracepoint:sched:sched_switch { @ = count(); }' 2>&1; echo "rc=$?")
+	expect_eq secure:root_without_caps "sonde: loading BPF programs needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN): this process runs as root without them (a container or a capability bounding set took them away)
+rc=1" "$out"
+	if [ -d /sys/kernel/tracing/events ]; then
+		out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$SONDE" -l 'tracepoint:sched:*' 2>&1; echo "rc=$?")
+		expect_eq secure:list_tracefs_unreadable "sonde: -l: tracefs is mounted, but this user cannot read it (Permission denied): listing tracepoints needs root
+rc=1" "$out"
+	else
+		skip secure:list_tracefs_unreadable "tracefs is not at /sys/kernel/tracing"
+	fi
+else
+	skip secure:root_without_caps "no setpriv (util-linux)"
+fi
+
+gcc -shared -fPIC -O1 -o "$sec/libchg.so" "$top/tests/workloads/libsondetest.c"
+gcc -shared -fPIC -O1 -DSONDE_PAD=4096 -fno-toplevel-reorder -o "$sec/libchg2.so" "$top/tests/workloads/libsondetest.c"
+"$SONDE" -v -e "uprobe:$sec/libchg.so:sonde_target { } interval:s:3 { exit(); }" >/dev/null 2>"$sec/chg.err" &
+chg=$!
+for i in $(seq 1 100); do grep -q '^Attached' "$sec/chg.err" && break; sleep 0.1; done
+cp "$sec/libchg2.so" "$sec/libchg.so"	# in place: same inode
+wait "$chg"
+expect_match secure:probed_file_rewritten "^sonde: warning: uprobe:$sec/libchg.so:sonde_target: $sec/libchg.so changed on disk after it was probed \(same file, rewritten in place" "$(cat "$sec/chg.err")"
+
 fi

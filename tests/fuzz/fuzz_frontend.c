@@ -10,12 +10,14 @@
  *   - sema either accepts with no message or rejects with one, and codegen
  *     compiles whatever sema accepted, unless it passes a BPF limit only
  *     codegen sees (-E2BIG, the stack), which it reports with a location.
- * With -DFUZZ_PARSER_ONLY it stops after the parser and links with the
- * front end alone: that is the clang/libFuzzer build of `make fuzz`.
- * Otherwise tests/fuzz/driver.c supplies main() and feeds it the corpus
- * and deterministic mutations of it (`make fuzz-smoke`).
+ * `make fuzz` links it with libFuzzer (clang-14); there codegen runs only
+ * with FUZZ_CODEGEN=1 in the environment, as LLVM's backend makes each
+ * input about a hundred times slower.  tests/fuzz/driver.c supplies main()
+ * for `make fuzz-smoke` and feeds it the corpus and deterministic
+ * mutations of it, codegen included.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,10 +27,8 @@
 #include "common/diag.h"
 #include "parser/ast.h"
 #include "parser/parser.h"
-#ifndef FUZZ_PARSER_ONLY
 #include "codegen/codegen.h"
 #include "sema/sema.h"
-#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -36,6 +36,17 @@ struct fuzz_src {
 	int lines;
 	int longest;	/* longest line, in bytes */
 };
+
+/* FUZZ_CODEGEN=0 leaves codegen out (the default of `make fuzz`) */
+static bool fuzz_codegen(void)
+{
+	static int on = -1;
+	if (on < 0) {
+		const char *e = getenv("FUZZ_CODEGEN");
+		on = !e || strcmp(e, "0") != 0;
+	}
+	return on;
+}
 
 static void fuzz_fail(const char *what, const struct ast_node *n)
 {
@@ -183,7 +194,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (root) {
 		fuzz_walk(&s, root, 0);
 		ast_dump(out, root);
-#ifndef FUZZ_PARSER_ONLY
 		/* the rest of the front end: sema must either accept (then codegen
 		 * must succeed: a program sema accepts is valid IR) or explain */
 		int before = d.errors;
@@ -193,7 +203,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_fail("sema rejected without a message", NULL);
 		if (r && d.errors != before)
 			fuzz_fail("sema accepted despite an error", NULL);
-		if (r) {
+		if (r && fuzz_codegen()) {
 			struct cg_opts co = {.out = out, .src = src};
 			struct cg_object obj = {0};
 			/* -E2BIG: a BPF limit only codegen sees (the 512-byte
@@ -203,7 +213,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fuzz_fail("codegen failed on a program sema accepted", NULL);
 			free(obj.elf);
 		}
-#endif
 	}
 	arena_free(a);
 	fclose(out);
