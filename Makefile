@@ -20,12 +20,13 @@ DEPS_PKGS := llvm-16-dev libbpf-dev libelf-dev flex bison libcmocka-dev \
 	bpftrace gcc g++ make util-linux iproute2 pkg-config systemtap-sdt-dev python3 \
 	libmicrohttpd-dev libcapstone-dev prometheus bpftool
 
-SRCDIRS := common lexer parser sema codegen stdlib runtime
+SRCDIRS := common host lexer parser sema codegen stdlib output runtime
 LIB_SRCS := $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.c))
 CLI_SRCS := $(wildcard cli/*.c)
 GEN_SRCS := $(GEN)/lexer.c $(GEN)/parser.c
 
-WARN    := -Wall -Wextra -Wswitch-enum -Wno-unused-parameter \
+WARN    := -Wall -Wextra -Wswitch-enum -Wshadow -Wmissing-prototypes -Wwrite-strings \
+	-Wstrict-prototypes -Wno-unused-parameter \
 	-Wno-missing-field-initializers -Wno-format-truncation -Werror
 BASEFLAGS := -std=gnu11 -g -D_GNU_SOURCE -I. -I$(GEN) \
 	$(shell $(LLVM_CONFIG) --cflags 2>/dev/null | sed 's/-D_GNU_SOURCE//')
@@ -51,7 +52,7 @@ ASAN_CLI  := $(patsubst %.c,$(BUILD)/asan/%.o,$(CLI_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRCS))
 
-.PHONY: all deps check demo unit e2e diff fuzz clean install asan
+.PHONY: all deps check demo unit e2e diff fuzz clean install asan layers
 all: $(BUILD)/sonde $(BUILD)/libsonde-agent.so
 
 # ---- generated front end ------------------------------------------------
@@ -102,7 +103,7 @@ asan: $(BUILD)/asan/sonde
 # Its own flags: position-independent, only its constructor visible.
 AGENT_SRCS := $(wildcard agent/*.c) agent/tramp.S
 AGENT_HDRS := $(wildcard agent/*.h)
-AGENT_CFLAGS := -std=gnu11 -g -O2 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN)
+AGENT_CFLAGS := -std=gnu11 -g -O2 -D_GNU_SOURCE -I. -fPIC -fvisibility=hidden $(WARN)
 $(BUILD)/libsonde-agent.so: $(AGENT_SRCS) $(AGENT_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(AGENT_CFLAGS) -shared -Wl,-z,now -o $@ $(AGENT_SRCS) -lcapstone -lpthread
@@ -134,10 +135,16 @@ diff: $(BUILD)/sonde
 	@: > $(RESULTS).diff
 	SONDE=$(CURDIR)/$(BUILD)/sonde RESULTS=$(CURDIR)/$(RESULTS).diff tests/diff/run.sh
 
+# the import graph runs one way (common -> host -> lexer -> parser -> sema
+# -> codegen|stdlib -> output -> runtime -> cli): docs/architecture.md
+layers:
+	@mkdir -p $(BUILD); : > $(RESULTS).layers
+	@tests/layers.sh $(RESULTS).layers || true
+
 check: deps
 	$(MAKE) all asan
-	$(MAKE) unit e2e diff fuzz-smoke
-	@tests/summary.sh $(RESULTS).unit $(RESULTS).e2e $(RESULTS).diff $(RESULTS).fuzz
+	$(MAKE) layers unit e2e diff fuzz-smoke
+	@tests/summary.sh $(RESULTS).layers $(RESULTS).unit $(RESULTS).e2e $(RESULTS).diff $(RESULTS).fuzz
 
 demo: deps
 	$(MAKE) all

@@ -23,7 +23,7 @@
  * so a thread still inside a stub, a probe body or a swapped return
  * finishes normally.
  */
-#include "agent_int.h"
+#include "agent/agent_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

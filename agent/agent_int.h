@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 
 /* patch.c: one hooked entry */
 struct sa_hook {

@@ -16,7 +16,7 @@
  * Maps are the shared tables of agent.h: a per-CPU map's value is this
  * thread's shard.  Events (printf and the like) go to the shared ring.
  */
-#include "agent_int.h"
+#include "agent/agent_int.h"
 
 #include <errno.h>
 #include <linux/bpf.h>

@@ -20,7 +20,7 @@
  * restores the original bytes the same way; stubs are never freed, so a
  * thread still inside one (or returning through one) finishes normally.
  */
-#include "agent_int.h"
+#include "agent/agent_int.h"
 
 #include <capstone/capstone.h>
 #include <errno.h>

@@ -18,7 +18,7 @@
  * hold malloc's lock.  Threads are listed with getdents64 into a buffer on
  * the stack, /proc files read with read().
  */
-#include "agent_int.h"
+#include "agent/agent_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

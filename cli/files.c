@@ -11,7 +11,7 @@
  * final symlink or a file that someone else owns is refused rather than
  * followed or written.  docs/security.md describes both for users.
  */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -20,17 +20,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../codegen/codegen.h"
-#include "../common/arena.h"
-#include "../common/diag.h"
-#include "../common/file.h"
-#include "../parser/parser.h"
-#include "../runtime/resolve.h"
-#include "../runtime/runtime.h"
-#include "../runtime/tracefs.h"
-#include "../runtime/usdt.h"
-#include "../sema/sema.h"
-#include "cli.h"
+#include "cli/cli.h"
+#include "codegen/codegen.h"
+#include "common/arena.h"
+#include "common/diag.h"
+#include "common/file.h"
+#include "host/host.h"
+#include "parser/parser.h"
+#include "runtime/runtime.h"
+#include "sema/sema.h"
+#include "stdlib/stdlib.h"
 
 #define SONDE_VERSION "0.1.0"
 
@@ -77,76 +76,22 @@ static char *read_file(const char *path)
 	return buf;
 }
 
-/* -l 'kprobe:GLOB': kernel functions kprobes can attach to (tracefs's
- * available_filter_functions), or one sentence on why there are none */
-static int list_kprobes(const char *pattern)
-{
-	const char *kind = !strncmp(pattern, "kr", 2) ? "kretprobe" : "kprobe";
-	const char *glob = strrchr(pattern, ':') + 1;
-	if (!tfs_have_kprobes()) {
-		fprintf(stderr, "sonde: this kernel has no kprobes (no kprobe event source): nothing "
-			"to list; its tracepoints cover most kernel events: sonde -l 'tracepoint:*'\n");
-		return 1;
-	}
-	const char *root = tfs_root();
-	char path[4096], *text;
-	snprintf(path, sizeof(path), "%s/available_filter_functions", root ? root : "/sys/kernel/tracing");
-	int err = file_read_all(path, 1u << 20, &text, NULL);
-	if (err) {
-		fprintf(stderr, "sonde: cannot read %s: %s\n", path, strerror(-err));
-		return 1;
-	}
-	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-		line[strcspn(line, " \t")] = '\0';	/* drop " [module]" */
-		if (!fnmatch(*glob ? glob : "*", line, 0))
-			printf("%s:%s\n", kind, line);
-	}
-	free(text);
-	return 0;
-}
-
+/* -l [PATTERN]: a pattern naming a provider that lists its own probes
+ * (uprobe:, usdt:, kprobe:, tracepoint:, software: and their aliases) goes
+ * to that provider's lister; anything else lists software events and
+ * tracepoints, which filter by a globbed provider themselves. */
 static int list(const char *pattern, bool verbose, int pid)
 {
-	if (pattern && (!strncmp(pattern, "kprobe:", 7) || !strncmp(pattern, "kretprobe:", 10) ||
-			!strncmp(pattern, "k:", 2) || !strncmp(pattern, "kr:", 3)))
-		return list_kprobes(pattern);
-	if (pattern && (!strncmp(pattern, "usdt:", 5) || !strncmp(pattern, "U:", 2))) {
-		/* usdt:PATH[:[PROVIDER:]NAME] */
-		const char *rest = strchr(pattern, ':') + 1, *colon = strchr(rest, ':');
-		char path[4096], err[512];
-		snprintf(path, sizeof(path), "%.*s", (int)(colon ? colon - rest : (long)strlen(rest)), rest);
-		if (usdt_list(stdout, path, colon ? colon + 1 : "*", err, sizeof(err))) {
-			fprintf(stderr, "sonde: %s\n", err);
-			return 1;
-		}
-		return 0;
+	const char *colon = pattern ? strchr(pattern, ':') : NULL;
+	if (colon) {
+		char name[64];
+		snprintf(name, sizeof(name), "%.*s", (int)(colon - pattern), pattern);
+		const struct probe_provider *pv = sema_provider_named(name);
+		if (pv && pv->list)
+			return pv->list(stdout, pv->name, pattern, verbose, pid) < 0 ? 1 : 0;
 	}
-	if (pattern && (!strncmp(pattern, "uprobe:", 7) || !strncmp(pattern, "uretprobe:", 10) ||
-			!strncmp(pattern, "u:", 2) || !strncmp(pattern, "ur:", 3))) {
-		const char *rest = strchr(pattern, ':') + 1;
-		const char *colon = strrchr(rest, ':');
-		char target[4096];
-		const char *glob = "*";
-		if (colon) {
-			snprintf(target, sizeof(target), "%.*s", (int)(colon - rest), rest);
-			glob = colon + 1;
-		} else {
-			snprintf(target, sizeof(target), "%s", rest);
-		}
-		char err[512];
-		const char *kind = pattern[1] == 'r' || !strncmp(pattern, "uretprobe:", 10) ? "uretprobe" : "uprobe";
-		int rc = rs_list_probes(stdout, kind, target, glob, pid, err, sizeof(err));
-		if (rc < 0) {
-			fprintf(stderr, "sonde: %s\n", err);
-			return 1;
-		}
-		return 0;
-	}
-	int rc = 0;
-	if (!pattern || !strncmp(pattern, "software:", 9) || !strncmp(pattern, "s:", 2) ||
-	    !strchr(pattern, ':'))
-		rc = tfs_list_software(stdout, pattern);
-	if (rc >= 0 && (!pattern || strncmp(pattern, "software:", 9)))
+	int rc = tfs_list_software(stdout, pattern);
+	if (rc >= 0)
 		rc = tfs_list(stdout, pattern, verbose);
 	return rc < 0 ? 1 : 0;
 }
@@ -211,7 +156,7 @@ int main(int argc, char **argv)
 	const char *prog_text = NULL, *out_path = NULL, *cmd = NULL, *container = NULL, *emit = NULL;
 	bool do_list = false, unsafe = false, dry_run = false, quiet = false, follow = false;
 	int verbose = 0, pid = 0, c;
-	enum pr_format format = PR_TEXT;
+	const struct output_writer *writer = &output_text;
 
 	while ((c = getopt_long(argc, argv, "+e:lvqp:c:f:o:hV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -235,12 +180,10 @@ int main(int argc, char **argv)
 		}
 		case 'c': cmd = optarg; break;
 		case 'f':
-			if (!strcmp(optarg, "json"))
-				format = PR_JSON;
-			else if (!strcmp(optarg, "text"))
-				format = PR_TEXT;
-			else {
-				fprintf(stderr, "sonde: -f takes text or json, not '%s'\n", optarg);
+			writer = output_find(optarg);
+			if (!writer) {
+				fprintf(stderr, "sonde: -f takes one of %s, not '%s'\n", output_names(),
+					optarg);
 				return 1;
 			}
 			break;
@@ -321,6 +264,7 @@ int main(int argc, char **argv)
 		}
 	}
 	struct sema_opts so = {
+		.builtins = stdlib_find,
 		.pos_args = (const char **)argv + optind, .npos_args = argc - optind,
 		.target_pid = pid, .unsafe = unsafe, .has_cpid = cmd != NULL,
 		.scoped = pid || container,
@@ -367,7 +311,7 @@ int main(int argc, char **argv)
 		goto out_child;
 	}
 	struct rt_opts ro = {
-		.format = format, .out = out, .quiet = quiet, .verbose = verbose, .dry_run = dry_run,
+		.writer = writer, .out = out, .quiet = quiet, .verbose = verbose, .dry_run = dry_run,
 		.pid = pid, .child_pid = child, .child_go_fd = go_fd, .container = cont,
 		.follow = follow, .src = prog_text, .file = file,
 	};

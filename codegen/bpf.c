@@ -7,11 +7,11 @@
  * demands, probe reads, and ring-buffer events.  The rest of codegen and
  * stdlib/ speak these terms instead of raw IR.
  */
-#include "cg_int.h"
+#include "codegen/cg_int.h"
 
 #include <string.h>
 
-#include "../common/arena.h"
+#include "common/arena.h"
 
 static LLVMValueRef call_ret(struct cg_ctx *cg, int helper, LLVMTypeRef ret, LLVMValueRef *args,
 			     int nargs)
@@ -104,7 +104,7 @@ LLVMValueRef cg_probe_read(struct cg_ctx *cg, LLVMValueRef dst, uint32_t size, L
 	 * may be a kernel one (curtask): the generic helpers read either on
 	 * x86-64, whose user and kernel address ranges do not overlap */
 	enum probe_type t = cg->attach ? cg->attach->type : PT_BEGIN;
-	if (!user && (t == PT_UPROBE || t == PT_URETPROBE || t == PT_USDT))
+	if (!user && (sema_provider(t)->ctx & PC_USER))
 		id = str ? BPF_FUNC_probe_read_str : BPF_FUNC_probe_read;
 	if (LLVMGetTypeKind(LLVMTypeOf(src)) == LLVMIntegerTypeKind)
 		src = LLVMBuildIntToPtr(cg->b, src, cg->ptr, "");
@@ -223,17 +223,6 @@ void cg_event_emit(struct cg_ctx *cg, const struct sema_event *ev, struct ast_no
 		const struct type_field *f = &ev->args.fields[i];
 		cg_expr_store(cg, a, cg_gep(cg, buf, 8 + f->offset), f->type.size);
 	}
-	output(cg, buf, size);
-}
-
-void cg_event_values(struct cg_ctx *cg, enum event_kind kind, uint32_t id, LLVMValueRef *vals,
-		     int nvals)
-{
-	uint32_t size = 8 * (uint32_t)(nvals + 1);
-	LLVMValueRef buf = cg_alloca_nozero(cg, size, "event");
-	cg_store_i64(cg, header(cg, kind, id), buf);
-	for (int i = 0; i < nvals; i++)
-		cg_store_i64(cg, vals[i], cg_gep(cg, buf, 8 * (uint32_t)(i + 1)));
 	output(cg, buf, size);
 }
 

@@ -9,7 +9,7 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/DebugInfo.h>
 
-#include "codegen.h"
+#include "codegen/codegen.h"
 
 
 struct cg_loop {

@@ -20,7 +20,7 @@
 #include <linux/bpf.h>
 #include <llvm-c/Core.h>
 
-#include "../sema/sema.h"
+#include "sema/sema.h"
 
 struct cg_opts {
 	int emit_ir;		/* print LLVM IR to `out` */
@@ -126,9 +126,6 @@ void cg_agg_update(struct cg_ctx *cg, struct ast_node *map, struct ast_node *cal
 void cg_event_emit(struct cg_ctx *cg, const struct sema_event *ev, struct ast_node *args);
 void cg_event_raw(struct cg_ctx *cg, enum event_kind kind, uint32_t id,
 		  const uint64_t *words, int nwords);
-/* the same with run-time words (pid, stack id ...) */
-void cg_event_values(struct cg_ctx *cg, enum event_kind kind, uint32_t id,
-		     LLVMValueRef *vals, int nvals);
 /* send `size` bytes at buf as one event (buf starts with the header);
  * size may be a run-time value bounded by the buffer's size */
 void cg_event_output(struct cg_ctx *cg, LLVMValueRef buf, LLVMValueRef size);

@@ -6,28 +6,17 @@
  * variables are entry-block stack slots; the optimiser promotes integer
  * slots to registers.  Each case carries the construct it lowers.
  */
-#include "cg_int.h"
+#include "codegen/cg_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/arena.h"
-#include "../stdlib/stdlib.h"
+#include "common/arena.h"
+#include "stdlib/stdlib.h"
 
 static bool is_int_kind(const struct type *t)
 {
-	switch (t->kind) {
-	case TY_INT: case TY_PTR: case TY_KSYM: case TY_USTACK:
-	case TY_KSTACK: case TY_USERNAME: case TY_CGROUP_PATH: case TY_CONTAINER:
-	case TY_PROBE: case TY_TIMESTAMP: case TY_COUNT: case TY_SUM: case TY_MIN:
-	case TY_MAX: case TY_DECODED:
-		return true;
-	case TY_NONE: case TY_VOID: case TY_STR: case TY_BUF: case TY_TUPLE:
-	case TY_STRUCT: case TY_ARRAY: case TY_AVG: case TY_STATS: case TY_HIST:
-	case TY_LHIST: case TY_INET: case TY_USYM: case TY_ERROR:
-		return false;
-	}
-	return false;
+	return type_is(t, TT_INT_VALUE);
 }
 
 /* "text" -> zero-padded bytes at dst, written as 8-byte immediates
@@ -222,13 +211,14 @@ static LLVMValueRef narrow(struct cg_ctx *cg, LLVMValueRef v, uint32_t size, boo
 	return is_signed ? LLVMBuildSExt(cg->b, t, cg->i64, "") : LLVMBuildZExt(cg->b, t, cg->i64, "");
 }
 
-#include "../runtime/tracefs.h"
+#include "host/host.h"
 
 /* args->field in a tracepoint: the record is the context */
 static bool is_tp_field(struct cg_ctx *cg, struct ast_node *e)
 {
 	return e->kind == N_FIELD && e->field.base->kind == N_IDENT &&
-	       !strcmp(e->field.base->ident.name, "args") && cg->attach->type == PT_TRACEPOINT;
+	       !strcmp(e->field.base->ident.name, "args") &&
+	       (sema_provider(cg->attach->type)->ctx & PC_TP_ARGS);
 }
 
 static bool is_tp_string(struct cg_ctx *cg, struct ast_node *e)
@@ -338,7 +328,7 @@ static LLVMValueRef cg_field(struct cg_ctx *cg, struct ast_node *e)
 		return p;
 	}
 	/* struct field through a pointer (->) or of a struct value (.) */
-	const struct type *st = e->sema_data;	/* the struct, resolved by sema */
+	const struct type *st = e->note.record;	/* the struct, resolved by sema */
 	const struct type_field *f = NULL;
 	for (int i = 0; i < st->nfields; i++)
 		if (!strcmp(st->fields[i].name, e->field.name))

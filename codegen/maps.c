@@ -8,11 +8,11 @@
  * Values assigned with '=' live in shared hashes; '+=' and '++' on them
  * use atomic adds.
  */
-#include "cg_int.h"
+#include "codegen/cg_int.h"
 
 #include <string.h>
 
-#include "../stdlib/stdlib.h"
+#include "stdlib/stdlib.h"
 
 
 const struct sema_map *cg_map_of(struct cg_ctx *cg, struct ast_node *m)

@@ -11,7 +11,7 @@
  * DILocalVariable (the kernel rejects nameless BTF params), and is
  * `nounwind` so no .eh_frame appears.
  */
-#include "cg_int.h"
+#include "codegen/cg_int.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -29,8 +29,8 @@
 #include <llvm-c/Transforms/Scalar.h>
 #include <llvm-c/Transforms/Utils.h>
 
-#include "../common/arena.h"
-#include "../common/diag.h"
+#include "common/arena.h"
+#include "common/diag.h"
 
 enum { DW_ATE_signed = 5 };
 
@@ -156,31 +156,17 @@ LLVMValueRef cg_map_ref(struct cg_ctx *cg, const struct sema_map *m)
 
 /* ---- programs ------------------------------------------------------------ */
 
+/* the provider's section; "tracepoint/CAT/NAME", "kprobe/FUNC" where
+ * libbpf reads the attach point from it */
 static const char *section_of(struct cg_ctx *cg, const struct sema_attach *at)
 {
-	switch (at->type) {
-	case PT_BEGIN:
-	case PT_END:
-		return "raw_tp/sonde_run";	/* run once with BPF_PROG_TEST_RUN */
-	case PT_TRACEPOINT:
-		return arena_printf(cg->a, "tracepoint/%s/%s", at->target, at->func);
-	case PT_RAWTRACEPOINT:
-		return arena_printf(cg->a, "raw_tp/%s", at->func);
-	case PT_UPROBE:
-	case PT_USDT:
-		return "uprobe";
-	case PT_URETPROBE:
-		return "uretprobe";
-	case PT_KPROBE:
-		return arena_printf(cg->a, "kprobe/%s", at->func);
-	case PT_KRETPROBE:
-		return arena_printf(cg->a, "kretprobe/%s", at->func);
-	case PT_INTERVAL:
-	case PT_PROFILE:
-	case PT_SOFTWARE:
-		return "perf_event";
-	}
-	return "unknown";
+	const struct probe_provider *pv = sema_provider(at->type);
+
+	if (!pv->section_names_point)
+		return pv->section;
+	if (at->target)
+		return arena_printf(cg->a, "%s/%s/%s", pv->section, at->target, at->func);
+	return arena_printf(cg->a, "%s/%s", pv->section, at->func);
 }
 
 LLVMValueRef cg_in_scope(struct cg_ctx *cg)
@@ -221,8 +207,7 @@ static void emit_filters(struct cg_ctx *cg)
 	 * decides for itself: the scheduler's and the block layer's
 	 * tracepoints run in another task's context than the one they are
 	 * about (the waker, the interrupted task). */
-	if (at->type == PT_BEGIN || at->type == PT_END || at->type == PT_INTERVAL ||
-	    cg->r->own_scope)
+	if (!(sema_provider(at->type)->ctx & PC_TASK) || cg->r->own_scope)
 		return;
 	if (!cg->opts->filter_pid && !cg->opts->filter_cgroup)
 		return;

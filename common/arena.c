@@ -5,7 +5,7 @@
  * gets a chunk of its own.  A mark and a release give the runtime a scratch
  * arena whose memory is reused event after event instead of allocated.
  */
-#include "arena.h"
+#include "common/arena.h"
 
 #include <stdint.h>
 #include <stdio.h>

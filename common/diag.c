@@ -5,7 +5,7 @@
  * up in any terminal.  A span that runs past the end of its first line is
  * underlined to the end of that line.
  */
-#include "diag.h"
+#include "common/diag.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -60,25 +60,6 @@ void diag_error(struct diag *d, struct src_loc loc, const char *fmt, ...)
 	report(d, "error", loc, fmt, ap);
 	va_end(ap);
 	d->errors++;
-}
-
-void diag_warn(struct diag *d, struct src_loc loc, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	report(d, "warning", loc, fmt, ap);
-	va_end(ap);
-	d->warnings++;
-}
-
-void diag_note(struct diag *d, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("note: ", d->out);
-	vfprintf(d->out, fmt, ap);
-	fputc('\n', d->out);
-	va_end(ap);
 }
 
 struct src_loc diag_span(struct src_loc a, struct src_loc b)

@@ -27,17 +27,11 @@ struct diag {
 	const char *src;	/* whole source text, NUL-terminated */
 	FILE *out;		/* stderr unless a test captures it */
 	int errors;
-	int warnings;
 };
 
 void diag_init(struct diag *d, const char *file, const char *src, FILE *out);
 void diag_error(struct diag *d, struct src_loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void diag_warn(struct diag *d, struct src_loc loc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* A note that belongs to the previous error (no location line). */
-void diag_note(struct diag *d, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 /* The span covering both a and b. */
 struct src_loc diag_span(struct src_loc a, struct src_loc b);
 

@@ -2,7 +2,7 @@
  * file.c - whole-file reads.  procfs and tracefs files report st_size 0,
  * so the buffer grows until read() returns 0.
  */
-#include "file.h"
+#include "common/file.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -22,8 +22,8 @@
 
 #include <stdbool.h>
 
-#include "../common/arena.h"
-#include "../common/diag.h"
+#include "common/arena.h"
+#include "common/diag.h"
 
 struct lexer;
 

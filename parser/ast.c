@@ -17,12 +17,12 @@
  * type_str() is the text of a type in messages and in the dump: "uint64",
  * "string[64]", "hist", "(int64, string[16])", "struct task_struct *".
  */
-#include "ast.h"
+#include "parser/ast.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/arena.h"
+#include "common/arena.h"
 
 struct ast_node *ast_new(struct arena *a, enum node_kind kind,
 			 struct src_loc loc)
@@ -167,6 +167,56 @@ static void type_print(FILE *f, const struct type *t, int depth)
 	case TY_DECODED:	fputs(t->decoder ? t->decoder->name : "decoded", f); break;
 	case TY_ERROR:		fputs("error", f); break;
 	}
+}
+
+#define INT8 (TT_INT_STORAGE | TT_INT_VALUE)
+#define AGG (TT_AGGREGATE | TT_INT_VALUE)
+
+static const unsigned traits[] = {
+	[TY_NONE] = 0,
+	[TY_VOID] = 0,
+	[TY_INT] = INT8 | TT_PRINTS_NUMBER,
+	[TY_STR] = 0,
+	[TY_BUF] = 0,
+	[TY_TUPLE] = 0,
+	[TY_PTR] = INT8 | TT_PRINTS_NUMBER,	/* bpftrace prints pointer values in decimal */
+	[TY_STRUCT] = 0,
+	[TY_ARRAY] = 0,
+	[TY_COUNT] = AGG,
+	[TY_SUM] = AGG,
+	[TY_AVG] = TT_AGGREGATE,
+	[TY_MIN] = AGG,
+	[TY_MAX] = AGG,
+	[TY_STATS] = TT_AGGREGATE,
+	[TY_HIST] = TT_AGGREGATE,
+	[TY_LHIST] = TT_AGGREGATE,
+	[TY_USYM] = 0,		/* {address, pid}: 16 bytes */
+	[TY_KSYM] = INT8,
+	[TY_USTACK] = INT8,
+	[TY_KSTACK] = INT8,
+	[TY_INET] = 0,
+	[TY_TIMESTAMP] = INT8,
+	[TY_USERNAME] = INT8,
+	[TY_CGROUP_PATH] = INT8,
+	[TY_CONTAINER] = INT8 | TT_MANY_TO_ONE,
+	[TY_PROBE] = INT8,
+	[TY_DECODED] = INT8 | TT_MANY_TO_ONE,	/* two descriptors on one file: one fdpath */
+	[TY_ERROR] = 0,
+};
+_Static_assert(sizeof(traits) / sizeof(traits[0]) == TY_ERROR + 1,
+	       "every type kind has a row in traits[]");
+
+#undef INT8
+#undef AGG
+
+unsigned type_traits(enum type_kind k)
+{
+	return (unsigned)k < sizeof(traits) / sizeof(traits[0]) ? traits[k] : 0;
+}
+
+bool type_is(const struct type *t, unsigned want)
+{
+	return (type_traits(t->kind) & want) == want;
 }
 
 const char *type_str(struct arena *a, const struct type *t)

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../common/diag.h"
+#include "common/diag.h"
 
 struct arena;
 
@@ -161,12 +161,27 @@ struct ast_struct_field {
 	struct ast_ctype ctype;
 };
 
+struct sema_event;
+
+/* What sema (or a builtin's check) learned about a node that codegen
+ * needs; each field names what sets it. */
+struct ast_note {
+	struct sema_event *event;	/* printf-like calls, print(expr), join():
+					 * the event the call sends */
+	const struct type *record;	/* N_FIELD: the struct the field is read from */
+	uint64_t value;			/* a constant folded at compile time: kaddr()'s
+					 * address, cgroupid()'s inode, reg()'s pt_regs
+					 * offset, signal()'s number, uaddr()'s symbol */
+	uint64_t site;			/* uaddr(): the probed site's link-time address
+					 * (0: the binary is not position-independent) */
+};
+
 struct ast_node {
 	enum node_kind kind;
 	struct src_loc loc;
 	struct type type;	/* set by sema */
 	struct ast_node *next;	/* sibling in a list */
-	void *sema_data;	/* sema's note for codegen: a call's event ... */
+	struct ast_note note;	/* what sema learned for codegen */
 	union {
 		struct { uint64_t value; bool is_char; } i;		/* N_INT */
 		struct { const char *value; uint32_t len; } s;		/* N_STR: len excludes NUL */
@@ -203,5 +218,22 @@ const char *ast_op_text(enum ast_op op);
 void ast_dump(FILE *out, const struct ast_node *n);
 /* text of a type for messages: "uint64", "string[64]", "hist", "(int64, string[16])" */
 const char *type_str(struct arena *a, const struct type *t);
+
+/* What a type kind is, in one table (ast.c) instead of a predicate per
+ * stage.  A new kind is a row there; the passes read these bits. */
+enum type_trait {
+	TT_INT_STORAGE = 1u << 0,	/* held as 8 bytes holding an integer in maps
+					 * and events, whatever it prints as */
+	TT_INT_VALUE = 1u << 1,		/* an i64 in generated code (the int storage
+					 * kinds, plus count/sum/min/max read back) */
+	TT_AGGREGATE = 1u << 2,		/* what an aggregation function stores */
+	TT_PRINTS_NUMBER = 1u << 3,	/* a map value printed as a plain number
+					 * (sorted by it); the rest are rendered text */
+	TT_MANY_TO_ONE = 1u << 4,	/* many values print the same (a container
+					 * spans cgroups): keys holding it fold */
+};
+unsigned type_traits(enum type_kind k);
+/* does t's kind have every trait in `traits`? */
+bool type_is(const struct type *t, unsigned traits);
 
 #endif

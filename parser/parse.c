@@ -12,11 +12,11 @@
  * large.  Those report a located error and return NULL (or false), and the
  * grammar stops.
  */
-#include "parser.h"
+#include "parser/parser.h"
 
 #include <string.h>
 
-#include "parse_impl.h"
+#include "parser/parse_impl.h"
 
 /*
  * The one nesting limit of the front end.  Every pass after the parser

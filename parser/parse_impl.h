@@ -14,10 +14,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../common/arena.h"
-#include "../common/diag.h"
-#include "../lexer/lexer.h"
-#include "ast.h"
+#include "common/arena.h"
+#include "common/diag.h"
+#include "lexer/lexer.h"
+#include "parser/ast.h"
 
 /* how deep a program may nest: parse.c, parse_depth_ok() */
 enum { PARSE_MAX_DEPTH = 200 };

@@ -10,9 +10,9 @@
 #ifndef SONDE_PARSER_H
 #define SONDE_PARSER_H
 
-#include "../common/arena.h"
-#include "../common/diag.h"
-#include "ast.h"
+#include "common/arena.h"
+#include "common/diag.h"
+#include "parser/ast.h"
 
 struct ast_node *parse_program(struct arena *a, struct diag *d, const char *src);
 

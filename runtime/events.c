@@ -6,7 +6,7 @@
  * system format in userspace; time() reads the clock here, when the event
  * arrives; exit() asks the main loop to stop.
  */
-#include "rt_int.h"
+#include "runtime/rt_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "format.h"
+#include "common/format.h"
 
 /* the arguments of ev as printf values; strings point into data */
 static struct fmt_val *decode(struct rt *rt, const struct sema_event *ev, const uint8_t *args)
@@ -80,7 +80,7 @@ static void do_cat(struct rt *rt, const char *path)
 		text = slurp(f, &len);
 		fclose(f);
 	}
-	pr_message(rt->o->out, rt->o->format, "cat", text ? text : "", text ? len : 0);
+	rt->o->writer->message(rt->o->out, "cat", text ? text : "", text ? len : 0);
 	free(text);
 }
 
@@ -182,7 +182,7 @@ static void do_system(struct rt *rt, const struct sema_event *ev, const uint8_t 
 		close(fds[0]);
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
-	pr_message(rt->o->out, rt->o->format, "syscall", text ? text : "", text ? len : 0);
+	rt->o->writer->message(rt->o->out, "syscall", text ? text : "", text ? len : 0);
 	free(text);
 }
 
@@ -193,7 +193,7 @@ static void do_time(struct rt *rt, const char *fmt)
 	struct tm tm;
 	localtime_r(&now, &tm);
 	size_t n = strftime(buf, sizeof(buf), fmt, &tm);
-	pr_message(rt->o->out, rt->o->format, "time", buf, n);
+	rt->o->writer->message(rt->o->out, "time", buf, n);
 }
 
 static int handle(struct rt *rt, void *data, size_t size);
@@ -235,7 +235,7 @@ static int handle(struct rt *rt, void *data, size_t size)
 		if (!s)
 			return 0;
 		if (kind == EV_PRINTF)
-			pr_printf_out(rt->o->out, rt->o->format, s, len);
+			rt->o->writer->message(rt->o->out, "printf", s, len);
 		else if (kind == EV_CAT)
 			do_cat(rt, s);
 		free(s);
@@ -249,14 +249,7 @@ static int handle(struct rt *rt, void *data, size_t size)
 		if (id >= (uint32_t)r->nevents)
 			return 0;
 		const struct sema_event *ev = r->events[id];
-		if (rt->o->format == PR_JSON) {
-			/* bpftrace: {"type": "value", "data": V}, a tuple as [1,"a"] */
-			pr_json_event(rt->o->out, "value",
-				      rt_render_json(rt, &ev->args.fields[0].type, args));
-		} else {
-			bool s;
-			fprintf(rt->o->out, "%s\n", rt_render(rt, &ev->args.fields[0].type, args, &s));
-		}
+		rt->o->writer->value(rt->o->out, rt_render_for(rt, &ev->args.fields[0].type, args, NULL));
 		break;
 	}
 	case EV_PRINT_MAP: {

@@ -19,7 +19,7 @@
  * attached, and once a second its size and mtime are compared: a change is
  * said once per file.
  */
-#include "rt_int.h"
+#include "runtime/rt_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +42,7 @@ struct watch {
 
 struct rt_follow {
 	struct watch *w;
-	size_t n, cap;
+	size_t n;
 	uint64_t last_ns;	/* CLOCK_MONOTONIC of the last scan */
 	struct rt_noteset *notes;
 };
@@ -166,16 +166,7 @@ int rt_follow_keep(struct rt *rt, struct bpf_program *prog, const struct sema_at
 		rs_sites_free(sites);
 		return -EINVAL;
 	}
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 4;
-		struct watch *v = realloc(f->w, cap * sizeof(*v));
-		if (!v) {
-			rs_sites_free(sites);
-			return -ENOMEM;
-		}
-		f->w = v;
-		f->cap = cap;
-	}
+	f->w = vec_grow(f->w, f->n, sizeof(*f->w));
 	f->w[f->n++] = (struct watch){.q = *q, .sites = sites, .prog = prog, .at = at};
 	return 0;
 }

@@ -13,7 +13,7 @@
  * histograms add bucket by bucket.  Plain values (`@[container] = x`) have
  * no combination and are left as they are.
  */
-#include "rt_int.h"
+#include "runtime/rt_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -102,8 +102,7 @@ int rt_fold_equal_keys(struct pr_map *pm, enum map_kind kind)
 
 bool rt_type_has_container(const struct type *t)
 {
-	/* decoded values too: two descriptors on one file print one fdpath */
-	if (t->kind == TY_CONTAINER || t->kind == TY_DECODED)
+	if (type_is(t, TT_MANY_TO_ONE))
 		return true;
 	if (t->kind == TY_TUPLE)
 		for (int i = 0; i < t->nfields; i++)

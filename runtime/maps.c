@@ -6,7 +6,7 @@
  * hist/lhist slots (key + bucket index) are grouped back into one entry
  * per key.  The printers in print.c never see BPF.
  */
-#include "rt_int.h"
+#include "runtime/rt_int.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -158,7 +158,7 @@ static int build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
 		break;
 	case MK_VALUE:
 		/* pointers too: bpftrace prints pointer values (not keys) in decimal */
-		pm->kind = m->value.kind == TY_INT || m->value.kind == TY_PTR ? PR_INT : PR_TEXT_VAL;
+		pm->kind = type_is(&m->value, TT_PRINTS_NUMBER) ? PR_INT : PR_TEXT_VAL;
 		break;
 	case MK_AVG: pm->kind = PR_AVG; break;
 	case MK_STATS: pm->kind = PR_STATS; break;
@@ -200,10 +200,9 @@ static int build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
 			if (m->kind == MK_VALUE) {
 				if (pm->kind == PR_INT)
 					memcpy(&e->ival, slots[i].raw, 8);
-				else if (rt->o->format == PR_JSON)	/* already JSON: [1,"a"] */
-					e->text = rt_render_json(rt, &m->value, slots[i].raw);
 				else
-					e->text = rt_render(rt, &m->value, slots[i].raw, &e->text_is_str);
+					e->text = rt_render_for(rt, &m->value, slots[i].raw,
+								&e->text_is_str);
 			}
 		}
 	}
@@ -228,7 +227,7 @@ int rt_map_print(struct rt *rt, const struct sema_map *m, uint32_t top, uint32_t
 	rt->a = rt->scratch;
 	int err = build(rt, m, &pm);
 	if (!err)
-		pr_map(rt->o->out, rt->o->format, &pm, top, div);
+		rt->o->writer->map(rt->o->out, &pm, top, div);
 	arena_release(rt->scratch, mark);
 	rt->a = keep;
 	if (err) {

@@ -6,14 +6,14 @@
  * resolved here, in userspace, at print time: the BPF side only stores
  * integers.
  */
-#include "rt_int.h"
+#include "runtime/rt_int.h"
 
 #include <inttypes.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "resolve.h"
+#include "host/host.h"
 
 static const char *render_into(struct rt *rt, const struct type *t, const uint8_t *p, bool *is_str);
 
@@ -168,5 +168,23 @@ const char *rt_render_json(struct rt *rt, const struct type *t, const void *byte
 	}
 	const char *r = arena_strdup(rt->a, buf);
 	free(buf);
+	return r;
+}
+
+const char *rt_render_for(struct rt *rt, const struct type *t, const void *bytes, bool *is_str)
+{
+	bool s = false;
+	const char *r = "";
+
+	switch (rt->o->writer->render) {
+	case PR_RENDER_TEXT:
+		r = rt_render(rt, t, bytes, &s);
+		break;
+	case PR_RENDER_JSON:
+		r = rt_render_json(rt, t, bytes);
+		break;
+	}
+	if (is_str)
+		*is_str = s;
 	return r;
 }

@@ -7,9 +7,9 @@
 #include <bpf/libbpf.h>
 #include <signal.h>
 
-#include "../common/arena.h"
-#include "resolve.h"
-#include "runtime.h"
+#include "common/arena.h"
+#include "host/host.h"
+#include "runtime/runtime.h"
 
 struct ksyms;
 struct rs_symcache;
@@ -53,6 +53,9 @@ struct rt {
 const char *rt_render(struct rt *rt, const struct type *t, const void *bytes, bool *is_str);
 /* render.c: one value as JSON text (strings quoted, tuples [1,"a"]) */
 const char *rt_render_json(struct rt *rt, const struct type *t, const void *bytes);
+/* render.c: one value as the selected writer wants it (rt_render or
+ * rt_render_json); *is_str (may be NULL) as rt_render sets it, false for JSON */
+const char *rt_render_for(struct rt *rt, const struct type *t, const void *bytes, bool *is_str);
 /* maps.c */
 int rt_map_print(struct rt *rt, const struct sema_map *m, uint32_t top, uint32_t div);
 int rt_map_clear(struct rt *rt, const struct sema_map *m, bool zero_only);

@@ -7,7 +7,7 @@
  * software probes are perf events; tracepoints attach through libbpf;
  * uprobes go wherever runtime/uresolve.c says the target really is.
  */
-#include "rt_int.h"
+#include "runtime/rt_int.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -22,11 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ksyms.h"
-#include "resolve.h"
-#include "tracefs.h"
-#include "verifier.h"
-#include "usdt.h"
+#include "host/host.h"
+#include "runtime/verifier.h"
 
 /* ---- libbpf's messages ----------------------------------------------------- */
 
@@ -83,9 +80,13 @@ static int attach_perf(struct rt *rt, struct bpf_program *prog, const struct sem
 {
 	struct perf_event_attr attr = {.size = sizeof(attr), .type = PERF_TYPE_SOFTWARE};
 	int first = 0, last = rt->ncpus - 1;
-	switch (at->type) {
-	case PT_INTERVAL:
-	case PT_PROFILE:
+	/* interval, profile: the CPU clock at a period or a frequency;
+	 * software: the named event every COUNT occurrences */
+	if (at->type == PT_SOFTWARE) {
+		const struct tfs_swevent *sw = tfs_software_event(at->target);
+		attr.config = sw ? sw->config : PERF_COUNT_SW_CPU_CLOCK;
+		attr.sample_period = at->count;
+	} else {
 		attr.config = PERF_COUNT_SW_CPU_CLOCK;
 		if (at->freq) {
 			attr.freq = 1;
@@ -96,16 +97,6 @@ static int attach_perf(struct rt *rt, struct bpf_program *prog, const struct sem
 		/* an interval fires once per period machine-wide: one CPU */
 		if (at->type == PT_INTERVAL)
 			last = 0;
-		break;
-	case PT_SOFTWARE: {
-		const struct tfs_swevent *sw = tfs_software_event(at->target);
-		attr.config = sw ? sw->config : PERF_COUNT_SW_CPU_CLOCK;
-		attr.sample_period = at->count;
-		break;
-	}
-	case PT_BEGIN: case PT_END: case PT_TRACEPOINT: case PT_RAWTRACEPOINT: case PT_UPROBE:
-	case PT_URETPROBE: case PT_USDT: case PT_KPROBE: case PT_KRETPROBE:
-		return -EINVAL;
 	}
 	int attached = 0;
 	for (int cpu = first; cpu <= last; cpu++) {
@@ -229,54 +220,9 @@ static int attach_uprobe(struct rt *rt, struct bpf_program *prog, const struct s
 	return 0;
 }
 
-static int attach_one(struct rt *rt, struct bpf_program *prog, const struct sema_attach *at,
-		      int *count)
+/* A link from libbpf, or the reason it gave none. */
+static int keep_link(struct rt *rt, const struct sema_attach *at, struct bpf_link *l, int *count)
 {
-	struct bpf_link *l = NULL;
-	switch (at->type) {
-	case PT_BEGIN:
-	case PT_END:
-		(*count)++;
-		return 0;
-	case PT_TRACEPOINT:
-		l = bpf_program__attach_tracepoint(prog, at->target, at->func);
-		break;
-	case PT_RAWTRACEPOINT:
-		l = bpf_program__attach_raw_tracepoint(prog, at->func);
-		break;
-	case PT_KPROBE:
-	case PT_KRETPROBE:
-		l = bpf_program__attach_kprobe(prog, at->type == PT_KRETPROBE, at->func);
-		if (!l && errno == ENOENT) {
-			fprintf(stderr, "sonde: %s: no kernel function '%s' can be probed\n", at->name,
-				at->func);
-			return -ENOENT;
-		}
-		break;
-	case PT_UPROBE:
-	case PT_URETPROBE:
-		return attach_uprobe(rt, prog, at, count);
-	case PT_USDT: {
-		/* sema read the note: a uprobe at its file offset; the kernel
-		 * counts the semaphore (if any) up while it is attached */
-		LIBBPF_OPTS(bpf_uprobe_opts, uo, .ref_ctr_offset = (size_t)at->usdt->sema_off);
-		l = bpf_program__attach_uprobe_opts(prog, rt->o->pid ? rt->o->pid : -1, at->target,
-						    (size_t)at->usdt->pc_off, &uo);
-		if (l && rt->o->verbose)
-			fprintf(stderr, "sonde: %s: attached at offset 0x%llx in %s%s\n", at->name,
-				(unsigned long long)at->usdt->pc_off, at->target,
-				at->usdt->sema_off ? " (with its semaphore)" : "");
-		break;
-	}
-	case PT_INTERVAL:
-	case PT_PROFILE:
-	case PT_SOFTWARE: {
-		int rc = attach_perf(rt, prog, at);
-		if (!rc)
-			(*count)++;
-		return rc;
-	}
-	}
 	if (!l) {
 		int err = -errno;
 		fprintf(stderr, "sonde: %s: cannot attach: %s\n", at->name, strerror(-err));
@@ -285,6 +231,94 @@ static int attach_one(struct rt *rt, struct bpf_program *prog, const struct sema
 	add_link(rt, l);
 	(*count)++;
 	return 0;
+}
+
+/* BEGIN/END are not attached: run_special() runs them */
+static int attach_special(struct rt *rt, struct bpf_program *prog, const struct sema_attach *at,
+			  int *count)
+{
+	(*count)++;
+	return 0;
+}
+
+static int attach_tracepoint(struct rt *rt, struct bpf_program *prog,
+			     const struct sema_attach *at, int *count)
+{
+	return keep_link(rt, at, bpf_program__attach_tracepoint(prog, at->target, at->func), count);
+}
+
+static int attach_raw_tracepoint(struct rt *rt, struct bpf_program *prog,
+				 const struct sema_attach *at, int *count)
+{
+	return keep_link(rt, at, bpf_program__attach_raw_tracepoint(prog, at->func), count);
+}
+
+static int attach_kprobe(struct rt *rt, struct bpf_program *prog, const struct sema_attach *at,
+			 int *count)
+{
+	struct bpf_link *l = bpf_program__attach_kprobe(prog, at->type == PT_KRETPROBE, at->func);
+	if (!l && errno == ENOENT) {
+		fprintf(stderr, "sonde: %s: no kernel function '%s' can be probed\n", at->name,
+			at->func);
+		return -ENOENT;
+	}
+	return keep_link(rt, at, l, count);
+}
+
+/* sema read the note: a uprobe at its file offset; the kernel counts the
+ * semaphore (if any) up while it is attached */
+static int attach_usdt(struct rt *rt, struct bpf_program *prog, const struct sema_attach *at,
+		       int *count)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .ref_ctr_offset = (size_t)at->usdt->sema_off);
+	struct bpf_link *l = bpf_program__attach_uprobe_opts(prog, rt->o->pid ? rt->o->pid : -1,
+							     at->target, (size_t)at->usdt->pc_off, &uo);
+	if (l && rt->o->verbose)
+		fprintf(stderr, "sonde: %s: attached at offset 0x%llx in %s%s\n", at->name,
+			(unsigned long long)at->usdt->pc_off, at->target,
+			at->usdt->sema_off ? " (with its semaphore)" : "");
+	return keep_link(rt, at, l, count);
+}
+
+static int attach_perf_counted(struct rt *rt, struct bpf_program *prog,
+			       const struct sema_attach *at, int *count)
+{
+	int rc = attach_perf(rt, prog, at);
+	if (!rc)
+		(*count)++;
+	return rc;
+}
+
+/* How each probe type attaches, indexed by enum probe_type: the runtime
+ * half of sema's provider table (sema/probes.c).  rt_run() refuses to
+ * start when a row is missing. */
+static int (*const attachers[])(struct rt *rt, struct bpf_program *prog,
+				const struct sema_attach *at, int *count) = {
+	[PT_BEGIN] = attach_special,
+	[PT_END] = attach_special,
+	[PT_TRACEPOINT] = attach_tracepoint,
+	[PT_RAWTRACEPOINT] = attach_raw_tracepoint,
+	[PT_UPROBE] = attach_uprobe,
+	[PT_URETPROBE] = attach_uprobe,
+	[PT_USDT] = attach_usdt,
+	[PT_KPROBE] = attach_kprobe,
+	[PT_KRETPROBE] = attach_kprobe,
+	[PT_INTERVAL] = attach_perf_counted,
+	[PT_PROFILE] = attach_perf_counted,
+	[PT_SOFTWARE] = attach_perf_counted,
+};
+_Static_assert(sizeof(attachers) / sizeof(attachers[0]) == PT_COUNT,
+	       "every probe type has an attach function");
+
+static bool attachers_complete(void)
+{
+	for (size_t i = 0; i < PT_COUNT; i++)
+		if (!attachers[i]) {
+			fprintf(stderr, "sonde: internal error: probe type %s has no attach function\n",
+				sema_probe_type_name((enum probe_type)i));
+			return false;
+		}
+	return true;
 }
 
 /* ---- loading ------------------------------------------------------------------ */
@@ -448,7 +482,8 @@ static int attach_all(struct rt *rt, int *count)
 		const struct cg_prog *p = &rt->obj->progs[i];
 		struct bpf_program *prog = prog_of(rt, p);
 		for (int j = 0; j < p->nattach; j++) {
-			int err = attach_one(rt, prog, prog_attach(p, j), count);
+			const struct sema_attach *at = prog_attach(p, j);
+			int err = attachers[at->type](rt, prog, at, count);
 			if (err)
 				return err;
 		}
@@ -467,7 +502,7 @@ static bool only_special(const struct sema_result *r)
 {
 	for (int i = 0; i < r->nprobes; i++)
 		for (int j = 0; j < r->probes[i].nattach; j++)
-			if (r->probes[i].attach[j].type != PT_BEGIN && r->probes[i].attach[j].type != PT_END)
+			if (!sema_provider(r->probes[i].attach[j].type)->runs_once)
 				return false;
 	return true;
 }
@@ -492,6 +527,8 @@ static int child_status(struct rt *rt, bool *exited)
 int rt_run(const struct sema_result *r, const struct cg_object *obj, const struct rt_opts *o)
 {
 	struct rt rt = {.r = r, .obj = obj, .o = o};
+	if (!attachers_complete())
+		return 1;
 	rt.perm = arena_new();
 	rt.scratch = arena_new();
 	rt.a = rt.perm;
@@ -527,7 +564,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		goto out;
 	}
 	if (!o->quiet) {
-		pr_attached(o->format == PR_JSON ? o->out : stderr, o->format, count);
+		o->writer->attached(o->out, stderr, count);
 		fflush(o->out);	/* JSON readers (and tests) wait for this line */
 	}
 	/* BEGIN runs before the -c command starts, as in bpftrace: its output
@@ -574,8 +611,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	ring_buffer__consume(rt.rb);
 	run_special(&rt, PT_END);
 	ring_buffer__consume(rt.rb);
-	if (o->format == PR_TEXT)
-		fputs("\n\n", o->out);	/* as bpftrace, even with no maps */
+	o->writer->maps_begin(o->out);
 	rt_maps_print_all(&rt);
 	int lfd = bpf_object__find_map_fd_by_name(rt.bpf, CG_LOST_MAP);
 	if (lfd >= 0) {
@@ -586,7 +622,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 				lost += v[c];
 		free(v);
 		if (lost)
-			pr_lost_events(o->format == PR_JSON ? o->out : stderr, o->format, lost);
+			o->writer->lost_events(o->out, stderr, lost);
 	}
 	fflush(o->out);
 	rc = 0;

@@ -13,14 +13,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "../codegen/codegen.h"
-#include "../sema/sema.h"
-#include "print.h"
+#include "codegen/codegen.h"
+#include "sema/sema.h"
+#include "output/output.h"
 
 struct rs_container;
 
 struct rt_opts {
-	enum pr_format format;
+	const struct output_writer *writer;	/* -f */
 	FILE *out;		/* stdout or -o FILE */
 	bool quiet;		/* -q: no "Attached N probes" */
 	int verbose;		/* -v */

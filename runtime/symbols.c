@@ -16,7 +16,7 @@
  * user addresses: it stops on its way out with its memory still mapped,
  * sonde reads it, and lets it go.
  */
-#include "rt_int.h"
+#include "runtime/rt_int.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -27,9 +27,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "ksyms.h"
-#include "resolve.h"
-#include "valfmt.h"
+#include "host/host.h"
+#include "output/output.h"
 
 #define STACK_MAX 127
 
@@ -119,35 +118,29 @@ static const char *stack(struct rt *rt, const struct type *t, uint64_t v)
 
 const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *p)
 {
+	/* render.c's switch sends only these kinds here */
 	uint64_t v, w;
 	memcpy(&v, p, 8);
-	switch (t->kind) {
-	case TY_KSYM:
+	if (t->kind == TY_KSYM)
 		return ksym(rt, v);
-	case TY_USYM:	/* {address, pid} */
+	if (t->kind == TY_USYM) {	/* {address, pid} */
 		memcpy(&w, p + 8, 8);
 		return usym(rt, v, (int)w);
-	case TY_USTACK:
-	case TY_KSTACK:
+	}
+	if (t->kind == TY_USTACK || t->kind == TY_KSTACK)
 		return stack(rt, t, v);
-	case TY_BUF: {	/* {length, bytes} */
+	if (t->kind == TY_BUF) {	/* {length, bytes} */
 		uint64_t cap = t->size > 8 ? t->size - 8 : 0;
 		return vf_buf(rt->a, p + 8, v < cap ? v : cap);
 	}
-	case TY_INET:	/* {family, address} */
+	if (t->kind == TY_INET)	/* {family, address} */
 		return vf_inet(rt->a, v, p + 8);
-	case TY_TIMESTAMP: {
+	if (t->kind == TY_TIMESTAMP) {
 		struct timespec real, mono;
 		clock_gettime(CLOCK_REALTIME, &real);
 		clock_gettime(CLOCK_MONOTONIC, &mono);
 		struct timespec wall = vf_mono_to_wall(v, &real, &mono);
 		return vf_strftime(rt->a, t->fmt ? t->fmt : "%H:%M:%S", &wall, false);
-	}
-	case TY_NONE: case TY_VOID: case TY_INT: case TY_STR: case TY_TUPLE: case TY_PTR:
-	case TY_STRUCT: case TY_ARRAY: case TY_COUNT: case TY_SUM: case TY_AVG: case TY_MIN:
-	case TY_MAX: case TY_STATS: case TY_HIST: case TY_LHIST: case TY_USERNAME:
-	case TY_CGROUP_PATH: case TY_CONTAINER: case TY_PROBE: case TY_DECODED: case TY_ERROR:
-		break;
 	}
 	return "";
 }
@@ -174,20 +167,7 @@ void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *ar
 		fwrite(args + off, 1, strnlen((const char *)args + off, room), m);
 	}
 	fclose(m);
-	if (rt->o->format == PR_JSON) {
-		char *js = NULL;
-		size_t jlen = 0;
-		FILE *j = open_memstream(&js, &jlen);
-		if (j) {
-			pr_json_string(j, buf, blen);
-			fclose(j);
-			pr_json_event(rt->o->out, "join", js);
-			free(js);
-		}
-	} else {
-		fwrite(buf, 1, blen, rt->o->out);
-		fputc('\n', rt->o->out);
-	}
+	rt->o->writer->join(rt->o->out, buf, blen);
 	free(buf);
 }
 

@@ -8,7 +8,7 @@
  * Pure functions over the log text, so they are unit-tested without a
  * kernel.
  */
-#include "verifier.h"
+#include "runtime/verifier.h"
 
 #include <string.h>
 

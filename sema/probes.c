@@ -8,39 +8,68 @@
  * the processes that map them (runtime/uresolve.c), since the right file
  * depends on the mount namespace.
  */
-#include "sema_int.h"
+#include "sema/sema_int.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../runtime/tracefs.h"
+#include "host/host.h"
 
-static const struct {
-	const char *name, *alias;
-	enum probe_type type;
-} providers[] = {
-	{"BEGIN", NULL, PT_BEGIN},
-	{"END", NULL, PT_END},
-	{"tracepoint", "t", PT_TRACEPOINT},
-	{"rawtracepoint", "rt", PT_RAWTRACEPOINT},
-	{"uprobe", "u", PT_UPROBE},
-	{"uretprobe", "ur", PT_URETPROBE},
-	{"usdt", "U", PT_USDT},
-	{"kprobe", "k", PT_KPROBE},
-	{"kretprobe", "kr", PT_KRETPROBE},
-	{"interval", "i", PT_INTERVAL},
-	{"profile", "p", PT_PROFILE},
-	{"software", "s", PT_SOFTWARE},
+#define TASK_REGS (PC_TASK | PC_REGS)
+
+static const struct probe_provider providers[] = {
+	[PT_BEGIN] = {PT_BEGIN, "BEGIN", NULL, "raw_tp/sonde_run", false, true, 0, NULL},
+	[PT_END] = {PT_END, "END", NULL, "raw_tp/sonde_run", false, true, 0, NULL},
+	[PT_TRACEPOINT] = {PT_TRACEPOINT, "tracepoint", "t", "tracepoint", true, false,
+			   PC_TASK | PC_TP_ARGS, host_list_tracepoints},
+	[PT_RAWTRACEPOINT] = {PT_RAWTRACEPOINT, "rawtracepoint", "rt", "raw_tp", true, false,
+			      PC_TASK | PC_ARGN, NULL},
+	[PT_UPROBE] = {PT_UPROBE, "uprobe", "u", "uprobe", false, false,
+		       TASK_REGS | PC_ARGN | PC_FUNC | PC_USER, host_list_uprobes},
+	[PT_URETPROBE] = {PT_URETPROBE, "uretprobe", "ur", "uretprobe", false, false,
+			  TASK_REGS | PC_ARGN | PC_RETVAL | PC_FUNC | PC_USER, host_list_uprobes},
+	[PT_USDT] = {PT_USDT, "usdt", "U", "uprobe", false, false,
+		     TASK_REGS | PC_ARGN | PC_USER, host_list_usdt},
+	[PT_KPROBE] = {PT_KPROBE, "kprobe", "k", "kprobe", true, false,
+		       TASK_REGS | PC_ARGN, host_list_kprobes},
+	[PT_KRETPROBE] = {PT_KRETPROBE, "kretprobe", "kr", "kretprobe", true, false,
+			  TASK_REGS | PC_ARGN | PC_RETVAL, host_list_kprobes},
+	/* an interval fires on a timer, not in the task it interrupts */
+	[PT_INTERVAL] = {PT_INTERVAL, "interval", "i", "perf_event", false, false, PC_REGS, NULL},
+	[PT_PROFILE] = {PT_PROFILE, "profile", "p", "perf_event", false, false, TASK_REGS, NULL},
+	[PT_SOFTWARE] = {PT_SOFTWARE, "software", "s", "perf_event", false, false, TASK_REGS,
+			 host_list_software},
 };
+_Static_assert(sizeof(providers) / sizeof(providers[0]) == PT_COUNT,
+	       "every probe type has a row in providers[]");
+
+const struct probe_provider *sema_provider(enum probe_type t)
+{
+	return &providers[t];
+}
+
+const struct probe_provider *sema_provider_named(const char *name)
+{
+	for (size_t i = 0; i < PT_COUNT; i++)
+		if (!strcmp(name, providers[i].name) ||
+		    (providers[i].alias && !strcmp(name, providers[i].alias)))
+			return &providers[i];
+	return NULL;
+}
+
+bool sema_probe_has(const struct sema_probe *p, unsigned ctx)
+{
+	for (int i = 0; i < p->nattach; i++)
+		if ((providers[p->attach[i].type].ctx & ctx) != ctx)
+			return false;
+	return true;
+}
 
 const char *sema_probe_type_name(enum probe_type t)
 {
-	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
-		if (providers[i].type == t)
-			return providers[i].name;
-	return "?";
+	return (unsigned)t < PT_COUNT ? providers[t].name : "?";
 }
 
 /* split "a:b:c" into at most n parts; the last part keeps further colons */
@@ -147,21 +176,13 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 {
 	const char *parts[4] = {0};
 	int n = split(s->a, raw->raw, parts, 4);
-	enum probe_type type = PT_BEGIN;
-	bool found = false;
-	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++) {
-		if (!strcmp(parts[0], providers[i].name) ||
-		    (providers[i].alias && !strcmp(parts[0], providers[i].alias))) {
-			type = providers[i].type;
-			parts[0] = providers[i].name;
-			found = true;
-			break;
-		}
-	}
-	if (!found) {
+	const struct probe_provider *pv = sema_provider_named(parts[0]);
+	if (!pv) {
 		sema_error(s, raw->loc, "unknown probe type '%s'", parts[0]);
 		return;
 	}
+	enum probe_type type = pv->type;
+	parts[0] = pv->name;
 	switch (type) {
 	case PT_BEGIN:
 	case PT_END: {
@@ -285,8 +306,8 @@ void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p)
 	for (struct ast_attach *at = p->node->probe.attach; at; at = at->next)
 		resolve_one(s, p, at);
 	for (int i = 1; i < p->nattach; i++) {
-		bool ev = p->attach[0].type == PT_BEGIN || p->attach[0].type == PT_END;
-		bool ev2 = p->attach[i].type == PT_BEGIN || p->attach[i].type == PT_END;
+		bool ev = providers[p->attach[0].type].runs_once;
+		bool ev2 = providers[p->attach[i].type].runs_once;
 		if (ev != ev2) {
 			sema_error(s, p->attach[i].loc, "BEGIN and END cannot share a block with other probes");
 			return;

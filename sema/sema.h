@@ -15,13 +15,17 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
-#include "../common/arena.h"
-#include "../common/diag.h"
-#include "../parser/ast.h"
+#include <llvm-c/Types.h>
+
+#include "common/arena.h"
+#include "common/diag.h"
+#include "parser/ast.h"
 
 struct tp_format;
 struct usdt_note;
+struct sema_probe;
 
 enum probe_type {
 	PT_BEGIN, PT_END,
@@ -30,6 +34,47 @@ enum probe_type {
 	PT_KPROBE, PT_KRETPROBE,
 	PT_INTERVAL, PT_PROFILE, PT_SOFTWARE,
 };
+#define PT_COUNT (PT_SOFTWARE + 1)
+
+/* What a probe's context offers builtins (struct probe_provider.ctx). */
+enum probe_ctx {
+	PC_TASK = 1u << 0,	/* fires in the task it is about: signal(), and
+				 * -p/--container filter it (not BEGIN/END/interval) */
+	PC_REGS = 1u << 1,	/* the context is a struct pt_regs: reg() */
+	PC_ARGN = 1u << 2,	/* arg0..arg9 */
+	PC_RETVAL = 1u << 3,	/* retval */
+	PC_FUNC = 1u << 4,	/* func names the probed function (site cookie) */
+	PC_USER = 1u << 5,	/* probes user-space code: uaddr(), user reads */
+	PC_TP_ARGS = 1u << 6,	/* args->FIELD from a tracepoint format */
+};
+
+/*
+ * The provider table: one row per probe type, indexed by enum probe_type.
+ * sema parses attach points with it, codegen names sections from it,
+ * stdlib checks where builtins are allowed against `ctx`, cli's -l calls
+ * `list`, and runtime/run.c keeps one attach function per row.  A new
+ * probe type is a row here (sema/probes.c), its case in resolve_one, and
+ * its attach function in runtime/run.c.
+ */
+struct probe_provider {
+	enum probe_type type;
+	const char *name;	/* "tracepoint" */
+	const char *alias;	/* "t", or NULL */
+	const char *section;	/* ELF section of its programs (libbpf's program type) */
+	bool section_names_point;	/* the section goes on with "/TARGET/FUNC" (or
+					 * "/FUNC" without a target), as libbpf expects */
+	bool runs_once;		/* BEGIN/END: not attached, sonde runs it itself */
+	unsigned ctx;		/* enum probe_ctx bits */
+	/* -l 'NAME:...' (host/list.c), NULL: listed with the tracepoints */
+	int (*list)(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
+};
+
+/* The row of t (never NULL for a valid t). */
+const struct probe_provider *sema_provider(enum probe_type t);
+/* The row named name or alias name ("uretprobe", "ur"), NULL when none. */
+const struct probe_provider *sema_provider_named(const char *name);
+/* Does every attach point of p offer ctx (enum probe_ctx bits)? */
+bool sema_probe_has(const struct sema_probe *p, unsigned ctx);
 
 /* One concrete attach point (wildcards expanded). */
 struct sema_attach {
@@ -68,7 +113,6 @@ struct sema_map {
 	uint32_t key_size;	/* bytes in BPF (8 for a keyless map's dummy key); +8 for hist buckets */
 	uint32_t value_size;	/* bytes of one (per-CPU) value */
 	bool percpu;
-	bool is_scratch;	/* only read inside BPF (never printed) - still printed at exit, as bpftrace */
 	int id;
 	int64_t lh_min, lh_max, lh_step;
 };
@@ -100,7 +144,45 @@ struct sema_event {
 	struct src_loc loc;
 };
 
+/* ---- builtins: what sema checks, what stdlib/ fills and codegen lowers ---- */
+
+struct sema_ctx;
+struct cg_ctx;
+
+enum builtin_kind {
+	BI_VAR,		/* identifier: pid, comm */
+	BI_FUNC,	/* expression call: str(x), ksym(x) */
+	BI_STMT,	/* call used as a statement: printf, exit, delete */
+	BI_AGG,		/* aggregation, only as '@m[..] = f(..)': count, hist */
+};
+
+struct builtin {
+	const char *name;
+	enum builtin_kind kind;
+	int min_args, max_args;
+	/* Type the N_IDENT/N_CALL node: set n->type, report errors through s.
+	 * NULL: the result is `type` below and arguments are typed generically. */
+	void (*check)(struct sema_ctx *s, struct ast_node *n);
+	struct type type;
+	/* BI_VAR/BI_FUNC/BI_STMT: emit code, return an i64 (integers) or a
+	 * pointer to the value's bytes (strings, tuples), NULL for void */
+	LLVMValueRef (*lower)(struct cg_ctx *cg, struct ast_node *n);
+	/* optional, for values held in memory: write the value straight into
+	 * dst (dst_size bytes, already zeroed) instead of a stack temporary,
+	 * so big events and keys do not exceed the 512-byte BPF stack */
+	void (*lower_into)(struct cg_ctx *cg, struct ast_node *n, LLVMValueRef dst,
+			   uint32_t dst_size);
+	/* BI_AGG: what it stores; codegen/maps.c does the update */
+	enum map_kind agg;
+	const char *summary;	/* one line for docs and -h */
+};
+
+/* How sema finds a builtin: an identifier (is_call false) or a function
+ * (is_call true); NULL when there is none.  stdlib_find in practice. */
+typedef const struct builtin *(*sema_builtin_fn)(const char *name, bool is_call);
+
 struct sema_opts {
+	sema_builtin_fn builtins;	/* required */
 	const char **pos_args;	/* positional parameters $1.. */
 	int npos_args;
 	int target_pid;		/* -p, 0 if none */
@@ -128,8 +210,6 @@ struct sema_result *sema_run(struct arena *a, struct diag *d, struct ast_node *p
 const char *sema_probe_type_name(enum probe_type t);
 
 /* ---- for stdlib/ builtins ------------------------------------------------- */
-
-struct sema_ctx;
 
 /* type-check an expression; returns its type (TY_ERROR after an error) */
 struct type *sema_expr(struct sema_ctx *s, struct ast_node *e);

@@ -4,7 +4,7 @@
 #ifndef SONDE_SEMA_INT_H
 #define SONDE_SEMA_INT_H
 
-#include "sema.h"
+#include "sema/sema.h"
 
 struct sema_var {
 	struct sema_var *next;
@@ -36,6 +36,41 @@ struct sema_ctx {
 	struct sema_event **events;
 	int nevents;
 };
+
+#define STR_MAX 64	/* bytes of a string value, NUL included */
+#define MAX_TUPLE 16	/* fields of a tuple, keys of a map */
+
+/* types.c */
+bool sema_is_int(const struct type *t);		/* an integer or a pointer */
+bool sema_is_error(const struct type *t);
+bool sema_is_int_storage(const struct type *t);	/* TT_INT_STORAGE */
+/* lay out a type for maps and events (integers 8 bytes, tuple fields
+ * 8-aligned, sizes rounded to 8); returns the size */
+uint32_t sema_layout(struct type *t);
+/* do values of type b fit where a is stored?  widen: strings grow a */
+bool sema_compatible(struct type *a, const struct type *b, bool widen);
+struct type sema_deep_copy(struct arena *a, const struct type *t);
+void sema_define_struct(struct sema_ctx *s, struct ast_node *d);
+
+/* maps.c */
+const char *sema_kind_name(enum map_kind k);
+/* the type of a map read in an expression */
+struct type sema_map_read_type(struct sema_ctx *s, struct ast_node *m);
+/* '@m[..] = v': unify v with the map's value type */
+void sema_map_store_value(struct sema_ctx *s, struct ast_node *m, const struct type *v,
+			  struct src_loc loc);
+
+/* expr.c */
+struct type *sema_set(struct ast_node *e, struct type t);	/* e->type = t */
+struct type *sema_err_type(struct ast_node *e);		/* e->type = TY_ERROR */
+/* a call, as an expression or (as_stmt) a statement */
+struct type *sema_check_call(struct sema_ctx *s, struct ast_node *e, bool as_stmt);
+bool sema_fold_const(struct ast_node *e, int64_t *out);
+
+/* sema.c */
+struct sema_var *sema_var_find(struct sema_ctx *s, const char *name);
+void sema_var_assign(struct sema_ctx *s, struct ast_node *target, const struct type *t,
+		     struct src_loc loc);
 
 void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p);
 /* probes.c: limits the kernel puts on attach points, checked once all

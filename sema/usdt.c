@@ -10,13 +10,13 @@
  * TARGET is a path or a program in PATH; with -p, the path is looked up
  * inside the process's root first (a container's own copy of the file).
  */
-#include "sema_int.h"
+#include "sema/sema_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "../runtime/usdt.h"
+#include "host/host.h"
 
 const char *sema_target_file(struct sema_ctx *s, const char *target)
 {

@@ -5,8 +5,8 @@
  * sema records the map's kind from it; codegen/maps.c performs the per-CPU
  * update (cg_agg_update), so these entries only check arguments.
  */
-#include "../codegen/codegen.h"
-#include "stdlib.h"
+#include "codegen/codegen.h"
+#include "stdlib/stdlib.h"
 
 static bool int_arg(struct sema_ctx *s, struct ast_node *n, struct ast_node *a)
 {

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../common/arena.h"
-#include "decode.h"
-#include "stdlib_int.h"
+#include "common/arena.h"
+#include "stdlib/decode.h"
+#include "stdlib/stdlib_int.h"
 
 const char *disk_text(struct arena *a, const char *sys_root, uint64_t dev)
 {

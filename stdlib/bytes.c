@@ -16,7 +16,7 @@
  */
 #include <string.h>
 
-#include "stdlib_int.h"
+#include "stdlib/stdlib_int.h"
 
 #define BUF_MAX 64
 
@@ -115,13 +115,13 @@ static void check_join(struct sema_ctx *s, struct ast_node *n)
 	}
 	struct sema_event *ev = sema_add_event(s, EV_JOIN, n, NULL, NULL);
 	ev->fmt = sep ? sep->s.value : " ";
-	n->sema_data = ev;
+	n->note.event = ev;
 }
 
 static LLVMValueRef lower_join(struct cg_ctx *cg, struct ast_node *n)
 {
 	LLVMBuilderRef b = cg_builder(cg);
-	const struct sema_event *ev = n->sema_data;
+	const struct sema_event *ev = n->note.event;
 	const uint32_t hdr = 16;
 	LLVMValueRef buf = cg_scratch(cg, "join", hdr + CG_JOIN_ARGS * CG_JOIN_ARG_SIZE);
 	LLVMValueRef argv = cg_expr(cg, n->call.args);

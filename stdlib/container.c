@@ -8,8 +8,8 @@
  * `cgroup` and `container` variables live in process.c with the other
  * facts about the current task.
  */
-#include "../codegen/codegen.h"
-#include "stdlib.h"
+#include "codegen/codegen.h"
+#include "stdlib/stdlib.h"
 
 /* cgroup_path(id): id is `cgroup`, `container` or any integer cgroup id */
 static void check_cgroup_path(struct sema_ctx *s, struct ast_node *n)

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <strings.h>
 
-#include "stdlib_int.h"
+#include "stdlib/stdlib_int.h"
 
 static int signal_by_name(const char *s)
 {
@@ -50,8 +50,7 @@ static void check_signal(struct sema_ctx *s, struct ast_node *n)
 	n->type = ty_void;
 	if (!sema_options(s)->unsafe)
 		sema_error(s, n->loc, "signal() acts on processes: allow it with --unsafe");
-	if (!stdlib_probe_types(s, n, "signal()",
-				~(1u << PT_BEGIN | 1u << PT_END | 1u << PT_INTERVAL))) {
+	if (!stdlib_probe_types(s, n, "signal()", PC_TASK)) {
 		n->type = ty_void;
 		return;
 	}
@@ -59,7 +58,7 @@ static void check_signal(struct sema_ctx *s, struct ast_node *n)
 		int sig = signal_by_name(a->s.value);
 		if (sig < 0)
 			sema_error(s, a->loc, "signal(): '%s' is not a signal name", a->s.value);
-		n->sema_data = (void *)(intptr_t)sig;
+		n->note.value = (uint64_t)sig;
 		return;
 	}
 	struct type *t = sema_expr(s, a);
@@ -76,7 +75,7 @@ static void check_signal(struct sema_ctx *s, struct ast_node *n)
 static LLVMValueRef lower_signal(struct cg_ctx *cg, struct ast_node *n)
 {
 	struct ast_node *a = n->call.args;
-	LLVMValueRef sig = a->kind == N_STR ? cg_const(cg, (uint64_t)(intptr_t)n->sema_data)
+	LLVMValueRef sig = a->kind == N_STR ? cg_const(cg, n->note.value)
 					    : cg_expr(cg, a);
 	LLVMValueRef args[] = {LLVMBuildTrunc(cg_builder(cg), sig, cg_i32(cg), "sig")};
 	cg_helper_call(cg, BPF_FUNC_send_signal, args, 1);

@@ -6,7 +6,7 @@
  * (parser/ast.h, TY_DECODED).  Their sema check is the same everywhere:
  * every argument an integer, the result typed with the builtin's decoder.
  */
-#include "stdlib_int.h"
+#include "stdlib/stdlib_int.h"
 
 bool stdlib_check_decoded(struct sema_ctx *s, struct ast_node *n, const struct type_decoder *d)
 {

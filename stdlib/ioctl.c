@@ -27,9 +27,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../common/arena.h"
-#include "decode.h"
-#include "stdlib_int.h"
+#include "common/arena.h"
+#include "stdlib/decode.h"
+#include "stdlib/stdlib_int.h"
 
 /* ---- pure text forms (decode.h) -------------------------------------------- */
 

@@ -7,7 +7,7 @@
  * octet) or a 4- or 16-byte array (args->saddr, args->daddr_v6).  Without
  * af the family follows from the size: 16 bytes are IPv6, else IPv4.
  */
-#include "stdlib_int.h"
+#include "stdlib/stdlib_int.h"
 
 #define AF_INET_ 2
 #define AF_INET6_ 10

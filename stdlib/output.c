@@ -8,8 +8,8 @@
  */
 #include <string.h>
 
-#include "../codegen/codegen.h"
-#include "stdlib.h"
+#include "codegen/codegen.h"
+#include "stdlib/stdlib.h"
 
 static bool need_map(struct sema_ctx *s, struct ast_node *n, struct ast_node *a)
 {
@@ -33,7 +33,7 @@ static void check_fmt_event(struct sema_ctx *s, struct ast_node *n, enum event_k
 		return;
 	}
 	n->type = ty_void;
-	n->sema_data = sema_add_event(s, k, n, f->s.value, f->next);
+	n->note.event = sema_add_event(s, k, n, f->s.value, f->next);
 }
 
 static void check_printf(struct sema_ctx *s, struct ast_node *n) { check_fmt_event(s, n, EV_PRINTF); }
@@ -48,7 +48,7 @@ static void check_system(struct sema_ctx *s, struct ast_node *n)
 
 static LLVMValueRef lower_fmt_event(struct cg_ctx *cg, struct ast_node *n)
 {
-	cg_event_emit(cg, n->sema_data, n->call.args->next);
+	cg_event_emit(cg, n->note.event, n->call.args->next);
 	return NULL;
 }
 
@@ -79,14 +79,14 @@ static void check_print(struct sema_ctx *s, struct ast_node *n)
 		return;
 	}
 	sema_expr(s, a);
-	n->sema_data = sema_add_event(s, EV_PRINT_VAL, n, NULL, a);
+	n->note.event = sema_add_event(s, EV_PRINT_VAL, n, NULL, a);
 }
 
 static LLVMValueRef lower_print(struct cg_ctx *cg, struct ast_node *n)
 {
 	struct ast_node *a = n->call.args;
-	if (n->sema_data) {
-		cg_event_emit(cg, n->sema_data, a);
+	if (n->note.event) {
+		cg_event_emit(cg, n->note.event, a);
 		return NULL;
 	}
 	uint64_t w[2] = {0, 0};

@@ -5,9 +5,9 @@
  */
 #include <string.h>
 
-#include "../codegen/codegen.h"
-#include "stdlib.h"
-#include "stdlib_int.h"
+#include "codegen/codegen.h"
+#include "stdlib/stdlib.h"
+#include "stdlib/stdlib_int.h"
 
 static LLVMValueRef pid_tgid(struct cg_ctx *cg)
 {
@@ -104,18 +104,12 @@ static LLVMValueRef lower_probe(struct cg_ctx *cg, struct ast_node *n)
 static const uint32_t arg_regs[] = {112, 104, 96, 88, 72, 64};	/* di si dx cx r8 r9 */
 enum { REG_AX = 80, REG_IP = 128, REG_SP = 152 };
 
-static bool is_uprobe_like(enum probe_type t)
-{
-	return t == PT_UPROBE || t == PT_URETPROBE || t == PT_KPROBE || t == PT_KRETPROBE ||
-	       t == PT_USDT;
-}
-
 static void check_argN(struct sema_ctx *s, struct ast_node *n)
 {
 	const struct sema_probe *p = sema_cur_probe(s);
 	for (int i = 0; i < p->nattach; i++) {
 		enum probe_type t = p->attach[i].type;
-		if (!is_uprobe_like(t) && t != PT_RAWTRACEPOINT) {
+		if (!(sema_provider(t)->ctx & PC_ARGN)) {
 			sema_error(s, n->loc, "%s is not available in %s probes (use args->FIELD in tracepoints)",
 				   n->ident.name, sema_probe_type_name(t));
 			n->type.kind = TY_ERROR;
@@ -152,7 +146,7 @@ static void check_retval(struct sema_ctx *s, struct ast_node *n)
 	const struct sema_probe *p = sema_cur_probe(s);
 	for (int i = 0; i < p->nattach; i++) {
 		enum probe_type t = p->attach[i].type;
-		if (t != PT_URETPROBE && t != PT_KRETPROBE) {
+		if (!(sema_provider(t)->ctx & PC_RETVAL)) {
 			sema_error(s, n->loc, "retval is only available in uretprobe and kretprobe probes");
 			n->type.kind = TY_ERROR;
 			return;
@@ -183,7 +177,7 @@ static void check_func(struct sema_ctx *s, struct ast_node *n)
 			n->type = (struct type){.kind = TY_PROBE, .size = 8};
 			return;
 		}
-		if (t != PT_UPROBE && t != PT_URETPROBE) {
+		if (!(sema_provider(t)->ctx & PC_FUNC)) {
 			sema_error(s, n->loc, "func is only available in uprobe, uretprobe and tracepoint probes");
 			n->type.kind = TY_ERROR;
 			return;
@@ -194,8 +188,7 @@ static void check_func(struct sema_ctx *s, struct ast_node *n)
 
 static LLVMValueRef lower_func(struct cg_ctx *cg, struct ast_node *n)
 {
-	enum probe_type t = cg_attach(cg)->type;
-	if (t != PT_UPROBE && t != PT_URETPROBE)
+	if (!(sema_provider(cg_attach(cg)->type)->ctx & PC_FUNC))
 		return lower_probe(cg, n);
 	LLVMValueRef args[] = {cg_ctx_arg(cg)};
 	return cg_helper_call(cg, BPF_FUNC_get_attach_cookie, args, 1);

@@ -19,7 +19,7 @@
  */
 #include <string.h>
 
-#include "stdlib_int.h"
+#include "stdlib/stdlib_int.h"
 
 #define STACK_MAX 127
 #define STACK_MAP_ENTRIES 4096

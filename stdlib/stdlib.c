@@ -1,7 +1,7 @@
 /*
  * stdlib.c - lookup over the builtin tables of every area.
  */
-#include "stdlib.h"
+#include "stdlib/stdlib.h"
 
 #include <string.h>
 
@@ -18,16 +18,4 @@ const struct builtin *stdlib_find(const char *name, bool is_call)
 			if (!strcmp(b->name, name) && (b->kind != BI_VAR) == is_call)
 				return b;
 	return NULL;
-}
-
-const struct builtin *const *stdlib_all(void)
-{
-	static const struct builtin *all[256];
-	if (!all[0]) {
-		int n = 0;
-		for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
-			for (const struct builtin *b = tables[t]; b->name && n < 255; b++)
-				all[n++] = b;
-	}
-	return all;
 }

@@ -5,8 +5,8 @@
 #ifndef SONDE_STDLIB_INT_H
 #define SONDE_STDLIB_INT_H
 
-#include "../codegen/codegen.h"
-#include "stdlib.h"
+#include "codegen/codegen.h"
+#include "stdlib/stdlib.h"
 
 /* stacks.c: the first time this pid meets ustack/usym, tell userspace to
  * read its mappings while it lives (EV_PID_SEEN); pid is an i64 */
@@ -17,11 +17,11 @@ LLVMValueRef stdlib_usdt_arg(struct cg_ctx *cg, int i);
 /* sema: every location of the probe has argument i; false after an error */
 bool stdlib_usdt_check_arg(struct sema_ctx *s, struct ast_node *n, int i);
 
-/* true when every attach point of the current probe is one of `types`
- * (a bit mask of 1u << enum probe_type); else reports "NAME is not
- * available in TYPE probes" at n and returns false */
+/* true when the provider of every attach point of the current probe
+ * offers ctx (enum probe_ctx bits, sema's provider table); else reports
+ * "NAME is not available in TYPE probes" at n and returns false */
 bool stdlib_probe_types(struct sema_ctx *s, struct ast_node *n, const char *what,
-			unsigned types);
+			unsigned ctx);
 
 /* decoded.c: every argument of call n is an integer; n's type becomes
  * TY_DECODED printed by d (d NULL: uint64).  False after an error. */

@@ -8,8 +8,8 @@
  */
 #include <string.h>
 
-#include "../codegen/codegen.h"
-#include "stdlib.h"
+#include "codegen/codegen.h"
+#include "stdlib/stdlib.h"
 
 #define STR_MAX 64
 

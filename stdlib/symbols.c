@@ -26,19 +26,17 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "../runtime/ksyms.h"
-#include "../runtime/resolve.h"
-#include "../runtime/usdt.h"
-#include "stdlib_int.h"
+#include "host/host.h"
+#include "stdlib/stdlib_int.h"
 
 #define CGROUP2_SUPER_MAGIC 0x63677270
 
 bool stdlib_probe_types(struct sema_ctx *s, struct ast_node *n, const char *what,
-			unsigned types)
+			unsigned ctx)
 {
 	const struct sema_probe *p = sema_cur_probe(s);
 	for (int i = 0; i < p->nattach; i++) {
-		if (types & (1u << p->attach[i].type))
+		if ((sema_provider(p->attach[i].type)->ctx & ctx) == ctx)
 			continue;
 		sema_error(s, n->loc, "%s is not available in %s probes", what,
 			   sema_probe_type_name(p->attach[i].type));
@@ -140,12 +138,13 @@ static void check_kaddr(struct sema_ctx *s, struct ast_node *n)
 		return;
 	}
 	n->type = ty_uint64;
-	n->sema_data = arena_printf(sema_arena(s), "%llu", (unsigned long long)addr);
+	n->note.value = addr;
 }
 
-static LLVMValueRef lower_const_text(struct cg_ctx *cg, struct ast_node *n)
+/* the constant check_kaddr/check_cgroupid found */
+static LLVMValueRef lower_const(struct cg_ctx *cg, struct ast_node *n)
 {
-	return cg_const(cg, strtoull(n->sema_data, NULL, 10));
+	return cg_const(cg, n->note.value);
 }
 
 /* ---- uaddr ------------------------------------------------------------------ */
@@ -207,11 +206,10 @@ struct uaddr_info {
 static void check_uaddr(struct sema_ctx *s, struct ast_node *n)
 {
 	const char *name = literal_arg(s, n, "uaddr(\"symbol\")");
-	if (!name || !stdlib_probe_types(s, n, "uaddr()",
-					 1u << PT_UPROBE | 1u << PT_URETPROBE | 1u << PT_USDT))
+	if (!name || !stdlib_probe_types(s, n, "uaddr()", PC_USER))
 		return;
 	const struct sema_probe *p = sema_cur_probe(s);
-	struct uaddr_info *ui = arena_new_obj(sema_arena(s), struct uaddr_info);
+	struct uaddr_info info = {0}, *ui = &info;
 	const char *file = NULL;
 	struct elf_lookup sym;
 	for (int i = 0; i < p->nattach; i++) {
@@ -270,28 +268,26 @@ static void check_uaddr(struct sema_ctx *s, struct ast_node *n)
 	uint32_t sz = sym.size == 1 || sym.size == 2 || sym.size == 4 ? (uint32_t)sym.size : 8;
 	*el = (struct type){.kind = TY_INT, .size = sz, .is_signed = true};
 	n->type = (struct type){.kind = TY_PTR, .size = 8, .elem = el, .is_user = true};
-	n->sema_data = ui;
+	n->note.value = ui->sym;
+	n->note.site = ui->site;
 }
 
 static LLVMValueRef lower_uaddr(struct cg_ctx *cg, struct ast_node *n)
 {
-	const struct uaddr_info *ui = n->sema_data;
+	const struct ast_note *ui = &n->note;
 	if (!ui->site)
-		return cg_const(cg, ui->sym);
+		return cg_const(cg, ui->value);
 	LLVMValueRef args[] = {cg_ctx_arg(cg)};
 	LLVMValueRef ip = cg_helper_call(cg, BPF_FUNC_get_func_ip, args, 1);
-	return LLVMBuildAdd(cg_builder(cg), ip, cg_const(cg, ui->sym - ui->site), "uaddr");
+	return LLVMBuildAdd(cg_builder(cg), ip, cg_const(cg, ui->value - ui->site), "uaddr");
 }
 
 /* ---- reg -------------------------------------------------------------------- */
 
-#define REG_PROBES (1u << PT_UPROBE | 1u << PT_URETPROBE | 1u << PT_USDT | 1u << PT_KPROBE | \
-		    1u << PT_KRETPROBE | 1u << PT_PROFILE | 1u << PT_INTERVAL | 1u << PT_SOFTWARE)
-
 static void check_reg(struct sema_ctx *s, struct ast_node *n)
 {
 	const char *name = literal_arg(s, n, "reg(\"ip\")");
-	if (!name || !stdlib_probe_types(s, n, "reg()", REG_PROBES))
+	if (!name || !stdlib_probe_types(s, n, "reg()", PC_REGS))
 		return;
 	int off = usdt_ptregs_offset(name);
 	if (off < 0) {
@@ -302,14 +298,14 @@ static void check_reg(struct sema_ctx *s, struct ast_node *n)
 		return;
 	}
 	n->type = ty_uint64;
-	n->sema_data = arena_printf(sema_arena(s), "%d", off);
+	n->note.value = (uint64_t)off;
 }
 
 static LLVMValueRef lower_reg(struct cg_ctx *cg, struct ast_node *n)
 {
 	/* perf_event programs get bpf_perf_event_data, whose first member is
 	 * the registers, so one offset serves every allowed probe type */
-	return cg_load_i64(cg, cg_gep(cg, cg_ctx_arg(cg), (uint32_t)atoi(n->sema_data)));
+	return cg_load_i64(cg, cg_gep(cg, cg_ctx_arg(cg), (uint32_t)n->note.value));
 }
 
 /* ---- cgroupid ----------------------------------------------------------------- */
@@ -338,7 +334,7 @@ static void check_cgroupid(struct sema_ctx *s, struct ast_node *n)
 		return;
 	}
 	n->type = ty_uint64;
-	n->sema_data = arena_printf(sema_arena(s), "%llu", (unsigned long long)st.st_ino);
+	n->note.value = st.st_ino;
 }
 
 #define FN(nm, na, chk, low, doc) \
@@ -348,9 +344,9 @@ static void check_cgroupid(struct sema_ctx *s, struct ast_node *n)
 const struct builtin stdlib_symbols[] = {
 	FN("usym", 1, check_usym, lower_usym, "user symbol of an address in the current process"),
 	FN("ksym", 1, check_ksym, lower_addr, "kernel symbol of an address"),
-	FN("kaddr", 1, check_kaddr, lower_const_text, "address of a kernel symbol: kaddr(\"name\")"),
+	FN("kaddr", 1, check_kaddr, lower_const, "address of a kernel symbol: kaddr(\"name\")"),
 	FN("uaddr", 1, check_uaddr, lower_uaddr, "address of a symbol of the probed file: uaddr(\"name\")"),
 	FN("reg", 1, check_reg, lower_reg, "a register of the probe's context: reg(\"ip\")"),
-	FN("cgroupid", 1, check_cgroupid, lower_const_text, "id of a cgroup v2 directory: cgroupid(\"/path\")"),
+	FN("cgroupid", 1, check_cgroupid, lower_const, "id of a cgroup v2 directory: cgroupid(\"/path\")"),
 	{0},
 };

@@ -11,9 +11,9 @@
  */
 #include <string.h>
 
-#include "../common/arena.h"
-#include "decode.h"
-#include "stdlib_int.h"
+#include "common/arena.h"
+#include "stdlib/decode.h"
+#include "stdlib/stdlib_int.h"
 
 static const char *const names[] = {
 #include "syscall_names.h"

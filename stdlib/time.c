@@ -3,8 +3,8 @@
  * event arrives (strftime format, default "%H:%M:%S\n"); strftime(fmt,
  * nsecs): a timestamp value printed with fmt.
  */
-#include "../codegen/codegen.h"
-#include "stdlib.h"
+#include "codegen/codegen.h"
+#include "stdlib/stdlib.h"
 
 static void check_time(struct sema_ctx *s, struct ast_node *n)
 {
@@ -16,12 +16,12 @@ static void check_time(struct sema_ctx *s, struct ast_node *n)
 	}
 	struct sema_event *ev = sema_add_event(s, EV_TIME, n, NULL, NULL);
 	ev->fmt = f ? f->s.value : "%H:%M:%S\n";
-	n->sema_data = ev;
+	n->note.event = ev;
 }
 
 static LLVMValueRef lower_time(struct cg_ctx *cg, struct ast_node *n)
 {
-	cg_event_emit(cg, n->sema_data, NULL);
+	cg_event_emit(cg, n->note.event, NULL);
 	return NULL;
 }
 

@@ -8,8 +8,8 @@
  * (sema asks for one program per attach point) and extended from the
  * format's size with its sign to 64 bits.
  */
-#include "../runtime/usdt.h"
-#include "stdlib_int.h"
+#include "host/host.h"
+#include "stdlib/stdlib_int.h"
 
 bool stdlib_usdt_check_arg(struct sema_ctx *s, struct ast_node *n, int i)
 {

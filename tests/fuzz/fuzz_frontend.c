@@ -29,6 +29,7 @@
 #include "parser/parser.h"
 #include "codegen/codegen.h"
 #include "sema/sema.h"
+#include "stdlib/stdlib.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -197,7 +198,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* the rest of the front end: sema must either accept (then codegen
 		 * must succeed: a program sema accepts is valid IR) or explain */
 		int before = d.errors;
-		struct sema_opts so = {0};
+		struct sema_opts so = {.builtins = stdlib_find};
 		struct sema_result *r = sema_run(a, &d, root, &so);
 		if (!r && d.errors == before)
 			fuzz_fail("sema rejected without a message", NULL);

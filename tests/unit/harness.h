@@ -15,6 +15,7 @@
 #include "common/diag.h"
 #include "parser/parser.h"
 #include "sema/sema.h"
+#include "stdlib/stdlib.h"
 
 struct checked {
 	struct arena *a;
@@ -26,16 +27,22 @@ struct checked {
 	struct sema_result *r;	/* NULL after a parse or sema error */
 };
 
-/* parse and check src as file "t.bt"; o may be NULL */
+/* parse and check src as file "t.bt"; o may be NULL; the builtins are
+ * stdlib's unless o names others */
 static inline void checked_run(struct checked *c, const char *src, const struct sema_opts *o)
 {
-	static const struct sema_opts none;
+	struct sema_opts with = {0};
+	if (o)
+		with = *o;
+	if (!with.builtins)
+		with.builtins = stdlib_find;
+	o = &with;
 	memset(c, 0, sizeof(*c));
 	c->a = arena_new();
 	c->out = open_memstream(&c->msgs, &c->len);
 	diag_init(&c->d, "t.bt", src, c->out);
 	c->ast = parse_program(c->a, &c->d, src);
-	c->r = c->ast ? sema_run(c->a, &c->d, c->ast, o ? o : &none) : NULL;
+	c->r = c->ast ? sema_run(c->a, &c->d, c->ast, o) : NULL;
 	fflush(c->out);
 }
 

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "common/arena.h"
-#include "runtime/format.h"
+#include "common/format.h"
 
 #define I(x) { .kind = FMT_INT, .i = (int64_t)(x) }
 #define U(x) { .kind = FMT_UINT, .i = (int64_t)(x) }

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "runtime/print.h"
+#include "output/output.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -314,7 +314,7 @@ static void test_hist_unkeyed(void **state)
 	hist_add(b, -1, 1);
 	hist_add(b, 3000000, 1);
 	cap_open(&c);
-	pr_map(c.f, PR_TEXT, &m, 0, 0);
+	output_text.map(c.f, &m, 0, 0);
 	CHECK(&c,
 	"@h: \n"
 	"(..., 0)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
@@ -356,7 +356,7 @@ static void test_count_keyed(void **state)
 	struct cap c;
 
 	cap_open(&c);
-	pr_map(c.f, PR_TEXT, &m, 0, 1);
+	output_text.map(c.f, &m, 0, 1);
 	CHECK(&c, "@x[1, a]: 1\n@x[2, b]: 2\n", false);
 }
 
@@ -371,8 +371,8 @@ static void test_avg_stats_unkeyed(void **state)
 	struct cap c;
 
 	cap_open(&c);
-	pr_map(c.f, PR_TEXT, &a, 0, 1);
-	pr_map(c.f, PR_TEXT, &s, 0, 1);
+	output_text.map(c.f, &a, 0, 1);
+	output_text.map(c.f, &s, 0, 1);
 	CHECK(&c,
 	"@a: 6\n"
 	"\n"
@@ -413,10 +413,10 @@ static void test_keyed_kinds(void **state)
 	hist_add(h2, 8, 2);
 	lhist_add(l3, 5, 0, 100, 10, 1);
 	cap_open(&c);
-	pr_map(c.f, PR_TEXT, &a, 0, 1);
-	pr_map(c.f, PR_TEXT, &s, 0, 1);
-	pr_map(c.f, PR_TEXT, &h, 0, 1);
-	pr_map(c.f, PR_TEXT, &l, 0, 1);
+	output_text.map(c.f, &a, 0, 1);
+	output_text.map(c.f, &s, 0, 1);
+	output_text.map(c.f, &h, 0, 1);
+	output_text.map(c.f, &l, 0, 1);
 	CHECK(&c,
 	"@a[2]: 3\n"
 	"@a[1]: 10\n"
@@ -493,14 +493,14 @@ static void test_top_div(void **state)
 	lhist_add(l1, 0, 0, 4096, 1024, 1);
 	lhist_add(l2, 5000, 0, 4096, 1024, 1);
 	cap_open(&c);
-	pr_map(c.f, PR_TEXT, &mc, 2, 1);
-	pr_map(c.f, PR_TEXT, &mc, 0, 10);
-	pr_map(c.f, PR_TEXT, &mc, 3, 10);
-	pr_map(c.f, PR_TEXT, &ma, 2, 10);
-	pr_map(c.f, PR_TEXT, &ms, 2, 10);
-	pr_map(c.f, PR_TEXT, &mh, 2, 2);
-	pr_map(c.f, PR_TEXT, &ml, 1, 2);
-	pr_map(c.f, PR_TEXT, &ml, 0, 1);
+	output_text.map(c.f, &mc, 2, 1);
+	output_text.map(c.f, &mc, 0, 10);
+	output_text.map(c.f, &mc, 3, 10);
+	output_text.map(c.f, &ma, 2, 10);
+	output_text.map(c.f, &ms, 2, 10);
+	output_text.map(c.f, &mh, 2, 2);
+	output_text.map(c.f, &ml, 1, 2);
+	output_text.map(c.f, &ml, 0, 1);
 	CHECK(&c,
 	"@c[5]: 55\n"
 	"@c[4]: 100\n"
@@ -567,11 +567,11 @@ static void test_zeroed(void **state)
 	struct cap c;
 
 	cap_open(&c);
-	pr_map(c.f, PR_TEXT, &mc, 0, 1);
-	pr_map(c.f, PR_TEXT, &mh, 0, 1);
-	pr_map(c.f, PR_TEXT, &mh2, 0, 1);
-	pr_map(c.f, PR_TEXT, &ml, 0, 1);
-	pr_map(c.f, PR_TEXT, &ms, 0, 1);
+	output_text.map(c.f, &mc, 0, 1);
+	output_text.map(c.f, &mh, 0, 1);
+	output_text.map(c.f, &mh2, 0, 1);
+	output_text.map(c.f, &ml, 0, 1);
+	output_text.map(c.f, &ms, 0, 1);
 	CHECK(&c,
 	"@c[1]: 0\n"
 	"@h: \n"
@@ -613,8 +613,8 @@ static void test_lhist_labels(void **state)
 	lhist_add(bn, 58, 30, 60, 7, 1);
 	lhist_add(bn, 60, 30, 60, 7, 1);
 	cap_open(&c);
-	pr_map(c.f, PR_TEXT, &m, 0, 1);
-	pr_map(c.f, PR_TEXT, &n, 0, 1);
+	output_text.map(c.f, &m, 0, 1);
+	output_text.map(c.f, &n, 0, 1);
 	CHECK(&c,
 	"@m: \n"
 	"(..., 2K)              1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
@@ -690,12 +690,12 @@ static void test_key_order(void **state)
 	struct cap c;
 
 	cap_open(&c);
-	pr_map(c.f, PR_TEXT, &ms, 0, 1);
-	pr_map(c.f, PR_TEXT, &mt, 0, 1);
-	pr_map(c.f, PR_TEXT, &mu, 0, 1);
-	pr_map(c.f, PR_TEXT, &me, 0, 1);
-	pr_map(c.f, PR_TEXT, &ma, 0, 1);
-	pr_map(c.f, PR_TEXT, &mst, 0, 1);
+	output_text.map(c.f, &ms, 0, 1);
+	output_text.map(c.f, &mt, 0, 1);
+	output_text.map(c.f, &mu, 0, 1);
+	output_text.map(c.f, &me, 0, 1);
+	output_text.map(c.f, &ma, 0, 1);
+	output_text.map(c.f, &mst, 0, 1);
 	CHECK(&c,
 	"@s[1]: 2\n"
 	"@s[2]: 3\n"
@@ -737,7 +737,7 @@ static void test_empty(void **state)
 	cap_open(&c);
 	for (size_t i = 0; i < NELEM(kinds); i++) {
 		struct pr_map m = { "@m", kinds[i], 0, 10, 1, NULL, 0 };
-		pr_map(c.f, PR_TEXT, &m, 0, 1);
+		output_text.map(c.f, &m, 0, 1);
 		fputs("|\n", c.f);
 	}
 	CHECK(&c, "\n|\n\n\n|\n\n\n|\n\n|\n\n|\n\n|\n", false);
@@ -745,7 +745,7 @@ static void test_empty(void **state)
 	cap_open(&c);
 	for (size_t i = 0; i < NELEM(kinds); i++) {
 		struct pr_map m = { "@m", kinds[i], 0, 10, 1, NULL, 0 };
-		pr_map(c.f, PR_JSON, &m, 3, 2);
+		output_json.map(c.f, &m, 3, 2);
 	}
 	CHECK(&c, "", false);
 }
@@ -765,9 +765,9 @@ static void test_negative_values(void **state)
 	struct cap c;
 
 	cap_open(&c);
-	pr_map(c.f, PR_TEXT, &n, 0, 1);
-	pr_map(c.f, PR_TEXT, &m, 0, 1);
-	pr_map(c.f, PR_TEXT, &m, 0, 2);
+	output_text.map(c.f, &n, 0, 1);
+	output_text.map(c.f, &m, 0, 1);
+	output_text.map(c.f, &m, 0, 2);
 	CHECK(&c,
 	"@n: -1\n"
 	"@m[3]: -100\n"
@@ -788,9 +788,9 @@ static void test_anonymous_map(void **state)
 	struct cap c;
 
 	cap_open(&c);
-	pr_map(c.f, PR_TEXT, &m1, 0, 1);
-	pr_map(c.f, PR_TEXT, &m2, 0, 1);
-	pr_map(c.f, PR_JSON, &m1, 0, 1);
+	output_text.map(c.f, &m1, 0, 1);
+	output_text.map(c.f, &m2, 0, 1);
+	output_json.map(c.f, &m1, 0, 1);
 	CHECK(&c, "@: 1\n@[1, 2]: 1\n{\"type\": \"map\", \"data\": {\"@\": 1}}\n", false);
 }
 
@@ -808,7 +808,7 @@ static void test_stack_values(void **state)
 	struct cap c;
 
 	cap_open(&c);
-	pr_map(c.f, PR_TEXT, &m, 0, 1);
+	output_text.map(c.f, &m, 0, 1);
 	CHECK(&c,
 	"@s[0]: \n"
 	"        __schedule+1560\n"
@@ -869,7 +869,7 @@ static void test_json_kinds(void **state)
 	lhist_add(l, 500, 0, 100, 10, 1);
 	cap_open(&c);
 	for (size_t i = 0; i < NELEM(maps); i++)
-		pr_map(c.f, PR_JSON, &maps[i], 0, 1);
+		output_json.map(c.f, &maps[i], 0, 1);
 	CHECK(&c,
 	"{\"type\": \"map\", \"data\": {\"@c\": {\"1,a\": 1, \"2,b\\\"q\": 2}}}\n"
 	"{\"type\": \"map\", \"data\": {\"@y\": 5}}\n"
@@ -933,12 +933,12 @@ static void test_json_top_div(void **state)
 	lhist_add(l1, 0, 0, 4096, 1024, 1);
 	lhist_add(l2, 5000, 0, 4096, 1024, 1);
 	cap_open(&c);
-	pr_map(c.f, PR_JSON, &mc, 2, 10);
-	pr_map(c.f, PR_JSON, &ma, 2, 10);
-	pr_map(c.f, PR_JSON, &mh, 2, 2);
-	pr_map(c.f, PR_JSON, &ml, 1, 2);
-	pr_map(c.f, PR_JSON, &ml, 0, 1);
-	pr_map(c.f, PR_JSON, &mk, 0, 1);
+	output_json.map(c.f, &mc, 2, 10);
+	output_json.map(c.f, &ma, 2, 10);
+	output_json.map(c.f, &mh, 2, 2);
+	output_json.map(c.f, &ml, 1, 2);
+	output_json.map(c.f, &ml, 0, 1);
+	output_json.map(c.f, &mk, 0, 1);
 	CHECK(&c,
 	"{\"type\": \"map\", \"data\": {\"@c\": {\"3\": 3, \"4\": 10}}}\n"
 	"{\"type\": \"stats\", \"data\": {\"@a\": {\"2\": 20, \"3\": 30}}}\n"
@@ -977,7 +977,7 @@ static void test_json_zeroed(void **state)
 
 	cap_open(&c);
 	for (size_t i = 0; i < NELEM(maps); i++)
-		pr_map(c.f, PR_JSON, &maps[i], 0, 1);
+		output_json.map(c.f, &maps[i], 0, 1);
 	CHECK(&c,
 	"{\"type\": \"stats\", \"data\": {\"@a\": 0}}\n"
 	"{\"type\": \"map\", \"data\": {\"@c\": {\"1\": 0}}}\n"
@@ -997,12 +997,12 @@ static void test_json_events(void **state)
 	struct cap c;
 
 	cap_open(&c);
-	pr_attached(c.f, PR_JSON, 1);
-	pr_printf_out(c.f, PR_JSON, "x\n3\n", 4);
-	pr_map(c.f, PR_JSON, &mt, 0, 1);
+	output_json.attached(c.f, c.f, 1);
+	output_json.message(c.f, "printf", "x\n3\n", 4);
+	output_json.map(c.f, &mt, 0, 1);
 	pr_json_event(c.f, "time", "\"2026\\n\"");
 	pr_json_event(c.f, "value", "5");
-	pr_lost_events(c.f, PR_JSON, 17);
+	output_json.lost_events(c.f, c.f, 17);
 	CHECK(&c,
 	"{\"type\": \"attached_probes\", \"data\": {\"probes\": 1}}\n"
 	"{\"type\": \"printf\", \"data\": \"x\\n3\\n\"}\n"
@@ -1013,22 +1013,22 @@ static void test_json_events(void **state)
 
 	/* text: printf verbatim (embedded NUL kept), lost events line */
 	cap_open(&c);
-	pr_printf_out(c.f, PR_TEXT, "a\0b\n", 4);
-	pr_printf_out(c.f, PR_TEXT, "", 0);
-	pr_lost_events(c.f, PR_TEXT, 3);
+	output_text.message(c.f, "printf", "a\0b\n", 4);
+	output_text.message(c.f, "printf", "", 0);
+	output_text.lost_events(c.f, c.f, 3);
 	CHECK(&c, "a\0b\nLost 3 events\n", false);
 
 	/* time(), cat() and system() output: verbatim in text; in JSON one
 	 * message each, typed as bpftrace types them */
 	cap_open(&c);
-	pr_message(c.f, PR_TEXT, "time", "12:00:00\n", 9);
-	pr_message(c.f, PR_TEXT, "cat", "Linux\n", 6);
-	pr_message(c.f, PR_TEXT, "syscall", "", 0);
+	output_text.message(c.f, "time", "12:00:00\n", 9);
+	output_text.message(c.f, "cat", "Linux\n", 6);
+	output_text.message(c.f, "syscall", "", 0);
 	CHECK(&c, "12:00:00\nLinux\n", false);
 	cap_open(&c);
-	pr_message(c.f, PR_JSON, "time", "12:00:00\n", 9);
-	pr_message(c.f, PR_JSON, "cat", "", 0);
-	pr_message(c.f, PR_JSON, "syscall", "a\n\"c\"", 5);
+	output_json.message(c.f, "time", "12:00:00\n", 9);
+	output_json.message(c.f, "cat", "", 0);
+	output_json.message(c.f, "syscall", "a\n\"c\"", 5);
 	CHECK(&c,
 	"{\"type\": \"time\", \"data\": \"12:00:00\\n\"}\n"
 	"{\"type\": \"cat\", \"data\": \"\"}\n"
@@ -1037,8 +1037,8 @@ static void test_json_events(void **state)
 	/* sonde prints this on stderr after attaching (bpftrace: "Attaching N
 	 * probes..." on stdout before) */
 	cap_open(&c);
-	pr_attached(c.f, PR_TEXT, 1);
-	pr_attached(c.f, PR_TEXT, 12);
+	output_text.attached(c.f, c.f, 1);
+	output_text.attached(c.f, c.f, 12);
 	CHECK(&c, "Attached 1 probe\nAttached 12 probes\n", false);
 }
 
@@ -1057,7 +1057,7 @@ static void test_hist_big_values(void **state)
 	hist_add(b, 5000000000LL, 3);	/* [4G, 8G) */
 	hist_add(b, 1LL << 35, 2);	/* [32G, 64G) */
 	cap_open(&c);
-	pr_map(c.f, PR_TEXT, &m, 0, 1);
+	output_text.map(c.f, &m, 0, 1);
 	CHECK(&c,
 	"@h: \n"
 	"[2G, 4G)               1 |@@@@@@@@@@@@@@@@@                                   |\n"
@@ -1067,7 +1067,7 @@ static void test_hist_big_values(void **state)
 	"[32G, 64G)             2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@                  |\n"
 	"\n", false);
 	cap_open(&c);
-	pr_map(c.f, PR_JSON, &m, 0, 1);
+	output_json.map(c.f, &m, 0, 1);
 	CHECK(&c,
 	"{\"type\": \"hist\", \"data\": {\"@h\": [{\"min\": 2147483648, \"max\": 4294967295, \"count\": 1}, "
 	"{\"min\": 4294967296, \"max\": 8589934591, \"count\": 3}, "
@@ -1086,7 +1086,7 @@ static void test_hist_big_values(void **state)
 	"[4E, 8E)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 	"[8E, 16E)              1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n", false);
 	cap_open(&c);
-	pr_map(c.f, PR_JSON, &m, 0, 1);
+	output_json.map(c.f, &m, 0, 1);
 	CHECK(&c,
 	"{\"type\": \"hist\", \"data\": {\"@h\": [{\"min\": 4611686018427387904, \"max\": 9223372036854775807, \"count\": 1}, "
 	"{\"min\": 9223372036854775808, \"max\": 18446744073709551615, \"count\": 1}]}}\n", true);
@@ -1158,8 +1158,8 @@ static void test_lhist_negative(void **state)
 	lhist_add(b, 0, -30, 30, 7, 4);
 	lhist_add(b, 29, -30, 30, 7, 1);	/* past the last full step */
 	cap_open(&c);
-	pr_map(c.f, PR_TEXT, &m, 0, 1);
-	pr_map(c.f, PR_JSON, &m, 0, 1);
+	output_text.map(c.f, &m, 0, 1);
+	output_json.map(c.f, &m, 0, 1);
 	pr_lhist_text(c.f, k, 6, -2048, 2048, 1024);	/* all zero: nothing */
 	k[0] = 1;
 	k[1] = 2;
@@ -1218,10 +1218,10 @@ static void test_ties_and_top(void **state)
 	struct cap c;
 
 	cap_open(&c);
-	pr_map(c.f, PR_TEXT, &m, 0, 1);
-	pr_map(c.f, PR_TEXT, &m, 3, 1);
-	pr_map(c.f, PR_TEXT, &m, 100, 1);
-	pr_map(c.f, PR_TEXT, &mn, 0, 1);
+	output_text.map(c.f, &m, 0, 1);
+	output_text.map(c.f, &m, 3, 1);
+	output_text.map(c.f, &m, 100, 1);
+	output_text.map(c.f, &mn, 0, 1);
 	CHECK(&c,
 	"@c[z]: 0\n@c[a]: 1\n@c[b]: 1\n@c[c]: 1\n@c[y]: 9\n"
 	"@c[b]: 1\n@c[c]: 1\n@c[y]: 9\n"
@@ -1243,8 +1243,8 @@ static void test_avg_edges(void **state)
 	struct cap c;
 
 	cap_open(&c);
-	pr_map(c.f, PR_TEXT, &m, 0, 3);
-	pr_map(c.f, PR_TEXT, &s, 1, 3);	/* top/div ignored for stats */
+	output_text.map(c.f, &m, 0, 3);
+	output_text.map(c.f, &s, 1, 3);	/* top/div ignored for stats */
 	CHECK(&c,
 	"@a[3]: -3074457345618258602\n@a[1]: -1\n@a[2]: 0\n\n"
 	"@s[3]: count -1, average -9223372036854775808, total -9223372036854775808\n"
@@ -1295,8 +1295,8 @@ static void test_json_nasty_strings(void **state)
 	struct cap c;
 
 	cap_open(&c);
-	pr_map(c.f, PR_JSON, &m, 0, 1);
-	pr_printf_out(c.f, PR_JSON, "\xff\x00\xc3\xa9\n", 5);
+	output_json.map(c.f, &m, 0, 1);
+	output_json.message(c.f, "printf", "\xff\x00\xc3\xa9\n", 5);
 	pr_json_event(c.f, "cat\n\xfe", "\"x\"");
 	CHECK(&c,
 	"{\"type\": \"map\", \"data\": {\"@m\\u0080\\\"\": {\"\\t,2\": \"\", "

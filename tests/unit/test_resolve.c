@@ -27,7 +27,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "runtime/resolve.h"
+#include "host/host.h"
 
 static char tmpdir[256];
 

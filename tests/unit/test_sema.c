@@ -20,9 +20,10 @@
 #include "common/arena.h"
 #include "common/diag.h"
 #include "parser/parser.h"
-#include "runtime/tracefs.h"
+#include "host/host.h"
 #include "sema/sema.h"
 #include "harness.h"
+#include "stdlib/stdlib.h"
 
 static char tracefs[] = "/tmp/sonde-test-sema-XXXXXX";
 
@@ -89,7 +90,7 @@ static int teardown(void **state)
 
 static void check(struct checked *c, const char *src, const char **pos, int npos)
 {
-	struct sema_opts o = {.pos_args = pos, .npos_args = npos};
+	struct sema_opts o = {.builtins = stdlib_find, .pos_args = pos, .npos_args = npos};
 	checked_run(c, src, &o);
 	assert_non_null(c->ast);
 }

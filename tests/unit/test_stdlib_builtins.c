@@ -23,10 +23,11 @@
 #include "parser/parser.h"
 #include "sema/sema.h"
 #include "harness.h"
+#include "stdlib/stdlib.h"
 
 static void check_opts(struct checked *c, const char *src, bool unsafe)
 {
-	struct sema_opts o = {.unsafe = unsafe};
+	struct sema_opts o = {.builtins = stdlib_find, .unsafe = unsafe};
 	checked_run(c, src, &o);
 	assert_non_null(c->ast);
 }

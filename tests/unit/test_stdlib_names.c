@@ -24,6 +24,7 @@
 #include "common/arena.h"
 #include "parser/parser.h"
 #include "stdlib/decode.h"
+#include "stdlib/stdlib.h"
 
 static void test_syscall_names(void **state)
 {
@@ -101,7 +102,7 @@ static struct sema_result *check(struct arena *a, const char *src, char **err)
 	diag_init(&d, "t.bt", src, f);
 	struct ast_node *ast = parse_program(a, &d, src);
 	assert_non_null(ast);
-	struct sema_opts so = {0};
+	struct sema_opts so = {.builtins = stdlib_find};
 	struct sema_result *r = sema_run(a, &d, ast, &so);
 	fclose(f);
 	return r;

@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "common/arena.h"
-#include "runtime/usdt.h"
+#include "host/host.h"
 
 static int parse(struct arena *a, const char *text, struct usdt_arg *args, char *err)
 {

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "common/arena.h"
-#include "runtime/valfmt.h"
+#include "output/output.h"
 
 static void test_buf(void **state)
 {

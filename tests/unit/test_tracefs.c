@@ -21,8 +21,7 @@
 #include <unistd.h>
 
 #include "common/arena.h"
-#include "runtime/ksyms.h"
-#include "runtime/tracefs.h"
+#include "host/host.h"
 
 static const char sched_switch_fmt[] =
 	"name: sched_switch\n"

@@ -11,7 +11,7 @@
  * hides addresses every line reads as zero; that is reported as EPERM
  * rather than answering every lookup with the first symbol.
  */
-#include "runtime/ksyms.h"
+#include "host/host.h"
 #include "common/file.h"
 
 #include <errno.h>

@@ -21,7 +21,7 @@
  * mappings and each parsed file, the latter keyed by (dev, inode) so forty
  * processes mapping one libc parse it once.
  */
-#include "runtime/resolve.h"
+#include "host/host_int.h"
 #include "common/arena.h"
 
 #include <errno.h>
@@ -45,7 +45,7 @@ struct rs_elf {
 	struct arena *ar;
 	const char *name;
 	struct rs_sym *syms;
-	size_t nsyms, cap;
+	size_t nsyms;
 	struct rs_load *loads;
 	size_t nloads;
 	unsigned char build_id[64];
@@ -67,14 +67,7 @@ static bool elf_ready(void)
 
 static int push_sym(struct rs_elf *e, const struct rs_sym *s)
 {
-	if (e->nsyms == e->cap) {
-		size_t cap = e->cap ? e->cap * 2 : 256;
-		struct rs_sym *v = realloc(e->syms, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		e->syms = v;
-		e->cap = cap;
-	}
+	e->syms = vec_grow(e->syms, e->nsyms, sizeof(*e->syms));
 	e->syms[e->nsyms++] = *s;
 	return 0;
 }
@@ -592,9 +585,9 @@ struct sc_proc {
 struct rs_symcache {
 	struct arena *ar;
 	struct sc_proc *procs;
-	size_t nprocs, capprocs;
+	size_t nprocs;
 	struct sc_file **files;
-	size_t nfiles, capfiles;
+	size_t nfiles;
 };
 
 struct rs_symcache *rs_symcache_new(void)
@@ -628,14 +621,7 @@ static struct sc_file *sc_file_get(struct rs_symcache *c, uint64_t dev, uint64_t
 	for (size_t i = 0; i < c->nfiles; i++)
 		if (c->files[i]->dev == dev && c->files[i]->ino == ino)
 			return c->files[i];
-	if (c->nfiles == c->capfiles) {
-		size_t cap = c->capfiles ? c->capfiles * 2 : 32;
-		struct sc_file **v = realloc(c->files, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		c->files = v;
-		c->capfiles = cap;
-	}
+	c->files = vec_grow(c->files, c->nfiles, sizeof(*c->files));
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
@@ -648,7 +634,7 @@ static struct sc_file *sc_file_get(struct rs_symcache *c, uint64_t dev, uint64_t
 struct load_ctx {
 	struct rs_symcache *c;
 	struct sc_map *maps;
-	size_t n, cap;
+	size_t n;
 	bool oom;
 };
 
@@ -657,16 +643,7 @@ static int load_cb(const struct rs_mapping *m, void *ctx)
 	struct load_ctx *lc = ctx;
 	struct sc_map *sm;
 
-	if (lc->n == lc->cap) {
-		size_t cap = lc->cap ? lc->cap * 2 : 32;
-		struct sc_map *v = realloc(lc->maps, cap * sizeof(*v));
-		if (!v) {
-			lc->oom = true;
-			return -ENOMEM;
-		}
-		lc->maps = v;
-		lc->cap = cap;
-	}
+	lc->maps = vec_grow(lc->maps, lc->n, sizeof(*lc->maps));
 	sm = &lc->maps[lc->n];
 	sm->start = m->start;
 	sm->end = m->end;
@@ -705,16 +682,7 @@ static int sc_proc_load(struct rs_symcache *c, int pid, struct sc_proc **out)
 	}
 	p = sc_proc_find(c, pid);
 	if (!p) {
-		if (c->nprocs == c->capprocs) {
-			size_t cap = c->capprocs ? c->capprocs * 2 : 16;
-			struct sc_proc *v = realloc(c->procs, cap * sizeof(*v));
-			if (!v) {
-				free(lc.maps);
-				return -ENOMEM;
-			}
-			c->procs = v;
-			c->capprocs = cap;
-		}
+		c->procs = vec_grow(c->procs, c->nprocs, sizeof(*c->procs));
 		p = &c->procs[c->nprocs++];
 		p->pid = pid;
 	} else {

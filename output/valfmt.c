@@ -7,7 +7,7 @@
  * end every frame with one, perf mode prefixes a tab and the hex address,
  * an unresolved frame prints as a pointer ("0x7f12...").
  */
-#include "valfmt.h"
+#include "output/output.h"
 
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/arena.h"
+#include "common/arena.h"
 
 const char *vf_buf(struct arena *a, const uint8_t *p, size_t n)
 {

@@ -26,7 +26,7 @@
  * overlay inodes, and probing both would fire twice per call, so the
  * overlay's layers (from the process's mountinfo) name the real file.
  */
-#include "runtime/resolve.h"
+#include "host/host_int.h"
 #include "common/arena.h"
 
 #include <ctype.h>
@@ -59,7 +59,7 @@ struct cand {
 	bool host, deleted;
 	uint64_t dev, ino;	/* as stat() shows it */
 	int *pids;
-	size_t npids, cap;
+	size_t npids;
 };
 
 struct alias {
@@ -69,9 +69,9 @@ struct alias {
 
 struct rs_sites_priv {
 	struct arena *ar;
-	size_t capsites, capfiles;
+	size_t capsites;
 	struct key *seen;	/* files examined by earlier passes (--follow) */
-	size_t nseen, capseen;
+	size_t nseen;
 };
 
 struct rctx {
@@ -80,9 +80,9 @@ struct rctx {
 	char *err;
 	size_t errlen;
 	struct cand *c;
-	size_t nc, capc;
+	size_t nc;
 	struct alias *al;
-	size_t nal, capal;
+	size_t nal;
 	const char *name;	/* bare target name, for matchers */
 	struct key exe;		/* matcher state: the process's executable */
 	size_t hits;		/* matching mappings seen for the current pid */
@@ -167,7 +167,7 @@ static int all_pids(int **out, size_t *n)
 	DIR *d = opendir("/proc");
 	struct dirent *de;
 	int *v = NULL;
-	size_t cnt = 0, cap = 0;
+	size_t cnt = 0;
 
 	*out = NULL;
 	*n = 0;
@@ -178,17 +178,7 @@ static int all_pids(int **out, size_t *n)
 		long pid = strtol(de->d_name, &end, 10);
 		if (*end || pid <= 0 || pid > INT_MAX)
 			continue;
-		if (cnt == cap) {
-			int *nv;
-			cap = cap ? cap * 2 : 256;
-			nv = realloc(v, cap * sizeof(*nv));
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = nv;
-		}
+		v = vec_grow(v, cnt, sizeof(*v));
 		v[cnt++] = (int)pid;
 	}
 	closedir(d);
@@ -315,16 +305,7 @@ static void mark_seen(struct rctx *r, struct key k)
 	if (!r->s || seen(r, k))
 		return;
 	p = r->s->priv;
-	if (p->nseen == p->capseen) {
-		size_t cap = p->capseen ? p->capseen * 2 : 16;
-		struct key *v = realloc(p->seen, cap * sizeof(*v));
-		if (!v) {
-			r->oom = true;
-			return;
-		}
-		p->seen = v;
-		p->capseen = cap;
-	}
+	p->seen = vec_grow(p->seen, p->nseen, sizeof(*p->seen));
 	p->seen[p->nseen++] = k;
 }
 
@@ -335,31 +316,13 @@ static void cand_add_pid(struct rctx *r, struct cand *c, int pid)
 	for (size_t i = 0; i < c->npids; i++)
 		if (c->pids[i] == pid)
 			return;
-	if (c->npids == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 8;
-		int *v = realloc(c->pids, cap * sizeof(*v));
-		if (!v) {
-			r->oom = true;
-			return;
-		}
-		c->pids = v;
-		c->cap = cap;
-	}
+	c->pids = vec_grow(c->pids, c->npids, sizeof(*c->pids));
 	c->pids[c->npids++] = pid;
 }
 
 static void alias_add(struct rctx *r, struct key k, size_t idx)
 {
-	if (r->nal == r->capal) {
-		size_t cap = r->capal ? r->capal * 2 : 16;
-		struct alias *v = realloc(r->al, cap * sizeof(*v));
-		if (!v) {
-			r->oom = true;
-			return;
-		}
-		r->al = v;
-		r->capal = cap;
-	}
+	r->al = vec_grow(r->al, r->nal, sizeof(*r->al));
 	r->al[r->nal++] = (struct alias){ k, idx };
 }
 
@@ -405,17 +368,7 @@ static struct cand *cand_add(struct rctx *r, int fd, int pid, const char *path,
 			return &r->c[i];
 		}
 	}
-	if (r->nc == r->capc) {
-		size_t cap = r->capc ? r->capc * 2 : 8;
-		struct cand *v = realloc(r->c, cap * sizeof(*v));
-		if (!v) {
-			close(fd);
-			r->oom = true;
-			return NULL;
-		}
-		r->c = v;
-		r->capc = cap;
-	}
+	r->c = vec_grow(r->c, r->nc, sizeof(*r->c));
 	c = &r->c[r->nc];
 	memset(c, 0, sizeof(*c));
 	c->real = real;
@@ -988,7 +941,7 @@ struct sym_pass {
 	struct rctx *r;
 	struct rs_elf *e;
 	struct rs_site *v;
-	size_t n, cap;
+	size_t n;
 	size_t bad;		/* matches outside any PT_LOAD */
 };
 
@@ -1005,14 +958,7 @@ static int sym_cb(const struct rs_sym *s, void *ctx)
 	for (size_t i = 0; i < sp->n; i++)
 		if (sp->v[i].offset == off)
 			return 0;
-	if (sp->n == sp->cap) {
-		size_t cap = sp->cap ? sp->cap * 2 : 8;
-		struct rs_site *v = realloc(sp->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		sp->v = v;
-		sp->cap = cap;
-	}
+	sp->v = vec_grow(sp->v, sp->n, sizeof(*sp->v));
 	sp->v[sp->n++] = (struct rs_site){ .offset = off, .sym = s->name,
 					   .ifunc = s->ifunc };
 	return 0;
@@ -1032,14 +978,7 @@ static int grow_sites(struct rs_sites *s, size_t more)
 		s->sites = v;
 		p->capsites = cap;
 	}
-	if (s->nfiles == p->capfiles) {
-		size_t cap = p->capfiles ? p->capfiles * 2 : 8;
-		struct rs_file **v = realloc(s->files, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		s->files = v;
-		p->capfiles = cap;
-	}
+	s->files = vec_grow(s->files, s->nfiles, sizeof(*s->files));
 	return 0;
 }
 
@@ -1258,7 +1197,7 @@ struct list_line {
 
 struct list_pass {
 	struct list_line *v;
-	size_t n, cap;
+	size_t n;
 	const char *path;
 	bool oom;
 };
@@ -1266,16 +1205,7 @@ struct list_pass {
 static int list_cb(const struct rs_sym *s, void *ctx)
 {
 	struct list_pass *lp = ctx;
-	if (lp->n == lp->cap) {
-		size_t cap = lp->cap ? lp->cap * 2 : 256;
-		struct list_line *v = realloc(lp->v, cap * sizeof(*v));
-		if (!v) {
-			lp->oom = true;
-			return -ENOMEM;
-		}
-		lp->v = v;
-		lp->cap = cap;
-	}
+	lp->v = vec_grow(lp->v, lp->n, sizeof(*lp->v));
 	lp->v[lp->n++] = (struct list_line){ (char *)lp->path, s->name };
 	return 0;
 }
@@ -1355,13 +1285,3 @@ int rs_list_probes(FILE *out, const char *kind, const char *target,
 	return ret;
 }
 
-int rs_list_uprobes(FILE *out, const char *path_or_name, const char *func_glob,
-		    int pid)
-{
-	char err[1024];
-	int ret = rs_list_probes(out, "uprobe", path_or_name, func_glob, pid,
-				 err, sizeof(err));
-	if (ret)
-		fprintf(stderr, "ERROR: %s\n", err);
-	return ret;
-}

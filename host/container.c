@@ -18,7 +18,8 @@
  * The v2 mount is found in /proc/self/mountinfo: /sys/fs/cgroup on unified
  * hosts, /sys/fs/cgroup/unified on hybrid ones such as this one.
  */
-#include "runtime/resolve.h"
+#include "host/host_int.h"
+#include "common/arena.h"
 #include "common/file.h"
 
 #include <ctype.h>
@@ -215,7 +216,7 @@ struct found {
 struct find_ctx {
 	const char *prefix;	/* NULL: collect every container */
 	struct found *v;
-	size_t n, cap;
+	size_t n;
 	bool oom;
 };
 
@@ -234,16 +235,7 @@ static int find_visit(const struct walk_ent *we, void *ctx)
 	for (size_t i = 0; i < fc->n; i++)
 		if (strcmp(fc->v[i].id, id) == 0)
 			return 0;
-	if (fc->n == fc->cap) {
-		size_t cap = fc->cap ? fc->cap * 2 : 8;
-		struct found *v = realloc(fc->v, cap * sizeof(*v));
-		if (!v) {
-			fc->oom = true;
-			return -ENOMEM;
-		}
-		fc->v = v;
-		fc->cap = cap;
-	}
+	fc->v = vec_grow(fc->v, fc->n, sizeof(*fc->v));
 	f = &fc->v[fc->n++];
 	memcpy(f->id, id, sizeof(id));
 	f->engine = engine;
@@ -461,7 +453,7 @@ void rs_container_free(struct rs_container *c)
 
 struct pids {
 	int *v;
-	size_t n, cap;
+	size_t n;
 	bool oom;
 };
 
@@ -478,16 +470,7 @@ static void read_procs(const char *dir, struct pids *p)
 	while (fscanf(f, "%ld", &v) == 1) {
 		if (v <= 0 || v > 0x3fffffff)
 			continue;
-		if (p->n == p->cap) {
-			size_t cap = p->cap ? p->cap * 2 : 64;
-			int *nv = realloc(p->v, cap * sizeof(*nv));
-			if (!nv) {
-				p->oom = true;
-				break;
-			}
-			p->v = nv;
-			p->cap = cap;
-		}
+		p->v = vec_grow(p->v, p->n, sizeof(*p->v));
 		p->v[p->n++] = (int)v;
 	}
 	fclose(f);
@@ -556,7 +539,7 @@ struct rs_cgcache {
 	int mntfd;		/* for open_by_handle_at; -1 if unusable */
 	int handle_type;
 	struct cg_ent *v;
-	size_t n, cap;
+	size_t n;
 };
 
 struct rs_cgcache *rs_cgcache_new(const char *cgroot)
@@ -694,14 +677,7 @@ static struct cg_ent *cg_lookup(struct rs_cgcache *c, uint64_t id)
 	for (size_t i = 0; i < c->n; i++)
 		if (c->v[i].id == id)
 			return &c->v[i];
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 16;
-		struct cg_ent *v = realloc(c->v, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		c->v = v;
-		c->cap = cap;
-	}
+	c->v = vec_grow(c->v, c->n, sizeof(*c->v));
 	e = &c->v[c->n];
 	memset(e, 0, sizeof(*e));
 	e->id = id;

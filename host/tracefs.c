@@ -13,7 +13,7 @@
  * written in the format file.  The perf software events live here too,
  * since they are listed next to tracepoints and are just as static.
  */
-#include "runtime/tracefs.h"
+#include "host/host.h"
 #include "common/file.h"
 
 #include "common/arena.h"

@@ -9,8 +9,7 @@
  * a distance from the site, so the BPF side computes it from the probe's
  * instruction pointer and PIE load addresses need no further work.
  */
-#include "usdt.h"
-#include "resolve.h"
+#include "host/host_int.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -23,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../common/arena.h"
+#include "common/arena.h"
 
 
 /* ---- registers -------------------------------------------------------------- */
@@ -286,19 +285,12 @@ static bool find_symbol(Elf *e, const char *name, uint64_t *value)
 
 struct note_vec {
 	struct usdt_note *v;
-	size_t n, cap;
+	size_t n;
 };
 
 static struct usdt_note *push_note(struct arena *a, struct note_vec *nv)
 {
-	if (nv->n == nv->cap) {
-		size_t cap = nv->cap ? nv->cap * 2 : 16;
-		struct usdt_note *v = arena_new_array(a, struct usdt_note, cap);
-		if (nv->n)
-			memcpy(v, nv->v, nv->n * sizeof(*v));
-		nv->v = v;
-		nv->cap = cap;
-	}
+	nv->v = arena_grow(a, nv->v, nv->n, sizeof(*nv->v));
 	struct usdt_note *n = &nv->v[nv->n++];
 	memset(n, 0, sizeof(*n));
 	return n;

@@ -1,4 +1,233 @@
 /*
+ * host.h - what sonde learns from the machine it runs on.
+ *
+ * Used by the compiler (sema, codegen, stdlib) and by the runtime alike:
+ * tracefs and tracepoint formats, perf software events, /proc/kallsyms,
+ * USDT notes, ELF symbols, /proc/PID/maps, containers and cgroups, and
+ * uprobe target resolution.  host/ depends only on common/.  The sections
+ * below keep the prose of the files they describe:
+ *
+ *   tracefs.c    tfs_   tracefs, tracepoint formats, -l for tracepoints
+ *   ksyms.c      ksyms_ /proc/kallsyms
+ *   usdt.c       usdt_  SDT notes and their argument strings
+ *   list.c       host_list_  `sonde -l` for each probe provider
+ *   procmaps.c, elfsym.c, container.c, uresolve.c   rs_ (see below)
+ */
+#ifndef SONDE_HOST_H
+#define SONDE_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct arena;
+
+/*
+ * tracefs.h - tracepoints as tracefs describes them.
+ *
+ * tfs_root() finds tracefs (/sys/kernel/tracing, or debugfs's tracing
+ * directory) and mounts it when nothing is mounted.  Format files give
+ * the byte offset, size and signedness of each field of a tracepoint's
+ * record, which is what `args->field` reads in BPF.  Also here: `-l`
+ * output for tracepoints and perf software events, byte for byte as
+ * bpftrace prints it, and the table of software events for attaching.
+ */
+
+struct tp_field {
+	const char *name;	/* "prev_comm" */
+	const char *ctype;	/* the declaration's type as written, without the
+				 * name and any [N]: "char", "unsigned int",
+				 * "const char *", "const void*"; for __data_loc
+				 * the element type ("char" of "char[]", or
+				 * "cpumask_t" of "__data_loc cpumask_t mask") */
+	const char *decl;	/* the whole declaration, verbatim between
+				 * "field:" and ';': "char prev_comm[16]" */
+	int offset, size;	/* size as the kernel stores it, which may differ
+				 * from ctype's (syscall args are 8 bytes) */
+	bool is_signed;
+	int array_len;		/* -1 when not an array; N for "x[N]"; 0 for a
+				 * flexible "x[]" and for __data_loc arrays */
+	bool is_data_loc;	/* "__data_loc char[] name": the 4-byte field holds
+				 * (len << 16 | offset from the record start) */
+	bool is_common;		/* common_* header field */
+};
+
+struct tp_format {
+	const char *category, *name;	/* category: set by tfs_format_read only;
+					 * a format file does not name it */
+	int id;
+	struct tp_field *fields;	/* common fields first, as in the file */
+	int nfields;
+};
+
+/* Path of a mounted tracefs, mounting it on /sys/kernel/tracing if
+ * needed.  NULL (errno set) when it cannot be found or mounted. */
+const char *tfs_root(void);
+/* Use DIR as the tracefs root instead of searching (unit tests, or a
+ * tracefs mounted somewhere unusual); NULL goes back to searching. */
+void tfs_set_root(const char *dir);
+
+/* Parse the text of a format file (unit-testable). 0 or -EINVAL (no
+ * "name:", no "ID:", no "format:", or a field line that does not read as
+ * "field:DECL;\toffset:N;\tsize:N;[\tsigned:N;]").  Strings live in a. */
+int tfs_format_parse(struct arena *a, const char *text, struct tp_format *out);
+/* Read events/CAT/NAME/format. 0, -ENOENT when no such tracepoint,
+ * -EINVAL when CAT or NAME holds '/' or is "." or "..", -errno. */
+int tfs_format_read(struct arena *a, const char *cat, const char *name,
+		    struct tp_format *out);
+const struct tp_field *tfs_field(const struct tp_format *f, const char *name);
+
+/* Call cb for each tracepoint whose CAT matches cat_glob and NAME matches
+ * name_glob (fnmatch; * ? [..]; NULL matches everything), in byte order of
+ * "CAT:NAME" as bpftrace lists them.  The list is available_events (which
+ * leaves out the ftrace category, as bpftrace does), or the events/
+ * directories when that file is missing.  Stops and returns cb's value
+ * when it is non-zero; 0 after the last one; -errno on failure. */
+int tfs_each(const char *cat_glob, const char *name_glob,
+	     int (*cb)(const char *cat, const char *name, void *ctx), void *ctx);
+
+/* -l / -lv for tracepoints: lines "tracepoint:CAT:NAME" matching pattern;
+ * with verbose, each non-common field below it as bpftrace -lv prints.
+ * Patterns: NULL or "" (all); "tracepoint:CAT:NAME" or "t:CAT:NAME" with
+ * globs in CAT and NAME; a glob provider that matches "tracepoint"
+ * ("*:sched:*"); no provider at all (no ':'), which matches the whole
+ * "CAT:NAME" ("sched*", "*switch*"), as bpftrace does ("*:sched*" is the
+ * same).  Any other provider lists nothing.  Returns the number of
+ * tracepoints listed, or -errno after a message on stderr (-EINVAL for
+ * "tracepoint:X" without NAME).  A format that cannot be read under -v
+ * leaves the entry without fields and a warning on stderr. */
+int tfs_list(FILE *out, const char *pattern, bool verbose);
+/* One -l entry: "tracepoint:CAT:NAME\n", then when fmt is not NULL
+ * "    DECL\n" for each non-common field (the -lv form). */
+void tfs_list_entry(FILE *out, const char *cat, const char *name,
+		    const struct tp_format *fmt);
+
+/* Perf software events (software:EVENT:COUNT), as bpftrace knows them. */
+struct tfs_swevent {
+	const char *name;	/* "cpu-clock" */
+	const char *alias;	/* "cpu", or NULL */
+	uint32_t config;	/* PERF_COUNT_SW_*: perf_event_attr.config for
+				 * type PERF_TYPE_SOFTWARE */
+	uint64_t default_period;/* sample_period when the probe gives no COUNT */
+};
+/* By name or alias ("cpu-clock", "cpu"); NULL when sonde knows no such
+ * event. */
+const struct tfs_swevent *tfs_software_event(const char *name);
+/* -l for software events: "software:NAME:" for each name and alias that
+ * matches pattern (NULL, "software:GLOB", "s:GLOB", a glob provider, or a
+ * bare glob without ':'), in byte order as bpftrace sorts them.  Returns
+ * the number listed. */
+int tfs_list_software(FILE *out, const char *pattern);
+
+/* Can this kernel attach kprobes (a kprobe perf event source exists)? */
+bool tfs_have_kprobes(void);
+
+/*
+ * ksyms.h - kernel symbols from /proc/kallsyms, for ksym() and kstack.
+ *
+ * Only text symbols (t T w W) answer address lookups; ksyms_find knows
+ * every symbol, for kaddr().  Loading costs one read of /proc/kallsyms
+ * (~50 ms of kernel time for 120k symbols), so callers load it lazily,
+ * when a script first prints a kernel symbol, and keep it.
+ */
+
+struct ksyms;
+
+/* Read /proc/kallsyms.  NULL with errno set on failure: EPERM when
+ * kptr_restrict hides the addresses (all read as zero), ENOENT when the
+ * file lists no symbol, or the error from reading it. */
+struct ksyms *ksyms_load(void);
+/* The same from kallsyms text ("ADDR TYPE NAME[\t[MODULE]]" lines); the
+ * text is copied, not kept. */
+struct ksyms *ksyms_parse(const char *text, size_t len);
+void ksyms_free(struct ksyms *ks);
+
+/* The text symbol containing addr: the nearest one at or below it (the
+ * first in file order when several share an address), with addr minus its
+ * start in *offset when offset is not NULL.  NULL below the first symbol. */
+const char *ksyms_lookup(const struct ksyms *ks, uint64_t addr,
+			 uint64_t *offset);
+/* Address of the symbol called name, text symbols first, then the first
+ * other one in file order.  0 or -ENOENT. */
+int ksyms_find(const struct ksyms *ks, const char *name, uint64_t *addr);
+/* Number of text symbols (lookups answer from these). */
+size_t ksyms_count(const struct ksyms *ks);
+
+/*
+ * usdt.h - USDT (SystemTap SDT) probes: the notes of an ELF file and the
+ * x86-64 registers their arguments name.
+ *
+ * <sys/sdt.h> leaves a nop at each probe site and an ELF note in
+ * .note.stapsdt (type 3, owner "stapsdt") with the site's address, the
+ * link-time address of .stapsdt.base, the semaphore's address (0 when
+ * none), and three strings: provider, name, and the argument formats,
+ * "SIZE@OPERAND" separated by spaces, e.g. "-4@%edi 8@-8(%rbp) -4@$5":
+ * a negative SIZE is signed; the operand is a register, memory at a
+ * displacement from a register, a constant, or a symbol relative to %rip.
+ * A probe is a uprobe at the site's file offset; a semaphore is
+ * incremented by the kernel while a uprobe with its reference-counter
+ * offset is attached.
+ */
+
+enum usdt_arg_kind {
+	USDT_ARG_CONST,	/* $5: val */
+	USDT_ARG_REG,	/* %edi: the register's low reg_size bytes */
+	USDT_ARG_MEM,	/* -8(%rbp): size bytes at register + val;
+			 * sym(%rip): at the symbol (val: symbol - site, once resolved) */
+};
+
+struct usdt_arg {
+	enum usdt_arg_kind kind;
+	int size;		/* 1, 2, 4 or 8 bytes */
+	bool is_signed;
+	int64_t val;
+	int reg_off;		/* REG, MEM: offset in struct pt_regs */
+	int reg_size;		/* REG: bytes the register name covers (%edi: 4) */
+	const char *sym;	/* MEM relative to %rip: the symbol, NULL otherwise */
+};
+
+#define USDT_MAX_ARGS 12
+
+struct usdt_note {
+	const char *provider, *name;
+	const char *args_text;	/* as in the note */
+	uint64_t pc;		/* link-time address of the site (.stapsdt.base applied) */
+	uint64_t pc_off;	/* its file offset, where the uprobe goes */
+	uint64_t sema;		/* semaphore address, 0 when there is none */
+	uint64_t sema_off;	/* its file offset, for the kernel's reference counter */
+	int nargs;
+	struct usdt_arg args[USDT_MAX_ARGS];
+	const char *args_err;	/* NULL, or why the arguments cannot be read */
+};
+
+/* Parse an argument string into at most max args; the count, or -EINVAL
+ * with one sentence in err.  A "sym(%rip)" operand keeps the name in sym
+ * (strings point into the arena). */
+int usdt_parse_args(struct arena *a, const char *text, struct usdt_arg *args, int max,
+		    char *err, size_t errlen);
+
+/* An assembler register name ("rdi", "edi", "di", "dil", "r8d", "rip")
+ * -> offset in x86-64 struct pt_regs and width in bytes; -1 if unknown. */
+int usdt_asm_reg(const char *name, int *size);
+/* A struct pt_regs field name as reg() takes it ("ip", "sp", "ax", "r8",
+ * "orig_ax") -> its offset; -1 if unknown. */
+int usdt_ptregs_offset(const char *name);
+
+/* Every USDT note of the ELF file at path, in file order; strings and the
+ * array live in the arena.  0 (possibly none), or -errno with err set. */
+int usdt_read_notes(struct arena *a, const char *path, struct usdt_note **out, size_t *n,
+		    char *err, size_t errlen);
+
+/* Does "provider:name" match pattern?  The pattern is "NAME" (any
+ * provider) or "PROVIDER:NAME"; both parts may hold glob characters. */
+bool usdt_match(const struct usdt_note *n, const char *pattern);
+
+/* `sonde -l 'usdt:PATH:PATTERN'`: "usdt:PATH:PROVIDER:NAME" lines, sorted,
+ * unique.  0, or -errno with err set. */
+int usdt_list(FILE *out, const char *path, const char *pattern, char *err, size_t errlen);
+
+/*
  * resolve.h - where a uprobe goes, and what an address was.
  *
  * On a host with containers the same path names a different file in each
@@ -20,21 +249,8 @@
  * Errors are 0 / -errno with one sentence (no trailing period) written to a
  * caller's err buffer; warnings and -v lines go to a note callback.
  */
-#ifndef SONDE_RESOLVE_H
-#define SONDE_RESOLVE_H
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
 
 #define RS_PATH_MAX 4096
-
-/* The one-sentence error convention of this layer: format into err
- * (nothing when err is NULL or errlen 0).  Shared by the rs_ files and
- * usdt.c. */
-void rs_set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /* ---- /proc/PID/maps (procmaps.c) -------------------------------------- */
 
@@ -258,8 +474,18 @@ void rs_sites_free(struct rs_sites *s);
  * per file, as bpftrace -l prints them (kind "uprobe" or "uretprobe"). */
 int rs_list_probes(FILE *out, const char *kind, const char *target,
 		   const char *func_glob, int pid, char *err, size_t errlen);
-/* The same for kind "uprobe"; errors go to stderr. */
-int rs_list_uprobes(FILE *out, const char *path_or_name, const char *func_glob,
-		    int pid);
+
+/* ---- -l listers (list.c) --------------------------------------------- */
+
+/* `sonde -l PATTERN` for one provider: kind is the provider's canonical
+ * name ("uretprobe"), pattern the whole pattern as written ("ur:libc:m*").
+ * Prints what matches to out; 0, or -errno after one sentence on stderr.
+ * These are the `list` hooks of sema's provider table. */
+int host_list_tracepoints(FILE *out, const char *kind, const char *pattern, bool verbose,
+			  int pid);
+int host_list_software(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
+int host_list_kprobes(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
+int host_list_usdt(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
+int host_list_uprobes(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 
 #endif

@@ -12,7 +12,7 @@
  * opened file's (dev, inode) must equal what maps says, so a probe can never
  * land on a host file that merely has the same name.
  */
-#include "runtime/resolve.h"
+#include "host/host_int.h"
 #include "common/file.h"
 
 #include <errno.h>

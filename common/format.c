@@ -12,7 +12,7 @@
  * one '%', and %d %u %x print all 64 bits instead of the low 32.  Length
  * modifiers are accepted and ignored, so "%hx" prints all 64 bits too.
  */
-#include "runtime/format.h"
+#include "common/format.h"
 
 #include <errno.h>
 #include <stdbool.h>

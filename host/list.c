@@ -1,0 +1,93 @@
+/*
+ * list.c - `sonde -l KIND:...`, one function per probe provider.
+ *
+ * Each function has the shape of struct probe_provider's `list` hook (see
+ * sema/sema.h): it gets the provider's canonical name (uprobe and
+ * uretprobe share one lister), the whole pattern as the user wrote it,
+ * -v and -p, prints the matching probes to out as bpftrace -l does, and
+ * returns 0 or -errno after printing one sentence on stderr.
+ */
+#include "host/host.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/file.h"
+
+int host_list_tracepoints(FILE *out, const char *kind, const char *pattern, bool verbose,
+			  int pid)
+{
+	int rc = tfs_list(out, pattern, verbose);
+	return rc < 0 ? rc : 0;
+}
+
+int host_list_software(FILE *out, const char *kind, const char *pattern, bool verbose, int pid)
+{
+	int rc = tfs_list_software(out, pattern);
+	return rc < 0 ? rc : 0;
+}
+
+/* kernel functions kprobes can attach to (tracefs's
+ * available_filter_functions), or one sentence on why there are none */
+int host_list_kprobes(FILE *out, const char *kind, const char *pattern, bool verbose, int pid)
+{
+	const char *glob = strrchr(pattern, ':') + 1;
+	if (!tfs_have_kprobes()) {
+		fprintf(stderr, "sonde: this kernel has no kprobes (no kprobe event source): nothing "
+			"to list; its tracepoints cover most kernel events: sonde -l 'tracepoint:*'\n");
+		return -ENOENT;
+	}
+	const char *root = tfs_root();
+	char path[4096], *text;
+	snprintf(path, sizeof(path), "%s/available_filter_functions", root ? root : "/sys/kernel/tracing");
+	int err = file_read_all(path, 1u << 20, &text, NULL);
+	if (err) {
+		fprintf(stderr, "sonde: cannot read %s: %s\n", path, strerror(-err));
+		return err;
+	}
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		line[strcspn(line, " \t")] = '\0';	/* drop " [module]" */
+		if (!fnmatch(*glob ? glob : "*", line, 0))
+			fprintf(out, "%s:%s\n", kind, line);
+	}
+	free(text);
+	return 0;
+}
+
+/* usdt:PATH[:[PROVIDER:]NAME] */
+int host_list_usdt(FILE *out, const char *kind, const char *pattern, bool verbose, int pid)
+{
+	const char *rest = strchr(pattern, ':') + 1, *colon = strchr(rest, ':');
+	char path[4096], err[512];
+	snprintf(path, sizeof(path), "%.*s", (int)(colon ? colon - rest : (long)strlen(rest)), rest);
+	int rc = usdt_list(out, path, colon ? colon + 1 : "*", err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "sonde: %s\n", err);
+		return rc < 0 ? rc : -EINVAL;
+	}
+	return 0;
+}
+
+/* uprobe:TARGET[:GLOB] */
+int host_list_uprobes(FILE *out, const char *kind, const char *pattern, bool verbose, int pid)
+{
+	const char *rest = strchr(pattern, ':') + 1;
+	const char *colon = strrchr(rest, ':');
+	char target[4096];
+	const char *glob = "*";
+	if (colon) {
+		snprintf(target, sizeof(target), "%.*s", (int)(colon - rest), rest);
+		glob = colon + 1;
+	} else {
+		snprintf(target, sizeof(target), "%s", rest);
+	}
+	char err[512];
+	int rc = rs_list_probes(out, kind, target, glob, pid, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "sonde: %s\n", err);
+		return rc;
+	}
+	return 0;
+}

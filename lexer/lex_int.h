@@ -1,0 +1,92 @@
+/*
+ * lex_int.h - what the scanner (lexer.l) and the preprocessor (pp.c) share
+ * (not a public header).  Needs the generated parser.h first, for the
+ * token kinds and bison's value and location types.
+ */
+#ifndef SONDE_LEX_INT_H
+#define SONDE_LEX_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/arena.h"
+#include "common/diag.h"
+#include "lexer/lexer.h"
+
+enum {
+	LEX_TEXT_MAX = 60,	/* bytes of a token kept for messages */
+	LEX_MAX_COND = 64,	/* #if nesting */
+	LEX_SUB_DEPTH = 1 << 20,	/* a #define value never leaves CODE */
+	/* #define A x x / #define B A A / ... doubles each time: cap one
+	 * value, and all replayed tokens of a program */
+	LEX_DEFINE_MAX_TOKENS = 4096,
+	LEX_EXPAND_MAX_TOKENS = 1 << 18,
+};
+
+/* One token of a #define value, replayed at each use. */
+struct lex_tok {
+	struct lex_tok *next;
+	int kind;
+	PARSE_YYSTYPE val;
+	const char *text;
+};
+
+/* #define NAME VALUE; `tokens` NULL for an empty value.  #undef pushes an
+ * entry with `undefined` set, so the newest entry for a name decides. */
+struct lex_define {
+	struct lex_define *next;
+	const char *name;
+	struct lex_tok *tokens;
+	bool undefined;
+};
+
+/* An open #if/#ifdef/#ifndef. */
+struct lex_cond {
+	struct src_loc loc;
+	const char *what;	/* "#ifdef" ... for messages */
+	bool seen_else;
+};
+
+struct lexer {
+	struct arena *arena;
+	struct diag *diag;
+	void *scanner;			/* yyscan_t */
+	const char *file;
+	int line, col;			/* where the next byte sits */
+	int depth;			/* brace depth in CODE */
+	struct src_loc last;		/* the last token returned */
+	bool have_last;
+	struct lex_define *own_defs;
+	struct lex_define **defs;	/* shared with #define sub-scanners */
+	const struct lex_tok *queue;	/* #define tokens being replayed */
+	struct src_loc queue_loc;
+	const char *queue_name;
+	long expanded;			/* tokens replayed so far */
+	bool failed;
+	bool sub;			/* scanning a #define value */
+	int skip_nest;			/* #if nesting inside a skipped branch */
+	struct lex_cond conds[LEX_MAX_COND];
+	int nconds;
+	char text[LEX_TEXT_MAX + 4];
+};
+
+/* lexer.l: the scanner's services */
+int lex_error(struct lexer *lx, struct src_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int lex_invalid(struct lexer *lx, struct src_loc loc, unsigned char c);
+/* an integer literal: 0 with *out set, 1 if malformed, 2 if above UINT64_MAX */
+int lex_parse_int(const char *s, size_t n, uint64_t *out);
+/* a scanner over src starting at line:col (for #define values) */
+struct lexer *lex_create(struct arena *a, struct diag *d, const char *src, int line, int col);
+void lex_begin_code(struct lexer *lx);
+void lex_push_skip(struct lexer *lx);
+void lex_pop_skip(struct lexer *lx);
+
+/* pp.c: the preprocessor */
+const struct lex_define *lex_find_define(const struct lexer *lx, const char *name, size_t len);
+void lex_add_define(struct lexer *lx, const char *name, struct lex_tok *tokens, bool undefined);
+int lex_directive(struct lexer *lx, struct src_loc loc, const char *s, size_t n);
+int lex_skip_directive(struct lexer *lx, struct src_loc loc, const char *s, size_t n);
+
+#endif

@@ -1,0 +1,384 @@
+/*
+ * pp.c - the preprocessor of the tracing language, run inside the scanner.
+ *
+ * Preprocessor lines must start a line; lexer.l hands each one to
+ * lex_directive() (live code) or lex_skip_directive() (inside a false
+ * branch).  `#define NAME VALUE` tokenizes VALUE once, with a scanner of
+ * its own in CODE mode, and lex_next() then replays those tokens, located
+ * at the use, wherever the identifier NAME appears in a predicate or body.
+ * A name is expanded with the defines before it, so expansion always
+ * terminates.  `#include` is skipped, except that a few well-known headers
+ * define their constants (TASK_RUNNING, TCP_*, AF_*); `#undef`;
+ * `#ifdef/#ifndef/#if N/#else/#endif`.  Every error is located and turns
+ * into bison's error token, as in the scanner.
+ */
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "parser.h"
+
+#include "lexer/lex_int.h"
+
+const struct lex_define *lex_find_define(const struct lexer *lx,
+						const char *name, size_t len)
+{
+	for (const struct lex_define *d = *lx->defs; d; d = d->next)
+		if (strlen(d->name) == len && memcmp(d->name, name, len) == 0)
+			return d->undefined ? NULL : d;
+	return NULL;
+}
+
+void lex_add_define(struct lexer *lx, const char *name,
+			   struct lex_tok *tokens, bool undefined)
+{
+	struct lex_define *d = arena_new_obj(lx->arena, struct lex_define);
+	d->name = name;
+	d->tokens = tokens;
+	d->undefined = undefined;
+	d->next = *lx->defs;
+	*lx->defs = d;
+}
+
+/*
+ * Tokenize a #define value with a scanner of its own, starting at the
+ * value's position so errors in it are located in the #define line.
+ * Returns 0, or bison's error token after reporting.
+ */
+static int lex_define_value(struct lexer *lx, const char *name,
+			    const char *value, size_t vlen, struct src_loc vloc)
+{
+	struct lexer *sub = lex_create(lx->arena, lx->diag,
+				       arena_strndup(lx->arena, value, vlen),
+				       vloc.line, vloc.col);
+	sub->defs = lx->defs;
+	sub->sub = true;
+	sub->file = lx->file;
+	lex_begin_code(sub);
+	struct lex_tok *head = NULL, **tail = &head;
+	int rc = 0;
+	for (int n = 0;; n++) {
+		struct lex_tok t = { 0 };
+		struct src_loc tl;
+		t.kind = lex_next(&t.val, &tl, sub);
+		if (t.kind == TOK_EOI)
+			break;
+		if (t.kind == TOK_PARSE_YYerror) {
+			rc = TOK_PARSE_YYerror;
+			break;
+		}
+		if (n == LEX_DEFINE_MAX_TOKENS) {
+			rc = lex_error(sub, vloc,
+				"'#define %s': the value expands to more than %d tokens",
+				name, LEX_DEFINE_MAX_TOKENS);
+			break;
+		}
+		if (t.kind == '{' || t.kind == '}') {
+			rc = lex_error(sub, tl,
+				"'#define %s': braces are not supported in a macro value",
+				name);
+			break;
+		}
+		struct lex_tok *copy = arena_new_obj(lx->arena, struct lex_tok);
+		*copy = t;
+		copy->text = arena_strdup(lx->arena, lex_last_text(sub));
+		*tail = copy;
+		tail = &copy->next;
+	}
+	if (sub->failed)
+		lx->failed = true;
+	lex_free(sub);
+	if (rc)
+		return TOK_PARSE_YYerror;
+	lex_add_define(lx, name, head, false);
+	return 0;
+}
+
+static size_t lex_skip_blank(const char *s, size_t i, size_t n)
+{
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' ||
+			 s[i] == '\v' || s[i] == '\f'))
+		i++;
+	return i;
+}
+
+static size_t lex_ident_end(const char *s, size_t i, size_t n)
+{
+	if (i < n && (isalpha((unsigned char)s[i]) || s[i] == '_'))
+		while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '_'))
+			i++;
+	return i;
+}
+
+/* A location inside a one-line directive, `off` bytes from its start. */
+static struct src_loc lex_sub_loc(struct src_loc loc, size_t off, size_t len)
+{
+	loc.col += (int)off;
+	loc.end_line = loc.line;
+	loc.end_col = loc.col + (int)(len ? len : 1);
+	return loc;
+}
+
+/* The value of `#if COND`: an integer, [!]defined(NAME) / defined NAME, or
+ * a name (its integer value if it is defined as one, else 0).  Returns 0/1,
+ * or -1 after reporting. */
+static int lex_if_value(struct lexer *lx, struct src_loc loc, const char *s,
+			size_t i, size_t n)
+{
+	bool neg = false;
+	i = lex_skip_blank(s, i, n);
+	size_t cstart = i;
+	if (i < n && s[i] == '!') {
+		neg = true;
+		i = lex_skip_blank(s, i + 1, n);
+	}
+	size_t e = lex_ident_end(s, i, n);
+	int v = -1;
+	if (e - i == 7 && memcmp(s + i, "defined", 7) == 0) {
+		i = lex_skip_blank(s, e, n);
+		bool paren = i < n && s[i] == '(';
+		if (paren)
+			i = lex_skip_blank(s, i + 1, n);
+		e = lex_ident_end(s, i, n);
+		if (e > i) {
+			v = lex_find_define(lx, s + i, e - i) != NULL;
+			i = lex_skip_blank(s, e, n);
+			if (paren) {
+				if (i < n && s[i] == ')')
+					i = lex_skip_blank(s, i + 1, n);
+				else
+					v = -1;
+			}
+		}
+	} else if (e > i) {
+		const struct lex_define *d = lex_find_define(lx, s + i, e - i);
+		v = d && d->tokens && !d->tokens->next &&
+		    d->tokens->kind == TOK_INT && d->tokens->val.ival != 0;
+		i = lex_skip_blank(s, e, n);
+	} else if (i < n && isdigit((unsigned char)s[i])) {
+		while (e < n && isalnum((unsigned char)s[e]))
+			e++;
+		uint64_t x;
+		if (lex_parse_int(s + i, e - i, &x) == 0)
+			v = x != 0;
+		i = lex_skip_blank(s, e, n);
+	}
+	if (i + 1 < n && s[i] == '/' && (s[i + 1] == '/' || s[i + 1] == '*'))
+		i = n;	/* a trailing comment */
+	if (v < 0 || i < n) {
+		lex_error(lx, lex_sub_loc(loc, cstart, n - cstart),
+			  "unsupported '#if' condition '%.*s'",
+			  (int)(n - cstart), s + cstart);
+		return -1;
+	}
+	return neg ? !v : v;
+}
+
+/*
+ * #include is skipped, but scripts written for bpftrace (which runs them
+ * through clang) use a few constants from well-known headers.  Those
+ * headers define them here; the values are kernel ABI and do not change.
+ */
+struct lex_header_const {
+	const char *header;
+	const char *name;
+	uint64_t value;
+};
+
+static const struct lex_header_const lex_header_consts[] = {
+	{ "linux/sched.h", "TASK_RUNNING", 0 },
+	{ "linux/sched.h", "TASK_INTERRUPTIBLE", 1 },
+	{ "linux/sched.h", "TASK_UNINTERRUPTIBLE", 2 },
+	{ "linux/sched.h", "__TASK_STOPPED", 4 },
+	{ "linux/sched.h", "__TASK_TRACED", 8 },
+	{ "net/tcp_states.h", "TCP_ESTABLISHED", 1 },
+	{ "net/tcp_states.h", "TCP_SYN_SENT", 2 },
+	{ "net/tcp_states.h", "TCP_SYN_RECV", 3 },
+	{ "net/tcp_states.h", "TCP_FIN_WAIT1", 4 },
+	{ "net/tcp_states.h", "TCP_FIN_WAIT2", 5 },
+	{ "net/tcp_states.h", "TCP_TIME_WAIT", 6 },
+	{ "net/tcp_states.h", "TCP_CLOSE", 7 },
+	{ "net/tcp_states.h", "TCP_CLOSE_WAIT", 8 },
+	{ "net/tcp_states.h", "TCP_LAST_ACK", 9 },
+	{ "net/tcp_states.h", "TCP_LISTEN", 10 },
+	{ "net/tcp_states.h", "TCP_CLOSING", 11 },
+	{ "net/tcp_states.h", "TCP_NEW_SYN_RECV", 12 },
+#define LEX_AF(h)							\
+	{ h, "AF_UNSPEC", 0 }, { h, "AF_UNIX", 1 }, { h, "AF_LOCAL", 1 },	\
+	{ h, "AF_INET", 2 }, { h, "AF_INET6", 10 },			\
+	{ h, "AF_NETLINK", 16 }, { h, "AF_PACKET", 17 }
+	LEX_AF("linux/socket.h"), LEX_AF("sys/socket.h"), LEX_AF("net/sock.h"),
+#undef LEX_AF
+};
+
+/* #include <H> or "H": define what lex_header_consts knows of H. */
+static void lex_include(struct lexer *lx, const char *s, size_t i, size_t n)
+{
+	i = lex_skip_blank(s, i, n);
+	if (i >= n || (s[i] != '<' && s[i] != '"'))
+		return;
+	char close = s[i] == '<' ? '>' : '"';
+	size_t start = ++i;
+	while (i < n && s[i] != close)
+		i++;
+	size_t len = i - start;
+	for (size_t k = 0; k < sizeof(lex_header_consts) /
+			       sizeof(lex_header_consts[0]); k++) {
+		const struct lex_header_const *c = &lex_header_consts[k];
+		if (strlen(c->header) != len || memcmp(c->header, s + start, len) ||
+		    lex_find_define(lx, c->name, strlen(c->name)))
+			continue;
+		struct lex_tok *t = arena_new_obj(lx->arena, struct lex_tok);
+		t->kind = TOK_INT;
+		t->val.ival = c->value;
+		t->text = arena_printf(lx->arena, "%llu",
+				       (unsigned long long)c->value);
+		lex_add_define(lx, c->name, t, false);
+	}
+}
+
+static int lex_push_cond(struct lexer *lx, struct src_loc loc,
+			 const char *what, bool taken)
+{
+	if (lx->nconds == LEX_MAX_COND)
+		return lex_error(lx, loc, "'%s' nested too deeply", what);
+	struct lex_cond *c = &lx->conds[lx->nconds++];
+	c->loc = loc;
+	c->what = what;
+	c->seen_else = false;
+	if (!taken) {
+		lx->skip_nest = 0;
+		lex_push_skip(lx);
+	}
+	return 0;
+}
+
+/*
+ * A preprocessor line in live code:
+ *   #include ...            skipped (but see lex_include())
+ *   #define NAME [VALUE]    VALUE's tokens replace later uses of NAME
+ *   #undef NAME
+ *   #ifdef NAME | #ifndef NAME | #if COND ... [#else ...] #endif
+ *   #pragma ...             skipped
+ *   #!...                   a shebang, on line 1 only
+ * Returns 0, or bison's error token after reporting.
+ */
+int lex_directive(struct lexer *lx, struct src_loc loc,
+			 const char *s, size_t n)
+{
+	size_t i = lex_skip_blank(s, 0, n);
+	size_t hash = i++;
+	if (lx->sub)
+		return lex_invalid(lx, lex_sub_loc(loc, hash, 1), '#');
+	if (i < n && s[i] == '!') {
+		if (loc.line == 1 && hash == 0)
+			return 0;
+		return lex_error(lx, lex_sub_loc(loc, hash, 2),
+				 "a '#!' line must be the first line");
+	}
+	i = lex_skip_blank(s, i, n);
+	size_t wstart = i, wend = lex_ident_end(s, i, n);
+	size_t wlen = wend - wstart;
+	const char *w = s + wstart;
+	struct src_loc dloc = lex_sub_loc(loc, hash, wend - hash);
+	if (wlen == 0) {
+		/* C's null directive "#" alone is fine; "# 1" is not */
+		if (lex_skip_blank(s, wend, n) == n)
+			return 0;
+		return lex_invalid(lx, lex_sub_loc(loc, hash, 1), '#');
+	}
+#define IS(word) (wlen == sizeof(word) - 1 && memcmp(w, word, wlen) == 0)
+	if (IS("include")) {
+		lex_include(lx, s, wend, n);
+		return 0;
+	}
+	if (IS("pragma"))
+		return 0;
+	if (IS("define") || IS("undef") || IS("ifdef") || IS("ifndef")) {
+		const char *what = IS("define") ? "#define" : IS("undef") ?
+			"#undef" : IS("ifdef") ? "#ifdef" : "#ifndef";
+		i = lex_skip_blank(s, wend, n);
+		size_t nend = lex_ident_end(s, i, n);
+		if (nend == i)
+			return lex_error(lx, dloc, "'%s' needs a macro name", what);
+		const char *name = arena_strndup(lx->arena, s + i, nend - i);
+		if (what[1] == 'd') {
+			if (nend < n && s[nend] == '(')
+				return lex_error(lx,
+					lex_sub_loc(loc, i, nend - i + 1),
+					"function-like macro '%s' is not supported",
+					name);
+			size_t v = lex_skip_blank(s, nend, n);
+			return lex_define_value(lx, name, s + v, n - v,
+						lex_sub_loc(loc, v, 1));
+		}
+		if (what[1] == 'u') {
+			lex_add_define(lx, name, NULL, true);
+			return 0;
+		}
+		bool def = lex_find_define(lx, s + i, nend - i) != NULL;
+		return lex_push_cond(lx, dloc, what, what[3] == 'd' ? def : !def);
+	}
+	if (IS("if")) {
+		int v = lex_if_value(lx, loc, s, wend, n);
+		if (v < 0)
+			return TOK_PARSE_YYerror;
+		return lex_push_cond(lx, dloc, "#if", v);
+	}
+	if (IS("else")) {
+		if (lx->nconds == 0)
+			return lex_error(lx, dloc, "'#else' without '#if'");
+		struct lex_cond *c = &lx->conds[lx->nconds - 1];
+		if (c->seen_else)
+			return lex_error(lx, dloc, "second '#else' for one '%s'",
+					 c->what);
+		c->seen_else = true;
+		lx->skip_nest = 0;
+		lex_push_skip(lx);
+		return 0;
+	}
+	if (IS("endif")) {
+		if (lx->nconds == 0)
+			return lex_error(lx, dloc, "'#endif' without '#if'");
+		lx->nconds--;
+		return 0;
+	}
+#undef IS
+	return lex_error(lx, dloc, "unsupported preprocessor directive '#%.*s'",
+			 (int)wlen, w);
+}
+
+/* A preprocessor line inside a skipped branch: track nesting, and leave
+ * at the matching #else or #endif. */
+int lex_skip_directive(struct lexer *lx, struct src_loc loc,
+			      const char *s, size_t n)
+{
+	size_t i = lex_skip_blank(s, lex_skip_blank(s, 0, n) + 1, n);
+	size_t e = lex_ident_end(s, i, n);
+	size_t wlen = e - i;
+	const char *w = s + i;
+	if ((wlen == 2 && !memcmp(w, "if", 2)) ||
+	    (wlen == 5 && !memcmp(w, "ifdef", 5)) ||
+	    (wlen == 6 && !memcmp(w, "ifndef", 6))) {
+		lx->skip_nest++;
+	} else if (wlen == 5 && !memcmp(w, "endif", 5)) {
+		if (lx->skip_nest > 0) {
+			lx->skip_nest--;
+		} else {
+			lx->nconds--;
+			lex_pop_skip(lx);
+		}
+	} else if (wlen == 4 && !memcmp(w, "elif", 4) && lx->skip_nest == 0) {
+		return lex_error(lx, lex_sub_loc(loc, 0, e),
+				 "unsupported preprocessor directive '#elif'");
+	} else if (wlen == 4 && !memcmp(w, "else", 4) && lx->skip_nest == 0) {
+		struct lex_cond *c = &lx->conds[lx->nconds - 1];
+		if (c->seen_else)
+			return lex_error(lx, lex_sub_loc(loc, 0, n),
+					 "second '#else' for one '%s'", c->what);
+		c->seen_else = true;
+		lex_pop_skip(lx);
+	}
+	return 0;
+}

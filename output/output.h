@@ -1,0 +1,174 @@
+/*
+ * output.h - writers: how a run's output looks, one file per format.
+ *
+ * Readers (runtime/maps.c) decode BPF map bytes into the plain structs
+ * below; a writer (struct output_writer, one per -f format: text.c,
+ * json.c) only formats them, so every byte is golden-tested without root
+ * or a kernel.  Output is byte-compatible with bpftrace where bpftrace is
+ * right (see docs/differences.md for where it is not).  The runtime calls
+ * the writer for every event and for the maps; it never tests which
+ * format is selected.  A format that serves maps at scrape time (such as
+ * Prometheus exposition) implements `map` and leaves the event hooks empty.
+ * The second half of this header holds the pure value formatters
+ * (valfmt.c): buf(), ntop(), strftime(), stacks.
+ */
+#ifndef SONDE_OUTPUT_H
+#define SONDE_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+struct arena;
+
+enum pr_kind {
+	PR_INT,		/* count, sum, min, max, plain integer: ival */
+	PR_AVG,		/* total / count (integer division, as bpftrace) */
+	PR_STATS,	/* count, average, total */
+	PR_HIST,	/* log2 buckets, see below */
+	PR_LHIST,	/* linear buckets, see below */
+	PR_TEXT_VAL,	/* value already rendered: strings, symbols, tuples, stacks */
+};
+/* In JSON a PR_TEXT_VAL value with text_is_str is quoted and escaped here;
+ * any other text is written as it stands, so a reader printing JSON must
+ * render it as JSON itself (a tuple as [1,"a"], bpftrace's form). */
+
+/* One element of a map key, already rendered ("123", "bash", "(1, 2)").
+ * is_str: the element is a string.  Elements that are not strings and read
+ * as decimal integers sort numerically (as unsigned 64-bit, like bpftrace),
+ * the rest by bytes.  JSON keys are all elements joined by "," in one
+ * quoted string, as bpftrace writes them ("1,bash"). */
+struct pr_key {
+	const char *text;
+	bool is_str;
+};
+
+/*
+ * hist buckets: index 0 counts negative values, 1 counts 0, and index
+ * i >= 2 counts [2^(i-2), 2^(i-1)).  nbuckets is at most PR_HIST_BUCKETS.
+ * lhist buckets: index 0 counts values below lh_min, index i in
+ * 1..n counts [lh_min + (i-1)*step, lh_min + i*step), the last index counts
+ * values >= lh_max; n = (lh_max - lh_min) / step, nbuckets = n + 2.
+ */
+#define PR_HIST_BUCKETS 66
+
+struct pr_entry {
+	struct pr_key *key;	/* nkey elements; NULL/0 for a map without keys */
+	int nkey;
+	int64_t ival;		/* PR_INT */
+	int64_t count, total;	/* PR_AVG, PR_STATS */
+	uint64_t *buckets;	/* PR_HIST, PR_LHIST */
+	int nbuckets;
+	const char *text;	/* PR_TEXT_VAL */
+	bool text_is_str;	/* PR_TEXT_VAL: quote in JSON */
+};
+
+struct pr_map {
+	const char *name;	/* "@lat", "@" */
+	enum pr_kind kind;
+	int64_t lh_min, lh_max, lh_step;	/* PR_LHIST */
+	struct pr_entry *entries;
+	size_t nentries;
+};
+
+/* How the runtime renders values (tuples, strings) for a writer: as text
+ * ("(1, a)"), or as JSON ([1,"a"]; strings quoted). */
+enum pr_render { PR_RENDER_TEXT, PR_RENDER_JSON };
+
+/*
+ * One output format.  `out` is the run's output (stdout or -o FILE);
+ * `diag` is where a format sends status lines it does not count as output
+ * (text: stderr).  Every hook must be set (an empty function where the
+ * format ignores the event).
+ */
+struct output_writer {
+	const char *name;	/* -f NAME */
+	enum pr_render render;	/* how map values and print(expr) are rendered */
+	/* "Attached N probes" after attaching (not with -q) */
+	void (*attached)(FILE *out, FILE *diag, int nprobes);
+	/* printf, and the other text events as bpftrace names them: "time",
+	 * "cat", "syscall" (system()'s output); text is not NUL-terminated */
+	void (*message)(FILE *out, const char *type, const char *text, size_t len);
+	/* print(expr) of a non-map value, rendered as `render` says */
+	void (*value)(FILE *out, const char *rendered);
+	/* join(argv): the arguments joined by the separator */
+	void (*join)(FILE *out, const char *text, size_t len);
+	/* at exit, before the maps (after END) */
+	void (*maps_begin)(FILE *out);
+	/*
+	 * One map as bpftrace's print(@m, top, div) would: entries sorted
+	 * ascending by value (int: ival; avg/stats: total/count; hist/lhist:
+	 * sum of buckets; PR_TEXT_VAL: by key only, as bpftrace), ties by
+	 * key; only the last `top` when top > 0; values divided by `div` when
+	 * div > 1.  As in bpftrace, stats maps ignore top and div, lhist maps
+	 * ignore div, and hist divides the printed counts but draws the bars
+	 * from the raw ones.  Sorts m->entries in place (pr_map_order).
+	 */
+	void (*map)(FILE *out, struct pr_map *m, uint32_t top, uint32_t div);
+	/* events the ring buffer dropped */
+	void (*lost_events)(FILE *out, FILE *diag, uint64_t lost);
+};
+
+extern const struct output_writer output_text, output_json;
+/* the writer for -f NAME, NULL when none is called so */
+const struct output_writer *output_find(const char *name);
+/* "text or json": every name, for messages */
+const char *output_names(void);
+
+/* hist/lhist bodies alone, e.g. for one key of a keyed hist */
+void pr_hist_text(FILE *out, const uint64_t *buckets, int nbuckets);
+void pr_lhist_text(FILE *out, const uint64_t *buckets, int nbuckets,
+		   int64_t min, int64_t max, int64_t step);
+/* "[4K, 8K)" style label for hist bucket i into buf ("(..., 0)" for 0, "[0]", "[1]") */
+void pr_hist_label(char *buf, size_t len, int i);
+
+/* JSON helpers, for rendering values as JSON */
+void pr_json_string(FILE *out, const char *s, size_t len);	/* quoted, escaped */
+void pr_json_event(FILE *out, const char *type, const char *data_json);	/* {"type": T, "data": D}\n */
+
+/*
+ * valfmt.h - pure text forms of the values that need userspace work to
+ * print: buf() bytes, ntop() addresses, strftime() timestamps and stacks.
+ *
+ * No BPF and no /proc here: symbols arrive already resolved, so these are
+ * golden-tested without root.  Output is byte-compatible with bpftrace
+ * 0.17.  Results live in the arena a.
+ */
+
+/* buf(): printable ASCII (32..126) as itself, every other byte as \xNN */
+const char *vf_buf(struct arena *a, const uint8_t *p, size_t n);
+
+/* ntop(): af 2 (AF_INET) reads addr[0..4), 10 (AF_INET6) addr[0..16);
+ * any other family gives "" */
+const char *vf_inet(struct arena *a, uint64_t af, const uint8_t *addr);
+
+/* strftime(fmt, t) in local time (utc: UTC), with bpftrace's %f: the
+ * microseconds of t, six digits.  "" when the result is empty or longer
+ * than 1023 bytes. */
+const char *vf_strftime(struct arena *a, const char *fmt, const struct timespec *t, bool utc);
+
+/* Monotonic nanoseconds (bpf_ktime_get_ns, `nsecs`) to wall-clock time,
+ * given one reading of both clocks. */
+struct timespec vf_mono_to_wall(uint64_t mono_ns, const struct timespec *now_real,
+				const struct timespec *now_mono);
+
+enum vf_stack_mode { VF_STACK_BPFTRACE, VF_STACK_PERF, VF_STACK_RAW };
+
+struct vf_frame {
+	uint64_t addr;
+	const char *sym;	/* NULL: unresolved */
+	uint64_t off;		/* addr - symbol start */
+	const char *module;	/* user frames: the mapped file ("[unknown]" if NULL) */
+};
+
+/* A stack as bpftrace prints it: "\n", then one line per frame:
+ *   bpftrace: indent spaces, "sym+off" (or 0x<addr>)
+ *   perf:     "\t<hexaddr> sym+off" plus " (module)" for user stacks
+ *   raw:      "<hexaddr>"
+ * n == 0 gives "" (bpftrace prints a stack it could not read as nothing). */
+const char *vf_stack(struct arena *a, const struct vf_frame *f, int n, enum vf_stack_mode mode,
+		     int indent, bool user);
+
+#endif

@@ -1,0 +1,249 @@
+/*
+ * print.c - what the writers share: bucket labels, entry order, the writer table.
+ *
+ * Everything here is a pure function of the plain structs in print.h and
+ * writes only to the FILE* it is given, so the exact bytes are golden-tested
+ * without root.  The shapes follow bpftrace 0.17, measured on its output:
+ *
+ *  - text: `@m[k1, k2]: V` lines joined by "\n" and followed by one "\n"
+ *    (an empty map prints just "\n"); avg and stats maps are followed by an
+ *    extra "\n"; a hist/lhist entry is `@m[k]: \n` plus its bar lines, and
+ *    entries are separated by "\n" with one more "\n" at the end.  A
+ *    rendered value that already ends in "\n" (a stack) is not followed by
+ *    the separator, as bpftrace does for stacks.
+ *  - JSON: one line `{"type": T, "data": {"@m": V}}` with T "map" (ints,
+ *    strings), "stats" (avg and stats) or "hist" (hist and lhist); keyed
+ *    maps nest `{"k1,k2": V, ...}`; an empty map prints nothing.
+ *  - print(@m, top, div): stats maps ignore both, lhist ignores div, hist
+ *    divides the shown counts but draws bars from the raw ones.
+ *
+ * Where 0.17 is wrong sonde is right: hist buckets above 2^32, signed map
+ * values, JSON strings that stay valid for any input bytes (0.17 writes
+ * bytes >= 0x80 as "\uffffffc3"), deterministic order for equal values, and
+ * every ksym/usym/inet value on its own line (0.17 runs them together).
+ */
+#include "output/out_int.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every -f format: adding one is a file in output/ and a line here. */
+static const struct output_writer *const writers[] = {
+	&output_text,
+	&output_json,
+};
+
+const struct output_writer *output_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(writers) / sizeof(writers[0]); i++)
+		if (!strcmp(writers[i]->name, name))
+			return writers[i];
+	return NULL;
+}
+
+const char *output_names(void)
+{
+	static char names[128];
+
+	if (!names[0])
+		for (size_t i = 0; i < sizeof(writers) / sizeof(writers[0]); i++) {
+			if (i)
+				strcat(names, i + 1 < sizeof(writers) / sizeof(writers[0]) ? ", " : " or ");
+			strcat(names, writers[i]->name);
+		}
+	return names;
+}
+
+/* ----------------------------------------------------- bucket labels */
+
+/* 2^power as bpftrace writes it: 512, 1K, 2M ... 8E, 16E */
+static void pow2_label(char *buf, size_t len, int power)
+{
+	static const char suffix[] = { 0, 'K', 'M', 'G', 'T', 'P', 'E' };
+	int k = power / 10;
+
+	if (k > 6)
+		k = 6;
+	unsigned long long n = 1ULL << (power - 10 * k);
+	if (suffix[k])
+		snprintf(buf, len, "%llu%c", n, suffix[k]);
+	else
+		snprintf(buf, len, "%llu", n);
+}
+
+void pr_hist_label(char *buf, size_t len, int i)
+{
+	char lo[24], hi[24];
+
+	if (i <= 0) {
+		snprintf(buf, len, "(..., 0)");
+	} else if (i == 1) {
+		snprintf(buf, len, "[0]");
+	} else if (i == 2) {
+		snprintf(buf, len, "[1]");
+	} else {
+		if (i > PR_HIST_BUCKETS - 1)
+			i = PR_HIST_BUCKETS - 1;
+		pow2_label(lo, sizeof(lo), i - 2);
+		pow2_label(hi, sizeof(hi), i - 1);
+		snprintf(buf, len, "[%s, %s)", lo, hi);
+	}
+}
+
+/* min + i * step without signed overflow (saturating; sema keeps it in range) */
+int64_t pr_lhist_bound(int64_t min, int64_t step, int i)
+{
+	__int128 v = (__int128)min + (__int128)step * i;
+
+	if (v > INT64_MAX)
+		return INT64_MAX;
+	if (v < INT64_MIN)
+		return INT64_MIN;
+	return (int64_t)v;
+}
+
+/* first and last non-zero bucket and the largest count; false if all zero */
+bool pr_bucket_range(const uint64_t *b, int n, int *first, int *last,
+			 uint64_t *max)
+{
+	*first = -1;
+	*last = -1;
+	*max = 0;
+	for (int i = 0; i < n; i++) {
+		if (!b[i])
+			continue;
+		if (*first < 0)
+			*first = i;
+		*last = i;
+		if (b[i] > *max)
+			*max = b[i];
+	}
+	return *first >= 0;
+}
+
+int pr_clamp_hist_n(int n)
+{
+	if (n < 0)
+		return 0;
+	return n > PR_HIST_BUCKETS ? PR_HIST_BUCKETS : n;
+}
+
+int64_t pr_entry_average(const struct pr_entry *e)
+{
+	if (e->count == 0)
+		return 0;
+	if (e->count == -1)	/* INT64_MIN / -1 would trap */
+		return (int64_t)(0 - (uint64_t)e->total);
+	return e->total / e->count;
+}
+
+static unsigned __int128 entry_bucket_total(const struct pr_entry *e)
+{
+	unsigned __int128 sum = 0;
+
+	for (int i = 0; e->buckets && i < e->nbuckets; i++)
+		sum += e->buckets[i];
+	return sum;
+}
+
+/* key elements actually there (a reader may leave key NULL with nkey set) */
+int pr_entry_nkey(const struct pr_entry *e)
+{
+	return e->key && e->nkey > 0 ? e->nkey : 0;
+}
+
+/* a key element rendered from an integer: "-5", "42" (not "0x1", "(1, 2)") */
+static bool key_as_int(const struct pr_key *k, uint64_t *v)
+{
+	const char *s = k->text;
+	char *end;
+
+	if (k->is_str || !s || !*s)
+		return false;
+	if (s[0] != '-' && (s[0] < '0' || s[0] > '9'))
+		return false;
+	if (s[0] == '-' && (s[1] < '0' || s[1] > '9'))
+		return false;
+	if (s[0] == '0' && s[1] != '\0')
+		return false;	/* "0x10" and such are not decimal integers */
+	if (s[0] == '-')
+		*v = (uint64_t)strtoll(s, &end, 10);
+	else
+		*v = strtoull(s, &end, 10);
+	return *end == '\0';
+}
+
+/*
+ * Key order, as bpftrace sorts keys: element by element; integers by their
+ * 64-bit unsigned value (so -1 sorts after 10, exactly as 0.17 prints it),
+ * everything else by bytes.  To stay a total order whatever the reader
+ * hands us, integers sort before other text at the same position and equal
+ * integers ("-1", "18446744073709551615") fall back to their text.
+ */
+static int key_cmp(const struct pr_entry *a, const struct pr_entry *b)
+{
+	int na = pr_entry_nkey(a), nb = pr_entry_nkey(b);
+	int n = na < nb ? na : nb;
+
+	for (int i = 0; i < n; i++) {
+		const struct pr_key *ka = &a->key[i], *kb = &b->key[i];
+		uint64_t va = 0, vb = 0;
+		bool ia = key_as_int(ka, &va), ib = key_as_int(kb, &vb);
+
+		if (ia != ib)
+			return ia ? -1 : 1;
+		if (ia && va != vb)
+			return va < vb ? -1 : 1;
+		int c = strcmp(ka->text ? ka->text : "", kb->text ? kb->text : "");
+		if (c)
+			return c;
+	}
+	return (na > nb) - (na < nb);
+}
+
+#define CMP3(x, y) (((x) > (y)) - ((x) < (y)))
+
+static int entry_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct pr_entry *a = pa, *b = pb;
+	enum pr_kind kind = *(const enum pr_kind *)ctx;
+	int c = 0;
+
+	switch (kind) {
+	case PR_INT:
+		c = CMP3(a->ival, b->ival);
+		break;
+	case PR_AVG:
+	case PR_STATS:
+		c = CMP3(pr_entry_average(a), pr_entry_average(b));
+		break;
+	case PR_HIST:
+	case PR_LHIST:
+		c = CMP3(entry_bucket_total(a), entry_bucket_total(b));
+		break;
+	case PR_TEXT_VAL:
+		break;		/* bpftrace orders rendered values by key alone */
+	}
+	return c ? c : key_cmp(a, b);
+}
+
+size_t pr_map_order(struct pr_map *m, uint32_t *top, uint32_t *div)
+{
+	size_t first = 0;
+
+	if (m->kind == PR_STATS) {	/* bpftrace ignores both (with a warning) */
+		*top = 0;
+		*div = 1;
+	}
+	if (m->kind == PR_LHIST)	/* bpftrace never divides lhist counts */
+		*div = 1;
+	if (*div == 0)
+		*div = 1;
+	if (m->nentries > 1 && m->entries)
+		qsort_r(m->entries, m->nentries, sizeof(m->entries[0]),
+			entry_cmp, &m->kind);
+	if (*top > 0 && m->nentries > *top)
+		first = m->nentries - *top;
+	return first;
+}

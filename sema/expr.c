@@ -1,0 +1,496 @@
+/*
+ * expr.c - the type of every expression: one switch over node kinds,
+ * one function per kind that needs more than a line.
+ *
+ * Calls and builtin identifiers go to stdlib's table through
+ * sema_opts.builtins; args->FIELD reads the tracepoint's format from
+ * tracefs (host/); $1.. and sizeof are folded into literals here.
+ */
+#include "sema/sema_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/host.h"
+
+/* ---- expressions -------------------------------------------------------- */
+
+/* constant folding for the few places that need a compile-time integer
+ * (lhist bounds, unroll counts, print() arguments) */
+bool sema_fold_const(struct ast_node *e, int64_t *out)
+{
+	int64_t a, b;
+	if (e->kind == N_INT) {
+		*out = (int64_t)e->i.value;
+		return true;
+	}
+	if (e->kind == N_UNARY && e->un.op == OP_NEG && sema_fold_const(e->un.operand, &a)) {
+		*out = -a;
+		return true;
+	}
+	if (e->kind != N_BINARY || !sema_fold_const(e->bin.lhs, &a) || !sema_fold_const(e->bin.rhs, &b))
+		return false;
+	if (e->bin.op == OP_ADD)
+		*out = a + b;
+	else if (e->bin.op == OP_SUB)
+		*out = a - b;
+	else if (e->bin.op == OP_MUL)
+		*out = a * b;
+	else if (e->bin.op == OP_DIV && b)
+		*out = a / b;
+	else if (e->bin.op == OP_SHL)
+		*out = (int64_t)((uint64_t)a << (b & 63));
+	else
+		return false;
+	return true;
+}
+
+bool sema_const_int(struct sema_ctx *s, struct ast_node *e, int64_t *out)
+{
+	if (sema_fold_const(e, out))
+		return true;
+	sema_error(s, e->loc, "expected a constant integer");
+	return false;
+}
+
+struct type *sema_set(struct ast_node *e, struct type t)
+{
+	e->type = t;
+	return &e->type;
+}
+
+struct type *sema_err_type(struct ast_node *e)
+{
+	return sema_set(e, (struct type){.kind = TY_ERROR});
+}
+
+struct type *sema_check_call(struct sema_ctx *s, struct ast_node *e, bool as_stmt)
+{
+	const struct builtin *b = s->opts->builtins(e->call.name, true);
+	if (!b) {
+		sema_error(s, e->loc, "unknown function '%s'", e->call.name);
+		for (struct ast_node *a = e->call.args; a; a = a->next)
+			sema_expr(s, a);
+		return sema_err_type(e);
+	}
+	if (e->call.nargs < b->min_args || e->call.nargs > b->max_args) {
+		if (b->min_args == b->max_args)
+			sema_error(s, e->loc, "%s() takes %d argument%s, %d given", b->name,
+				   b->min_args, b->min_args == 1 ? "" : "s", e->call.nargs);
+		else
+			sema_error(s, e->loc, "%s() takes %d to %d arguments, %d given", b->name,
+				   b->min_args, b->max_args, e->call.nargs);
+		return sema_err_type(e);
+	}
+	if (b->kind == BI_AGG && !s->assign_target) {
+		sema_error(s, e->loc, "%s() must be assigned to a map: @name = %s(...)",
+			   b->name, b->name);
+		return sema_err_type(e);
+	}
+	if (b->kind == BI_STMT && !as_stmt) {
+		sema_error(s, e->loc, "%s() returns no value", b->name);
+		return sema_err_type(e);
+	}
+	if (b->check) {
+		b->check(s, e);
+		return &e->type;
+	}
+	for (struct ast_node *a = e->call.args; a; a = a->next)
+		sema_expr(s, a);
+	return sema_set(e, b->type);
+}
+
+static struct type *check_ident(struct sema_ctx *s, struct ast_node *e)
+{
+	const struct builtin *b = s->opts->builtins(e->ident.name, false);
+	if (!b) {
+		/* kstack/ustack/count etc. may be written without () */
+		const struct builtin *f = s->opts->builtins(e->ident.name, true);
+		if (f && f->min_args == 0) {
+			sema_error(s, e->loc, "'%s' is a function: write %s()", e->ident.name,
+				   e->ident.name);
+			return sema_err_type(e);
+		}
+		sema_error(s, e->loc, "unknown identifier '%s'", e->ident.name);
+		return sema_err_type(e);
+	}
+	if (b->check) {
+		b->check(s, e);
+		return &e->type;
+	}
+	return sema_set(e, b->type);
+}
+
+/* tracepoint args->field */
+static struct type *check_args_field(struct sema_ctx *s, struct ast_node *e)
+{
+	struct sema_probe *p = s->probe;
+	struct type t = {.kind = TY_ERROR};
+	p->uses_args = p->nattach > 1;
+	for (int i = 0; i < p->nattach; i++) {
+		const struct sema_attach *at = &p->attach[i];
+		if (!(sema_provider(at->type)->ctx & PC_TP_ARGS)) {
+			sema_error(s, e->loc, "args->%s is only available in tracepoint probes (not %s)",
+				   e->field.name, at->name);
+			return sema_err_type(e);
+		}
+		const struct tp_field *f = tfs_field(at->fmt, e->field.name);
+		if (!f) {
+			sema_error(s, e->loc, "tracepoint %s has no field '%s'", at->name + strlen("tracepoint:"),
+				   e->field.name);
+			return sema_err_type(e);
+		}
+		struct type ft;
+		if (f->is_data_loc || (f->array_len > 0 && strstr(f->ctype, "char") && !strchr(f->ctype, '*')))
+			ft = ty_str(f->is_data_loc ? STR_MAX : (uint32_t)f->array_len);
+		else if (f->array_len > 0) {
+			ft = (struct type){.kind = TY_ARRAY, .count = (uint32_t)f->array_len,
+					   .size = (uint32_t)f->size};
+			ft.elem = arena_new_obj(s->a, struct type);
+			*ft.elem = f->is_signed ? ty_int64 : ty_uint64;
+			ft.elem->size = (uint32_t)f->size / (uint32_t)f->array_len;
+		} else
+			ft = f->is_signed ? ty_int64 : ty_uint64;
+		if (i == 0)
+			t = ft;
+		else if (t.kind != ft.kind)
+			sema_error(s, e->loc, "field '%s' has different types in %s and %s",
+				   e->field.name, p->attach[0].name, at->name);
+		else if (t.kind == TY_STR && ft.size > t.size)
+			t.size = ft.size;
+	}
+	return sema_set(e, t);
+}
+
+static struct type *check_binary(struct sema_ctx *s, struct ast_node *e)
+{
+	struct type *l = sema_expr(s, e->bin.lhs);
+	struct type *r = sema_expr(s, e->bin.rhs);
+	if (sema_is_error(l) || sema_is_error(r))
+		return sema_err_type(e);
+	enum ast_op op = e->bin.op;
+	if (l->kind == TY_STR || r->kind == TY_STR) {
+		if ((op == OP_EQ || op == OP_NE) && l->kind == TY_STR && r->kind == TY_STR)
+			return sema_set(e, ty_int64);
+		sema_error(s, e->loc, "operator '%s' cannot take %s and %s", ast_op_text(op),
+			   type_str(s->a, l), type_str(s->a, r));
+		return sema_err_type(e);
+	}
+	if (!sema_is_int(l) || !sema_is_int(r)) {
+		sema_error(s, e->loc, "operator '%s' needs integers, not %s and %s", ast_op_text(op),
+			   type_str(s->a, l), type_str(s->a, r));
+		return sema_err_type(e);
+	}
+	if (op == OP_EQ || op == OP_NE || op == OP_LT || op == OP_LE || op == OP_GT ||
+	    op == OP_GE || op == OP_LAND || op == OP_LOR)
+		return sema_set(e, ty_int64);
+	bool uns = (l->kind == TY_INT && !l->is_signed) || (r->kind == TY_INT && !r->is_signed);
+	if (op == OP_SHL || op == OP_SHR)
+		uns = !l->is_signed;
+	return sema_set(e, uns ? ty_uint64 : ty_int64);
+}
+
+static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
+{
+	struct ast_node *b = e->field.base;
+	if (b->kind == N_IDENT && !strcmp(b->ident.name, "args")) {
+		if (s->probe->nattach && s->probe->attach[0].type == PT_TRACEPOINT) {
+			sema_set(b, (struct type){.kind = TY_PTR, .size = 8});
+			return check_args_field(s, e);
+		}
+	}
+	struct type *bt = sema_expr(s, b);
+	if (sema_is_error(bt))
+		return sema_err_type(e);
+	const struct type *st = bt;
+	if (e->field.is_arrow) {
+		if (bt->kind != TY_PTR || !bt->elem || bt->elem->kind != TY_STRUCT) {
+			sema_error(s, e->loc, "'->' needs a pointer to a struct, not %s",
+				   type_str(s->a, bt));
+			return sema_err_type(e);
+		}
+		st = bt->elem;
+	} else if (bt->kind == TY_TUPLE) {
+		/* $t.0 is written as a field whose name is a number */
+		char *end;
+		long idx = strtol(e->field.name, &end, 10);
+		if (*end || idx < 0 || idx >= bt->nfields) {
+			sema_error(s, e->loc, "tuple index '%s' out of range", e->field.name);
+			return sema_err_type(e);
+		}
+		return sema_set(e, bt->fields[idx].type);
+	} else if (bt->kind != TY_STRUCT) {
+		sema_error(s, e->loc, "'.' needs a struct, not %s", type_str(s->a, bt));
+		return sema_err_type(e);
+	}
+	/* a pointer type made before its struct was complete (a field of
+	 * type `struct S *` inside struct S) names the struct only: look the
+	 * definition up now; codegen reads the fields from note.record */
+	if (!st->nfields && st->sname)
+		for (struct sema_struct *d = s->structs; d; d = d->next)
+			if (!strcmp(d->type.sname, st->sname))
+				st = &d->type;
+	e->note.record = st;
+	for (int i = 0; i < st->nfields; i++) {
+		if (!strcmp(st->fields[i].name, e->field.name)) {
+			struct type ft = st->fields[i].type;
+			if (ft.kind == TY_INT)
+				ft = ft.is_signed ? ty_int64 : ty_uint64;
+			if (ft.kind == TY_ARRAY && ft.elem && ft.elem->kind == TY_INT && ft.elem->size == 1)
+				ft = ty_str(ft.count);
+			return sema_set(e, ft);
+		}
+	}
+	sema_error(s, e->loc, "struct %s has no field '%s'", st->sname ? st->sname : "?",
+		   e->field.name);
+	return sema_err_type(e);
+}
+
+static struct type *check_var(struct sema_ctx *s, struct ast_node *e)
+{
+	struct sema_var *v = sema_var_find(s, e->var.name);
+	if (!v) {
+		sema_error(s, e->loc, "variable '$%s' is used before it is assigned",
+			   e->var.name);
+		return sema_err_type(e);
+	}
+	return sema_set(e, v->type);
+}
+
+/* $1 ... are compile-time constants: rewrite the node in place into
+ * an integer or (non-numeric) string literal; $# is the count */
+static struct type *check_positional(struct sema_ctx *s, struct ast_node *e)
+{
+	const char *v = NULL;
+	if (e->pos.index > 0 && e->pos.index <= s->opts->npos_args)
+		v = s->opts->pos_args[e->pos.index - 1];
+	char *end = NULL;
+	long long x = v && *v ? strtoll(v, &end, 0) : 0;
+	if (e->pos.index == 0 || !v || !*v || !*end) {
+		e->kind = N_INT;
+		e->i.value = (uint64_t)(e->pos.index == 0 ? s->opts->npos_args : x);
+		e->i.is_char = false;
+		return sema_set(e, ty_int64);
+	}
+	uint32_t n = (uint32_t)strlen(v);
+	if (n >= STR_MAX)
+		n = STR_MAX - 1;
+	e->kind = N_STR;
+	e->s.value = arena_strndup(s->a, v, n);
+	e->s.len = n;
+	return sema_set(e, ty_str(n + 1));
+}
+
+static struct type *check_unary(struct sema_ctx *s, struct ast_node *e)
+{
+	struct type *t = sema_expr(s, e->un.operand);
+	if (sema_is_error(t))
+		return sema_err_type(e);
+	if (e->un.op == OP_DEREF) {
+		if (t->kind != TY_PTR && t->kind != TY_INT) {
+			sema_error(s, e->loc, "cannot dereference %s", type_str(s->a, t));
+			return sema_err_type(e);
+		}
+		if (t->kind == TY_PTR && t->elem)
+			return sema_set(e, t->elem->kind == TY_INT ? (t->elem->is_signed ? ty_int64 : ty_uint64)
+							       : *t->elem);
+		return sema_set(e, ty_int64);
+	}
+	if (e->un.op == OP_ADDR) {
+		sema_error(s, e->loc, "'&' (address-of) is not supported");
+		return sema_err_type(e);
+	}
+	if (!sema_is_int(t)) {
+		sema_error(s, e->loc, "operator '%s' needs an integer, not %s",
+			   ast_op_text(e->un.op), type_str(s->a, t));
+		return sema_err_type(e);
+	}
+	if (e->un.op == OP_LNOT)
+		return sema_set(e, ty_int64);
+	return sema_set(e, t->kind == TY_INT ? *t : ty_uint64);
+}
+
+static struct type *check_incdec(struct sema_ctx *s, struct ast_node *e)
+{
+	struct ast_node *t = e->incdec.target;
+	if (t->kind == N_VAR) {
+		struct sema_var *v = sema_var_find(s, t->var.name);
+		if (!v) {
+			sema_error(s, t->loc, "variable '$%s' is used before it is assigned", t->var.name);
+			return sema_err_type(e);
+		}
+		if (!sema_is_int(&v->type)) {
+			sema_error(s, e->loc, "'%s' needs an integer variable", e->incdec.is_inc ? "++" : "--");
+			return sema_err_type(e);
+		}
+		t->type = v->type;
+		return sema_set(e, v->type);
+	}
+	if (t->kind == N_MAP) {
+		sema_map_keys(s, t);
+		sema_map_store_value(s, t, &ty_int64, e->loc);
+		struct sema_map *m = sema_map_of(s, t);
+		if (m->kind == MK_VALUE && m->value.kind != TY_INT && !sema_is_error(&m->value)) {
+			sema_error(s, e->loc, "map '%s' holds %s: '++'/'--' need an integer", m->name,
+				   type_str(s->a, &m->value));
+			return sema_err_type(e);
+		}
+		t->type = ty_int64;
+		return sema_set(e, ty_int64);
+	}
+	sema_error(s, e->loc, "'++'/'--' apply to $variables and @maps only");
+	return sema_err_type(e);
+}
+
+static struct type *check_ternary(struct sema_ctx *s, struct ast_node *e)
+{
+	struct type *c = sema_expr(s, e->tern.cond);
+	struct type *a = sema_expr(s, e->tern.then);
+	struct type *b = sema_expr(s, e->tern.els);
+	if (sema_is_error(c) || sema_is_error(a) || sema_is_error(b))
+		return sema_err_type(e);
+	if (!sema_is_int(c)) {
+		sema_error(s, e->tern.cond->loc, "condition must be an integer, not %s",
+			   type_str(s->a, c));
+		return sema_err_type(e);
+	}
+	struct type r = sema_deep_copy(s->a, a);
+	if (!sema_compatible(&r, b, true)) {
+		sema_error(s, e->loc, "'?:' branches differ: %s and %s", type_str(s->a, a),
+			   type_str(s->a, b));
+		return sema_err_type(e);
+	}
+	if (r.kind == TY_INT && (!a->is_signed || !b->is_signed))
+		r.is_signed = false;
+	return sema_set(e, r);
+}
+
+static struct type *check_index(struct sema_ctx *s, struct ast_node *e)
+{
+	struct type *b = sema_expr(s, e->index.base);
+	struct type *i = sema_expr(s, e->index.index);
+	if (sema_is_error(b) || sema_is_error(i))
+		return sema_err_type(e);
+	if (!sema_is_int(i)) {
+		sema_error(s, e->index.index->loc, "index must be an integer");
+		return sema_err_type(e);
+	}
+	if (b->kind == TY_ARRAY || (b->kind == TY_PTR && b->elem)) {
+		struct type el = *b->elem;
+		if (el.kind == TY_INT)
+			el = el.is_signed ? ty_int64 : ty_uint64;
+		return sema_set(e, el);
+	}
+	if (b->kind == TY_STR)
+		return sema_set(e, ty_int64);
+	sema_error(s, e->loc, "cannot index %s", type_str(s->a, b));
+	return sema_err_type(e);
+}
+
+static struct type *check_cast(struct sema_ctx *s, struct ast_node *e)
+{
+	struct type *t = sema_expr(s, e->cast.operand);
+	if (sema_is_error(t))
+		return sema_err_type(e);
+	struct type to;
+	if (!sema_ctype(s, &e->cast.ctype, e->loc, &to))
+		return sema_err_type(e);
+	if (!sema_is_int(t) && !sema_is_int_storage(t)) {
+		sema_error(s, e->loc, "cannot cast %s to %s", type_str(s->a, t), type_str(s->a, &to));
+		return sema_err_type(e);
+	}
+	if (to.kind != TY_INT && to.kind != TY_PTR) {
+		sema_error(s, e->loc, "cannot cast to %s", type_str(s->a, &to));
+		return sema_err_type(e);
+	}
+	return sema_set(e, to);
+}
+
+/* a compile-time constant: rewrite into an integer literal */
+static struct type *check_sizeof(struct sema_ctx *s, struct ast_node *e)
+{
+	struct type t;
+	if (e->size_of.expr) {
+		t = *sema_expr(s, e->size_of.expr);
+		if (sema_is_error(&t))
+			return sema_err_type(e);
+		if (sema_is_int_storage(&t))
+			t.size = 8;
+	} else if (!sema_ctype(s, &e->size_of.ctype, e->loc, &t)) {
+		return sema_err_type(e);
+	}
+	e->kind = N_INT;
+	e->i.value = t.size;
+	e->i.is_char = false;
+	return sema_set(e, ty_uint64);
+}
+
+static struct type *check_tuple(struct sema_ctx *s, struct ast_node *e)
+{
+	struct type t = {.kind = TY_TUPLE, .nfields = e->tuple.nelems};
+	t.fields = arena_new_array(s->a, struct type_field, t.nfields);
+	int i = 0;
+	for (struct ast_node *x = e->tuple.elems; x; x = x->next) {
+		t.fields[i].type = sema_deep_copy(s->a, sema_expr(s, x));
+		if (sema_is_error(&t.fields[i].type))
+			return sema_err_type(e);
+		if (t.fields[i].type.kind == TY_VOID || t.fields[i].type.kind == TY_TUPLE) {
+			sema_error(s, x->loc, "a tuple cannot hold %s", type_str(s->a, &t.fields[i].type));
+			return sema_err_type(e);
+		}
+		i++;
+	}
+	sema_layout(&t);
+	return sema_set(e, t);
+}
+
+struct type *sema_expr(struct sema_ctx *s, struct ast_node *e)
+{
+	switch (e->kind) {
+	case N_INT:
+		return sema_set(e, e->i.value > INT64_MAX ? ty_uint64 : ty_int64);
+	case N_STR:
+		if (e->s.len + 1 > STR_MAX) {
+			sema_error(s, e->loc, "string literal is longer than %d bytes", STR_MAX - 1);
+			return sema_err_type(e);
+		}
+		return sema_set(e, ty_str(e->s.len + 1));
+	case N_IDENT:
+		return check_ident(s, e);
+	case N_VAR:
+		return check_var(s, e);
+	case N_MAP:
+		sema_map_keys(s, e);
+		return sema_set(e, sema_map_read_type(s, e));
+	case N_POSITIONAL:
+		return check_positional(s, e);
+	case N_CALL:
+		return sema_check_call(s, e, false);
+	case N_BINARY:
+		return check_binary(s, e);
+	case N_UNARY:
+		return check_unary(s, e);
+	case N_INCDEC:
+		return check_incdec(s, e);
+	case N_TERNARY:
+		return check_ternary(s, e);
+	case N_FIELD:
+		return check_field(s, e);
+	case N_INDEX:
+		return check_index(s, e);
+	case N_CAST:
+		return check_cast(s, e);
+	case N_SIZEOF:
+		return check_sizeof(s, e);
+	case N_TUPLE:
+		return check_tuple(s, e);
+	case N_EXPR_STMT: case N_ASSIGN: case N_IF: case N_WHILE: case N_UNROLL:
+	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_BLOCK: case N_PROBE:
+	case N_STRUCT_DEF: case N_PROGRAM:
+		break;
+	}
+	sema_error(s, e->loc, "expected an expression");
+	return sema_err_type(e);
+}
+

@@ -1,0 +1,210 @@
+/*
+ * maps.c - map kinds, key and value types inferred from every use, and the
+ * printf-like events the BPF side sends.
+ *
+ * A map's kind comes from its first aggregation or assignment anywhere in
+ * the program, so the checker runs twice (sema.c); here each use is
+ * unified with what earlier uses established, and a mismatch is a located
+ * error naming both.
+ */
+#include "sema/sema_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/format.h"
+
+/* ---- maps --------------------------------------------------------------- */
+
+const char *sema_kind_name(enum map_kind k)
+{
+	static const char *names[] = {"none", "value", "count", "sum", "avg", "min",
+				      "max", "stats", "hist", "lhist"};
+	return names[k];
+}
+
+struct sema_map *sema_map_of(struct sema_ctx *s, struct ast_node *m)
+{
+	for (int i = 0; i < s->nmaps; i++)
+		if (!strcmp(s->maps[i]->name, m->map.name))
+			return s->maps[i];
+	s->maps = arena_grow(s->a, s->maps, (size_t)s->nmaps, sizeof(*s->maps));
+	struct sema_map *map = arena_new_obj(s->a, struct sema_map);
+	map->name = m->map.name;
+	map->loc = m->loc;
+	s->maps[s->nmaps++] = map;
+	return map;
+}
+
+bool sema_map_set_kind(struct sema_ctx *s, struct ast_node *m, enum map_kind kind,
+		       struct src_loc loc)
+{
+	struct sema_map *map = sema_map_of(s, m);
+	if (map->kind == MK_NONE) {
+		map->kind = kind;
+		return true;
+	}
+	if (map->kind != kind) {
+		sema_error(s, loc, "map '%s' is used as %s here but as %s elsewhere",
+			   map->name, sema_kind_name(kind), sema_kind_name(map->kind));
+		return false;
+	}
+	return true;
+}
+
+/* check the keys of a map node and unify them with the map's key type */
+void sema_map_keys(struct sema_ctx *s, struct ast_node *m)
+{
+	struct sema_map *map = sema_map_of(s, m);
+	struct type key = {.kind = TY_NONE};
+	if (m->map.nkeys > MAX_TUPLE) {
+		sema_error(s, m->loc, "map '%s': at most %d keys", map->name, MAX_TUPLE);
+		return;
+	}
+	if (m->map.nkeys == 1) {
+		key = *sema_expr(s, m->map.keys);
+	} else if (m->map.nkeys > 1) {
+		key.kind = TY_TUPLE;
+		key.nfields = m->map.nkeys;
+		key.fields = arena_new_array(s->a, struct type_field, key.nfields);
+		int i = 0;
+		for (struct ast_node *k = m->map.keys; k; k = k->next)
+			key.fields[i++].type = *sema_expr(s, k);
+	}
+	for (int i = 0; key.kind == TY_TUPLE && i < key.nfields; i++)
+		if (sema_is_error(&key.fields[i].type))
+			return;
+	if (sema_is_error(&key))
+		return;
+	for (struct ast_node *k = m->map.keys; k; k = k->next) {
+		enum type_kind kk = k->type.kind;
+		if (kk == TY_TUPLE) {
+			sema_error(s, k->loc, "map '%s': a tuple cannot be a map key; write the "
+				   "elements as keys: %s[a, b]", map->name, map->name);
+			return;
+		}
+		if (kk == TY_VOID || kk == TY_COUNT || kk == TY_HIST || kk == TY_STRUCT ||
+		    kk == TY_ARRAY || kk == TY_LHIST || kk == TY_STATS || kk == TY_AVG) {
+			sema_error(s, k->loc, "map '%s': %s cannot be a map key", map->name,
+				   type_str(s->a, &k->type));
+			return;
+		}
+	}
+	if (!map->key.kind && !map->key_size) {
+		map->key = sema_deep_copy(s->a, &key);
+		map->key_size = 1;	/* marks "key seen" even for keyless maps */
+		return;
+	}
+	int want = map->key.kind == TY_NONE ? 0 : map->key.kind == TY_TUPLE ? map->key.nfields : 1;
+	if (want != m->map.nkeys) {
+		sema_error(s, m->loc, "map '%s' has %d key%s here but %d elsewhere", map->name,
+			   m->map.nkeys, m->map.nkeys == 1 ? "" : "s", want);
+		return;
+	}
+	if (!sema_compatible(&map->key, &key, true))
+		sema_error(s, m->loc, "map '%s' key is %s here but %s elsewhere", map->name,
+			   type_str(s->a, &key), type_str(s->a, &map->key));
+}
+
+/* a map read in an expression */
+struct type sema_map_read_type(struct sema_ctx *s, struct ast_node *m)
+{
+	struct sema_map *map = sema_map_of(s, m);
+	switch (map->kind) {
+	case MK_NONE:
+		if (!s->quiet)
+			sema_error(s, m->loc, "map '%s' is read but never assigned", map->name);
+		return (struct type){.kind = TY_ERROR};
+	case MK_VALUE:
+		return sema_deep_copy(s->a, &map->value);
+	case MK_COUNT:
+	case MK_SUM:
+	case MK_MIN:
+	case MK_MAX:
+		return ty_int64;
+	case MK_AVG:
+	case MK_STATS:
+	case MK_HIST:
+	case MK_LHIST:
+		sema_error(s, m->loc, "map '%s' holds %s, which cannot be read in an expression",
+			   map->name, sema_kind_name(map->kind));
+		return (struct type){.kind = TY_ERROR};
+	}
+	return (struct type){.kind = TY_ERROR};
+}
+
+void sema_map_store_value(struct sema_ctx *s, struct ast_node *m, const struct type *v,
+			    struct src_loc loc)
+{
+	if (sema_is_error(v))
+		return;
+	if (v->kind == TY_VOID || v->kind == TY_NONE) {
+		sema_error(s, loc, "map '%s': this expression has no value", m->map.name);
+		return;
+	}
+	if (!sema_map_set_kind(s, m, MK_VALUE, loc))
+		return;
+	struct sema_map *map = sema_map_of(s, m);
+	if (map->value.kind == TY_NONE) {
+		map->value = sema_deep_copy(s->a, v);
+		return;
+	}
+	if (!sema_compatible(&map->value, v, true))
+		sema_error(s, loc, "map '%s' holds %s, cannot assign %s", map->name,
+			   type_str(s->a, &map->value), type_str(s->a, v));
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+struct sema_event *sema_add_event(struct sema_ctx *s, enum event_kind kind, struct ast_node *c,
+				  const char *fmt, struct ast_node *args)
+{
+	struct sema_event *ev = arena_new_obj(s->a, struct sema_event);
+	ev->kind = kind;
+	ev->fmt = fmt;
+	ev->loc = c->loc;
+	ev->args.kind = TY_TUPLE;
+	int n = 0;
+	for (struct ast_node *a = args; a; a = a->next)
+		n++;
+	ev->args.nfields = n;
+	ev->args.fields = arena_new_array(s->a, struct type_field, n ? n : 1);
+	int i = 0;
+	for (struct ast_node *a = args; a; a = a->next, i++)
+		ev->args.fields[i].type = sema_deep_copy(s->a, &a->type);
+	sema_layout(&ev->args);
+	if (fmt) {
+		ev->spec = arena_new_obj(s->a, struct fmt_spec);
+		const char *err = NULL;
+		int off = 0;
+		if (fmt_parse(s->a, fmt, ev->spec, &err, &off)) {
+			sema_error(s, c->call.args ? c->call.args->loc : c->loc, "%s", err);
+			return ev;
+		}
+		if (ev->spec->nconvs != n) {
+			sema_error(s, c->loc, "%s: format has %d conversion%s but %d argument%s given",
+				   c->call.name, ev->spec->nconvs, ev->spec->nconvs == 1 ? "" : "s",
+				   n, n == 1 ? "" : "s");
+			return ev;
+		}
+		i = 0;
+		for (struct ast_node *a = args; a; a = a->next, i++) {
+			const struct fmt_conv *cv = &ev->spec->convs[i];
+			bool num = sema_is_int(&a->type);
+			if (sema_is_error(&a->type))
+				continue;
+			if (cv->kind != FMT_STR && !num)
+				sema_error(s, a->loc, "%s: '%s' needs an integer, not %s", c->call.name,
+					   cv->spec, type_str(s->a, &a->type));
+			else if (cv->conv == 'r' && a->type.kind != TY_BUF)
+				sema_error(s, a->loc, "%s: '%s' needs a buf(), not %s", c->call.name,
+					   cv->spec, type_str(s->a, &a->type));
+		}
+	}
+	s->events = arena_grow(s->a, s->events, (size_t)s->nevents, sizeof(*s->events));
+	ev->id = s->nevents;
+	s->events[s->nevents++] = ev;
+	return ev;
+}
+

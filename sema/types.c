@@ -1,0 +1,200 @@
+/*
+ * types.c - what a type is and when two agree.
+ *
+ * Integers are 64-bit in registers, maps and events; strings are
+ * fixed-size, NUL-padded byte arrays that widen where a map or variable
+ * holds several sizes; tuples are laid out with 8-aligned fields.  Also
+ * the C types written in casts, sizeof and struct definitions.
+ */
+#include "sema/sema_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct type ty_int64 = {.kind = TY_INT, .size = 8, .is_signed = true};
+const struct type ty_uint64 = {.kind = TY_INT, .size = 8};
+const struct type ty_void = {.kind = TY_VOID};
+
+struct type ty_str(uint32_t size)
+{
+	return (struct type){.kind = TY_STR, .size = size};
+}
+
+bool sema_is_int(const struct type *t)
+{
+	return t->kind == TY_INT || t->kind == TY_PTR;
+}
+
+bool sema_is_error(const struct type *t)
+{
+	return t->kind == TY_ERROR;
+}
+
+/* integer-valued kinds that print specially but are stored as 8 bytes */
+bool sema_is_int_storage(const struct type *t)
+{
+	return type_is(t, TT_INT_STORAGE);
+}
+
+/* Lay out a type for maps and events: integers 8 bytes, each tuple field
+ * 8-aligned, sizes rounded to 8.  Returns the size. */
+uint32_t sema_layout(struct type *t)
+{
+	if (sema_is_int_storage(t)) {
+		t->size = 8;
+		return 8;
+	}
+	if (t->kind == TY_TUPLE) {
+		uint32_t off = 0;
+		for (int i = 0; i < t->nfields; i++) {
+			off = (off + 7) & ~7u;
+			t->fields[i].offset = off;
+			off += sema_layout(&t->fields[i].type);
+		}
+		t->size = (off + 7) & ~7u;
+	}
+	return t->size;
+}
+
+/* Do values of type b fit where a is stored?  Strings widen a in place
+ * (a map or variable holding both comm and str() takes the larger size). */
+bool sema_compatible(struct type *a, const struct type *b, bool widen)
+{
+	if (sema_is_error(a) || sema_is_error(b))
+		return true;
+	if (sema_is_int_storage(a) && sema_is_int_storage(b)) {
+		/* stacks print per their mode and depth, timestamps per format */
+		if (a->kind == b->kind && (a->kind == TY_USTACK || a->kind == TY_KSTACK))
+			return a->count == b->count && a->stack_mode == b->stack_mode;
+		if (a->kind == b->kind && a->kind == TY_TIMESTAMP)
+			return !a->fmt || !b->fmt || !strcmp(a->fmt, b->fmt);
+		if (a->kind == b->kind && a->kind == TY_DECODED)
+			return a->decoder == b->decoder;
+		return a->kind == b->kind || (sema_is_int(a) && sema_is_int(b));
+	}
+	if (a->kind != b->kind)
+		return false;
+	/* sized values widen; tuples agree field by field; lhist by bounds;
+	 * every other kind agrees with itself */
+	if (a->kind == TY_STR || a->kind == TY_BUF || a->kind == TY_INET) {
+		if (b->size > a->size) {
+			if (!widen)
+				return false;
+			a->size = b->size;
+		}
+		return true;
+	}
+	if (a->kind == TY_TUPLE) {
+		if (a->nfields != b->nfields)
+			return false;
+		for (int i = 0; i < a->nfields; i++)
+			if (!sema_compatible(&a->fields[i].type, &b->fields[i].type, widen))
+				return false;
+		return true;
+	}
+	if (a->kind == TY_LHIST)
+		return a->lh_min == b->lh_min && a->lh_max == b->lh_max && a->lh_step == b->lh_step;
+	return true;
+}
+
+struct type sema_deep_copy(struct arena *a, const struct type *t)
+{
+	struct type c = *t;
+	if (t->kind == TY_TUPLE && t->nfields) {
+		c.fields = arena_new_array(a, struct type_field, t->nfields);
+		for (int i = 0; i < t->nfields; i++) {
+			c.fields[i] = t->fields[i];
+			c.fields[i].type = sema_deep_copy(a, &t->fields[i].type);
+		}
+	}
+	return c;
+}
+
+/* ---- struct definitions --------------------------------------------------- */
+
+static const struct { const char *name; uint32_t size; bool is_signed; } int_types[] = {
+	{"int8", 1, true}, {"int16", 2, true}, {"int32", 4, true}, {"int64", 8, true},
+	{"uint8", 1, false}, {"uint16", 2, false}, {"uint32", 4, false}, {"uint64", 8, false},
+	{"char", 1, true}, {"short", 2, true}, {"int", 4, true}, {"long", 8, true},
+	{"bool", 1, false}, {"u8", 1, false}, {"u16", 2, false}, {"u32", 4, false},
+	{"u64", 8, false}, {"s8", 1, true}, {"s16", 2, true}, {"s32", 4, true},
+	{"s64", 8, true}, {"size_t", 8, false}, {"pid_t", 4, true}, {"uid_t", 4, false},
+	{"unsigned", 4, false}, {"signed", 4, true}, {"void", 1, false},
+	{"long long", 8, true},
+};
+
+bool sema_ctype(struct sema_ctx *s, const struct ast_ctype *ct, struct src_loc loc,
+		struct type *out)
+{
+	struct type base = {.kind = TY_NONE};
+	if (ct->is_struct) {
+		for (struct sema_struct *st = s->structs; st; st = st->next)
+			if (!strcmp(st->type.sname, ct->name))
+				base = st->type;
+		if (base.kind == TY_NONE) {
+			if (ct->ptr_depth == 0) {
+				sema_error(s, loc, "unknown struct '%s' (define it in the script)", ct->name);
+				return false;
+			}
+			base = (struct type){.kind = TY_STRUCT, .sname = ct->name};
+		}
+	} else {
+		for (size_t i = 0; i < sizeof(int_types) / sizeof(int_types[0]); i++)
+			if (!strcmp(int_types[i].name, ct->name)) {
+				base = (struct type){.kind = TY_INT, .size = int_types[i].size,
+						     .is_signed = int_types[i].is_signed && !ct->is_unsigned};
+				break;
+			}
+		if (base.kind == TY_NONE) {
+			sema_error(s, loc, "unknown type '%s'", ct->name);
+			return false;
+		}
+	}
+	for (int i = 0; i < ct->ptr_depth; i++) {
+		struct type *el = arena_new_obj(s->a, struct type);
+		*el = base;
+		base = (struct type){.kind = TY_PTR, .size = 8, .elem = el};
+	}
+	*out = base;
+	return true;
+}
+
+void sema_define_struct(struct sema_ctx *s, struct ast_node *d)
+{
+	struct sema_struct *st = arena_new_obj(s->a, struct sema_struct);
+	st->type.kind = TY_STRUCT;
+	st->type.sname = d->sdef.name;
+	int n = 0;
+	for (struct ast_struct_field *f = d->sdef.fields; f; f = f->next)
+		n++;
+	st->type.fields = arena_new_array(s->a, struct type_field, n ? n : 1);
+	uint32_t off = 0, align_max = 1;
+	for (struct ast_struct_field *f = d->sdef.fields; f; f = f->next) {
+		struct type ft;
+		if (!sema_ctype(s, &f->ctype, f->loc, &ft))
+			return;
+		uint32_t sz = ft.size, al = ft.kind == TY_STRUCT ? 8 : (ft.size ? ft.size : 1);
+		if (f->ctype.array_len >= 0) {
+			struct type *el = arena_new_obj(s->a, struct type);
+			*el = ft;
+			ft = (struct type){.kind = TY_ARRAY, .elem = el, .count = (uint32_t)f->ctype.array_len,
+					   .size = sz * (uint32_t)f->ctype.array_len};
+			sz = ft.size;
+		}
+		if (al > 8)
+			al = 8;
+		off = (off + al - 1) & ~(al - 1);
+		if (al > align_max)
+			align_max = al;
+		struct type_field *tf = &st->type.fields[st->type.nfields++];
+		tf->name = f->name;
+		tf->offset = off;
+		tf->type = ft;
+		off += sz;
+	}
+	st->type.size = (off + align_max - 1) & ~(align_max - 1);
+	st->next = s->structs;
+	s->structs = st;
+}
+

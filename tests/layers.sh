@@ -1,0 +1,46 @@
+#!/bin/bash
+# The import graph runs one way: a folder includes only from folders at its
+# own level or before it in
+#   common -> host -> lexer -> parser -> sema -> codegen|stdlib -> output -> runtime -> cli
+# agent/ (the LD_PRELOAD library) sits beside host/: it may include common/
+# only.  codegen and stdlib are one level: builtins lower themselves through
+# codegen's BPF-domain layer and codegen finds builtins in stdlib's table.
+# Every include names its folder from the root ("host/host.h"), except the
+# generated parser.h and syscall_names.h.  tests/ is exempt.  Writes "PASS|FAIL layers:FOLDER" lines to $1 (or
+# stdout) and exits non-zero on any arrow back up.
+cd "$(dirname "$0")/.." || exit 2
+out=${1:-/dev/stdout}
+level() {
+	case $1 in
+	common) echo 0 ;; host|agent) echo 1 ;; lexer) echo 2 ;; parser) echo 3 ;; sema) echo 4 ;;
+	codegen|stdlib) echo 5 ;; output) echo 6 ;; runtime) echo 7 ;; cli) echo 8 ;;
+	*) echo -1 ;;
+	esac
+}
+fail=0
+for dir in common host agent lexer parser sema codegen stdlib output runtime cli; do
+	me=$(level "$dir")
+	bad=""
+	# every quoted include names its folder: #include "folder/file.h"
+	while IFS=: read -r file inc; do
+		to=${inc%%/*}
+		if [ "$to" = "$inc" ]; then
+			# only generated headers (build/gen) go without a folder
+			case $inc in parser.h|syscall_names.h) continue ;; esac
+			bad="$bad $file->$inc(no folder)"
+			continue
+		fi
+		lv=$(level "$to")
+		if [ "$lv" -lt 0 ] || [ "$lv" -gt "$me" ]; then
+			bad="$bad $file->$inc"
+		fi
+	done < <(grep -Ho '^#include "[^"]*"' "$dir"/*.[chly] 2>/dev/null |
+		 sed 's/#include "\(.*\)"/\1/')
+	if [ -n "$bad" ]; then
+		echo "FAIL layers:$dir (includes from a later layer:$bad)" >> "$out"
+		fail=1
+	else
+		echo "PASS layers:$dir" >> "$out"
+	fi
+done
+exit $fail
