@@ -56,6 +56,8 @@ static void usage(FILE *out)
 		"    --dry-run        compile, load, attach and detach, then exit 0\n"
 		"    --container ID   only this container (id, prefix or cgroup path)\n"
 		"    --follow         rescan uprobe targets for new processes every second\n"
+		"    --map-keys-max N keys each map holds (default 4096; also BPFTRACE_MAP_KEYS_MAX)\n"
+		"    --exclude-self   no probe fires for sonde's own process\n"
 		"    --emit ast|ir|asm  print the typed AST, LLVM IR or BPF assembly and exit\n"
 		"    -V, --version    print the version\n"
 		"    -h, --help       this help\n"
@@ -139,7 +141,24 @@ static int start_child(const char *cmd, int *go_fd)
 	return p;
 }
 
-enum { OPT_UNSAFE = 256, OPT_DRY_RUN, OPT_CONTAINER, OPT_EMIT, OPT_FOLLOW };
+enum { OPT_UNSAFE = 256, OPT_DRY_RUN, OPT_CONTAINER, OPT_EMIT, OPT_FOLLOW, OPT_MAP_KEYS_MAX,
+       OPT_EXCLUDE_SELF };
+
+/* --map-keys-max / BPFTRACE_MAP_KEYS_MAX: 1 .. 16M keys (hist and lhist
+ * maps hold 16 slots a key, which must fit the kernel's u32) */
+static int parse_keys_max(const char *what, const char *s, uint32_t *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > (1 << 24)) {
+		fprintf(stderr, "sonde: %s needs a number of keys from 1 to %d, not '%s'\n", what,
+			1 << 24, s);
+		return -EINVAL;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -151,12 +170,19 @@ int main(int argc, char **argv)
 		{"container", required_argument, NULL, OPT_CONTAINER},
 		{"emit", required_argument, NULL, OPT_EMIT},
 		{"follow", no_argument, NULL, OPT_FOLLOW},
+		{"map-keys-max", required_argument, NULL, OPT_MAP_KEYS_MAX},
+		{"exclude-self", no_argument, NULL, OPT_EXCLUDE_SELF},
 		{0},
 	};
 	const char *prog_text = NULL, *out_path = NULL, *cmd = NULL, *container = NULL, *emit = NULL;
 	bool do_list = false, unsafe = false, dry_run = false, quiet = false, follow = false;
+	bool exclude_self = false;
 	int verbose = 0, pid = 0, c;
 	const struct output_writer *writer = &output_text;
+	uint32_t keys_max = 0;
+	const char *env_keys = getenv("BPFTRACE_MAP_KEYS_MAX");
+	if (env_keys && *env_keys && parse_keys_max("BPFTRACE_MAP_KEYS_MAX", env_keys, &keys_max))
+		return 1;
 
 	while ((c = getopt_long(argc, argv, "+e:lvqp:c:f:o:hV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -194,6 +220,11 @@ int main(int argc, char **argv)
 		case OPT_DRY_RUN: dry_run = true; break;
 		case OPT_CONTAINER: container = optarg; break;
 		case OPT_FOLLOW: follow = true; break;
+		case OPT_EXCLUDE_SELF: exclude_self = true; break;
+		case OPT_MAP_KEYS_MAX:	/* the flag wins over the environment */
+			if (parse_keys_max("--map-keys-max", optarg, &keys_max))
+				return 1;
+			break;
 		case OPT_EMIT:
 			if (strcmp(optarg, "ast") && strcmp(optarg, "ir") && strcmp(optarg, "asm")) {
 				fprintf(stderr, "sonde: --emit takes ast, ir or asm, not '%s'\n", optarg);
@@ -293,7 +324,8 @@ int main(int argc, char **argv)
 		.out = stdout, .start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
 		.filter_pid = pid ? pid : 0, .filter_cgroup = cont ? cont->cgroup_id : 0,
 		.filter_cgroup_level = cont ? cont->level : 0,
-		.child_pid = child, .src = prog_text,
+		.child_pid = child, .src = prog_text, .map_keys_max = keys_max,
+		.exclude_pid = exclude_self ? getpid() : 0,
 	};
 	struct cg_object obj = {0};
 	if (cg_compile(a, r, &co, &obj))

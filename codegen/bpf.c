@@ -145,11 +145,29 @@ LLVMValueRef cg_map_lookup(struct cg_ctx *cg, const struct sema_map *m, LLVMValu
 	return call_ret(cg, BPF_FUNC_map_lookup_elem, cg->ptr, args, 2);
 }
 
+/* ++ the i64 in slot idx of a per-CPU array of counters */
+static void count_in(struct cg_ctx *cg, LLVMValueRef map, uint32_t idx)
+{
+	LLVMValueRef key = cg_alloca_shared(cg, 8, "sonde.countkey");
+	cg_store_i64(cg, cg_const(cg, idx), key);
+	LLVMValueRef args[] = {map, key};
+	LLVMValueRef p = call_ret(cg, BPF_FUNC_map_lookup_elem, cg->ptr, args, 2);
+	struct cg_if f = cg_begin_if(cg, LLVMBuildIsNotNull(cg->b, p, ""), "count");
+	cg_store_i64(cg, LLVMBuildAdd(cg->b, cg_load_i64(cg, p), cg_const(cg, 1), ""), p);
+	cg_end_if(cg, &f);
+}
+
 LLVMValueRef cg_map_update(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key,
 			   LLVMValueRef val, uint64_t flags)
 {
 	LLVMValueRef args[] = {cg_map_ref(cg, m), key, val, cg_const(cg, flags)};
-	return cg_helper_call(cg, BPF_FUNC_map_update_elem, args, 4);
+	LLVMValueRef rc = cg_helper_call(cg, BPF_FUNC_map_update_elem, args, 4);
+	/* a full map refuses new keys (-E2BIG): count it, userspace warns */
+	struct cg_if f = cg_begin_if(cg, LLVMBuildICmp(cg->b, LLVMIntSLT, rc, cg_const(cg, 0), ""),
+				     "update_failed");
+	count_in(cg, cg->map_fails, (uint32_t)m->id);
+	cg_end_if(cg, &f);
+	return rc;
 }
 
 LLVMValueRef cg_map_delete(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key)
@@ -171,15 +189,25 @@ void cg_event_output(struct cg_ctx *cg, LLVMValueRef buf, LLVMValueRef size)
 	LLVMValueRef rc = cg_helper_call(cg, BPF_FUNC_ringbuf_output, args, 4);
 	LLVMValueRef failed = LLVMBuildICmp(cg->b, LLVMIntSLT, rc, cg_const(cg, 0), "");
 	struct cg_if f = cg_begin_if(cg, failed, "lost");
-	LLVMValueRef key = cg_alloca_shared(cg, 8, "sonde.lostkey");
-	cg_store_i64(cg, cg_const(cg, 0), key);
-	LLVMValueRef largs[] = {cg->lost, key};
-	LLVMValueRef p = call_ret(cg, BPF_FUNC_map_lookup_elem, cg->ptr, largs, 2);
-	LLVMValueRef ok = LLVMBuildIsNotNull(cg->b, p, "");
-	struct cg_if g = cg_begin_if(cg, ok, "count_lost");
-	cg_store_i64(cg, LLVMBuildAdd(cg->b, cg_load_i64(cg, p), cg_const(cg, 1), ""), p);
-	cg_end_if(cg, &g);
+	count_in(cg, cg->lost, 0);
 	cg_end_if(cg, &f);
+}
+
+void cg_stop_request(struct cg_ctx *cg)
+{
+	/* one word userspace maps and reads without a system call: set
+	 * before the EV_EXIT event, which a full ring buffer would drop */
+	LLVMValueRef map = LLVMGetNamedGlobal(cg->mod, CG_STOP_MAP);
+	if (!map)
+		map = cg_declare_map(cg, CG_STOP_MAP, BPF_MAP_TYPE_ARRAY, 1, 4, 8, BPF_F_MMAPABLE);
+	LLVMValueRef key = cg_alloca_shared(cg, 8, "sonde.stopkey");
+	cg_store_i64(cg, cg_const(cg, 0), key);
+	LLVMValueRef args[] = {map, key};
+	LLVMValueRef p = call_ret(cg, BPF_FUNC_map_lookup_elem, cg->ptr, args, 2);
+	struct cg_if f = cg_begin_if(cg, LLVMBuildIsNotNull(cg->b, p, ""), "stop");
+	cg_store_i64(cg, cg_const(cg, 1), p);
+	cg_end_if(cg, &f);
+	cg_event_raw(cg, EV_EXIT, 0, NULL, 0);
 }
 
 static LLVMValueRef header(struct cg_ctx *cg, enum event_kind kind, uint32_t id)
@@ -232,7 +260,7 @@ LLVMValueRef cg_aux_map(struct cg_ctx *cg, const char *name, uint32_t type, uint
 			uint32_t key_size, uint32_t value_size)
 {
 	LLVMValueRef g = LLVMGetNamedGlobal(cg->mod, name);
-	return g ? g : cg_declare_map(cg, name, type, max_entries, key_size, value_size);
+	return g ? g : cg_declare_map(cg, name, type, max_entries, key_size, value_size, 0);
 }
 
 LLVMValueRef cg_scratch(struct cg_ctx *cg, const char *name, uint32_t size)

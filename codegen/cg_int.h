@@ -37,6 +37,7 @@ struct cg_ctx {
 	bool *map_declared;		/* by sema_map id, in any module */
 	bool split;			/* several modules, linked into one object */
 	LLVMValueRef ringbuf, lost;
+	LLVMValueRef map_fails;	/* per-CPU counters of refused updates, by map id */
 	/* the function being generated */
 	LLVMValueRef fn;
 	LLVMValueRef ctx_arg;
@@ -55,7 +56,8 @@ void cg_stmt(struct cg_ctx *cg, struct ast_node *st);
 LLVMValueRef cg_cond(struct cg_ctx *cg, struct ast_node *e);
 /* module.c: a BTF-defined map global in ".maps" (key_size 0: none) */
 LLVMValueRef cg_declare_map(struct cg_ctx *cg, const char *name, uint32_t type,
-			    uint32_t max_entries, uint32_t key_size, uint32_t value_size);
+			    uint32_t max_entries, uint32_t key_size, uint32_t value_size,
+			    uint32_t map_flags);
 /* maps.c */
 void cg_maps_declare(struct cg_ctx *cg);
 LLVMValueRef cg_map_read(struct cg_ctx *cg, struct ast_node *map);	/* expression value */

@@ -33,6 +33,8 @@ struct cg_opts {
 				 * at this level must be filter_cgroup (child
 				 * cgroups of the container match too) */
 	int child_pid;		/* -c: the child's pid, for cpid */
+	uint32_t map_keys_max;	/* keys per map (0: CG_MAP_KEYS_MAX) */
+	int exclude_pid;	/* --exclude-self: sonde's pid, which no probe sees */
 	const char *src;	/* program text: put in BTF line info so the verifier's
 				 * log quotes the source line of a failing instruction */
 };
@@ -54,6 +56,15 @@ struct cg_object {
 /* name of the ring buffer map and the lost-event counter in the object */
 #define CG_RINGBUF_MAP "events"
 #define CG_LOST_MAP "lost_events"
+/* keys a map holds unless told (--map-keys-max, BPFTRACE_MAP_KEYS_MAX), as
+ * bpftrace; hist and lhist maps hold this many slots per key (a slot per
+ * (key, bucket) in use) */
+#define CG_MAP_KEYS_MAX 4096
+#define CG_HIST_SLOTS_PER_KEY 16
+/* per-CPU counters, by map id, of updates a full map refused */
+#define CG_MAP_FAILS_MAP "map_fails"
+/* exit()'s flag: a one-word mmap'able array, present when the script exits */
+#define CG_STOP_MAP "sonde_stop"
 /* stack traces of depth N live in the STACK_TRACE map "stk_N" */
 #define CG_STACK_MAP_FMT "stk_%u"
 /* a join() event: header, u64 count, then CG_JOIN_ARGS NUL-terminated
@@ -126,6 +137,9 @@ void cg_agg_update(struct cg_ctx *cg, struct ast_node *map, struct ast_node *cal
 void cg_event_emit(struct cg_ctx *cg, const struct sema_event *ev, struct ast_node *args);
 void cg_event_raw(struct cg_ctx *cg, enum event_kind kind, uint32_t id,
 		  const uint64_t *words, int nwords);
+/* exit(): set the stop flag userspace reads from memory, then send EV_EXIT
+ * (the event only wakes the consumer; a full ring buffer may drop it) */
+void cg_stop_request(struct cg_ctx *cg);
 /* send `size` bytes at buf as one event (buf starts with the header);
  * size may be a run-time value bounded by the buffer's size */
 void cg_event_output(struct cg_ctx *cg, LLVMValueRef buf, LLVMValueRef size);

@@ -69,12 +69,17 @@ static LLVMMetadataRef di_uint_field(struct cg_ctx *cg, uint64_t n)
 
 /* a BTF-defined map: the global, its DI struct, section .maps */
 static LLVMValueRef declare_map(struct cg_ctx *cg, const char *name, uint32_t type,
-				uint32_t max_entries, uint32_t key_size, uint32_t value_size)
+				uint32_t max_entries, uint32_t key_size, uint32_t value_size,
+				uint32_t map_flags)
 {
-	static const char *fields[] = {"type", "max_entries", "key_size", "value_size"};
-	uint64_t vals[] = {type, max_entries, key_size, value_size};
+	const char *fields[5] = {"type", "max_entries", "key_size", "value_size", "map_flags"};
+	uint64_t vals[5] = {type, max_entries, key_size, value_size, map_flags};
 	int n = key_size ? 4 : 2;
-	LLVMTypeRef elems[4] = {cg->ptr, cg->ptr, cg->ptr, cg->ptr};
+	if (map_flags) {	/* libbpf finds the fields by name */
+		fields[n] = "map_flags";
+		vals[n++] = map_flags;
+	}
+	LLVMTypeRef elems[5] = {cg->ptr, cg->ptr, cg->ptr, cg->ptr, cg->ptr};
 	LLVMTypeRef st = LLVMStructTypeInContext(cg->ctx, elems, (unsigned)n, 0);
 	LLVMValueRef g = LLVMAddGlobal(cg->mod, st, name);
 	LLVMSetInitializer(g, LLVMConstNull(st));
@@ -84,7 +89,7 @@ static LLVMValueRef declare_map(struct cg_ctx *cg, const char *name, uint32_t ty
 	 * BPF linker keeps one of the identical weak definitions */
 	LLVMSetLinkage(g, cg->split ? LLVMWeakAnyLinkage : LLVMExternalLinkage);
 
-	LLVMMetadataRef members[4];
+	LLVMMetadataRef members[5];
 	for (int i = 0; i < n; i++)
 		members[i] = LLVMDIBuilderCreateMemberType(cg->dib, cg->di_file, fields[i],
 							   strlen(fields[i]), cg->di_file, 0, 64, 64,
@@ -101,9 +106,10 @@ static LLVMValueRef declare_map(struct cg_ctx *cg, const char *name, uint32_t ty
 }
 
 LLVMValueRef cg_declare_map(struct cg_ctx *cg, const char *name, uint32_t type,
-			    uint32_t max_entries, uint32_t key_size, uint32_t value_size)
+			    uint32_t max_entries, uint32_t key_size, uint32_t value_size,
+			    uint32_t map_flags)
 {
-	return declare_map(cg, name, type, max_entries, key_size, value_size);
+	return declare_map(cg, name, type, max_entries, key_size, value_size, map_flags);
 }
 
 const char *cg_map_obj_name(struct arena *a, const struct sema_map *m)
@@ -117,20 +123,17 @@ const char *cg_map_obj_name(struct arena *a, const struct sema_map *m)
 	return arena_strdup(a, buf);
 }
 
-#define MAP_MAX_ENTRIES 4096
 #define RINGBUF_SIZE (1u << 20)
 
 static LLVMValueRef declare_user_map(struct cg_ctx *cg, const struct sema_map *m)
 {
-	uint32_t entries = MAP_MAX_ENTRIES;
-	if (m->kind == MK_HIST)
-		entries *= 16;	/* one slot per (key, bucket) */
-	else if (m->kind == MK_LHIST)
-		entries *= 16;
+	uint32_t entries = cg->opts->map_keys_max ? cg->opts->map_keys_max : CG_MAP_KEYS_MAX;
+	if (m->kind == MK_HIST || m->kind == MK_LHIST)
+		entries *= CG_HIST_SLOTS_PER_KEY;	/* one slot per (key, bucket) */
 	cg->map_declared[m->id] = true;
 	return cg->map_globals[m->id] = declare_map(cg, cg_map_obj_name(cg->a, m),
 						    m->percpu ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH,
-						    entries, m->key_size, m->value_size);
+						    entries, m->key_size, m->value_size, 0);
 }
 
 /* A module's own maps: the two every program may use now, the script's
@@ -143,8 +146,9 @@ void cg_maps_declare(struct cg_ctx *cg)
 	cg->map_globals = arena_new_array(cg->a, LLVMValueRef, n);
 	if (!cg->map_declared)
 		cg->map_declared = arena_new_array(cg->a, bool, n);
-	cg->ringbuf = declare_map(cg, CG_RINGBUF_MAP, BPF_MAP_TYPE_RINGBUF, RINGBUF_SIZE, 0, 0);
-	cg->lost = declare_map(cg, CG_LOST_MAP, BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, 8);
+	cg->ringbuf = declare_map(cg, CG_RINGBUF_MAP, BPF_MAP_TYPE_RINGBUF, RINGBUF_SIZE, 0, 0, 0);
+	cg->lost = declare_map(cg, CG_LOST_MAP, BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, 8, 0);
+	cg->map_fails = declare_map(cg, CG_MAP_FAILS_MAP, BPF_MAP_TYPE_PERCPU_ARRAY, (uint32_t)n, 4, 8, 0);
 }
 
 LLVMValueRef cg_map_ref(struct cg_ctx *cg, const struct sema_map *m)
@@ -207,9 +211,20 @@ static void emit_filters(struct cg_ctx *cg)
 	 * decides for itself: the scheduler's and the block layer's
 	 * tracepoints run in another task's context than the one they are
 	 * about (the waker, the interrupted task). */
-	if (!(sema_provider(at->type)->ctx & PC_TASK) || cg->r->own_scope)
+	if (!(sema_provider(at->type)->ctx & PC_TASK))
 		return;
-	if (!cg->opts->filter_pid && !cg->opts->filter_cgroup)
+	if (cg->opts->exclude_pid) {
+		/* --exclude-self: what sonde does to print an event (a write,
+		 * a malloc) must not become another event */
+		LLVMValueRef tg = cg_helper_call(cg, BPF_FUNC_get_current_pid_tgid, NULL, 0);
+		LLVMValueRef pid = LLVMBuildLShr(cg->b, tg, cg_const(cg, 32), "pid");
+		struct cg_if f = cg_begin_if(cg, LLVMBuildICmp(cg->b, LLVMIntEQ, pid,
+							       cg_const(cg, (uint64_t)cg->opts->exclude_pid), ""),
+					     "self");
+		cg_return(cg);
+		cg_end_if(cg, &f);
+	}
+	if (cg->r->own_scope || (!cg->opts->filter_pid && !cg->opts->filter_cgroup))
 		return;
 	struct cg_if f = cg_begin_if(cg, LLVMBuildNot(cg->b, cg_in_scope(cg), ""), "outofscope");
 	cg_return(cg);

@@ -203,13 +203,17 @@ static int handle(struct rt *rt, void *data, size_t size);
 int rt_event(void *ctx, void *data, size_t size)
 {
 	struct rt *rt = ctx;
+	if (rt_stop_skip_event(rt))
+		return 0;
 	struct arena *keep = rt->a;
 	struct arena_mark m = arena_mark(rt->scratch);
 	rt->a = rt->scratch;
 	int rc = handle(rt, data, size);
 	arena_release(rt->scratch, m);
 	rt->a = keep;
-	return rc;
+	/* a stop leaves libbpf's drain loop now, not when the ring is empty
+	 * (never, under a flood); this event is consumed either way */
+	return rc < 0 ? rc : rt_stop_due(rt) ? -EINTR : 0;
 }
 
 static int handle(struct rt *rt, void *data, size_t size)

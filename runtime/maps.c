@@ -238,33 +238,168 @@ int rt_map_print(struct rt *rt, const struct sema_map *m, uint32_t top, uint32_t
 	return 0;
 }
 
-int rt_map_clear(struct rt *rt, const struct sema_map *m, bool zero_only)
+/* room for n more keys after cnt in *keys (capacity *cap keys) */
+static int keys_room(uint8_t **keys, size_t *cap, size_t cnt, size_t n, uint32_t key_size)
+{
+	if (cnt + n <= *cap)
+		return 0;
+	size_t ncap = *cap * 2 > cnt + n ? *cap * 2 : cnt + n;
+	uint8_t *k = realloc(*keys, ncap * key_size);
+	if (!k)
+		return -ENOMEM;
+	*keys = k;
+	*cap = ncap;
+	return 0;
+}
+
+/*
+ * Every key the map holds now, in one malloc'd array of key_size slots.
+ * The batch walk goes bucket by bucket and ends even while probes insert
+ * and delete keys; the one-key walk (kernels without batch operations on
+ * this map) restarts from the first key when the key it stands on is
+ * deleted under it, so it stops after max_entries keys.
+ */
+static int snapshot_keys(struct rt *rt, const struct sema_map *m, uint8_t **out, size_t *n)
 {
 	int fd = rt->map_fds[m->id];
-	uint8_t *key = arena_alloc(rt->a, m->key_size), *next = arena_alloc(rt->a, m->key_size);
+	struct bpf_map_info info = {0};
+	uint32_t ilen = sizeof(info);
+	if (bpf_obj_get_info_by_fd(fd, &info, &ilen))
+		return -errno;
+	size_t max = info.max_entries, cnt = 0, cap = 0;
+	uint8_t *keys = NULL;
 	uint32_t vsize = m->percpu ? ((m->value_size + 7) & ~7u) * (uint32_t)rt->ncpus : m->value_size;
-	uint8_t *zero = calloc(1, vsize);
-	if (!zero)
-		return -ENOMEM;
-	if (zero_only) {
-		void *prev = NULL;
-		while (bpf_map_get_next_key(fd, prev, next) == 0) {
-			memcpy(key, next, m->key_size);
-			prev = key;
-			bpf_map_update_elem(fd, key, zero, 0 /* BPF_ANY */);
-		}
-	} else {
-		/* deleting while iterating restarts the walk; take the first key each time */
-		while (bpf_map_get_next_key(fd, NULL, next) == 0)
-			if (bpf_map_delete_elem(fd, next))
+	/* a bucket may hold more keys than a chunk asks for (-ENOSPC): grow it */
+	uint32_t chunk = 64;
+	uint8_t *vals = malloc((size_t)chunk * vsize);
+	uint64_t batch[2] = {0};	/* the kernel's cursor: a bucket index for hashes */
+	int err = vals ? 0 : -ENOMEM;
+	bool first = true, batched = true;
+	while (!err && cnt < max) {
+		uint32_t want = (uint32_t)(max - cnt < chunk ? max - cnt : chunk);
+		if ((err = keys_room(&keys, &cap, cnt, want, m->key_size)))
+			break;
+		LIBBPF_OPTS(bpf_map_batch_opts, bo);
+		int rc = bpf_map_lookup_batch(fd, first ? NULL : batch, batch, keys + cnt * m->key_size,
+					      vals, &want, &bo) ? -errno : 0;
+		if (rc == -ENOSPC && chunk < 65536) {
+			uint8_t *nv = realloc(vals, (size_t)chunk * 2 * vsize);
+			if (!nv) {
+				err = -ENOMEM;
 				break;
+			}
+			vals = nv;
+			chunk *= 2;
+			continue;
+		}
+		if (rc && rc != -ENOENT) {
+			batched = false;	/* not supported here: the one-key walk */
+			break;
+		}
+		first = false;
+		cnt += want;
+		if (rc == -ENOENT)	/* past the last bucket */
+			break;
 	}
-	free(zero);
+	free(vals);
+	if (!err && !batched) {
+		cnt = 0;
+		void *prev = NULL;
+		while (cnt < max && !(err = keys_room(&keys, &cap, cnt, 1, m->key_size)) &&
+		       !bpf_map_get_next_key(fd, prev, keys + cnt * m->key_size))
+			prev = keys + cnt++ * m->key_size;
+	}
+	if (err) {
+		free(keys);
+		return err;
+	}
+	*out = keys;
+	*n = cnt;
 	return 0;
+}
+
+/* delete (vals NULL) or overwrite with vals[0] each of the n keys; a key a
+ * probe deleted meanwhile is skipped, never created again */
+static void apply_keys(int fd, const uint8_t *keys, size_t n, uint32_t key_size, const void *val,
+		       uint32_t vsize)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, bo, .elem_flags = BPF_EXIST);
+	uint8_t *vals = NULL;
+	if (val && n && (vals = malloc(n * vsize)))
+		for (size_t i = 0; i < n; i++)
+			memcpy(vals + i * vsize, val, vsize);
+	size_t i = 0;
+	while (i < n && (!val || vals)) {
+		uint32_t cnt = (uint32_t)(n - i);
+		int rc = val ? bpf_map_update_batch(fd, keys + i * key_size, vals + i * vsize, &cnt, &bo)
+			     : bpf_map_delete_batch(fd, keys + i * key_size, &cnt, &bo);
+		if (!rc)
+			break;
+		if (errno != ENOENT)
+			break;	/* no batch operations: one by one below */
+		i += cnt + 1;	/* the key at cnt is gone already */
+	}
+	if (i < n)	/* an error other than a key that is gone: one by one */
+		for (; i < n; i++) {
+			if (val)
+				bpf_map_update_elem(fd, keys + i * key_size, val, BPF_EXIST);
+			else
+				bpf_map_delete_elem(fd, keys + i * key_size);
+		}
+	free(vals);
+}
+
+/*
+ * clear() and zero(): on the keys the map holds when the call arrives.
+ * Walking to "the first key" until the map is empty never ends while a
+ * probe keeps writing (sonde's own bpf() calls create keys for
+ * `tracepoint:syscalls:sys_enter_bpf { @[pid] = count(); }`).
+ */
+int rt_map_clear(struct rt *rt, const struct sema_map *m, bool zero_only)
+{
+	uint32_t vsize = m->percpu ? ((m->value_size + 7) & ~7u) * (uint32_t)rt->ncpus : m->value_size;
+	uint8_t *keys = NULL, *zero = zero_only ? calloc(1, vsize) : NULL;
+	size_t n = 0;
+	int err = zero_only && !zero ? -ENOMEM : snapshot_keys(rt, m, &keys, &n);
+	if (!err)
+		apply_keys(rt->map_fds[m->id], keys, n, m->key_size, zero, vsize);
+	else
+		fprintf(stderr, "sonde: map '%s': cannot %s: %s\n", m->name,
+			zero_only ? "zero" : "clear", strerror(-err));
+	free(keys);
+	free(zero);
+	return err;
 }
 
 void rt_maps_print_all(struct rt *rt)
 {
 	for (int i = 0; i < rt->r->nmaps; i++)
 		rt_map_print(rt, rt->r->maps[i], 0, 0);
+}
+
+/* a map that was full refused new keys (codegen counts each refused
+ * update in CG_MAP_FAILS_MAP): say which, how many, and how to fix it */
+void rt_maps_report_full(struct rt *rt)
+{
+	int fd = bpf_object__find_map_fd_by_name(rt->bpf, CG_MAP_FAILS_MAP);
+	uint64_t *v = calloc((size_t)rt->ncpus, 8);
+	for (int i = 0; fd >= 0 && v && i < rt->r->nmaps; i++) {
+		const struct sema_map *m = rt->r->maps[i];
+		uint32_t k = (uint32_t)m->id;
+		uint64_t lost = 0;
+		if (!bpf_map_lookup_elem(fd, &k, v))
+			for (int c = 0; c < rt->ncpus; c++)
+				lost += v[c];
+		if (!lost)
+			continue;
+		struct bpf_map_info info = {0};
+		uint32_t len = sizeof(info);
+		bpf_obj_get_info_by_fd(rt->map_fds[m->id], &info, &len);
+		bool slots = m->kind == MK_HIST || m->kind == MK_LHIST;
+		fprintf(stderr, "sonde: warning: map '%s' was full (%u %s): %llu update%s lost; "
+			"raise the limit with --map-keys-max N or BPFTRACE_MAP_KEYS_MAX\n",
+			m->name, info.max_entries, slots ? "key and bucket slots" : "keys",
+			(unsigned long long)lost, lost == 1 ? " was" : "s were");
+	}
+	free(v);
 }

@@ -17,6 +17,22 @@ struct rs_cgcache;
 struct rt_follow;
 struct rt_watch;
 
+/* stop.c: what ends the run, watched beside the ring buffer */
+struct rt_stop {
+	int wake[2];		/* self-pipe the signal handlers write */
+	int target_fd;		/* pidfd of -p PID, or -1 */
+	const volatile uint64_t *exit_word;	/* set by exit() in BPF (mmap'd) */
+	size_t exit_len;
+	volatile sig_atomic_t child_changed;	/* SIGCHLD: look at the -c command */
+	bool child_done, target_done;
+	int child_status;	/* the -c command's wait status, once done */
+	bool draining;		/* after the stop: no more stops, print what is queued */
+	unsigned events;	/* counts to the next read of the clock */
+	uint64_t looked_ns;	/* when the main loop last looked at every cause */
+	uint64_t drain_end_ns;	/* draining: print until then, then count */
+	uint64_t not_printed;
+};
+
 struct rt {
 	const struct sema_result *r;
 	const struct cg_object *obj;
@@ -47,6 +63,7 @@ struct rt {
 	bool child_traced;	/* -c child under ptrace (symbols.c) */
 	struct rt_follow *follow;	/* --follow: uprobe queries kept for rescans */
 	struct rt_watch *watch;		/* --follow, -v: uprobe files to notice changes of */
+	struct rt_stop stopper;
 };
 
 /* render.c: one value as text; *is_str tells JSON to quote it */
@@ -60,6 +77,8 @@ const char *rt_render_for(struct rt *rt, const struct type *t, const void *bytes
 int rt_map_print(struct rt *rt, const struct sema_map *m, uint32_t top, uint32_t div);
 int rt_map_clear(struct rt *rt, const struct sema_map *m, bool zero_only);
 void rt_maps_print_all(struct rt *rt);
+/* a warning on stderr for each map that refused updates because it was full */
+void rt_maps_report_full(struct rt *rt);
 /* events.c */
 int rt_event(void *ctx, void *data, size_t size);
 /* symbols.c: stacks, usym, buf, ntop, strftime as text; join events;
@@ -100,6 +119,20 @@ struct rt_noteset;
 struct rt_noteset *rt_noteset_new(size_t max);
 bool rt_noteset_first(struct rt_noteset *ns, const char *msg);
 void rt_noteset_free(struct rt_noteset *ns);
+/* stop.c: open installs the signal handlers (SIGINT, SIGTERM; SIGCHLD with
+ * -c), maps exit()'s flag and opens the -p pidfd; due() is the per-event
+ * question "should the main loop look now?" (cheap: memory reads); wait()
+ * sleeps until events (1), a possible stop or the timeout (0), -errno;
+ * update() reaps the -c command and sets rt->stop when any cause is there;
+ * drain() prints what is still queued after the stop for a bounded time
+ * and counts the rest (skip_event() tells the callback to only count). */
+int rt_stop_open(struct rt *rt);
+void rt_stop_close(struct rt *rt);
+bool rt_stop_due(struct rt *rt);
+int rt_stop_wait(struct rt *rt, int timeout_ms);
+bool rt_stop_update(struct rt *rt);
+bool rt_stop_skip_event(struct rt *rt);
+void rt_stop_drain(struct rt *rt);
 /* keyfold.c: a key holding `container` (a cgroup id printed as a container
  * id) or a TY_DECODED value (fdpath) can print the same for many ids; fold such entries of pm into one as
  * aggregation `kind` combines values (not for plain values).  0 or -ENOMEM. */

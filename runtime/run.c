@@ -55,14 +55,6 @@ void rt_libbpf_logging(int verbose)
 	libbpf_set_print(libbpf_print);
 }
 
-static volatile sig_atomic_t *stop_flag;
-static void on_signal(int sig)
-{
-	(void)sig;
-	if (stop_flag)
-		*stop_flag = 1;
-}
-
 /* ---- links and perf events --------------------------------------------------- */
 
 static void add_link(struct rt *rt, struct bpf_link *l)
@@ -516,17 +508,10 @@ static void name_attach_points(struct rt *rt)
 			rt->attach_names[rt->nattach_names++] = r->probes[i].attach[j].name;
 }
 
-static int child_status(struct rt *rt, bool *exited)
-{
-	int st = 0;
-	pid_t p = rt_child_wait(rt, &st, false);	/* symbols.c: also ptrace stops */
-	*exited = p == rt->o->child_pid;
-	return *exited ? st : 0;
-}
-
 int rt_run(const struct sema_result *r, const struct cg_object *obj, const struct rt_opts *o)
 {
-	struct rt rt = {.r = r, .obj = obj, .o = o};
+	struct rt rt = {.r = r, .obj = obj, .o = o,
+			.stopper = {.wake = {-1, -1}, .target_fd = -1}};
 	if (!attachers_complete())
 		return 1;
 	rt.perm = arena_new();
@@ -538,10 +523,8 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 
 	if (load(&rt))
 		goto out;
-	stop_flag = &rt.stop;
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	if (rt_stop_open(&rt))
+		goto out;
 
 	int rbfd = bpf_object__find_map_fd_by_name(rt.bpf, CG_RINGBUF_MAP);
 	rt.rb = ring_buffer__new(rbfd, rt_event, &rt, NULL);
@@ -578,21 +561,18 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		close(o->child_go_fd);
 	}
 
-	bool child_done = false;
-	int child_st = 0;
-	if (!rt.stop && !(only_special(r) && !o->child_pid)) {
-		while (!rt.stop) {
-			int n = ring_buffer__poll(rt.rb, o->child_pid ? 10 : 100);
+	/* stop.c: signals, exit(), the -c command and the -p process each
+	 * end the loop at once, whatever the event rate */
+	if (!rt_stop_update(&rt) && !(only_special(r) && !o->child_pid && !o->pid)) {
+		while (!rt_stop_update(&rt)) {
+			int n = rt_stop_wait(&rt, 100);
+			if (n > 0)
+				n = ring_buffer__consume(rt.rb);
 			if (n < 0 && n != -EINTR)
 				break;
 			if (rt.follow)
 				rt_follow_tick(&rt);
 			rt_watch_tick(&rt);
-			if (o->child_pid) {
-				child_st = child_status(&rt, &child_done);
-				if (child_done)
-					break;
-			}
 		}
 	} else if (!rt.stop) {
 		/* only BEGIN/END and no exit(): wait for Ctrl-C, as bpftrace.
@@ -608,11 +588,12 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
 	detach_all(&rt);
-	ring_buffer__consume(rt.rb);
+	rt_stop_drain(&rt);
 	run_special(&rt, PT_END);
 	ring_buffer__consume(rt.rb);
 	o->writer->maps_begin(o->out);
 	rt_maps_print_all(&rt);
+	rt_maps_report_full(&rt);
 	int lfd = bpf_object__find_map_fd_by_name(rt.bpf, CG_LOST_MAP);
 	if (lfd >= 0) {
 		uint32_t k = 0;
@@ -626,6 +607,8 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	}
 	fflush(o->out);
 	rc = 0;
+	bool child_done = rt.stopper.child_done;
+	int child_st = rt.stopper.child_status;
 	if (o->child_pid) {
 		if (!child_done) {
 			kill(o->child_pid, SIGTERM);
@@ -637,7 +620,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 			fprintf(stderr, "sonde: command killed by signal %d\n", WTERMSIG(child_st));
 	}
 out:
-	stop_flag = NULL;
+	rt_stop_close(&rt);
 	detach_all(&rt);
 	rt_follow_free(&rt);
 	rt_watch_free(&rt);

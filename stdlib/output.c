@@ -54,7 +54,7 @@ static LLVMValueRef lower_fmt_event(struct cg_ctx *cg, struct ast_node *n)
 
 static LLVMValueRef lower_exit(struct cg_ctx *cg, struct ast_node *n)
 {
-	cg_event_raw(cg, EV_EXIT, 0, NULL, 0);
+	cg_stop_request(cg);
 	return NULL;
 }
 

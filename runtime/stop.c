@@ -1,0 +1,257 @@
+/*
+ * stop.c - noticing that the run is over, at any event rate.
+ *
+ * A run ends on SIGINT or SIGTERM, on exit() in a probe, when the -c
+ * command ends, and when the -p process ends.  None of these may wait for
+ * the ring buffer: under a printf flood the consumer never sees it empty
+ * (libbpf's drain loop only returns then), and a full ring drops the
+ * exit() event itself.  So each cause has a path of its own:
+ *  - the signal handlers set rt->stop and write a byte to a self-pipe;
+ *    SIGCHLD (the -c command) does the same with a flag of its own, and
+ *    the main loop reaps the command (ptrace stops included, symbols.c);
+ *  - exit() sets a word in a one-slot mmap'able BPF array before it sends
+ *    its event (codegen: cg_stop_request), and the consumer reads that
+ *    word from memory: no system call, and a lost event does not matter;
+ *  - the -p process is a pidfd;
+ *  - the main loop sleeps in one poll() over the ring buffer's epoll fd,
+ *    the self-pipe and the pidfd, and the event callback asks
+ *    rt_stop_due() after every event, leaving libbpf's drain loop as soon
+ *    as a cause is there.
+ * After the stop, what is still queued is printed for at most
+ * STOP_DRAIN_MS; the rest is only counted and reported, so a slow terminal
+ * cannot hold END and the maps back.
+ */
+#include "runtime/rt_int.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* how long queued events are still printed after the stop */
+#define STOP_DRAIN_MS 250
+/* inside a long drain, the main loop looks at the -p process, the -c
+ * command and --follow at least this often */
+#define STOP_LOOK_MS 20
+/* events between two reads of the clock (a vDSO call, no system call) */
+#define STOP_CLOCK_EVERY 8
+
+static struct rt *signal_rt;	/* the run the handlers report to */
+
+static void wake(struct rt *rt)
+{
+	int saved = errno;
+	if (write(rt->stopper.wake[1], "s", 1) < 0) {
+		/* full pipe: a wakeup is pending anyway */
+	}
+	errno = saved;
+}
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	if (signal_rt) {
+		signal_rt->stop = 1;
+		wake(signal_rt);
+	}
+}
+
+static void on_child_signal(int sig)
+{
+	(void)sig;
+	if (signal_rt) {
+		signal_rt->stopper.child_changed = 1;
+		wake(signal_rt);
+	}
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* the exit() word: the object has the map only when the script calls exit() */
+static int map_exit_word(struct rt *rt)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(rt->bpf, CG_STOP_MAP);
+	if (!m)
+		return 0;
+	long page = sysconf(_SC_PAGESIZE);
+	void *p = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, bpf_map__fd(m), 0);
+	if (p == MAP_FAILED) {
+		int err = -errno;
+		fprintf(stderr, "sonde: cannot map the exit() flag: %s\n", strerror(-err));
+		return err;
+	}
+	rt->stopper.exit_word = p;
+	rt->stopper.exit_len = (size_t)page;
+	return 0;
+}
+
+int rt_stop_open(struct rt *rt)
+{
+	struct rt_stop *st = &rt->stopper;
+	st->target_fd = -1;
+	if (pipe2(st->wake, O_CLOEXEC | O_NONBLOCK)) {
+		int err = -errno;
+		st->wake[0] = st->wake[1] = -1;
+		fprintf(stderr, "sonde: cannot create a pipe: %s\n", strerror(-err));
+		return err;
+	}
+	int err = map_exit_word(rt);
+	if (err)
+		return err;
+	if (rt->o->pid) {
+		st->target_fd = (int)syscall(SYS_pidfd_open, rt->o->pid, 0);
+		/* gone already: the run ends as soon as it starts; no pidfd
+		 * (a thread id, an old kernel): kill(pid, 0) at each look */
+		if (st->target_fd < 0 && errno == ESRCH)
+			st->target_done = true;
+	}
+	signal_rt = rt;
+	struct sigaction sa = {.sa_handler = on_stop_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (rt->o->child_pid) {
+		/* SA_RESTART: system()'s reads of its command must not break */
+		struct sigaction sc = {.sa_handler = on_child_signal, .sa_flags = SA_RESTART};
+		sigaction(SIGCHLD, &sc, NULL);
+	}
+	return 0;
+}
+
+void rt_stop_close(struct rt *rt)
+{
+	struct rt_stop *st = &rt->stopper;
+	if (signal_rt == rt) {
+		struct sigaction dfl = {.sa_handler = SIG_DFL};
+		sigaction(SIGCHLD, &dfl, NULL);
+		signal_rt = NULL;
+	}
+	if (st->exit_word)
+		munmap((void *)st->exit_word, st->exit_len);
+	st->exit_word = NULL;
+	for (int i = 0; i < 2; i++)
+		if (st->wake[i] >= 0)
+			close(st->wake[i]);
+	st->wake[0] = st->wake[1] = -1;
+	if (st->target_fd >= 0)
+		close(st->target_fd);
+	st->target_fd = -1;
+}
+
+static bool target_gone(struct rt *rt)
+{
+	struct rt_stop *st = &rt->stopper;
+	if (!rt->o->pid || st->target_done)
+		return st->target_done;
+	if (st->target_fd >= 0) {
+		struct pollfd p = {.fd = st->target_fd, .events = POLLIN};
+		st->target_done = poll(&p, 1, 0) > 0;
+	} else {
+		st->target_done = kill(rt->o->pid, 0) && errno == ESRCH;
+	}
+	return st->target_done;
+}
+
+/* every STOP_CLOCK_EVERY events: is it later than ns? */
+static bool clock_past(struct rt_stop *st, uint64_t ns)
+{
+	return (++st->events % STOP_CLOCK_EVERY) == 0 && now_ns() > ns;
+}
+
+bool rt_stop_due(struct rt *rt)
+{
+	struct rt_stop *st = &rt->stopper;
+	if (st->draining)
+		return false;
+	if (rt->stop || st->child_changed || (st->exit_word && *st->exit_word))
+		return true;
+	/* what has no flag of its own (the -p process ending, --follow's
+	 * rescans) waits at most STOP_LOOK_MS for the main loop */
+	return clock_past(st, st->looked_ns + STOP_LOOK_MS * 1000000ull);
+}
+
+int rt_stop_wait(struct rt *rt, int timeout_ms)
+{
+	struct rt_stop *st = &rt->stopper;
+	struct pollfd p[3] = {
+		{.fd = ring_buffer__epoll_fd(rt->rb), .events = POLLIN},
+		{.fd = st->wake[0], .events = POLLIN},
+		{.fd = st->target_fd, .events = POLLIN},
+	};
+	if (rt_stop_due(rt))
+		timeout_ms = 0;
+	int n = poll(p, st->target_fd >= 0 ? 3 : 2, timeout_ms);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (p[1].revents) {
+		char buf[64];
+		while (read(st->wake[0], buf, sizeof(buf)) > 0)
+			;
+	}
+	if (p[2].revents)
+		st->target_done = true;
+	return p[0].revents ? 1 : 0;
+}
+
+bool rt_stop_update(struct rt *rt)
+{
+	struct rt_stop *st = &rt->stopper;
+	st->looked_ns = now_ns();
+	if (st->exit_word && *st->exit_word)
+		rt->stop = 1;
+	if (rt->o->child_pid && !st->child_done) {
+		/* every look, not only after SIGCHLD: a signal that came
+		 * before the handler was installed is not lost */
+		st->child_changed = 0;
+		int status = 0;
+		pid_t p = rt_child_wait(rt, &status, false);
+		if (p == rt->o->child_pid) {
+			st->child_done = true;
+			st->child_status = status;
+			rt->stop = 1;
+		}
+	}
+	if (target_gone(rt))
+		rt->stop = 1;
+	return rt->stop;
+}
+
+/* the event callback: true while draining past the deadline - count the
+ * event instead of printing it */
+bool rt_stop_skip_event(struct rt *rt)
+{
+	struct rt_stop *st = &rt->stopper;
+	if (!st->draining)
+		return false;
+	if (st->not_printed || clock_past(st, st->drain_end_ns)) {
+		st->not_printed++;
+		return true;
+	}
+	return false;
+}
+
+void rt_stop_drain(struct rt *rt)
+{
+	struct rt_stop *st = &rt->stopper;
+	st->draining = true;
+	st->events = 0;
+	st->drain_end_ns = now_ns() + STOP_DRAIN_MS * 1000000ull;
+	/* the probes are detached: nothing refills the ring, this ends */
+	while (ring_buffer__consume(rt->rb) > 0)
+		;
+	if (st->not_printed)
+		fprintf(stderr, "sonde: %llu events were still queued %d ms after tracing stopped; "
+			"not printed\n", (unsigned long long)st->not_printed, STOP_DRAIN_MS);
+	st->not_printed = 0;
+	st->drain_end_ns = UINT64_MAX;	/* END's own events all print */
+}
