@@ -1,7 +1,9 @@
-/* api_engine NAPS NAP_MS SPIN_MS: an inference service in miniature.  The
- * main thread names itself "api" and sleeps NAPS times NAP_MS milliseconds
- * (blocked off-CPU, as an API thread waiting for requests); a thread named
- * "engine" spins SPIN_MS milliseconds of CPU time meanwhile. */
+/* api_engine NAPS NAP_MS SPIN_MS [NAME]: an inference service in miniature.
+ * The main thread names itself NAME ("api" by default) and sleeps NAPS
+ * times NAP_MS milliseconds (blocked off-CPU, as an API thread waiting for
+ * requests); a thread named "engine" spins SPIN_MS milliseconds of CPU time
+ * meanwhile.  A test that must not count another process's "api" (other
+ * test runs on a shared machine) gives a NAME of its own. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
@@ -30,7 +32,7 @@ int main(int argc, char **argv)
 {
 	long naps = argc > 1 ? atol(argv[1]) : 5, nap_ms = argc > 2 ? atol(argv[2]) : 100;
 	spin_ms = argc > 3 ? atol(argv[3]) : 300;
-	pthread_setname_np(pthread_self(), "api");
+	pthread_setname_np(pthread_self(), argc > 4 ? argv[4] : "api");
 	pthread_t t;
 	pthread_create(&t, NULL, engine, NULL);
 	struct timespec ts = {nap_ms / 1000, (nap_ms % 1000) * 1000000};
