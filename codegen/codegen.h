@@ -37,7 +37,13 @@ struct cg_opts {
 	int exclude_pid;	/* --exclude-self: sonde's pid, which no probe sees */
 	const char *src;	/* program text: put in BTF line info so the verifier's
 				 * log quotes the source line of a failing instruction */
+	bool hist_sum;		/* hist/lhist also add each value into the slot
+				 * CG_HIST_SUM_BUCKET of their key (the exact _sum of a
+				 * Prometheus histogram); only scrape formats read it */
 };
+
+/* the bucket index of a hist/lhist key's sum slot (cg_opts.hist_sum) */
+#define CG_HIST_SUM_BUCKET UINT64_MAX
 
 /* One BPF program in the object and the attach points it serves. */
 struct cg_prog {

@@ -207,4 +207,9 @@ void cg_agg_update(struct cg_ctx *cg, struct ast_node *mn, struct ast_node *call
 		cg_store_i64(cg, bucket, cg_gep(cg, key, m->key_size - 8));
 	}
 	agg_slot(cg, m, key, bi->agg, v);
+	/* the sum beside the buckets, in a slot the text printers skip */
+	if ((bi->agg == MK_HIST || bi->agg == MK_LHIST) && cg->opts->hist_sum) {
+		cg_store_i64(cg, cg_const(cg, CG_HIST_SUM_BUCKET), cg_gep(cg, key, m->key_size - 8));
+		agg_slot(cg, m, key, MK_SUM, v);
+	}
 }

@@ -17,7 +17,7 @@
  * splits below are unambiguous.  Nothing here needs the API server.
  */
 #include "host/kube.h"
-#include "runtime/resolve.h"
+#include "host/host.h"
 
 #include <ctype.h>
 #include <dirent.h>

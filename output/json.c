@@ -19,7 +19,7 @@
  * the bytes there are not one: overlong forms, surrogates and code points
  * above U+10FFFF are rejected, as RFC 3629 requires.
  */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
+size_t pr_utf8_seq_len(const unsigned char *s, size_t n)
 {
 	unsigned char c = s[0];
 	size_t len;
@@ -64,7 +64,7 @@ static void json_escape(FILE *out, const char *s, size_t len)
 		unsigned char c = p[i];
 
 		if (c >= 0x80) {
-			size_t n = utf8_seq_len(p + i, len - i);
+			size_t n = pr_utf8_seq_len(p + i, len - i);
 			if (n) {
 				fwrite(p + i, 1, n, out);
 				i += n;

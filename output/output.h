@@ -54,11 +54,20 @@ struct pr_key {
  */
 #define PR_HIST_BUCKETS 66
 
+/* A Prometheus label, named and valued by the runtime (prometheus.c
+ * escapes the value and repairs names Prometheus reserves). */
+struct pr_label {
+	const char *name, *value;
+};
+
 struct pr_entry {
 	struct pr_key *key;	/* nkey elements; NULL/0 for a map without keys */
 	int nkey;
 	int64_t ival;		/* PR_INT */
-	int64_t count, total;	/* PR_AVG, PR_STATS */
+	int64_t count, total;	/* PR_AVG, PR_STATS; hist/lhist with has_sum: the sum */
+	bool has_sum;		/* hist/lhist: total holds the exact sum of the values */
+	const struct pr_label *labels;	/* scrape formats: the key as labels */
+	int nlabels;
 	uint64_t *buckets;	/* PR_HIST, PR_LHIST */
 	int nbuckets;
 	const char *text;	/* PR_TEXT_VAL */
@@ -71,6 +80,11 @@ struct pr_map {
 	int64_t lh_min, lh_max, lh_step;	/* PR_LHIST */
 	struct pr_entry *entries;
 	size_t nentries;
+	/* scrape formats only */
+	bool counter;		/* PR_INT from count() (a counter, not a gauge) */
+	size_t series_cap;	/* most series written (0: no cap) */
+	size_t byte_limit;	/* stop before the stream passes this offset (0: none) */
+	size_t series_dropped;	/* out: series the cap or the limit left out */
 };
 
 /* How the runtime renders values (tuples, strings) for a writer: as text
@@ -86,6 +100,10 @@ enum pr_render { PR_RENDER_TEXT, PR_RENDER_JSON };
 struct output_writer {
 	const char *name;	/* -f NAME */
 	enum pr_render render;	/* how map values and print(expr) are rendered */
+	/* a scrape format: maps are read when scraped (--serve) or rewritten
+	 * every interval (-o FILE), never printed at exit; events go to stdout */
+	bool scrape;
+	bool openmetrics;	/* scrape format is OpenMetrics 1.0 (else Prometheus 0.0.4) */
 	/* "Attached N probes" after attaching (not with -q) */
 	void (*attached)(FILE *out, FILE *diag, int nprobes);
 	/* printf, and the other text events as bpftrace names them: "time",
@@ -111,7 +129,24 @@ struct output_writer {
 	void (*lost_events)(FILE *out, FILE *diag, uint64_t lost);
 };
 
-extern const struct output_writer output_text, output_json;
+extern const struct output_writer output_text, output_json, output_prometheus, output_openmetrics;
+
+/* sonde's own metrics, written after the maps of a scrape */
+struct pr_probe_stat {
+	const char *probe;
+	uint64_t hits, run_ns;	/* from the kernel's BPF run-time statistics */
+};
+struct pr_health {
+	uint64_t lost;			/* ring buffer events dropped */
+	const struct pr_probe_stat *probes;	/* none when the kernel keeps no statistics */
+	int nprobes;
+	const char **maps;		/* series dropped, per map, since the start */
+	const uint64_t *dropped;
+	int nmaps;
+	double last_scrape_s;		/* the previous scrape's duration */
+};
+/* the health families, and OpenMetrics' "# EOF" (every scrape ends here) */
+void pr_prom_health(FILE *out, bool openmetrics, const struct pr_health *h);
 /* the writer for -f NAME, NULL when none is called so */
 const struct output_writer *output_find(const char *name);
 /* "text or json": every name, for messages */

@@ -32,6 +32,8 @@
 static const struct output_writer *const writers[] = {
 	&output_text,
 	&output_json,
+	&output_prometheus,
+	&output_openmetrics,
 };
 
 const struct output_writer *output_find(const char *name)

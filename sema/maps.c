@@ -53,6 +53,53 @@ bool sema_map_set_kind(struct sema_ctx *s, struct ast_node *m, enum map_kind kin
 	return true;
 }
 
+/* The label a key expression gives in Prometheus (docs/metrics.md): a
+ * builtin's name (pid, comm, container), a field's (args->cmd: cmd), a
+ * scratch variable's ($reason: reason; how a script names a label itself),
+ * a function's (fdpath, syscall_name), a cast's or str()'s operand
+ * (str(args->filename): filename), else NULL. */
+static const char *key_label(struct ast_node *k)
+{
+	/* not a pass over every node kind: the rest have no name to give */
+	if (k->kind == N_IDENT)
+		return k->ident.name;
+	if (k->kind == N_VAR)
+		return k->var.name;
+	if (k->kind == N_FIELD)
+		return k->field.name;
+	if (k->kind == N_CAST)
+		return key_label(k->cast.operand);
+	if (k->kind == N_CALL) {
+		/* str() only converts: the string's source names it; any other
+		 * function says what it computed (fdpath, syscall_name, ksym) */
+		const char *l = !strcmp(k->call.name, "str") && k->call.nargs ? key_label(k->call.args) : NULL;
+		return l ? l : k->call.name;
+	}
+	return NULL;
+}
+
+/* one label name per key element; key<i> where the expression gives
+ * none, and a repeated name numbered by position (pid, pid_2) */
+static void name_labels(struct sema_ctx *s, struct sema_map *map, struct ast_node *m)
+{
+	map->labels = arena_new_array(s->a, const char *, (size_t)m->map.nkeys);
+	int i = 0;
+	for (struct ast_node *k = m->map.keys; k; k = k->next, i++) {
+		const char *l = key_label(k);
+		char buf[64];
+		if (!l)
+			snprintf(buf, sizeof(buf), "key%d", i);
+		else
+			snprintf(buf, sizeof(buf), "%.50s", l);
+		for (int j = 0; j < i; j++)
+			if (!strcmp(map->labels[j], buf)) {
+				snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "_%d", i + 1);
+				break;
+			}
+		map->labels[i] = arena_strdup(s->a, buf);
+	}
+}
+
 /* check the keys of a map node and unify them with the map's key type */
 void sema_map_keys(struct sema_ctx *s, struct ast_node *m)
 {
@@ -94,6 +141,8 @@ void sema_map_keys(struct sema_ctx *s, struct ast_node *m)
 	if (!map->key.kind && !map->key_size) {
 		map->key = sema_deep_copy(s->a, &key);
 		map->key_size = 1;	/* marks "key seen" even for keyless maps */
+		if (m->map.nkeys)
+			name_labels(s, map, m);
 		return;
 	}
 	int want = map->key.kind == TY_NONE ? 0 : map->key.kind == TY_TUPLE ? map->key.nfields : 1;

@@ -115,6 +115,8 @@ struct sema_map {
 	bool percpu;
 	int id;
 	int64_t lh_min, lh_max, lh_step;
+	const char **labels;	/* a Prometheus label name per key element, from the
+				 * first keyed use (docs/metrics.md); NULL: no key */
 };
 
 /* Events the BPF side sends through the ring buffer. */

@@ -1,0 +1,436 @@
+/*
+ * prometheus.c - maps as Prometheus metrics: the text exposition format
+ * 0.0.4 and OpenMetrics 1.0 (docs/metrics.md has the whole mapping).
+ *
+ * Each map is one metric family named sonde_<map>: count() a counter,
+ * plain integers, sum, avg, min and max gauges, stats a summary (count and
+ * sum) plus a gauge <name>_avg, hist and lhist histograms.  A histogram
+ * bucket's le is the upper bound of bpftrace's half-open bucket [lo, hi):
+ * values are integers, and every bucket holds the values below its le, so
+ * le="1024" counts values up to 1023.  The negative-values bucket of hist
+ * gets le="0"; lhist's "below min" bucket gets le=min and its ">= max"
+ * bucket is +Inf alone.  Only buckets from the first to the last non-empty
+ * one are written (cumulative counts are zero before and equal to the
+ * count after), plus +Inf, _count and _sum (the sum kept exactly in BPF).
+ *
+ * The labels of an entry come ready from the runtime (names from the key
+ * expressions, container ids expanded to Kubernetes names); here they are
+ * only made valid: names that Prometheus reserves get a "key_" prefix,
+ * values are escaped and made valid UTF-8.  A per-map cap on series keeps
+ * the entries with the largest values and counts what it leaves out, and
+ * a byte limit stops a response that would grow beyond what the server
+ * sends.  Events (printf and friends) are not metrics: they go to the diag
+ * stream as text.
+ */
+#include "output/out_int.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- names and values ------------------------------------------------------ */
+
+/* sonde_<map without '@'> ("sonde_map" for the anonymous @), and for a
+ * counter without a trailing _total (OpenMetrics adds it to the sample) */
+static void family_name(char *buf, size_t len, const struct pr_map *m)
+{
+	const char *n = m->name[0] == '@' ? m->name + 1 : m->name;
+	snprintf(buf, len, "sonde_%s", *n ? n : "map");
+	size_t l = strlen(buf);
+	if (m->counter && l > 6 + 6 && !strcmp(buf + l - 6, "_total"))
+		buf[l - 6] = '\0';
+	for (char *p = buf; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '_' || *p == ':'))
+			*p = '_';
+}
+
+/* label names: [a-zA-Z_][a-zA-Z0-9_]*, not __*, and not le or quantile */
+static void label_name(FILE *out, const char *n)
+{
+	bool reserved = !*n || !strcmp(n, "le") || !strcmp(n, "quantile") || !strncmp(n, "__", 2) ||
+			(*n >= '0' && *n <= '9');
+	if (reserved)
+		fputs("key_", out);
+	for (const char *p = n; *p; p++)
+		fputc((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ?
+		      *p : '_', out);
+}
+
+/* backslash, quote and newline escaped; bytes that are not UTF-8 become
+ * U+FFFD (both formats require UTF-8; comm and paths need not be) */
+static void label_value(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = strlen(s);
+	for (size_t i = 0; i < len;) {
+		if (p[i] < 0x80) {
+			if (p[i] == '\\')
+				fputs("\\\\", out);
+			else if (p[i] == '"')
+				fputs("\\\"", out);
+			else if (p[i] == '\n')
+				fputs("\\n", out);
+			else
+				fputc(p[i], out);
+			i++;
+			continue;
+		}
+		size_t n = pr_utf8_seq_len(p + i, len - i);
+		if (n) {
+			fwrite(p + i, 1, n, out);
+			i += n;
+		} else {
+			fputs("\xef\xbf\xbd", out);
+			i++;
+		}
+	}
+}
+
+/* {k="v",...} with extra (le) last; nothing for no labels */
+static void labels(FILE *out, const struct pr_entry *e, const char *extra_name, const char *extra)
+{
+	if (!e->nlabels && !extra_name)
+		return;
+	fputc('{', out);
+	for (int i = 0; i < e->nlabels; i++) {
+		if (i)
+			fputc(',', out);
+		label_name(out, e->labels[i].name);
+		fputs("=\"", out);
+		label_value(out, e->labels[i].value);
+		fputc('"', out);
+	}
+	if (extra_name)
+		fprintf(out, "%s%s=\"%s\"", e->nlabels ? "," : "", extra_name, extra);
+	fputc('}', out);
+}
+
+/* shortest form that reads back as the same double */
+static void number(FILE *out, double v)
+{
+	char buf[40];
+	if (isinf(v)) {
+		fputs(v > 0 ? "+Inf" : "-Inf", out);
+		return;
+	}
+	if (isnan(v)) {
+		fputs("NaN", out);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.15g", v);
+	if (strtod(buf, NULL) != v)
+		snprintf(buf, sizeof(buf), "%.17g", v);
+	fputs(buf, out);
+}
+
+static void help_type(FILE *out, const char *family, const struct pr_map *m, const char *what,
+		      const char *type)
+{
+	fprintf(out, "# HELP %s %s of %s\n# TYPE %s %s\n", family, what, m->name, family, type);
+}
+
+/* ---- series cap ---------------------------------------------------------------- */
+
+static uint64_t bucket_total(const struct pr_entry *e)
+{
+	uint64_t t = 0;
+	for (int i = 0; i < e->nbuckets; i++)
+		t += e->buckets[i];
+	return t;
+}
+
+static double entry_value(const struct pr_map *m, const struct pr_entry *e)
+{
+	switch (m->kind) {
+	case PR_INT: return (double)e->ival;
+	case PR_AVG: case PR_STATS: return e->count ? (double)e->total / (double)e->count : 0;
+	case PR_HIST: case PR_LHIST: return (double)bucket_total(e);
+	case PR_TEXT_VAL: break;
+	}
+	return 0;
+}
+
+static const struct pr_map *cmp_map;
+static int by_value_desc(const void *a, const void *b)
+{
+	double x = entry_value(cmp_map, a), y = entry_value(cmp_map, b);
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* the hist/lhist buckets written for e: [first, last] of the finite
+ * bounds (first > last when none) */
+static void finite_range(const struct pr_map *m, const struct pr_entry *e, int *first, int *last)
+{
+	uint64_t max;
+	int n = m->kind == PR_HIST ? pr_clamp_hist_n(e->nbuckets) : e->nbuckets;
+	if (!pr_bucket_range(e->buckets, n, first, last, &max)) {
+		*first = 0;
+		*last = -1;
+		return;
+	}
+	/* lhist's last bucket (>= max) has no finite upper bound */
+	if (m->kind == PR_LHIST && *last == e->nbuckets - 1)
+		(*last)--;
+}
+
+static size_t series_of(const struct pr_map *m, const struct pr_entry *e)
+{
+	int first, last;
+	switch (m->kind) {
+	case PR_INT: case PR_AVG: return 1;
+	case PR_STATS: return 3;
+	case PR_HIST: case PR_LHIST:
+		finite_range(m, e, &first, &last);
+		return (size_t)(last >= first ? last - first + 1 : 0) + 3;
+	case PR_TEXT_VAL: break;
+	}
+	return 0;
+}
+
+/* ---- families -------------------------------------------------------------------- */
+
+static void histogram(FILE *out, bool om, const struct pr_map *m, const char *fam,
+		      const struct pr_entry *e)
+{
+	int first, last;
+	char le[48];
+	uint64_t cum = 0;
+	finite_range(m, e, &first, &last);
+	for (int i = 0; i < first; i++)
+		cum += e->buckets[i];
+	for (int i = first; i <= last; i++) {
+		cum += e->buckets[i];
+		double ub = m->kind == PR_HIST ? (i == 0 ? 0 : ldexp(1, i - 1))
+					       : (double)pr_lhist_bound(m->lh_min, m->lh_step, i);
+		/* integers; OpenMetrics writes them as floats */
+		snprintf(le, sizeof(le), om ? "%.0f.0" : "%.0f", ub);
+		fprintf(out, "%s_bucket", fam);
+		labels(out, e, "le", le);
+		fprintf(out, " %" PRIu64 "\n", cum);
+	}
+	uint64_t count = bucket_total(e);
+	fprintf(out, "%s_bucket", fam);
+	labels(out, e, "le", "+Inf");
+	fprintf(out, " %" PRIu64 "\n%s_count", count, fam);
+	labels(out, e, NULL, NULL);
+	fprintf(out, " %" PRIu64 "\n", count);
+	/* OpenMetrics: a histogram's sum is a counter, never negative */
+	if (e->has_sum && !(om && e->total < 0)) {
+		fprintf(out, "%s_sum", fam);
+		labels(out, e, NULL, NULL);
+		fprintf(out, " %" PRId64 "\n", e->total);
+	}
+}
+
+static void write_family(FILE *out, bool om, struct pr_map *m, size_t n)
+{
+	char fam[256], sample[300];
+	family_name(fam, sizeof(fam), m);
+	switch (m->kind) {
+	case PR_INT:
+		if (m->counter) {
+			snprintf(sample, sizeof(sample), "%s_total", fam);
+			help_type(out, om ? fam : sample, m, "count()", "counter");
+		} else {
+			snprintf(sample, sizeof(sample), "%s", fam);
+			help_type(out, fam, m, "value", "gauge");
+		}
+		for (size_t i = 0; i < n; i++) {
+			fputs(sample, out);
+			labels(out, &m->entries[i], NULL, NULL);
+			fprintf(out, " %" PRId64 "\n", m->entries[i].ival);
+		}
+		break;
+	case PR_AVG:
+		help_type(out, fam, m, "avg()", "gauge");
+		for (size_t i = 0; i < n; i++) {
+			fputs(fam, out);
+			labels(out, &m->entries[i], NULL, NULL);
+			fputc(' ', out);
+			number(out, entry_value(m, &m->entries[i]));
+			fputc('\n', out);
+		}
+		break;
+	case PR_STATS:
+		help_type(out, fam, m, "stats() count and sum", "summary");
+		for (size_t i = 0; i < n; i++) {
+			const struct pr_entry *e = &m->entries[i];
+			fprintf(out, "%s_count", fam);
+			labels(out, e, NULL, NULL);
+			fprintf(out, " %" PRId64 "\n", e->count);
+			if (!(om && e->total < 0)) {
+				fprintf(out, "%s_sum", fam);
+				labels(out, e, NULL, NULL);
+				fprintf(out, " %" PRId64 "\n", e->total);
+			}
+		}
+		snprintf(sample, sizeof(sample), "%s_avg", fam);
+		help_type(out, sample, m, "stats() average", "gauge");
+		for (size_t i = 0; i < n; i++) {
+			fputs(sample, out);
+			labels(out, &m->entries[i], NULL, NULL);
+			fputc(' ', out);
+			number(out, entry_value(m, &m->entries[i]));
+			fputc('\n', out);
+		}
+		break;
+	case PR_HIST:
+	case PR_LHIST:
+		help_type(out, fam, m, m->kind == PR_HIST ? "hist()" : "lhist()", "histogram");
+		for (size_t i = 0; i < n; i++)
+			histogram(out, om, m, fam, &m->entries[i]);
+		break;
+	case PR_TEXT_VAL:
+		break;
+	}
+}
+
+/*
+ * The `map` hook of both writers.  Strings and tuples are not numbers:
+ * such maps are left out (docs/metrics.md).  top and div are print()'s
+ * and mean nothing to a scraper.
+ */
+static void prom_map(FILE *out, bool om, struct pr_map *m)
+{
+	if (m->kind == PR_TEXT_VAL)
+		return;
+	/* the keyless count() that never fired is an entry with value 0 */
+	cmp_map = m;
+	qsort(m->entries, m->nentries, sizeof(*m->entries), by_value_desc);
+	size_t kept = 0, series = 0;
+	for (; kept < m->nentries; kept++) {
+		size_t s = series_of(m, &m->entries[kept]);
+		if (m->series_cap && series + s > m->series_cap)
+			break;
+		series += s;
+	}
+	for (size_t i = kept; i < m->nentries; i++)
+		m->series_dropped += series_of(m, &m->entries[i]);
+	long at = ftell(out);
+	/* a response byte limit: estimate before writing (a line is short)
+	 * and keep the family whole rather than cut a histogram */
+	if (m->byte_limit && at >= 0) {
+		size_t per = 0;
+		for (size_t i = 0; i < kept; i++)
+			per += series_of(m, &m->entries[i]) * (64 + 48 * (size_t)m->entries[i].nlabels);
+		while (kept && (size_t)at + per > m->byte_limit) {
+			kept--;
+			size_t s = series_of(m, &m->entries[kept]);
+			m->series_dropped += s;
+			per -= s * (64 + 48 * (size_t)m->entries[kept].nlabels);
+		}
+	}
+	if (kept || !m->nentries)
+		write_family(out, om, m, kept);
+}
+
+static void prom_map_text(FILE *out, struct pr_map *m, uint32_t top, uint32_t div)
+{
+	prom_map(out, false, m);
+}
+
+static void om_map(FILE *out, struct pr_map *m, uint32_t top, uint32_t div)
+{
+	prom_map(out, true, m);
+}
+
+/* ---- sonde's own health -------------------------------------------------------- */
+
+void pr_prom_health(FILE *out, bool om, const struct pr_health *h)
+{
+	const char *lost = om ? "sonde_events_lost" : "sonde_events_lost_total";
+	fprintf(out, "# HELP %s Events the BPF ring buffer had no room for.\n# TYPE %s counter\n"
+		"sonde_events_lost_total %" PRIu64 "\n", lost, lost, h->lost);
+	const char *drop = om ? "sonde_series_dropped" : "sonde_series_dropped_total";
+	fprintf(out, "# HELP %s Series the per-map cap or the response size limit left out.\n"
+		"# TYPE %s counter\n", drop, drop);
+	for (int i = 0; i < h->nmaps; i++) {
+		struct pr_label l = {"map", h->maps[i]};
+		struct pr_entry e = {.labels = &l, .nlabels = 1};
+		fputs("sonde_series_dropped_total", out);
+		labels(out, &e, NULL, NULL);
+		fprintf(out, " %" PRIu64 "\n", h->dropped[i]);
+	}
+	if (h->nprobes) {
+		const char *hits = om ? "sonde_probe_hits" : "sonde_probe_hits_total";
+		fprintf(out, "# HELP %s Times each probe's BPF program ran.\n# TYPE %s counter\n", hits, hits);
+		for (int i = 0; i < h->nprobes; i++) {
+			struct pr_label l = {"probe", h->probes[i].probe};
+			struct pr_entry e = {.labels = &l, .nlabels = 1};
+			fputs("sonde_probe_hits_total", out);
+			labels(out, &e, NULL, NULL);
+			fprintf(out, " %" PRIu64 "\n", h->probes[i].hits);
+		}
+		fputs("# HELP sonde_probe_bpf_ns_per_hit Average nanoseconds a probe's BPF program takes.\n"
+		      "# TYPE sonde_probe_bpf_ns_per_hit gauge\n", out);
+		for (int i = 0; i < h->nprobes; i++) {
+			struct pr_label l = {"probe", h->probes[i].probe};
+			struct pr_entry e = {.labels = &l, .nlabels = 1};
+			fputs("sonde_probe_bpf_ns_per_hit", out);
+			labels(out, &e, NULL, NULL);
+			fputc(' ', out);
+			number(out, h->probes[i].hits ? (double)h->probes[i].run_ns / (double)h->probes[i].hits : 0);
+			fputc('\n', out);
+		}
+	}
+	fputs("# HELP sonde_last_scrape_duration_seconds How long the previous scrape took to read the maps.\n"
+	      "# TYPE sonde_last_scrape_duration_seconds gauge\nsonde_last_scrape_duration_seconds ", out);
+	number(out, h->last_scrape_s);
+	fputc('\n', out);
+	if (om)
+		fputs("# EOF\n", out);
+}
+
+/* ---- the writers ------------------------------------------------------------------ */
+
+static void prom_attached(FILE *out, FILE *diag, int n)
+{
+	fprintf(diag, "Attached %d probe%s\n", n, n == 1 ? "" : "s");
+}
+
+/* events are not metrics: the runtime gives them a stream of their own
+ * (stdout) and they read as in the text format there */
+static void prom_message(FILE *out, const char *type, const char *text, size_t len)
+{
+	fwrite(text, 1, len, out);
+}
+static void prom_value(FILE *out, const char *rendered) { fprintf(out, "%s\n", rendered); }
+static void prom_join(FILE *out, const char *text, size_t len)
+{
+	fwrite(text, 1, len, out);
+	fputc('\n', out);
+}
+static void prom_maps_begin(FILE *out) {}
+static void prom_lost(FILE *out, FILE *diag, uint64_t lost)
+{
+	fprintf(diag, "Lost %" PRIu64 " events\n", lost);
+}
+
+const struct output_writer output_prometheus = {
+	.name = "prometheus",
+	.render = PR_RENDER_TEXT,
+	.scrape = true,
+	.attached = prom_attached,
+	.message = prom_message,
+	.value = prom_value,
+	.join = prom_join,
+	.maps_begin = prom_maps_begin,
+	.map = prom_map_text,
+	.lost_events = prom_lost,
+};
+
+const struct output_writer output_openmetrics = {
+	.name = "openmetrics",
+	.render = PR_RENDER_TEXT,
+	.scrape = true,
+	.openmetrics = true,
+	.attached = prom_attached,
+	.message = prom_message,
+	.value = prom_value,
+	.join = prom_join,
+	.maps_begin = prom_maps_begin,
+	.map = om_map,
+	.lost_events = prom_lost,
+};
