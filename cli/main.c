@@ -50,8 +50,14 @@ static void usage(FILE *out)
 		"    -q               quiet: no \"Attached N probes\" line\n"
 		"    -p PID           trace only this process; resolve uprobes through it\n"
 		"    -c CMD           run CMD, trace it (cpid), stop when it exits\n"
-		"    -f text|json     output format (default text)\n"
-		"    -o FILE          write output to FILE\n"
+		"    -f FORMAT        text, json, prometheus or openmetrics (default text)\n"
+		"    -o FILE          write output to FILE; with prometheus or openmetrics,\n"
+		"                     rewrite FILE every --interval (node_exporter textfile)\n"
+		"    --serve [ADDR:]PORT  serve the maps as Prometheus metrics at /metrics\n"
+		"                     (ADDR defaults to 127.0.0.1)\n"
+		"    --interval SECS  how often -o FILE is rewritten (default 15)\n"
+		"    --max-series N   series per map in metrics (default 10000, 0: no cap)\n"
+		"    --kube-logs DIR  the kubelet's log tree for Kubernetes names (default /var/log)\n"
 		"    --unsafe         allow system() and signal()\n"
 		"    --dry-run        compile, load, attach and detach, then exit 0\n"
 		"    --container ID   only this container (id, prefix or cgroup path)\n"
@@ -142,7 +148,7 @@ static int start_child(const char *cmd, int *go_fd)
 }
 
 enum { OPT_UNSAFE = 256, OPT_DRY_RUN, OPT_CONTAINER, OPT_EMIT, OPT_FOLLOW, OPT_MAP_KEYS_MAX,
-       OPT_EXCLUDE_SELF };
+       OPT_EXCLUDE_SELF, OPT_SERVE, OPT_INTERVAL, OPT_MAX_SERIES, OPT_KUBE_LOGS };
 
 /* --map-keys-max / BPFTRACE_MAP_KEYS_MAX: 1 .. 16M keys (hist and lhist
  * maps hold 16 slots a key, which must fit the kernel's u32) */
@@ -160,6 +166,21 @@ static int parse_keys_max(const char *what, const char *s, uint32_t *out)
 	return 0;
 }
 
+/* a whole number in [min, max] or a message naming the option */
+static bool parse_count(const char *opt, const char *arg, long min, long max, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max) {
+		fprintf(stderr, "sonde: %s needs a whole number from %ld to %ld, not '%s'\n", opt, min,
+			max, arg);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -172,6 +193,10 @@ int main(int argc, char **argv)
 		{"follow", no_argument, NULL, OPT_FOLLOW},
 		{"map-keys-max", required_argument, NULL, OPT_MAP_KEYS_MAX},
 		{"exclude-self", no_argument, NULL, OPT_EXCLUDE_SELF},
+		{"serve", required_argument, NULL, OPT_SERVE},
+		{"interval", required_argument, NULL, OPT_INTERVAL},
+		{"max-series", required_argument, NULL, OPT_MAX_SERIES},
+		{"kube-logs", required_argument, NULL, OPT_KUBE_LOGS},
 		{0},
 	};
 	const char *prog_text = NULL, *out_path = NULL, *cmd = NULL, *container = NULL, *emit = NULL;
@@ -183,6 +208,9 @@ int main(int argc, char **argv)
 	const char *env_keys = getenv("BPFTRACE_MAP_KEYS_MAX");
 	if (env_keys && *env_keys && parse_keys_max("BPFTRACE_MAP_KEYS_MAX", env_keys, &keys_max))
 		return 1;
+	const char *serve = NULL, *kube_logs = "/var/log";
+	long interval = 15, max_series = 10000;
+	bool format_given = false;
 
 	while ((c = getopt_long(argc, argv, "+e:lvqp:c:f:o:hV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -207,6 +235,7 @@ int main(int argc, char **argv)
 		case 'c': cmd = optarg; break;
 		case 'f':
 			writer = output_find(optarg);
+			format_given = true;
 			if (!writer) {
 				fprintf(stderr, "sonde: -f takes one of %s, not '%s'\n", output_names(),
 					optarg);
@@ -225,6 +254,16 @@ int main(int argc, char **argv)
 			if (parse_keys_max("--map-keys-max", optarg, &keys_max))
 				return 1;
 			break;
+		case OPT_SERVE: serve = optarg; break;
+		case OPT_KUBE_LOGS: kube_logs = optarg; break;
+		case OPT_INTERVAL:
+			if (!parse_count("--interval", optarg, 1, 86400, &interval))
+				return 1;
+			break;
+		case OPT_MAX_SERIES:
+			if (!parse_count("--max-series", optarg, 0, 100000000, &max_series))
+				return 1;
+			break;
 		case OPT_EMIT:
 			if (strcmp(optarg, "ast") && strcmp(optarg, "ir") && strcmp(optarg, "asm")) {
 				fprintf(stderr, "sonde: --emit takes ast, ir or asm, not '%s'\n", optarg);
@@ -236,6 +275,18 @@ int main(int argc, char **argv)
 		}
 	}
 	rt_libbpf_logging(verbose);
+	/* --serve alone serves Prometheus text (OpenMetrics by Accept header) */
+	if (serve && !format_given)
+		writer = &output_prometheus;
+	if (serve && !writer->scrape) {
+		fprintf(stderr, "sonde: --serve exports metrics: -f must be prometheus or openmetrics\n");
+		return 1;
+	}
+	if (writer->scrape && !serve && !out_path && !do_list) {
+		fprintf(stderr, "sonde: -f %s needs --serve [ADDR:]PORT or -o FILE (a textfile "
+			"rewritten every --interval)\n", writer->name);
+		return 1;
+	}
 	if (do_list)
 		return list(optind < argc ? argv[optind] : NULL, verbose > 0, pid);
 
@@ -326,6 +377,7 @@ int main(int argc, char **argv)
 		.filter_cgroup_level = cont ? cont->level : 0,
 		.child_pid = child, .src = prog_text, .map_keys_max = keys_max,
 		.exclude_pid = exclude_self ? getpid() : 0,
+		.hist_sum = writer->scrape,	/* a histogram's _sum */
 	};
 	struct cg_object obj = {0};
 	if (cg_compile(a, r, &co, &obj))
@@ -337,8 +389,10 @@ int main(int argc, char **argv)
 	}
 	FILE *out = stdout;
 	char oerr[1024];
-	if (out_path && cli_open_output(out_path, &out, oerr, sizeof(oerr))) {
-		fprintf(stderr, "sonde: %s\n", oerr);
+	/* a scrape format's -o FILE is rewritten whole every interval */
+	if (out_path && !writer->scrape && cli_open_output(out_path, &out, oerr, sizeof(oerr))) {
+		fprintf(stderr, "sonde: %s
+", oerr);
 		free(obj.elf);
 		goto out_child;
 	}
@@ -346,6 +400,9 @@ int main(int argc, char **argv)
 		.writer = writer, .out = out, .quiet = quiet, .verbose = verbose, .dry_run = dry_run,
 		.pid = pid, .child_pid = child, .child_go_fd = go_fd, .container = cont,
 		.follow = follow, .src = prog_text, .file = file,
+		.serve_addr = serve, .metrics_file = writer->scrape ? out_path : NULL,
+		.interval_s = (unsigned)interval, .series_cap = (size_t)max_series,
+		.kube_logs = kube_logs,
 	};
 	rc = rt_run(r, &obj, &ro);
 	go_fd = -1;

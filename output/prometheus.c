@@ -31,19 +31,40 @@
 
 /* ---- names and values ------------------------------------------------------ */
 
-/* sonde_<map without '@'> ("sonde_map" for the anonymous @), and for a
- * counter without a trailing _total (OpenMetrics adds it to the sample) */
-static void family_name(char *buf, size_t len, const struct pr_map *m)
+/*
+ * sonde_<map without '@'> ("sonde_map" for the anonymous @).  A counter's
+ * samples add _total even to @calls_total: syscount has both @syscalls and
+ * @syscalls_total, and the two families must not collide.
+ * A time unit among the name's words (offcpu_us, cuda_usecs, lat_ns)
+ * becomes Prometheus's base unit, seconds: the word is replaced and the
+ * measured values (not the counts) are divided by the return value
+ * (a division by a power of ten rounds to the shortest decimal).
+ */
+static double family_name(char *buf, size_t len, const struct pr_map *m)
 {
+	static const struct { const char *word; double scale; } units[] = {
+		{"ns", 1e9}, {"nsecs", 1e9}, {"us", 1e6}, {"usecs", 1e6},
+		{"ms", 1e3}, {"msecs", 1e3},
+	};
 	const char *n = m->name[0] == '@' ? m->name + 1 : m->name;
-	snprintf(buf, len, "sonde_%s", *n ? n : "map");
-	size_t l = strlen(buf);
-	if (m->counter && l > 6 + 6 && !strcmp(buf + l - 6, "_total"))
-		buf[l - 6] = '\0';
+	char tmp[200];
+	snprintf(tmp, sizeof(tmp), "%s", *n ? n : "map");
+	double scale = 1;
+	size_t used = (size_t)snprintf(buf, len, "sonde");
+	for (char *save = NULL, *w = strtok_r(tmp, "_", &save); w && used < len;
+	     w = strtok_r(NULL, "_", &save)) {
+		for (size_t i = 0; scale == 1 && i < sizeof(units) / sizeof(units[0]); i++)
+			if (!strcmp(w, units[i].word)) {
+				w = "seconds";
+				scale = units[i].scale;
+			}
+		used += (size_t)snprintf(buf + used, len - used, "_%s", w);
+	}
 	for (char *p = buf; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
 		      *p == '_' || *p == ':'))
 			*p = '_';
+	return scale;
 }
 
 /* label names: [a-zA-Z_][a-zA-Z0-9_]*, not __*, and not le or quantile */
@@ -108,21 +129,43 @@ static void labels(FILE *out, const struct pr_entry *e, const char *extra_name, 
 }
 
 /* shortest form that reads back as the same double */
+static void format_number(char *buf, size_t len, double v)
+{
+	if (isinf(v))
+		snprintf(buf, len, "%s", v > 0 ? "+Inf" : "-Inf");
+	else if (isnan(v))
+		snprintf(buf, len, "NaN");
+	else if (v == floor(v) && fabs(v) < 1e21)
+		snprintf(buf, len, "%.0f", v);	/* integers (2^64) in full */
+	else {
+		snprintf(buf, len, "%.15g", v);
+		if (strtod(buf, NULL) != v)
+			snprintf(buf, len, "%.17g", v);
+	}
+}
+
 static void number(FILE *out, double v)
 {
-	char buf[40];
-	if (isinf(v)) {
-		fputs(v > 0 ? "+Inf" : "-Inf", out);
-		return;
-	}
-	if (isnan(v)) {
-		fputs("NaN", out);
-		return;
-	}
-	snprintf(buf, sizeof(buf), "%.15g", v);
-	if (strtod(buf, NULL) != v)
-		snprintf(buf, sizeof(buf), "%.17g", v);
+	char buf[48];
+	format_number(buf, sizeof(buf), v);
 	fputs(buf, out);
+}
+
+/* " <v / scale>\n" */
+static void scaled(FILE *out, double v, double scale)
+{
+	fputc(' ', out);
+	number(out, v / scale);
+	fputc('\n', out);
+}
+
+/* the same for an integer, exact (not through a double) when unscaled */
+static void scaled_int(FILE *out, int64_t v, double scale)
+{
+	if (scale == 1)
+		fprintf(out, " %" PRId64 "\n", v);
+	else
+		scaled(out, (double)v, scale);
 }
 
 static void help_type(FILE *out, const char *family, const struct pr_map *m, const char *what,
@@ -191,7 +234,7 @@ static size_t series_of(const struct pr_map *m, const struct pr_entry *e)
 
 /* ---- families -------------------------------------------------------------------- */
 
-static void histogram(FILE *out, bool om, const struct pr_map *m, const char *fam,
+static void histogram(FILE *out, bool om, const struct pr_map *m, const char *fam, double scale,
 		      const struct pr_entry *e)
 {
 	int first, last;
@@ -204,8 +247,9 @@ static void histogram(FILE *out, bool om, const struct pr_map *m, const char *fa
 		cum += e->buckets[i];
 		double ub = m->kind == PR_HIST ? (i == 0 ? 0 : ldexp(1, i - 1))
 					       : (double)pr_lhist_bound(m->lh_min, m->lh_step, i);
-		/* integers; OpenMetrics writes them as floats */
-		snprintf(le, sizeof(le), om ? "%.0f.0" : "%.0f", ub);
+		format_number(le, sizeof(le), ub / scale);
+		if (om && !strpbrk(le, ".e"))	/* OpenMetrics writes bounds as floats */
+			strcat(le, ".0");
 		fprintf(out, "%s_bucket", fam);
 		labels(out, e, "le", le);
 		fprintf(out, " %" PRIu64 "\n", cum);
@@ -220,27 +264,32 @@ static void histogram(FILE *out, bool om, const struct pr_map *m, const char *fa
 	if (e->has_sum && !(om && e->total < 0)) {
 		fprintf(out, "%s_sum", fam);
 		labels(out, e, NULL, NULL);
-		fprintf(out, " %" PRId64 "\n", e->total);
+		scaled_int(out, e->total, scale);
 	}
 }
 
 static void write_family(FILE *out, bool om, struct pr_map *m, size_t n)
 {
 	char fam[256], sample[300];
-	family_name(fam, sizeof(fam), m);
+	double scale = family_name(fam, sizeof(fam), m);
 	switch (m->kind) {
 	case PR_INT:
 		if (m->counter) {
 			snprintf(sample, sizeof(sample), "%s_total", fam);
 			help_type(out, om ? fam : sample, m, "count()", "counter");
 		} else {
+			/* a gauge's name never ends in _total (that says counter;
+			 * promtool refuses it) */
+			size_t l = strlen(fam);
+			if (l > 6 + 6 && !strcmp(fam + l - 6, "_total"))
+				fam[l - 6] = '\0';
 			snprintf(sample, sizeof(sample), "%s", fam);
 			help_type(out, fam, m, "value", "gauge");
 		}
 		for (size_t i = 0; i < n; i++) {
 			fputs(sample, out);
 			labels(out, &m->entries[i], NULL, NULL);
-			fprintf(out, " %" PRId64 "\n", m->entries[i].ival);
+			scaled_int(out, m->entries[i].ival, m->counter ? 1 : scale);
 		}
 		break;
 	case PR_AVG:
@@ -248,9 +297,7 @@ static void write_family(FILE *out, bool om, struct pr_map *m, size_t n)
 		for (size_t i = 0; i < n; i++) {
 			fputs(fam, out);
 			labels(out, &m->entries[i], NULL, NULL);
-			fputc(' ', out);
-			number(out, entry_value(m, &m->entries[i]));
-			fputc('\n', out);
+			scaled(out, entry_value(m, &m->entries[i]), scale);
 		}
 		break;
 	case PR_STATS:
@@ -263,7 +310,7 @@ static void write_family(FILE *out, bool om, struct pr_map *m, size_t n)
 			if (!(om && e->total < 0)) {
 				fprintf(out, "%s_sum", fam);
 				labels(out, e, NULL, NULL);
-				fprintf(out, " %" PRId64 "\n", e->total);
+				scaled_int(out, e->total, scale);
 			}
 		}
 		snprintf(sample, sizeof(sample), "%s_avg", fam);
@@ -271,16 +318,14 @@ static void write_family(FILE *out, bool om, struct pr_map *m, size_t n)
 		for (size_t i = 0; i < n; i++) {
 			fputs(sample, out);
 			labels(out, &m->entries[i], NULL, NULL);
-			fputc(' ', out);
-			number(out, entry_value(m, &m->entries[i]));
-			fputc('\n', out);
+			scaled(out, entry_value(m, &m->entries[i]), scale);
 		}
 		break;
 	case PR_HIST:
 	case PR_LHIST:
 		help_type(out, fam, m, m->kind == PR_HIST ? "hist()" : "lhist()", "histogram");
 		for (size_t i = 0; i < n; i++)
-			histogram(out, om, m, fam, &m->entries[i]);
+			histogram(out, om, m, fam, scale, &m->entries[i]);
 		break;
 	case PR_TEXT_VAL:
 		break;
@@ -363,16 +408,24 @@ void pr_prom_health(FILE *out, bool om, const struct pr_health *h)
 			labels(out, &e, NULL, NULL);
 			fprintf(out, " %" PRIu64 "\n", h->probes[i].hits);
 		}
-		fputs("# HELP sonde_probe_bpf_ns_per_hit Average nanoseconds a probe's BPF program takes.\n"
-		      "# TYPE sonde_probe_bpf_ns_per_hit gauge\n", out);
+		const char *secs = om ? "sonde_probe_bpf_seconds" : "sonde_probe_bpf_seconds_total";
+		fprintf(out, "# HELP %s Time each probe's BPF program ran.\n# TYPE %s counter\n", secs, secs);
 		for (int i = 0; i < h->nprobes; i++) {
 			struct pr_label l = {"probe", h->probes[i].probe};
 			struct pr_entry e = {.labels = &l, .nlabels = 1};
-			fputs("sonde_probe_bpf_ns_per_hit", out);
+			fputs("sonde_probe_bpf_seconds_total", out);
 			labels(out, &e, NULL, NULL);
-			fputc(' ', out);
-			number(out, h->probes[i].hits ? (double)h->probes[i].run_ns / (double)h->probes[i].hits : 0);
-			fputc('\n', out);
+			scaled(out, (double)h->probes[i].run_ns, 1e9);
+		}
+		fputs("# HELP sonde_probe_bpf_seconds_per_hit Average time a probe's BPF program takes "
+		      "(1e-7 is 100 ns).\n# TYPE sonde_probe_bpf_seconds_per_hit gauge\n", out);
+		for (int i = 0; i < h->nprobes; i++) {
+			struct pr_label l = {"probe", h->probes[i].probe};
+			struct pr_entry e = {.labels = &l, .nlabels = 1};
+			fputs("sonde_probe_bpf_seconds_per_hit", out);
+			labels(out, &e, NULL, NULL);
+			scaled(out, h->probes[i].hits ? (double)h->probes[i].run_ns / (double)h->probes[i].hits : 0,
+			       1e9);
 		}
 	}
 	fputs("# HELP sonde_last_scrape_duration_seconds How long the previous scrape took to read the maps.\n"

@@ -259,13 +259,16 @@ static int handle(struct rt *rt, void *data, size_t size)
 	case EV_PRINT_MAP: {
 		uint64_t w[2];
 		memcpy(w, args, sizeof(w));
-		if (id < (uint32_t)r->nmaps)
+		/* scrape formats: the scraper reads the maps and takes rates
+		 * itself; a recipe's print-and-clear every interval would turn
+		 * its counters into sawtooth gauges (docs/metrics.md) */
+		if (id < (uint32_t)r->nmaps && !rt->o->writer->scrape)
 			rt_map_print(rt, r->maps[id], (uint32_t)w[0], (uint32_t)w[1]);
 		break;
 	}
 	case EV_CLEAR:
 	case EV_ZERO:
-		if (id < (uint32_t)r->nmaps)
+		if (id < (uint32_t)r->nmaps && !rt->o->writer->scrape)
 			rt_map_clear(rt, r->maps[id], kind == EV_ZERO);
 		break;
 	case EV_EXIT:

@@ -72,6 +72,7 @@ static void merge(struct pr_entry *dst, const struct pr_entry *src, enum map_kin
 	case MK_HIST: case MK_LHIST:
 		for (int i = 0; i < dst->nbuckets && i < src->nbuckets; i++)
 			dst->buckets[i] += src->buckets[i];
+		dst->total += src->total;	/* the sum, when kept (has_sum) */
 		break;
 	case MK_NONE: case MK_VALUE:
 		break;

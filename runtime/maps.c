@@ -122,6 +122,8 @@ static void fill_key(struct rt *rt, const struct sema_map *m, const uint8_t *key
 	rt->render_in_key = true;
 	fill_key_into(rt, m, key, e);
 	rt->render_in_key = false;
+	if (rt->o->writer->scrape)	/* the key as named labels (scrape.c) */
+		rt_scrape_labels(rt, m, key, e);
 }
 
 static void fill_key_into(struct rt *rt, const struct sema_map *m, const uint8_t *key,
@@ -142,7 +144,7 @@ static void fill_key_into(struct rt *rt, const struct sema_map *m, const uint8_t
 	e->key->text = rt_render(rt, &m->key, key, &e->key->is_str);
 }
 
-static int build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
+int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
 {
 	struct slot *slots;
 	size_t n;
@@ -187,6 +189,10 @@ static int build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
 				memcpy(&b, slots[j].key + uk, 8);
 				if (b < (uint64_t)nb)
 					e->buckets[b] += (uint64_t)slots[j].v[0];
+				else if (b == CG_HIST_SUM_BUCKET) {	/* cg_opts.hist_sum */
+					e->total += slots[j].v[0];
+					e->has_sum = true;
+				}
 			}
 			i = j;
 		}
@@ -225,7 +231,7 @@ int rt_map_print(struct rt *rt, const struct sema_map *m, uint32_t top, uint32_t
 	struct arena *keep = rt->a;
 	struct arena_mark mark = arena_mark(rt->scratch);
 	rt->a = rt->scratch;
-	int err = build(rt, m, &pm);
+	int err = rt_map_build(rt, m, &pm);
 	if (!err)
 		rt->o->writer->map(rt->o->out, &pm, top, div);
 	arena_release(rt->scratch, mark);

@@ -57,7 +57,7 @@ static const char *username(struct rt *rt, uint64_t uid)
 	return arena_printf(rt->a, "%" PRIu64, uid);
 }
 
-static struct rs_cgcache *cgroups(struct rt *rt)
+struct rs_cgcache *rt_cgroups(struct rt *rt)
 {
 	if (!rt->cgroups)
 		rt->cgroups = rs_cgcache_new(NULL);
@@ -97,7 +97,7 @@ static const char *render_into(struct rt *rt, const struct type *t, const uint8_
 		return rt_render_extra(rt, t, p);
 	case TY_CONTAINER: {
 		*is_str = true;
-		struct rs_cgcache *c = cgroups(rt);
+		struct rs_cgcache *c = rt_cgroups(rt);
 		if (!c)
 			return "";
 		const char *id = rs_cgroup_container(c, v);
@@ -109,7 +109,7 @@ static const char *render_into(struct rt *rt, const struct type *t, const uint8_
 	}
 	case TY_CGROUP_PATH: {
 		*is_str = true;
-		struct rs_cgcache *c = cgroups(rt);
+		struct rs_cgcache *c = rt_cgroups(rt);
 		const char *path = c ? rs_cgroup_path(c, v) : NULL;
 		return path ? path : arena_printf(rt->a, "%" PRIu64, v);
 	}

@@ -21,6 +21,7 @@ struct rt_watch;
 struct rt_stop {
 	int wake[2];		/* self-pipe the signal handlers write */
 	int target_fd;		/* pidfd of -p PID, or -1 */
+	int extra_fd;		/* another fd that wakes the wait (--serve), or -1 */
 	const volatile uint64_t *exit_word;	/* set by exit() in BPF (mmap'd) */
 	size_t exit_len;
 	volatile sig_atomic_t child_changed;	/* SIGCHLD: look at the -c command */
@@ -64,6 +65,13 @@ struct rt {
 	struct rt_follow *follow;	/* --follow: uprobe queries kept for rescans */
 	struct rt_watch *watch;		/* --follow, -v: uprobe files to notice changes of */
 	struct rt_stop stopper;
+	/* scrape formats (scrape.c, serve.c) */
+	struct rt_serve *serve;		/* --serve: the HTTP server */
+	struct kube_index *kube;	/* Kubernetes names, loaded on first use */
+	uint64_t *dropped;		/* by map id: series the caps left out, so far */
+	double last_scrape_s;
+	double next_write;		/* textfile: when to rewrite it (monotonic s) */
+	int stats_fd;			/* BPF_ENABLE_STATS, or -errno */
 };
 
 /* render.c: one value as text; *is_str tells JSON to quote it */
@@ -73,6 +81,10 @@ const char *rt_render_json(struct rt *rt, const struct type *t, const void *byte
 /* render.c: one value as the selected writer wants it (rt_render or
  * rt_render_json); *is_str (may be NULL) as rt_render sets it, false for JSON */
 const char *rt_render_for(struct rt *rt, const struct type *t, const void *bytes, bool *is_str);
+/* render.c: the cgroup id -> path/container cache, opened on first use */
+struct rs_cgcache *rt_cgroups(struct rt *rt);
+/* maps.c: read one map into pm (in rt->a); 0 or -errno */
+int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm);
 /* maps.c */
 int rt_map_print(struct rt *rt, const struct sema_map *m, uint32_t top, uint32_t div);
 int rt_map_clear(struct rt *rt, const struct sema_map *m, bool zero_only);
@@ -138,5 +150,26 @@ void rt_stop_drain(struct rt *rt);
  * aggregation `kind` combines values (not for plain values).  0 or -ENOMEM. */
 bool rt_type_has_container(const struct type *t);
 int rt_fold_equal_keys(struct pr_map *pm, enum map_kind kind);
+
+/* scrape.c: maps as metrics.  start before the main loop (per-probe
+ * statistics on), stop after it; labels names the key elements of an
+ * entry (maps.c calls it for scrape writers); scrape writes every map and
+ * the health families; tick rewrites the textfile (-o FILE) when its
+ * interval has passed, to_file now. */
+int rt_scrape_start(struct rt *rt);
+void rt_scrape_stop(struct rt *rt);
+void rt_scrape_labels(struct rt *rt, const struct sema_map *m, const uint8_t *key, struct pr_entry *e);
+void rt_scrape(struct rt *rt, FILE *out, const struct output_writer *w);
+void rt_scrape_tick(struct rt *rt);
+int rt_scrape_to_file(struct rt *rt);
+uint64_t rt_lost_events(struct rt *rt);
+/* serve.c: --serve [ADDR:]PORT.  start listens (a message and -errno when
+ * it cannot) and puts the server's epoll fd in the main loop's wait
+ * (stopper.extra_fd); timeout lowers the loop's wait to what the server
+ * needs; run serves what is ready without blocking. */
+int rt_serve_start(struct rt *rt, const char *addr);
+int rt_serve_timeout(struct rt *rt, int timeout_ms);
+void rt_serve_run(struct rt *rt);
+void rt_serve_stop(struct rt *rt);
 
 #endif

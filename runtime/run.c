@@ -510,8 +510,8 @@ static void name_attach_points(struct rt *rt)
 
 int rt_run(const struct sema_result *r, const struct cg_object *obj, const struct rt_opts *o)
 {
-	struct rt rt = {.r = r, .obj = obj, .o = o,
-			.stopper = {.wake = {-1, -1}, .target_fd = -1}};
+	struct rt rt = {.r = r, .obj = obj, .o = o, .stats_fd = -1,
+			.stopper = {.wake = {-1, -1}, .target_fd = -1, .extra_fd = -1}};
 	if (!attachers_complete())
 		return 1;
 	rt.perm = arena_new();
@@ -561,11 +561,17 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		close(o->child_go_fd);
 	}
 
+	/* scrape formats: the maps are read while the probes run */
+	if (o->writer->scrape && (rt_scrape_start(&rt) ||
+				  (o->serve_addr && rt_serve_start(&rt, o->serve_addr))))
+		goto out;
 	/* stop.c: signals, exit(), the -c command and the -p process each
 	 * end the loop at once, whatever the event rate */
-	if (!rt_stop_update(&rt) && !(only_special(r) && !o->child_pid && !o->pid)) {
+	if (!rt_stop_update(&rt) &&
+	    !(only_special(r) && !o->child_pid && !o->pid && !o->writer->scrape)) {
 		while (!rt_stop_update(&rt)) {
-			int n = rt_stop_wait(&rt, 100);
+			/* --serve: HTTP clients wake the same wait (serve.c) */
+			int n = rt_stop_wait(&rt, rt.serve ? rt_serve_timeout(&rt, 100) : 100);
 			if (n > 0)
 				n = ring_buffer__consume(rt.rb);
 			if (n < 0 && n != -EINTR)
@@ -573,6 +579,9 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 			if (rt.follow)
 				rt_follow_tick(&rt);
 			rt_watch_tick(&rt);
+			if (rt.serve)
+				rt_serve_run(&rt);
+			rt_scrape_tick(&rt);
 		}
 	} else if (!rt.stop) {
 		/* only BEGIN/END and no exit(): wait for Ctrl-C, as bpftrace.
@@ -591,20 +600,18 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	rt_stop_drain(&rt);
 	run_special(&rt, PT_END);
 	ring_buffer__consume(rt.rb);
-	o->writer->maps_begin(o->out);
-	rt_maps_print_all(&rt);
-	rt_maps_report_full(&rt);
-	int lfd = bpf_object__find_map_fd_by_name(rt.bpf, CG_LOST_MAP);
-	if (lfd >= 0) {
-		uint32_t k = 0;
-		uint64_t *v = calloc((size_t)rt.ncpus, 8), lost = 0;
-		if (v && !bpf_map_lookup_elem(lfd, &k, v))
-			for (int c = 0; c < rt.ncpus; c++)
-				lost += v[c];
-		free(v);
-		if (lost)
-			o->writer->lost_events(o->out, stderr, lost);
+	/* a scrape format prints no maps at exit; the textfile gets its last
+	 * state */
+	if (o->metrics_file)
+		rt_scrape_to_file(&rt);
+	else if (!o->writer->scrape) {
+		o->writer->maps_begin(o->out);
+		rt_maps_print_all(&rt);
 	}
+	rt_maps_report_full(&rt);
+	uint64_t lost = rt_lost_events(&rt);
+	if (lost)
+		o->writer->lost_events(o->out, stderr, lost);
 	fflush(o->out);
 	rc = 0;
 	bool child_done = rt.stopper.child_done;
@@ -620,6 +627,8 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 			fprintf(stderr, "sonde: command killed by signal %d\n", WTERMSIG(child_st));
 	}
 out:
+	rt_serve_stop(&rt);
+	rt_scrape_stop(&rt);
 	rt_stop_close(&rt);
 	detach_all(&rt);
 	rt_follow_free(&rt);

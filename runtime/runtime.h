@@ -32,6 +32,12 @@ struct rt_opts {
 	bool follow;		/* --follow: rescan uprobe targets every second */
 	const char *src;	/* source text, for verifier messages */
 	const char *file;	/* source name */
+	/* scrape writers (-f prometheus|openmetrics) */
+	const char *serve_addr;	/* --serve [ADDR:]PORT */
+	const char *metrics_file;	/* -o FILE: rewritten every interval_s */
+	unsigned interval_s;	/* --interval */
+	size_t series_cap;	/* --max-series: per map (0: no cap) */
+	const char *kube_logs;	/* --kube-logs: the kubelet's log tree (/var/log) */
 };
 
 /* exit status for main: 0, or 1 after a message */

@@ -183,14 +183,17 @@ bool rt_stop_due(struct rt *rt)
 int rt_stop_wait(struct rt *rt, int timeout_ms)
 {
 	struct rt_stop *st = &rt->stopper;
-	struct pollfd p[3] = {
+	/* the extra fd (--serve's HTTP server) only needs to wake the loop:
+	 * -1 is ignored by poll() */
+	struct pollfd p[4] = {
 		{.fd = ring_buffer__epoll_fd(rt->rb), .events = POLLIN},
 		{.fd = st->wake[0], .events = POLLIN},
 		{.fd = st->target_fd, .events = POLLIN},
+		{.fd = st->extra_fd, .events = POLLIN},
 	};
 	if (rt_stop_due(rt))
 		timeout_ms = 0;
-	int n = poll(p, st->target_fd >= 0 ? 3 : 2, timeout_ms);
+	int n = poll(p, 4, timeout_ms);
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
 	if (p[1].revents) {

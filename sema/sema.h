@@ -113,6 +113,8 @@ struct sema_map {
 	uint32_t key_size;	/* bytes in BPF (8 for a keyless map's dummy key); +8 for hist buckets */
 	uint32_t value_size;	/* bytes of one (per-CPU) value */
 	bool percpu;
+	bool deleted;		/* the script delete()s entries: per-key bookkeeping (start
+				 * timestamps by tid), left out of metrics when MK_VALUE */
 	int id;
 	int64_t lh_min, lh_max, lh_step;
 	const char **labels;	/* a Prometheus label name per key element, from the

@@ -124,6 +124,8 @@ static void check_delete(struct sema_ctx *s, struct ast_node *n)
 	 * (delete(@x[1, 2]) alone must still compile to a two-field key) */
 	sema_map_keys(s, a);
 	struct sema_map *m = sema_map_of(s, a);
+	/* per-key bookkeeping (start timestamps by tid): metrics leave it out */
+	m->deleted = true;
 	if (m->kind == MK_HIST || m->kind == MK_LHIST)
 		sema_error(s, a->loc, "delete() of one %s entry is not supported: use clear(%s)",
 			   m->kind == MK_HIST ? "hist" : "lhist", m->name);

@@ -128,6 +128,32 @@ static void test_lhist(void **state)
 	free(s);
 }
 
+/* a time unit in the name: seconds, values scaled, counts not */
+static void test_units(void **state)
+{
+	uint64_t b[PR_HIST_BUCKETS] = {0};
+	b[12] = 3;	/* [1024, 2048) us */
+	struct pr_entry e[] = {{.buckets = b, .nbuckets = PR_HIST_BUCKETS, .total = 4000, .has_sum = true}};
+	struct pr_map m = {.name = "@ioctl_usecs", .kind = PR_HIST, .entries = e, .nentries = 1};
+	char *s = render(&output_prometheus, &m);
+	assert_string_equal(s,
+		"# HELP sonde_ioctl_seconds hist() of @ioctl_usecs\n# TYPE sonde_ioctl_seconds histogram\n"
+		"sonde_ioctl_seconds_bucket{le=\"0.002048\"} 3\n"
+		"sonde_ioctl_seconds_bucket{le=\"+Inf\"} 3\n"
+		"sonde_ioctl_seconds_count 3\nsonde_ioctl_seconds_sum 0.004\n");
+	free(s);
+	struct pr_entry g[] = {{.ival = 1500}};
+	struct pr_map gm = {.name = "@offcpu_us_total", .kind = PR_INT, .entries = g, .nentries = 1};
+	s = render(&output_prometheus, &gm);
+	assert_non_null(strstr(s, "\nsonde_offcpu_seconds 0.0015\n"));
+	free(s);
+	gm.counter = true;
+	gm.name = "@calls_ns";
+	s = render(&output_prometheus, &gm);
+	assert_non_null(strstr(s, "\nsonde_calls_seconds_total 1500\n"));
+	free(s);
+}
+
 static void test_cap_and_limit(void **state)
 {
 	enum { N = 50 };
@@ -174,7 +200,8 @@ static void test_health(void **state)
 	assert_non_null(strstr(buf, "# TYPE sonde_events_lost counter\nsonde_events_lost_total 2\n"));
 	assert_non_null(strstr(buf, "sonde_series_dropped_total{map=\"@calls\"} 4\n"));
 	assert_non_null(strstr(buf, "sonde_probe_hits_total{probe=\"tracepoint:syscalls:sys_enter_ioctl\"} 10\n"));
-	assert_non_null(strstr(buf, "sonde_probe_bpf_ns_per_hit{probe=\"tracepoint:syscalls:sys_enter_ioctl\"} 150\n"));
+	assert_non_null(strstr(buf, "sonde_probe_bpf_seconds_total{probe=\"tracepoint:syscalls:sys_enter_ioctl\"} 1.5e-06\n"));
+	assert_non_null(strstr(buf, "sonde_probe_bpf_seconds_per_hit{probe=\"tracepoint:syscalls:sys_enter_ioctl\"} 1.5e-07\n"));
 	assert_non_null(strstr(buf, "sonde_last_scrape_duration_seconds 0.25\n# EOF\n"));
 	free(buf);
 }
@@ -186,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_gauges),
 		cmocka_unit_test(test_hist),
 		cmocka_unit_test(test_lhist),
+		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_cap_and_limit),
 		cmocka_unit_test(test_health),
 	};

@@ -1,0 +1,240 @@
+/*
+ * scrape.c - every map as metrics, read when asked (docs/metrics.md).
+ *
+ * A scrape reads each map as printing at exit would (maps.c), names each
+ * key element as a label (sema chose the names from the key expressions),
+ * and hands the maps to the selected scrape writer (output/prometheus.c);
+ * sonde's own health follows: events lost, per-probe hits and BPF time
+ * from the kernel's run-time statistics, series the caps dropped, the
+ * previous scrape's duration.
+ *
+ * A `container` key element becomes the labels namespace, pod and
+ * container (the container's name) plus container_id when its cgroup is a
+ * Kubernetes pod's (host/kube.c reads the pod from the cgroup path and the
+ * names from the kubelet's log tree), and container (the id) otherwise.
+ *
+ * The textfile mode (a scrape format with -o FILE) writes the same
+ * exposition to FILE every interval through a temporary file and
+ * rename(), so node_exporter's textfile collector never reads half a file.
+ */
+#include "runtime/rt_int.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host/kube.h"
+
+/* Bytes one response may hold: 10,000 series of 5 labels are ~2 MB. */
+#define SCRAPE_BYTE_LIMIT (32u << 20)
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* ---- labels ----------------------------------------------------------------------- */
+
+static void push(struct rt *rt, struct pr_label **v, int *n, const char *name, const char *value)
+{
+	struct pr_label *nv = arena_new_array(rt->a, struct pr_label, (size_t)*n + 1);
+	if (*n)
+		memcpy(nv, *v, (size_t)*n * sizeof(*nv));
+	nv[*n] = (struct pr_label){name, value};
+	*v = nv;
+	(*n)++;
+}
+
+/* a container key element: Kubernetes names when the cgroup is a pod's */
+static void container_labels(struct rt *rt, const char *name, const char *short_id, uint64_t cgid,
+			     struct pr_label **v, int *n)
+{
+	struct rs_cgcache *c = rt_cgroups(rt);
+	const char *path = c ? rs_cgroup_path(c, cgid) : NULL;
+	char uid[37], cid[65];
+	struct kube_names kn;
+	if (path && !kube_parse_cgroup(path, uid, cid)) {
+		if (!rt->kube)
+			rt->kube = kube_index_new(rt->o->kube_logs);
+		if (rt->kube && kube_lookup(rt->kube, uid, cid, &kn)) {
+			push(rt, v, n, "namespace", kn.namespace_);
+			push(rt, v, n, "pod", kn.pod);
+			push(rt, v, n, name, *kn.container ? kn.container : short_id);
+			push(rt, v, n, arena_printf(rt->a, "%s_id", name), short_id);
+			return;
+		}
+	}
+	push(rt, v, n, name, short_id);
+}
+
+void rt_scrape_labels(struct rt *rt, const struct sema_map *m, const uint8_t *key, struct pr_entry *e)
+{
+	struct pr_label *v = NULL;
+	int n = 0;
+	for (int i = 0; i < e->nkey && m->labels; i++) {
+		const struct type *t = m->key.kind == TY_TUPLE ? &m->key.fields[i].type : &m->key;
+		const uint8_t *p = m->key.kind == TY_TUPLE ? key + m->key.fields[i].offset : key;
+		if (t->kind == TY_CONTAINER) {
+			uint64_t cgid;
+			memcpy(&cgid, p, 8);
+			container_labels(rt, m->labels[i], e->key[i].text, cgid, &v, &n);
+		} else {
+			push(rt, &v, &n, m->labels[i], e->key[i].text);
+		}
+	}
+	e->labels = v;
+	e->nlabels = n;
+}
+
+/* ---- health -------------------------------------------------------------------------- */
+
+/* per-probe hits and run time; the kernel counts while a BPF_ENABLE_STATS
+ * fd is open (needs CAP_SYS_ADMIN; without it the families are left out) */
+static int probe_stats(struct rt *rt, struct pr_probe_stat **out)
+{
+	int n = 0;
+	if (rt->stats_fd < 0)
+		return 0;
+	struct pr_probe_stat *v = arena_new_array(rt->a, struct pr_probe_stat,
+						  (size_t)(rt->obj->nprogs ? rt->obj->nprogs : 1));
+	for (int i = 0; i < rt->obj->nprogs; i++) {
+		const struct cg_prog *p = &rt->obj->progs[i];
+		enum probe_type type = p->probe->attach[p->first_attach].type;
+		if (type == PT_BEGIN || type == PT_END)
+			continue;
+		struct bpf_program *prog = bpf_object__find_program_by_name(rt->bpf, p->name);
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		memset(&info, 0, sizeof(info));
+		if (!prog || bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+			continue;
+		/* one program serves several attach points: named by its first,
+		 * "+N" when it has more */
+		const char *name = p->probe->attach[p->first_attach].name;
+		if (p->nattach > 1)
+			name = arena_printf(rt->a, "%s +%d", name, p->nattach - 1);
+		v[n++] = (struct pr_probe_stat){name, info.run_cnt, info.run_time_ns};
+	}
+	*out = v;
+	return n;
+}
+
+uint64_t rt_lost_events(struct rt *rt)
+{
+	int lfd = bpf_object__find_map_fd_by_name(rt->bpf, CG_LOST_MAP);
+	uint64_t lost = 0;
+	if (lfd < 0)
+		return 0;
+	uint32_t k = 0;
+	uint64_t *v = calloc((size_t)rt->ncpus, 8);
+	if (v && !bpf_map_lookup_elem(lfd, &k, v))
+		for (int c = 0; c < rt->ncpus; c++)
+			lost += v[c];
+	free(v);
+	return lost;
+}
+
+/* ---- one scrape ----------------------------------------------------------------------- */
+
+void rt_scrape(struct rt *rt, FILE *out, const struct output_writer *w)
+{
+	double start = now_s();
+	struct arena *keep = rt->a;
+	struct arena_mark mark = arena_mark(rt->scratch);
+	rt->a = rt->scratch;
+	const struct sema_result *r = rt->r;
+	const char **names = arena_new_array(rt->a, const char *, (size_t)(r->nmaps ? r->nmaps : 1));
+	for (int i = 0; i < r->nmaps; i++) {
+		const struct sema_map *m = r->maps[i];
+		struct pr_map pm;
+		names[i] = m->name;
+		/* values set and delete()d per key (start timestamps by tid)
+		 * are bookkeeping, not measurements */
+		if (m->kind == MK_VALUE && m->deleted)
+			continue;
+		if (rt_map_build(rt, m, &pm)) {
+			fprintf(stderr, "sonde: map '%s': cannot read\n", m->name);
+			continue;
+		}
+		pm.counter = m->kind == MK_COUNT;
+		pm.series_cap = rt->o->series_cap;
+		pm.byte_limit = SCRAPE_BYTE_LIMIT;
+		w->map(out, &pm, 0, 0);
+		rt->dropped[m->id] += pm.series_dropped;
+	}
+	uint64_t *dropped = arena_new_array(rt->a, uint64_t, (size_t)(r->nmaps ? r->nmaps : 1));
+	for (int i = 0; i < r->nmaps; i++)
+		dropped[i] = rt->dropped[r->maps[i]->id];
+	struct pr_probe_stat *ps = NULL;
+	int nps = probe_stats(rt, &ps);
+	struct pr_health h = {.lost = rt_lost_events(rt), .probes = ps, .nprobes = nps,
+			      .maps = names, .dropped = dropped, .nmaps = r->nmaps,
+			      .last_scrape_s = rt->last_scrape_s};
+	pr_prom_health(out, w->openmetrics, &h);
+	arena_release(rt->scratch, mark);
+	rt->a = keep;
+	rt->last_scrape_s = now_s() - start;
+}
+
+int rt_scrape_start(struct rt *rt)
+{
+	rt->dropped = arena_new_array(rt->perm, uint64_t, (size_t)(rt->r->nmaps ? rt->r->nmaps : 1));
+	/* hits and run time per program: the kernel keeps them only while
+	 * someone holds this fd */
+	rt->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (rt->stats_fd < 0 && rt->o->verbose)
+		fprintf(stderr, "sonde: no per-probe statistics (BPF_ENABLE_STATS: %s)\n",
+			strerror(-rt->stats_fd));
+	if (rt->o->metrics_file)
+		rt->next_write = now_s() + rt->o->interval_s;
+	return 0;
+}
+
+void rt_scrape_stop(struct rt *rt)
+{
+	if (rt->stats_fd >= 0)
+		close(rt->stats_fd);
+	rt->stats_fd = -1;
+	kube_index_free(rt->kube);
+	rt->kube = NULL;
+}
+
+/* ---- the textfile ------------------------------------------------------------------------ */
+
+int rt_scrape_to_file(struct rt *rt)
+{
+	const char *path = rt->o->metrics_file;
+	char tmp[4096];
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	FILE *f = fopen(tmp, "we");
+	if (!f) {
+		fprintf(stderr, "sonde: %s: %s\n", tmp, strerror(errno));
+		return -errno;
+	}
+	rt_scrape(rt, f, rt->o->writer);
+	int err = 0;
+	if (fflush(f) || fsync(fileno(f)))
+		err = -errno;
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err) {
+		fprintf(stderr, "sonde: cannot write %s: %s\n", path, strerror(-err));
+		unlink(tmp);
+	}
+	return err;
+}
+
+void rt_scrape_tick(struct rt *rt)
+{
+	if (!rt->o->metrics_file || now_s() < rt->next_write)
+		return;
+	rt->next_write = now_s() + rt->o->interval_s;
+	rt_scrape_to_file(rt);
+}

@@ -1,0 +1,231 @@
+/*
+ * serve.c - --serve [ADDR:]PORT: the maps as a Prometheus scrape target.
+ *
+ * The HTTP side is libmicrohttpd, driven from sonde's own main loop rather
+ * than from a thread of its own: the runtime's caches (symbols, cgroups,
+ * Kubernetes names) and arenas are single-threaded, and a scrape reads the
+ * maps in the same thread that consumes the ring buffer.  MHD's epoll fd is
+ * polled with the ring buffer's and the stop causes (stop.c); sockets are
+ * non-blocking,
+ * so a slow or stuck client only holds its own connection, never the loop.
+ * What a scrape costs the loop is the rendering itself, bounded by the
+ * series cap and the response byte limit (scrape.c).
+ *
+ * Only GET (and HEAD) of /metrics and / are answered; everything else is
+ * 404 or 405.  Connections are capped in total and per client address and
+ * time out when idle.  The address defaults to 127.0.0.1: exposing a
+ * node's processes to the network is a choice the user makes by naming an
+ * address (deploy/daemonset.yaml does, inside the pod network).
+ */
+#include "runtime/rt_int.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SERVE_MAX_CONNECTIONS 16
+#define SERVE_MAX_PER_CLIENT 4
+#define SERVE_IDLE_TIMEOUT_S 10
+
+#define CT_TEXT "text/plain; version=0.0.4; charset=utf-8"
+#define CT_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
+
+struct rt_serve {
+	struct MHD_Daemon *d;
+	int epfd;
+	char url[300];
+};
+
+/*
+ * OpenMetrics when the client prefers it: the Accept header lists media
+ * ranges with optional q= weights (Prometheus sends openmetrics-text at
+ * q=1, text/plain at q=0.5); the higher weight wins, text on a tie.
+ */
+static bool wants_openmetrics(const char *accept)
+{
+	double om = -1, text = -1;
+	const char *p = accept;
+	while (p && *p) {
+		size_t len = strcspn(p, ",");
+		char part[256];
+		snprintf(part, sizeof(part), "%.*s", (int)(len < sizeof(part) ? len : sizeof(part) - 1), p);
+		double q = 1;
+		const char *qs = strstr(part, ";q=");
+		if (!qs)
+			qs = strstr(part, "; q=");
+		if (qs)
+			q = strtod(strchr(qs, '=') + 1, NULL);
+		const char *t = part + strspn(part, " \t");
+		if (!strncmp(t, "application/openmetrics-text", 28) && q > om)
+			om = q;
+		else if ((!strncmp(t, "text/plain", 10) || !strncmp(t, "*/*", 3)) && q > text)
+			text = q;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return om > 0 && om > text;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, char *body,
+			     size_t len)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	enum MHD_Result ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, const char *type,
+				  const char *text)
+{
+	char *body = strdup(text);
+	return body ? reply(c, status, type, body, strlen(body)) : MHD_NO;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+			      const char *version, const char *upload, size_t *upload_size, void **state)
+{
+	struct rt *rt = cls;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "only GET\n");
+	if (!strcmp(url, "/metrics")) {
+		const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+		bool om = accept && wants_openmetrics(accept);
+		char *body = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&body, &len);
+		if (!f)
+			return MHD_NO;
+		rt_scrape(rt, f, om ? &output_openmetrics : &output_prometheus);
+		if (fclose(f)) {
+			free(body);
+			return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", "out of memory\n");
+		}
+		return reply(c, MHD_HTTP_OK, om ? CT_OPENMETRICS : CT_TEXT, body, len);
+	}
+	if (!strcmp(url, "/")) {
+		char *body = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&body, &len);
+		if (!f)
+			return MHD_NO;
+		fputs("<html><head><title>sonde</title></head><body>\n<h1>sonde</h1>\n"
+		      "<p>Serving the maps of <code>", f);
+		for (const char *p = rt->o->file; *p; p++)	/* the script's name, escaped */
+			if (*p == '<' || *p == '>' || *p == '&' || *p == '"')
+				fprintf(f, "&#%d;", *p);
+			else
+				fputc(*p, f);
+		fputs("</code> as <a href=\"/metrics\">/metrics</a> (Prometheus text 0.0.4, or "
+		      "OpenMetrics 1.0 by Accept header).</p>\n</body></html>\n", f);
+		fclose(f);
+		return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", body, len);
+	}
+	return reply_text(c, MHD_HTTP_NOT_FOUND, "text/plain", "not found: try /metrics\n");
+}
+
+/* "PORT", "ADDR:PORT", "[V6ADDR]:PORT"; 127.0.0.1 without an address */
+static int parse_addr(const char *spec, struct sockaddr_storage *ss, char *shown, size_t shownlen)
+{
+	char host[256] = "127.0.0.1";
+	const char *port = spec;
+	const char *colon = strrchr(spec, ':');
+	if (spec[0] == '[') {
+		const char *close = strchr(spec, ']');
+		if (!close || close[1] != ':')
+			return -EINVAL;
+		snprintf(host, sizeof(host), "%.*s", (int)(close - spec - 1), spec + 1);
+		port = close + 2;
+	} else if (colon) {
+		if ((size_t)(colon - spec) >= sizeof(host))
+			return -EINVAL;
+		snprintf(host, sizeof(host), "%.*s", (int)(colon - spec), spec);
+		port = colon + 1;
+	}
+	char *end;
+	long pn = strtol(port, &end, 10);
+	if (!*port || *end || pn < 0 || pn > 65535)
+		return -EINVAL;
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE};
+	struct addrinfo *ai = NULL;
+	if (getaddrinfo(*host ? host : NULL, port, &hints, &ai) || !ai)
+		return -EADDRNOTAVAIL;
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	freeaddrinfo(ai);
+	snprintf(shown, shownlen, "%s", host);
+	return 0;
+}
+
+int rt_serve_start(struct rt *rt, const char *spec)
+{
+	struct sockaddr_storage ss;
+	char host[256];
+	if (parse_addr(spec, &ss, host, sizeof(host))) {
+		fprintf(stderr, "sonde: --serve %s: expected [ADDR:]PORT (PORT 0 to 65535; ADDR a "
+			"numeric address or a host name, [::1] for IPv6)\n", spec);
+		return -EINVAL;
+	}
+	struct rt_serve *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	unsigned flags = MHD_USE_EPOLL | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0) |
+			 (rt->o->verbose ? MHD_USE_ERROR_LOG : 0);
+	s->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, rt,
+				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)SERVE_MAX_CONNECTIONS,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)SERVE_MAX_PER_CLIENT,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_IDLE_TIMEOUT_S,
+				MHD_OPTION_END);
+	if (!s->d) {
+		int err = errno ? -errno : -EADDRINUSE;
+		fprintf(stderr, "sonde: --serve %s: cannot listen: %s\n", spec, strerror(-err));
+		free(s);
+		return err;
+	}
+	const union MHD_DaemonInfo *ep = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_EPOLL_FD);
+	const union MHD_DaemonInfo *pi = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+	s->epfd = ep ? ep->epoll_fd : -1;
+	bool v6 = ss.ss_family == AF_INET6;
+	snprintf(s->url, sizeof(s->url), "http://%s%s%s:%u/metrics", v6 ? "[" : "", host, v6 ? "]" : "",
+		 pi ? pi->port : 0);
+	rt->serve = s;
+	rt->stopper.extra_fd = s->epfd;
+	/* the port chosen for PORT 0 is only known here: tests read it */
+	fprintf(stderr, "sonde: serving metrics at %s\n", s->url);
+	return 0;
+}
+
+int rt_serve_timeout(struct rt *rt, int timeout_ms)
+{
+	MHD_UNSIGNED_LONG_LONG to;
+	if (MHD_get_timeout(rt->serve->d, &to) == MHD_YES && to < (MHD_UNSIGNED_LONG_LONG)timeout_ms)
+		return (int)to;
+	return timeout_ms;
+}
+
+void rt_serve_run(struct rt *rt)
+{
+	MHD_run(rt->serve->d);
+}
+
+void rt_serve_stop(struct rt *rt)
+{
+	if (!rt->serve)
+		return;
+	rt->stopper.extra_fd = -1;
+	MHD_stop_daemon(rt->serve->d);
+	free(rt->serve);
+	rt->serve = NULL;
+}
