@@ -2,7 +2,7 @@
  * test_prometheus.c - the Prometheus and OpenMetrics writers
  * (output/prometheus.c), golden: counters, gauges, avg, stats, hist and
  * lhist buckets, label escaping and repair, the series cap and the byte
- * limit, the health families.  tests/e2e/t_serve.sh checks the same
+ * limit, the health families; and the label names sema gives map keys.  tests/e2e/t_serve.sh checks the same
  * exposition with promtool and a real Prometheus server.
  */
 #include <setjmp.h>
@@ -14,7 +14,12 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "common/arena.h"
+#include "common/diag.h"
 #include "output/output.h"
+#include "parser/parser.h"
+#include "sema/sema.h"
+#include "harness.h"
 
 static char *render(const struct output_writer *w, struct pr_map *m)
 {
@@ -206,6 +211,21 @@ static void test_health(void **state)
 	free(buf);
 }
 
+/* label names come from the key expressions (sema/sema.c key_label) */
+static void test_label_names(void **state)
+{
+	struct checked c;
+	checked_run(&c, "BEGIN { $reason = 1; @m[pid, comm, $reason, (uint32)cpu, 1 + 2, pid] = count();"
+		    " @n = count(); }", NULL);
+	assert_non_null(c.r);
+	const struct sema_map *m = checked_map(c.r, "@m");
+	const char *want[] = {"pid", "comm", "reason", "cpu", "key4", "pid_6"};
+	for (int i = 0; i < 6; i++)
+		assert_string_equal(m->labels[i], want[i]);
+	assert_null(checked_map(c.r, "@n")->labels);
+	checked_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -216,6 +236,7 @@ int main(void)
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_cap_and_limit),
 		cmocka_unit_test(test_health),
+		cmocka_unit_test(test_label_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,238 @@
+# t_serve.sh - maps as Prometheus metrics (--serve, -f openmetrics -o FILE),
+# checked by the tools that consume them (sourced by run.sh).
+#
+#   prometheus  a real Prometheus server (Debian's 2.42) on 127.0.0.1, on a
+#               free port, with its own temporary storage, scraping sonde
+#               every second (it asks for OpenMetrics).  Workloads of known
+#               shape run meanwhile (tests/workloads/serve_load.c):
+#               2000 ioctl/s, paced against absolute deadlines, and a loop
+#               of 3 ms sleeps.  Through Prometheus's HTTP API:
+#               rate(sonde_ioctls_total[5s]) is within 10 % of 2000, and
+#               histogram_quantile(0.5, ...) of the sleep latency falls in
+#               the bucket that holds 3 ms, (2.097 ms, 4.194 ms].
+#   promtool    `promtool check metrics` on the text exposition of every
+#               recipe in scripts/.
+#   kube        a simulated Kubernetes node: a cgroup named as the kubelet
+#               (systemd driver) and containerd name them, under the v2
+#               mount, a fake /var/log/pods + /var/log/containers tree
+#               (--kube-logs), a process in that cgroup: its series carry
+#               namespace, pod and container (and container_id).
+#   http        Accept negotiation, 404, 405, the index page, 127.0.0.1 by
+#               default, the series cap and sonde_series_dropped_total.
+#   textfile    -f openmetrics -o FILE --interval 1: the file is replaced
+#               whole (rename), ends in "# EOF", no temporary file stays.
+#   manifest    deploy/daemonset.yaml parses; hostPID, capabilities,
+#               read-only host mounts (tests/e2e/check_daemonset.py).
+#
+# A `prometheus` service from the package may listen on :9090 here: this
+# test never uses it nor that port.  Everything it starts is stopped by an
+# EXIT trap in a subshell, on failure too.
+
+(
+suite=e2e
+SV=$B/serve
+rm -rf "$SV"
+mkdir -p "$SV"
+build_workload serve_load
+PIDS=()
+CGDIR=""
+cleanup() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	if [ -n "$CGDIR" ] && [ -d "$CGDIR" ]; then
+		# leaves first, then the tree
+		find "$CGDIR" -depth -type d -exec rmdir {} \; 2>/dev/null
+	fi
+	rm -rf "$SV/prom-data"
+}
+trap cleanup EXIT
+
+# start_sonde NAME ARGS...: sonde --serve 127.0.0.1:0 in the background;
+# sets URL (the port it chose) and SPID
+start_sonde() {
+	local name=$1; shift
+	"$SONDE" --serve 127.0.0.1:0 "$@" > "$SV/$name.out" 2> "$SV/$name.err" &
+	SPID=$!
+	PIDS+=("$SPID")
+	URL=""
+	for _ in $(seq 100); do
+		URL=$(sed -n 's/^sonde: serving metrics at //p' "$SV/$name.err")
+		[ -n "$URL" ] && return 0
+		kill -0 "$SPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "    sonde did not start serving:"; sed 's/^/    /' "$SV/$name.err" | head -20
+	return 1
+}
+
+stop_sonde() {
+	kill -INT "$SPID" 2>/dev/null
+	wait "$SPID"
+}
+
+need_root serve:prometheus || exit 0
+
+# ---- a real Prometheus (started first, queried last: it scrapes while the
+# other checks run) ----------------------------------------------------------------
+cat > "$SV/rate.sonde" <<'EOF'
+tracepoint:syscalls:sys_enter_ioctl /comm == "serve_rate"/ { @ioctls = count(); }
+tracepoint:syscalls:sys_enter_clock_nanosleep /comm == "serve_sleep"/ { @start[tid] = nsecs; }
+tracepoint:syscalls:sys_exit_clock_nanosleep /comm == "serve_sleep" && @start[tid]/
+{
+	@sleep_ns = hist(nsecs - @start[tid]);
+	delete(@start[tid]);
+}
+EOF
+PROM_SPID=""
+if ! command -v prometheus >/dev/null; then
+	skip serve:prometheus "prometheus is not installed (make deps installs it)"
+elif start_sonde rate -q "$SV/rate.sonde"; then
+	PROM_SPID=$SPID
+	target=${URL#http://}
+	target=${target%/metrics}
+	PPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	cat > "$SV/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: sonde
+    static_configs:
+      - targets: ['$target']
+EOF
+	prometheus --config.file="$SV/prometheus.yml" --storage.tsdb.path="$SV/prom-data" \
+		--web.listen-address="127.0.0.1:$PPORT" --log.level=warn > "$SV/prometheus.log" 2>&1 &
+	PIDS+=($!)
+	# they run until the queries below (the EXIT trap stops them)
+	"$B/serve_load" ioctl 2000 120 serve_rate &
+	PIDS+=($!)
+	"$B/serve_load" sleep 3000 120 &
+	PIDS+=($!)
+	prom_started=$SECONDS
+fi
+
+# ---- HTTP: negotiation, paths, methods, the series cap ---------------------------
+if start_sonde http -q --max-series 5 -e 'tracepoint:syscalls:sys_enter_ioctl /comm == "serve_keys"/ { @req[args->cmd] = count(); }'; then
+	"$B/serve_load" keys 20 1.5
+	text=$(curl -s "$URL")
+	om=$(curl -s -H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' -D "$SV/om.hdr" "$URL")
+	expect_eq serve:series_cap "5" "$(printf '%s\n' "$text" | grep -c '^sonde_req_total{cmd=')"
+	expect_match serve:series_dropped_total '^sonde_series_dropped_total\{map="@req"\} 15$' "$text"
+	expect_match serve:label_from_field_name '^sonde_req_total\{cmd="[0-9]+"\} 1[0-9]?$' "$text"
+	expect_match serve:openmetrics_content_type 'application/openmetrics-text; version=1.0.0' "$(cat "$SV/om.hdr")"
+	expect_match serve:openmetrics_eof '^# EOF$' "$(printf '%s\n' "$om" | tail -1)"
+	expect_match serve:openmetrics_counter_family '^# TYPE sonde_req counter$' "$om"
+	base=${URL%/metrics}
+	expect_eq serve:not_found "404" "$(curl -s -o /dev/null -w '%{http_code}' "$base/metricsx")"
+	expect_eq serve:only_get "405" "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$base/metrics")"
+	expect_match serve:index_page 'href="/metrics"' "$(curl -s "$base/")"
+	expect_match serve:binds_loopback '^http://127\.0\.0\.1:[0-9]+/metrics$' "$URL"
+	stop_sonde
+fi
+out=$("$SONDE" --serve 127.0.0.1:99999 -e 'BEGIN { exit(); }' 2>&1)
+expect_match serve:bad_port_message 'expected \[ADDR:\]PORT' "$out"
+out=$("$SONDE" -f openmetrics -e 'BEGIN { exit(); }' 2>&1)
+expect_match serve:format_needs_target 'needs --serve' "$out"
+
+# ---- a simulated Kubernetes node ------------------------------------------------------
+CGROOT=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") print $5; break } }' /proc/self/mountinfo | head -1)
+UID_=5f3c1a2b-9d8e-4f70-a1b2-c3d4e5f60718
+CID=$(printf 'a1%.0s' $(seq 32))
+if [ -z "$CGROOT" ] || [ ! -w "$CGROOT/cgroup.procs" ]; then
+	skip serve:kube_labels "no writable cgroup v2 hierarchy"
+else
+	CGDIR=$CGROOT/sonde-e2e-kube-$$
+	POD=$CGDIR/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod${UID_//-/_}.slice
+	mkdir -p "$POD/cri-containerd-$CID.scope"
+	LOGS=$SV/varlog
+	mkdir -p "$LOGS/pods/shop_web-7d9f_$UID_/nginx" "$LOGS/pods/shop_web-7d9f_$UID_/sidecar" \
+		"$LOGS/containers"
+	ln -s "$LOGS/pods/shop_web-7d9f_$UID_/nginx/0.log" "$LOGS/containers/web-7d9f_shop_nginx-$CID.log"
+	if start_sonde kube -q --kube-logs "$LOGS" -e 'tracepoint:syscalls:sys_enter_ioctl /comm == "serve_ioctl"/ { @calls[container, comm] = count(); }'; then
+		# the process joins the container's cgroup, then becomes the workload
+		sh -c "echo \$\$ > '$POD/cri-containerd-$CID.scope/cgroup.procs' && exec '$B/serve_load' ioctl 500 1"
+		"$B/serve_load" ioctl 300 1	# and one on the host
+		text=$(curl -s "$URL")
+		expect_match serve:kube_labels "^sonde_calls_total\{namespace=\"shop\",pod=\"web-7d9f\",container=\"nginx\",container_id=\"${CID:0:12}\",comm=\"serve_ioctl\"\} 5[0-9][0-9]$" "$text"
+		expect_match serve:kube_host_process '^sonde_calls_total\{container="",comm="serve_ioctl"\} 3[0-9][0-9]$' "$text"
+		stop_sonde
+	fi
+fi
+
+# ---- the textfile for node_exporter -------------------------------------------------------
+"$SONDE" -f openmetrics -o "$SV/sonde.prom" --interval 1 \
+	-e 'tracepoint:syscalls:sys_enter_ioctl /comm == "serve_text"/ { @ioctls = count(); }' \
+	> "$SV/textfile.out" 2>&1 &
+SPID=$!
+PIDS+=("$SPID")
+for _ in $(seq 100); do grep -q '^Attached' "$SV/textfile.out" && break; sleep 0.1; done
+"$B/serve_load" ioctl 1000 2.5 serve_text
+first=$(cat "$SV/sonde.prom" 2>/dev/null)
+stop_sonde
+expect_match serve:textfile_written '^sonde_ioctls_total [0-9]+$' "$first"
+expect_match serve:textfile_final '^sonde_ioctls_total 2500$' "$(cat "$SV/sonde.prom")"
+expect_eq serve:textfile_eof "# EOF" "$(tail -1 "$SV/sonde.prom")"
+expect_eq serve:textfile_no_temp "" "$(ls "$SV" | grep 'sonde.prom.*tmp')"
+
+# ---- promtool on every recipe ------------------------------------------------------------------
+if ! command -v promtool >/dev/null; then
+	skip serve:promtool "promtool is not installed (make deps installs prometheus)"
+else
+	bad=""
+	for f in "$top"/scripts/*.sonde; do
+		n=$(basename "$f" .sonde)
+		if ! start_sonde "recipe-$n" -q "$f"; then
+			bad="$bad $n(start)"
+			continue
+		fi
+		sleep 0.5
+		curl -s "$URL" > "$SV/$n.prom"
+		if ! promtool check metrics < "$SV/$n.prom" > "$SV/$n.promtool" 2>&1; then
+			bad="$bad $n"
+			sed "s/^/    $n: /" "$SV/$n.promtool" | head -5
+		fi
+		stop_sonde
+	done
+	expect_eq serve:promtool_every_recipe "" "$bad"
+fi
+
+# ---- what Prometheus saw ---------------------------------------------------------------------
+if [ -n "$PROM_SPID" ]; then
+	API="http://127.0.0.1:$PPORT/api/v1"
+	# at least 9 s of workload: the 5 s windows below hold only steady state
+	while [ $((SECONDS - prom_started)) -lt 9 ]; do sleep 0.5; done
+	for _ in $(seq 100); do
+		curl -sf "http://127.0.0.1:$PPORT/-/ready" >/dev/null && break
+		sleep 0.1
+	done
+	promq() {
+		curl -s --data-urlencode "query=$1" "$API/query" |
+			python3 -c 'import json, sys
+r = json.load(sys.stdin).get("data", {}).get("result", [])
+print(r[0]["value"][1] if r else "none")'
+	}
+	up=$(promq 'up{job="sonde"}')
+	rate=$(promq 'rate(sonde_ioctls_total[5s])')
+	q50=$(promq 'histogram_quantile(0.5, rate(sonde_sleep_seconds_bucket[5s]))')
+	health=$(curl -s "$API/targets" | python3 -c 'import json, sys
+t = json.load(sys.stdin)["data"]["activeTargets"]
+print(t[0]["health"], repr(t[0]["lastError"])) if t else print("no target")')
+	echo "    prometheus: up=$up rate=$rate/s (want 2000 +-10%) median=$q50 s; target: $health"
+	expect_eq serve:prometheus_up "1" "$up"
+	expect_eq serve:prometheus_target_healthy "up ''" "$health"
+	if python3 -c "import sys; v = float(sys.argv[1]); sys.exit(0 if 1800 <= v <= 2200 else 1)" "$rate" 2>/dev/null
+	then pass serve:prometheus_rate_within_10pct; else fail serve:prometheus_rate_within_10pct; fi
+	if python3 -c "import sys; v = float(sys.argv[1]); sys.exit(0 if 0.002097152 < v <= 0.004194304 else 1)" "$q50" 2>/dev/null
+	then pass serve:prometheus_histogram_median_bucket; else fail serve:prometheus_histogram_median_bucket; fi
+	SPID=$PROM_SPID
+	stop_sonde
+	expect_eq serve:clean_exit "" "$(grep -v '^sonde: serving metrics at' "$SV/rate.err")"
+fi
+
+# ---- the DaemonSet manifest -------------------------------------------------------------------------
+out=$(python3 "$top/tests/e2e/check_daemonset.py" "$top/deploy/daemonset.yaml" "$SV/node.sonde" 2>&1)
+expect_eq serve:daemonset_manifest "ok" "$out"
+# its script compiles, loads and attaches as served (hist sums in BPF)
+out=$("$SONDE" --dry-run --serve 127.0.0.1:0 "$SV/node.sonde" 2>&1)
+expect_match serve:daemonset_script_loads 'dry run: [0-9]+ probes loaded and attached' "$out"
+)
