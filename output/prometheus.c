@@ -53,12 +53,13 @@ static double family_name(char *buf, size_t len, const struct pr_map *m)
 	size_t used = (size_t)snprintf(buf, len, "sonde");
 	for (char *save = NULL, *w = strtok_r(tmp, "_", &save); w && used < len;
 	     w = strtok_r(NULL, "_", &save)) {
+		const char *word = w;
 		for (size_t i = 0; scale == 1 && i < sizeof(units) / sizeof(units[0]); i++)
 			if (!strcmp(w, units[i].word)) {
-				w = "seconds";
+				word = "seconds";
 				scale = units[i].scale;
 			}
-		used += (size_t)snprintf(buf + used, len - used, "_%s", w);
+		used += (size_t)snprintf(buf + used, len - used, "_%s", word);
 	}
 	for (char *p = buf; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||

@@ -19,6 +19,7 @@
 #include "output/output.h"
 #include "parser/parser.h"
 #include "sema/sema.h"
+#include "stdlib/stdlib.h"
 #include "harness.h"
 
 static char *render(const struct output_writer *w, struct pr_map *m)
@@ -215,8 +216,9 @@ static void test_health(void **state)
 static void test_label_names(void **state)
 {
 	struct checked c;
+	struct sema_opts o = {.builtins = stdlib_find};
 	checked_run(&c, "BEGIN { $reason = 1; @m[pid, comm, $reason, (uint32)cpu, 1 + 2, pid] = count();"
-		    " @n = count(); }", NULL);
+		    " @n = count(); }", &o);
 	assert_non_null(c.r);
 	const struct sema_map *m = checked_map(c.r, "@m");
 	const char *want[] = {"pid", "comm", "reason", "cpu", "key4", "pid_6"};
