@@ -4,7 +4,8 @@
  *   serve_load ioctl RATE SECONDS   RATE ioctl(2) calls a second on /dev/null,
  *                                   paced every 10 ms against absolute
  *                                   deadlines (a late tick catches up), so
- *                                   the long-run rate is exact; comm
+ *                                   the long-run rate is exact, and so is
+ *                                   the total, RATE * SECONDS; comm
  *                                   "serve_ioctl"
  *   serve_load sleep USEC SECONDS   nanosleep(USEC) in a loop; comm
  *                                   "serve_sleep"
@@ -55,7 +56,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "ioctl")) {
 		prctl(PR_SET_NAME, comm ? comm : "serve_ioctl");
 		/* n per second in 100 ticks: the remainder spread over the ticks */
-		for (long tick = 0; since(&start) < secs; tick++) {
+		/* exactly RATE * SECONDS calls, however late the ticks run */
+		for (long tick = 0; tick < (long)(secs * 100 + 0.5); tick++) {
 			long due = n * (tick + 1) / 100 - n * tick / 100;
 			for (long i = 0; i < due; i++)
 				ioctl(fd, 0x5401, 0);
