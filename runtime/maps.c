@@ -51,17 +51,76 @@ static int fold(const struct sema_map *m, const uint8_t *vals, int ncpus, struct
 	return 0;
 }
 
-/* every (key, folded value) of the map; caller frees slots[i].key/raw via arena */
+/* one entry read from the map: its slot, folded over the CPUs */
+static void add_slot(struct rt *rt, const struct sema_map *m, struct slot **slots, size_t *cnt,
+		     const uint8_t *key, const uint8_t *val)
+{
+	*slots = vec_grow(*slots, *cnt, sizeof(**slots));
+	struct slot *s = &(*slots)[*cnt];
+	s->key = arena_alloc(rt->a, m->key_size);
+	memcpy(s->key, key, m->key_size);
+	fold(m, val, rt->ncpus, s);
+	s->raw = NULL;
+	if (!m->percpu) {
+		s->raw = arena_alloc(rt->a, m->value_size);
+		memcpy(s->raw, val, m->value_size);
+	}
+	if ((m->kind == MK_MIN || m->kind == MK_MAX) && !s->v[1])
+		return;	/* no CPU has a value */
+	(*cnt)++;
+}
+
+/*
+ * Every entry in a few syscalls: BPF_MAP_LOOKUP_BATCH (kernel 5.6) returns
+ * up to BATCH entries per call, where one get_next_key plus one lookup
+ * per entry made a 10,000-series scrape spend most of its time entering
+ * the kernel.  -errno when the kernel or the map type cannot (the caller
+ * walks the keys instead); -ENOENT from the kernel means the walk is done.
+ */
+#define BATCH 1024
+static int read_batch(struct rt *rt, const struct sema_map *m, uint32_t vsize, struct slot **slots,
+		      size_t *cnt)
+{
+	int fd = rt->map_fds[m->id];
+	uint8_t *keys = malloc((size_t)BATCH * m->key_size), *vals = malloc((size_t)BATCH * vsize);
+	uint64_t in = 0, out = 0;	/* batch tokens: a bucket index for hash maps */
+	int err = keys && vals ? 0 : -ENOMEM;
+	for (bool first = true; !err; first = false) {
+		uint32_t n = BATCH;
+		LIBBPF_OPTS(bpf_map_batch_opts, bo);
+		int rc = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &n, &bo);
+		if (rc && errno != ENOENT) {
+			err = -errno;
+			break;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			add_slot(rt, m, slots, cnt, keys + (size_t)i * m->key_size, vals + (size_t)i * vsize);
+		if (rc)
+			break;	/* ENOENT: that was the last batch */
+		in = out;
+	}
+	free(keys);
+	free(vals);
+	return err;
+}
+
+/* every (key, folded value) of the map; the keys and raw values live in rt->a */
 static int read_slots(struct rt *rt, const struct sema_map *m, struct slot **out, size_t *n)
 {
 	int fd = rt->map_fds[m->id];
 	uint32_t vsize = m->percpu ? ((m->value_size + 7) & ~7u) * (uint32_t)rt->ncpus : m->value_size;
+	size_t cnt = 0;
+	struct slot *slots = NULL;
+	if (!read_batch(rt, m, vsize, &slots, &cnt)) {
+		*out = slots;
+		*n = cnt;
+		return 0;
+	}
+	/* no batch operations here: start over, one key at a time */
+	cnt = 0;
 	uint8_t *key = arena_alloc(rt->a, m->key_size), *next = arena_alloc(rt->a, m->key_size);
 	uint8_t *val = malloc(vsize);
-	size_t cap = 64, cnt = 0;
-	struct slot *slots = malloc(cap * sizeof(*slots));
-	if (!val || !slots) {
-		free(val);
+	if (!val) {
 		free(slots);
 		return -ENOMEM;
 	}
@@ -71,23 +130,7 @@ static int read_slots(struct rt *rt, const struct sema_map *m, struct slot **out
 		prev = key;
 		if (bpf_map_lookup_elem(fd, key, val))
 			continue;	/* deleted meanwhile */
-		if (cnt == cap) {
-			cap *= 2;
-			struct slot *ns = realloc(slots, cap * sizeof(*slots));
-			if (!ns)
-				break;
-			slots = ns;
-		}
-		struct slot *s = &slots[cnt++];
-		s->key = arena_alloc(rt->a, m->key_size);
-		memcpy(s->key, key, m->key_size);
-		fold(m, val, rt->ncpus, s);
-		if (!m->percpu) {
-			s->raw = arena_alloc(rt->a, m->value_size);
-			memcpy(s->raw, val, m->value_size);
-		}
-		if ((m->kind == MK_MIN || m->kind == MK_MAX) && !s->v[1])
-			cnt--;	/* no CPU has a value */
+		add_slot(rt, m, &slots, &cnt, key, val);
 	}
 	free(val);
 	*out = slots;
