@@ -269,6 +269,16 @@ static void histogram(FILE *out, bool om, const struct pr_map *m, const char *fa
 	}
 }
 
+/* name{labels} total/count for the first n entries (avg, stats) */
+static void averages(FILE *out, const char *name, const struct pr_map *m, size_t n, double scale)
+{
+	for (size_t i = 0; i < n; i++) {
+		fputs(name, out);
+		labels(out, &m->entries[i], NULL, NULL);
+		scaled(out, entry_value(m, &m->entries[i]), scale);
+	}
+}
+
 static void write_family(FILE *out, bool om, struct pr_map *m, size_t n)
 {
 	char fam[256], sample[300];
@@ -295,11 +305,7 @@ static void write_family(FILE *out, bool om, struct pr_map *m, size_t n)
 		break;
 	case PR_AVG:
 		help_type(out, fam, m, "avg()", "gauge");
-		for (size_t i = 0; i < n; i++) {
-			fputs(fam, out);
-			labels(out, &m->entries[i], NULL, NULL);
-			scaled(out, entry_value(m, &m->entries[i]), scale);
-		}
+		averages(out, fam, m, n, scale);
 		break;
 	case PR_STATS:
 		help_type(out, fam, m, "stats() count and sum", "summary");
@@ -316,11 +322,7 @@ static void write_family(FILE *out, bool om, struct pr_map *m, size_t n)
 		}
 		snprintf(sample, sizeof(sample), "%s_avg", fam);
 		help_type(out, sample, m, "stats() average", "gauge");
-		for (size_t i = 0; i < n; i++) {
-			fputs(sample, out);
-			labels(out, &m->entries[i], NULL, NULL);
-			scaled(out, entry_value(m, &m->entries[i]), scale);
-		}
+		averages(out, sample, m, n, scale);
 		break;
 	case PR_HIST:
 	case PR_LHIST:
@@ -384,55 +386,61 @@ static void om_map(FILE *out, struct pr_map *m, uint32_t top, uint32_t div)
 
 /* ---- sonde's own health -------------------------------------------------------- */
 
+/* HELP and TYPE of one of sonde's own families, named after its samples
+ * (a counter's family drops _total in OpenMetrics) */
+static void own_family(FILE *out, bool om, const char *sample, const char *type, const char *help)
+{
+	size_t len = strlen(sample);
+	if (om && !strcmp(type, "counter"))
+		len -= strlen("_total");
+	fprintf(out, "# HELP %.*s %s\n# TYPE %.*s %s\n", (int)len, sample, help, (int)len, sample, type);
+}
+
+/* name{label="value"}, or name alone */
+static void own_sample(FILE *out, const char *name, const char *label, const char *value)
+{
+	struct pr_label l = {label, value};
+	struct pr_entry e = {.labels = &l, .nlabels = label ? 1 : 0};
+	fputs(name, out);
+	labels(out, &e, NULL, NULL);
+}
+
 void pr_prom_health(FILE *out, bool om, const struct pr_health *h)
 {
-	const char *lost = om ? "sonde_events_lost" : "sonde_events_lost_total";
-	fprintf(out, "# HELP %s Events the BPF ring buffer had no room for.\n# TYPE %s counter\n"
-		"sonde_events_lost_total %" PRIu64 "\n", lost, lost, h->lost);
-	const char *drop = om ? "sonde_series_dropped" : "sonde_series_dropped_total";
-	fprintf(out, "# HELP %s Series the per-map cap or the response size limit left out.\n"
-		"# TYPE %s counter\n", drop, drop);
+	own_family(out, om, "sonde_events_lost_total", "counter",
+		   "Events the BPF ring buffer had no room for.");
+	own_sample(out, "sonde_events_lost_total", NULL, NULL);
+	fprintf(out, " %" PRIu64 "\n", h->lost);
+	own_family(out, om, "sonde_series_dropped_total", "counter",
+		   "Series the per-map cap or the response size limit left out.");
 	for (int i = 0; i < h->nmaps; i++) {
-		struct pr_label l = {"map", h->maps[i]};
-		struct pr_entry e = {.labels = &l, .nlabels = 1};
-		fputs("sonde_series_dropped_total", out);
-		labels(out, &e, NULL, NULL);
+		own_sample(out, "sonde_series_dropped_total", "map", h->maps[i]);
 		fprintf(out, " %" PRIu64 "\n", h->dropped[i]);
 	}
 	if (h->nprobes) {
-		const char *hits = om ? "sonde_probe_hits" : "sonde_probe_hits_total";
-		fprintf(out, "# HELP %s Times each probe's BPF program ran.\n# TYPE %s counter\n", hits, hits);
+		own_family(out, om, "sonde_probe_hits_total", "counter", "Times each probe's BPF program ran.");
 		for (int i = 0; i < h->nprobes; i++) {
-			struct pr_label l = {"probe", h->probes[i].probe};
-			struct pr_entry e = {.labels = &l, .nlabels = 1};
-			fputs("sonde_probe_hits_total", out);
-			labels(out, &e, NULL, NULL);
+			own_sample(out, "sonde_probe_hits_total", "probe", h->probes[i].probe);
 			fprintf(out, " %" PRIu64 "\n", h->probes[i].hits);
 		}
-		const char *secs = om ? "sonde_probe_bpf_seconds" : "sonde_probe_bpf_seconds_total";
-		fprintf(out, "# HELP %s Time each probe's BPF program ran.\n# TYPE %s counter\n", secs, secs);
+		own_family(out, om, "sonde_probe_bpf_seconds_total", "counter",
+			   "Time each probe's BPF program ran.");
 		for (int i = 0; i < h->nprobes; i++) {
-			struct pr_label l = {"probe", h->probes[i].probe};
-			struct pr_entry e = {.labels = &l, .nlabels = 1};
-			fputs("sonde_probe_bpf_seconds_total", out);
-			labels(out, &e, NULL, NULL);
+			own_sample(out, "sonde_probe_bpf_seconds_total", "probe", h->probes[i].probe);
 			scaled(out, (double)h->probes[i].run_ns, 1e9);
 		}
-		fputs("# HELP sonde_probe_bpf_seconds_per_hit Average time a probe's BPF program takes "
-		      "(1e-7 is 100 ns).\n# TYPE sonde_probe_bpf_seconds_per_hit gauge\n", out);
+		own_family(out, om, "sonde_probe_bpf_seconds_per_hit", "gauge",
+			   "Average time a probe's BPF program takes (1e-7 is 100 ns).");
 		for (int i = 0; i < h->nprobes; i++) {
-			struct pr_label l = {"probe", h->probes[i].probe};
-			struct pr_entry e = {.labels = &l, .nlabels = 1};
-			fputs("sonde_probe_bpf_seconds_per_hit", out);
-			labels(out, &e, NULL, NULL);
-			scaled(out, h->probes[i].hits ? (double)h->probes[i].run_ns / (double)h->probes[i].hits : 0,
-			       1e9);
+			const struct pr_probe_stat *p = &h->probes[i];
+			own_sample(out, "sonde_probe_bpf_seconds_per_hit", "probe", p->probe);
+			scaled(out, p->hits ? (double)p->run_ns / (double)p->hits : 0, 1e9);
 		}
 	}
-	fputs("# HELP sonde_last_scrape_duration_seconds How long the previous scrape took to read the maps.\n"
-	      "# TYPE sonde_last_scrape_duration_seconds gauge\nsonde_last_scrape_duration_seconds ", out);
-	number(out, h->last_scrape_s);
-	fputc('\n', out);
+	own_family(out, om, "sonde_last_scrape_duration_seconds", "gauge",
+		   "How long the previous scrape took to read the maps.");
+	own_sample(out, "sonde_last_scrape_duration_seconds", NULL, NULL);
+	scaled(out, h->last_scrape_s, 1);
 	if (om)
 		fputs("# EOF\n", out);
 }
