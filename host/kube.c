@@ -16,7 +16,6 @@
  * container names are DNS labels, so '_' never occurs inside them and the
  * splits below are unambiguous.  Nothing here needs the API server.
  */
-#include "host/kube.h"
 #include "host/host.h"
 
 #include <ctype.h>

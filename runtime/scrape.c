@@ -26,7 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "host/kube.h"
 
 /* Bytes one response may hold: 10,000 series of 5 labels are ~2 MB. */
 #define SCRAPE_BYTE_LIMIT (32u << 20)

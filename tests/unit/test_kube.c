@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "host/kube.h"
+#include "host/host.h"
 
 #define UID "1b2c3d4e-0000-4111-8222-93334444aaaa"
 #define UIDS "1b2c3d4e_0000_4111_8222_93334444aaaa"
