@@ -189,9 +189,12 @@ int rt_scrape_start(struct rt *rt)
 	if (rt->stats_fd < 0 && rt->o->verbose)
 		fprintf(stderr, "sonde: no per-probe statistics (BPF_ENABLE_STATS: %s)\n",
 			strerror(-rt->stats_fd));
-	if (rt->o->metrics_file)
-		rt->next_write = now_s() + rt->o->interval_s;
-	return 0;
+	if (!rt->o->metrics_file)
+		return 0;
+	/* the file exists from the start, and a path that cannot be written
+	 * is an error now rather than a warning every interval */
+	rt->next_write = now_s() + rt->o->interval_s;
+	return rt_scrape_to_file(rt);
 }
 
 void rt_scrape_stop(struct rt *rt)
@@ -212,8 +215,9 @@ int rt_scrape_to_file(struct rt *rt)
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
 	FILE *f = fopen(tmp, "we");
 	if (!f) {
-		fprintf(stderr, "sonde: %s: %s\n", tmp, strerror(errno));
-		return -errno;
+		int err = -errno;
+		fprintf(stderr, "sonde: cannot write %s: %s\n", path, strerror(-err));
+		return err;
 	}
 	rt_scrape(rt, f, rt->o->writer);
 	int err = 0;

@@ -173,6 +173,9 @@ expect_match serve:textfile_written '^sonde_ioctls_total [0-9]+$' "$first"
 expect_match serve:textfile_final '^sonde_ioctls_total 2500$' "$(cat "$SV/sonde.prom")"
 expect_eq serve:textfile_eof "# EOF" "$(tail -1 "$SV/sonde.prom")"
 expect_eq serve:textfile_no_temp "" "$(ls "$SV" | grep 'sonde.prom.*tmp')"
+out=$(timeout 30 "$SONDE" -q -f openmetrics -o "$SV/no/such/dir/sonde.prom" -e 'tracepoint:syscalls:sys_enter_ioctl { @n = count(); }' 2>&1)
+rc=$?
+expect_match serve:textfile_bad_path "^sonde: cannot write $SV/no/such/dir/sonde.prom: No such file or directory exit=1$" "$out exit=$rc"
 
 # ---- promtool on every recipe ------------------------------------------------------------------
 if ! command -v promtool >/dev/null; then
