@@ -21,6 +21,7 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -213,9 +214,15 @@ int rt_scrape_to_file(struct rt *rt)
 	const char *path = rt->o->metrics_file;
 	char tmp[4096];
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	FILE *f = fopen(tmp, "we");
+	/* a fresh file, never through a link someone left at this name (the
+	 * textfile directory may be shared); readable by the collector */
+	unlink(tmp);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
 		int err = -errno;
+		if (fd >= 0)
+			close(fd);
 		fprintf(stderr, "sonde: cannot write %s: %s\n", path, strerror(-err));
 		return err;
 	}
