@@ -391,8 +391,7 @@ int main(int argc, char **argv)
 	char oerr[1024];
 	/* a scrape format's -o FILE is rewritten whole every interval */
 	if (out_path && !writer->scrape && cli_open_output(out_path, &out, oerr, sizeof(oerr))) {
-		fprintf(stderr, "sonde: %s
-", oerr);
+		fprintf(stderr, "sonde: %s\n", oerr);
 		free(obj.elf);
 		goto out_child;
 	}
