@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <microhttpd.h>
 #include <netdb.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
