@@ -67,4 +67,17 @@ void cg_map_compound(struct cg_ctx *cg, struct ast_node *map, enum ast_op op,
 LLVMValueRef cg_arith(struct cg_ctx *cg, enum ast_op op, LLVMValueRef l, LLVMValueRef r,
 		      bool is_signed);
 
+/* memory.c: objects in traced memory (p->f, p[i], *p, and fields and
+ * elements of those) */
+bool cg_in_memory(const struct ast_node *e);
+LLVMValueRef cg_addr(struct cg_ctx *cg, struct ast_node *e);	/* its address, an i64 */
+LLVMValueRef cg_mem_read(struct cg_ctx *cg, struct ast_node *e);	/* its value */
+/* a struct, array or string in memory straight into dst (no stack copy) */
+void cg_mem_read_into(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef dst, uint32_t size);
+const struct type_field *cg_field_of(const struct ast_node *field);
+uint32_t cg_elem_size(const struct type *ptr_or_array);
+LLVMValueRef cg_bitfield(struct cg_ctx *cg, LLVMValueRef word, const struct type_field *f);
+/* expr.c: `size` bytes at ptr, sign- or zero-extended to an i64 */
+LLVMValueRef cg_load_ext(struct cg_ctx *cg, LLVMValueRef ptr, uint32_t size, bool is_signed);
+
 #endif

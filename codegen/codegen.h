@@ -108,6 +108,10 @@ const struct cg_opts *cg_options(struct cg_ctx *cg);
 LLVMValueRef cg_expr(struct cg_ctx *cg, struct ast_node *e);
 /* store e's value into dst (size e->type.size, zero-padded to dst_size) */
 void cg_expr_store(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef dst, uint32_t dst_size);
+/* the same into memory laid out as `to` (a tuple whose strings are wider
+ * than e's: each member goes to its own offset) */
+void cg_expr_store_as(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef dst,
+		      const struct type *to);
 /* stack memory in the entry block, zeroed at the point of the call */
 LLVMValueRef cg_alloca(struct cg_ctx *cg, uint32_t size, const char *name);
 LLVMValueRef cg_alloca_nozero(struct cg_ctx *cg, uint32_t size, const char *name);

@@ -72,6 +72,10 @@ void cg_expr_store(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef dst, uint
 			tp_field_into(cg, e, dst, e->type.size < dst_size ? e->type.size : dst_size);
 			return;
 		}
+		if (cg_in_memory(e) && !(e->kind == N_FIELD && cg_field_of(e) && cg_field_of(e)->bit_size)) {
+			cg_mem_read_into(cg, e, dst, e->type.size < dst_size ? e->type.size : dst_size);
+			return;
+		}
 	}
 	LLVMValueRef v = cg_expr(cg, e);
 	if (is_int_kind(&e->type)) {
@@ -80,6 +84,48 @@ void cg_expr_store(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef dst, uint
 	}
 	uint32_t n = e->type.size < dst_size ? e->type.size : dst_size;
 	cg_memcpy(cg, dst, v, n);
+}
+
+/* do values laid out as a and as b have the same bytes? (tuples whose
+ * strings differ in width do not) */
+static bool same_layout(const struct type *a, const struct type *b)
+{
+	if (a->size != b->size || a->kind != b->kind)
+		return false;
+	if (a->kind != TY_TUPLE)
+		return true;
+	if (a->nfields != b->nfields)
+		return false;
+	for (int i = 0; i < a->nfields; i++)
+		if (a->fields[i].offset != b->fields[i].offset ||
+		    !same_layout(&a->fields[i].type, &b->fields[i].type))
+			return false;
+	return true;
+}
+
+/* copy a value laid out as `from` at src into zeroed dst laid out as `to` */
+static void convert_copy(struct cg_ctx *cg, LLVMValueRef src, const struct type *from,
+			 LLVMValueRef dst, const struct type *to)
+{
+	if (from->kind == TY_TUPLE && to->kind == TY_TUPLE && from->nfields == to->nfields) {
+		for (int i = 0; i < from->nfields; i++) {
+			const struct type_field *f = &from->fields[i], *t = &to->fields[i];
+			convert_copy(cg, cg_gep(cg, src, f->offset), &f->type,
+				     cg_gep(cg, dst, t->offset), &t->type);
+		}
+		return;
+	}
+	cg_memcpy(cg, dst, src, from->size < to->size ? from->size : to->size);
+}
+
+void cg_expr_store_as(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef dst,
+		      const struct type *to)
+{
+	if (e->type.kind == TY_TUPLE && !same_layout(&e->type, to)) {
+		convert_copy(cg, cg_expr(cg, e), &e->type, dst, to);
+		return;
+	}
+	cg_expr_store(cg, e, dst, to->size ? to->size : 8);
 }
 
 static struct cg_var *var_slot(struct cg_ctx *cg, struct ast_node *v, bool create)
@@ -194,7 +240,7 @@ static LLVMValueRef logical(struct cg_ctx *cg, struct ast_node *e)
 }
 
 /* integer read of `size` bytes at ptr, sign- or zero-extended to i64 */
-static LLVMValueRef load_ext(struct cg_ctx *cg, LLVMValueRef ptr, uint32_t size, bool is_signed)
+LLVMValueRef cg_load_ext(struct cg_ctx *cg, LLVMValueRef ptr, uint32_t size, bool is_signed)
 {
 	LLVMTypeRef t = LLVMIntTypeInContext(cg->ctx, size * 8);
 	LLVMValueRef v = LLVMBuildLoad2(cg->b, t, ptr, "");
@@ -232,7 +278,7 @@ static void tp_field_into(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef ds
 	const struct tp_field *f = tfs_field(cg->attach->fmt, e->field.name);
 	LLVMValueRef p = cg_gep(cg, cg->ctx_arg, (uint32_t)f->offset);
 	if (f->is_data_loc) {
-		LLVMValueRef loc = load_ext(cg, p, 4, false);
+		LLVMValueRef loc = cg_load_ext(cg, p, 4, false);
 		LLVMValueRef off = LLVMBuildAnd(cg->b, loc, cg_const(cg, 0xffff), "");
 		LLVMValueRef src = LLVMBuildGEP2(cg->b, cg->i8, cg->ctx_arg, &off, 1, "");
 		cg_probe_read(cg, dst, size, src, 0, 1);
@@ -260,10 +306,11 @@ static LLVMValueRef tp_field(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef
 		cg_probe_read(cg, buf, e->type.size, p, 0, 0);
 		return buf;
 	}
-	uint32_t size = (uint32_t)f->size;
+	/* the declared C type: `int dfd` in an 8-byte slot is its low half */
+	uint32_t size = e->type.kind == TY_PTR ? 8 : e->type.size;
 	if (size != 1 && size != 2 && size != 4 && size != 8)
 		size = 8;
-	return load_ext(cg, p, size, f->is_signed);
+	return cg_load_ext(cg, p, size, e->type.kind == TY_INT && e->type.is_signed);
 }
 
 /* is `e` args->field with an array type? */
@@ -276,7 +323,7 @@ static LLVMValueRef cg_index(struct cg_ctx *cg, struct ast_node *e)
 {
 	struct ast_node *b = e->index.base;
 	const struct type *el = b->type.elem;
-	uint32_t esz = el ? (el->size ? el->size : 8) : 1;
+	uint32_t esz = cg_elem_size(&b->type);
 	if (is_tp_array(cg, b)) {
 		LLVMValueRef base;
 		tp_field(cg, b, &base);
@@ -287,30 +334,29 @@ static LLVMValueRef cg_index(struct cg_ctx *cg, struct ast_node *e)
 						 LLVMBuildMul(cg->b, idx, cg_const(cg, esz), ""), "");
 		LLVMValueRef tmp = cg_alloca(cg, 8, "elem");
 		cg_probe_read(cg, tmp, esz, addr, 0, 0);
-		return load_ext(cg, tmp, esz, el->is_signed);
+		return cg_load_ext(cg, tmp, esz, el->is_signed);
 	}
+	if (cg_in_memory(e))	/* p[i], p->a[i] */
+		return cg_mem_read(cg, e);
+	/* a string or an array on the BPF stack: bounds-checked */
 	LLVMValueRef base = cg_expr(cg, b);
 	LLVMValueRef idx = cg_expr(cg, e->index.index);
-	if (b->type.kind == TY_STR) {
-		/* byte of a string on the stack: bounds-checked load */
-		LLVMValueRef tmp = cg_alloca(cg, 8, "ch");
-		LLVMValueRef ok = LLVMBuildICmp(cg->b, LLVMIntULT, idx, cg_const(cg, b->type.size), "");
-		struct cg_if f = cg_begin_if(cg, ok, "inbounds");
-		LLVMValueRef p = LLVMBuildGEP2(cg->b, cg->i8, base, &idx, 1, "");
-		cg_store_i64(cg, load_ext(cg, p, 1, true), tmp);
-		cg_end_if(cg, &f);
-		return cg_load_i64(cg, tmp);
-	}
-	/* pointer or array in memory: probe read */
-	LLVMValueRef addr = LLVMBuildAdd(cg->b, base, LLVMBuildMul(cg->b, idx, cg_const(cg, esz), ""), "");
-	if (e->type.kind == TY_STR || e->type.kind == TY_STRUCT) {
-		LLVMValueRef buf = cg_alloca(cg, e->type.size, "elem");
-		cg_probe_read(cg, buf, e->type.size, addr, 0, 0);
-		return buf;
-	}
-	LLVMValueRef tmp = cg_alloca(cg, 8, "elem");
-	cg_probe_read(cg, tmp, esz > 8 ? 8 : esz, addr, 0, 0);
-	return load_ext(cg, tmp, esz > 8 ? 8 : esz, el && el->is_signed);
+	bool isint = is_int_kind(&e->type);
+	if (b->type.kind == TY_STR)
+		esz = 1;
+	uint32_t n = b->type.kind == TY_STR ? b->type.size : b->type.count;
+	LLVMValueRef res = isint ? cg_alloca(cg, 8, "elem") : cg_alloca(cg, e->type.size, "elem");
+	LLVMValueRef ok = LLVMBuildICmp(cg->b, LLVMIntULT, idx, cg_const(cg, n), "");
+	struct cg_if f = cg_begin_if(cg, ok, "inbounds");
+	LLVMValueRef off = LLVMBuildMul(cg->b, idx, cg_const(cg, esz), "");
+	LLVMValueRef p = LLVMBuildGEP2(cg->b, cg->i8, base, &off, 1, "");
+	if (isint)
+		cg_store_i64(cg, cg_load_ext(cg, p, esz > 8 ? 8 : esz,
+					     b->type.kind == TY_STR || (el && el->is_signed)), res);
+	else
+		cg_memcpy(cg, res, p, e->type.size);
+	cg_end_if(cg, &f);
+	return isint ? cg_load_i64(cg, res) : res;
 }
 
 static LLVMValueRef cg_field(struct cg_ctx *cg, struct ast_node *e)
@@ -318,42 +364,45 @@ static LLVMValueRef cg_field(struct cg_ctx *cg, struct ast_node *e)
 	struct ast_node *b = e->field.base;
 	if (is_tp_field(cg, e))
 		return tp_field(cg, e, NULL);
+	if (cg_in_memory(e))	/* p->f, p->s.f */
+		return cg_mem_read(cg, e);
+	LLVMValueRef base = cg_expr(cg, b);
 	if (b->type.kind == TY_TUPLE) {
-		int idx = atoi(e->field.name);
-		LLVMValueRef base = cg_expr(cg, b);
-		const struct type_field *f = &b->type.fields[idx];
+		const struct type_field *f = &b->type.fields[atoi(e->field.name)];
 		LLVMValueRef p = cg_gep(cg, base, f->offset);
 		if (is_int_kind(&f->type))
 			return cg_load_i64(cg, p);
 		return p;
 	}
-	/* struct field through a pointer (->) or of a struct value (.) */
-	const struct type *st = e->note.record;	/* the struct, resolved by sema */
-	const struct type_field *f = NULL;
-	for (int i = 0; i < st->nfields; i++)
-		if (!strcmp(st->fields[i].name, e->field.name))
-			f = &st->fields[i];
-	LLVMValueRef base = cg_expr(cg, b);
-	if (!e->field.is_arrow) {
-		LLVMValueRef p = cg_gep(cg, base, f->offset);
-		if (is_int_kind(&e->type))
-			return load_ext(cg, p, f->type.size ? f->type.size : 8, f->type.is_signed);
-		return p;
+	/* a field of a struct value on the BPF stack ($s.f, @m.f) */
+	const struct type_field *f = cg_field_of(e);
+	LLVMValueRef p = cg_gep(cg, base, f->offset);
+	if (f->bit_size) {
+		LLVMValueRef tmp = cg_alloca(cg, 8, "bits");
+		cg_memcpy(cg, tmp, p, ((uint32_t)f->bit_off + f->bit_size + 7) / 8);
+		return cg_bitfield(cg, cg_load_i64(cg, tmp), f);
 	}
-	LLVMValueRef addr = LLVMBuildAdd(cg->b, base, cg_const(cg, f->offset), "");
-	if (is_int_kind(&e->type)) {
-		uint32_t sz = f->type.size && f->type.size <= 8 ? f->type.size : 8;
-		LLVMValueRef tmp = cg_alloca(cg, 8, "field");
-		cg_probe_read(cg, tmp, sz, addr, 0, 0);
-		return load_ext(cg, tmp, sz, f->type.is_signed);
-	}
-	LLVMValueRef buf = cg_alloca(cg, e->type.size, "field");
-	cg_probe_read(cg, buf, e->type.size, addr, 0, 0);
-	return buf;
+	if (is_int_kind(&e->type))
+		return cg_load_ext(cg, p, e->type.kind == TY_PTR ? 8 : f->type.size ? f->type.size : 8,
+				   f->type.is_signed);
+	return p;
 }
 
 static LLVMValueRef cg_ternary(struct cg_ctx *cg, struct ast_node *e)
 {
+	if (e->type.kind == TY_VOID) {
+		/* c ? printf(..) : printf(..); as a statement */
+		struct ast_node st = {.kind = N_IF, .loc = e->loc};
+		struct ast_node then = {.kind = N_EXPR_STMT, .loc = e->tern.then->loc};
+		struct ast_node els = {.kind = N_EXPR_STMT, .loc = e->tern.els->loc};
+		then.expr_stmt.expr = e->tern.then;
+		els.expr_stmt.expr = e->tern.els;
+		st.if_.cond = e->tern.cond;
+		st.if_.then = &then;
+		st.if_.els = &els;
+		cg_stmt(cg, &st);
+		return NULL;
+	}
 	bool isint = is_int_kind(&e->type);
 	LLVMValueRef res = isint ? cg_alloca_nozero(cg, 8, "tern") : cg_alloca(cg, e->type.size, "tern");
 	LLVMValueRef c = cg_cond(cg, e->tern.cond);
@@ -378,6 +427,8 @@ static LLVMValueRef cg_incdec(struct cg_ctx *cg, struct ast_node *e)
 	enum ast_op op = e->incdec.is_inc ? OP_ADD : OP_SUB;
 	if (t->kind == N_VAR) {
 		struct cg_var *v = var_slot(cg, t, true);
+		if (t->type.kind == TY_PTR)	/* p++: the next element */
+			one = cg_const(cg, cg_elem_size(&t->type));
 		LLVMValueRef old = cg_load_i64(cg, v->slot);
 		LLVMValueRef nv = cg_arith(cg, op, old, one, true);
 		cg_store_i64(cg, nv, v->slot);
@@ -414,7 +465,7 @@ LLVMValueRef cg_expr(struct cg_ctx *cg, struct ast_node *e)
 	case N_BINARY: {	/* a OP b */
 		if (e->bin.op == OP_LAND || e->bin.op == OP_LOR)
 			return logical(cg, e);
-		if (e->bin.lhs->type.kind == TY_STR) {
+		if (e->bin.lhs->type.kind == TY_STR || e->bin.lhs->type.kind == TY_ARRAY) {
 			LLVMValueRef eq = str_eq(cg, e->bin.lhs, e->bin.rhs);
 			if (e->bin.op == OP_NE)
 				eq = LLVMBuildNot(cg->b, eq, "");
@@ -422,12 +473,25 @@ LLVMValueRef cg_expr(struct cg_ctx *cg, struct ast_node *e)
 		}
 		LLVMValueRef l = cg_expr(cg, e->bin.lhs);
 		LLVMValueRef r = cg_expr(cg, e->bin.rhs);
-		bool sgn = e->bin.lhs->type.is_signed && e->bin.rhs->type.is_signed;
+		const struct type *lt = &e->bin.lhs->type, *rt = &e->bin.rhs->type;
+		if (e->type.kind == TY_PTR) {	/* p + n, n + p, p - n: n elements */
+			LLVMValueRef esz = cg_const(cg, cg_elem_size(&e->type));
+			if (lt->kind == TY_PTR)
+				r = LLVMBuildMul(cg->b, r, esz, "");
+			else
+				l = LLVMBuildMul(cg->b, l, esz, "");
+		} else if (lt->kind == TY_PTR && rt->kind == TY_PTR && e->bin.op == OP_SUB) {
+			LLVMValueRef d = LLVMBuildSub(cg->b, l, r, "");
+			return cg_arith(cg, OP_DIV, d, cg_const(cg, cg_elem_size(lt)), true);
+		}
+		bool sgn = type_arith_signed(&e->bin.lhs->type, &e->bin.rhs->type);
 		if (e->bin.op == OP_SHR)
-			sgn = e->bin.lhs->type.is_signed;
+			sgn = type_arith_signed(&e->bin.lhs->type, &e->bin.lhs->type);
 		return cg_arith(cg, e->bin.op, l, r, sgn);
 	}
 	case N_UNARY: {	/* -a !a ~a *a */
+		if (e->un.op == OP_DEREF)	/* *p */
+			return cg_mem_read(cg, e);
 		LLVMValueRef v = cg_expr(cg, e->un.operand);
 		if (e->un.op == OP_NEG)
 			return LLVMBuildNeg(cg->b, v, "");
@@ -436,20 +500,6 @@ LLVMValueRef cg_expr(struct cg_ctx *cg, struct ast_node *e)
 					     cg->i64, "");
 		if (e->un.op == OP_BNOT)
 			return LLVMBuildNot(cg->b, v, "");
-		if (e->un.op == OP_DEREF) {
-			const struct type *pt = &e->un.operand->type;
-			uint32_t sz = pt->kind == TY_PTR && pt->elem && pt->elem->size && pt->elem->size <= 8
-					      ? pt->elem->size : 8;
-			if (!is_int_kind(&e->type)) {
-				LLVMValueRef buf = cg_alloca(cg, e->type.size, "deref");
-				cg_probe_read(cg, buf, e->type.size, v, 0, 0);
-				return buf;
-			}
-			LLVMValueRef tmp = cg_alloca(cg, 8, "deref");
-			/* uaddr() pointers are user memory */
-			cg_probe_read(cg, tmp, sz, v, pt->kind == TY_PTR && pt->is_user, 0);
-			return load_ext(cg, tmp, sz, pt->elem && pt->elem->is_signed);
-		}
 		return v;
 	}
 	case N_INCDEC:	/* x++ ++x x-- --x */
@@ -494,17 +544,16 @@ static void assign_var(struct cg_ctx *cg, struct ast_node *st)
 	if (st->assign.op != OP_NONE) {
 		LLVMValueRef old = cg_load_i64(cg, v->slot);
 		LLVMValueRef r = cg_expr(cg, st->assign.value);
+		if (t->type.kind == TY_PTR && (st->assign.op == OP_ADD || st->assign.op == OP_SUB))
+			r = LLVMBuildMul(cg->b, r, cg_const(cg, cg_elem_size(&t->type)), "");
 		cg_store_i64(cg, cg_arith(cg, st->assign.op, old, r, t->type.is_signed), v->slot);
 		return;
 	}
 	if (!is_int_kind(&t->type)) {
 		/* copy into a temporary first: `$s = $s` style aliasing is harmless */
 		LLVMValueRef val = cg_expr(cg, st->assign.value);
-		uint32_t n = st->assign.value->type.size;
-		if (n > t->type.size)
-			n = t->type.size;
 		cg_memset0(cg, v->slot, t->type.size);
-		cg_memcpy(cg, v->slot, val, n);
+		convert_copy(cg, val, &st->assign.value->type, v->slot, &t->type);
 		return;
 	}
 	cg_store_i64(cg, cg_expr(cg, st->assign.value), v->slot);

@@ -47,7 +47,8 @@ LLVMValueRef cg_map_read(struct cg_ctx *cg, struct ast_node *mn)
 	LLVMValueRef p = cg_map_lookup(cg, m, key);
 	bool isint = m->kind != MK_VALUE || (mn->type.kind != TY_STR && mn->type.kind != TY_TUPLE &&
 					     mn->type.kind != TY_BUF && mn->type.kind != TY_INET &&
-					     mn->type.kind != TY_USYM);
+					     mn->type.kind != TY_USYM && mn->type.kind != TY_STRUCT &&
+					     mn->type.kind != TY_ARRAY);
 	uint32_t size = isint ? 8 : m->value_size;
 	LLVMValueRef res = cg_alloca(cg, size, "mapval");
 	struct cg_if f = cg_begin_if(cg, LLVMBuildIsNotNull(cg->b, p, ""), "found");
@@ -68,7 +69,7 @@ void cg_map_assign(struct cg_ctx *cg, struct ast_node *mn, struct ast_node *valu
 	const struct sema_map *m = cg_map_of(cg, mn);
 	LLVMValueRef key = cg_map_key(cg, mn, 0);
 	LLVMValueRef val = cg_alloca(cg, m->value_size, "val");
-	cg_expr_store(cg, value, val, m->value.size ? m->value.size : 8);
+	cg_expr_store_as(cg, value, val, &m->value);
 	cg_map_update(cg, m, key, val, BPF_ANY);
 }
 

@@ -11,6 +11,7 @@
  *   ksyms.c      ksyms_ /proc/kallsyms
  *   usdt.c       usdt_  SDT notes and their argument strings
  *   list.c       host_list_  `sonde -l` for each probe provider
+ *   btf.c        host_       the kernel's BTF, for kernel types
  *   procmaps.c, elfsym.c, container.c, uresolve.c   rs_ (see below)
  */
 #ifndef SONDE_HOST_H
@@ -474,6 +475,14 @@ void rs_sites_free(struct rs_sites *s);
  * per file, as bpftrace -l prints them (kind "uprobe" or "uretprobe"). */
 int rs_list_probes(FILE *out, const char *kind, const char *target,
 		   const char *func_glob, int pid, char *err, size_t errlen);
+
+/* ---- the kernel's BTF (btf.c) ------------------------------------------ */
+
+struct btf;
+
+/* the running kernel's BTF (/sys/kernel/btf/vmlinux, libbpf's BTF API),
+ * loaded on first use and kept; NULL (errno set) when the kernel has none */
+const struct btf *host_kernel_btf(void);
 
 /* ---- -l listers (list.c) --------------------------------------------- */
 

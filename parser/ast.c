@@ -488,3 +488,31 @@ void ast_dump(FILE *out, const struct ast_node *n)
 {
 	dump_node(out, n, 0);
 }
+
+/* the rank and sign an operand has after C's integer promotions */
+static void promoted(const struct type *t, uint32_t *size, bool *sgn)
+{
+	if (t->kind != TY_INT) {	/* pointers and special integers: 64-bit unsigned */
+		*size = 8;
+		*sgn = false;
+		return;
+	}
+	*size = t->size ? t->size : 8;
+	*sgn = t->is_signed;
+	if (*size < 4) {	/* char and short become int */
+		*size = 4;
+		*sgn = true;
+	}
+}
+
+bool type_arith_signed(const struct type *l, const struct type *r)
+{
+	uint32_t ls, rs;
+	bool lsg, rsg;
+	promoted(l, &ls, &lsg);
+	promoted(r, &rs, &rsg);
+	if (lsg == rsg)
+		return lsg;
+	/* the unsigned operand wins unless the signed one is wider */
+	return lsg ? ls > rs : rs > ls;
+}

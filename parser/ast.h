@@ -67,12 +67,16 @@ struct type {
 	enum type_kind kind;
 	uint32_t size;		/* bytes in a map slot or event record */
 	bool is_signed;		/* TY_INT */
-	bool is_user;		/* TY_PTR: points into user memory */
+	bool is_user;		/* address space: a TY_PTR points into user memory;
+				 * a struct or array value was read from there, so
+				 * the pointers it holds do too */
 	struct type *elem;	/* TY_PTR, TY_ARRAY */
 	uint32_t count;		/* TY_ARRAY: elements; TY_USTACK, TY_KSTACK: frames kept */
 	uint8_t stack_mode;	/* TY_USTACK, TY_KSTACK: 0 bpftrace, 1 perf, 2 raw */
 	const char *fmt;	/* TY_TIMESTAMP: the strftime() format */
 	const char *sname;	/* TY_STRUCT */
+	uint32_t btf_id;	/* TY_STRUCT from the kernel's BTF: its fields are
+				 * read from BTF when first needed (nfields 0 until then) */
 	const struct type_decoder *decoder;	/* TY_DECODED */
 	struct type_field *fields;	/* TY_TUPLE, TY_STRUCT */
 	int nfields;
@@ -82,6 +86,8 @@ struct type {
 struct type_field {
 	const char *name;	/* NULL in tuples */
 	uint32_t offset;
+	uint8_t bit_off, bit_size;	/* bitfields: bits from `offset` (little
+					 * endian); bit_size 0 for whole fields */
 	struct type type;
 };
 
@@ -141,6 +147,9 @@ struct ast_ctype {
 	bool is_unsigned;	/* "unsigned int" etc. */
 	int ptr_depth;		/* number of '*' */
 	int array_len;		/* -1 unless NAME[N] in a struct field */
+	int dims[4];		/* NAME[N][M]..: every length, outermost first */
+	int ndims;
+	int bit_width;		/* NAME : W in a struct field; 0 for none */
 };
 
 /* One attach point as written ("tracepoint:sched:sched_switch",
@@ -216,6 +225,10 @@ const char *ast_kind_name(enum node_kind kind);
 const char *ast_op_text(enum ast_op op);
 /* --emit ast: an indented tree, one node a line, with types once sema ran */
 void ast_dump(FILE *out, const struct ast_node *n);
+/* C's integer promotions and usual arithmetic conversions: is an
+ * operation on l and r signed?  (uint64 > -1 is unsigned; uint8 + int8 and
+ * uint32 < int64 are signed.)  Values are 64-bit in registers either way. */
+bool type_arith_signed(const struct type *l, const struct type *r);
 /* text of a type for messages: "uint64", "string[64]", "hist", "(int64, string[16])" */
 const char *type_str(struct arena *a, const struct type *t);
 

@@ -404,12 +404,12 @@ declarators
 				{ $$ = parse_field_add($1, $3); }
 	;
 
-/* declarator = "*"* name ("[" integer "]")? */
+/* declarator = "*"* name ("[" integer "]")* (":" integer)? */
 declarator
 	: stars IDENT		{ $$ = parse_declarator(px, $1, $2, @$); }
-	| stars IDENT '[' INT ']'
-				{ CHECK($$ = parse_array_declarator(px,
-					parse_declarator(px, $1, $2, @2), $4, @4, @$)); }
+	| declarator '[' INT ']'
+				{ CHECK($$ = parse_array_declarator(px, $1, $3, @3, @$)); }
+	| declarator ':' INT	{ CHECK($$ = parse_bitfield(px, $1, $3, @3)); }
 	;
 
 %%

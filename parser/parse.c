@@ -568,8 +568,30 @@ struct ast_struct_field *parse_array_declarator(struct parse_ctx *px,
 		px->failed = true;
 		return NULL;
 	}
-	f->ctype.array_len = (int)len;
+	if (f->ctype.ndims == 4) {
+		diag_error(px->diag, len_loc, "field '%s' has more than 4 array dimensions", f->name);
+		px->failed = true;
+		return NULL;
+	}
+	if (f->ctype.array_len < 0)
+		f->ctype.array_len = (int)len;
+	f->ctype.dims[f->ctype.ndims++] = (int)len;
 	f->loc = loc;
+	return f;
+}
+
+/* declarator = ... ":" integer (a bitfield) */
+struct ast_struct_field *parse_bitfield(struct parse_ctx *px, struct ast_struct_field *f,
+					uint64_t width, struct src_loc wloc)
+{
+	if (!f)
+		return NULL;
+	if (width == 0 || width > 64 || f->ctype.ndims || f->ctype.ptr_depth) {
+		diag_error(px->diag, wloc, "bitfield '%s' must be an integer of 1 to 64 bits", f->name);
+		px->failed = true;
+		return NULL;
+	}
+	f->ctype.bit_width = (int)width;
 	return f;
 }
 
@@ -582,6 +604,9 @@ bool parse_field_decl(struct parse_ctx *px, const struct parse_type *t,
 		if (!parse_ctype_finish(px, t, f->ctype.ptr_depth, &ct))
 			return false;
 		ct.array_len = f->ctype.array_len;
+		memcpy(ct.dims, f->ctype.dims, sizeof(ct.dims));
+		ct.ndims = f->ctype.ndims;
+		ct.bit_width = f->ctype.bit_width;
 		f->ctype = ct;
 		if (f == decls.tail)
 			break;

@@ -144,6 +144,8 @@ struct ast_struct_field *parse_declarator(struct parse_ctx *px, int ptr_depth,
 struct ast_struct_field *parse_array_declarator(struct parse_ctx *px,
 	struct ast_struct_field *f, uint64_t len, struct src_loc len_loc,
 	struct src_loc loc);
+struct ast_struct_field *parse_bitfield(struct parse_ctx *px, struct ast_struct_field *f,
+					uint64_t width, struct src_loc wloc);
 /* give every declarator of one "TYPE a, *b, c[4];" line its base type */
 bool parse_field_decl(struct parse_ctx *px, const struct parse_type *t,
 		      struct parse_field_list decls);

@@ -48,6 +48,96 @@ static const char *tuple(struct rt *rt, const struct type *t, const uint8_t *p)
 	return r;
 }
 
+/* an integer member of C size at p (a struct member or array element),
+ * bitfields shifted and masked, sign-extended as its type says */
+static uint64_t c_int(const struct type *t, const uint8_t *p, const struct type_field *fld)
+{
+	uint64_t v = 0;
+	uint32_t bits = fld && fld->bit_size ? fld->bit_size : (t->size > 8 ? 8 : t->size) * 8;
+	uint32_t n = fld && fld->bit_size ? (fld->bit_off + fld->bit_size + 7u) / 8 : bits / 8;
+	memcpy(&v, p, n > 8 ? 8 : n);
+	if (fld && fld->bit_size)
+		v >>= fld->bit_off;
+	if (bits < 64) {
+		v &= (1ull << bits) - 1;
+		if (t->is_signed && (v >> (bits - 1)) & 1)
+			v |= ~0ull << bits;
+	}
+	return v;
+}
+
+static bool is_char_array(const struct type *t)
+{
+	return t->kind == TY_ARRAY && t->elem && t->elem->kind == TY_INT && t->elem->size == 1;
+}
+
+/* structs and arrays as bpftrace prints them: `{ .m = 2, .a = [1,2] }` as a
+ * value, `{.m=2,.a=[1,2]}` in a map key, `{ "m": 2, "a": [1,2] }` in JSON;
+ * char arrays as strings, pointers as decimal addresses */
+static void c_render(struct rt *rt, FILE *f, const struct type *t, const uint8_t *p,
+		     const struct type_field *fld, bool json)
+{
+	bool key = rt->render_in_key && !json;
+	if (t->kind == TY_STRUCT) {
+		fputs(key ? "{" : "{ ", f);
+		for (int i = 0; i < t->nfields; i++) {
+			const struct type_field *m = &t->fields[i];
+			if (i)
+				fputs(key ? "," : ", ", f);
+			if (json)
+				fprintf(f, "\"%s\": ", m->name);
+			else
+				fprintf(f, key ? ".%s=" : ".%s = ", m->name);
+			c_render(rt, f, &m->type, p + m->offset, m, json);
+		}
+		fputs(key ? "}" : " }", f);
+	} else if (t->kind == TY_ARRAY && !is_char_array(t) && t->elem) {
+		uint32_t esz = t->count ? t->size / t->count : 0;
+		fputc('[', f);
+		for (uint32_t i = 0; i < t->count; i++) {
+			if (i)
+				fputc(',', f);
+			c_render(rt, f, t->elem, p + i * esz, NULL, json);
+		}
+		fputc(']', f);
+	} else if (t->kind == TY_STR || is_char_array(t)) {
+		size_t n = strnlen((const char *)p, t->size);
+		if (json)
+			pr_json_string(f, (const char *)p, n);
+		else
+			fwrite(p, 1, n, f);
+	} else if (t->kind == TY_INT) {
+		uint64_t v = c_int(t, p, fld);
+		fprintf(f, t->is_signed ? "%" PRId64 : "%" PRIu64, v);
+	} else if (t->kind == TY_PTR) {
+		fprintf(f, "%" PRIu64, c_int(&(struct type){.kind = TY_INT, .size = 8}, p, NULL));
+	} else {
+		bool s;
+		const char *x = render_into(rt, t, p, &s);
+		if (json && s)
+			pr_json_string(f, x, strlen(x));
+		else
+			fputs(*x ? x : json ? "null" : "", f);
+	}
+}
+
+static const char *c_text(struct rt *rt, const struct type *t, const uint8_t *p, bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return "";
+	c_render(rt, f, t, p, NULL, json);
+	if (fclose(f)) {
+		free(buf);
+		return "";
+	}
+	const char *r = arena_strdup(rt->a, buf);
+	free(buf);
+	return r;
+}
+
 static const char *username(struct rt *rt, uint64_t uid)
 {
 	struct passwd pw, *res = NULL;
@@ -118,7 +208,9 @@ static const char *render_into(struct rt *rt, const struct type *t, const uint8_
 		return t->decoder->render(rt->a, v);
 	case TY_COUNT: case TY_SUM: case TY_MIN: case TY_MAX:
 		return arena_printf(rt->a, "%" PRId64, (int64_t)v);
-	case TY_STRUCT: case TY_ARRAY: case TY_AVG: case TY_STATS:
+	case TY_STRUCT: case TY_ARRAY:
+		return c_text(rt, t, p, false);
+	case TY_AVG: case TY_STATS:
 	case TY_HIST: case TY_LHIST: case TY_NONE: case TY_VOID: case TY_ERROR:
 		break;
 	}
@@ -142,6 +234,10 @@ static void json_into(struct rt *rt, FILE *f, const struct type *t, const uint8_
 			json_into(rt, f, &t->fields[i].type, p + t->fields[i].offset);
 		}
 		fputc(']', f);
+		return;
+	}
+	if (t->kind == TY_STRUCT || t->kind == TY_ARRAY) {
+		c_render(rt, f, t, p, NULL, true);
 		return;
 	}
 	bool s;

@@ -456,25 +456,34 @@ static struct bpf_program *prog_of(struct rt *rt, const struct cg_prog *p)
 /* run every BEGIN (or END) program once, in source order */
 static void run_special(struct rt *rt, enum probe_type type)
 {
+	/* a program serves several attach points when its body does not
+	 * depend on them: `BEGIN,END { }` runs at both ends */
 	for (int i = 0; i < rt->obj->nprogs; i++) {
 		const struct cg_prog *p = &rt->obj->progs[i];
-		if (prog_attach(p, 0)->type != type)
-			continue;
-		uint64_t ctx[12] = {0};
-		LIBBPF_OPTS(bpf_test_run_opts, to, .ctx_in = ctx, .ctx_size_in = sizeof(ctx));
-		int err = bpf_prog_test_run_opts(bpf_program__fd(prog_of(rt, p)), &to);
-		if (err)
-			fprintf(stderr, "sonde: %s: cannot run: %s\n", prog_attach(p, 0)->name, strerror(-err));
+		for (int j = 0; j < p->nattach; j++) {
+			if (prog_attach(p, j)->type != type)
+				continue;
+			uint64_t ctx[12] = {0};
+			LIBBPF_OPTS(bpf_test_run_opts, to, .ctx_in = ctx, .ctx_size_in = sizeof(ctx));
+			int err = bpf_prog_test_run_opts(bpf_program__fd(prog_of(rt, p)), &to);
+			if (err)
+				fprintf(stderr, "sonde: %s: cannot run: %s\n", prog_attach(p, j)->name,
+					strerror(-err));
+		}
 	}
 }
 
-static int attach_all(struct rt *rt, int *count)
+/* attach every point (timers: whether interval points are the ones to
+ * attach or the ones to leave) */
+static int attach_all(struct rt *rt, int *count, bool timers)
 {
 	for (int i = 0; i < rt->obj->nprogs; i++) {
 		const struct cg_prog *p = &rt->obj->progs[i];
 		struct bpf_program *prog = prog_of(rt, p);
 		for (int j = 0; j < p->nattach; j++) {
 			const struct sema_attach *at = prog_attach(p, j);
+			if ((at->type == PT_INTERVAL) != timers)
+				continue;
 			int err = attachers[at->type](rt, prog, at, count);
 			if (err)
 				return err;
@@ -536,9 +545,17 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		fprintf(stderr, "sonde: out of memory\n");
 		goto out;
 	}
-	if (attach_all(&rt, &count))
+	/* interval timers start after BEGIN ran, as in bpftrace: the first
+	 * tick of interval:s:1 comes one second after BEGIN, not earlier */
+	if (attach_all(&rt, &count, false))
 		goto out;
+	int ntimers = 0;
+	for (int i = 0; i < r->nprobes; i++)
+		for (int j = 0; j < r->probes[i].nattach; j++)
+			ntimers += r->probes[i].attach[j].type == PT_INTERVAL;
 	if (o->dry_run) {
+		if (attach_all(&rt, &count, true))
+			goto out;
 		detach_all(&rt);
 		if (!o->quiet)
 			fprintf(stderr, "sonde: dry run: %d probe%s loaded and attached\n", count,
@@ -547,13 +564,16 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		goto out;
 	}
 	if (!o->quiet) {
-		o->writer->attached(o->out, stderr, count);
+		o->writer->attached(o->out, stderr, count + ntimers);
 		fflush(o->out);	/* JSON readers (and tests) wait for this line */
 	}
 	/* BEGIN runs before the -c command starts, as in bpftrace: its output
 	 * comes first, whatever the command does */
 	run_special(&rt, PT_BEGIN);
 	ring_buffer__consume(rt.rb);
+	int ticking = 0;
+	if (!rt.stop && ntimers && attach_all(&rt, &ticking, true))
+		goto out;
 	if (o->child_go_fd >= 0 && o->child_pid) {
 		rt_child_trace(&rt);
 		if (write(o->child_go_fd, "g", 1) < 0)

@@ -122,6 +122,72 @@ static struct type *check_ident(struct sema_ctx *s, struct ast_node *e)
 	return sema_set(e, b->type);
 }
 
+/*
+ * The C type a tracepoint field is declared with ("int", "pid_t",
+ * "unsigned long", "const char *", "struct __kernel_timespec *"): read as
+ * that type, as bpftrace does, so `int dfd` in an 8-byte syscall slot is
+ * the low 4 bytes, sign-extended.  Pointers of syscall tracepoints point
+ * into the calling process: user memory.  False when the text does not
+ * read as a type sonde knows (the caller falls back to size and sign).
+ */
+static bool tp_ctype(struct sema_ctx *s, const struct sema_attach *at, const char *text,
+		     struct type *out)
+{
+	struct ast_ctype ct = {.array_len = -1};
+	char words[4][64];
+	int nw = 0, nsign = 0, nlong = 0;
+	const char *name = NULL;
+	for (const char *p = text; *p;) {
+		if (*p == '*') {
+			ct.ptr_depth++;
+			p++;
+			continue;
+		}
+		if (*p == ' ' || *p == '\t') {
+			p++;
+			continue;
+		}
+		size_t n = strcspn(p, " \t*");
+		if (n >= sizeof(words[0]) || nw == 4)
+			return false;
+		char *w = words[nw];
+		memcpy(w, p, n);
+		w[n] = '\0';
+		p += n;
+		if (!strcmp(w, "const") || !strcmp(w, "volatile") || !strcmp(w, "__user"))
+			continue;
+		if (!strcmp(w, "struct") || !strcmp(w, "union") || !strcmp(w, "enum")) {
+			ct.is_struct = w[0] != 'e';
+			continue;
+		}
+		if (!strcmp(w, "unsigned") || !strcmp(w, "signed")) {
+			ct.is_unsigned = w[0] == 'u';
+			nsign++;
+			continue;
+		}
+		if (!strcmp(w, "long"))
+			nlong++;
+		if (!strcmp(w, "int") && (nlong || name))
+			continue;	/* "long int", "short int" */
+		name = w;
+		nw++;
+	}
+	if (!name)
+		name = nsign ? "int" : NULL;
+	if (!name)
+		return false;
+	ct.name = nlong ? "long" : name;
+	bool quiet = s->quiet;
+	int errors = s->errors;
+	s->quiet = true;	/* an unknown type falls back, silently */
+	bool ok = sema_ctype(s, &ct, at->loc, out);
+	s->quiet = quiet;
+	s->errors = errors;
+	if (ok && out->kind == TY_PTR && at->target && !strcmp(at->target, "syscalls"))
+		out->is_user = true;
+	return ok;
+}
+
 /* tracepoint args->field */
 static struct type *check_args_field(struct sema_ctx *s, struct ast_node *e)
 {
@@ -148,10 +214,15 @@ static struct type *check_args_field(struct sema_ctx *s, struct ast_node *e)
 			ft = (struct type){.kind = TY_ARRAY, .count = (uint32_t)f->array_len,
 					   .size = (uint32_t)f->size};
 			ft.elem = arena_new_obj(s->a, struct type);
-			*ft.elem = f->is_signed ? ty_int64 : ty_uint64;
-			ft.elem->size = (uint32_t)f->size / (uint32_t)f->array_len;
-		} else
+			if (!tp_ctype(s, at, f->ctype, ft.elem) || ft.elem->kind != TY_INT ||
+			    ft.elem->size * (uint32_t)f->array_len != (uint32_t)f->size)
+				*ft.elem = (struct type){.kind = TY_INT, .is_signed = f->is_signed,
+							 .size = (uint32_t)f->size / (uint32_t)f->array_len};
+		} else if (!tp_ctype(s, at, f->ctype, &ft) || ft.size > (uint32_t)f->size ||
+			   (ft.kind != TY_INT && ft.kind != TY_PTR)) {
 			ft = f->is_signed ? ty_int64 : ty_uint64;
+			ft.size = f->size == 1 || f->size == 2 || f->size == 4 ? (uint32_t)f->size : 8;
+		}
 		if (i == 0)
 			t = ft;
 		else if (t.kind != ft.kind)
@@ -163,6 +234,26 @@ static struct type *check_args_field(struct sema_ctx *s, struct ast_node *e)
 	return sema_set(e, t);
 }
 
+/* a pointer whose pointee has its size: a struct named before its
+ * definition was complete (`struct node *next` inside node) gets it now */
+static struct type ptr_complete(struct sema_ctx *s, const struct type *p)
+{
+	struct type t = *p;
+	if (t.kind == TY_PTR && t.elem && t.elem->kind == TY_STRUCT && !t.elem->nfields) {
+		struct type *el = arena_new_obj(s->a, struct type);
+		*el = *sema_struct_complete(s, t.elem);
+		t.elem = el;
+	}
+	return t;
+}
+
+/* do the current probe's addresses point into a user process? */
+static bool probe_is_user(struct sema_ctx *s)
+{
+	enum probe_type t = s->probe && s->probe->nattach ? s->probe->attach[0].type : PT_BEGIN;
+	return t == PT_UPROBE || t == PT_URETPROBE || t == PT_USDT;
+}
+
 static struct type *check_binary(struct sema_ctx *s, struct ast_node *e)
 {
 	struct type *l = sema_expr(s, e->bin.lhs);
@@ -170,6 +261,14 @@ static struct type *check_binary(struct sema_ctx *s, struct ast_node *e)
 	if (sema_is_error(l) || sema_is_error(r))
 		return sema_err_type(e);
 	enum ast_op op = e->bin.op;
+	if (l->kind == TY_ARRAY || r->kind == TY_ARRAY) {
+		if ((op == OP_EQ || op == OP_NE) && l->kind == TY_ARRAY && r->kind == TY_ARRAY &&
+		    l->size == r->size && l->count == r->count)
+			return sema_set(e, ty_int64);
+		sema_error(s, e->loc, "operator '%s' cannot take %s and %s", ast_op_text(op),
+			   type_str(s->a, l), type_str(s->a, r));
+		return sema_err_type(e);
+	}
 	if (l->kind == TY_STR || r->kind == TY_STR) {
 		if ((op == OP_EQ || op == OP_NE) && l->kind == TY_STR && r->kind == TY_STR)
 			return sema_set(e, ty_int64);
@@ -185,10 +284,25 @@ static struct type *check_binary(struct sema_ctx *s, struct ast_node *e)
 	if (op == OP_EQ || op == OP_NE || op == OP_LT || op == OP_LE || op == OP_GT ||
 	    op == OP_GE || op == OP_LAND || op == OP_LOR)
 		return sema_set(e, ty_int64);
-	bool uns = (l->kind == TY_INT && !l->is_signed) || (r->kind == TY_INT && !r->is_signed);
+	/* pointer arithmetic counts elements: p + 1 is the next element */
+	if ((op == OP_ADD || op == OP_SUB) && (l->kind == TY_PTR || r->kind == TY_PTR)) {
+		if (l->kind == TY_PTR && r->kind == TY_PTR && op == OP_SUB)
+			return sema_set(e, ty_int64);	/* elements between them */
+		if (l->kind != TY_PTR && op == OP_SUB) {
+			sema_error(s, e->loc, "cannot subtract a pointer from an integer");
+			return sema_err_type(e);
+		}
+		if (l->kind == TY_PTR && r->kind == TY_PTR) {
+			sema_error(s, e->loc, "cannot add two pointers");
+			return sema_err_type(e);
+		}
+		return sema_set(e, ptr_complete(s, l->kind == TY_PTR ? l : r));
+	}
+	/* C's usual arithmetic conversions; values are 64-bit either way */
+	bool sgn = type_arith_signed(l, r);
 	if (op == OP_SHL || op == OP_SHR)
-		uns = !l->is_signed;
-	return sema_set(e, uns ? ty_uint64 : ty_int64);
+		sgn = type_arith_signed(l, l);
+	return sema_set(e, sgn ? ty_int64 : ty_uint64);
 }
 
 static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
@@ -224,21 +338,23 @@ static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 		sema_error(s, e->loc, "'.' needs a struct, not %s", type_str(s->a, bt));
 		return sema_err_type(e);
 	}
-	/* a pointer type made before its struct was complete (a field of
-	 * type `struct S *` inside struct S) names the struct only: look the
-	 * definition up now; codegen reads the fields from note.record */
-	if (!st->nfields && st->sname)
-		for (struct sema_struct *d = s->structs; d; d = d->next)
-			if (!strcmp(d->type.sname, st->sname))
-				st = &d->type;
+	/* a struct known by name only (a `struct S *` field inside struct S,
+	 * a kernel struct reached through a member): its fields now; codegen
+	 * reads the field from note.record */
+	st = sema_struct_complete(s, st);
 	e->note.record = st;
+	if (!st->nfields && !st->btf_id) {
+		sema_error(s, e->loc, "struct %s is unknown: neither the script nor the kernel's "
+			   "BTF defines it", st->sname ? st->sname : "?");
+		return sema_err_type(e);
+	}
 	for (int i = 0; i < st->nfields; i++) {
 		if (!strcmp(st->fields[i].name, e->field.name)) {
 			struct type ft = st->fields[i].type;
-			if (ft.kind == TY_INT)
-				ft = ft.is_signed ? ty_int64 : ty_uint64;
 			if (ft.kind == TY_ARRAY && ft.elem && ft.elem->kind == TY_INT && ft.elem->size == 1)
 				ft = ty_str(ft.count);
+			/* what user memory holds points into user memory too */
+			ft.is_user = bt->is_user;
 			return sema_set(e, ft);
 		}
 	}
@@ -292,9 +408,12 @@ static struct type *check_unary(struct sema_ctx *s, struct ast_node *e)
 			sema_error(s, e->loc, "cannot dereference %s", type_str(s->a, t));
 			return sema_err_type(e);
 		}
-		if (t->kind == TY_PTR && t->elem)
-			return sema_set(e, t->elem->kind == TY_INT ? (t->elem->is_signed ? ty_int64 : ty_uint64)
-							       : *t->elem);
+		if (t->kind == TY_PTR && t->elem) {
+			*t = ptr_complete(s, t);
+			struct type el = *t->elem;
+			el.is_user = t->is_user;
+			return sema_set(e, el);
+		}
 		return sema_set(e, ty_int64);
 	}
 	if (e->un.op == OP_ADDR) {
@@ -343,11 +462,13 @@ static struct type *check_incdec(struct sema_ctx *s, struct ast_node *e)
 	return sema_err_type(e);
 }
 
-static struct type *check_ternary(struct sema_ctx *s, struct ast_node *e)
+/* c ? a : b.  As a statement its branches may be calls that return
+ * nothing (`nsecs ? printf("a") : printf("b");`); the whole is then void. */
+static struct type *check_ternary(struct sema_ctx *s, struct ast_node *e, bool as_stmt)
 {
 	struct type *c = sema_expr(s, e->tern.cond);
-	struct type *a = sema_expr(s, e->tern.then);
-	struct type *b = sema_expr(s, e->tern.els);
+	struct type *a = as_stmt ? sema_check_expr_stmt(s, e->tern.then) : sema_expr(s, e->tern.then);
+	struct type *b = as_stmt ? sema_check_expr_stmt(s, e->tern.els) : sema_expr(s, e->tern.els);
 	if (sema_is_error(c) || sema_is_error(a) || sema_is_error(b))
 		return sema_err_type(e);
 	if (!sema_is_int(c)) {
@@ -355,6 +476,8 @@ static struct type *check_ternary(struct sema_ctx *s, struct ast_node *e)
 			   type_str(s->a, c));
 		return sema_err_type(e);
 	}
+	if (a->kind == TY_VOID && b->kind == TY_VOID)
+		return sema_set(e, ty_void);
 	struct type r = sema_deep_copy(s->a, a);
 	if (!sema_compatible(&r, b, true)) {
 		sema_error(s, e->loc, "'?:' branches differ: %s and %s", type_str(s->a, a),
@@ -364,6 +487,15 @@ static struct type *check_ternary(struct sema_ctx *s, struct ast_node *e)
 	if (r.kind == TY_INT && (!a->is_signed || !b->is_signed))
 		r.is_signed = false;
 	return sema_set(e, r);
+}
+
+struct type *sema_check_expr_stmt(struct sema_ctx *s, struct ast_node *e)
+{
+	if (e->kind == N_CALL)
+		return sema_check_call(s, e, true);
+	if (e->kind == N_TERNARY)
+		return check_ternary(s, e, true);
+	return sema_expr(s, e);
 }
 
 static struct type *check_index(struct sema_ctx *s, struct ast_node *e)
@@ -376,10 +508,11 @@ static struct type *check_index(struct sema_ctx *s, struct ast_node *e)
 		sema_error(s, e->index.index->loc, "index must be an integer");
 		return sema_err_type(e);
 	}
+	if (b->kind == TY_PTR)
+		*b = ptr_complete(s, b);
 	if (b->kind == TY_ARRAY || (b->kind == TY_PTR && b->elem)) {
 		struct type el = *b->elem;
-		if (el.kind == TY_INT)
-			el = el.is_signed ? ty_int64 : ty_uint64;
+		el.is_user = b->is_user;
 		return sema_set(e, el);
 	}
 	if (b->kind == TY_STR)
@@ -404,7 +537,25 @@ static struct type *check_cast(struct sema_ctx *s, struct ast_node *e)
 		sema_error(s, e->loc, "cannot cast to %s", type_str(s->a, &to));
 		return sema_err_type(e);
 	}
+	/* a cast keeps the address space; an integer made a pointer in a
+	 * uprobe points into the traced process */
+	if (to.kind == TY_PTR)
+		to.is_user = t->is_user || probe_is_user(s);
 	return sema_set(e, to);
+}
+
+/* sizeof a tuple as C lays out a struct of its elements: each at its own
+ * alignment, ((int8)1, (int16)1, (int32)1) is 8 */
+static uint32_t c_tuple_size(struct sema_ctx *s, struct ast_node *tuple)
+{
+	uint32_t off = 0, align_max = 1;
+	for (struct ast_node *x = tuple->tuple.elems; x; x = x->next) {
+		uint32_t sz = x->kind == N_TUPLE ? c_tuple_size(s, x) : x->type.size ? x->type.size : 8;
+		uint32_t al = x->kind == N_TUPLE ? 8 : sema_type_align(s, &x->type);
+		off = (off + al - 1) / al * al + sz;
+		align_max = al > align_max ? al : align_max;
+	}
+	return (off + align_max - 1) / align_max * align_max;
 }
 
 /* a compile-time constant: rewrite into an integer literal */
@@ -415,7 +566,9 @@ static struct type *check_sizeof(struct sema_ctx *s, struct ast_node *e)
 		t = *sema_expr(s, e->size_of.expr);
 		if (sema_is_error(&t))
 			return sema_err_type(e);
-		if (sema_is_int_storage(&t))
+		if (e->size_of.expr->kind == N_TUPLE)
+			t.size = c_tuple_size(s, e->size_of.expr);
+		else if (sema_is_int_storage(&t) && (t.kind != TY_INT || !t.size))
 			t.size = 8;
 	} else if (!sema_ctype(s, &e->size_of.ctype, e->loc, &t)) {
 		return sema_err_type(e);
@@ -474,7 +627,7 @@ struct type *sema_expr(struct sema_ctx *s, struct ast_node *e)
 	case N_INCDEC:
 		return check_incdec(s, e);
 	case N_TERNARY:
-		return check_ternary(s, e);
+		return check_ternary(s, e, false);
 	case N_FIELD:
 		return check_field(s, e);
 	case N_INDEX:

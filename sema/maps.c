@@ -131,13 +131,14 @@ void sema_map_keys(struct sema_ctx *s, struct ast_node *m)
 				   "elements as keys: %s[a, b]", map->name, map->name);
 			return;
 		}
-		if (kk == TY_VOID || kk == TY_COUNT || kk == TY_HIST || kk == TY_STRUCT ||
-		    kk == TY_ARRAY || kk == TY_LHIST || kk == TY_STATS || kk == TY_AVG) {
+		if (kk == TY_VOID || kk == TY_COUNT || kk == TY_HIST || kk == TY_LHIST ||
+		    kk == TY_STATS || kk == TY_AVG) {
 			sema_error(s, k->loc, "map '%s': %s cannot be a map key", map->name,
 				   type_str(s->a, &k->type));
 			return;
 		}
 	}
+	sema_complete_deep(s, &key);
 	if (!map->key.kind && !map->key_size) {
 		map->key = sema_deep_copy(s->a, &key);
 		map->key_size = 1;	/* marks "key seen" even for keyless maps */
@@ -197,6 +198,7 @@ void sema_map_store_value(struct sema_ctx *s, struct ast_node *m, const struct t
 	struct sema_map *map = sema_map_of(s, m);
 	if (map->value.kind == TY_NONE) {
 		map->value = sema_deep_copy(s->a, v);
+		sema_complete_deep(s, &map->value);
 		return;
 	}
 	if (!sema_compatible(&map->value, v, true))
@@ -220,8 +222,10 @@ struct sema_event *sema_add_event(struct sema_ctx *s, enum event_kind kind, stru
 	ev->args.nfields = n;
 	ev->args.fields = arena_new_array(s->a, struct type_field, n ? n : 1);
 	int i = 0;
-	for (struct ast_node *a = args; a; a = a->next, i++)
+	for (struct ast_node *a = args; a; a = a->next, i++) {
 		ev->args.fields[i].type = sema_deep_copy(s->a, &a->type);
+		sema_complete_deep(s, &ev->args.fields[i].type);
+	}
 	sema_layout(&ev->args);
 	if (fmt) {
 		ev->spec = arena_new_obj(s->a, struct fmt_spec);

@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,10 +173,51 @@ static bool parse_rate(struct sema_ctx *s, struct ast_attach *raw, const char **
 	return true;
 }
 
+/* `i:ms:$1`, `uprobe:$1:f`: positional parameters in an attach point are
+ * its text ($# the count); NULL after an error (a parameter not given) */
+static const char *expand_positional(struct sema_ctx *s, struct ast_attach *raw)
+{
+	const char *in = raw->raw;
+	if (!strchr(in, '$'))
+		return in;
+	size_t len = 0;
+	char *out = NULL;
+	FILE *f = open_memstream(&out, &len);
+	if (!f)
+		return in;
+	for (const char *c = in; *c; c++) {
+		if (*c == '$' && c[1] == '#') {
+			fprintf(f, "%d", s->opts->npos_args);
+			c++;
+		} else if (*c == '$' && c[1] >= '0' && c[1] <= '9') {
+			char *end;
+			long i = strtol(c + 1, &end, 10);
+			if (i < 1 || i > s->opts->npos_args) {
+				sema_error(s, raw->loc, "attach point '%s': positional parameter $%ld is "
+					   "not given", in, i);
+				fclose(f);
+				free(out);
+				return NULL;
+			}
+			fputs(s->opts->pos_args[i - 1], f);
+			c = end - 1;
+		} else {
+			fputc(*c, f);
+		}
+	}
+	fclose(f);
+	const char *r = arena_strdup(s->a, out);
+	free(out);
+	return r;
+}
+
 static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw)
 {
 	const char *parts[4] = {0};
-	int n = split(s->a, raw->raw, parts, 4);
+	const char *text = expand_positional(s, raw);
+	if (!text)
+		return;
+	int n = split(s->a, text, parts, 4);
 	const struct probe_provider *pv = sema_provider_named(parts[0]);
 	if (!pv) {
 		sema_error(s, raw->loc, "unknown probe type '%s'", parts[0]);

@@ -65,15 +65,21 @@ void sema_var_assign(struct sema_ctx *s, struct ast_node *target, const struct t
 	if (!v) {
 		v = arena_new_obj(s->a, struct sema_var);
 		v->name = target->var.name;
-		v->type = sema_deep_copy(s->a, t);
-		sema_layout(&v->type);
+		/* the second pass starts from the widest strings the first saw:
+		 * `$a = ""; ... $a = "hello"` holds string[6] from the start */
+		struct sema_var *w = NULL;
+		for (w = s->quiet ? NULL : s->learned[s->probe->index]; w; w = w->next)
+			if (!strcmp(w->name, v->name))
+				break;
+		v->type = sema_deep_copy(s->a, w ? &w->type : t);
 		v->loc = target->loc;
 		v->next = s->vars;
 		s->vars = v;
-	} else if (!sema_compatible(&v->type, t, false)) {
+	}
+	if (!sema_compatible(&v->type, t, true))
 		sema_error(s, loc, "variable '$%s' holds %s, cannot assign %s", v->name,
 			   type_str(s->a, &v->type), type_str(s->a, t));
-	}
+	sema_layout(&v->type);
 	target->type = v->type;
 }
 
@@ -145,14 +151,9 @@ static void check_cond(struct sema_ctx *s, struct ast_node *c)
 static void check_stmt(struct sema_ctx *s, struct ast_node *st)
 {
 	switch (st->kind) {
-	case N_EXPR_STMT: {
-		struct ast_node *e = st->expr_stmt.expr;
-		if (e->kind == N_CALL)
-			sema_check_call(s, e, true);
-		else
-			sema_expr(s, e);
+	case N_EXPR_STMT:
+		sema_check_expr_stmt(s, st->expr_stmt.expr);
 		return;
-	}
 	case N_ASSIGN:
 		check_assign(s, st);
 		return;
@@ -229,6 +230,8 @@ static void check_probes(struct sema_ctx *s)
 		if (p->node->probe.pred)
 			check_cond(s, p->node->probe.pred);
 		check_block(s, p->node->probe.body);
+		if (s->quiet)
+			s->learned[i] = s->vars;
 	}
 }
 
@@ -270,6 +273,7 @@ struct sema_result *sema_run(struct arena *a, struct diag *d, struct ast_node *p
 	for (struct ast_node *it = prog->program.items; it; it = it->next)
 		n += it->kind == N_PROBE;
 	r->probes = arena_new_array(a, struct sema_probe, n ? n : 1);
+	s.learned = arena_new_array(a, struct sema_var *, n ? n : 1);
 	for (struct ast_node *it = prog->program.items; it; it = it->next) {
 		if (it->kind == N_STRUCT_DEF) {
 			sema_define_struct(&s, it);

@@ -249,6 +249,10 @@ bool sema_map_set_kind(struct sema_ctx *s, struct ast_node *m, enum map_kind kin
  * root when it has one there), or a program in PATH; NULL when none */
 const char *sema_target_file(struct sema_ctx *s, const char *target);
 
+/* a pointer to the kernel's struct NAME (from BTF), in kernel memory;
+ * uint64 when the kernel has no BTF or no such struct */
+struct type sema_kernel_ptr(struct sema_ctx *s, const char *name);
+
 /* the common integer types */
 extern const struct type ty_int64, ty_uint64, ty_void;
 struct type ty_str(uint32_t size);

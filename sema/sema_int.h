@@ -18,6 +18,13 @@ struct sema_struct {
 	struct type type;	/* TY_STRUCT */
 };
 
+/* a kernel struct already converted, by BTF id: each is converted once */
+struct btf_done {
+	struct btf_done *next;
+	uint32_t id;
+	struct type *type;
+};
+
 struct sema_ctx {
 	struct arena *a;
 	struct diag *d;
@@ -27,9 +34,12 @@ struct sema_ctx {
 	int errors;
 	struct sema_probe *probe;	/* being checked */
 	struct sema_var *vars;		/* scratch variables of this probe */
+	struct sema_var **learned;	/* per probe: its variables after the first
+					 * pass, with the widest string each held */
 	struct ast_node *assign_target;	/* map of '@m = call()' while checking call */
 	struct sema_struct *structs;
 	int loop_depth;
+	struct btf_done *btf_done;
 	/* maps: grow-only array, sorted at the end */
 	struct sema_map **maps;
 	int nmaps;
@@ -51,6 +61,11 @@ uint32_t sema_layout(struct type *t);
 bool sema_compatible(struct type *a, const struct type *b, bool widen);
 struct type sema_deep_copy(struct arena *a, const struct type *t);
 void sema_define_struct(struct sema_ctx *s, struct ast_node *d);
+/* C alignment of a type in a struct (a struct: its widest member) */
+uint32_t sema_type_align(struct sema_ctx *s, const struct type *t);
+/* a value that is stored or printed needs every field of every struct it
+ * holds (not behind pointers): kernel structs are read from BTF lazily */
+void sema_complete_deep(struct sema_ctx *s, struct type *t);
 
 /* maps.c */
 const char *sema_kind_name(enum map_kind k);
@@ -65,6 +80,9 @@ struct type *sema_set(struct ast_node *e, struct type t);	/* e->type = t */
 struct type *sema_err_type(struct ast_node *e);		/* e->type = TY_ERROR */
 /* a call, as an expression or (as_stmt) a statement */
 struct type *sema_check_call(struct sema_ctx *s, struct ast_node *e, bool as_stmt);
+/* an expression whose value is dropped: calls may return nothing, and so
+ * may both branches of a ?: */
+struct type *sema_check_expr_stmt(struct sema_ctx *s, struct ast_node *e);
 bool sema_fold_const(struct ast_node *e, int64_t *out);
 
 /* sema.c */
@@ -85,5 +103,12 @@ void sema_usdt_expand(struct sema_ctx *s, struct sema_probe *p, struct ast_attac
 /* C type written in a cast/sizeof/struct field -> type; false after error */
 bool sema_ctype(struct sema_ctx *s, const struct ast_ctype *ct, struct src_loc loc,
 		struct type *out);
+
+/* btf.c: the kernel's type NAME (a struct or union when is_struct; else a
+ * typedef, integer or enum); false when the kernel has no such type */
+bool sema_btf_named(struct sema_ctx *s, const char *name, bool is_struct, struct type *out);
+/* the struct with its fields: a BTF struct's read now, a script struct
+ * named before its definition looked up (st itself when complete) */
+const struct type *sema_struct_complete(struct sema_ctx *s, const struct type *st);
 
 #endif

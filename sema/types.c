@@ -95,6 +95,11 @@ bool sema_compatible(struct type *a, const struct type *b, bool widen)
 	}
 	if (a->kind == TY_LHIST)
 		return a->lh_min == b->lh_min && a->lh_max == b->lh_max && a->lh_step == b->lh_step;
+	if (a->kind == TY_STRUCT)
+		return a->size == b->size &&
+		       (a->sname && b->sname ? !strcmp(a->sname, b->sname) : a->btf_id == b->btf_id);
+	if (a->kind == TY_ARRAY)
+		return a->count == b->count && a->size == b->size;
 	return true;
 }
 
@@ -111,6 +116,25 @@ struct type sema_deep_copy(struct arena *a, const struct type *t)
 	return c;
 }
 
+void sema_complete_deep(struct sema_ctx *s, struct type *t)
+{
+	if (t->kind == TY_STRUCT && !t->nfields) {
+		bool user = t->is_user;
+		*t = *sema_struct_complete(s, t);
+		t->is_user = user;
+		for (int i = 0; i < t->nfields; i++)
+			sema_complete_deep(s, &t->fields[i].type);
+	} else if (t->kind == TY_ARRAY && t->elem) {
+		struct type *el = arena_new_obj(s->a, struct type);
+		*el = *t->elem;
+		sema_complete_deep(s, el);
+		t->elem = el;
+	} else if (t->kind == TY_TUPLE || t->kind == TY_STRUCT) {
+		for (int i = 0; i < t->nfields; i++)
+			sema_complete_deep(s, &t->fields[i].type);
+	}
+}
+
 /* ---- struct definitions --------------------------------------------------- */
 
 static const struct { const char *name; uint32_t size; bool is_signed; } int_types[] = {
@@ -122,6 +146,14 @@ static const struct { const char *name; uint32_t size; bool is_signed; } int_typ
 	{"s64", 8, true}, {"size_t", 8, false}, {"pid_t", 4, true}, {"uid_t", 4, false},
 	{"unsigned", 4, false}, {"signed", 4, true}, {"void", 1, false},
 	{"long long", 8, true},
+	/* the kernel's common typedefs, here so that reading a syscall's
+	 * argument does not load the kernel's BTF (some hundred ms) */
+	{"__u8", 1, false}, {"__u16", 2, false}, {"__u32", 4, false}, {"__u64", 8, false},
+	{"__s8", 1, true}, {"__s16", 2, true}, {"__s32", 4, true}, {"__s64", 8, true},
+	{"ssize_t", 8, true}, {"off_t", 8, true}, {"loff_t", 8, true}, {"umode_t", 2, false},
+	{"mode_t", 4, false}, {"gid_t", 4, false}, {"clockid_t", 4, true}, {"dev_t", 4, false},
+	{"key_serial_t", 4, true}, {"qid_t", 4, false}, {"timer_t", 4, true},
+	{"aio_context_t", 8, false}, {"time_t", 8, true}, {"rwf_t", 4, true},
 };
 
 bool sema_ctype(struct sema_ctx *s, const struct ast_ctype *ct, struct src_loc loc,
@@ -129,12 +161,14 @@ bool sema_ctype(struct sema_ctx *s, const struct ast_ctype *ct, struct src_loc l
 {
 	struct type base = {.kind = TY_NONE};
 	if (ct->is_struct) {
+		/* the script's definition first, then the kernel's */
 		for (struct sema_struct *st = s->structs; st; st = st->next)
 			if (!strcmp(st->type.sname, ct->name))
 				base = st->type;
-		if (base.kind == TY_NONE) {
+		if (base.kind == TY_NONE && !sema_btf_named(s, ct->name, true, &base)) {
 			if (ct->ptr_depth == 0) {
-				sema_error(s, loc, "unknown struct '%s' (define it in the script)", ct->name);
+				sema_error(s, loc, "unknown struct '%s': neither the script nor the "
+					   "kernel's BTF defines it", ct->name);
 				return false;
 			}
 			base = (struct type){.kind = TY_STRUCT, .sname = ct->name};
@@ -146,7 +180,7 @@ bool sema_ctype(struct sema_ctx *s, const struct ast_ctype *ct, struct src_loc l
 						     .is_signed = int_types[i].is_signed && !ct->is_unsigned};
 				break;
 			}
-		if (base.kind == TY_NONE) {
+		if (base.kind == TY_NONE && !sema_btf_named(s, ct->name, false, &base)) {
 			sema_error(s, loc, "unknown type '%s'", ct->name);
 			return false;
 		}
@@ -160,6 +194,26 @@ bool sema_ctype(struct sema_ctx *s, const struct ast_ctype *ct, struct src_loc l
 	return true;
 }
 
+uint32_t sema_type_align(struct sema_ctx *s, const struct type *t)
+{
+	if (t->kind == TY_ARRAY)
+		return t->elem ? sema_type_align(s, t->elem) : 1;
+	if (t->kind == TY_STRUCT) {
+		const struct type *c = sema_struct_complete(s, t);
+		uint32_t al = 1;
+		for (int i = 0; i < c->nfields; i++) {
+			uint32_t f = sema_type_align(s, &c->fields[i].type);
+			al = f > al ? f : al;
+		}
+		return al;
+	}
+	if (t->kind == TY_STR)
+		return 1;
+	return t->size >= 8 ? 8 : t->size ? t->size : 1;
+}
+
+/* struct NAME { fields }: C layout, bitfields packed into units of their
+ * declared type as x86-64 compilers do */
 void sema_define_struct(struct sema_ctx *s, struct ast_node *d)
 {
 	struct sema_struct *st = arena_new_obj(s->a, struct sema_struct);
@@ -169,32 +223,51 @@ void sema_define_struct(struct sema_ctx *s, struct ast_node *d)
 	for (struct ast_struct_field *f = d->sdef.fields; f; f = f->next)
 		n++;
 	st->type.fields = arena_new_array(s->a, struct type_field, n ? n : 1);
-	uint32_t off = 0, align_max = 1;
+	/* known while its fields are read: `struct S *next` inside S is this
+	 * S, not a kernel struct of the same name */
+	st->next = s->structs;
+	s->structs = st;
+	uint64_t bit = 0;
+	uint32_t align_max = 1;
+	int nf = 0;
 	for (struct ast_struct_field *f = d->sdef.fields; f; f = f->next) {
 		struct type ft;
 		if (!sema_ctype(s, &f->ctype, f->loc, &ft))
 			return;
-		uint32_t sz = ft.size, al = ft.kind == TY_STRUCT ? 8 : (ft.size ? ft.size : 1);
-		if (f->ctype.array_len >= 0) {
+		uint32_t al = sema_type_align(s, &ft);
+		for (int k = f->ctype.ndims - 1; k >= 0; k--) {
 			struct type *el = arena_new_obj(s->a, struct type);
 			*el = ft;
-			ft = (struct type){.kind = TY_ARRAY, .elem = el, .count = (uint32_t)f->ctype.array_len,
-					   .size = sz * (uint32_t)f->ctype.array_len};
-			sz = ft.size;
+			ft = (struct type){.kind = TY_ARRAY, .elem = el, .count = (uint32_t)f->ctype.dims[k],
+					   .size = el->size * (uint32_t)f->ctype.dims[k]};
 		}
-		if (al > 8)
-			al = 8;
-		off = (off + al - 1) & ~(al - 1);
+		/* nfields is set at the end: a `struct S *` taken while S is
+		 * being defined must see it incomplete and look it up later */
+		struct type_field *tf = &st->type.fields[nf++];
+		tf->name = f->name;
+		tf->type = ft;
+		if (f->ctype.bit_width) {
+			uint32_t w = (uint32_t)f->ctype.bit_width, unit = ft.size * 8;
+			if (ft.kind != TY_INT || w > unit) {
+				sema_error(s, f->loc, "bitfield '%s' is wider than its type", f->name);
+				return;
+			}
+			/* a bitfield does not straddle a unit of its type */
+			if (bit / unit != (bit + w - 1) / unit)
+				bit = (bit + unit - 1) / unit * unit;
+			tf->offset = (uint32_t)(bit / 8);
+			tf->bit_off = (uint8_t)(bit % 8);
+			tf->bit_size = (uint8_t)w;
+			bit += w;
+		} else {
+			bit = (bit + al * 8 - 1) / (al * 8) * (al * 8);
+			tf->offset = (uint32_t)(bit / 8);
+			bit += (uint64_t)ft.size * 8;
+		}
 		if (al > align_max)
 			align_max = al;
-		struct type_field *tf = &st->type.fields[st->type.nfields++];
-		tf->name = f->name;
-		tf->offset = off;
-		tf->type = ft;
-		off += sz;
 	}
-	st->type.size = (off + align_max - 1) & ~(align_max - 1);
-	st->next = s->structs;
-	s->structs = st;
+	uint32_t bytes = (uint32_t)((bit + 7) / 8);
+	st->type.size = (bytes + align_max - 1) / align_max * align_max;
+	st->type.nfields = nf;
 }
-

@@ -55,6 +55,8 @@ static LLVMValueRef lower_fmt_event(struct cg_ctx *cg, struct ast_node *n)
 static LLVMValueRef lower_exit(struct cg_ctx *cg, struct ast_node *n)
 {
 	cg_stop_request(cg);
+	/* exit() ends the probe too: `@++; exit(); @++` counts once */
+	cg_return(cg);
 	return NULL;
 }
 

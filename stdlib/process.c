@@ -75,11 +75,6 @@ static LLVMValueRef lower_rand(struct cg_ctx *cg, struct ast_node *n)
 	return cg_helper_call(cg, BPF_FUNC_get_prandom_u32, NULL, 0);
 }
 
-static LLVMValueRef lower_curtask(struct cg_ctx *cg, struct ast_node *n)
-{
-	return cg_helper_call(cg, BPF_FUNC_get_current_task, NULL, 0);
-}
-
 /* probe: the attach point's index in the program, printed as its name */
 static void check_probe(struct sema_ctx *s, struct ast_node *n)
 {
@@ -271,7 +266,6 @@ const struct builtin stdlib_process[] = {
 	INT_VAR("cpu", lower_cpu, false, "CPU the probe runs on"),
 	INT_VAR("cgroup", lower_cgroup, false, "cgroup v2 id of the current task"),
 	INT_VAR("rand", lower_rand, false, "a random 32-bit number"),
-	INT_VAR("curtask", lower_curtask, false, "address of the current task_struct"),
 	{.name = "comm", .kind = BI_VAR, .type = {.kind = TY_STR, .size = 16}, .lower = lower_comm,
 	 .lower_into = comm_into,
 	 .summary = "name of the current task"},

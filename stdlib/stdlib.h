@@ -27,6 +27,6 @@ const struct builtin *stdlib_find(const char *name, bool is_call);
 extern const struct builtin stdlib_process[], stdlib_aggregations[], stdlib_output[],
 	stdlib_strings[], stdlib_time[], stdlib_container[], stdlib_stacks[], stdlib_symbols[],
 	stdlib_bytes[], stdlib_net[], stdlib_control[], stdlib_ioctl[], stdlib_syscalls[],
-	stdlib_block[];
+	stdlib_block[], stdlib_kernel[];
 
 #endif

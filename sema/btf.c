@@ -1,0 +1,192 @@
+/*
+ * btf.c - kernel types for the language: BTF types as sonde types.
+ *
+ * `curtask->real_parent->pid`, `(struct task_struct *)arg0`, a tracepoint
+ * argument declared `struct __kernel_timespec *` or `umode_t`: these name
+ * types the script never defines.  They come from the running kernel's BTF
+ * (host/btf.c).  A struct is converted one level at a time: its members
+ * get their types, but a struct reached through a member (embedded or
+ * pointed to) keeps only its name, size and BTF id until an expression
+ * reads one of its fields, so task_struct's hundreds of members do not
+ * drag in half the kernel.  Anonymous struct and union members are
+ * flattened into their parent, as C lets one name their fields directly.
+ * Structs defined in the script take precedence over the kernel's.
+ */
+#include "sema/sema_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+
+#include "host/host.h"
+
+
+static const struct btf_type *skip_mods(const struct btf *b, uint32_t *id)
+{
+	const struct btf_type *t = btf__type_by_id(b, *id);
+	while (t && (btf_is_typedef(t) || btf_is_mod(t) || btf_is_type_tag(t) || btf_is_decl_tag(t))) {
+		*id = t->type;
+		t = btf__type_by_id(b, *id);
+	}
+	return t;
+}
+
+static struct type convert(struct sema_ctx *s, const struct btf *b, uint32_t id)
+{
+	const struct btf_type *t = id ? skip_mods(b, &id) : NULL;
+	if (!t)	/* void */
+		return (struct type){.kind = TY_INT, .size = 1};
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT: {
+		uint8_t enc = btf_int_encoding(t);
+		const char *name = btf__name_by_offset(b, t->name_off);
+		/* plain char is signed on the architectures sonde runs on */
+		bool sgn = (enc & BTF_INT_SIGNED) || (name && !strcmp(name, "char"));
+		if (enc & BTF_INT_BOOL)
+			sgn = false;
+		return (struct type){.kind = TY_INT, .size = t->size > 8 ? 8 : t->size, .is_signed = sgn};
+	}
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		return (struct type){.kind = TY_INT, .size = t->size, .is_signed = btf_kflag(t)};
+	case BTF_KIND_FLOAT:
+		return (struct type){.kind = TY_INT, .size = t->size};
+	case BTF_KIND_PTR: {
+		struct type p = {.kind = TY_PTR, .size = 8};
+		uint32_t tid = t->type;
+		const struct btf_type *pt = tid ? skip_mods(b, &tid) : NULL;
+		if (pt && !btf_is_func_proto(pt)) {
+			p.elem = arena_new_obj(s->a, struct type);
+			*p.elem = convert(s, b, tid);
+		}
+		return p;
+	}
+	case BTF_KIND_ARRAY: {
+		const struct btf_array *arr = btf_array(t);
+		struct type a = {.kind = TY_ARRAY, .count = arr->nelems};
+		a.elem = arena_new_obj(s->a, struct type);
+		*a.elem = convert(s, b, arr->type);
+		a.size = a.elem->size * arr->nelems;
+		return a;
+	}
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION: {
+		const char *name = btf__name_by_offset(b, t->name_off);
+		return (struct type){.kind = TY_STRUCT, .size = t->size, .btf_id = id,
+				     .sname = name && *name ? name : NULL};
+	}
+	case BTF_KIND_FWD: {
+		/* a declaration only: the definition, if the kernel has one */
+		const char *name = btf__name_by_offset(b, t->name_off);
+		int32_t def = btf__find_by_name_kind(b, name, btf_kflag(t) ? BTF_KIND_UNION : BTF_KIND_STRUCT);
+		if (def > 0)
+			return convert(s, b, (uint32_t)def);
+		return (struct type){.kind = TY_STRUCT, .sname = name};
+	}
+	case BTF_KIND_FUNC_PROTO:
+	case BTF_KIND_FUNC:
+	case BTF_KIND_VAR:
+	case BTF_KIND_DATASEC:
+	default:
+		return (struct type){.kind = TY_INT, .size = 8};
+	}
+}
+
+/* members of struct/union `id` at bit offset `base`, anonymous ones flattened */
+static void add_members(struct sema_ctx *s, const struct btf *b, uint32_t id, uint32_t base,
+			struct type *st, int *cap)
+{
+	const struct btf_type *t = skip_mods(b, &id);
+	const struct btf_member *m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		uint32_t bit = base + btf_member_bit_offset(t, (uint32_t)i);
+		uint32_t bits = btf_member_bitfield_size(t, (uint32_t)i);
+		const char *name = btf__name_by_offset(b, m->name_off);
+		if (!name || !*name) {
+			uint32_t mid = m->type;
+			const struct btf_type *mt = skip_mods(b, &mid);
+			if (mt && (btf_is_struct(mt) || btf_is_union(mt)))
+				add_members(s, b, mid, bit, st, cap);
+			continue;
+		}
+		if (st->nfields == *cap) {
+			st->fields = arena_grow(s->a, st->fields, (size_t)st->nfields, sizeof(*st->fields));
+			*cap = st->nfields + 1;
+		}
+		struct type_field *f = &st->fields[st->nfields++];
+		memset(f, 0, sizeof(*f));
+		f->name = name;
+		f->type = convert(s, b, m->type);
+		f->offset = bit / 8;
+		if (bits) {
+			f->bit_off = (uint8_t)(bit % 8);
+			f->bit_size = (uint8_t)bits;
+		}
+	}
+}
+
+const struct type *sema_struct_complete(struct sema_ctx *s, const struct type *st)
+{
+	if (st->kind != TY_STRUCT || st->nfields)
+		return st;
+	/* a struct named before its definition was complete (a `struct S *`
+	 * field inside struct S), or one only declared: the definition */
+	if (st->sname && !st->btf_id)
+		for (struct sema_struct *d = s->structs; d; d = d->next)
+			if (!strcmp(d->type.sname, st->sname))
+				return &d->type;
+	if (!st->btf_id) {
+		struct type t;
+		if (st->sname && sema_btf_named(s, st->sname, true, &t) && t.btf_id)
+			return sema_struct_complete(s, &t);
+		return st;
+	}
+	for (struct btf_done *d = s->btf_done; d; d = d->next)
+		if (d->id == st->btf_id)
+			return d->type;
+	const struct btf *b = host_kernel_btf();
+	if (!b)
+		return st;
+	struct type *full = arena_new_obj(s->a, struct type);
+	*full = *st;
+	int cap = 0;
+	add_members(s, b, st->btf_id, 0, full, &cap);
+	struct btf_done *d = arena_new_obj(s->a, struct btf_done);
+	d->id = st->btf_id;
+	d->type = full;
+	d->next = s->btf_done;
+	s->btf_done = d;
+	return full;
+}
+
+bool sema_btf_named(struct sema_ctx *s, const char *name, bool is_struct, struct type *out)
+{
+	const struct btf *b = host_kernel_btf();
+	if (!b)
+		return false;
+	static const int struct_kinds[] = {BTF_KIND_STRUCT, BTF_KIND_UNION};
+	static const int other_kinds[] = {BTF_KIND_TYPEDEF, BTF_KIND_INT, BTF_KIND_ENUM,
+					  BTF_KIND_ENUM64};
+	const int *kinds = is_struct ? struct_kinds : other_kinds;
+	int n = is_struct ? 2 : 4;
+	for (int i = 0; i < n; i++) {
+		int32_t id = btf__find_by_name_kind(b, name, (uint32_t)kinds[i]);
+		if (id > 0) {
+			*out = convert(s, b, (uint32_t)id);
+			return true;
+		}
+	}
+	return false;
+}
+
+struct type sema_kernel_ptr(struct sema_ctx *s, const char *name)
+{
+	struct type st;
+	if (!sema_btf_named(s, name, true, &st))
+		return ty_uint64;
+	struct type p = {.kind = TY_PTR, .size = 8};
+	p.elem = arena_new_obj(s->a, struct type);
+	*p.elem = st;
+	return p;
+}
