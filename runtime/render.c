@@ -121,17 +121,23 @@ static void c_render(struct rt *rt, FILE *f, const struct type *t, const uint8_t
 	}
 }
 
-static const char *c_text(struct rt *rt, const struct type *t, const uint8_t *p, bool json)
+static void json_into(struct rt *rt, FILE *f, const struct type *t, const uint8_t *p);
+
+/* a value's whole text (JSON, or bpftrace's text of structs and arrays) */
+static const char *memtext(struct rt *rt, const struct type *t, const uint8_t *p, bool json)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
-		return "";
-	c_render(rt, f, t, p, NULL, json);
+		return json ? "null" : "";
+	if (json)
+		json_into(rt, f, t, p);
+	else
+		c_render(rt, f, t, p, NULL, false);
 	if (fclose(f)) {
 		free(buf);
-		return "";
+		return json ? "null" : "";
 	}
 	const char *r = arena_strdup(rt->a, buf);
 	free(buf);
@@ -209,7 +215,7 @@ static const char *render_into(struct rt *rt, const struct type *t, const uint8_
 	case TY_COUNT: case TY_SUM: case TY_MIN: case TY_MAX:
 		return arena_printf(rt->a, "%" PRId64, (int64_t)v);
 	case TY_STRUCT: case TY_ARRAY:
-		return c_text(rt, t, p, false);
+		return memtext(rt, t, p, false);
 	case TY_AVG: case TY_STATS:
 	case TY_HIST: case TY_LHIST: case TY_NONE: case TY_VOID: case TY_ERROR:
 		break;
@@ -252,19 +258,7 @@ static void json_into(struct rt *rt, FILE *f, const struct type *t, const uint8_
 
 const char *rt_render_json(struct rt *rt, const struct type *t, const void *bytes)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		return "null";
-	json_into(rt, f, t, bytes);
-	if (fclose(f)) {
-		free(buf);
-		return "null";
-	}
-	const char *r = arena_strdup(rt->a, buf);
-	free(buf);
-	return r;
+	return memtext(rt, t, bytes, true);
 }
 
 const char *rt_render_for(struct rt *rt, const struct type *t, const void *bytes, bool *is_str)

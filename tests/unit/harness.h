@@ -13,6 +13,7 @@
 #include "codegen/codegen.h"
 #include "common/arena.h"
 #include "common/diag.h"
+#include "host/host.h"
 #include "parser/parser.h"
 #include "sema/sema.h"
 #include "stdlib/stdlib.h"
@@ -75,6 +76,16 @@ static inline int checked_codegen(struct checked *c, char **ir, struct cg_object
 	if (!obj)
 		free(local.elf);
 	return rc;
+}
+
+/* remove a fake tracefs (or any temp tree) made by a test's setup, and
+ * go back to finding the real tracefs */
+static inline void harness_rm_tracefs(const char *dir)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	tfs_set_root(NULL);
 }
 
 #endif

@@ -80,10 +80,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[600];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tracefs);
-	assert_int_equal(system(cmd), 0);
-	tfs_set_root(NULL);
+	harness_rm_tracefs(tracefs);
 	(void)state;
 	return 0;
 }
