@@ -7,12 +7,15 @@
 # struct task_struct *, casts to kernel structs, tracepoint pointer
 # arguments typed `struct __kernel_timespec *` and read as user memory).
 #
-#   naptime   sysargs.c makes 3 nanosleep(0.012345678 s) calls after 300 ms,
-#             traced with -p: exactly 3 lines, each naming this shell as the
-#             parent and 0.012 seconds
-#   runqlen   spin.c: two busy threads pinned to CPU 0 for 1.5 s, so a
-#             sample on CPU 0 finds one task waiting: the [1, 2) bucket
-#             is not empty
+#   naptime   sysargs.c, traced with -p, makes 3 nanosleep(0.012345678 s)
+#             calls once sonde has attached: exactly 3 lines, each naming
+#             this shell as the parent and 0.012 seconds
+#   runqlen   spin.c, started once sonde has attached: two busy threads
+#             pinned to CPU 0 for a second, so a sample on CPU 0 finds one
+#             task waiting: the [1, 2) bucket is not empty
+#
+# Each tool runs in the background until it says "Attached"; the workload
+# starts then, and SIGINT ends the tool after the workload (no timing).
 (
 T=$top/tests/e2e/tools
 declare -a lg_pids=()
@@ -20,8 +23,20 @@ lg_cleanup() {
 	local p
 	for p in "${lg_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	for p in "${lg_pids[@]}"; do wait "$p" 2>/dev/null; done
+	rm -f "$B/lg.fifo"
 }
 trap lg_cleanup EXIT
+
+# lg_attached ERRFILE PID: wait until sonde PID has attached (or exited)
+lg_attached() {
+	local i
+	for i in $(seq 600); do
+		grep -q '^Attached' "$1" 2>/dev/null && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
 
 if need_root language:naptime && need_root language:runqlen; then
 	build_workload sysargs && build_workload spin
@@ -29,22 +44,36 @@ if need_root language:naptime && need_root language:runqlen; then
 	# ---- naptime.bt
 	me=$BASHPID
 	pcomm=$(cat "/proc/$me/comm")
-	"$B/sysargs" 3 300 &
+	rm -f "$B/lg.fifo"
+	mkfifo "$B/lg.fifo"
+	"$B/sysargs" 3 - < "$B/lg.fifo" &
 	w=$!
 	lg_pids+=("$w")
-	out=$(timeout -s INT 2 "$SONDE" -p "$w" "$T/naptime.bt" 2>"$B/naptime.err")
+	exec 3> "$B/lg.fifo"
+	"$SONDE" -p "$w" "$T/naptime.bt" > "$B/naptime.out" 2> "$B/naptime.err" &
+	s=$!
+	lg_pids+=("$s")
+	lg_attached "$B/naptime.err" "$s" && echo go >&3
+	exec 3>&-
+	wait "$w"
+	kill -INT "$s" 2>/dev/null
+	wait "$s"
 	want=$(printf '%s\n%-8s %-6s %-16s %-6s %-16s %s' "Tracing sleeps. Hit Ctrl-C to end." \
 		TIME PPID PCOMM PID COMM SECONDS)
 	for i in 1 2 3; do
 		want+=$'\n'$(printf 'HH:MM:SS %-6d %-16s %-6d %-16s %s' "$me" "$pcomm" "$w" sysargs 0.012)
 	done
-	got=$(printf '%s\n' "$out" | sed -E 's/^[0-9]{2}:[0-9]{2}:[0-9]{2} /HH:MM:SS /')
+	got=$(sed -E 's/^[0-9]{2}:[0-9]{2}:[0-9]{2} /HH:MM:SS /' "$B/naptime.out")
 	expect_eq language:naptime "$want" "$got"
 
 	# ---- runqlen.bt
-	"$B/spin" 2 1500 &
-	lg_pids+=("$!")
-	out=$(timeout -s INT 1 "$SONDE" "$T/runqlen.bt" 2>"$B/runqlen.err")
+	"$SONDE" "$T/runqlen.bt" > "$B/runqlen.out" 2> "$B/runqlen.err" &
+	s=$!
+	lg_pids+=("$s")
+	lg_attached "$B/runqlen.err" "$s" && "$B/spin" 2 1000
+	kill -INT "$s" 2>/dev/null
+	wait "$s"
+	out=$(cat "$B/runqlen.out")
 	head=$(printf '%s\n' "$out" | head -1)
 	one=$(printf '%s\n' "$out" | awk '$1 == "[1," && $2 == "2)" { print $3 }')
 	if [ "$head" == "Sampling run queue length at 99 Hertz... Hit Ctrl-C to end." ] &&

@@ -1,4 +1,5 @@
-/* sysargs N [DELAY_MS]: after DELAY_MS (default 0), makes syscalls with known arguments N times, for the
+/* sysargs N [DELAY_MS | -]: after DELAY_MS (default 0), or after reading a
+ * byte from stdin with "-" (a test starts it, attaches, then lets it go), makes syscalls with known arguments N times, for the
  * signedness and user-memory tests:
  *   openat(AT_FDCWD (-100), "/dev/null", O_RDONLY)   dfd is an int: -100
  *   lseek(fd, -5, SEEK_END)                           offset is an off_t: -5
@@ -10,6 +11,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,8 +19,11 @@
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1;
-	long delay = argc > 2 ? atol(argv[2]) : 0;
+	long delay = argc > 2 && strcmp(argv[2], "-") ? atol(argv[2]) : 0;
 	struct timespec d = {.tv_sec = delay / 1000, .tv_nsec = delay % 1000 * 1000000};
+	char go;
+	if (argc > 2 && !strcmp(argv[2], "-") && read(0, &go, 1) != 1)
+		return 1;
 	if (delay)
 		clock_nanosleep(CLOCK_MONOTONIC, 0, &d, NULL);	/* not a nanosleep call */
 	for (long i = 0; i < n; i++) {
