@@ -608,6 +608,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		 * The signals stay blocked between the test and the wait, so
 		 * one that arrives in between is not lost. */
 		sigset_t block, old;
+		fflush(o->out);	/* BEGIN's output shows before the wait */
 		sigemptyset(&block);
 		sigaddset(&block, SIGINT);
 		sigaddset(&block, SIGTERM);

@@ -51,3 +51,17 @@ need_root() {
 	[ "$(id -u)" = 0 ] && return 0
 	skip "$1" "needs root to load BPF"; return 1
 }
+
+# wait_for FILE REGEX [SECONDS]: wait until FILE has a line matching REGEX
+# (a tool's "Attached" line or its BEGIN output), so that a signal sent next
+# reaches a process that has installed its handlers: a background job of a
+# non-interactive shell starts with SIGINT ignored, and one sent before the
+# handler is set is lost.
+wait_for() {
+	local i n=$(( ${3:-30} * 10 ))
+	for ((i = 0; i < n; i++)); do
+		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}

@@ -50,16 +50,16 @@ else
 fi
 
 # -- Ctrl-C ends tracing and prints the maps (the README's workflow) --------
-"$SONDE" -q -e 'tracepoint:sched:sched_switch { @switches = count(); }' > "$B/sigint.out" 2>&1 &
+"$SONDE" -e 'tracepoint:sched:sched_switch { @switches = count(); }' > "$B/sigint.out" 2>&1 &
 spid=$!
-sleep 1.5; kill -INT $spid; wait $spid; rc=$?
+wait_for "$B/sigint.out" '^Attached' ; sleep 0.5; kill -INT $spid; wait $spid; rc=$?
 expect_match core:sigint_prints_maps '^@switches: [1-9][0-9]*$' "$(cat "$B/sigint.out")"
 expect_eq core:sigint_exit_status 0 "$rc"
 
 # -- BEGIN and END without exit(): wait for Ctrl-C, then END (as bpftrace)
 "$SONDE" -q -e 'BEGIN { printf("hi\n"); } END { printf("bye\n"); }' > "$B/wait.out" 2>&1 &
 spid=$!
-sleep 0.5
+wait_for "$B/wait.out" '^hi$'; sleep 0.3
 if kill -0 $spid 2>/dev/null; then pass core:begin_end_waits; else fail core:begin_end_waits; fi
 kill -INT $spid; wait $spid
 expect_eq core:begin_end_after_sigint $'hi\nbye' "$(cat "$B/wait.out")"
