@@ -49,6 +49,8 @@ struct lex_cond {
 };
 
 struct lexer {
+	const char *src;		/* the text scanned, and how far */
+	size_t off;
 	struct arena *arena;
 	struct diag *diag;
 	void *scanner;			/* yyscan_t */

@@ -16,6 +16,23 @@ rc=1" "$out"
 out=$(cd "$sec" && "$SONDE" --emit ast ./notarecipe 2>&1)
 expect_match secure:dot_slash_runs_file 'HIJACKED' "$out"
 
+# -- the front end on hostile sizes: compiled or refused, never a crash -----
+fe_ok() { expect_eq "secure:$1" "rc=0" "$("$SONDE" --emit ast "$2" 2>&1 >/dev/null; echo "rc=$?")"; }
+long=$(head -c 1048576 /dev/zero | tr '\0' a)
+blanks=$(head -c 1048576 /dev/zero | tr '\0' ' ')
+printf 'BEGIN { $%s = 1; exit(); }\n' "$long" > "$sec/token.bt"
+fe_ok huge_token "$sec/token.bt"
+printf 'BEGIN { exit(); } /*%s*/\n// %s\n' "$long" "$long" > "$sec/comment.bt"
+fe_ok huge_comment "$sec/comment.bt"
+printf 'BEGIN { exit(); }%17000s\n' "" > "$sec/spaces.bt"
+fe_ok trailing_spaces "$sec/spaces.bt"
+printf 'BEGIN { printf("%s"); exit(); }\n' "$long" > "$sec/string.bt"
+fe_ok huge_string "$sec/string.bt"
+printf 'BEGIN /%s 1/ { exit(); }\n' "$blanks" > "$sec/pred.bt"
+fe_ok huge_blank_in_predicate "$sec/pred.bt"
+printf 'BEGIN { $x = (u32%s *)0; exit(); }\n' "$blanks" > "$sec/cast.bt"
+fe_ok huge_blank_in_cast "$sec/cast.bt"
+
 # -- deep nesting: one limit, a located error (the ASan build's stack is the
 #    tight one) -------------------------------------------------------------
 deep() { local i; for ((i = 0; i < $2; i++)); do printf '%s' "$1"; done; }
