@@ -190,19 +190,21 @@ FUZZ_OBJS := $(patsubst %.c,$(BUILD)/fuzz/%.o,$(LIB_SRCS)) \
 	$(BUILD)/fuzz/gen/lexer.o $(BUILD)/fuzz/gen/parser.o
 $(BUILD)/fuzz/gen/%.o: $(GEN)/%.c $(GEN)/parser.h
 	@mkdir -p $(dir $@)
-	clang-14 $(FUZZ_CFLAGS) -c -o $@ $<
+	clang-14 $(FUZZ_CFLAGS) -MMD -c -o $@ $<
 $(BUILD)/fuzz/%.o: %.c $(GEN)/parser.h $(GEN)/syscall_names.h
 	@mkdir -p $(dir $@)
-	clang-14 $(FUZZ_CFLAGS) -c -o $@ $<
+	clang-14 $(FUZZ_CFLAGS) -MMD -c -o $@ $<
 $(BUILD)/fuzz-frontend: tests/fuzz/fuzz_frontend.c $(FUZZ_OBJS)
 	clang-14 $(FUZZ_CFLAGS) -c -o $@.o tests/fuzz/fuzz_frontend.c
 	clang++-14 -fsanitize=fuzzer,address,undefined -o $@ $@.o $(FUZZ_OBJS) $(LDLIBS)
 fuzz: $(BUILD)/fuzz-frontend
 	@mkdir -p $(BUILD)/fuzz-corpus
-	FUZZ_CODEGEN=$(FUZZ_CODEGEN) $(BUILD)/fuzz-frontend -runs=$(FUZZ_RUNS) \
+	@echo "fuzzing: progress in $(BUILD)/fuzz-run.log"
+	@FUZZ_CODEGEN=$(FUZZ_CODEGEN) $(BUILD)/fuzz-frontend -runs=$(FUZZ_RUNS) \
 		-max_total_time=$(FUZZ_TIME) -max_len=8192 -print_final_stats=1 \
 		-artifact_prefix=$(BUILD)/fuzz-crash- $(BUILD)/fuzz-corpus tests/fuzz/corpus \
-		2>&1 | tee $(BUILD)/fuzz-run.log | grep -v '^#[0-9]*\s*\(NEW\|REDUCE\|pulse\)'
+		> $(BUILD)/fuzz-run.log 2>&1; rc=$$?; \
+		grep -v '^#[0-9]*[[:space:]]*\(NEW\|REDUCE\|pulse\)' $(BUILD)/fuzz-run.log | tail -25; exit $$rc
 
 PREFIX ?= /usr/local
 install: $(BUILD)/sonde $(BUILD)/libsonde-agent.so
