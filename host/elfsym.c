@@ -780,3 +780,47 @@ void rs_symcache_forget(struct rs_symcache *c, int pid)
 		return;
 	}
 }
+
+/* uaddr(): any defined symbol (not only functions), by name */
+int rs_elf_find_symbol(const char *path, const char *name, struct rs_elf_symbol *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	GElf_Ehdr eh;
+	if (!e || !gelf_getehdr(e, &eh)) {
+		if (e)
+			elf_end(e);
+		close(fd);
+		return -ENOEXEC;
+	}
+	out->pie = eh.e_type == ET_DYN;
+	Elf_Scn *scn = NULL;
+	while (!out->found && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t cnt = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; d && i < cnt; i++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			const char *nm = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (nm && !strcmp(nm, name)) {
+				out->value = sym.st_value;
+				out->size = sym.st_size;
+				out->found = true;
+				break;
+			}
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return 0;
+}

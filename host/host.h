@@ -344,6 +344,16 @@ int rs_elf_offset_to_vaddr(const struct rs_elf *e, uint64_t off, uint64_t *vaddr
  * or NULL. */
 const struct rs_sym *rs_elf_addr_sym(const struct rs_elf *e, uint64_t vaddr);
 
+/* A defined symbol of any type (functions, objects) named name in path's
+ * .symtab or .dynsym, for uaddr(): st_value and st_size, and whether the
+ * file is position-independent (ET_DYN, so st_value is relative to the load
+ * base).  0 with out->found telling whether there is one, or -errno. */
+struct rs_elf_symbol {
+	uint64_t value, size;
+	bool found, pie;
+};
+int rs_elf_find_symbol(const char *path, const char *name, struct rs_elf_symbol *out);
+
 /* usym()/ustack: per-pid mappings and parsed files (cached by dev, inode). */
 struct rs_symcache;
 struct rs_usym {

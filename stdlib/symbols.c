@@ -18,8 +18,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -149,55 +147,6 @@ static LLVMValueRef lower_const(struct cg_ctx *cg, struct ast_node *n)
 
 /* ---- uaddr ------------------------------------------------------------------ */
 
-struct elf_lookup {
-	uint64_t value, size;
-	bool found, pie;
-};
-
-/* a defined symbol of any kind named `name` in .symtab or .dynsym */
-static int elf_symbol(const char *path, const char *name, struct elf_lookup *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	GElf_Ehdr eh;
-	if (!e || !gelf_getehdr(e, &eh)) {
-		if (e)
-			elf_end(e);
-		close(fd);
-		return -ENOEXEC;
-	}
-	out->pie = eh.e_type == ET_DYN;
-	Elf_Scn *scn = NULL;
-	while (!out->found && (scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !sh.sh_entsize)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t cnt = sh.sh_size / sh.sh_entsize;
-		for (size_t i = 0; d && i < cnt; i++) {
-			GElf_Sym sym;
-			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
-				continue;
-			const char *nm = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (nm && !strcmp(nm, name)) {
-				out->value = sym.st_value;
-				out->size = sym.st_size;
-				out->found = true;
-				break;
-			}
-		}
-	}
-	elf_end(e);
-	close(fd);
-	return 0;
-}
-
 struct uaddr_info {
 	uint64_t sym;		/* the symbol's link-time address */
 	uint64_t site;		/* the probed address's link-time address; 0: absolute */
@@ -211,7 +160,7 @@ static void check_uaddr(struct sema_ctx *s, struct ast_node *n)
 	const struct sema_probe *p = sema_cur_probe(s);
 	struct uaddr_info info = {0}, *ui = &info;
 	const char *file = NULL;
-	struct elf_lookup sym;
+	struct rs_elf_symbol sym;
 	for (int i = 0; i < p->nattach; i++) {
 		const struct sema_attach *at = &p->attach[i];
 		const char *f = sema_target_file(s, at->target);
@@ -229,7 +178,7 @@ static void check_uaddr(struct sema_ctx *s, struct ast_node *n)
 		}
 		file = f;
 	}
-	int err = elf_symbol(file, name, &sym);
+	int err = rs_elf_find_symbol(file, name, &sym);
 	if (err || !sym.found) {
 		sema_error(s, n->call.args->loc, "uaddr(): %s%s%s", err ? "cannot read " : "no symbol '",
 			   err ? file : name, err ? "" : arena_printf(sema_arena(s), "' in %s", file));
@@ -246,8 +195,8 @@ static void check_uaddr(struct sema_ctx *s, struct ast_node *n)
 			if (at->type == PT_USDT && at->usdt) {
 				site = at->usdt->pc;
 			} else {
-				struct elf_lookup fn;
-				if (strpbrk(at->func, "*?[") || elf_symbol(file, at->func, &fn) || !fn.found) {
+				struct rs_elf_symbol fn;
+				if (strpbrk(at->func, "*?[") || rs_elf_find_symbol(file, at->func, &fn) || !fn.found) {
 					sema_error(s, n->loc, "uaddr() in %s: %s is position-independent, so the probe must name one function of it",
 						   at->name, file);
 					n->type.kind = TY_ERROR;
