@@ -65,11 +65,21 @@ struct type *sema_err_type(struct ast_node *e)
 	return sema_set(e, (struct type){.kind = TY_ERROR});
 }
 
+/* "; did you mean ..." for an unknown builtin, when cli gave a suggester */
+static const char *builtin_hint(struct sema_ctx *s, const char *name, bool is_call, char *buf,
+				size_t len)
+{
+	buf[0] = '\0';
+	return s->opts->suggest ? s->opts->suggest(name, is_call, buf, len) : buf;
+}
+
 struct type *sema_check_call(struct sema_ctx *s, struct ast_node *e, bool as_stmt)
 {
 	const struct builtin *b = s->opts->builtins(e->call.name, true);
 	if (!b) {
-		sema_error(s, e->loc, "unknown function '%s'", e->call.name);
+		char hint[256];
+		sema_error(s, e->loc, "unknown function '%s'%s", e->call.name,
+			   builtin_hint(s, e->call.name, true, hint, sizeof(hint)));
 		for (struct ast_node *a = e->call.args; a; a = a->next)
 			sema_expr(s, a);
 		return sema_err_type(e);
@@ -112,7 +122,9 @@ static struct type *check_ident(struct sema_ctx *s, struct ast_node *e)
 				   e->ident.name);
 			return sema_err_type(e);
 		}
-		sema_error(s, e->loc, "unknown identifier '%s'", e->ident.name);
+		char hint[256];
+		sema_error(s, e->loc, "unknown identifier '%s'%s", e->ident.name,
+			   builtin_hint(s, e->ident.name, false, hint, sizeof(hint)));
 		return sema_err_type(e);
 	}
 	if (b->check) {
@@ -439,6 +451,8 @@ static struct type *check_incdec(struct sema_ctx *s, struct ast_node *e)
 			sema_error(s, t->loc, "variable '$%s' is used before it is assigned", t->var.name);
 			return sema_err_type(e);
 		}
+		if (sema_is_error(&v->type))
+			return sema_err_type(e);
 		if (!sema_is_int(&v->type)) {
 			sema_error(s, e->loc, "'%s' needs an integer variable", e->incdec.is_inc ? "++" : "--");
 			return sema_err_type(e);

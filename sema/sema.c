@@ -53,16 +53,30 @@ struct sema_var *sema_var_find(struct sema_ctx *s, const char *name)
 void sema_var_assign(struct sema_ctx *s, struct ast_node *target, const struct type *t,
 		       struct src_loc loc)
 {
-	if (sema_is_error(t))
+	struct sema_var *v = sema_var_find(s, target->var.name);
+	if (sema_is_error(t)) {
+		/* the value's error is reported: later uses of the variable are
+		 * errors too but silent ones, not "used before it is assigned" */
+		if (!v) {
+			v = arena_new_obj(s->a, struct sema_var);
+			v->name = target->var.name;
+			v->type = *t;
+			v->loc = target->loc;
+			v->next = s->vars;
+			s->vars = v;
+		}
 		return;
+	}
 	if (t->kind == TY_VOID || t->kind == TY_NONE || t->kind == TY_HIST ||
 	    t->kind == TY_COUNT || t->kind == TY_LHIST || t->kind == TY_STATS) {
 		sema_error(s, loc, "variable '$%s': this expression has no value to store",
 			   target->var.name);
 		return;
 	}
-	struct sema_var *v = sema_var_find(s, target->var.name);
-	if (!v) {
+	if (v && sema_is_error(&v->type)) {
+		v->type = sema_deep_copy(s->a, t);	/* was poisoned by an earlier error */
+		sema_layout(&v->type);
+	} else if (!v) {
 		v = arena_new_obj(s->a, struct sema_var);
 		v->name = target->var.name;
 		/* the second pass starts from the widest strings the first saw:
@@ -133,7 +147,8 @@ static void check_assign(struct sema_ctx *s, struct ast_node *st)
 			sema_error(s, t->loc, "variable '$%s' is used before it is assigned", t->var.name);
 			return;
 		}
-		if (!sema_is_error(vt) && (!sema_is_int(vt) || !sema_is_int(&var->type)))
+		if (!sema_is_error(vt) && !sema_is_error(&var->type) &&
+		    (!sema_is_int(vt) || !sema_is_int(&var->type)))
 			sema_error(s, st->loc, "'%s=' needs integers", ast_op_text(st->assign.op));
 		t->type = var->type;
 		return;

@@ -184,9 +184,13 @@ struct builtin {
 /* How sema finds a builtin: an identifier (is_call false) or a function
  * (is_call true); NULL when there is none.  stdlib_find in practice. */
 typedef const struct builtin *(*sema_builtin_fn)(const char *name, bool is_call);
+/* "; did you mean 'print'?" for an unknown builtin, into buf; "" when no
+ * name is near.  stdlib_suggest in practice. */
+typedef const char *(*sema_suggest_fn)(const char *name, bool is_call, char *buf, size_t len);
 
 struct sema_opts {
 	sema_builtin_fn builtins;	/* required */
+	sema_suggest_fn suggest;	/* optional: hints for unknown builtins */
 	const char **pos_args;	/* positional parameters $1.. */
 	int npos_args;
 	int target_pid;		/* -p, 0 if none */

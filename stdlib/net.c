@@ -1,16 +1,31 @@
 /*
- * net.c - ntop([af,] addr): an IPv4 or IPv6 address as text.
+ * net.c - network addresses: ntop, pton and macaddr.
+ *
+ * ntop([af,] addr): an IPv4 or IPv6 address as text.
  *
  * The value is TY_INET, {u64 family, u8 address[16]}; userspace prints it
  * with inet_ntop.  addr is an integer (an IPv4 address in network byte
  * order, as in struct in_addr: the first byte in memory is the first
  * octet) or a 4- or 16-byte array (args->saddr, args->daddr_v6).  Without
  * af the family follows from the size: 16 bytes are IPv6, else IPv4.
+ *
+ * pton("addr") is the other way, at compile time as in bpftrace: a
+ * literal IPv4 or IPv6 address becomes uint8[4] or uint8[16] in network
+ * byte order, so ntop(pton("::1")) is "::1" and `args->daddr ==
+ * pton(...)`-style comparisons see the kernel's byte order.
+ *
+ * macaddr(addr): 6 bytes (an array such as a struct field u8[6], or the
+ * address of one) printed as "AA:BB:CC:DD:EE:FF".  BPF keeps them packed
+ * in one integer (first byte lowest), a cheap map key and value; the text
+ * is made when it prints (TY_DECODED).
  */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/arena.h"
 #include "stdlib/stdlib_int.h"
 
-#define AF_INET_ 2
-#define AF_INET6_ 10
 
 static void check_ntop(struct sema_ctx *s, struct ast_node *n)
 {
@@ -48,7 +63,7 @@ static LLVMValueRef lower_ntop(struct cg_ctx *cg, struct ast_node *n)
 	LLVMValueRef v = cg_expr(cg, a);
 	bool bytes = a->type.kind == TY_ARRAY;
 	if (!fam)
-		fam = cg_const(cg, bytes && a->type.size == 16 ? AF_INET6_ : AF_INET_);
+		fam = cg_const(cg, bytes && a->type.size == 16 ? AF_INET6 : AF_INET);
 	cg_store_i64(cg, fam, out);
 	if (bytes)
 		cg_memcpy(cg, cg_gep(cg, out, 8), v, a->type.size);
@@ -57,8 +72,91 @@ static LLVMValueRef lower_ntop(struct cg_ctx *cg, struct ast_node *n)
 	return out;
 }
 
+static void check_pton(struct sema_ctx *s, struct ast_node *n)
+{
+	struct ast_node *a = n->call.args;
+	uint8_t addr[16];
+	if (a->kind != N_STR) {
+		sema_expr(s, a);
+		sema_error(s, a->loc, "pton() needs a string literal address, like pton(\"10.0.0.1\")");
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	uint32_t len = inet_pton(AF_INET, a->s.value, addr) == 1 ? 4
+		       : inet_pton(AF_INET6, a->s.value, addr) == 1 ? 16 : 0;
+	if (!len) {
+		sema_error(s, a->loc, "pton() needs a valid IPv4 or IPv6 address, not \"%s\"", a->s.value);
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	struct type *elem = arena_alloc(sema_arena(s), sizeof(*elem));
+	*elem = (struct type){.kind = TY_INT, .size = 1};
+	n->type = (struct type){.kind = TY_ARRAY, .size = len, .elem = elem, .count = len};
+	uint8_t *copy = arena_alloc(sema_arena(s), len);
+	memcpy(copy, addr, len);
+	n->sema_data = copy;
+}
+
+static LLVMValueRef lower_pton(struct cg_ctx *cg, struct ast_node *n)
+{
+	const uint8_t *addr = n->sema_data;
+	LLVMValueRef out = cg_alloca(cg, n->type.size, "pton");
+	for (uint32_t i = 0; i < n->type.size; i += 4) {
+		uint32_t w;
+		memcpy(&w, addr + i, 4);
+		LLVMValueRef st = LLVMBuildStore(cg_builder(cg), LLVMConstInt(cg_i32(cg), w, 0),
+						 cg_gep(cg, out, i));
+		LLVMSetAlignment(st, 4);
+	}
+	return out;
+}
+
+static const char *render_macaddr(struct arena *a, uint64_t v)
+{
+	return arena_printf(a, "%02X:%02X:%02X:%02X:%02X:%02X", (unsigned)(v & 0xff),
+			    (unsigned)(v >> 8 & 0xff), (unsigned)(v >> 16 & 0xff),
+			    (unsigned)(v >> 24 & 0xff), (unsigned)(v >> 32 & 0xff),
+			    (unsigned)(v >> 40 & 0xff));
+}
+
+static const struct type_decoder macaddr_decoder = {"macaddr", true, render_macaddr};
+
+static void check_macaddr(struct sema_ctx *s, struct ast_node *n)
+{
+	struct ast_node *a = n->call.args;
+	struct type *t = sema_expr(s, a);
+	if (t->kind == TY_ERROR) {
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	if (a->kind == N_STR || ((t->kind == TY_ARRAY || t->kind == TY_STR) && t->size != 6) ||
+	    (t->kind != TY_ARRAY && t->kind != TY_STR && t->kind != TY_INT && t->kind != TY_PTR)) {
+		sema_error(s, a->loc, "macaddr() needs 6 bytes: a u8[6] array or the address of one, not %s",
+			   a->kind == N_STR ? "a string literal" : type_str(sema_arena(s), t));
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	n->type = (struct type){.kind = TY_DECODED, .size = 8, .decoder = &macaddr_decoder};
+}
+
+static LLVMValueRef lower_macaddr(struct cg_ctx *cg, struct ast_node *n)
+{
+	struct ast_node *a = n->call.args;
+	LLVMValueRef out = cg_alloca(cg, 8, "mac");
+	LLVMValueRef v = cg_expr(cg, a);
+	if (a->type.kind == TY_ARRAY || a->type.kind == TY_STR)
+		cg_memcpy(cg, out, v, 6);
+	else
+		cg_probe_read(cg, out, 6, v, a->type.kind == TY_PTR ? a->type.is_user : 0, 0);
+	return cg_load_i64(cg, out);
+}
+
 const struct builtin stdlib_net[] = {
 	{.name = "ntop", .kind = BI_FUNC, .min_args = 1, .max_args = 2, .check = check_ntop,
 	 .lower = lower_ntop, .summary = "IPv4/IPv6 address as text: ntop([af,] addr)"},
+	{.name = "pton", .kind = BI_FUNC, .min_args = 1, .max_args = 1, .check = check_pton,
+	 .lower = lower_pton, .summary = "an IPv4/IPv6 address literal as bytes: pton(\"::1\")"},
+	{.name = "macaddr", .kind = BI_FUNC, .min_args = 1, .max_args = 1, .check = check_macaddr,
+	 .lower = lower_macaddr, .summary = "6 bytes printed as a MAC address: macaddr(addr)"},
 	{0},
 };

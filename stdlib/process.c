@@ -65,6 +65,12 @@ static LLVMValueRef lower_cpu(struct cg_ctx *cg, struct ast_node *n)
 	return cg_helper_call(cg, BPF_FUNC_get_smp_processor_id, NULL, 0);
 }
 
+/* the NUMA node of the CPU the probe runs on (0 on a single-node host) */
+static LLVMValueRef lower_numaid(struct cg_ctx *cg, struct ast_node *n)
+{
+	return cg_helper_call(cg, BPF_FUNC_get_numa_node_id, NULL, 0);
+}
+
 static LLVMValueRef lower_cgroup(struct cg_ctx *cg, struct ast_node *n)
 {
 	return cg_helper_call(cg, BPF_FUNC_get_current_cgroup_id, NULL, 0);
@@ -264,6 +270,7 @@ const struct builtin stdlib_process[] = {
 	INT_VAR("nsecs", lower_nsecs, false, "nanoseconds since boot (CLOCK_MONOTONIC)"),
 	INT_VAR("elapsed", lower_elapsed, false, "nanoseconds since sonde started"),
 	INT_VAR("cpu", lower_cpu, false, "CPU the probe runs on"),
+	INT_VAR("numaid", lower_numaid, false, "NUMA node of the CPU the probe runs on"),
 	INT_VAR("cgroup", lower_cgroup, false, "cgroup v2 id of the current task"),
 	INT_VAR("rand", lower_rand, false, "a random 32-bit number"),
 	{.name = "comm", .kind = BI_VAR, .type = {.kind = TY_STR, .size = 16}, .lower = lower_comm,

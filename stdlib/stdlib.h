@@ -15,6 +15,7 @@
 #define SONDE_STDLIB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "parser/ast.h"
@@ -22,11 +23,14 @@
 
 /* look up an identifier (is_call false) or a function (is_call true) */
 const struct builtin *stdlib_find(const char *name, bool is_call);
+/* "; did you mean 'print'?" for an unknown name: the nearest functions
+ * (is_call) or variables by edit distance, into buf; "" when none is near */
+const char *stdlib_suggest(const char *name, bool is_call, char *buf, size_t len);
 
 /* tables defined in the area files */
 extern const struct builtin stdlib_process[], stdlib_aggregations[], stdlib_output[],
 	stdlib_strings[], stdlib_time[], stdlib_container[], stdlib_stacks[], stdlib_symbols[],
 	stdlib_bytes[], stdlib_net[], stdlib_control[], stdlib_ioctl[], stdlib_syscalls[],
-	stdlib_block[], stdlib_kernel[];
+	stdlib_block[], stdlib_kernel[], stdlib_numbers[];
 
 #endif

@@ -5,6 +5,10 @@
  * smaller, like comm's 16).  str(p) reads a NUL-terminated string from
  * memory with bpf_probe_read_str, which on x86-64 serves user and kernel
  * addresses alike.
+ *
+ * strcontains(haystack, needle) searches with two bounded loops (the
+ * verifier accepts bounded loops since 5.3) rather than unrolling: two
+ * 64-byte strings would unroll into 4096 comparisons.
  */
 #include <string.h>
 
@@ -101,10 +105,92 @@ static LLVMValueRef lower_strncmp(struct cg_ctx *cg, struct ast_node *n)
 	return result;
 }
 
+/* strcontains(haystack, needle): 1 when needle occurs in haystack */
+static void check_strcontains(struct sema_ctx *s, struct ast_node *n)
+{
+	struct ast_node *h = n->call.args, *nd = h->next;
+	struct type *th = sema_expr(s, h), *tn = sema_expr(s, nd);
+	n->type = ty_uint64;
+	if (th->kind == TY_ERROR || tn->kind == TY_ERROR)
+		return;
+	if (th->kind != TY_STR || tn->kind != TY_STR)
+		sema_error(s, th->kind != TY_STR ? h->loc : nd->loc,
+			   "strcontains(haystack, needle) needs two strings, not %s",
+			   type_str(sema_arena(s), th->kind != TY_STR ? th : tn));
+}
+
+/* a byte of string p at i64 index i, as an i64 */
+static LLVMValueRef byte_at(struct cg_ctx *cg, LLVMValueRef p, LLVMValueRef i)
+{
+	LLVMBuilderRef b = cg_builder(cg);
+	LLVMValueRef at = LLVMBuildGEP2(b, cg_i8(cg), p, &i, 1, "");
+	return LLVMBuildZExt(b, LLVMBuildLoad2(b, cg_i8(cg), at, ""), cg_i64(cg), "");
+}
+
+static LLVMValueRef lower_strcontains(struct cg_ctx *cg, struct ast_node *n)
+{
+	LLVMBuilderRef b = cg_builder(cg);
+	struct ast_node *h = n->call.args, *nd = h->next;
+	LLVMValueRef ph = cg_expr(cg, h), pn = cg_expr(cg, nd);
+	uint64_t hsize = h->type.size, nsize = nd->type.size;
+	LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
+	LLVMContextRef c = cg_context(cg);
+	LLVMBasicBlockRef outer = LLVMAppendBasicBlockInContext(c, fn, "sc.outer"),
+			  inner = LLVMAppendBasicBlockInContext(c, fn, "sc.inner"),
+			  cmp = LLVMAppendBasicBlockInContext(c, fn, "sc.cmp"),
+			  step = LLVMAppendBasicBlockInContext(c, fn, "sc.step"),
+			  miss = LLVMAppendBasicBlockInContext(c, fn, "sc.miss"),
+			  found = LLVMAppendBasicBlockInContext(c, fn, "sc.found"),
+			  done = LLVMAppendBasicBlockInContext(c, fn, "sc.done");
+	LLVMValueRef res = cg_alloca_nozero(cg, 8, "sc.res"), vi = cg_alloca_nozero(cg, 8, "sc.i"),
+		     vj = cg_alloca_nozero(cg, 8, "sc.j");
+	cg_store_i64(cg, cg_const(cg, 0), res);
+	cg_store_i64(cg, cg_const(cg, 0), vi);
+	LLVMBuildBr(b, outer);
+	/* outer: for i in [0, hsize): try a match at i */
+	LLVMPositionBuilderAtEnd(b, outer);
+	LLVMValueRef i = cg_load_i64(cg, vi);
+	cg_store_i64(cg, cg_const(cg, 0), vj);
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, i, cg_const(cg, hsize), ""), inner, done);
+	/* inner: for j in [0, nsize): the needle's end is a match */
+	LLVMPositionBuilderAtEnd(b, inner);
+	LLVMValueRef j = cg_load_i64(cg, vj);
+	LLVMValueRef jin = LLVMBuildICmp(b, LLVMIntULT, j, cg_const(cg, nsize), "");
+	LLVMBasicBlockRef inner2 = LLVMAppendBasicBlockInContext(c, fn, "sc.inner2");
+	LLVMBuildCondBr(b, jin, inner2, found);
+	LLVMPositionBuilderAtEnd(b, inner2);
+	LLVMValueRef nc = byte_at(cg, pn, j);
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, nc, cg_const(cg, 0), ""), found, cmp);
+	/* cmp: haystack[i + j] == needle[j], within the haystack */
+	LLVMPositionBuilderAtEnd(b, cmp);
+	LLVMValueRef k = LLVMBuildAdd(b, i, j, "");
+	LLVMBasicBlockRef cmp2 = LLVMAppendBasicBlockInContext(c, fn, "sc.cmp2");
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, k, cg_const(cg, hsize), ""), cmp2, miss);
+	LLVMPositionBuilderAtEnd(b, cmp2);
+	LLVMValueRef hc = byte_at(cg, ph, k);
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, hc, nc, ""), step, miss);
+	LLVMPositionBuilderAtEnd(b, step);
+	cg_store_i64(cg, LLVMBuildAdd(b, j, cg_const(cg, 1), ""), vj);
+	LLVMBuildBr(b, inner);
+	/* miss: stop at the haystack's end, else try i + 1 */
+	LLVMPositionBuilderAtEnd(b, miss);
+	LLVMValueRef hi = byte_at(cg, ph, i);
+	cg_store_i64(cg, LLVMBuildAdd(b, i, cg_const(cg, 1), ""), vi);
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, hi, cg_const(cg, 0), ""), done, outer);
+	LLVMPositionBuilderAtEnd(b, found);
+	cg_store_i64(cg, cg_const(cg, 1), res);
+	LLVMBuildBr(b, done);
+	LLVMPositionBuilderAtEnd(b, done);
+	return cg_load_i64(cg, res);
+}
+
 const struct builtin stdlib_strings[] = {
 	{.name = "str", .kind = BI_FUNC, .min_args = 1, .max_args = 2, .check = check_str,
 	 .lower = lower_str, .lower_into = str_into, .summary = "read a NUL-terminated string: str(addr [, len])"},
 	{.name = "strncmp", .kind = BI_FUNC, .min_args = 3, .max_args = 3, .check = check_strncmp,
 	 .lower = lower_strncmp, .summary = "compare the first n bytes of two strings"},
+	{.name = "strcontains", .kind = BI_FUNC, .min_args = 2, .max_args = 2,
+	 .check = check_strcontains, .lower = lower_strcontains,
+	 .summary = "1 when a string contains another: strcontains(comm, \"bash\")"},
 	{0},
 };

@@ -8,6 +8,10 @@
  * `@[read]: 42`.  A number newer than those headers prints as
  * "syscall_N".  32-bit (compat) tasks number their syscalls differently;
  * their numbers are named as if they were 64-bit ones.
+ *
+ * strerror(errno) is the same idea for error numbers: BPF keeps the
+ * integer (a cheap map key), userspace prints strerror()'s text, as
+ * bpftrace does ("No such file or directory").
  */
 #include <string.h>
 
@@ -53,9 +57,25 @@ static LLVMValueRef lower_syscall_name(struct cg_ctx *cg, struct ast_node *n)
 	return cg_expr(cg, n->call.args);
 }
 
+static const char *render_strerror(struct arena *a, uint64_t v)
+{
+	char buf[256];
+	return arena_strdup(a, strerror_r((int)(int64_t)v, buf, sizeof(buf)));
+}
+
+static const struct type_decoder strerror_decoder = {"strerror", true, render_strerror};
+
+static void check_strerror(struct sema_ctx *s, struct ast_node *n)
+{
+	stdlib_check_decoded(s, n, &strerror_decoder);
+}
+
 const struct builtin stdlib_syscalls[] = {
 	{.name = "syscall_name", .kind = BI_FUNC, .min_args = 1, .max_args = 1,
 	 .check = check_syscall_name, .lower = lower_syscall_name,
 	 .summary = "a syscall number (raw_syscalls args->id) printed as its name"},
+	{.name = "strerror", .kind = BI_FUNC, .min_args = 1, .max_args = 1,
+	 .check = check_strerror, .lower = lower_syscall_name,
+	 .summary = "an error number printed as its text: strerror(errno)"},
 	{0},
 };

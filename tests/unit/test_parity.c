@@ -1,0 +1,146 @@
+/*
+ * test_parity.c - the bpftrace-parity pieces that need no root (issue 9):
+ * "did you mean" (common/suggest.c and the builtin catalogue), one error
+ * per mistake (no "used before it is assigned" after an error), and the
+ * types and errors of bswap, pton, macaddr, strcontains, strerror, numaid.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "common/suggest.h"
+#include "harness.h"
+#include "stdlib/stdlib.h"
+
+static void check(struct checked *c, const char *src)
+{
+	checked_run(c, src, NULL);
+}
+
+static int count_errors(const char *msgs)
+{
+	int n = 0;
+	for (const char *p = msgs; (p = strstr(p, ": error: ")); p++)
+		n++;
+	return n;
+}
+
+/* the only error of src is first_line */
+static void expect_one_error(const char *src, const char *first_line)
+{
+	struct checked c;
+	check(&c, src);
+	if (c.r)
+		fail_msg("no error for: %s", src);
+	const char *nl = strchr(c.msgs, '\n');
+	char line[512];
+	snprintf(line, sizeof(line), "%.*s", nl ? (int)(nl - c.msgs) : (int)c.len, c.msgs);
+	assert_string_equal(line, first_line);
+	if (count_errors(c.msgs) != 1)
+		fail_msg("more than one error for: %s\n%s", src, c.msgs);
+	checked_free(&c);
+}
+
+static void test_distance(void **state)
+{
+	assert_int_equal(suggest_distance("tracepont", "tracepoint"), 1);
+	assert_int_equal(suggest_distance("pirnt", "print"), 1);	/* a swap is one edit */
+	assert_int_equal(suggest_distance("", "abc"), 3);
+	assert_int_equal(suggest_distance("kitten", "sitting"), 3);
+	assert_int_equal(suggest_distance("same", "same"), 0);
+	(void)state;
+}
+
+static void test_suggest_text(void **state)
+{
+	struct suggest s;
+	char buf[256];
+	suggest_init(&s, "cont");
+	suggest_add(&s, "count");
+	suggest_add(&s, "comm");
+	suggest_add(&s, "cont");	/* the word itself is no suggestion */
+	suggest_add(&s, "zzzzzzzz");
+	/* only the nearest distance is offered */
+	assert_string_equal(suggest_text(&s, 3, buf, sizeof(buf)), "; did you mean 'count'?");
+	suggest_init(&s, "xyz");
+	suggest_add(&s, "pid");
+	assert_string_equal(suggest_text(&s, 3, buf, sizeof(buf)), "");
+	suggest_init(&s, "sys_enter_opn");
+	suggest_add(&s, "sys_enter_open");
+	suggest_add(&s, "sys_enter_openat");
+	suggest_add(&s, "sys_enter_read");
+	assert_string_equal(suggest_text(&s, 3, buf, sizeof(buf)), "; did you mean 'sys_enter_open'?");
+	suggest_init(&s, "field");
+	suggest_add(&s, "fielda");
+	suggest_add(&s, "fieldb");
+	suggest_add(&s, "fieldc");
+	suggest_add(&s, "fieldd");
+	assert_string_equal(suggest_text(&s, 3, buf, sizeof(buf)),
+			    "; did you mean 'fielda', 'fieldb' or 'fieldc'?");
+	(void)state;
+}
+
+static void test_builtin_suggestions(void **state)
+{
+	expect_one_error("BEGIN { prnt(\"x\"); }",
+			 "t.bt:1:9: error: unknown function 'prnt'; did you mean 'print'?");
+	expect_one_error("BEGIN { @x = pidd; }",
+			 "t.bt:1:14: error: unknown identifier 'pidd'; did you mean 'pid'?");
+	expect_one_error("BEGIN { @x = strcontain(\"a\", \"b\"); }",
+			 "t.bt:1:14: error: unknown function 'strcontain'; did you mean 'strcontains'?");
+	expect_one_error("BEGIN { @x = qqqqqq(1); }", "t.bt:1:14: error: unknown function 'qqqqqq'");
+	(void)state;
+}
+
+static void test_one_error_per_mistake(void **state)
+{
+	expect_one_error("BEGIN { $x = foo(1); print($x); printf(\"%d\\n\", $x + 1); $x++; $x += 2; }",
+			 "t.bt:1:14: error: unknown function 'foo'");
+	expect_one_error("BEGIN { $x = 1 + \"a\"; @a[$x] = count(); }",
+			 "t.bt:1:14: error: operator '+' cannot take int64 and string[2]");
+	/* a later good assignment gives the variable its type */
+	expect_one_error("BEGIN { $x = nosuch; $x = 1; @a = $x + 1; }",
+			 "t.bt:1:14: error: unknown identifier 'nosuch'");
+	(void)state;
+}
+
+static void test_new_builtins(void **state)
+{
+	struct checked c;
+	check(&c, "BEGIN { @a = bswap((uint16)1); @b = bswap(1); @c = strcontains(\"ab\", \"b\");"
+		   " @d = numaid; @e = strerror(2); @f = macaddr(0); $p = pton(\"::1\"); @g = ntop($p);"
+		   " @h = ntop(pton(\"1.2.3.4\")); }");
+	if (!c.r)
+		fail_msg("%s", c.msgs);
+	/* bswap is as wide as its argument */
+	struct ast_node *stmt = c.r->probes[0].node->probe.body->block.stmts;
+	assert_int_equal(stmt->assign.value->type.size, 2);
+	assert_int_equal(stmt->next->assign.value->type.size, 8);
+	checked_free(&c);
+	expect_one_error("BEGIN { @x = bswap(\"ab\"); }",
+			 "t.bt:1:20: error: bswap() needs an integer, not string[3]");
+	expect_one_error("BEGIN { @x = pton(\"1.2.3\"); }",
+			 "t.bt:1:19: error: pton() needs a valid IPv4 or IPv6 address, not \"1.2.3\"");
+	expect_one_error("BEGIN { @x = pton(comm); }",
+			 "t.bt:1:19: error: pton() needs a string literal address, like pton(\"10.0.0.1\")");
+	expect_one_error("BEGIN { @x = macaddr(\"abcdef\"); }",
+			 "t.bt:1:22: error: macaddr() needs 6 bytes: a u8[6] array or the address of one, not a string literal");
+	expect_one_error("BEGIN { @x = strcontains(comm, 1); }",
+			 "t.bt:1:32: error: strcontains(haystack, needle) needs two strings, not int64");
+	(void)state;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_distance),
+		cmocka_unit_test(test_suggest_text),
+		cmocka_unit_test(test_builtin_suggestions),
+		cmocka_unit_test(test_one_error_per_mistake),
+		cmocka_unit_test(test_new_builtins),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
