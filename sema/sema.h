@@ -14,6 +14,7 @@
 #define SONDE_SEMA_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 

@@ -19,6 +19,7 @@
  */
 #include <string.h>
 
+#include "common/settings.h"
 #include "stdlib/stdlib_int.h"
 
 #define STACK_MAX 127
@@ -30,7 +31,9 @@ static void check_stack(struct sema_ctx *s, struct ast_node *n)
 {
 	bool user = (n->kind == N_CALL ? n->call.name : n->ident.name)[0] == 'u';
 	const char *what = user ? "ustack" : "kstack";
-	struct type t = {.kind = user ? TY_USTACK : TY_KSTACK, .size = 8, .count = STACK_MAX};
+	/* without a MODE: BPFTRACE_STACK_MODE */
+	struct type t = {.kind = user ? TY_USTACK : TY_KSTACK, .size = 8, .count = STACK_MAX,
+			 .stack_mode = (uint8_t)settings_int(SET_STACK_MODE)};
 	struct ast_node *a = n->kind == N_CALL ? n->call.args : NULL;
 	if (a && a->kind == N_IDENT) {
 		bool found = false;

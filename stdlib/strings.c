@@ -2,7 +2,7 @@
  * strings.c - str, strncmp and friends.
  *
  * Strings are fixed-size NUL-padded arrays (64 bytes unless the source is
- * smaller, like comm's 16).  str(p) reads a NUL-terminated string from
+ * smaller, like comm's 16; str() values are BPFTRACE_STRLEN bytes).  str(p) reads a NUL-terminated string from
  * memory with bpf_probe_read_str, which on x86-64 serves user and kernel
  * addresses alike.
  *
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "codegen/codegen.h"
+#include "common/settings.h"
 #include "stdlib/stdlib.h"
 
 #define STR_MAX 64
@@ -22,13 +23,15 @@ static void check_str(struct sema_ctx *s, struct ast_node *n)
 {
 	struct ast_node *a = n->call.args;
 	struct type *t = sema_expr(s, a);
-	uint32_t size = STR_MAX;
+	/* BPFTRACE_STRLEN: bytes of the value, the NUL included */
+	uint32_t size = (uint32_t)settings_int(SET_STRLEN);
 	if (a->next) {
 		int64_t len;
 		sema_expr(s, a->next);
 		if (sema_const_int(s, a->next, &len)) {
-			if (len < 1 || len > STR_MAX - 1)
-				sema_error(s, a->next->loc, "str() length must be 1 to %d", STR_MAX - 1);
+			if (len < 1 || len > size - 1)
+				sema_error(s, a->next->loc, "str() length must be 1 to %u (BPFTRACE_STRLEN - 1)",
+					   size - 1);
 			else
 				size = (uint32_t)len + 1;
 		}
