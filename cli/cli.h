@@ -1,7 +1,7 @@
 /*
  * cli.h - what the command line shares between its files: finding the
  * recipe a bare name stands for, and opening and closing the -o file
- * (files.c).
+ * (files.c); --info (info.c).
  */
 #ifndef SONDE_CLI_H
 #define SONDE_CLI_H
@@ -28,5 +28,8 @@ int cli_open_output(const char *path, FILE **out, char *err, size_t errlen);
 /* Flush and (unless stdout) close f; a write error anywhere in its life is
  * reported on stderr naming `name`, and returns -1. */
 int cli_close_output(FILE *f, const char *name);
+
+/* --info: the kernel's BPF features (libbpf's probes) and the build */
+void cli_info(FILE *out, const char *version);
 
 #endif

@@ -1,0 +1,133 @@
+/*
+ * info.c - sonde --info: what this kernel offers BPF, and how sonde was built.
+ *
+ * The kernel half asks the kernel itself, through libbpf's feature probes
+ * (libbpf_probe_bpf_prog_type, _map_type, _helper: each loads a tiny
+ * program or creates a tiny map and reports whether the kernel took it),
+ * and looks at the perf event sources in sysfs (kprobe, uprobe, a hardware
+ * PMU).  So a "no" here is what the kernel answered, not a guess from a
+ * version number.  The sections follow bpftrace --info, so the two read
+ * side by side.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+#include <capstone/capstone.h>
+#include <linux/bpf.h>
+#include <llvm/Config/llvm-config.h>
+
+#include "cli.h"
+#include "common/settings.h"
+
+static const char *yes_no(int probe)
+{
+	return probe > 0 ? "yes" : probe == 0 ? "no" : "unknown";
+}
+
+static bool have_file(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+struct named { const char *name; int id; };
+
+void cli_info(FILE *out, const char *version)
+{
+	struct utsname u;
+	if (!uname(&u))
+		fprintf(out, "System\n  OS: %s %s %s\n  Arch: %s\n\n", u.sysname, u.release, u.version,
+			u.machine);
+
+	int cs_major = 0, cs_minor = 0;
+	cs_version(&cs_major, &cs_minor);
+	fprintf(out, "Build\n  version: v%s\n", version);
+	fprintf(out, "  LLVM: %s (C API, BPF target linked statically)\n", LLVM_VERSION_STRING);
+	fprintf(out, "  libbpf: %s\n", libbpf_version_string());
+	fprintf(out, "  capstone: %d.%d (uprobe offsets checked against instruction boundaries)\n",
+		cs_major, cs_minor);
+	fprintf(out, "  compiler: gcc %s%s\n", __VERSION__,
+#if defined(__SANITIZE_ADDRESS__)
+		", AddressSanitizer"
+#else
+		""
+#endif
+	);
+	fprintf(out, "\n");
+
+	static const struct named helpers[] = {
+		{"probe_read", BPF_FUNC_probe_read},
+		{"probe_read_str", BPF_FUNC_probe_read_str},
+		{"probe_read_user", BPF_FUNC_probe_read_user},
+		{"probe_read_user_str", BPF_FUNC_probe_read_user_str},
+		{"probe_read_kernel", BPF_FUNC_probe_read_kernel},
+		{"probe_read_kernel_str", BPF_FUNC_probe_read_kernel_str},
+		{"get_current_cgroup_id", BPF_FUNC_get_current_cgroup_id},
+		{"send_signal", BPF_FUNC_send_signal},
+		{"override_return", BPF_FUNC_override_return},
+		{"get_boot_ns", BPF_FUNC_ktime_get_boot_ns},
+		{"get_numa_node_id", BPF_FUNC_get_numa_node_id},
+		{"get_stackid", BPF_FUNC_get_stackid},
+		{"ringbuf_output", BPF_FUNC_ringbuf_output},
+		{"for_each_map_elem", BPF_FUNC_for_each_map_elem},
+		{"d_path (dpath)", BPF_FUNC_d_path},
+	};
+	fprintf(out, "Kernel helpers (from a kprobe-type program)\n");
+	for (size_t i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++)
+		fprintf(out, "  %s: %s\n", helpers[i].name,
+			yes_no(libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, helpers[i].id, NULL)));
+	fprintf(out, "\n");
+
+	fprintf(out, "Kernel features\n");
+	fprintf(out, "  btf: %s\n", have_file("/sys/kernel/btf/vmlinux") ? "yes" : "no");
+	fprintf(out, "  tracefs: %s\n",
+		have_file("/sys/kernel/tracing/events") || have_file("/sys/kernel/debug/tracing/events") ||
+				have_file("/sys/kernel/tracing")
+			? "yes"
+			: "no");
+	fprintf(out, "  kprobe event source: %s\n",
+		have_file("/sys/bus/event_source/devices/kprobe") ? "yes" : "no");
+	fprintf(out, "  uprobe event source: %s\n",
+		have_file("/sys/bus/event_source/devices/uprobe") ? "yes" : "no");
+	fprintf(out, "  hardware PMU (hardware: probes): %s\n",
+		have_file("/sys/bus/event_source/devices/cpu") ||
+				have_file("/sys/bus/event_source/devices/cpu_core")
+			? "yes"
+			: "no");
+	fprintf(out, "\n");
+
+	static const struct named maps[] = {
+		{"hash", BPF_MAP_TYPE_HASH},
+		{"percpu hash", BPF_MAP_TYPE_PERCPU_HASH},
+		{"lru hash", BPF_MAP_TYPE_LRU_HASH},
+		{"array", BPF_MAP_TYPE_ARRAY},
+		{"percpu array", BPF_MAP_TYPE_PERCPU_ARRAY},
+		{"stack_trace", BPF_MAP_TYPE_STACK_TRACE},
+		{"perf_event_array", BPF_MAP_TYPE_PERF_EVENT_ARRAY},
+		{"ringbuf", BPF_MAP_TYPE_RINGBUF},
+	};
+	fprintf(out, "Map types\n");
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+		fprintf(out, "  %s: %s\n", maps[i].name,
+			yes_no(libbpf_probe_bpf_map_type((enum bpf_map_type)maps[i].id, NULL)));
+	fprintf(out, "\n");
+
+	static const struct named progs[] = {
+		{"kprobe", BPF_PROG_TYPE_KPROBE},
+		{"tracepoint", BPF_PROG_TYPE_TRACEPOINT},
+		{"raw_tracepoint", BPF_PROG_TYPE_RAW_TRACEPOINT},
+		{"perf_event", BPF_PROG_TYPE_PERF_EVENT},
+		{"tracing (kfunc/fentry)", BPF_PROG_TYPE_TRACING},
+	};
+	fprintf(out, "Program types\n");
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+		fprintf(out, "  %s: %s\n", progs[i].name,
+			yes_no(libbpf_probe_bpf_prog_type((enum bpf_prog_type)progs[i].id, NULL)));
+	fprintf(out, "\n");
+
+	fprintf(out, "Settings (environment)\n");
+	settings_dump(out);
+}

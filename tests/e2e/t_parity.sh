@@ -1,0 +1,163 @@
+# t_parity.sh - issue 9: probe forms, builtins and flags bpftrace users reach
+# for.  hardware: probes (or the one-sentence error without a PMU), uprobes
+# at func+OFFSET and absolute addresses checked against instruction
+# boundaries, partial attach with per-symbol warnings and the moved-symbol
+# hint, `sonde -`, --info, -k/-kk, -l without a probe type, -p validation,
+# the BPFTRACE_* settings, did-you-mean errors and valid JSON.  Expected
+# texts were checked against bpftrace 0.17 where it runs the script
+# (tests/diff/cases/32x-33x hold the side-by-side ones).
+
+# -- command line without BPF ---------------------------------------------
+out=$("$SONDE" -p abc -e 'BEGIN { exit(); }' 2>&1; echo "rc=$?")
+expect_eq parity:pid_not_numeric $'sonde: -p: \'abc\' is not a process id (a positive number)\nrc=1' "$out"
+out=$("$SONDE" -p 99999999999 -e 'BEGIN { exit(); }' 2>&1; echo "rc=$?")
+expect_eq parity:pid_out_of_range $'sonde: -p: 99999999999 is out of range (process ids are 1 to 4194304 here)\nrc=1' "$out"
+# a pid above pid_max can never run; one below it that is not running:
+dead=$( (sleep 0 & echo $!) ); wait 2>/dev/null
+while kill -0 "$dead" 2>/dev/null; do dead=$((dead + 1)); done
+out=$(timeout 10 "$SONDE" -p "$dead" "$top/scripts/runqlat.sonde" 2>&1; echo "rc=$?")
+expect_eq parity:pid_not_running "sonde: -p: no process $dead is running
+rc=1" "$out"
+
+out=$(printf 'BEGIN { printf("from stdin\\n"); exit(); }\n' | "$SONDE" -q - 2>&1; echo "rc=$?")
+expect_eq parity:script_from_stdin $'from stdin\nrc=0' "$out"
+out=$(printf 'BEGIN { prnt("x"); }\n' | "$SONDE" - 2>&1 | head -1)
+expect_eq parity:stdin_errors_named 'stdin:1:9: error: unknown function '"'prnt'"'; did you mean '"'print'"'?' "$out"
+
+# -- settings: bad values are one error at startup ------------------------
+out=$(BPFTRACE_STRLEN=abc "$SONDE" -e 'BEGIN { exit(); }' 2>&1; echo "rc=$?")
+expect_eq parity:setting_bad_number $'sonde: BPFTRACE_STRLEN: \'abc\' is not a number from 1 to 200\nrc=1' "$out"
+out=$(SONDE_STACK_MODE=fancy "$SONDE" -e 'BEGIN { exit(); }' 2>&1; echo "rc=$?")
+expect_eq parity:setting_bad_word $'sonde: SONDE_STACK_MODE: \'fancy\' is not a stack mode (bpftrace, perf or raw)\nrc=1' "$out"
+
+# -- -l: every probe type searched; hardware listed; no match said --------
+out=$("$SONDE" -l 'sys_enter_openat' 2>&1; echo "rc=$?")
+expect_eq parity:list_untyped_tracepoint $'tracepoint:syscalls:sys_enter_openat\nrc=0' "$out"
+out=$("$SONDE" -l '*cpu-clock*' 2>&1; echo "rc=$?")
+expect_eq parity:list_untyped_software $'software:cpu-clock:\nrc=0' "$out"
+out=$("$SONDE" -l 'hardware:*' 2>&1)
+expect_eq parity:list_hardware 'hardware:backend-stalls:
+hardware:branch-instructions:
+hardware:branch-misses:
+hardware:branches:
+hardware:bus-cycles:
+hardware:cache-misses:
+hardware:cache-references:
+hardware:cpu-cycles:
+hardware:cycles:
+hardware:frontend-stalls:
+hardware:instructions:
+hardware:ref-cycles:' "$out"
+out=$("$SONDE" -l '*cache-miss*' 2>&1)
+expect_eq parity:list_untyped_hardware 'hardware:cache-misses:' "$out"
+out=$("$SONDE" -l 'no_such_probe_xyz' 2>&1 >/dev/null; echo "rc=$?")
+expect_eq parity:list_no_match $'sonde: no probe matches \'no_such_probe_xyz\'\nrc=1' "$out"
+
+if need_root parity:bpf; then
+build_workload parity
+P=$B/parity
+
+# -- --info: asked of the kernel through libbpf ---------------------------
+out=$("$SONDE" --info 2>&1)
+expect_match parity:info_helpers '^  probe_read_user: yes$' "$out"
+expect_match parity:info_maps '^  ringbuf: yes$' "$out"
+expect_match parity:info_build '^  LLVM: 16\.' "$out"
+expect_match parity:info_settings '^  STRLEN: 64$' "$out"
+
+# -- hardware: counts with a PMU, one sentence without --------------------
+if [ -e /sys/bus/event_source/devices/cpu ] || [ -e /sys/bus/event_source/devices/cpu_core ]; then
+	out=$("$SONDE" -q -c "$P 200000" -e 'hardware:instructions:100000 /pid == cpid/ { @ = count(); }' 2>&1)
+	expect_match parity:hardware_counts '^@: [1-9][0-9]*$' "$out"
+else
+	out=$("$SONDE" -e 'hardware:cycles:1000000 { @ = count(); }' 2>&1; echo "rc=$?")
+	expect_eq parity:hardware_no_pmu "sonde: hardware:cycles:1000000: this machine has no hardware performance counters (no PMU: virtual machines often have none); software:cpu-clock or profile:hz:N sample without one
+rc=1" "$out"
+fi
+
+# -- uprobes at func+OFFSET and absolute addresses ------------------------
+hop=$(nm "$P" | awk '$3 == "hop" { print $1 }')
+out=$("$SONDE" -q -c "$P 5" -e "uprobe:$P:hop+1 { @a = count(); } uprobe:$P:hop+6 { @b = count(); }" 2>&1)
+expect_eq parity:uprobe_func_offset $'\n\n@a: 5\n@b: 5' "$out"
+out=$("$SONDE" -q -c "$P 5" -e "uprobe:$P:0x$(printf %x $((0x$hop + 1))) { @ = count(); }" 2>&1)
+expect_eq parity:uprobe_absolute_address $'\n\n@: 5' "$out"
+out=$("$SONDE" -e "uprobe:$P:hop+2 { @ = count(); }" 2>&1; echo "rc=$?")
+expect_eq parity:uprobe_offset_inside_insn "sonde: uprobe:$P:hop+2: offset +2 is inside the instruction at +1 (mov eax, 7, 5 bytes); the nearest instruction boundaries are +1 and +6
+rc=1" "$out"
+out=$("$SONDE" -e "uprobe:$P:0x$(printf %x $((0x$hop + 3))) { @ = count(); }" 2>&1; echo "rc=$?")
+expect_eq parity:uprobe_address_inside_insn "sonde: uprobe:$P:0x$(printf %x $((0x$hop + 3))): hop+3: offset +3 is inside the instruction at +1 (mov eax, 7, 5 bytes); the nearest instruction boundaries are +1 and +6
+rc=1" "$out"
+out=$("$SONDE" -e "uprobe:$P:hop+100 { @ = count(); }" 2>&1; echo "rc=$?")
+expect_eq parity:uprobe_offset_past_end "sonde: uprobe:$P:hop+100: offset +100 is past the end of the function (7 bytes)
+rc=1" "$out"
+
+# -- partial attach: warn per missing symbol, attach the rest ------------
+out=$("$SONDE" -c "$P 3" -e "uprobe:$P:no_such_fn, uprobe:$P:errfn, uprobe:$P:nor_this { @ = count(); }" 2>&1)
+expect_eq parity:partial_attach "sonde: warning: uprobe:$P:no_such_fn: symbol 'no_such_fn' not found in $P: not attached
+sonde: warning: uprobe:$P:nor_this: symbol 'nor_this' not found in $P: not attached
+Attached 1 probe
+
+
+@: 3" "$out"
+out=$("$SONDE" -e "uprobe:$P:no_such_fn, uprobe:$P:nor_this { @ = count(); }" 2>&1; echo "rc=$?")
+expect_match parity:partial_attach_nothing_left "^sonde: no probe could be attached" "$out"
+libpthread=$(ls /lib/x86_64-linux-gnu/libpthread.so.0 /usr/lib/x86_64-linux-gnu/libpthread.so.0 2>/dev/null | head -1)
+if [ -n "$libpthread" ] && ! nm -D "$libpthread" 2>/dev/null | grep -q ' T pthread_create'; then
+	out=$("$SONDE" -e 'uprobe:libpthread:pthread_create { @ = count(); }' 2>&1; echo "rc=$?")
+	expect_match parity:moved_symbol_hint "pthread_create is in libc\.so\.6 \(glibc moved it there in 2\.34\): uprobe:libc:pthread_create" "$out"
+else
+	skip parity:moved_symbol_hint "this glibc's libpthread still defines pthread_create (before 2.34)"
+fi
+
+# -- -k / -kk: helper failures as warnings --------------------------------
+out=$("$SONDE" -k -e 'BEGIN { @[1] = 1; delete(@[7]); exit(); }' 2>&1 >/dev/null)
+expect_eq parity:k_map_delete 'stdin:1:27: warning: map_delete_elem failed: No such file or directory (-2)
+BEGIN { @[1] = 1; delete(@[7]); exit(); }
+                          ^~~~~~~~~~~~' "$out"
+out=$("$SONDE" -k -e 'BEGIN { printf("%s\n", str(16)); exit(); }' 2>&1 >/dev/null)
+expect_eq parity:k_no_probe_read '' "$out"
+out=$("$SONDE" -kk -e 'BEGIN { printf("%s|\n", str(16)); exit(); }' 2>&1 >/dev/null)
+expect_eq parity:kk_probe_read 'stdin:1:24: warning: probe_read_str failed: Bad address (-14)
+BEGIN { printf("%s|\n", str(16)); exit(); }
+                        ^~~~~~~' "$out"
+out=$("$SONDE" -q -e 'BEGIN { @[1] = 1; delete(@[7]); exit(); }' 2>&1)
+expect_eq parity:no_k_silent $'\n\n@[1]: 1' "$out"
+
+# -- settings that change what runs ----------------------------------------
+out=$(BPFTRACE_STRLEN=6 "$SONDE" -q -c "$P 1" -e "uprobe:$P:name { printf(\"%s|\n\", str(arg0)); }" 2>&1)
+expect_eq parity:strlen_bpftrace_name $'caf\xc3\xa9|' "$out"
+out=$(SONDE_STRLEN=4 BPFTRACE_STRLEN=6 "$SONDE" -q -c "$P 1" -e "uprobe:$P:name { printf(\"%s|\n\", str(arg0)); }" 2>&1)
+expect_eq parity:strlen_sonde_name_wins 'caf|' "$out"
+printf '0123456789abcdef' > "$B/cat.txt"
+out=$(BPFTRACE_CAT_BYTES_MAX=5 "$SONDE" -q -e "BEGIN { cat(\"$B/cat.txt\"); printf(\"|\n\"); exit(); }" 2>&1)
+expect_eq parity:cat_bytes_max '01234|' "$out"
+out=$("$SONDE" -q -e 'BEGIN { cat("/no/such/file"); printf("after\n"); exit(); }' 2>&1)
+expect_eq parity:cat_missing_warns $'sonde: warning: cat: failed to open file \'/no/such/file\': No such file or directory\nafter' "$out"
+out=$(BPFTRACE_STACK_MODE=raw "$SONDE" -q -c "$P 1" -e "uprobe:$P:hop { printf(\"%s\", ustack(1)); }" 2>&1)
+expect_match parity:stack_mode_raw '^[0-9a-f]+$' "$out"
+
+# -- did you mean: probe types, tracepoints, fields -----------------------
+out=$("$SONDE" -e 'tracepont:syscalls:sys_enter_openat { exit(); }' 2>&1 | head -1)
+expect_eq parity:dym_probe_type "stdin:1:1: error: unknown probe type 'tracepont'; did you mean 'tracepoint'?" "$out"
+out=$("$SONDE" -e 'tracepoint:syscals:sys_enter_openat { exit(); }' 2>&1 | head -1)
+expect_eq parity:dym_tracepoint_category "stdin:1:1: error: tracepoint 'syscals:sys_enter_openat' not found; did you mean 'syscalls:sys_enter_openat'?" "$out"
+out=$("$SONDE" -e 'tracepoint:syscalls:sys_enter_opnat { exit(); }' 2>&1 | head -1)
+expect_eq parity:dym_tracepoint_name "stdin:1:1: error: tracepoint 'syscalls:sys_enter_opnat' not found; did you mean 'syscalls:sys_enter_openat'?" "$out"
+out=$("$SONDE" -e 'tracepoint:syscalls:sys_enter_openat { @[str(args->filenme)] = count(); }' 2>&1)
+expect_eq parity:dym_field "stdin:1:48: error: tracepoint syscalls:sys_enter_openat has no field 'filenme'; did you mean 'filename'?
+tracepoint:syscalls:sys_enter_openat { @[str(args->filenme)] = count(); }
+                                               ^~~~~~~~~~~~~" "$out"
+
+# -- JSON: tuples, join with a delimiter, print() values: always valid -----
+out=$("$SONDE" -q -f json -c "$P 1" -e "uprobe:$P:name { print((1, \"a\\\"b\", buf(arg0, 5))); print(macaddr(arg0)); print(strerror(2)); @t[1, \"x\"] = (3, \"y\"); @u = (macaddr(arg0), strerror(1)); }
+tracepoint:syscalls:sys_enter_execve /pid == cpid/ { join(args->argv, \"-\"); }" 2>&1)
+if printf '%s\n' "$out" | python3 -c 'import json,sys
+for l in sys.stdin:
+    json.loads(l)' 2>/dev/null; then pass parity:json_valid; else fail parity:json_valid; printf '%s\n' "$out" | sed 's/^/    /'; fi
+expect_eq parity:json_values '{"type": "join", "data": "'"$P"'-1"}
+{"type": "value", "data": [1,"a\"b","caf\\xc3\\xa9"]}
+{"type": "value", "data": "63:61:66:C3:A9:01"}
+{"type": "value", "data": "No such file or directory"}
+{"type": "map", "data": {"@t": {"1,x": [3,"y"]}}}
+{"type": "map", "data": {"@u": ["63:61:66:C3:A9:01","Operation not permitted"]}}' "$out"
+
+fi	# need_root
