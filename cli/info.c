@@ -20,7 +20,7 @@
 #include <linux/bpf.h>
 #include <llvm/Config/llvm-config.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "common/settings.h"
 
 static const char *yes_no(int probe)

@@ -25,6 +25,7 @@
 #include "common/arena.h"
 #include "common/diag.h"
 #include "common/file.h"
+#include "common/settings.h"
 #include "host/host.h"
 #include "parser/parser.h"
 #include "runtime/runtime.h"
@@ -40,11 +41,14 @@ static void usage(FILE *out)
 		"USAGE:\n"
 		"    sonde [options] FILE|RECIPE [ARGS...]\n"
 		"    sonde [options] -e 'PROGRAM' [ARGS...]\n"
+		"    sonde [options] - [ARGS...]       (the program on standard input)\n"
 		"    sonde -l [PATTERN]\n"
+		"    sonde --info\n"
 		"\n"
 		"OPTIONS:\n"
 		"    -e PROGRAM       trace this program\n"
-		"    -l [PATTERN]     list probes (tracepoint:, software:, uprobe:PATH:, usdt:PATH:)\n"
+		"    -l [PATTERN]     list probes (tracepoint:, software:, hardware:, uprobe:PATH:,\n"
+		"                     usdt:PATH:); a PATTERN without a type searches every type\n"
 		"    -v               verbose: with -l, show tracepoint arguments; else say what\n"
 		"                     was attached where\n"
 		"    -q               quiet: no \"Attached N probes\" line\n"
@@ -53,6 +57,8 @@ static void usage(FILE *out)
 		"    -f FORMAT        text, json, prometheus or openmetrics (default text)\n"
 		"    -o FILE          write output to FILE; with prometheus or openmetrics,\n"
 		"                     rewrite FILE every --interval (node_exporter textfile)\n"
+		"    -k               warn when a map update or delete fails in BPF (-kk: and\n"
+		"                     failed probe_read of memory too)\n"
 		"    --serve [ADDR:]PORT  serve the maps as Prometheus metrics at /metrics\n"
 		"                     (ADDR defaults to 127.0.0.1)\n"
 		"    --interval SECS  how often -o FILE is rewritten (default 15)\n"
@@ -65,12 +71,15 @@ static void usage(FILE *out)
 		"    --map-keys-max N keys each map holds (default 4096; also BPFTRACE_MAP_KEYS_MAX)\n"
 		"    --exclude-self   no probe fires for sonde's own process\n"
 		"    --emit ast|ir|asm  print the typed AST, LLVM IR or BPF assembly and exit\n"
+		"    --info           the kernel's BPF features and how sonde was built\n"
 		"    -V, --version    print the version\n"
 		"    -h, --help       this help\n"
 		"\n"
 		"Recipes in %s run by name: sonde runqlat\n"
 		"(a file of the current directory needs a path: sonde ./runqlat)\n",
 		CLI_SCRIPT_DIR);
+	fputc('\n', out);
+	settings_usage(out);
 }
 
 static char *read_file(const char *path)
@@ -84,11 +93,12 @@ static char *read_file(const char *path)
 	return buf;
 }
 
-/* -l [PATTERN]: a pattern naming a provider that lists its own probes
- * (uprobe:, usdt:, kprobe:, tracepoint:, software: and their aliases) goes
- * to that provider's lister; anything else lists software events and
- * tracepoints, which filter by a globbed provider themselves. */
-static int list(const char *pattern, bool verbose, int pid)
+/* -l [PATTERN] into out: a pattern naming a provider that lists its own
+ * probes (uprobe:, usdt:, kprobe:, tracepoint:, software:, hardware: and
+ * their aliases) goes to that provider's lister; a pattern without a probe
+ * type searches every type that needs no target, as bpftrace does:
+ * software and hardware events and tracepoints (kprobes where they exist). */
+static int list_into(FILE *out, const char *pattern, bool verbose, int pid)
 {
 	const char *colon = pattern ? strchr(pattern, ':') : NULL;
 	if (colon) {
@@ -96,12 +106,78 @@ static int list(const char *pattern, bool verbose, int pid)
 		snprintf(name, sizeof(name), "%.*s", (int)(colon - pattern), pattern);
 		const struct probe_provider *pv = sema_provider_named(name);
 		if (pv && pv->list)
-			return pv->list(stdout, pv->name, pattern, verbose, pid) < 0 ? 1 : 0;
+			return pv->list(out, pv->name, pattern, verbose, pid);
 	}
-	int rc = tfs_list_software(stdout, pattern);
+	int rc = tfs_list_software(out, pattern);
 	if (rc >= 0)
-		rc = tfs_list(stdout, pattern, verbose);
-	return rc < 0 ? 1 : 0;
+		rc = tfs_list_hardware(out, pattern);
+	if (rc >= 0 && pattern && !colon) {
+		/* a bare name or glob matches tracepoint names in any category */
+		char *t = NULL;
+		if (asprintf(&t, "tracepoint:*:%s", pattern) < 0)
+			return -ENOMEM;
+		rc = tfs_list(out, t, verbose);
+		free(t);
+	} else if (rc >= 0) {
+		rc = tfs_list(out, pattern, verbose);
+	}
+	if (rc >= 0 && pattern && !colon && tfs_have_kprobes()) {
+		char *k = NULL;
+		if (asprintf(&k, "kprobe:%s", pattern) < 0)
+			return -ENOMEM;
+		rc = host_list_kprobes(out, "kprobe", k, verbose, pid);
+		free(k);
+	}
+	return rc < 0 ? rc : 0;
+}
+
+/* -l: what matched, or one line on stderr saying nothing did */
+static int list(const char *pattern, bool verbose, int pid)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return 1;
+	int rc = list_into(m, pattern, verbose, pid);
+	fclose(m);
+	fwrite(buf, 1, len, stdout);
+	free(buf);
+	if (rc < 0)
+		return 1;
+	if (!len && pattern) {
+		fprintf(stderr, "sonde: no probe matches '%s'\n", pattern);
+		return 1;
+	}
+	return 0;
+}
+
+/* -p PID: a number, within pid_max, of a process that runs now */
+static int parse_pid(const char *arg)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(arg, &end, 10);
+	if (end == arg || *end || v <= 0) {
+		fprintf(stderr, "sonde: -p: '%s' is not a process id (a positive number)\n", arg);
+		return -1;
+	}
+	long long max = 4194304;
+	char *text;
+	if (!file_read_all("/proc/sys/kernel/pid_max", 32, &text, NULL)) {
+		max = atoll(text);
+		free(text);
+	}
+	if (errno == ERANGE || v > max) {
+		fprintf(stderr, "sonde: -p: %s is out of range (process ids are 1 to %lld here)\n", arg,
+			max);
+		return -1;
+	}
+	if (kill((pid_t)v, 0) && errno == ESRCH) {
+		fprintf(stderr, "sonde: -p: no process %lld is running\n", v);
+		return -1;
+	}
+	return (int)v;
 }
 
 static int start_child(const char *cmd, int *go_fd)
@@ -148,7 +224,8 @@ static int start_child(const char *cmd, int *go_fd)
 }
 
 enum { OPT_UNSAFE = 256, OPT_DRY_RUN, OPT_CONTAINER, OPT_EMIT, OPT_FOLLOW, OPT_MAP_KEYS_MAX,
-       OPT_EXCLUDE_SELF, OPT_SERVE, OPT_INTERVAL, OPT_MAX_SERIES, OPT_KUBE_LOGS };
+       OPT_EXCLUDE_SELF, OPT_SERVE, OPT_INTERVAL, OPT_MAX_SERIES, OPT_KUBE_LOGS,
+       OPT_INFO };
 
 /* --map-keys-max / BPFTRACE_MAP_KEYS_MAX: 1 .. 16M keys (hist and lhist
  * maps hold 16 slots a key, which must fit the kernel's u32) */
@@ -197,12 +274,14 @@ int main(int argc, char **argv)
 		{"interval", required_argument, NULL, OPT_INTERVAL},
 		{"max-series", required_argument, NULL, OPT_MAX_SERIES},
 		{"kube-logs", required_argument, NULL, OPT_KUBE_LOGS},
+		{"info", no_argument, NULL, OPT_INFO},
 		{0},
 	};
 	const char *prog_text = NULL, *out_path = NULL, *cmd = NULL, *container = NULL, *emit = NULL;
 	bool do_list = false, unsafe = false, dry_run = false, quiet = false, follow = false;
 	bool exclude_self = false;
-	int verbose = 0, pid = 0, c;
+	int verbose = 0, pid = 0, helper_check = 0, c;
+	bool info = false;
 	const struct output_writer *writer = &output_text;
 	uint32_t keys_max = 0;
 	const char *env_keys = getenv("BPFTRACE_MAP_KEYS_MAX");
@@ -212,26 +291,18 @@ int main(int argc, char **argv)
 	long interval = 15, max_series = 10000;
 	bool format_given = false;
 
-	while ((c = getopt_long(argc, argv, "+e:lvqp:c:f:o:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:lvqp:c:f:o:khV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e': prog_text = optarg; break;
 		case 'l': do_list = true; break;
 		case 'v': verbose++; break;
 		case 'q': quiet = true; break;
-		case 'p': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (*end || v <= 0 || v > 0x7fffffff) {
-				fprintf(stderr, "sonde: -p needs a process id, not '%s'\n", optarg);
+		case 'p':
+			pid = parse_pid(optarg);
+			if (pid < 0)
 				return 1;
-			}
-			pid = (int)v;
-			if (kill(pid, 0) && errno == ESRCH) {
-				fprintf(stderr, "sonde: pid %d does not exist\n", pid);
-				return 1;
-			}
 			break;
-		}
+		case 'k': helper_check++; break;
 		case 'c': cmd = optarg; break;
 		case 'f':
 			writer = output_find(optarg);
@@ -264,6 +335,7 @@ int main(int argc, char **argv)
 			if (!parse_count("--max-series", optarg, 0, 100000000, &max_series))
 				return 1;
 			break;
+		case OPT_INFO: info = true; break;
 		case OPT_EMIT:
 			if (strcmp(optarg, "ast") && strcmp(optarg, "ir") && strcmp(optarg, "asm")) {
 				fprintf(stderr, "sonde: --emit takes ast, ir or asm, not '%s'\n", optarg);
@@ -274,7 +346,13 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 1;
 		}
 	}
+	if (settings_load(stderr))
+		return 1;
 	rt_libbpf_logging(verbose);
+	if (info) {
+		cli_info(stdout, SONDE_VERSION);
+		return 0;
+	}
 	/* --serve alone serves Prometheus text (OpenMetrics by Accept header) */
 	if (serve && !format_given)
 		writer = &output_prometheus;
@@ -346,7 +424,7 @@ int main(int argc, char **argv)
 		}
 	}
 	struct sema_opts so = {
-		.builtins = stdlib_find,
+		.builtins = stdlib_find, .suggest = stdlib_suggest,
 		.pos_args = (const char **)argv + optind, .npos_args = argc - optind,
 		.target_pid = pid, .unsafe = unsafe, .has_cpid = cmd != NULL,
 		.scoped = pid || container,

@@ -120,6 +120,13 @@ const struct tfs_swevent *tfs_software_event(const char *name);
  * bare glob without ':'), in byte order as bpftrace sorts them.  Returns
  * the number listed. */
 int tfs_list_software(FILE *out, const char *pattern);
+/* The same for hardware events (hardware:EVENT:COUNT, PERF_TYPE_HARDWARE
+ * counters; config is a PERF_COUNT_HW_*), "hardware:" or "h:". */
+const struct tfs_swevent *tfs_hardware_event(const char *name);
+int tfs_list_hardware(FILE *out, const char *pattern);
+/* Does this machine have a CPU performance monitoring unit (hardware
+ * counters)?  Virtual machines often have none. */
+bool tfs_have_pmu(void);
 
 /* Can this kernel attach kprobes (a kprobe perf event source exists)? */
 bool tfs_have_kprobes(void);
@@ -369,6 +376,17 @@ int rs_usym(struct rs_symcache *c, int pid, uint64_t addr, struct rs_usym *out);
 /* Forget pid's mappings (it exited or exec'd). */
 void rs_symcache_forget(struct rs_symcache *c, int pid);
 
+/* ---- instruction boundaries (insn.c) ----------------------------------- */
+
+/* Is byte `off` of a function's x86-64 code (len bytes from its start)
+ * the start of an instruction?  0; -EINVAL (inside one: err names it and
+ * the boundaries around it), -ERANGE (past the end).  Offset 0 always is. */
+int insn_check_code(const uint8_t *code, size_t len, uint64_t off, char *err, size_t errlen);
+/* The same for the function whose `size` bytes sit at file_off in the
+ * file open at fd. */
+int insn_check_fd(int fd, uint64_t file_off, uint64_t size, uint64_t off, char *err,
+		  size_t errlen);
+
 /* ---- containers and cgroups (container.c) ------------------------------ */
 
 /* The cgroup v2 mount point from /proc/self/mountinfo
@@ -503,6 +521,7 @@ const struct btf *host_kernel_btf(void);
 int host_list_tracepoints(FILE *out, const char *kind, const char *pattern, bool verbose,
 			  int pid);
 int host_list_software(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
+int host_list_hardware(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_kprobes(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_usdt(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_uprobes(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);

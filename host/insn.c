@@ -12,7 +12,6 @@
  * nearest boundaries, so the user can pick a good one.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +20,7 @@
 
 #include <capstone/capstone.h>
 
-#include "host.h"
+#include "host/host.h"
 
 int insn_check_code(const uint8_t *code, size_t len, uint64_t off, char *err, size_t errlen)
 {
@@ -69,8 +68,8 @@ int insn_check_code(const uint8_t *code, size_t len, uint64_t off, char *err, si
 	return rc;
 }
 
-int insn_check_file(const char *path, uint64_t file_off, uint64_t size, uint64_t off, char *err,
-		    size_t errlen)
+int insn_check_fd(int fd, uint64_t file_off, uint64_t size, uint64_t off, char *err,
+		  size_t errlen)
 {
 	err[0] = '\0';
 	if (off == 0)
@@ -80,17 +79,11 @@ int insn_check_file(const char *path, uint64_t file_off, uint64_t size, uint64_t
 			 " cannot be checked against its instructions", off);
 		return -EINVAL;
 	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-		return -errno;
-	}
 	uint8_t *code = malloc(size);
 	ssize_t n = code ? pread(fd, code, size, (off_t)file_off) : -1;
-	close(fd);
 	if (n != (ssize_t)size) {
 		free(code);
-		snprintf(err, errlen, "cannot read the function's %" PRIu64 " bytes from %s", size, path);
+		snprintf(err, errlen, "cannot read the function's %" PRIu64 " bytes", size);
 		return -EIO;
 	}
 	int rc = insn_check_code(code, size, off, err, errlen);

@@ -29,6 +29,12 @@ int host_list_software(FILE *out, const char *kind, const char *pattern, bool ve
 	return rc < 0 ? rc : 0;
 }
 
+int host_list_hardware(FILE *out, const char *kind, const char *pattern, bool verbose, int pid)
+{
+	int rc = tfs_list_hardware(out, pattern);
+	return rc < 0 ? rc : 0;
+}
+
 /* kernel functions kprobes can attach to (tracefs's
  * available_filter_functions), or one sentence on why there are none */
 int host_list_kprobes(FILE *out, const char *kind, const char *pattern, bool verbose, int pid)

@@ -700,9 +700,9 @@ int tfs_list(FILE *out, const char *pattern, bool verbose)
 	return lc.count;
 }
 
-/* ---- perf software events ------------------------------------------- */
+/* ---- perf software and hardware events ------------------------------- */
 
-/* bpftrace's table: names, aliases and default periods.  bpf-output is
+/* bpftrace's tables: names, aliases and default periods.  bpf-output is
  * listed and accepted as bpftrace does, though only bpf_perf_event_output
  * makes it fire. */
 static const struct tfs_swevent sw_events[] = {
@@ -720,13 +720,38 @@ static const struct tfs_swevent sw_events[] = {
 };
 #define N_SW_EVENTS (sizeof(sw_events) / sizeof(sw_events[0]))
 
+/* hardware: the CPU's performance counters (PERF_TYPE_HARDWARE) */
+static const struct tfs_swevent hw_events[] = {
+	{ "backend-stalls",      NULL,       PERF_COUNT_HW_STALLED_CYCLES_BACKEND,  1000000 },
+	{ "branch-instructions", "branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS,     100000 },
+	{ "branch-misses",       NULL,       PERF_COUNT_HW_BRANCH_MISSES,           100000 },
+	{ "bus-cycles",          NULL,       PERF_COUNT_HW_BUS_CYCLES,              100000 },
+	{ "cache-misses",        NULL,       PERF_COUNT_HW_CACHE_MISSES,            1000000 },
+	{ "cache-references",    NULL,       PERF_COUNT_HW_CACHE_REFERENCES,        1000000 },
+	{ "cpu-cycles",          "cycles",   PERF_COUNT_HW_CPU_CYCLES,              1000000 },
+	{ "frontend-stalls",     NULL,       PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, 1000000 },
+	{ "instructions",        NULL,       PERF_COUNT_HW_INSTRUCTIONS,            1000000 },
+	{ "ref-cycles",          NULL,       PERF_COUNT_HW_REF_CPU_CYCLES,          1000000 },
+};
+#define N_HW_EVENTS (sizeof(hw_events) / sizeof(hw_events[0]))
+
+static const struct tfs_swevent *find_event(const struct tfs_swevent *ev, size_t n,
+					    const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(ev[i].name, name) || (ev[i].alias && !strcmp(ev[i].alias, name)))
+			return &ev[i];
+	return NULL;
+}
+
 const struct tfs_swevent *tfs_software_event(const char *name)
 {
-	for (size_t i = 0; i < N_SW_EVENTS; i++)
-		if (!strcmp(sw_events[i].name, name) ||
-		    (sw_events[i].alias && !strcmp(sw_events[i].alias, name)))
-			return &sw_events[i];
-	return NULL;
+	return find_event(sw_events, N_SW_EVENTS, name);
+}
+
+const struct tfs_swevent *tfs_hardware_event(const char *name)
+{
+	return find_event(hw_events, N_HW_EVENTS, name);
 }
 
 /* bpftrace sorts "NAME:" strings, so "cpu-clock:" comes before "cpu:". */
@@ -739,9 +764,11 @@ static int cmp_sw_name(const void *a, const void *b)
 	return (unsigned char)(*x ? *x : ':') - (unsigned char)(*y ? *y : ':');
 }
 
-int tfs_list_software(FILE *out, const char *pattern)
+/* -l for one table of perf events under provider `prov` (alias `alias`) */
+static int list_events(FILE *out, const char *pattern, const char *prov, const char *alias,
+		       const struct tfs_swevent *ev, size_t nev)
 {
-	const char *names[2 * N_SW_EVENTS], *colon;
+	const char *names[2 * (N_SW_EVENTS > N_HW_EVENTS ? N_SW_EVENTS : N_HW_EVENTS)], *colon;
 	char *glob = NULL;
 	size_t n = 0;
 	int count = 0;
@@ -749,8 +776,7 @@ int tfs_list_software(FILE *out, const char *pattern)
 	if (pattern && *pattern && (colon = strchr(pattern, ':'))) {
 		const char *end;
 
-		if (!provider_is(pattern, (size_t)(colon - pattern), "software",
-				 "s"))
+		if (!provider_is(pattern, (size_t)(colon - pattern), prov, alias))
 			return 0;
 		end = strchrnul(colon + 1, ':');
 		glob = strndup(colon + 1, (size_t)(end - colon - 1));
@@ -762,20 +788,37 @@ int tfs_list_software(FILE *out, const char *pattern)
 			return -ENOMEM;
 	}
 
-	for (size_t i = 0; i < N_SW_EVENTS; i++) {
-		names[n++] = sw_events[i].name;
-		if (sw_events[i].alias)
-			names[n++] = sw_events[i].alias;
+	for (size_t i = 0; i < nev; i++) {
+		names[n++] = ev[i].name;
+		if (ev[i].alias)
+			names[n++] = ev[i].alias;
 	}
 	qsort(names, n, sizeof(names[0]), cmp_sw_name);
 	for (size_t i = 0; i < n; i++) {
 		if (glob && fnmatch(glob, names[i], 0))
 			continue;
-		fprintf(out, "software:%s:\n", names[i]);
+		fprintf(out, "%s:%s:\n", prov, names[i]);
 		count++;
 	}
 	free(glob);
 	return count;
+}
+
+int tfs_list_software(FILE *out, const char *pattern)
+{
+	return list_events(out, pattern, "software", "s", sw_events, N_SW_EVENTS);
+}
+
+int tfs_list_hardware(FILE *out, const char *pattern)
+{
+	return list_events(out, pattern, "hardware", "h", hw_events, N_HW_EVENTS);
+}
+
+bool tfs_have_pmu(void)
+{
+	return access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
+	       access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0 ||
+	       access("/sys/bus/event_source/devices/armv8_pmuv3_0", F_OK) == 0;
 }
 
 bool tfs_have_kprobes(void)

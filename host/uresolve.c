@@ -943,7 +943,38 @@ struct sym_pass {
 	struct rs_site *v;
 	size_t n;
 	size_t bad;		/* matches outside any PT_LOAD */
+	int fd;			/* the file, to read code for offset checks */
+	uint64_t add;		/* FUNC+OFFSET: bytes into the function */
+	char insn_err[256];	/* why the offset is not an instruction boundary */
 };
+
+/* "FUNC+OFFSET" (decimal or 0x hex) into name and offset; false when func
+ * has no such suffix (a plain name or glob) */
+static bool split_offset(const char *func, char *name, size_t len, uint64_t *off)
+{
+	const char *plus = strrchr(func, '+');
+	char *end;
+	if (!plus || plus == func || !plus[1] || (size_t)(plus - func) >= len)
+		return false;
+	errno = 0;
+	unsigned long long v = strtoull(plus + 1, &end, 0);
+	if (*end || errno)
+		return false;
+	snprintf(name, len, "%.*s", (int)(plus - func), func);
+	*off = v;
+	return true;
+}
+
+/* "0x1234": an absolute address (the ELF virtual address) */
+static bool parse_address(const char *func, uint64_t *addr)
+{
+	char *end;
+	if (func[0] != '0' || (func[1] != 'x' && func[1] != 'X') || !func[2])
+		return false;
+	errno = 0;
+	*addr = strtoull(func, &end, 16);
+	return !*end && !errno;
+}
 
 static int sym_cb(const struct rs_sym *s, void *ctx)
 {
@@ -953,6 +984,12 @@ static int sym_cb(const struct rs_sym *s, void *ctx)
 	if (rs_elf_vaddr_to_offset(sp->e, s->vaddr, &off)) {
 		sp->bad++;
 		return 0;
+	}
+	/* FUNC+OFFSET: a breakpoint inside an instruction corrupts it */
+	if (sp->add) {
+		if (insn_check_fd(sp->fd, off, s->size, sp->add, sp->insn_err, sizeof(sp->insn_err)))
+			return -EINVAL;
+		off += sp->add;
 	}
 	/* aliases share an offset; the first seen is the preferred name */
 	for (size_t i = 0; i < sp->n; i++)
@@ -1006,6 +1043,41 @@ static void note_file(struct rctx *r, const struct cand *c, const struct sym_pas
 		     c->npids ? ", mapped by " : "", pids);
 }
 
+/* The sites of r->q->func in the file of c: a name or glob, FUNC+OFFSET,
+ * or an absolute address 0xADDR; offsets are checked against instruction
+ * boundaries.  The number of matches, -EINVAL with sp->insn_err set for
+ * a bad offset, or -ENOMEM. */
+static int match_func(struct rctx *r, const struct cand *c, struct sym_pass *sp)
+{
+	char name[512];
+	uint64_t addr;
+	sp->fd = c->fd;
+	if (parse_address(r->q->func, &addr)) {
+		const struct rs_sym *s = rs_elf_addr_sym(sp->e, addr);
+		if (!s)
+			return 0;	/* "not found in FILE" names the address */
+		sp->add = addr - s->vaddr;
+		int ret = sym_cb(s, sp);
+		if (ret == -EINVAL) {
+			char why[256];
+			snprintf(why, sizeof(why), "%s", sp->insn_err);
+			snprintf(sp->insn_err, sizeof(sp->insn_err), "%s+%llu: %s", s->name,
+				 (unsigned long long)sp->add, why);
+		}
+		if (ret)
+			return ret;
+		if (sp->n)
+			sp->v[sp->n - 1].sym = s->name;
+		return (int)sp->n;
+	}
+	if (split_offset(r->q->func, name, sizeof(name), &sp->add)) {
+		if (strpbrk(name, "*?["))
+			return 0;
+		return rs_elf_each_match(sp->e, name, sym_cb, sp);
+	}
+	return rs_elf_each_match(sp->e, r->q->func, sym_cb, sp);
+}
+
 /* Turn candidates into sites.  Unmatched files are reported; an error only
  * when nothing at all matched on a first resolution. */
 static int make_sites(struct rctx *r, bool first)
@@ -1032,7 +1104,13 @@ static int make_sites(struct rctx *r, bool first)
 			note(r, RS_NOTE_WARN, "%s; skipped", err);
 			continue;
 		}
-		ret = rs_elf_each_match(sp.e, r->q->func, sym_cb, &sp);
+		ret = match_func(r, c, &sp);
+		if (ret == -EINVAL) {
+			rs_set_err(r->err, r->errlen, "%s", sp.insn_err);
+			free(sp.v);
+			rs_elf_free(sp.e);
+			return -EINVAL;
+		}
 		if (ret < 0 || !sp.n) {
 			if (ret < 0)
 				r->oom = true;

@@ -33,6 +33,7 @@ struct rt_stop {
 	uint64_t drain_end_ns;	/* draining: print until then, then count */
 	uint64_t not_printed;
 };
+struct uprobe_plan;
 
 struct rt {
 	const struct sema_result *r;
@@ -72,6 +73,8 @@ struct rt {
 	double last_scrape_s;
 	double next_write;		/* textfile: when to rewrite it (monotonic s) */
 	int stats_fd;			/* BPF_ENABLE_STATS, or -errno */
+	struct uprobe_plan *plans;	/* uprobe attach points resolved before attaching */
+	int nplans;
 };
 
 /* render.c: one value as text; *is_str tells JSON to quote it */

@@ -78,6 +78,12 @@ static int attach_perf(struct rt *rt, struct bpf_program *prog, const struct sem
 		const struct tfs_swevent *sw = tfs_software_event(at->target);
 		attr.config = sw ? sw->config : PERF_COUNT_SW_CPU_CLOCK;
 		attr.sample_period = at->count;
+	} else if (at->type == PT_HARDWARE) {
+		/* hardware: a CPU performance counter every COUNT events */
+		const struct tfs_swevent *hw = tfs_hardware_event(at->target);
+		attr.type = PERF_TYPE_HARDWARE;
+		attr.config = hw ? hw->config : PERF_COUNT_HW_CPU_CYCLES;
+		attr.sample_period = at->count;
 	} else {
 		attr.config = PERF_COUNT_SW_CPU_CLOCK;
 		if (at->freq) {
@@ -93,6 +99,13 @@ static int attach_perf(struct rt *rt, struct bpf_program *prog, const struct sem
 	int attached = 0;
 	for (int cpu = first; cpu <= last; cpu++) {
 		int fd = perf_open(&attr, cpu);
+		if (fd < 0 && at->type == PT_HARDWARE && !tfs_have_pmu() &&
+		    (errno == ENOENT || errno == ENODEV || errno == EOPNOTSUPP)) {
+			fprintf(stderr, "sonde: %s: this machine has no hardware performance counters "
+				"(no PMU: virtual machines often have none); software:cpu-clock or "
+				"profile:hz:N sample without one\n", at->name);
+			return -ENODEV;
+		}
 		if (fd < 0) {
 			if (errno == ENODEV || errno == ENOENT)
 				continue;	/* offline CPU */
@@ -173,20 +186,50 @@ int rt_attach_uprobe_site(struct rt *rt, struct bpf_program *prog,
 	return 0;
 }
 
-static int attach_uprobe(struct rt *rt, struct bpf_program *prog, const struct sema_attach *at,
-			 int *count)
+static struct rs_query uprobe_query(struct rt *rt, const struct sema_attach *at)
 {
-	struct rs_query q = {
+	return (struct rs_query){
 		.target = at->target, .func = at->func, .pid = rt->o->pid,
 		.container = rt->o->container, .note = uprobe_note, .note_ctx = rt,
 		.allow_none = rt->follow != NULL,
 	};
+}
+
+/* A uprobe attach point resolved before anything attaches (attach_all):
+ * resolving in source order warns about missing symbols in source order,
+ * attaching in reverse order makes probes on one address fire in source
+ * order. */
+struct uprobe_plan {
+	const struct sema_attach *at;
+	struct rs_sites *sites;	/* NULL: not resolved (rc says why) */
+	int rc;
+	char err[512];
+};
+
+static void hint_moved_symbol(const struct sema_attach *at, char *err, size_t len);
+
+static int attach_uprobe(struct rt *rt, struct bpf_program *prog, const struct sema_attach *at,
+			 int *count)
+{
+	struct rs_query q = uprobe_query(rt, at);
 	struct rs_sites *sites = NULL;
 	char err[512] = "";
-	int rc = rs_resolve(&q, &sites, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "sonde: %s: %s\n", at->name, err);
-		return rc;
+	/* attach_all resolved it already */
+	for (int i = 0; i < rt->nplans; i++)
+		if (rt->plans[i].at == at) {
+			sites = rt->plans[i].sites;
+			rt->plans[i].sites = NULL;
+			snprintf(err, sizeof(err), "%s", rt->plans[i].err);
+			if (!sites)
+				return 0;	/* missing, warned about in plan_uprobes */
+			break;
+		}
+	if (!sites) {
+		int rc = rs_resolve(&q, &sites, err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "sonde: %s: %s\n", at->name, err);
+			return rc;
+		}
 	}
 	if (!sites->nsites)
 		fprintf(stderr, "sonde: %s: nothing to attach to yet (%s); --follow keeps looking\n",
@@ -210,6 +253,37 @@ static int attach_uprobe(struct rt *rt, struct bpf_program *prog, const struct s
 		return rt_follow_keep(rt, prog, at, &q, sites);
 	rs_sites_free(sites);
 	return 0;
+}
+
+/* A symbol that is not in a glibc library it used to be in: since glibc
+ * 2.34, libpthread, libdl, librt, libutil and libanl are stubs and their
+ * functions live in libc (threadsnoop.bt's uprobe:libpthread:pthread_create).
+ * Say where it is when libc has it. */
+static void hint_moved_symbol(const struct sema_attach *at, char *err, size_t len)
+{
+	static const char *const merged[] = {"libpthread", "libdl", "librt", "libutil", "libanl"};
+	const char *base = strrchr(at->target, '/') ? strrchr(at->target, '/') + 1 : at->target;
+	bool was_merged = false;
+	for (size_t i = 0; i < sizeof(merged) / sizeof(merged[0]); i++)
+		if (!strncmp(base, merged[i], strlen(merged[i])) &&
+		    (!base[strlen(merged[i])] || base[strlen(merged[i])] == '.' ||
+		     base[strlen(merged[i])] == '-'))
+			was_merged = true;
+	if (!was_merged || strpbrk(at->func, "*?[+"))
+		return;
+	struct rs_query q = {.target = "libc", .func = at->func};
+	struct rs_sites *sites = NULL;
+	char e2[256];
+	if (rs_resolve(&q, &sites, e2, sizeof(e2)))
+		return;
+	if (sites->nsites) {
+		const char *path = sites->sites[0].file->path;
+		const char *lib = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		size_t n = strlen(err);
+		snprintf(err + n, len - n, "; %s is in %s (glibc moved it there in 2.34): uprobe:libc:%s",
+			 at->func, lib, at->func);
+	}
+	rs_sites_free(sites);
 }
 
 /* A link from libbpf, or the reason it gave none. */
@@ -298,6 +372,7 @@ static int (*const attachers[])(struct rt *rt, struct bpf_program *prog,
 	[PT_INTERVAL] = attach_perf_counted,
 	[PT_PROFILE] = attach_perf_counted,
 	[PT_SOFTWARE] = attach_perf_counted,
+	[PT_HARDWARE] = attach_perf_counted,
 };
 _Static_assert(sizeof(attachers) / sizeof(attachers[0]) == PT_COUNT,
 	       "every probe type has an attach function");
@@ -473,18 +548,101 @@ static void run_special(struct rt *rt, enum probe_type type)
 	}
 }
 
+static bool is_uprobe_family(enum probe_type t)
+{
+	return t == PT_UPROBE || t == PT_URETPROBE || t == PT_USDT;
+}
+
+/* Resolve every uprobe attach point in source order.  A probe with
+ * several attach points keeps those that resolve: each missing symbol or
+ * file is a warning (tools written for several library versions name
+ * functions that only some versions have).  A probe with nothing left is
+ * an error. */
+static int plan_uprobes(struct rt *rt)
+{
+	int n = 0;
+	for (int i = 0; i < rt->obj->nprogs; i++)
+		n += rt->obj->progs[i].nattach;
+	rt->plans = calloc((size_t)n + 1, sizeof(*rt->plans));
+	if (!rt->plans)
+		return -ENOMEM;
+	for (int i = 0; i < rt->obj->nprogs; i++) {
+		const struct cg_prog *p = &rt->obj->progs[i];
+		for (int j = 0; j < p->nattach; j++) {
+			const struct sema_attach *at = prog_attach(p, j);
+			if (at->type != PT_UPROBE && at->type != PT_URETPROBE)
+				continue;
+			struct uprobe_plan *pl = &rt->plans[rt->nplans++];
+			struct rs_query q = uprobe_query(rt, at);
+			pl->at = at;
+			pl->rc = rs_resolve(&q, &pl->sites, pl->err, sizeof(pl->err));
+			if (pl->rc == -ENOENT)
+				hint_moved_symbol(at, pl->err, sizeof(pl->err));
+		}
+	}
+	/* per probe: does anything of it resolve? (one probe may span programs) */
+	for (int k = 0; k < rt->nplans; k++) {
+		struct uprobe_plan *pl = &rt->plans[k];
+		if (!pl->rc)
+			continue;
+		const struct sema_probe *probe = NULL;
+		for (int i = 0; i < rt->obj->nprogs && !probe; i++)
+			for (int j = 0; j < rt->obj->progs[i].nattach; j++)
+				if (prog_attach(&rt->obj->progs[i], j) == pl->at)
+					probe = rt->obj->progs[i].probe;
+		bool others = false;
+		for (int a = 0; a < probe->nattach; a++) {
+			const struct sema_attach *o = &probe->attach[a];
+			bool planned = false;
+			for (int m = 0; m < rt->nplans; m++)
+				if (rt->plans[m].at == o) {
+					planned = true;
+					others |= o != pl->at && !rt->plans[m].rc;
+				}
+			others |= !planned;
+		}
+		if (pl->rc != -ENOENT || !others) {
+			fprintf(stderr, "sonde: %s: %s\n", pl->at->name, pl->err);
+			return pl->rc;
+		}
+		fprintf(stderr, "sonde: warning: %s: %s: not attached\n", pl->at->name, pl->err);
+	}
+	return 0;
+}
+
 /* attach every point (timers: whether interval points are the ones to
  * attach or the ones to leave) */
 static int attach_all(struct rt *rt, int *count, bool timers)
 {
+	int err = timers ? 0 : plan_uprobes(rt);
+	if (err)
+		return err;
+	/* everything but uprobes, in source order */
 	for (int i = 0; i < rt->obj->nprogs; i++) {
 		const struct cg_prog *p = &rt->obj->progs[i];
 		struct bpf_program *prog = prog_of(rt, p);
 		for (int j = 0; j < p->nattach; j++) {
 			const struct sema_attach *at = prog_attach(p, j);
-			if ((at->type == PT_INTERVAL) != timers)
+			if ((at->type == PT_INTERVAL) != timers || is_uprobe_family(at->type))
 				continue;
-			int err = attachers[at->type](rt, prog, at, count);
+			err = attachers[at->type](rt, prog, at, count);
+			if (err)
+				return err;
+		}
+	}
+	if (timers)
+		return 0;
+	/* uprobes in reverse: the kernel runs the handlers of one probed
+	 * address newest first, so this makes them fire in source order
+	 * (tracepoints and perf events run theirs oldest first) */
+	for (int i = rt->obj->nprogs - 1; i >= 0; i--) {
+		const struct cg_prog *p = &rt->obj->progs[i];
+		struct bpf_program *prog = prog_of(rt, p);
+		for (int j = p->nattach - 1; j >= 0; j--) {
+			const struct sema_attach *at = prog_attach(p, j);
+			if (!is_uprobe_family(at->type))
+				continue;
+			err = attachers[at->type](rt, prog, at, count);
 			if (err)
 				return err;
 		}
@@ -654,6 +812,10 @@ out:
 	detach_all(&rt);
 	rt_follow_free(&rt);
 	rt_watch_free(&rt);
+	for (int i = 0; i < rt.nplans; i++)
+		if (rt.plans[i].sites)
+			rs_sites_free(rt.plans[i].sites);
+	free(rt.plans);
 	free(rt.links);
 	ring_buffer__free(rt.rb);
 	bpf_object__close(rt.bpf);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/suggest.h"
 #include "host/host.h"
 
 /* ---- expressions -------------------------------------------------------- */
@@ -215,8 +216,16 @@ static struct type *check_args_field(struct sema_ctx *s, struct ast_node *e)
 		}
 		const struct tp_field *f = tfs_field(at->fmt, e->field.name);
 		if (!f) {
-			sema_error(s, e->loc, "tracepoint %s has no field '%s'", at->name + strlen("tracepoint:"),
-				   e->field.name);
+			/* the nearest fields, as a list when several are as near */
+			struct suggest sg;
+			char hint[512];
+			suggest_init(&sg, e->field.name);
+			for (int k = 0; at->fmt && k < at->fmt->nfields; k++)
+				if (!at->fmt->fields[k].is_common)
+					suggest_add(&sg, at->fmt->fields[k].name);
+			sema_error(s, e->loc, "tracepoint %s has no field '%s'%s",
+				   at->name + strlen("tracepoint:"), e->field.name,
+				   suggest_text(&sg, 3, hint, sizeof(hint)));
 			return sema_err_type(e);
 		}
 		struct type ft;

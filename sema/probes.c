@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/suggest.h"
 #include "host/host.h"
 
 #define TASK_REGS (PC_TASK | PC_REGS)
@@ -42,6 +43,8 @@ static const struct probe_provider providers[] = {
 	[PT_PROFILE] = {PT_PROFILE, "profile", "p", "perf_event", false, false, TASK_REGS, NULL},
 	[PT_SOFTWARE] = {PT_SOFTWARE, "software", "s", "perf_event", false, false, TASK_REGS,
 			 host_list_software},
+	[PT_HARDWARE] = {PT_HARDWARE, "hardware", "h", "perf_event", false, false, TASK_REGS,
+			 host_list_hardware},
 };
 _Static_assert(sizeof(providers) / sizeof(providers[0]) == PT_COUNT,
 	       "every probe type has a row in providers[]");
@@ -211,6 +214,30 @@ static const char *expand_positional(struct sema_ctx *s, struct ast_attach *raw)
 	return r;
 }
 
+static int suggest_tp_cb(const char *cat, const char *name, void *ctx)
+{
+	struct suggest *sg = ctx;
+	char full[256];
+	snprintf(full, sizeof(full), "%s:%s", cat, name);
+	suggest_add(sg, full);
+	return 0;
+}
+
+/* "; did you mean 'syscalls:sys_enter_openat'?" for a misspelled category
+ * or name: the nearest CAT:NAME of every tracepoint (names only: no
+ * format file is read) */
+static const char *tracepoint_hint(struct sema_ctx *s, const char *cat, const char *name)
+{
+	if (has_glob(cat) || has_glob(name))
+		return "";
+	struct suggest sg;
+	char *word = arena_printf(s->a, "%s:%s", cat, name), hint[512];
+	suggest_init(&sg, word);
+	if (tfs_each(NULL, NULL, suggest_tp_cb, &sg) < 0)
+		return "";
+	return arena_strdup(s->a, suggest_text(&sg, 3, hint, sizeof(hint)));
+}
+
 static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw)
 {
 	const char *parts[4] = {0};
@@ -220,7 +247,13 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 	int n = split(s->a, text, parts, 4);
 	const struct probe_provider *pv = sema_provider_named(parts[0]);
 	if (!pv) {
-		sema_error(s, raw->loc, "unknown probe type '%s'", parts[0]);
+		struct suggest sg;
+		char hint[256];
+		suggest_init(&sg, parts[0]);
+		for (size_t i = 0; i < PT_COUNT; i++)
+			suggest_add(&sg, providers[i].name);
+		sema_error(s, raw->loc, "unknown probe type '%s'%s", parts[0],
+			   suggest_text(&sg, 3, hint, sizeof(hint)));
 		return;
 	}
 	enum probe_type type = pv->type;
@@ -252,7 +285,8 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 		else if (err < 0 && err != -ENOENT)
 			sema_error(s, raw->loc, "cannot list tracepoints: %s", strerror(-err));
 		else
-			sema_error(s, raw->loc, "tracepoint '%s:%s' not found%s", parts[1], parts[2],
+			sema_error(s, raw->loc, "tracepoint '%s:%s' not found%s%s", parts[1], parts[2],
+				   tracepoint_hint(s, parts[1], parts[2]),
 				   has_glob(parts[1]) || has_glob(parts[2]) ? " (no tracepoint matches)" : "");
 		return;
 	}
@@ -318,24 +352,29 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 		*push(s, p) = at;
 		return;
 	}
-	case PT_SOFTWARE: {
-		if (n < 2 || n > 3 || !tfs_software_event(parts[1])) {
-			sema_error(s, raw->loc, "unknown software event '%s' (sonde -l 'software:*' lists them)",
-				   n >= 2 ? parts[1] : "");
+	case PT_SOFTWARE:
+	case PT_HARDWARE: {
+		/* software:EVENT[:COUNT], hardware:EVENT[:COUNT] */
+		const struct tfs_swevent *ev = n < 2 ? NULL
+					       : type == PT_SOFTWARE ? tfs_software_event(parts[1])
+								     : tfs_hardware_event(parts[1]);
+		if (n < 2 || n > 3 || !ev) {
+			sema_error(s, raw->loc, "unknown %s event '%s' (sonde -l '%s:*' lists them)",
+				   parts[0], n >= 2 ? parts[1] : "", parts[0]);
 			return;
 		}
 		struct sema_attach *at = push(s, p);
 		at->type = type;
-		at->target = tfs_software_event(parts[1])->name;
+		at->target = ev->name;
 		if (n == 3) {
 			if (!parse_u64(parts[2], &at->count) || !at->count) {
-				sema_error(s, raw->loc, "software event count must be a positive integer");
+				sema_error(s, raw->loc, "%s event count must be a positive integer", parts[0]);
 				return;
 			}
 		} else {
-			at->count = tfs_software_event(parts[1])->default_period;
+			at->count = ev->default_period;
 		}
-		at->name = arena_printf(s->a, "software:%s:%llu", parts[1],
+		at->name = arena_printf(s->a, "%s:%s:%llu", parts[0], parts[1],
 					(unsigned long long)at->count);
 		at->loc = raw->loc;
 		return;

@@ -33,9 +33,9 @@ enum probe_type {
 	PT_TRACEPOINT, PT_RAWTRACEPOINT,
 	PT_UPROBE, PT_URETPROBE, PT_USDT,
 	PT_KPROBE, PT_KRETPROBE,
-	PT_INTERVAL, PT_PROFILE, PT_SOFTWARE,
+	PT_INTERVAL, PT_PROFILE, PT_SOFTWARE, PT_HARDWARE,
 };
-#define PT_COUNT (PT_SOFTWARE + 1)
+#define PT_COUNT (PT_HARDWARE + 1)
 
 /* What a probe's context offers builtins (struct probe_provider.ctx). */
 enum probe_ctx {
@@ -85,7 +85,7 @@ struct sema_attach {
 	const char *func;	/* tracepoint name, uprobe function */
 	uint64_t period_ns;	/* interval: period; profile: 0 */
 	uint64_t freq;		/* profile:hz */
-	uint64_t count;		/* software:EVENT:count */
+	uint64_t count;		/* software/hardware:EVENT:count */
 	struct tp_format *fmt;	/* tracepoints */
 	const struct usdt_note *usdt;	/* usdt: the note of this location */
 	struct src_loc loc;

@@ -11,16 +11,18 @@
 out=$("$SONDE" -p abc -e 'BEGIN { exit(); }' 2>&1; echo "rc=$?")
 expect_eq parity:pid_not_numeric $'sonde: -p: \'abc\' is not a process id (a positive number)\nrc=1' "$out"
 out=$("$SONDE" -p 99999999999 -e 'BEGIN { exit(); }' 2>&1; echo "rc=$?")
-expect_eq parity:pid_out_of_range $'sonde: -p: 99999999999 is out of range (process ids are 1 to 4194304 here)\nrc=1' "$out"
-# a pid above pid_max can never run; one below it that is not running:
-dead=$( (sleep 0 & echo $!) ); wait 2>/dev/null
-while kill -0 "$dead" 2>/dev/null; do dead=$((dead + 1)); done
+expect_eq parity:pid_out_of_range "sonde: -p: 99999999999 is out of range (process ids are 1 to $(cat /proc/sys/kernel/pid_max) here)
+rc=1" "$out"
+# a pid below pid_max that no process has (from the top: new processes,
+# sonde itself included, take low free numbers first)
+dead=$(( $(cat /proc/sys/kernel/pid_max) - 1 ))
+while kill -0 "$dead" 2>/dev/null; do dead=$((dead - 1)); done
 out=$(timeout 10 "$SONDE" -p "$dead" "$top/scripts/runqlat.sonde" 2>&1; echo "rc=$?")
 expect_eq parity:pid_not_running "sonde: -p: no process $dead is running
 rc=1" "$out"
 
 out=$(printf 'BEGIN { printf("from stdin\\n"); exit(); }\n' | "$SONDE" -q - 2>&1; echo "rc=$?")
-expect_eq parity:script_from_stdin $'from stdin\nrc=0' "$out"
+expect_eq parity:script_from_stdin $'from stdin\n\n\nrc=0' "$out"
 out=$(printf 'BEGIN { prnt("x"); }\n' | "$SONDE" - 2>&1 | head -1)
 expect_eq parity:stdin_errors_named 'stdin:1:9: error: unknown function '"'prnt'"'; did you mean '"'print'"'?' "$out"
 
@@ -99,7 +101,8 @@ Attached 1 probe
 
 @: 3" "$out"
 out=$("$SONDE" -e "uprobe:$P:no_such_fn, uprobe:$P:nor_this { @ = count(); }" 2>&1; echo "rc=$?")
-expect_match parity:partial_attach_nothing_left "^sonde: no probe could be attached" "$out"
+expect_eq parity:partial_attach_nothing_left "sonde: uprobe:$P:no_such_fn: symbol 'no_such_fn' not found in $P
+rc=1" "$out"
 libpthread=$(ls /lib/x86_64-linux-gnu/libpthread.so.0 /usr/lib/x86_64-linux-gnu/libpthread.so.0 2>/dev/null | head -1)
 if [ -n "$libpthread" ] && ! nm -D "$libpthread" 2>/dev/null | grep -q ' T pthread_create'; then
 	out=$("$SONDE" -e 'uprobe:libpthread:pthread_create { @ = count(); }' 2>&1; echo "rc=$?")
@@ -143,9 +146,9 @@ expect_eq parity:dym_tracepoint_category "stdin:1:1: error: tracepoint 'syscals:
 out=$("$SONDE" -e 'tracepoint:syscalls:sys_enter_opnat { exit(); }' 2>&1 | head -1)
 expect_eq parity:dym_tracepoint_name "stdin:1:1: error: tracepoint 'syscalls:sys_enter_opnat' not found; did you mean 'syscalls:sys_enter_openat'?" "$out"
 out=$("$SONDE" -e 'tracepoint:syscalls:sys_enter_openat { @[str(args->filenme)] = count(); }' 2>&1)
-expect_eq parity:dym_field "stdin:1:48: error: tracepoint syscalls:sys_enter_openat has no field 'filenme'; did you mean 'filename'?
+expect_eq parity:dym_field "stdin:1:46: error: tracepoint syscalls:sys_enter_openat has no field 'filenme'; did you mean 'filename'?
 tracepoint:syscalls:sys_enter_openat { @[str(args->filenme)] = count(); }
-                                               ^~~~~~~~~~~~~" "$out"
+                                             ^~~~~~~~~~~~~" "$out"
 
 # -- JSON: tuples, join with a delimiter, print() values: always valid -----
 out=$("$SONDE" -q -f json -c "$P 1" -e "uprobe:$P:name { print((1, \"a\\\"b\", buf(arg0, 5))); print(macaddr(arg0)); print(strerror(2)); @t[1, \"x\"] = (3, \"y\"); @u = (macaddr(arg0), strerror(1)); }

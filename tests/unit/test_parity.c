@@ -17,7 +17,8 @@
 
 static void check(struct checked *c, const char *src)
 {
-	checked_run(c, src, NULL);
+	static const struct sema_opts o = {.builtins = stdlib_find, .suggest = stdlib_suggest};
+	checked_run(c, src, &o);
 }
 
 static int count_errors(const char *msgs)
