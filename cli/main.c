@@ -456,6 +456,7 @@ int main(int argc, char **argv)
 		.child_pid = child, .src = prog_text, .map_keys_max = keys_max,
 		.exclude_pid = exclude_self ? getpid() : 0,
 		.hist_sum = writer->scrape,	/* a histogram's _sum */
+		.helper_check = helper_check,
 	};
 	struct cg_object obj = {0};
 	if (cg_compile(a, r, &co, &obj))

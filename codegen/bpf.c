@@ -24,9 +24,39 @@ static LLVMValueRef call_ret(struct cg_ctx *cg, int helper, LLVMTypeRef ret, LLV
 	return LLVMBuildCall2(cg->b, fty, fp, args, (unsigned)nargs, "");
 }
 
+/* the name -k reports for a helper whose failure it checks at this -k
+ * level, NULL when unchecked.  Lookups fail as their way of saying "no
+ * such key"; map updates and deletes, and with -kk memory reads, only fail
+ * when something is wrong (a full map, a bad address), as bpftrace -k. */
+static const char *checked_helper(int level, int helper)
+{
+	switch (helper) {
+	case BPF_FUNC_map_update_elem: return level >= 1 ? "map_update_elem" : NULL;
+	case BPF_FUNC_map_delete_elem: return level >= 1 ? "map_delete_elem" : NULL;
+	case BPF_FUNC_probe_read: return level >= 2 ? "probe_read" : NULL;
+	case BPF_FUNC_probe_read_str: return level >= 2 ? "probe_read_str" : NULL;
+	case BPF_FUNC_probe_read_user: return level >= 2 ? "probe_read_user" : NULL;
+	case BPF_FUNC_probe_read_user_str: return level >= 2 ? "probe_read_user_str" : NULL;
+	case BPF_FUNC_probe_read_kernel: return level >= 2 ? "probe_read_kernel" : NULL;
+	case BPF_FUNC_probe_read_kernel_str: return level >= 2 ? "probe_read_kernel_str" : NULL;
+	default: return NULL;
+	}
+}
+
 LLVMValueRef cg_helper_call(struct cg_ctx *cg, int helper, LLVMValueRef *args, int nargs)
 {
-	return call_ret(cg, helper, cg->i64, args, nargs);
+	LLVMValueRef r = call_ret(cg, helper, cg->i64, args, nargs);
+	const char *name = checked_helper(cg->opts->helper_check, helper);
+	if (!name)
+		return r;
+	/* -k: a negative result sends {site, error} to userspace */
+	cg->sites = arena_grow(cg->a, cg->sites, (size_t)cg->nsites, sizeof(*cg->sites));
+	cg->sites[cg->nsites] = (struct cg_site){.loc = cg->expr_loc, .helper = name};
+	LLVMValueRef failed = LLVMBuildICmp(cg->b, LLVMIntSLT, r, cg_const(cg, 0), "");
+	struct cg_if f = cg_begin_if(cg, failed, "helper_failed");
+	cg_event_values(cg, EV_HELPER_ERROR, (uint32_t)cg->nsites++, &r, 1);
+	cg_end_if(cg, &f);
+	return r;
 }
 
 LLVMValueRef cg_alloca_nozero(struct cg_ctx *cg, uint32_t size, const char *name)

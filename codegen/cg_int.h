@@ -48,6 +48,11 @@ struct cg_ctx {
 	struct cg_loop *loop;
 	int nprogs;
 	struct cg_prog *progs;
+	/* -k: where the code being generated comes from, and the checked
+	 * helper calls so far */
+	struct src_loc expr_loc;
+	struct cg_site *sites;
+	int nsites;
 };
 
 void cg_set_loc(struct cg_ctx *cg, struct src_loc loc);

@@ -40,6 +40,14 @@ struct cg_opts {
 	bool hist_sum;		/* hist/lhist also add each value into the slot
 				 * CG_HIST_SUM_BUCKET of their key (the exact _sum of a
 				 * Prometheus histogram); only scrape formats read it */
+	int helper_check;	/* -k: 1 map updates and deletes report failures
+				 * (EV_HELPER_ERROR), -kk: 2 probe reads too */
+};
+
+/* -k: a helper call whose failure is reported, by EV_HELPER_ERROR id */
+struct cg_site {
+	struct src_loc loc;	/* the expression or statement that called it */
+	const char *helper;	/* "map_update_elem", "probe_read_str" ... */
 };
 
 /* the bucket index of a hist/lhist key's sum slot (cg_opts.hist_sum) */
@@ -57,6 +65,8 @@ struct cg_object {
 	size_t elf_size;
 	struct cg_prog *progs;	/* arena */
 	int nprogs;
+	struct cg_site *sites;	/* arena; -k only */
+	int nsites;
 };
 
 /* name of the ring buffer map and the lost-event counter in the object */

@@ -61,7 +61,10 @@ void cg_expr_store(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef dst, uint
 		/* strings go straight to their destination: no stack copy */
 		const struct builtin *b = into_builtin(e);
 		if (b) {
+			struct src_loc outer = cg->expr_loc;
+			cg->expr_loc = e->loc;	/* -k names the builtin */
 			b->lower_into(cg, e, dst, dst_size);
+			cg->expr_loc = outer;
 			return;
 		}
 		if (e->kind == N_STR) {
@@ -439,7 +442,19 @@ static LLVMValueRef cg_incdec(struct cg_ctx *cg, struct ast_node *e)
 	return e->incdec.is_post ? old : nv;
 }
 
+static LLVMValueRef expr_value(struct cg_ctx *cg, struct ast_node *e);
+
 LLVMValueRef cg_expr(struct cg_ctx *cg, struct ast_node *e)
+{
+	/* -k names the innermost expression whose code calls a helper */
+	struct src_loc outer = cg->expr_loc;
+	cg->expr_loc = e->loc;
+	LLVMValueRef v = expr_value(cg, e);
+	cg->expr_loc = outer;
+	return v;
+}
+
+static LLVMValueRef expr_value(struct cg_ctx *cg, struct ast_node *e)
 {
 	switch (e->kind) {
 	case N_INT:	/* 42 */
@@ -562,6 +577,7 @@ static void assign_var(struct cg_ctx *cg, struct ast_node *st)
 void cg_stmt(struct cg_ctx *cg, struct ast_node *st)
 {
 	cg_set_loc(cg, st->loc);
+	cg->expr_loc = st->loc;
 	switch (st->kind) {
 	case N_EXPR_STMT:	/* expr; */
 		cg_expr(cg, st->expr_stmt.expr);

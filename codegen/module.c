@@ -652,6 +652,8 @@ int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opt
 	if (!rc) {
 		out->progs = cg.progs;
 		out->nprogs = cg.nprogs;
+		out->sites = cg.sites;
+		out->nsites = cg.nsites;
 	}
 	if (srcfd >= 0 && srcpath[0])
 		unlink(srcpath);

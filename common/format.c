@@ -31,6 +31,7 @@ struct conv_parts {
 	int width;		/* -1: none */
 	int prec;		/* -1: none */
 	char conv;
+	char rmode;		/* %rx: 'x', %rh: 'h' */
 	int length;		/* bytes from '%' through the conversion */
 };
 
@@ -112,6 +113,11 @@ static bool parse_conv(const char *s, struct conv_parts *c, const char **why)
 	}
 	c->conv = s[i];
 	c->length = i + 1;
+	c->rmode = 0;
+	if (c->conv == 'r' && (s[i + 1] == 'x' || s[i + 1] == 'h')) {
+		c->rmode = s[i + 1];	/* %rx, %rh: one conversion, as bpftrace */
+		c->length++;
+	}
 	if (!strchr("diuxXocspr", c->conv)) {	/* %r: a buf(), as bpftrace */
 		*why = "unknown conversion";
 		return false;
@@ -209,6 +215,7 @@ int fmt_parse(struct arena *a, const char *fmt, struct fmt_spec *out,
 		out->convs[k].spec = arena_strndup(a, fmt + i, (size_t)c.length);
 		out->convs[k].offset = i;
 		out->convs[k].length = c.length;
+		out->convs[k].rmode = c.rmode;
 		k++;
 		i += c.length - 1;
 	}

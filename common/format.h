@@ -29,6 +29,7 @@ struct fmt_conv {
 	const char *spec;	/* the whole "%-08llx" text, for messages */
 	int offset;		/* byte offset of '%' in the format string */
 	int length;		/* length of the spec */
+	char rmode;		/* %r: 0; %rx: 'x' (all bytes \xNN); %rh: 'h' (hex, spaced) */
 };
 
 struct fmt_spec {

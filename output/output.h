@@ -174,6 +174,9 @@ void pr_json_event(FILE *out, const char *type, const char *data_json);	/* {"typ
 
 /* buf(): printable ASCII (32..126) as itself, every other byte as \xNN */
 const char *vf_buf(struct arena *a, const uint8_t *p, size_t n);
+/* printf's %rx (mode 'x'): every byte as \xNN; %rh (mode 'h'): every byte
+ * as two hex digits, separated by spaces ("61 62 01"), as bpftrace */
+const char *vf_buf_hex(struct arena *a, const uint8_t *p, size_t n, char mode);
 
 /* ntop(): af 2 (AF_INET) reads addr[0..4), 10 (AF_INET6) addr[0..16);
  * any other family gives "" */

@@ -30,6 +30,15 @@ const char *vf_buf(struct arena *a, const uint8_t *p, size_t n)
 	return out;
 }
 
+const char *vf_buf_hex(struct arena *a, const uint8_t *p, size_t n, char mode)
+{
+	char *out = arena_alloc(a, n * 4 + 1), *o = out;
+	for (size_t i = 0; i < n; i++)
+		o += sprintf(o, mode == 'h' ? "%s%02x" : "%s\\x%02x", mode == 'h' && i ? " " : "", p[i]);
+	*o = '\0';
+	return out;
+}
+
 const char *vf_inet(struct arena *a, uint64_t af, const uint8_t *addr)
 {
 	char buf[INET6_ADDRSTRLEN];

@@ -10,13 +10,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/diag.h"
 #include "common/format.h"
+#include "common/settings.h"
 
 /* the arguments of ev as printf values; strings point into data */
 static struct fmt_val *decode(struct rt *rt, const struct sema_event *ev, const uint8_t *args)
@@ -33,6 +36,13 @@ static struct fmt_val *decode(struct rt *rt, const struct sema_event *ev, const 
 				bool s;
 				v[i].s = rt_render(rt, &f->type, p, &s);
 			}
+		} else if (f->type.kind == TY_BUF && ev->spec && i < ev->spec->nconvs &&
+			   ev->spec->convs[i].rmode) {
+			/* %rx, %rh: the raw bytes, all in hex */
+			uint64_t n, cap = f->type.size > 8 ? f->type.size - 8 : 0;
+			memcpy(&n, p, 8);
+			v[i].kind = FMT_STR;
+			v[i].s = vf_buf_hex(rt->a, p + 8, n < cap ? n : cap, ev->spec->convs[i].rmode);
 		} else {
 			bool s;
 			v[i].kind = FMT_STR;
@@ -48,8 +58,8 @@ static char *format_event(struct rt *rt, const struct sema_event *ev, const uint
 	return fmt_format(ev->fmt, ev->spec, v, ev->args.nfields, len);
 }
 
-/* all of f into one malloc'd buffer (NULL when out of memory) */
-static char *slurp(FILE *f, size_t *len)
+/* at most max bytes of f into one malloc'd buffer (NULL when out of memory) */
+static char *slurp(FILE *f, size_t max, size_t *len)
 {
 	char *buf = NULL;
 	FILE *m = open_memstream(&buf, len);
@@ -57,8 +67,11 @@ static char *slurp(FILE *f, size_t *len)
 		return NULL;
 	char chunk[4096];
 	size_t n;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+	size_t left = max;
+	while (left && (n = fread(chunk, 1, left < sizeof(chunk) ? left : sizeof(chunk), f)) > 0) {
 		fwrite(chunk, 1, n, m);
+		left -= n;
+	}
 	if (fclose(m)) {
 		free(buf);
 		return NULL;
@@ -66,22 +79,33 @@ static char *slurp(FILE *f, size_t *len)
 	return buf;
 }
 
-/* cat(): the whole file as one "cat" message, as bpftrace; a file that
- * cannot be opened is an error on stderr (and an empty message in JSON,
- * as bpftrace writes it) */
+/* cat(): the file as one "cat" message, as bpftrace, up to
+ * BPFTRACE_CAT_BYTES_MAX bytes; a file that cannot be opened is a warning
+ * on stderr (and an empty message in JSON, as bpftrace writes it), and the
+ * script goes on */
 static void do_cat(struct rt *rt, const char *path)
 {
 	size_t len = 0;
 	char *text = NULL;
 	FILE *f = fopen(path, "r");
 	if (!f)
-		fprintf(stderr, "sonde: cat(\"%s\"): %m\n", path);
+		fprintf(stderr, "sonde: warning: cat: failed to open file '%s': %m\n", path);
 	else {
-		text = slurp(f, &len);
+		text = slurp(f, (size_t)settings_int(SET_CAT_BYTES_MAX), &len);
 		fclose(f);
 	}
 	rt->o->writer->message(rt->o->out, "cat", text ? text : "", text ? len : 0);
 	free(text);
+}
+
+/* -k: a helper failed in BPF; a located warning, as bpftrace -k prints */
+static void helper_warning(struct rt *rt, const struct cg_site *site, int64_t code)
+{
+	struct diag d;
+	diag_init(&d, rt->o->file, rt->o->src, stderr);
+	fflush(rt->o->out);
+	diag_warn(&d, site->loc, "%s failed: %s (%lld)", site->helper, strerror((int)-code),
+		  (long long)code);
 }
 
 /*
@@ -175,7 +199,7 @@ static void do_system(struct rt *rt, const struct sema_event *ev, const uint8_t 
 	close(fds[1]);
 	FILE *p = fdopen(fds[0], "r");
 	size_t len = 0;
-	char *text = p ? slurp(p, &len) : NULL;
+	char *text = p ? slurp(p, SIZE_MAX, &len) : NULL;
 	if (p)
 		fclose(p);
 	else
@@ -283,6 +307,14 @@ static int handle(struct rt *rt, void *data, size_t size)
 		if (size >= 16) {
 			memcpy(&pid, args, 8);
 			rt_prime_pid(rt, (int)pid);
+		}
+		break;
+	}
+	case EV_HELPER_ERROR: {
+		int64_t code;
+		if (size >= 16 && id < (uint32_t)rt->obj->nsites) {
+			memcpy(&code, args, 8);
+			helper_warning(rt, &rt->obj->sites[id], code);
 		}
 		break;
 	}

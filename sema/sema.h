@@ -136,6 +136,7 @@ enum event_kind {
 	EV_JOIN,	/* join(argv) */
 	EV_SIGNAL_DONE,	/* reserved */
 	EV_PID_SEEN,	/* a pid first met by ustack/usym: read its mappings now */
+	EV_HELPER_ERROR,/* -k: a BPF helper failed at site id; the error code follows */
 };
 
 /* A printf-like event: format string and the types of its arguments as

@@ -112,14 +112,14 @@ else
 fi
 
 # -- -k / -kk: helper failures as warnings --------------------------------
-out=$("$SONDE" -k -e 'BEGIN { @[1] = 1; delete(@[7]); exit(); }' 2>&1 >/dev/null)
-expect_eq parity:k_map_delete 'stdin:1:27: warning: map_delete_elem failed: No such file or directory (-2)
+out=$("$SONDE" -q -k -e 'BEGIN { @[1] = 1; delete(@[7]); exit(); }' 2>&1 >/dev/null)
+expect_eq parity:k_map_delete 'stdin:1:19: warning: map_delete_elem failed: No such file or directory (-2)
 BEGIN { @[1] = 1; delete(@[7]); exit(); }
-                          ^~~~~~~~~~~~' "$out"
-out=$("$SONDE" -k -e 'BEGIN { printf("%s\n", str(16)); exit(); }' 2>&1 >/dev/null)
+                  ^~~~~~~~~~~~' "$out"
+out=$("$SONDE" -q -k -e 'BEGIN { printf("%s\n", str(16)); exit(); }' 2>&1 >/dev/null)
 expect_eq parity:k_no_probe_read '' "$out"
-out=$("$SONDE" -kk -e 'BEGIN { printf("%s|\n", str(16)); exit(); }' 2>&1 >/dev/null)
-expect_eq parity:kk_probe_read 'stdin:1:24: warning: probe_read_str failed: Bad address (-14)
+out=$("$SONDE" -q -kk -e 'BEGIN { printf("%s|\n", str(16)); exit(); }' 2>&1 >/dev/null)
+expect_eq parity:kk_probe_read 'stdin:1:25: warning: probe_read_str failed: Bad address (-14)
 BEGIN { printf("%s|\n", str(16)); exit(); }
                         ^~~~~~~' "$out"
 out=$("$SONDE" -q -e 'BEGIN { @[1] = 1; delete(@[7]); exit(); }' 2>&1)
