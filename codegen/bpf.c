@@ -24,6 +24,9 @@ static LLVMValueRef call_ret(struct cg_ctx *cg, int helper, LLVMTypeRef ret, LLV
 	return LLVMBuildCall2(cg->b, fty, fp, args, (unsigned)nargs, "");
 }
 
+static LLVMValueRef header(struct cg_ctx *cg, enum event_kind kind, uint32_t id);
+static void output(struct cg_ctx *cg, LLVMValueRef buf, uint32_t size);
+
 /* the name -k reports for a helper whose failure it checks at this -k
  * level, NULL when unchecked.  Lookups fail as their way of saying "no
  * such key"; map updates and deletes, and with -kk memory reads, only fail
@@ -54,7 +57,10 @@ LLVMValueRef cg_helper_call(struct cg_ctx *cg, int helper, LLVMValueRef *args, i
 	cg->sites[cg->nsites] = (struct cg_site){.loc = cg->expr_loc, .helper = name};
 	LLVMValueRef failed = LLVMBuildICmp(cg->b, LLVMIntSLT, r, cg_const(cg, 0), "");
 	struct cg_if f = cg_begin_if(cg, failed, "helper_failed");
-	cg_event_values(cg, EV_HELPER_ERROR, (uint32_t)cg->nsites++, &r, 1);
+	LLVMValueRef ev = cg_alloca_nozero(cg, 16, "helper_error");
+	cg_store_i64(cg, header(cg, EV_HELPER_ERROR, (uint32_t)cg->nsites++), ev);
+	cg_store_i64(cg, r, cg_gep(cg, ev, 8));
+	output(cg, ev, 16);
 	cg_end_if(cg, &f);
 	return r;
 }

@@ -62,6 +62,16 @@ void diag_error(struct diag *d, struct src_loc loc, const char *fmt, ...)
 	d->errors++;
 }
 
+/* -k: a helper's failure at run time, located like an error, but the
+ * script goes on */
+void diag_warn(struct diag *d, struct src_loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report(d, "warning", loc, fmt, ap);
+	va_end(ap);
+}
+
 struct src_loc diag_span(struct src_loc a, struct src_loc b)
 {
 	struct src_loc r = a;

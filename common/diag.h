@@ -32,6 +32,8 @@ struct diag {
 void diag_init(struct diag *d, const char *file, const char *src, FILE *out);
 void diag_error(struct diag *d, struct src_loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+void diag_warn(struct diag *d, struct src_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* The span covering both a and b. */
 struct src_loc diag_span(struct src_loc a, struct src_loc b);
 

@@ -92,14 +92,13 @@ static void check_pton(struct sema_ctx *s, struct ast_node *n)
 	struct type *elem = arena_alloc(sema_arena(s), sizeof(*elem));
 	*elem = (struct type){.kind = TY_INT, .size = 1};
 	n->type = (struct type){.kind = TY_ARRAY, .size = len, .elem = elem, .count = len};
-	uint8_t *copy = arena_alloc(sema_arena(s), len);
-	memcpy(copy, addr, len);
-	n->sema_data = copy;
 }
 
 static LLVMValueRef lower_pton(struct cg_ctx *cg, struct ast_node *n)
 {
-	const uint8_t *addr = n->sema_data;
+	/* the literal, checked by check_pton; its size says the family */
+	uint8_t addr[16] = {0};
+	inet_pton(n->type.size == 4 ? AF_INET : AF_INET6, n->call.args->s.value, addr);
 	LLVMValueRef out = cg_alloca(cg, n->type.size, "pton");
 	for (uint32_t i = 0; i < n->type.size; i += 4) {
 		uint32_t w;
