@@ -8,7 +8,7 @@
  * (settings_load), and read without a load (unit tests) they are the
  * defaults.
  */
-#include "settings.h"
+#include "common/settings.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -8,7 +8,7 @@
  * "tracepont" finds "tracepoint", "xyz" finds nothing rather than "pid".
  * The text of a hint is made here so every caller words it the same.
  */
-#include "suggest.h"
+#include "common/suggest.h"
 
 #include <stdio.h>
 #include <string.h>
