@@ -432,6 +432,11 @@ int main(int argc, char **argv)
 	struct sema_result *r = sema_run(a, &d, ast, &so);
 	if (!r)
 		goto out_cont;
+	if (r->nattach > settings_int(SET_MAX_PROBES)) {
+		fprintf(stderr, "sonde: the script has %d attach points, more than BPFTRACE_MAX_PROBES "
+			"(%lld) allows\n", r->nattach, (long long)settings_int(SET_MAX_PROBES));
+		goto out_cont;
+	}
 	if (emit && !strcmp(emit, "ast")) {
 		ast_dump(stdout, ast);
 		rc = 0;
@@ -461,6 +466,13 @@ int main(int argc, char **argv)
 	struct cg_object obj = {0};
 	if (cg_compile(a, r, &co, &obj))
 		goto out_child;
+	if (obj.nprogs > settings_int(SET_MAX_BPF_PROGS)) {
+		fprintf(stderr, "sonde: the script needs %d BPF programs, more than "
+			"BPFTRACE_MAX_BPF_PROGS (%lld) allows\n", obj.nprogs,
+			(long long)settings_int(SET_MAX_BPF_PROGS));
+		free(obj.elf);
+		goto out_child;
+	}
 	if (emit) {
 		rc = 0;
 		free(obj.elf);

@@ -19,30 +19,23 @@ struct setting_def {
 	const char *name;	/* after BPFTRACE_ / SONDE_ */
 	int64_t def, min, max;
 	const char *const *words;	/* accepted words (value = index), or NULL */
-	bool is_str;
 	const char *help;
 };
 
 static const char *const stack_modes[] = {"bpftrace", "perf", "raw", NULL};
 
 static const struct setting_def defs[SET__COUNT] = {
-	[SET_STRLEN] = {"STRLEN", 64, 1, 200, NULL, false, "bytes of a str() value"},
-	[SET_CAT_BYTES_MAX] = {"CAT_BYTES_MAX", 10240, 1, 1 << 30, NULL, false,
+	[SET_STRLEN] = {"STRLEN", 64, 1, 200, NULL, "bytes of a str() value"},
+	[SET_CAT_BYTES_MAX] = {"CAT_BYTES_MAX", 10240, 1, 1 << 30, NULL,
 			       "bytes cat() prints of a file"},
-	[SET_LOG_SIZE] = {"LOG_SIZE", 1000000, 4096, 1 << 30, NULL, false,
-			  "bytes of verifier log kept when a program is rejected"},
-	[SET_STACK_MODE] = {"STACK_MODE", 0, 0, 2, stack_modes, false,
+	[SET_STACK_MODE] = {"STACK_MODE", 0, 0, 2, stack_modes,
 			    "ustack/kstack format without a mode: bpftrace, perf or raw"},
-	[SET_MAX_PROBES] = {"MAX_PROBES", 512, 1, 1 << 20, NULL, false, "attach points a script may have"},
-	[SET_MAX_BPF_PROGS] = {"MAX_BPF_PROGS", 512, 1, 1 << 20, NULL, false,
+	[SET_MAX_PROBES] = {"MAX_PROBES", 512, 1, 1 << 20, NULL, "attach points a script may have"},
+	[SET_MAX_BPF_PROGS] = {"MAX_BPF_PROGS", 512, 1, 1 << 20, NULL,
 			       "BPF programs a script may generate"},
-	[SET_NO_USER_SYMBOLS] = {"NO_USER_SYMBOLS", 0, 0, 1, NULL, false,
-				 "1: print user addresses unresolved"},
-	[SET_BTF] = {"BTF", 0, 0, 0, NULL, true, "path of the kernel BTF (default /sys/kernel/btf/vmlinux)"},
 };
 
 static int64_t values[SET__COUNT];
-static const char *strs[SET__COUNT];
 static char sources[SET__COUNT][64];	/* the variable that set it, "": default */
 static bool loaded;
 
@@ -76,10 +69,6 @@ int settings_load(FILE *err)
 		if (!v)
 			continue;
 		snprintf(sources[i], sizeof(sources[i]), "%s", var);
-		if (d->is_str) {
-			strs[i] = v;
-			continue;
-		}
 		if (d->words) {
 			int k = 0;
 			while (d->words[k] && strcmp(d->words[k], v))
@@ -111,20 +100,13 @@ int64_t settings_int(enum setting s)
 	return values[s];
 }
 
-const char *settings_str(enum setting s)
-{
-	return strs[s];
-}
-
 void settings_usage(FILE *out)
 {
 	fprintf(out, "ENVIRONMENT (BPFTRACE_NAME, or SONDE_NAME which wins):\n");
 	for (int i = 0; i < SET__COUNT; i++) {
 		const struct setting_def *d = &defs[i];
 		char def[32];
-		if (d->is_str)
-			snprintf(def, sizeof(def), "none");
-		else if (d->words)
+		if (d->words)
 			snprintf(def, sizeof(def), "%s", d->words[d->def]);
 		else
 			snprintf(def, sizeof(def), "%lld", (long long)d->def);
@@ -137,9 +119,7 @@ void settings_dump(FILE *out)
 	for (int i = 0; i < SET__COUNT; i++) {
 		const struct setting_def *d = &defs[i];
 		fprintf(out, "  %s: ", d->name);
-		if (d->is_str)
-			fprintf(out, "%s", strs[i] ? strs[i] : "(unset)");
-		else if (d->words)
+		if (d->words)
 			fprintf(out, "%s", d->words[settings_int((enum setting)i)]);
 		else
 			fprintf(out, "%lld", (long long)settings_int((enum setting)i));

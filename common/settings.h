@@ -17,12 +17,9 @@
 enum setting {
 	SET_STRLEN,		/* bytes of a str() value */
 	SET_CAT_BYTES_MAX,	/* bytes cat() prints of a file */
-	SET_LOG_SIZE,		/* bytes of the verifier log kept on a rejection */
 	SET_STACK_MODE,		/* ustack/kstack without a mode: 0 bpftrace, 1 perf, 2 raw */
 	SET_MAX_PROBES,		/* attach points a script may have */
 	SET_MAX_BPF_PROGS,	/* BPF programs a script may generate */
-	SET_NO_USER_SYMBOLS,	/* 1: user addresses print as hex, unresolved */
-	SET_BTF,		/* path of the kernel BTF (string setting) */
 	SET__COUNT,
 };
 
@@ -30,8 +27,6 @@ enum setting {
  * one message on err naming the variable */
 int settings_load(FILE *err);
 int64_t settings_int(enum setting s);
-/* string settings (SET_BTF); NULL when unset */
-const char *settings_str(enum setting s);
 /* the ENVIRONMENT section of -h, and the values in effect for --info */
 void settings_usage(FILE *out);
 void settings_dump(FILE *out);

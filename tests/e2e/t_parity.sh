@@ -135,6 +135,8 @@ out=$(BPFTRACE_CAT_BYTES_MAX=5 "$SONDE" -q -e "BEGIN { cat(\"$B/cat.txt\"); prin
 expect_eq parity:cat_bytes_max '01234|' "$out"
 out=$("$SONDE" -q -e 'BEGIN { cat("/no/such/file"); printf("after\n"); exit(); }' 2>&1)
 expect_eq parity:cat_missing_warns $'sonde: warning: cat: failed to open file \'/no/such/file\': No such file or directory\nafter' "$out"
+out=$(BPFTRACE_MAX_PROBES=2 "$SONDE" -e 'tracepoint:syscalls:sys_enter_read* { }' 2>&1; echo "rc=$?")
+expect_match parity:max_probes '^sonde: the script has [0-9]+ attach points, more than BPFTRACE_MAX_PROBES \(2\) allows$' "$out"
 out=$(BPFTRACE_STACK_MODE=raw "$SONDE" -q -c "$P 1" -e "uprobe:$P:hop { printf(\"%s\", ustack(1)); }" 2>&1)
 expect_match parity:stack_mode_raw '^[0-9a-f]+$' "$out"
 
