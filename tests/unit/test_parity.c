@@ -7,12 +7,18 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
+#include "common/format.h"
+#include "common/settings.h"
 #include "common/suggest.h"
 #include "harness.h"
+#include "host/host.h"
+#include "output/output.h"
 #include "stdlib/stdlib.h"
 
 static void check(struct checked *c, const char *src)
@@ -134,6 +140,85 @@ static void test_new_builtins(void **state)
 	(void)state;
 }
 
+/* hop: nop; mov $7, %eax; ret (as tests/workloads/parity.c) */
+static void test_instruction_boundaries(void **state)
+{
+	static const uint8_t hop[] = {0x90, 0xb8, 0x07, 0x00, 0x00, 0x00, 0xc3};
+	char err[256];
+	assert_int_equal(insn_check_code(hop, sizeof(hop), 0, err, sizeof(err)), 0);
+	assert_int_equal(insn_check_code(hop, sizeof(hop), 1, err, sizeof(err)), 0);
+	assert_int_equal(insn_check_code(hop, sizeof(hop), 6, err, sizeof(err)), 0);
+	assert_int_equal(insn_check_code(hop, sizeof(hop), 3, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "offset +3 is inside the instruction at +1 (mov eax, 7, 5 bytes); "
+				 "the nearest instruction boundaries are +1 and +6");
+	assert_int_equal(insn_check_code(hop, sizeof(hop), 7, err, sizeof(err)), -ERANGE);
+	assert_string_equal(err, "offset +7 is past the end of the function (7 bytes)");
+	(void)state;
+}
+
+static void test_settings(void **state)
+{
+	char *msgs = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&msgs, &len);
+	unsetenv("SONDE_STRLEN");
+	setenv("BPFTRACE_STRLEN", "100", 1);
+	setenv("BPFTRACE_STACK_MODE", "perf", 1);
+	assert_int_equal(settings_load(f), 0);
+	assert_int_equal(settings_int(SET_STRLEN), 100);
+	assert_int_equal(settings_int(SET_STACK_MODE), 1);
+	assert_int_equal(settings_int(SET_CAT_BYTES_MAX), 10240);
+	setenv("SONDE_STRLEN", "32", 1);	/* the SONDE_ name wins */
+	assert_int_equal(settings_load(f), 0);
+	assert_int_equal(settings_int(SET_STRLEN), 32);
+	setenv("SONDE_STRLEN", "500", 1);
+	assert_int_equal(settings_load(f), -EINVAL);
+	fclose(f);
+	assert_string_equal(msgs, "sonde: SONDE_STRLEN: '500' is not a number from 1 to 200\n");
+	free(msgs);
+	unsetenv("SONDE_STRLEN");
+	unsetenv("BPFTRACE_STRLEN");
+	unsetenv("BPFTRACE_STACK_MODE");
+	f = fopen("/dev/null", "w");
+	assert_int_equal(settings_load(f), 0);
+	fclose(f);
+	assert_int_equal(settings_int(SET_STRLEN), 64);
+	(void)state;
+}
+
+static void test_buf_hex_formats(void **state)
+{
+	struct arena *a = arena_new();
+	static const uint8_t b[] = {'a', 'b', 0x01, 0xff};
+	assert_string_equal(vf_buf(a, b, 4), "ab\\x01\\xff");
+	assert_string_equal(vf_buf_hex(a, b, 4, 'x'), "\\x61\\x62\\x01\\xff");
+	assert_string_equal(vf_buf_hex(a, b, 4, 'h'), "61 62 01 ff");
+	struct fmt_spec sp;
+	const char *err;
+	int off;
+	assert_int_equal(fmt_parse(a, "%rx|%rh|%r x", &sp, &err, &off), 0);
+	assert_int_equal(sp.nconvs, 3);
+	assert_int_equal(sp.convs[0].rmode, 'x');
+	assert_int_equal(sp.convs[1].rmode, 'h');
+	assert_int_equal(sp.convs[2].rmode, 0);
+	arena_free(a);
+	(void)state;
+}
+
+/* strftime's %f: microseconds of the wall-clock time; a monotonic
+ * timestamp whose microseconds carry into the next second rolls over */
+static void test_strftime_micros_rollover(void **state)
+{
+	struct arena *a = arena_new();
+	struct timespec real = {.tv_sec = 100, .tv_nsec = 999999000}, mono = {.tv_sec = 10};
+	struct timespec w = vf_mono_to_wall(10 * 1000000000ull + 2000, &real, &mono);
+	assert_string_equal(vf_strftime(a, "%H:%M:%S.%f", &w, true), "00:01:41.000001");
+	w = vf_mono_to_wall(10 * 1000000000ull, &real, &mono);
+	assert_string_equal(vf_strftime(a, "%S.%f", &w, true), "40.999999");
+	arena_free(a);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -142,6 +227,10 @@ int main(void)
 		cmocka_unit_test(test_builtin_suggestions),
 		cmocka_unit_test(test_one_error_per_mistake),
 		cmocka_unit_test(test_new_builtins),
+		cmocka_unit_test(test_instruction_boundaries),
+		cmocka_unit_test(test_settings),
+		cmocka_unit_test(test_buf_hex_formats),
+		cmocka_unit_test(test_strftime_micros_rollover),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
