@@ -163,7 +163,7 @@ struct type sema_map_read_type(struct sema_ctx *s, struct ast_node *m)
 	struct sema_map *map = sema_map_of(s, m);
 	switch (map->kind) {
 	case MK_NONE:
-		if (!s->quiet)
+		if (!s->quiet && !map->poisoned)
 			sema_error(s, m->loc, "map '%s' is read but never assigned", map->name);
 		return (struct type){.kind = TY_ERROR};
 	case MK_VALUE:
@@ -187,8 +187,11 @@ struct type sema_map_read_type(struct sema_ctx *s, struct ast_node *m)
 void sema_map_store_value(struct sema_ctx *s, struct ast_node *m, const struct type *v,
 			    struct src_loc loc)
 {
-	if (sema_is_error(v))
+	if (sema_is_error(v)) {
+		/* reported where it happened: reads of the map stay quiet */
+		sema_map_of(s, m)->poisoned = true;
 		return;
+	}
 	if (v->kind == TY_VOID || v->kind == TY_NONE) {
 		sema_error(s, loc, "map '%s': this expression has no value", m->map.name);
 		return;

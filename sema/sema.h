@@ -116,6 +116,8 @@ struct sema_map {
 	bool percpu;
 	bool deleted;		/* the script delete()s entries: per-key bookkeeping (start
 				 * timestamps by tid), left out of metrics when MK_VALUE */
+	bool poisoned;		/* assigned a value that had an error: reads are
+				 * quiet errors, not "read but never assigned" */
 	int id;
 	int64_t lh_min, lh_max, lh_step;
 	const char **labels;	/* a Prometheus label name per key element, from the

@@ -108,6 +108,8 @@ static void test_one_error_per_mistake(void **state)
 			 "t.bt:1:14: error: unknown function 'foo'");
 	expect_one_error("BEGIN { $x = 1 + \"a\"; @a[$x] = count(); }",
 			 "t.bt:1:14: error: operator '+' cannot take int64 and string[2]");
+	expect_one_error("BEGIN { @x = foo(1); print(@x); @y = @x + 1; }",
+			 "t.bt:1:14: error: unknown function 'foo'");
 	/* a later good assignment gives the variable its type */
 	expect_one_error("BEGIN { $x = nosuch; $x = 1; @a = $x + 1; }",
 			 "t.bt:1:14: error: unknown identifier 'nosuch'");
