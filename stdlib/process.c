@@ -142,6 +142,34 @@ static LLVMValueRef lower_argN(struct cg_ctx *cg, struct ast_node *n)
 	return cg_load_i64(cg, tmp);
 }
 
+/* sargN: the Nth 8-byte word on the stack above the return address
+ * (arguments passed on the stack, as Go before 1.17 passes all of them),
+ * at function entry: uprobes and kprobes */
+static void check_sargN(struct sema_ctx *s, struct ast_node *n)
+{
+	const struct sema_probe *p = sema_cur_probe(s);
+	for (int i = 0; i < p->nattach; i++) {
+		enum probe_type t = p->attach[i].type;
+		if (t != PT_UPROBE && t != PT_KPROBE) {
+			sema_error(s, n->loc, "%s is only available in uprobe and kprobe probes (not %s)",
+				   n->ident.name, sema_probe_type_name(t));
+			n->type.kind = TY_ERROR;
+			return;
+		}
+	}
+	n->type = ty_uint64;
+}
+
+static LLVMValueRef lower_sargN(struct cg_ctx *cg, struct ast_node *n)
+{
+	int i = n->ident.name[4] - '0';
+	LLVMValueRef sp = cg_load_i64(cg, cg_gep(cg, cg_ctx_arg(cg), REG_SP));
+	LLVMValueRef addr = LLVMBuildAdd(cg_builder(cg), sp, cg_const(cg, 8 * (uint64_t)(i + 1)), "");
+	LLVMValueRef tmp = cg_alloca(cg, 8, "sarg");
+	cg_probe_read(cg, tmp, 8, addr, cg_attach(cg)->type == PT_UPROBE, 0);
+	return cg_load_i64(cg, tmp);
+}
+
 static void check_retval(struct sema_ctx *s, struct ast_node *n)
 {
 	const struct sema_probe *p = sema_cur_probe(s);
@@ -261,6 +289,8 @@ static void check_scoped(struct sema_ctx *s, struct ast_node *n)
 	 .lower = fn, .summary = doc}
 #define ARG(n) {.name = "arg" #n, .kind = BI_VAR, .check = check_argN, .lower = lower_argN, \
 		 .summary = "argument " #n " of the probed function"}
+#define SARG(n) {.name = "sarg" #n, .kind = BI_VAR, .check = check_sargN, .lower = lower_sargN, \
+		  .summary = "stack word " #n " above the return address (stack-passed arguments)"}
 
 const struct builtin stdlib_process[] = {
 	INT_VAR("pid", lower_pid, false, "process id (thread group id) of the current task"),
@@ -295,5 +325,6 @@ const struct builtin stdlib_process[] = {
 	{.name = "scoped", .kind = BI_VAR, .check = check_scoped, .lower = lower_cpu,
 	 .summary = "1 if -p or --container was given; the script is not filtered"},
 	ARG(0), ARG(1), ARG(2), ARG(3), ARG(4), ARG(5), ARG(6), ARG(7), ARG(8), ARG(9),
+	SARG(0), SARG(1), SARG(2), SARG(3), SARG(4), SARG(5), SARG(6), SARG(7), SARG(8), SARG(9),
 	{0},
 };

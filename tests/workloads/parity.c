@@ -5,7 +5,8 @@
  *               +0 nop (1 byte), +1 mov $7,%eax (5 bytes), +6 ret;
  *               hop+1 and hop+6 are instruction boundaries, hop+2 is not;
  *   errfn(e)    returns -e, for strerror(-retval);
- *   name(s)     a string with bytes outside ASCII, for buf() and %r.
+ *   name(s)     a string with bytes outside ASCII, for buf() and %r;
+ *   stackargs(1, 2, 3, 4, 5, 6, 77, 88): the last two on the stack, for sargN.
  * Built with symbols (the tests read hop's address with nm). */
 #include <stdlib.h>
 
@@ -37,6 +38,13 @@ __attribute__((noinline)) int name(const char *s)
 	return s[0];
 }
 
+__attribute__((noinline)) long stackargs(long a, long b, long c, long d, long e, long f, long g,
+				       long h)
+{
+	__asm__ volatile("" ::: "memory");
+	return a + b + c + d + e + f + g + h;
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned char m[6] = {0x00, 0x1b, 0x21, 0xab, 0xcd, 0xef};
@@ -47,6 +55,6 @@ int main(int argc, char **argv)
 	volatile unsigned char touch = m[5] + (unsigned char)s[6];
 	(void)touch;
 	for (long i = 0; i < n; i++)
-		t += mac(m) + hop() + errfn(2) + name(s);
+		t += mac(m) + hop() + errfn(2) + name(s) + stackargs(1, 2, 3, 4, 5, 6, 77, 88);
 	return t == 12345;
 }
