@@ -22,6 +22,7 @@
 
 #include "cli/cli.h"
 #include "common/settings.h"
+#include "host/host.h"
 
 static const char *yes_no(int probe)
 {
@@ -83,20 +84,11 @@ void cli_info(FILE *out, const char *version)
 
 	fprintf(out, "Kernel features\n");
 	fprintf(out, "  btf: %s\n", have_file("/sys/kernel/btf/vmlinux") ? "yes" : "no");
-	fprintf(out, "  tracefs: %s\n",
-		have_file("/sys/kernel/tracing/events") || have_file("/sys/kernel/debug/tracing/events") ||
-				have_file("/sys/kernel/tracing")
-			? "yes"
-			: "no");
-	fprintf(out, "  kprobe event source: %s\n",
-		have_file("/sys/bus/event_source/devices/kprobe") ? "yes" : "no");
+	fprintf(out, "  tracefs: %s\n", tfs_root() ? "yes" : "no (cannot mount it)");
+	fprintf(out, "  kprobe event source: %s\n", tfs_have_kprobes() ? "yes" : "no");
 	fprintf(out, "  uprobe event source: %s\n",
 		have_file("/sys/bus/event_source/devices/uprobe") ? "yes" : "no");
-	fprintf(out, "  hardware PMU (hardware: probes): %s\n",
-		have_file("/sys/bus/event_source/devices/cpu") ||
-				have_file("/sys/bus/event_source/devices/cpu_core")
-			? "yes"
-			: "no");
+	fprintf(out, "  hardware PMU (hardware: probes): %s\n", tfs_have_pmu() ? "yes" : "no");
 	fprintf(out, "\n");
 
 	static const struct named maps[] = {

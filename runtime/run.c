@@ -591,7 +591,7 @@ static int plan_uprobes(struct rt *rt)
 				if (prog_attach(&rt->obj->progs[i], j) == pl->at)
 					probe = rt->obj->progs[i].probe;
 		bool others = false;
-		for (int a = 0; a < probe->nattach; a++) {
+		for (int a = 0; probe && a < probe->nattach; a++) {
 			const struct sema_attach *o = &probe->attach[a];
 			bool planned = false;
 			for (int m = 0; m < rt->nplans; m++)
