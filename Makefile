@@ -127,7 +127,7 @@ unit: $(UNIT_BINS)
 	@mkdir -p $(BUILD); : > $(RESULTS).unit
 	@for t in $(UNIT_BINS); do tests/run-unit.sh $$t $(RESULTS).unit || true; done
 
-e2e: $(BUILD)/asan/sonde
+e2e: $(BUILD)/asan/sonde $(BUILD)/libsonde-agent.so
 	@: > $(RESULTS).e2e
 	SONDE=$(CURDIR)/$(BUILD)/asan/sonde RESULTS=$(CURDIR)/$(RESULTS).e2e tests/e2e/run.sh
 

@@ -150,6 +150,9 @@ void sa_on_enter(void *site, struct sa_regs *r)
 	struct site_rt *st = site;
 	if (t_busy || !st->active)
 		return;
+	/* the program's system calls (a probe read) must not change what
+	 * the traced code sees in errno */
+	int saved_errno = errno;
 	t_busy = 1;
 	r->ip = st->addr;
 	if (!st->ret) {
@@ -164,6 +167,7 @@ void sa_on_enter(void *site, struct sa_regs *r)
 		__atomic_fetch_add(&st->sess->hdr->no_shard, 1, __ATOMIC_RELAXED);
 	}
 	t_busy = 0;
+	errno = saved_errno;
 }
 
 uint64_t sa_on_return(struct sa_regs *r, struct sa_regs *again)
@@ -175,10 +179,12 @@ uint64_t sa_on_return(struct sa_regs *r, struct sa_regs *again)
 		t_depth--;
 	struct shadow sh = t_stack[--t_depth];
 	if (!t_busy && sh.site->active) {
+		int saved_errno = errno;	/* the function's own errno, as it returns */
 		t_busy = 1;
 		r->ip = sh.site->addr;
 		run(sh.site, r);
 		t_busy = 0;
+		errno = saved_errno;
 	}
 	return sh.ret;
 }
@@ -279,22 +285,29 @@ static int attach(int fd, int memfd)
 	s->hdr = (struct sa_shm *)s->shm;
 	s->id = ++ag.next_session;
 	struct sa_shm *h = s->hdr;
+	struct bpf_insn **progs = NULL;
+	int err = -EINVAL;
 	if (h->magic != SA_MAGIC || h->version != SA_VERSION || h->size != s->size ||
 	    !in_bounds(s, h->off_maps, (uint64_t)h->nmaps * sizeof(struct sa_map)) ||
 	    !in_bounds(s, h->off_progs, (uint64_t)h->nprogs * sizeof(struct sa_prog)) ||
-	    !in_bounds(s, h->off_sites, (uint64_t)h->nsites * sizeof(struct sa_site)))
-		return error_reply(fd, -EINVAL, "shared memory header is not sonde's (version %u)", h->version);
+	    !in_bounds(s, h->off_sites, (uint64_t)h->nsites * sizeof(struct sa_site))) {
+		snprintf(why, sizeof(why), "shared memory header is not sonde's (version %u)", h->version);
+		goto fail;
+	}
 	s->maps = (struct sa_map *)(s->shm + h->off_maps);
 	if (check_maps(s, why, sizeof(why)))
-		return error_reply(fd, -EINVAL, "%s", why);
-	struct bpf_insn **progs = calloc(h->nprogs + 1, sizeof(*progs));
+		goto fail;
+	progs = calloc(h->nprogs + 1, sizeof(*progs));
 	s->sites = calloc(h->nsites + 1, sizeof(*s->sites));
-	if (!progs || !s->sites)
-		return error_reply(fd, -ENOMEM, "out of memory");
+	if (!progs || !s->sites) {
+		err = -ENOMEM;
+		snprintf(why, sizeof(why), "out of memory");
+		goto fail;
+	}
 	const struct sa_prog *pt = (const struct sa_prog *)(s->shm + h->off_progs);
 	for (uint32_t i = 0; i < h->nprogs; i++)
 		if (!(progs[i] = prog_load(s, &pt[i], why, sizeof(why))))
-			return error_reply(fd, -EINVAL, "program %u: %s", i, why);
+			goto fail;
 	struct sa_site *ss = (struct sa_site *)(s->shm + h->off_sites);
 	int installed = 0;
 	s->nsites = h->nsites;
@@ -328,6 +341,14 @@ static int attach(int fd, int memfd)
 	struct sa_msg m = {.kind = SA_ATTACHED, .value = installed};
 	send(fd, &m, sizeof(m), MSG_NOSIGNAL);
 	return 0;
+fail:	/* nothing is hooked yet: all of it can go */
+	for (uint32_t i = 0; progs && i < h->nprogs; i++)
+		free(progs[i]);
+	free(progs);
+	free(s->sites);
+	munmap(s->shm, s->size);
+	free(s);
+	return error_reply(fd, err, "%s", why);
 }
 
 /* one sonde, from SA_ATTACH to SA_DETACH or a closed connection */

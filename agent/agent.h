@@ -103,7 +103,6 @@ struct sa_site {
 	uint32_t status;	/* written by the agent: enum sa_site_status */
 	int32_t err;		/* -errno when refused */
 	char why[112];		/* refused: one sentence */
-	uint64_t hits;		/* times the program ran here */
 };
 
 struct sa_shm {

@@ -56,7 +56,8 @@ struct sa_env {
 	uint64_t pid_tgid;
 	const char *comm;	/* 16 bytes */
 };
-/* 0, or -EINVAL when a program is malformed (checked once by sa_prog_check) */
+/* run n instructions (checked once by sa_prog_check) with ctx in r1;
+ * returns r0 */
 uint64_t sa_run(const struct sa_env *e, const void *insns, uint32_t n, void *ctx);
 /* the agent only runs what the kernel verifier accepted; this checks what
  * the agent itself relies on: known opcodes and helpers, jumps in range,

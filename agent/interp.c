@@ -260,85 +260,7 @@ static bool helper_known(int32_t id)
 
 /* ---- the interpreter ------------------------------------------------------------ */
 
-#define A64(op) (BPF_ALU64 | BPF_##op)
-#define A32(op) (BPF_ALU | BPF_##op)
-#define JMP64(op) (BPF_JMP | BPF_##op)
-#define JMP32(op) (BPF_JMP32 | BPF_##op)
-
-/* one ALU operation; false for an unknown op */
-static inline bool alu(uint8_t op, uint64_t *d, uint64_t s, bool is64)
-{
-	uint64_t a = *d;
-	if (!is64) {
-		a = (uint32_t)a;
-		s = (uint32_t)s;
-	}
-	switch (op) {
-	case BPF_ADD: a += s; break;
-	case BPF_SUB: a -= s; break;
-	case BPF_MUL: a *= s; break;
-	case BPF_DIV: a = s ? a / s : 0; break;
-	case BPF_MOD: a = s ? a % s : a; break;
-	case BPF_OR: a |= s; break;
-	case BPF_AND: a &= s; break;
-	case BPF_XOR: a ^= s; break;
-	case BPF_LSH: a = is64 ? a << (s & 63) : (uint32_t)(a << (s & 31)); break;
-	case BPF_RSH: a = is64 ? a >> (s & 63) : (uint32_t)a >> (s & 31); break;
-	case BPF_ARSH:
-		a = is64 ? (uint64_t)((int64_t)a >> (s & 63)) : (uint32_t)((int32_t)a >> (s & 31));
-		break;
-	case BPF_NEG: a = -a; break;
-	case BPF_MOV: a = s; break;
-	default: return false;
-	}
-	*d = is64 ? a : (uint32_t)a;
-	return true;
-}
-
-static inline bool cond(uint8_t op, uint64_t a, uint64_t b, bool is64)
-{
-	if (!is64) {
-		a = (uint32_t)a;
-		b = (uint32_t)b;
-	}
-	int64_t sa = is64 ? (int64_t)a : (int32_t)a, sb = is64 ? (int64_t)b : (int32_t)b;
-	switch (op) {
-	case BPF_JEQ: return a == b;
-	case BPF_JNE: return a != b;
-	case BPF_JGT: return a > b;
-	case BPF_JGE: return a >= b;
-	case BPF_JLT: return a < b;
-	case BPF_JLE: return a <= b;
-	case BPF_JSET: return a & b;
-	case BPF_JSGT: return sa > sb;
-	case BPF_JSGE: return sa >= sb;
-	case BPF_JSLT: return sa < sb;
-	case BPF_JSLE: return sa <= sb;
-	default: return false;
-	}
-}
-
-static inline uint64_t load(uint8_t size, uint64_t a)
-{
-	switch (size) {
-	case BPF_B: return *(uint8_t *)a;
-	case BPF_H: return *(uint16_t *)a;
-	case BPF_W: return *(uint32_t *)a;
-	default: return *(uint64_t *)a;
-	}
-}
-
-static inline void store(uint8_t size, uint64_t a, uint64_t v)
-{
-	switch (size) {
-	case BPF_B: *(uint8_t *)a = (uint8_t)v; break;
-	case BPF_H: *(uint16_t *)a = (uint16_t)v; break;
-	case BPF_W: *(uint32_t *)a = (uint32_t)v; break;
-	default: *(uint64_t *)a = v; break;
-	}
-}
-
-static inline void atomic(const struct bpf_insn *in, uint64_t *r)
+static void atomic(const struct bpf_insn *in, uint64_t *r)
 {
 	uint64_t a = r[in->dst_reg] + (uint64_t)(int64_t)in->off, v = r[in->src_reg], old = 0;
 	bool w = BPF_SIZE(in->code) == BPF_W;
@@ -381,69 +303,112 @@ static inline void atomic(const struct bpf_insn *in, uint64_t *r)
 		r[in->src_reg] = old;
 }
 
+/*
+ * One flat switch on the opcode byte: the compiler makes it one jump
+ * table, one indirect branch per instruction, instead of a switch on the
+ * class and then on the operation.  The macros spell each operation once
+ * for its four forms (64/32 bits, register/immediate).
+ */
+#define DST r[in->dst_reg]
+#define SRC r[in->src_reg]
+#define IMM ((uint64_t)(int64_t)in->imm)
+#define ALU(OP, expr)								\
+	case BPF_ALU64 | BPF_##OP | BPF_X: { uint64_t a = DST, b = SRC; DST = (expr); break; }	\
+	case BPF_ALU64 | BPF_##OP | BPF_K: { uint64_t a = DST, b = IMM; DST = (expr); break; }	\
+	case BPF_ALU | BPF_##OP | BPF_X: { uint32_t a = (uint32_t)DST, b = (uint32_t)SRC; DST = (uint32_t)(expr); break; } \
+	case BPF_ALU | BPF_##OP | BPF_K: { uint32_t a = (uint32_t)DST, b = (uint32_t)in->imm; DST = (uint32_t)(expr); break; }
+#define JMP(OP, T64, T32, test)							\
+	case BPF_JMP | BPF_##OP | BPF_X: { T64 a = (T64)DST, b = (T64)SRC; if (test) pc += in->off; break; } \
+	case BPF_JMP | BPF_##OP | BPF_K: { T64 a = (T64)DST, b = (T64)IMM; if (test) pc += in->off; break; } \
+	case BPF_JMP32 | BPF_##OP | BPF_X: { T32 a = (T32)DST, b = (T32)SRC; if (test) pc += in->off; break; } \
+	case BPF_JMP32 | BPF_##OP | BPF_K: { T32 a = (T32)DST, b = (T32)in->imm; if (test) pc += in->off; break; }
+#define MEM(SZ, T)								\
+	case BPF_LDX | BPF_MEM | BPF_##SZ: DST = *(T *)(SRC + (uint64_t)(int64_t)in->off); break;	\
+	case BPF_ST | BPF_MEM | BPF_##SZ: *(T *)(DST + (uint64_t)(int64_t)in->off) = (T)IMM; break;	\
+	case BPF_STX | BPF_MEM | BPF_##SZ: *(T *)(DST + (uint64_t)(int64_t)in->off) = (T)SRC; break;
+#define SHIFT(a) (b & (sizeof(a) * 8 - 1))
+
 uint64_t sa_run(const struct sa_env *e, const void *insns, uint32_t n, void *ctx)
 {
 	uint64_t stack[STACK / 8];
 	uint64_t r[11];
 	r[1] = (uint64_t)ctx;
 	r[10] = (uint64_t)stack + sizeof(stack);
-	const struct bpf_insn *pc = insns, *end = pc + n;
-	while (pc < end) {
+	/* sa_prog_check: the last instruction is an exit or a jump, every
+	 * jump lands inside: the loop needs no bound */
+	const struct bpf_insn *pc = insns;
+	(void)n;
+	for (;;) {
 		const struct bpf_insn *in = pc++;
-		uint8_t cls = BPF_CLASS(in->code);
-		switch (cls) {
-		case BPF_ALU64: case BPF_ALU: {
-			bool is64 = cls == BPF_ALU64;
-			uint8_t op = BPF_OP(in->code);
-			if (op == BPF_END) {
-				uint64_t v = r[in->dst_reg];
-				if (BPF_SRC(in->code) == BPF_TO_BE)
-					v = in->imm == 16 ? __builtin_bswap16((uint16_t)v)
-					  : in->imm == 32 ? __builtin_bswap32((uint32_t)v) : __builtin_bswap64(v);
-				r[in->dst_reg] = in->imm == 16 ? (uint16_t)v : in->imm == 32 ? (uint32_t)v : v;
-				break;
-			}
-			uint64_t s = BPF_SRC(in->code) == BPF_X ? r[in->src_reg]
-				   : is64 ? (uint64_t)(int64_t)in->imm : (uint32_t)in->imm;
-			alu(op, &r[in->dst_reg], s, is64);
+		switch (in->code) {
+		ALU(ADD, a + b) ALU(SUB, a - b) ALU(MUL, a * b) ALU(OR, a | b) ALU(AND, a & b)
+		ALU(XOR, a ^ b) ALU(MOV, ((void)a, b)) ALU(DIV, b ? a / b : 0) ALU(MOD, b ? a % b : a)
+		ALU(LSH, a << SHIFT(a)) ALU(RSH, a >> SHIFT(a))
+		case BPF_ALU64 | BPF_ARSH | BPF_X: DST = (uint64_t)((int64_t)DST >> (SRC & 63)); break;
+		case BPF_ALU64 | BPF_ARSH | BPF_K: DST = (uint64_t)((int64_t)DST >> (in->imm & 63)); break;
+		case BPF_ALU | BPF_ARSH | BPF_X: DST = (uint32_t)((int32_t)DST >> (SRC & 31)); break;
+		case BPF_ALU | BPF_ARSH | BPF_K: DST = (uint32_t)((int32_t)DST >> (in->imm & 31)); break;
+		case BPF_ALU64 | BPF_NEG: DST = -DST; break;
+		case BPF_ALU | BPF_NEG: DST = (uint32_t)-(uint32_t)DST; break;
+		case BPF_ALU | BPF_END | BPF_TO_LE:
+			DST = in->imm == 16 ? (uint16_t)DST : in->imm == 32 ? (uint32_t)DST : DST;
 			break;
-		}
-		case BPF_JMP: case BPF_JMP32: {
-			uint8_t op = BPF_OP(in->code);
-			if (op == BPF_EXIT)
-				return r[0];
-			if (op == BPF_CALL) {
-				r[0] = helper(e, in->imm, r, ctx);
-				break;
-			}
-			if (op == BPF_JA) {
-				pc += in->off;
-				break;
-			}
-			uint64_t s = BPF_SRC(in->code) == BPF_X ? r[in->src_reg] : (uint64_t)(int64_t)in->imm;
-			if (cond(op, r[in->dst_reg], s, cls == BPF_JMP))
-				pc += in->off;
+		case BPF_ALU | BPF_END | BPF_TO_BE:
+			DST = in->imm == 16 ? __builtin_bswap16((uint16_t)DST)
+			    : in->imm == 32 ? __builtin_bswap32((uint32_t)DST) : __builtin_bswap64(DST);
 			break;
-		}
-		case BPF_LD:	/* ld_imm64: sa_prog_load put the full value in */
-			r[in->dst_reg] = (uint32_t)in->imm | ((uint64_t)(uint32_t)pc->imm << 32);
+		JMP(JEQ, uint64_t, uint32_t, a == b) JMP(JNE, uint64_t, uint32_t, a != b)
+		JMP(JGT, uint64_t, uint32_t, a > b) JMP(JGE, uint64_t, uint32_t, a >= b)
+		JMP(JLT, uint64_t, uint32_t, a < b) JMP(JLE, uint64_t, uint32_t, a <= b)
+		JMP(JSET, uint64_t, uint32_t, a & b)
+		JMP(JSGT, int64_t, int32_t, a > b) JMP(JSGE, int64_t, int32_t, a >= b)
+		JMP(JSLT, int64_t, int32_t, a < b) JMP(JSLE, int64_t, int32_t, a <= b)
+		case BPF_JMP | BPF_JA:
+			pc += in->off;
+			break;
+		case BPF_JMP | BPF_CALL:
+			r[0] = helper(e, in->imm, r, ctx);
+			break;
+		case BPF_JMP | BPF_EXIT:
+			return r[0];
+		case BPF_LD | BPF_IMM | BPF_DW:	/* sa_prog_load put the full value in */
+			DST = (uint32_t)in->imm | ((uint64_t)(uint32_t)pc->imm << 32);
 			pc++;
 			break;
-		case BPF_LDX:
-			r[in->dst_reg] = load(BPF_SIZE(in->code), r[in->src_reg] + (uint64_t)(int64_t)in->off);
+		MEM(B, uint8_t) MEM(H, uint16_t) MEM(W, uint32_t) MEM(DW, uint64_t)
+		case BPF_STX | BPF_ATOMIC | BPF_W: case BPF_STX | BPF_ATOMIC | BPF_DW:
+			atomic(in, r);
 			break;
-		case BPF_ST:
-			store(BPF_SIZE(in->code), r[in->dst_reg] + (uint64_t)(int64_t)in->off, (uint64_t)(int64_t)in->imm);
-			break;
-		case BPF_STX:
-			if (BPF_MODE(in->code) == BPF_ATOMIC)
-				atomic(in, r);
-			else
-				store(BPF_SIZE(in->code), r[in->dst_reg] + (uint64_t)(int64_t)in->off, r[in->src_reg]);
-			break;
+		default:	/* sa_prog_check let nothing else through */
+			return 0;
 		}
 	}
-	return 0;
+}
+
+/* the opcodes sa_run has: the flat switch above, as a predicate */
+static bool opcode_known(const struct bpf_insn *in)
+{
+	uint8_t c = in->code, cls = BPF_CLASS(c), op = BPF_OP(c);
+	switch (cls) {
+	case BPF_ALU64: case BPF_ALU:
+		if (op == BPF_END)
+			return cls == BPF_ALU && (in->imm == 16 || in->imm == 32 || in->imm == 64);
+		return op <= BPF_ARSH && in->off == 0 &&
+		       !(op == BPF_NEG && BPF_SRC(c) == BPF_X);
+	case BPF_JMP: case BPF_JMP32:
+		if (op == BPF_JA || op == BPF_CALL || op == BPF_EXIT)
+			return cls == BPF_JMP && BPF_SRC(c) == BPF_K;
+		return op <= BPF_JSLE;
+	case BPF_LD:
+		return c == (BPF_LD | BPF_IMM | BPF_DW);
+	case BPF_LDX: case BPF_ST:
+		return BPF_MODE(c) == BPF_MEM;
+	case BPF_STX:
+		return BPF_MODE(c) == BPF_MEM ||
+		       (BPF_MODE(c) == BPF_ATOMIC && (BPF_SIZE(c) == BPF_W || BPF_SIZE(c) == BPF_DW));
+	default:
+		return false;
+	}
 }
 
 /* ---- checking what the agent relies on ------------------------------------------- */
@@ -452,55 +417,37 @@ int sa_prog_check(const struct sa_shm *h, const struct sa_map *maps, const void 
 		  char *why, size_t wn)
 {
 	const struct bpf_insn *p = insns;
+	(void)maps;
+	if (!n || (p[n - 1].code != (BPF_JMP | BPF_EXIT) && p[n - 1].code != (BPF_JMP | BPF_JA))) {
+		snprintf(why, wn, "the program does not end in an exit");
+		return -EINVAL;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		const struct bpf_insn *in = &p[i];
 		uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
-		if (in->dst_reg > 10 || in->src_reg > 10) {
-			if (!(cls == BPF_LD))
-				goto bad;
+		if (in->dst_reg > 10 || in->src_reg > 10 || !opcode_known(in)) {
+			snprintf(why, wn, "instruction %u (opcode 0x%02x) is not one the agent runs", i, in->code);
+			return -EINVAL;
 		}
-		switch (cls) {
-		case BPF_ALU64: case BPF_ALU:
-			if (op > BPF_END || (op != BPF_END && in->off != 0))
-				goto bad;
-			break;
-		case BPF_JMP: case BPF_JMP32:
-			if (op == BPF_CALL) {
-				if (in->src_reg != 0 || !helper_known(in->imm)) {
-					snprintf(why, wn, "instruction %u calls %s %d, which the agent does not have", i,
-						 in->src_reg ? "BPF function" : "helper", in->imm);
-					return -EINVAL;
-				}
-			} else if (op != BPF_EXIT && op > BPF_JSLE) {
-				goto bad;
-			} else if (op != BPF_EXIT && ((int64_t)i + 1 + in->off < 0 || (int64_t)i + 1 + in->off > n)) {
-				goto bad;
-			}
-			break;
-		case BPF_LD:
-			/* only ld_imm64 of a map (index into the table) */
-			if (in->code != (BPF_LD | BPF_IMM | BPF_DW) || i + 1 >= n || in->dst_reg > 10)
-				goto bad;
-			if (in->src_reg == BPF_PSEUDO_MAP_FD && (uint32_t)in->imm >= h->nmaps) {
-				snprintf(why, wn, "instruction %u names map %d of %u", i, in->imm, h->nmaps);
+		if (in->code == (BPF_JMP | BPF_CALL) && (in->src_reg != 0 || !helper_known(in->imm))) {
+			snprintf(why, wn, "instruction %u calls %s %d, which the agent does not have", i,
+				 in->src_reg ? "BPF function" : "helper", in->imm);
+			return -EINVAL;
+		}
+		if ((cls == BPF_JMP || cls == BPF_JMP32) && op != BPF_CALL && op != BPF_EXIT &&
+		    ((int64_t)i + 1 + in->off < 0 || (int64_t)i + 1 + in->off >= n)) {
+			snprintf(why, wn, "instruction %u jumps out of the program", i);
+			return -EINVAL;
+		}
+		if (cls == BPF_LD) {
+			/* ld_imm64 of a constant or of a map (an index into the table) */
+			if (i + 1 >= n || (in->src_reg != 0 && in->src_reg != BPF_PSEUDO_MAP_FD) ||
+			    (in->src_reg == BPF_PSEUDO_MAP_FD && (uint32_t)in->imm >= h->nmaps)) {
+				snprintf(why, wn, "instruction %u loads something the agent does not have", i);
 				return -EINVAL;
 			}
-			if (in->src_reg != 0 && in->src_reg != BPF_PSEUDO_MAP_FD)
-				goto bad;
 			i++;
-			break;
-		case BPF_LDX: case BPF_ST: case BPF_STX:
-			if (BPF_MODE(in->code) != BPF_MEM && !(cls == BPF_STX && BPF_MODE(in->code) == BPF_ATOMIC))
-				goto bad;
-			break;
-		default:
-			goto bad;
 		}
-		continue;
-bad:
-		snprintf(why, wn, "instruction %u (opcode 0x%02x) is not one the agent runs", i, in->code);
-		return -EINVAL;
 	}
-	(void)maps;
 	return 0;
 }

@@ -70,6 +70,9 @@ static void usage(FILE *out)
 		"    --follow         rescan uprobe targets for new processes every second\n"
 		"    --map-keys-max N keys each map holds (default 4096; also BPFTRACE_MAP_KEYS_MAX)\n"
 		"    --exclude-self   no probe fires for sonde's own process\n"
+		"    --user-probes    run uprobes in the traced processes (LD_PRELOAD=libsonde-agent.so):\n"
+		"                     no kernel trap per call\n"
+		"    --agent-dir DIR  where agents listen (default $SONDE_RUN_DIR or /run/sonde)\n"
 		"    --emit ast|ir|asm  print the typed AST, LLVM IR or BPF assembly and exit\n"
 		"    --info           the kernel's BPF features and how sonde was built\n"
 		"    -V, --version    print the version\n"
@@ -180,7 +183,20 @@ static int parse_pid(const char *arg)
 	return (int)v;
 }
 
-static int start_child(const char *cmd, int *go_fd)
+/* with --user-probes the child preloads the agent, which holds it before
+ * main() until sonde has hooked it */
+static void child_agent_env(const char *lib, const char *dir)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *pre = NULL;
+	if (asprintf(&pre, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "") < 0)
+		_exit(127);
+	setenv("LD_PRELOAD", pre, 1);
+	setenv("SONDE_AGENT_WAIT", "1", 1);
+	setenv("SONDE_RUN_DIR", dir, 1);
+}
+
+static int start_child(const char *cmd, int *go_fd, const char *agent_lib, const char *agent_dir)
 {
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC))
@@ -194,6 +210,8 @@ static int start_child(const char *cmd, int *go_fd)
 		/* wait until the probes are attached, so nothing is missed */
 		if (read(fds[0], &c, 1) != 1)
 			_exit(127);
+		if (agent_lib)
+			child_agent_env(agent_lib, agent_dir);
 		/* a plain command line runs directly, as bpftrace runs it: a
 		 * shell in between would make libc calls of its own as cpid
 		 * (uprobe:libc:getpid /pid == cpid/ would count dash's) */
@@ -225,7 +243,7 @@ static int start_child(const char *cmd, int *go_fd)
 
 enum { OPT_UNSAFE = 256, OPT_DRY_RUN, OPT_CONTAINER, OPT_EMIT, OPT_FOLLOW, OPT_MAP_KEYS_MAX,
        OPT_EXCLUDE_SELF, OPT_SERVE, OPT_INTERVAL, OPT_MAX_SERIES, OPT_KUBE_LOGS,
-       OPT_INFO };
+       OPT_INFO, OPT_USER_PROBES, OPT_AGENT_DIR };
 
 /* --map-keys-max / BPFTRACE_MAP_KEYS_MAX: 1 .. 16M keys (hist and lhist
  * maps hold 16 slots a key, which must fit the kernel's u32) */
@@ -275,13 +293,16 @@ int main(int argc, char **argv)
 		{"max-series", required_argument, NULL, OPT_MAX_SERIES},
 		{"kube-logs", required_argument, NULL, OPT_KUBE_LOGS},
 		{"info", no_argument, NULL, OPT_INFO},
+		{"user-probes", no_argument, NULL, OPT_USER_PROBES},
+		{"agent-dir", required_argument, NULL, OPT_AGENT_DIR},
 		{0},
 	};
 	const char *prog_text = NULL, *out_path = NULL, *cmd = NULL, *container = NULL, *emit = NULL;
 	bool do_list = false, unsafe = false, dry_run = false, quiet = false, follow = false;
 	bool exclude_self = false;
 	int verbose = 0, pid = 0, helper_check = 0, c;
-	bool info = false;
+	bool info = false, user_probes = false;
+	const char *agent_dir = NULL;
 	const struct output_writer *writer = &output_text;
 	uint32_t keys_max = 0;
 	const char *env_keys = getenv("BPFTRACE_MAP_KEYS_MAX");
@@ -336,6 +357,8 @@ int main(int argc, char **argv)
 				return 1;
 			break;
 		case OPT_INFO: info = true; break;
+		case OPT_USER_PROBES: user_probes = true; break;
+		case OPT_AGENT_DIR: agent_dir = optarg; break;
 		case OPT_EMIT:
 			if (strcmp(optarg, "ast") && strcmp(optarg, "ir") && strcmp(optarg, "asm")) {
 				fprintf(stderr, "sonde: --emit takes ast, ir or asm, not '%s'\n", optarg);
@@ -427,7 +450,7 @@ int main(int argc, char **argv)
 		.builtins = stdlib_find, .suggest = stdlib_suggest,
 		.pos_args = (const char **)argv + optind, .npos_args = argc - optind,
 		.target_pid = pid, .unsafe = unsafe, .has_cpid = cmd != NULL,
-		.scoped = pid || container,
+		.scoped = pid || container, .user_probes = user_probes,
 	};
 	struct sema_result *r = sema_run(a, &d, ast, &so);
 	if (!r)
@@ -445,7 +468,13 @@ int main(int argc, char **argv)
 
 	int go_fd = -1, child = 0;
 	if (cmd && !emit) {
-		child = start_child(cmd, &go_fd);
+		const char *lib = NULL;
+		char libbuf[4096];
+		if (user_probes && !(lib = rt_agent_lib(libbuf, sizeof(libbuf)))) {
+			fprintf(stderr, "sonde: --user-probes -c: cannot find libsonde-agent.so (set SONDE_AGENT_LIB)\n");
+			goto out_cont;
+		}
+		child = start_child(cmd, &go_fd, lib, agent_dir ? agent_dir : rt_agent_dir());
 		if (child < 0) {
 			fprintf(stderr, "sonde: cannot run '%s': %s\n", cmd, strerror(-child));
 			goto out_cont;
@@ -493,6 +522,7 @@ int main(int argc, char **argv)
 		.serve_addr = serve, .metrics_file = writer->scrape ? out_path : NULL,
 		.interval_s = (unsigned)interval, .series_cap = (size_t)max_series,
 		.kube_logs = kube_logs,
+		.user_probes = user_probes, .agent_dir = agent_dir,
 	};
 	rc = rt_run(r, &obj, &ro);
 	go_fd = -1;

@@ -51,15 +51,16 @@ static int fold(const struct sema_map *m, const uint8_t *vals, int ncpus, struct
 	return 0;
 }
 
-/* one entry read from the map: its slot, folded over the CPUs */
+/* one entry read from the map: its slot, folded over the CPUs (ncpus
+ * values; --user-probes: the agents' shards) */
 static void add_slot(struct rt *rt, const struct sema_map *m, struct slot **slots, size_t *cnt,
-		     const uint8_t *key, const uint8_t *val)
+		     const uint8_t *key, const uint8_t *val, int ncpus)
 {
 	*slots = vec_grow(*slots, *cnt, sizeof(**slots));
 	struct slot *s = &(*slots)[*cnt];
 	s->key = arena_alloc(rt->a, m->key_size);
 	memcpy(s->key, key, m->key_size);
-	fold(m, val, rt->ncpus, s);
+	fold(m, val, ncpus, s);
 	s->raw = NULL;
 	if (!m->percpu) {
 		s->raw = arena_alloc(rt->a, m->value_size);
@@ -94,7 +95,7 @@ static int read_batch(struct rt *rt, const struct sema_map *m, uint32_t vsize, s
 			break;
 		}
 		for (uint32_t i = 0; i < n; i++)
-			add_slot(rt, m, slots, cnt, keys + (size_t)i * m->key_size, vals + (size_t)i * vsize);
+			add_slot(rt, m, slots, cnt, keys + (size_t)i * m->key_size, vals + (size_t)i * vsize, rt->ncpus);
 		if (rc)
 			break;	/* ENOENT: that was the last batch */
 		in = out;
@@ -105,9 +106,31 @@ static int read_batch(struct rt *rt, const struct sema_map *m, uint32_t vsize, s
 }
 
 /* every (key, folded value) of the map; the keys and raw values live in rt->a */
+struct agent_read {
+	struct rt *rt;
+	const struct sema_map *m;
+	struct slot *slots;
+	size_t cnt;
+};
+
+static int agent_entry(void *ctx, const uint8_t *key, const uint8_t *vals, int nvals)
+{
+	struct agent_read *ar = ctx;
+	add_slot(ar->rt, ar->m, &ar->slots, &ar->cnt, key, vals, nvals);
+	return 0;
+}
+
 static int read_slots(struct rt *rt, const struct sema_map *m, struct slot **out, size_t *n)
 {
 	int fd = rt->map_fds[m->id];
+	if (rt->agents && rt_agent_has_map(rt, fd)) {
+		/* --user-probes: the agents' shared maps, shards as CPUs */
+		struct agent_read ar = {rt, m, NULL, 0};
+		int err = rt_agent_map_each(rt, fd, agent_entry, &ar);
+		*out = ar.slots;
+		*n = ar.cnt;
+		return err;
+	}
 	uint32_t vsize = m->percpu ? ((m->value_size + 7) & ~7u) * (uint32_t)rt->ncpus : m->value_size;
 	size_t cnt = 0;
 	struct slot *slots = NULL;
@@ -130,7 +153,7 @@ static int read_slots(struct rt *rt, const struct sema_map *m, struct slot **out
 		prev = key;
 		if (bpf_map_lookup_elem(fd, key, val))
 			continue;	/* deleted meanwhile */
-		add_slot(rt, m, &slots, &cnt, key, val);
+		add_slot(rt, m, &slots, &cnt, key, val, rt->ncpus);
 	}
 	free(val);
 	*out = slots;
@@ -406,6 +429,8 @@ static void apply_keys(int fd, const uint8_t *keys, size_t n, uint32_t key_size,
  */
 int rt_map_clear(struct rt *rt, const struct sema_map *m, bool zero_only)
 {
+	if (rt->agents && rt_agent_has_map(rt, rt->map_fds[m->id]))
+		return rt_agent_map_clear(rt, rt->map_fds[m->id], zero_only);
 	uint32_t vsize = m->percpu ? ((m->value_size + 7) & ~7u) * (uint32_t)rt->ncpus : m->value_size;
 	uint8_t *keys = NULL, *zero = zero_only ? calloc(1, vsize) : NULL;
 	size_t n = 0;

@@ -75,6 +75,7 @@ struct rt {
 	int stats_fd;			/* BPF_ENABLE_STATS, or -errno */
 	struct uprobe_plan *plans;	/* uprobe attach points resolved before attaching */
 	int nplans;
+	struct rt_agents *agents;	/* --user-probes (agent.c) */
 };
 
 /* render.c: one value as text; *is_str tells JSON to quote it */
@@ -111,6 +112,24 @@ pid_t rt_child_wait(struct rt *rt, int *status, bool block);
  * later, from a --follow rescan).  0 or -errno, no error message. */
 int rt_attach_uprobe_site(struct rt *rt, struct bpf_program *prog,
 			  const struct sema_attach *at, const struct rs_site *s, bool later);
+/* run.c: the bpf cookie that names sym for `func` (one per name) */
+uint64_t rt_site_cookie(struct rt *rt, const char *sym);
+/* agent.c: --user-probes.  attach connects to the chosen agents and has
+ * them hook every uprobe site (count: sites hooked); go releases a -c
+ * child; poll feeds their events to rt_event; detach unhooks and warns
+ * about what the agents counted as lost; map_each calls cb for every key
+ * of the map whose kernel fd is kfd, with the values of every agent's
+ * shards (nvals of them, folded as CPUs). */
+int rt_agent_attach(struct rt *rt, int *count);
+void rt_agent_go(struct rt *rt);
+void rt_agent_poll(struct rt *rt);
+void rt_agent_detach(struct rt *rt);
+typedef int (*rt_agent_entry_fn)(void *ctx, const uint8_t *key, const uint8_t *vals, int nvals);
+bool rt_agent_has_map(struct rt *rt, int kfd);
+int rt_agent_map_each(struct rt *rt, int kfd, rt_agent_entry_fn cb, void *ctx);
+/* clear(): every key goes (zero_only: zero()) in every agent's copy */
+int rt_agent_map_clear(struct rt *rt, int kfd, bool zero_only);
+void rt_agent_free(struct rt *rt);
 /* follow.c: --follow.  start before attaching (notes from the first
  * resolution count as shown); keep takes q (copied) and sites (owned, also
  * on error); tick rescans once a second; free detaches nothing (links are

@@ -142,14 +142,14 @@ static void uprobe_note(void *ctx, enum rs_note_level level, const char *msg)
 /* one cookie per symbol name, not per site: `func` must be the same
  * value in a uprobe and its uretprobe, and in every file (host and
  * container libc), or `@[func]` prints one key several times */
-static int site_name(struct rt *rt, const char *sym)
+uint64_t rt_site_cookie(struct rt *rt, const char *sym)
 {
 	for (int i = rt->nsite_names - 1; i >= 0; i--)
 		if (!strcmp(rt->site_names[i], sym))
-			return i;
+			return (1u << 20) + (uint64_t)i;
 	rt->site_names = vec_grow(rt->site_names, (size_t)rt->nsite_names, sizeof(*rt->site_names));
 	rt->site_names[rt->nsite_names] = arena_strdup(rt->perm, sym);
-	return rt->nsite_names++;
+	return (1u << 20) + (uint64_t)rt->nsite_names++;
 }
 
 /* "pid 12" / "pids 12, 13, 14 and 9 more" */
@@ -168,7 +168,7 @@ int rt_attach_uprobe_site(struct rt *rt, struct bpf_program *prog,
 			  const struct sema_attach *at, const struct rs_site *s, bool later)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = at->type == PT_URETPROBE,
-		    .bpf_cookie = (1u << 20) + (uint64_t)site_name(rt, s->sym));
+		    .bpf_cookie = rt_site_cookie(rt, s->sym));
 	struct bpf_link *l = bpf_program__attach_uprobe_opts(prog, rt->o->pid ? rt->o->pid : -1,
 							     s->file->attach_path, s->offset, &uo);
 	if (!l)
@@ -211,6 +211,8 @@ static void hint_moved_symbol(const struct sema_attach *at, char *err, size_t le
 static int attach_uprobe(struct rt *rt, struct bpf_program *prog, const struct sema_attach *at,
 			 int *count)
 {
+	if (rt->o->user_probes)
+		return 0;	/* the agents hook them: rt_agent_attach (agent.c) */
 	struct rs_query q = uprobe_query(rt, at);
 	struct rs_sites *sites = NULL;
 	char err[512] = "";
@@ -560,6 +562,8 @@ static bool is_uprobe_family(enum probe_type t)
  * an error. */
 static int plan_uprobes(struct rt *rt)
 {
+	if (rt->o->user_probes)
+		return 0;	/* the agents resolve them in each target (agent.c) */
 	int n = 0;
 	for (int i = 0; i < rt->obj->nprogs; i++)
 		n += rt->obj->progs[i].nattach;
@@ -703,6 +707,14 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		fprintf(stderr, "sonde: out of memory\n");
 		goto out;
 	}
+	if (o->user_probes && o->child_go_fd >= 0 && o->child_pid) {
+		/* the child starts, and its agent holds it before main() */
+		if (write(o->child_go_fd, "g", 1) < 0)
+			fprintf(stderr, "sonde: cannot start the child command: %m\n");
+		close(o->child_go_fd);
+	}
+	if (o->user_probes && rt_agent_attach(&rt, &count))
+		goto out;
 	/* interval timers start after BEGIN ran, as in bpftrace: the first
 	 * tick of interval:s:1 comes one second after BEGIN, not earlier */
 	if (attach_all(&rt, &count, false))
@@ -729,10 +741,11 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	 * comes first, whatever the command does */
 	run_special(&rt, PT_BEGIN);
 	ring_buffer__consume(rt.rb);
+	rt_agent_go(&rt);
 	int ticking = 0;
 	if (!rt.stop && ntimers && attach_all(&rt, &ticking, true))
 		goto out;
-	if (o->child_go_fd >= 0 && o->child_pid) {
+	if (o->child_go_fd >= 0 && o->child_pid && !o->user_probes) {
 		rt_child_trace(&rt);
 		if (write(o->child_go_fd, "g", 1) < 0)
 			fprintf(stderr, "sonde: cannot start the child command: %m\n");
@@ -754,6 +767,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 				n = ring_buffer__consume(rt.rb);
 			if (n < 0 && n != -EINTR)
 				break;
+			rt_agent_poll(&rt);
 			if (rt.follow)
 				rt_follow_tick(&rt);
 			rt_watch_tick(&rt);
@@ -775,6 +789,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 			sigsuspend(&old);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
+	rt_agent_detach(&rt);
 	detach_all(&rt);
 	rt_stop_drain(&rt);
 	run_special(&rt, PT_END);
@@ -809,6 +824,8 @@ out:
 	rt_serve_stop(&rt);
 	rt_scrape_stop(&rt);
 	rt_stop_close(&rt);
+	rt_agent_detach(&rt);
+	rt_agent_free(&rt);
 	detach_all(&rt);
 	rt_follow_free(&rt);
 	rt_watch_free(&rt);

@@ -30,6 +30,8 @@ struct rt_opts {
 	int child_go_fd;	/* write a byte here to let the child exec */
 	const struct rs_container *container;	/* --container */
 	bool follow;		/* --follow: rescan uprobe targets every second */
+	bool user_probes;	/* --user-probes: uprobes run in the targets' agents */
+	const char *agent_dir;	/* --agent-dir; NULL: SONDE_RUN_DIR or /run/sonde */
 	const char *src;	/* source text, for verifier messages */
 	const char *file;	/* source name */
 	/* scrape writers (-f prometheus|openmetrics) */
@@ -42,6 +44,12 @@ struct rt_opts {
 
 /* exit status for main: 0, or 1 after a message */
 int rt_run(const struct sema_result *r, const struct cg_object *obj, const struct rt_opts *o);
+
+/* --user-probes: the agent library a -c child preloads (NULL: not
+ * found; buf holds the path otherwise), and the run directory agents use
+ * by default (SONDE_RUN_DIR, else /run/sonde) */
+const char *rt_agent_lib(char *buf, size_t len);
+const char *rt_agent_dir(void);
 
 /* route libbpf's messages: shown with -v (and errors always) */
 void rt_libbpf_logging(int verbose);

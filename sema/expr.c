@@ -74,6 +74,23 @@ static const char *builtin_hint(struct sema_ctx *s, const char *name, bool is_ca
 	return s->opts->suggest ? s->opts->suggest(name, is_call, buf, len) : buf;
 }
 
+bool sema_in_user_probe(struct sema_ctx *s)
+{
+	if (!s->opts->user_probes || !s->probe || !s->probe->nattach)
+		return false;
+	enum probe_type t = s->probe->attach[0].type;
+	return t == PT_UPROBE || t == PT_URETPROBE;
+}
+
+/* the agent has the helpers of the builtins marked .user, no others */
+static void check_user_builtin(struct sema_ctx *s, const struct builtin *b, struct src_loc loc)
+{
+	if (sema_in_user_probe(s) && !b->user)
+		sema_error(s, loc, "%s%s is not available in user probes (--user-probes runs this probe in "
+			   "the traced process): drop --user-probes to run it in the kernel", b->name,
+			   b->kind == BI_VAR ? "" : "()");
+}
+
 struct type *sema_check_call(struct sema_ctx *s, struct ast_node *e, bool as_stmt)
 {
 	const struct builtin *b = s->opts->builtins(e->call.name, true);
@@ -85,6 +102,7 @@ struct type *sema_check_call(struct sema_ctx *s, struct ast_node *e, bool as_stm
 			sema_expr(s, a);
 		return sema_err_type(e);
 	}
+	check_user_builtin(s, b, e->loc);
 	if (e->call.nargs < b->min_args || e->call.nargs > b->max_args) {
 		if (b->min_args == b->max_args)
 			sema_error(s, e->loc, "%s() takes %d argument%s, %d given", b->name,
@@ -128,6 +146,7 @@ static struct type *check_ident(struct sema_ctx *s, struct ast_node *e)
 			   builtin_hint(s, e->ident.name, false, hint, sizeof(hint)));
 		return sema_err_type(e);
 	}
+	check_user_builtin(s, b, e->loc);
 	if (b->check) {
 		b->check(s, e);
 		return &e->type;

@@ -103,6 +103,13 @@ static void name_labels(struct sema_ctx *s, struct sema_map *map, struct ast_nod
 /* check the keys of a map node and unify them with the map's key type */
 void sema_map_keys(struct sema_ctx *s, struct ast_node *m)
 {
+	/* --user-probes: the agents write the maps; a probe that stays in the
+	 * kernel may print, clear or zero them (sonde does that) but not use them */
+	if (s->opts->user_probes && s->probe && s->probe->nattach && !sema_in_user_probe(s))
+		sema_error(s, m->loc, "map '%s' in %s: with --user-probes, maps live in the traced "
+			   "processes and %s runs in the kernel, where it can print, clear or zero a map "
+			   "but not use it: drop --user-probes to use maps here",
+			   m->map.name, s->probe->attach[0].name, s->probe->attach[0].name);
 	struct sema_map *map = sema_map_of(s, m);
 	struct type key = {.kind = TY_NONE};
 	if (m->map.nkeys > MAX_TUPLE) {

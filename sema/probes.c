@@ -22,16 +22,16 @@
 #define TASK_REGS (PC_TASK | PC_REGS)
 
 static const struct probe_provider providers[] = {
-	[PT_BEGIN] = {PT_BEGIN, "BEGIN", NULL, "raw_tp/sonde_run", false, true, 0, NULL},
-	[PT_END] = {PT_END, "END", NULL, "raw_tp/sonde_run", false, true, 0, NULL},
+	[PT_BEGIN] = {PT_BEGIN, "BEGIN", NULL, "raw_tp/sonde_run", false, true, 0, NULL, true},
+	[PT_END] = {PT_END, "END", NULL, "raw_tp/sonde_run", false, true, 0, NULL, true},
 	[PT_TRACEPOINT] = {PT_TRACEPOINT, "tracepoint", "t", "tracepoint", true, false,
 			   PC_TASK | PC_TP_ARGS, host_list_tracepoints},
 	[PT_RAWTRACEPOINT] = {PT_RAWTRACEPOINT, "rawtracepoint", "rt", "raw_tp", true, false,
 			      PC_TASK | PC_ARGN, NULL},
 	[PT_UPROBE] = {PT_UPROBE, "uprobe", "u", "uprobe", false, false,
-		       TASK_REGS | PC_ARGN | PC_FUNC | PC_USER, host_list_uprobes},
+		       TASK_REGS | PC_ARGN | PC_FUNC | PC_USER, host_list_uprobes, true},
 	[PT_URETPROBE] = {PT_URETPROBE, "uretprobe", "ur", "uretprobe", false, false,
-			  TASK_REGS | PC_ARGN | PC_RETVAL | PC_FUNC | PC_USER, host_list_uprobes},
+			  TASK_REGS | PC_ARGN | PC_RETVAL | PC_FUNC | PC_USER, host_list_uprobes, true},
 	[PT_USDT] = {PT_USDT, "usdt", "U", "uprobe", false, false,
 		     TASK_REGS | PC_ARGN | PC_USER, host_list_usdt},
 	[PT_KPROBE] = {PT_KPROBE, "kprobe", "k", "kprobe", true, false,
@@ -39,7 +39,8 @@ static const struct probe_provider providers[] = {
 	[PT_KRETPROBE] = {PT_KRETPROBE, "kretprobe", "kr", "kretprobe", true, false,
 			  TASK_REGS | PC_ARGN | PC_RETVAL, host_list_kprobes},
 	/* an interval fires on a timer, not in the task it interrupts */
-	[PT_INTERVAL] = {PT_INTERVAL, "interval", "i", "perf_event", false, false, PC_REGS, NULL},
+	[PT_INTERVAL] = {PT_INTERVAL, "interval", "i", "perf_event", false, false, PC_REGS, NULL,
+			 true},
 	[PT_PROFILE] = {PT_PROFILE, "profile", "p", "perf_event", false, false, TASK_REGS, NULL},
 	[PT_SOFTWARE] = {PT_SOFTWARE, "software", "s", "perf_event", false, false, TASK_REGS,
 			 host_list_software},
@@ -258,6 +259,12 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 	}
 	enum probe_type type = pv->type;
 	parts[0] = pv->name;
+	if (s->opts->user_probes && !pv->user_mode) {
+		sema_error(s, raw->loc, "%s probes are not available with --user-probes (uprobe and uretprobe "
+			   "run in the traced processes; BEGIN, END and interval in the kernel): drop "
+			   "--user-probes for this script", pv->name);
+		return;
+	}
 	switch (type) {
 	case PT_BEGIN:
 	case PT_END: {

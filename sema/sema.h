@@ -68,6 +68,9 @@ struct probe_provider {
 	unsigned ctx;		/* enum probe_ctx bits */
 	/* -l 'NAME:...' (host/list.c), NULL: listed with the tracepoints */
 	int (*list)(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
+	/* allowed with --user-probes: run by the agents (uprobes), or in the
+	 * kernel beside them without touching their maps (BEGIN, END, interval) */
+	bool user_mode;
 };
 
 /* The row of t (never NULL for a valid t). */
@@ -182,6 +185,9 @@ struct builtin {
 			   uint32_t dst_size);
 	/* BI_AGG: what it stores; codegen/maps.c does the update */
 	enum map_kind agg;
+	/* also in user-space probes (--user-probes: the agent runs the
+	 * bytecode and has the helpers this lowers to) */
+	bool user;
 	const char *summary;	/* one line for docs and -h */
 };
 
@@ -201,6 +207,8 @@ struct sema_opts {
 	bool unsafe;
 	bool has_cpid;		/* -c given */
 	bool scoped;		/* -p or --container given */
+	bool user_probes;	/* --user-probes: uprobe bodies run in the traced
+				 * processes' agents (docs/user-probes.md) */
 };
 
 struct sema_result {

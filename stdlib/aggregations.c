@@ -80,7 +80,7 @@ static void check_lhist(struct sema_ctx *s, struct ast_node *n)
 
 #define AGG(nm, na, chk, k, doc) \
 	{.name = nm, .kind = BI_AGG, .min_args = na, .max_args = na, .check = chk, .agg = k, \
-	 .summary = doc}
+	 .user = true, .summary = doc}
 
 const struct builtin stdlib_aggregations[] = {
 	AGG("count", 0, check_count, MK_COUNT, "count events"),

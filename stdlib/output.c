@@ -145,7 +145,8 @@ static LLVMValueRef lower_delete(struct cg_ctx *cg, struct ast_node *n)
 	 .summary = doc}
 
 const struct builtin stdlib_output[] = {
-	STMT("printf", 1, 17, check_printf, lower_fmt_event, "formatted output"),
+	{.name = "printf", .kind = BI_STMT, .min_args = 1, .max_args = 17, .check = check_printf,
+	 .lower = lower_fmt_event, .user = true, .summary = "formatted output"},
 	STMT("cat", 1, 17, check_cat, lower_fmt_event, "print a file's contents"),
 	STMT("system", 1, 17, check_system, lower_fmt_event, "run a command (--unsafe)"),
 	{.name = "exit", .kind = BI_STMT, .min_args = 0, .max_args = 0, .type = {.kind = TY_VOID},
@@ -153,6 +154,7 @@ const struct builtin stdlib_output[] = {
 	STMT("print", 1, 3, check_print, lower_print, "print a map (top, div) or a value"),
 	STMT("clear", 1, 1, check_map_op, lower_map_op, "remove every entry of a map"),
 	STMT("zero", 1, 1, check_map_op, lower_map_op, "set every value of a map to zero"),
-	STMT("delete", 1, 1, check_delete, lower_delete, "remove one map entry"),
+	{.name = "delete", .kind = BI_STMT, .min_args = 1, .max_args = 1, .check = check_delete,
+	 .lower = lower_delete, .user = true, .summary = "remove one map entry"},
 	{0},
 };

@@ -284,47 +284,49 @@ static void check_scoped(struct sema_ctx *s, struct ast_node *n)
 	n->i.is_char = false;
 }
 
-#define INT_VAR(nm, fn, sgn, doc) \
+#define INT_VAR(nm, fn, sgn, usr, doc) \
 	{.name = nm, .kind = BI_VAR, .type = {.kind = TY_INT, .size = 8, .is_signed = sgn}, \
-	 .lower = fn, .summary = doc}
-#define ARG(n) {.name = "arg" #n, .kind = BI_VAR, .check = check_argN, .lower = lower_argN, \
-		 .summary = "argument " #n " of the probed function"}
+	 .lower = fn, .user = usr, .summary = doc}
+/* arg0..arg5 are registers; arg6.. live on the stack (kernel mode) */
+#define ARG(n, usr) {.name = "arg" #n, .kind = BI_VAR, .check = check_argN, .lower = lower_argN, \
+		      .user = usr, .summary = "argument " #n " of the probed function"}
 #define SARG(n) {.name = "sarg" #n, .kind = BI_VAR, .check = check_sargN, .lower = lower_sargN, \
 		  .summary = "stack word " #n " above the return address (stack-passed arguments)"}
 
 const struct builtin stdlib_process[] = {
-	INT_VAR("pid", lower_pid, false, "process id (thread group id) of the current task"),
-	INT_VAR("tid", lower_tid, false, "thread id of the current task"),
-	INT_VAR("uid", lower_uid, false, "user id of the current task"),
-	INT_VAR("gid", lower_gid, false, "group id of the current task"),
-	INT_VAR("nsecs", lower_nsecs, false, "nanoseconds since boot (CLOCK_MONOTONIC)"),
-	INT_VAR("elapsed", lower_elapsed, false, "nanoseconds since sonde started"),
-	INT_VAR("cpu", lower_cpu, false, "CPU the probe runs on"),
-	INT_VAR("numaid", lower_numaid, false, "NUMA node of the CPU the probe runs on"),
-	INT_VAR("cgroup", lower_cgroup, false, "cgroup v2 id of the current task"),
-	INT_VAR("rand", lower_rand, false, "a random 32-bit number"),
+	INT_VAR("pid", lower_pid, false, true, "process id (thread group id) of the current task"),
+	INT_VAR("tid", lower_tid, false, true, "thread id of the current task"),
+	INT_VAR("uid", lower_uid, false, false, "user id of the current task"),
+	INT_VAR("gid", lower_gid, false, false, "group id of the current task"),
+	INT_VAR("nsecs", lower_nsecs, false, true, "nanoseconds since boot (CLOCK_MONOTONIC)"),
+	INT_VAR("elapsed", lower_elapsed, false, false, "nanoseconds since sonde started"),
+	INT_VAR("cpu", lower_cpu, false, false, "CPU the probe runs on"),
+	INT_VAR("numaid", lower_numaid, false, false, "NUMA node of the CPU the probe runs on"),
+	INT_VAR("cgroup", lower_cgroup, false, true, "cgroup v2 id of the current task"),
+	INT_VAR("rand", lower_rand, false, false, "a random 32-bit number"),
 	{.name = "comm", .kind = BI_VAR, .type = {.kind = TY_STR, .size = 16}, .lower = lower_comm,
-	 .lower_into = comm_into,
+	 .lower_into = comm_into, .user = true,
 	 .summary = "name of the current task"},
 	{.name = "username", .kind = BI_VAR, .type = {.kind = TY_USERNAME, .size = 8},
 	 .lower = lower_username, .summary = "user name of the current task"},
 	{.name = "container", .kind = BI_VAR, .type = {.kind = TY_CONTAINER, .size = 8},
-	 .lower = lower_cgroup, .summary = "short container id of the current task (\"\" on the host)"},
-	{.name = "probe", .kind = BI_VAR, .check = check_probe, .lower = lower_probe,
+	 .lower = lower_cgroup, .user = true, .summary = "short container id of the current task (\"\" on the host)"},
+	{.name = "probe", .kind = BI_VAR, .check = check_probe, .lower = lower_probe, .user = true,
 	 .summary = "name of the probe that fired"},
-	{.name = "func", .kind = BI_VAR, .check = check_func, .lower = lower_func,
+	{.name = "func", .kind = BI_VAR, .check = check_func, .lower = lower_func, .user = true,
 	 .summary = "name of the probed function"},
-	{.name = "retval", .kind = BI_VAR, .check = check_retval, .lower = lower_retval,
+	{.name = "retval", .kind = BI_VAR, .check = check_retval, .lower = lower_retval, .user = true,
 	 .summary = "return value (uretprobe)"},
 	{.name = "args", .kind = BI_VAR, .check = check_args, .lower = lower_args,
 	 .summary = "tracepoint arguments: args->FIELD"},
-	{.name = "cpid", .kind = BI_VAR, .check = check_cpid, .lower = lower_cpid,
+	{.name = "cpid", .kind = BI_VAR, .check = check_cpid, .lower = lower_cpid, .user = true,
 	 .summary = "pid of the -c child command"},
 	{.name = "in_scope", .kind = BI_VAR, .check = check_in_scope, .lower = lower_in_scope,
 	 .summary = "1 if the current task passes -p/--container; the script is not filtered"},
 	{.name = "scoped", .kind = BI_VAR, .check = check_scoped, .lower = lower_cpu,
 	 .summary = "1 if -p or --container was given; the script is not filtered"},
-	ARG(0), ARG(1), ARG(2), ARG(3), ARG(4), ARG(5), ARG(6), ARG(7), ARG(8), ARG(9),
+	ARG(0, true), ARG(1, true), ARG(2, true), ARG(3, true), ARG(4, true), ARG(5, true),
+	ARG(6, false), ARG(7, false), ARG(8, false), ARG(9, false),
 	SARG(0), SARG(1), SARG(2), SARG(3), SARG(4), SARG(5), SARG(6), SARG(7), SARG(8), SARG(9),
 	{0},
 };

@@ -189,7 +189,7 @@ static LLVMValueRef lower_strcontains(struct cg_ctx *cg, struct ast_node *n)
 
 const struct builtin stdlib_strings[] = {
 	{.name = "str", .kind = BI_FUNC, .min_args = 1, .max_args = 2, .check = check_str,
-	 .lower = lower_str, .lower_into = str_into, .summary = "read a NUL-terminated string: str(addr [, len])"},
+	 .lower = lower_str, .lower_into = str_into, .user = true, .summary = "read a NUL-terminated string: str(addr [, len])"},
 	{.name = "strncmp", .kind = BI_FUNC, .min_args = 3, .max_args = 3, .check = check_strncmp,
 	 .lower = lower_strncmp, .summary = "compare the first n bytes of two strings"},
 	{.name = "strcontains", .kind = BI_FUNC, .min_args = 2, .max_args = 2,
