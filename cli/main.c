@@ -73,6 +73,11 @@ static void usage(FILE *out)
 		"    --user-probes    run uprobes in the traced processes (LD_PRELOAD=libsonde-agent.so):\n"
 		"                     no kernel trap per call\n"
 		"    --agent-dir DIR  where agents listen (default $SONDE_RUN_DIR or /run/sonde)\n"
+		"    --overhead       what each probe costs the traced processes (hits/s, BPF ns\n"
+		"                     per hit, uprobe trap, CPU share): at exit, and each second\n"
+		"                     with -v; warns about a probe over 5 %% of a CPU\n"
+		"    --rb-pages N     event ring buffer: N pages per CPU, a power of 2 (default:\n"
+		"                     16 MiB in all; env BPFTRACE_PERF_RB_PAGES, as bpftrace)\n"
 		"    --emit ast|ir|asm  print the typed AST, LLVM IR or BPF assembly and exit\n"
 		"    --info           the kernel's BPF features and how sonde was built\n"
 		"    -V, --version    print the version\n"
@@ -243,7 +248,22 @@ static int start_child(const char *cmd, int *go_fd, const char *agent_lib, const
 
 enum { OPT_UNSAFE = 256, OPT_DRY_RUN, OPT_CONTAINER, OPT_EMIT, OPT_FOLLOW, OPT_MAP_KEYS_MAX,
        OPT_EXCLUDE_SELF, OPT_SERVE, OPT_INTERVAL, OPT_MAX_SERIES, OPT_KUBE_LOGS,
-       OPT_INFO, OPT_USER_PROBES, OPT_AGENT_DIR };
+       OPT_INFO, OPT_USER_PROBES, OPT_AGENT_DIR, OPT_RB_PAGES, OPT_OVERHEAD };
+
+/* --rb-pages / BPFTRACE_PERF_RB_PAGES: pages per CPU, a power of two (as
+ * bpftrace requires); 0 and a message when s is anything else */
+static unsigned rb_pages(const char *what, const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || *end || end == s || *s == '-' || !v || v > (1ul << 18) || (v & (v - 1))) {
+		fprintf(stderr, "sonde: %s takes a number of pages that is a power of 2 "
+			"(1 to 262144), not '%s'\n", what, s);
+		return 0;
+	}
+	return (unsigned)v;
+}
 
 /* --map-keys-max / BPFTRACE_MAP_KEYS_MAX: 1 .. 16M keys (hist and lhist
  * maps hold 16 slots a key, which must fit the kernel's u32) */
@@ -295,11 +315,14 @@ int main(int argc, char **argv)
 		{"info", no_argument, NULL, OPT_INFO},
 		{"user-probes", no_argument, NULL, OPT_USER_PROBES},
 		{"agent-dir", required_argument, NULL, OPT_AGENT_DIR},
+		{"rb-pages", required_argument, NULL, OPT_RB_PAGES},
+		{"overhead", no_argument, NULL, OPT_OVERHEAD},
 		{0},
 	};
 	const char *prog_text = NULL, *out_path = NULL, *cmd = NULL, *container = NULL, *emit = NULL;
 	bool do_list = false, unsafe = false, dry_run = false, quiet = false, follow = false;
-	bool exclude_self = false;
+	bool exclude_self = false, overhead = false;
+	unsigned pages = 0;
 	int verbose = 0, pid = 0, helper_check = 0, c;
 	bool info = false, user_probes = false;
 	const char *agent_dir = NULL;
@@ -342,6 +365,11 @@ int main(int argc, char **argv)
 		case OPT_CONTAINER: container = optarg; break;
 		case OPT_FOLLOW: follow = true; break;
 		case OPT_EXCLUDE_SELF: exclude_self = true; break;
+		case OPT_OVERHEAD: overhead = true; break;
+		case OPT_RB_PAGES:
+			if (!(pages = rb_pages("--rb-pages", optarg)))
+				return 1;
+			break;
 		case OPT_MAP_KEYS_MAX:	/* the flag wins over the environment */
 			if (parse_keys_max("--map-keys-max", optarg, &keys_max))
 				return 1;
@@ -370,6 +398,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (settings_load(stderr))
+		return 1;
+	const char *env_pages = getenv("BPFTRACE_PERF_RB_PAGES");
+	if (!pages && env_pages && *env_pages && !(pages = rb_pages("BPFTRACE_PERF_RB_PAGES", env_pages)))
 		return 1;
 	rt_libbpf_logging(verbose);
 	if (info) {
@@ -523,6 +554,7 @@ int main(int argc, char **argv)
 		.interval_s = (unsigned)interval, .series_cap = (size_t)max_series,
 		.kube_logs = kube_logs,
 		.user_probes = user_probes, .agent_dir = agent_dir,
+		.rb_pages = pages, .overhead = overhead,
 	};
 	rc = rt_run(r, &obj, &ro);
 	go_fd = -1;

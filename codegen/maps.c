@@ -5,6 +5,8 @@
  * read-modify-write of this CPU's slot: no atomics, no lost updates, and
  * userspace folds the CPUs together when it prints.  hist and lhist store
  * one slot per (key, bucket): the bucket index is the key's last 8 bytes.
+ * Aggregations without keys are per-CPU arrays (sema_map.array_slots):
+ * the key is a u32 index, 0 or the bucket, and the slot always exists.
  * Values assigned with '=' live in shared hashes; '+=' and '++' on them
  * use atomic adds.
  */
@@ -26,6 +28,8 @@ const struct sema_map *cg_map_of(struct cg_ctx *cg, struct ast_node *m)
 LLVMValueRef cg_map_key(struct cg_ctx *cg, struct ast_node *m, int with_bucket)
 {
 	const struct sema_map *map = cg_map_of(cg, m);
+	if (map->array_slots)	/* index 0, or the bucket cg_agg_update stores */
+		return cg_alloca(cg, 4, "index");
 	LLVMValueRef key = cg_alloca(cg, map->key_size, "key");
 	if (m->map.nkeys == 1) {
 		cg_expr_store(cg, m->map.keys, key, map->key.size);
@@ -113,22 +117,44 @@ void cg_map_compound(struct cg_ctx *cg, struct ast_node *mn, enum ast_op op, LLV
 	}
 }
 
-/* log2 bucket: 0 for negatives, 1 for 0, 2 + floor(log2(v)) otherwise */
+/* 1 when x > c, else 0, without a branch: for x and c below 2^63 (both
+ * non-negative as signed), c - x is negative exactly when x > c.  BPF has
+ * no set-on-compare, so a compare would become a jump. */
+static LLVMValueRef above(struct cg_ctx *cg, LLVMValueRef x, uint64_t c)
+{
+	return LLVMBuildLShr(cg->b, LLVMBuildSub(cg->b, cg_const(cg, c), x, ""), cg_const(cg, 63), "");
+}
+
+/*
+ * log2 bucket: 0 for negatives, 1 for 0, 2 + floor(log2(v)) otherwise.
+ * Branch-free: floor(log2) by halving steps (shift by 32, 16 ... when the
+ * value is above 2^k - 1), each step's test computed by `above`; then
+ * masks pick the bucket for 0 and for negatives.
+ */
 static LLVMValueRef hist_bucket(struct cg_ctx *cg, LLVMValueRef v)
 {
 	LLVMBuilderRef b = cg->b;
-	LLVMValueRef r = cg_const(cg, 0), x = v;
+	/* through a volatile stack slot: LLVM knows the range of values
+	 * such as tid and would turn each test back into a compare (a jump) */
+	LLVMValueRef slot = cg_alloca_shared(cg, 8, "hist.v");
+	LLVMSetVolatile(LLVMBuildStore(b, v, slot), 1);
+	LLVMValueRef x = LLVMBuildLoad2(b, cg->i64, slot, "");
+	LLVMSetVolatile(x, 1);
+	/* a negative v is bucket 0 whatever the steps make of it (the mask
+	 * below), so `above` may treat x as non-negative */
+	LLVMValueRef neg = LLVMBuildLShr(b, x, cg_const(cg, 63), "");	/* 1 when v < 0 */
+	LLVMValueRef nz = above(cg, x, 0);
+	LLVMValueRef r = cg_const(cg, 0);
 	for (int sh = 32; sh >= 1; sh /= 2) {
-		LLVMValueRef t = LLVMBuildLShr(b, x, cg_const(cg, (uint64_t)sh), "");
-		LLVMValueRef nz = LLVMBuildICmp(b, LLVMIntNE, t, cg_const(cg, 0), "");
-		x = LLVMBuildSelect(b, nz, t, x, "");
-		r = LLVMBuildSelect(b, nz, LLVMBuildAdd(b, r, cg_const(cg, (uint64_t)sh), ""), r, "");
+		LLVMValueRef t = LLVMBuildShl(b, above(cg, x, (1ull << sh) - 1), cg_const(cg, (uint64_t)__builtin_ctz((unsigned)sh)), "");
+		x = LLVMBuildLShr(b, x, t, "");
+		r = LLVMBuildOr(b, r, t, "");
 	}
-	LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, v, cg_const(cg, 0), "");
-	LLVMValueRef zero = LLVMBuildICmp(b, LLVMIntEQ, v, cg_const(cg, 0), "");
-	LLVMValueRef pos = LLVMBuildAdd(b, r, cg_const(cg, 2), "");
-	return LLVMBuildSelect(b, neg, cg_const(cg, 0),
-			       LLVMBuildSelect(b, zero, cg_const(cg, 1), pos, ""), "");
+	/* v > 0: r + 2; v == 0: 1 */
+	LLVMValueRef nonneg = LLVMBuildAdd(b, LLVMBuildMul(b, nz, LLVMBuildAdd(b, r, cg_const(cg, 1), ""), ""),
+					   cg_const(cg, 1), "");
+	/* negatives: 0 */
+	return LLVMBuildAnd(b, nonneg, LLVMBuildSub(b, neg, cg_const(cg, 1), ""), "");
 }
 
 /* lhist bucket: 0 below min, n+1 at or above max, else (v-min)/step + 1 */
@@ -147,53 +173,69 @@ static LLVMValueRef lhist_bucket(struct cg_ctx *cg, LLVMValueRef v, const struct
 			       LLVMBuildSelect(b, above, cg_const(cg, (uint64_t)n + 1), in, ""), "");
 }
 
+/* one aggregation step on the slot at p: count, add, min/max ... */
+static void agg_apply(struct cg_ctx *cg, const struct sema_map *m, enum map_kind k,
+		      LLVMValueRef slot, LLVMValueRef v)
+{
+	LLVMBuilderRef b = cg->b;
+	LLVMValueRef w0 = slot, w1 = cg_gep(cg, slot, 8);
+	switch (k) {
+	case MK_COUNT: case MK_HIST: case MK_LHIST:
+		cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, w0), cg_const(cg, 1), ""), w0);
+		break;
+	case MK_SUM:	/* {sum}, or {sum, set} in an array */
+		cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, w0), v, ""), w0);
+		if (m->value_size > 8)
+			cg_store_i64(cg, cg_const(cg, 1), w1);
+		break;
+	case MK_AVG: case MK_STATS:	/* {count, total} */
+		cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, w0), cg_const(cg, 1), ""), w0);
+		cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, w1), v, ""), w1);
+		break;
+	case MK_MIN: case MK_MAX: {	/* {value, set} */
+		LLVMValueRef cur = cg_load_i64(cg, w0);
+		LLVMValueRef unset = LLVMBuildICmp(b, LLVMIntEQ, cg_load_i64(cg, w1), cg_const(cg, 0), "");
+		LLVMValueRef better = LLVMBuildICmp(b, k == MK_MIN ? LLVMIntSLT : LLVMIntSGT, v, cur, "");
+		LLVMValueRef take = LLVMBuildOr(b, unset, better, "");
+		cg_store_i64(cg, LLVMBuildSelect(b, take, v, cur, ""), w0);
+		cg_store_i64(cg, cg_const(cg, 1), w1);
+		break;
+	}
+	case MK_NONE: case MK_VALUE:
+		break;
+	}
+}
+
 /*
  * The per-CPU slot update: found -> update in place, missing -> insert the
- * initial value.  `upd` fills or adjusts the slot at p (found) or the fresh
- * value buffer (missing, zeroed first).
+ * initial value (a fresh, zeroed buffer updated the same way).  An array's
+ * slot is always found: no insert path, only the null test the verifier
+ * asks for.
  */
 static void agg_slot(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key, enum map_kind k,
 		     LLVMValueRef v)
 {
 	LLVMBuilderRef b = cg->b;
 	LLVMValueRef p = cg_map_lookup(cg, m, key);
-	LLVMValueRef fresh = cg_alloca(cg, m->value_size, "aggval");
 	LLVMValueRef found = LLVMBuildIsNotNull(b, p, "");
+	if (m->array_slots) {
+		struct cg_if f = cg_begin_if(cg, found, "agg_slot");
+		agg_apply(cg, m, k, p, v);
+		cg_end_if(cg, &f);
+		return;
+	}
+	LLVMValueRef fresh = cg_alloca(cg, m->value_size, "aggval");
 	LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "agg_exists");
 	LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "agg_insert");
 	LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "agg_done");
 	LLVMBuildCondBr(b, found, yes, no);
-	for (int pass = 0; pass < 2; pass++) {
-		LLVMPositionBuilderAtEnd(b, pass == 0 ? yes : no);
-		LLVMValueRef slot = pass == 0 ? p : fresh;
-		LLVMValueRef w0 = slot, w1 = cg_gep(cg, slot, 8);
-		switch (k) {
-		case MK_COUNT: case MK_HIST: case MK_LHIST:
-			cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, w0), cg_const(cg, 1), ""), w0);
-			break;
-		case MK_SUM:
-			cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, w0), v, ""), w0);
-			break;
-		case MK_AVG: case MK_STATS:	/* {count, total} */
-			cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, w0), cg_const(cg, 1), ""), w0);
-			cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, w1), v, ""), w1);
-			break;
-		case MK_MIN: case MK_MAX: {	/* {value, set} */
-			LLVMValueRef cur = cg_load_i64(cg, w0);
-			LLVMValueRef unset = LLVMBuildICmp(b, LLVMIntEQ, cg_load_i64(cg, w1), cg_const(cg, 0), "");
-			LLVMValueRef better = LLVMBuildICmp(b, k == MK_MIN ? LLVMIntSLT : LLVMIntSGT, v, cur, "");
-			LLVMValueRef take = LLVMBuildOr(b, unset, better, "");
-			cg_store_i64(cg, LLVMBuildSelect(b, take, v, cur, ""), w0);
-			cg_store_i64(cg, cg_const(cg, 1), w1);
-			break;
-		}
-		case MK_NONE: case MK_VALUE:
-			break;
-		}
-		if (pass == 1)
-			cg_map_update(cg, m, key, fresh, BPF_ANY);
-		LLVMBuildBr(b, end);
-	}
+	LLVMPositionBuilderAtEnd(b, yes);
+	agg_apply(cg, m, k, p, v);
+	LLVMBuildBr(b, end);
+	LLVMPositionBuilderAtEnd(b, no);
+	agg_apply(cg, m, k, fresh, v);
+	cg_map_update(cg, m, key, fresh, BPF_ANY);
+	LLVMBuildBr(b, end);
 	LLVMPositionBuilderAtEnd(b, end);
 }
 
@@ -205,7 +247,11 @@ void cg_agg_update(struct cg_ctx *cg, struct ast_node *mn, struct ast_node *call
 	LLVMValueRef key = cg_map_key(cg, mn, 1);
 	if (bi->agg == MK_HIST || bi->agg == MK_LHIST) {
 		LLVMValueRef bucket = bi->agg == MK_HIST ? hist_bucket(cg, v) : lhist_bucket(cg, v, m);
-		cg_store_i64(cg, bucket, cg_gep(cg, key, m->key_size - 8));
+		if (m->array_slots)
+			LLVMBuildStore(cg->b, LLVMBuildTrunc(cg->b, bucket, LLVMInt32TypeInContext(cg->ctx), ""),
+				       key);
+		else
+			cg_store_i64(cg, bucket, cg_gep(cg, key, m->key_size - 8));
 	}
 	agg_slot(cg, m, key, bi->agg, v);
 	/* the sum beside the buckets, in a slot the text printers skip */

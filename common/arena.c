@@ -3,7 +3,10 @@
  *
  * Chunks grow geometrically; a request larger than the next chunk size
  * gets a chunk of its own.  A mark and a release give the runtime a scratch
- * arena whose memory is reused event after event instead of allocated.
+ * arena whose memory is reused event after event instead of allocated: the
+ * chunks a release gives back are kept as spares (zeroed) and taken again
+ * before any new chunk is allocated, so a steady state allocates nothing,
+ * even when the mark was taken on an empty arena.
  */
 #include "common/arena.h"
 
@@ -20,6 +23,7 @@ struct chunk {
 
 struct arena {
 	struct chunk *head;
+	struct chunk *spare;	/* given back by arena_release, all zero */
 	size_t next_size;
 };
 
@@ -40,15 +44,33 @@ struct arena *arena_new(void)
 	return a;
 }
 
+static void free_chunks(struct chunk *c)
+{
+	for (struct chunk *n; c; c = n) {
+		n = c->next;
+		free(c);
+	}
+}
+
 void arena_free(struct arena *a)
 {
 	if (!a)
 		return;
-	for (struct chunk *c = a->head, *n; c; c = n) {
-		n = c->next;
-		free(c);
-	}
+	free_chunks(a->head);
+	free_chunks(a->spare);
 	free(a);
+}
+
+/* a spare chunk with room for size bytes, unlinked; NULL when none */
+static struct chunk *take_spare(struct arena *a, size_t size)
+{
+	for (struct chunk **pp = &a->spare; *pp; pp = &(*pp)->next)
+		if ((*pp)->size >= size) {
+			struct chunk *c = *pp;
+			*pp = c->next;
+			return c;
+		}
+	return NULL;
 }
 
 void *arena_alloc(struct arena *a, size_t size)
@@ -56,16 +78,19 @@ void *arena_alloc(struct arena *a, size_t size)
 	size = (size + 15) & ~(size_t)15;
 	struct chunk *c = a->head;
 	if (!c || c->size - c->used < size) {
-		size_t csize = size > a->next_size ? size : a->next_size;
-		c = xcalloc(sizeof(*c) + csize);
-		c->size = csize;
+		c = take_spare(a, size);
+		if (!c) {
+			size_t csize = size > a->next_size ? size : a->next_size;
+			c = xcalloc(sizeof(*c) + csize);
+			c->size = csize;
+			if (size <= a->next_size && a->next_size < (1u << 22))
+				a->next_size *= 2;
+		}
 		/* the newest chunk is always the head, so a mark is a chunk and
 		 * its fill level (an oversize request leaves the previous
 		 * chunk's tail unused) */
 		c->next = a->head;
 		a->head = c;
-		if (size <= a->next_size && a->next_size < (1u << 22))
-			a->next_size *= 2;
 	}
 	void *p = c->data + c->used;
 	c->used += size;
@@ -141,9 +166,12 @@ struct arena_mark arena_mark(struct arena *a)
 void arena_release(struct arena *a, struct arena_mark m)
 {
 	while (a->head && a->head != m.chunk) {
-		struct chunk *n = a->head->next;
-		free(a->head);
-		a->head = n;
+		struct chunk *c = a->head;
+		a->head = c->next;
+		memset(c->data, 0, c->used);
+		c->used = 0;
+		c->next = a->spare;
+		a->spare = c;
 	}
 	/* arena_alloc promises zeroed memory: clear what is handed back */
 	if (a->head) {

@@ -401,10 +401,10 @@ static void put_conv(struct buf *b, const struct conv_parts *c,
 	}
 }
 
-char *fmt_format(const char *fmt, const struct fmt_spec *spec,
-		 const struct fmt_val *vals, int nvals, size_t *len)
+char *fmt_format_into(char **buf, size_t *cap, const char *fmt, const struct fmt_spec *spec,
+		      const struct fmt_val *vals, int nvals, size_t *len)
 {
-	struct buf b = { 0 };
+	struct buf b = { .p = *buf, .cap = *cap };
 	struct conv_parts c;
 	const char *why;
 	int arg = 0;
@@ -433,12 +433,24 @@ char *fmt_format(const char *fmt, const struct fmt_spec *spec,
 		lit = i;
 	}
 	buf_put(&b, fmt + lit, i - lit);
-	if (!buf_reserve(&b, 0)) {
-		free(b.p);
+	/* a failed realloc left the old block in b.p: still the caller's */
+	*buf = b.p;
+	*cap = b.cap;
+	if (!buf_reserve(&b, 0))
 		return NULL;
-	}
 	b.p[b.len] = '\0';
 	if (len)
 		*len = b.len;
 	return b.p;
+}
+
+char *fmt_format(const char *fmt, const struct fmt_spec *spec,
+		 const struct fmt_val *vals, int nvals, size_t *len)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+	char *s = fmt_format_into(&buf, &cap, fmt, spec, vals, nvals, len);
+	if (!s)
+		free(buf);
+	return s;
 }

@@ -62,4 +62,13 @@ struct fmt_val {
 char *fmt_format(const char *fmt, const struct fmt_spec *spec,
 		 const struct fmt_val *vals, int nvals, size_t *len);
 
+/*
+ * The same into *buf, a malloc'd block of *cap bytes that the caller keeps
+ * from one call to the next (both start NULL/0; free(*buf) at the end): it
+ * grows when a result needs more, so formatting event after event
+ * allocates nothing once it has grown.  Returns *buf, or NULL on OOM.
+ */
+char *fmt_format_into(char **buf, size_t *cap, const char *fmt, const struct fmt_spec *spec,
+		      const struct fmt_val *vals, int nvals, size_t *len);
+
 #endif

@@ -1,13 +1,26 @@
 /*
- * events.c - what the BPF side sends through the ring buffer.
+ * events.c - what the BPF side sends through the ring buffer, and the
+ * consumer that reads it.
  *
  * Each record starts with {u32 kind, u32 id}; the arguments follow, laid
  * out as sema described them (struct sema_event.args).  printf, cat and
  * system format in userspace; time() reads the clock here, when the event
  * arrives; exit() asks the main loop to stop.
+ *
+ * The consumer is built for floods (issue #10).  A printf event allocates
+ * nothing once warm (decoded values in the scratch arena, the text in one
+ * kept buffer) and makes no system call: output goes to a large stdio
+ * buffer that is flushed once per drain (line by line on a terminal).  A
+ * drain handles at most DRAIN_BUDGET records and then hands control back
+ * to the main loop, so a producer faster than the consumer can never keep
+ * it from seeing a signal, a timer or the end of the -c child.  Events the
+ * ring had no room for are counted in BPF (a per-CPU counter) and reported
+ * as bpftrace does, "Lost N events", at most once a second while running
+ * and once more at exit.
  */
 #include "runtime/rt_int.h"
 
+#include <bpf/bpf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -52,10 +65,12 @@ static struct fmt_val *decode(struct rt *rt, const struct sema_event *ev, const 
 	return v;
 }
 
+/* the formatted text lives in rt's kept buffer, valid until the next event */
 static char *format_event(struct rt *rt, const struct sema_event *ev, const uint8_t *args, size_t *len)
 {
 	struct fmt_val *v = decode(rt, ev, args);
-	return fmt_format(ev->fmt, ev->spec, v, ev->args.nfields, len);
+	return fmt_format_into(&rt->ev.text, &rt->ev.text_cap, ev->fmt, ev->spec, v,
+			       ev->args.nfields, len);
 }
 
 /* at most max bytes of f into one malloc'd buffer (NULL when out of memory) */
@@ -222,9 +237,15 @@ static void do_time(struct rt *rt, const char *fmt)
 
 static int handle(struct rt *rt, void *data, size_t size);
 
+/* a drain's record budget is spent (or exit() was seen): libbpf stops
+ * there, with this record consumed, and returns this value */
+#define DRAIN_PAUSE (-EAGAIN)
+/* records per drain: a few ms of formatting, then the main loop runs */
+#define DRAIN_BUDGET 4096
+
 /* each event's decoded strings live in the scratch arena, given back right
  * after: no allocation per event once the arena has warmed up */
-int rt_event(void *ctx, void *data, size_t size)
+static int on_record(void *ctx, void *data, size_t size)
 {
 	struct rt *rt = ctx;
 	if (rt_stop_skip_event(rt))
@@ -232,12 +253,15 @@ int rt_event(void *ctx, void *data, size_t size)
 	struct arena *keep = rt->a;
 	struct arena_mark m = arena_mark(rt->scratch);
 	rt->a = rt->scratch;
-	int rc = handle(rt, data, size);
+	handle(rt, data, size);
 	arena_release(rt->scratch, m);
 	rt->a = keep;
-	/* a stop leaves libbpf's drain loop now, not when the ring is empty
-	 * (never, under a flood); this event is consumed either way */
-	return rc < 0 ? rc : rt_stop_due(rt) ? -EINTR : 0;
+	/* a stop (stop.c: rt_stop_due) or a spent budget leaves libbpf's
+	 * drain loop now, not when the ring is empty (never, under a
+	 * flood); this event is consumed either way */
+	if (++rt->ev.handled >= rt->ev.budget || (rt->ev.pause_on_stop && rt_stop_due(rt)))
+		return DRAIN_PAUSE;
+	return 0;
 }
 
 static int handle(struct rt *rt, void *data, size_t size)
@@ -266,7 +290,6 @@ static int handle(struct rt *rt, void *data, size_t size)
 			rt->o->writer->message(rt->o->out, "printf", s, len);
 		else if (kind == EV_CAT)
 			do_cat(rt, s);
-		free(s);
 		break;
 	}
 	case EV_TIME:
@@ -321,6 +344,136 @@ static int handle(struct rt *rt, void *data, size_t size)
 	case EV_SIGNAL_DONE:
 		break;
 	}
-	fflush(rt->o->out);
 	return 0;
+}
+
+/* ---- the consumer --------------------------------------------------------------- */
+
+/* ring buffer bytes: pages per CPU times the CPUs, as bpftrace counts its
+ * per-CPU buffers, rounded up to the power of two a BPF ring needs */
+static uint64_t ring_bytes(const struct rt *rt)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	if (!rt->o->rb_pages)
+		return rt->r->nevents ? RT_RING_DEFAULT : RT_RING_QUIET;
+	uint64_t want = (uint64_t)rt->o->rb_pages * page * (uint64_t)(rt->ncpus > 0 ? rt->ncpus : 1);
+	uint64_t size = page;
+	while (size < want && size < RT_RING_MAX)
+		size <<= 1;
+	return size;
+}
+
+int rt_events_size(struct rt *rt)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(rt->bpf, CG_RINGBUF_MAP);
+	if (!m)
+		return -ENOENT;
+	uint64_t size = ring_bytes(rt);
+	if (rt->o->verbose && rt->o->rb_pages)
+		fprintf(stderr, "sonde: event ring buffer: %llu KiB (%u page%s per CPU, %d CPUs)\n",
+			(unsigned long long)size >> 10, rt->o->rb_pages, rt->o->rb_pages == 1 ? "" : "s",
+			rt->ncpus);
+	else if (rt->o->verbose)
+		fprintf(stderr, "sonde: event ring buffer: %llu KiB\n", (unsigned long long)size >> 10);
+	return bpf_map__set_max_entries(m, (uint32_t)size);
+}
+
+int rt_events_open(struct rt *rt)
+{
+	int fd = bpf_object__find_map_fd_by_name(rt->bpf, CG_RINGBUF_MAP);
+	rt->rb = ring_buffer__new(fd, on_record, rt, NULL);
+	if (!rt->rb) {
+		int err = -errno;
+		fprintf(stderr, "sonde: cannot open the event ring buffer: %s\n", strerror(-err));
+		return err;
+	}
+	/* one write per drain, not per line; a person at a terminal sees
+	 * each line as it comes */
+	FILE *out = rt->o->out;
+	if (isatty(fileno(out)))
+		setvbuf(out, NULL, _IOLBF, 0);
+	else
+		setvbuf(out, NULL, _IOFBF, 1 << 16);
+	return 0;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+void rt_events_report_lost(struct rt *rt)
+{
+	uint64_t total = rt_lost_events(rt);	/* scrape.c */
+	rt->ev.lost_checked_ms = now_ms();
+	if (total > rt->ev.lost_reported) {
+		fflush(rt->o->out);	/* after the lines that did arrive */
+		rt->o->writer->lost_events(rt->o->out, stderr, total - rt->ev.lost_reported);
+		fflush(rt->o->out);	/* JSON: the report is output too */
+		rt->ev.lost_reported = total;
+	}
+}
+
+/* libbpf gives back our pause, or the number of records, or an error */
+static int drain_result(struct rt *rt, int n)
+{
+	rt->ev.more = n == DRAIN_PAUSE && !rt->stop;
+	if (n == DRAIN_PAUSE || n == -EINTR)
+		return 0;
+	return n < 0 ? n : 0;
+}
+
+static void drain_begin(struct rt *rt, uint64_t budget, bool pause_on_stop)
+{
+	rt->ev.handled = 0;
+	rt->ev.budget = budget;
+	rt->ev.pause_on_stop = pause_on_stop;
+}
+
+/* after a drain: the output in one write, and lost events once a second */
+static void drain_end(struct rt *rt)
+{
+	if (rt->ev.handled)
+		fflush(rt->o->out);
+	if (now_ms() - rt->ev.lost_checked_ms >= 1000)
+		rt_events_report_lost(rt);
+}
+
+int rt_events_consume(struct rt *rt)
+{
+	drain_begin(rt, DRAIN_BUDGET, true);
+	int err = drain_result(rt, ring_buffer__consume(rt->rb));
+	drain_end(rt);
+	return err;
+}
+
+int rt_events_poll(struct rt *rt, int timeout_ms)
+{
+	drain_begin(rt, DRAIN_BUDGET, true);
+	/* records left from the last drain: take them without waiting.
+	 * poll sleeps until the kernel wakes the ring (or the timeout); the
+	 * records a probe sent without a wakeup are taken by consume. */
+	int err = drain_result(rt, ring_buffer__poll(rt->rb, rt->ev.more ? 0 : timeout_ms));
+	if (!err && !rt->ev.more && !rt->stop)
+		err = drain_result(rt, ring_buffer__consume(rt->rb));
+	drain_end(rt);
+	return err;
+}
+
+void rt_events_drain(struct rt *rt)
+{
+	drain_begin(rt, UINT64_MAX, false);
+	drain_result(rt, ring_buffer__consume(rt->rb));
+	rt->ev.more = false;
+	fflush(rt->o->out);
+}
+
+void rt_events_close(struct rt *rt)
+{
+	ring_buffer__free(rt->rb);
+	rt->rb = NULL;
+	free(rt->ev.text);
+	rt->ev.text = NULL;
 }

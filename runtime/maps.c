@@ -105,6 +105,48 @@ static int read_batch(struct rt *rt, const struct sema_map *m, uint32_t vsize, s
 	return err;
 }
 
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* a per-CPU array (an aggregation without keys): slot i is bucket i of a
+ * hist/lhist, or the only value; a slot no CPU touched is not an entry,
+ * as a hash would not hold it, unless zero() kept it (a hash keeps a
+ * zeroed entry).  Keys come out as a hash's would: the 8-byte dummy, then
+ * the bucket. */
+static int read_array_slots(struct rt *rt, const struct sema_map *m, struct slot **out, size_t *n)
+{
+	int fd = rt->map_fds[m->id];
+	uint32_t vsize = ((m->value_size + 7) & ~7u) * (uint32_t)rt->ncpus;
+	uint8_t *val = malloc(vsize), *key = arena_alloc(rt->a, m->key_size);
+	struct slot *slots = NULL;
+	size_t cnt = 0;
+	if (!val)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < m->array_slots; i++) {
+		if (bpf_map_lookup_elem(fd, &i, val) || all_zero(val, vsize))
+			continue;
+		if (m->kind == MK_HIST || m->kind == MK_LHIST) {
+			uint64_t bucket = i;
+			memcpy(key + m->key_size - 8, &bucket, 8);
+		}
+		add_slot(rt, m, &slots, &cnt, key, val);
+	}
+	if (!cnt && rt->map_zeroed[m->id] && m->kind != MK_MIN && m->kind != MK_MAX) {
+		memset(val, 0, vsize);
+		memset(key, 0, m->key_size);
+		add_slot(rt, m, &slots, &cnt, key, val);	/* the zeroed entry */
+	}
+	free(val);
+	*out = slots;
+	*n = cnt;
+	return 0;
+}
+
 /* every (key, folded value) of the map; the keys and raw values live in rt->a */
 struct agent_read {
 	struct rt *rt;
@@ -122,6 +164,8 @@ static int agent_entry(void *ctx, const uint8_t *key, const uint8_t *vals, int n
 
 static int read_slots(struct rt *rt, const struct sema_map *m, struct slot **out, size_t *n)
 {
+	if (m->array_slots)
+		return read_array_slots(rt, m, out, n);
 	int fd = rt->map_fds[m->id];
 	if (rt->agents && rt_agent_has_map(rt, fd)) {
 		/* --user-probes: the agents' shared maps, shards as CPUs */
@@ -427,10 +471,28 @@ static void apply_keys(int fd, const uint8_t *keys, size_t n, uint32_t key_size,
  * probe keeps writing (sonde's own bpf() calls create keys for
  * `tracepoint:syscalls:sys_enter_bpf { @[pid] = count(); }`).
  */
+/* an array's slots cannot be deleted: clear and zero both write zeros,
+ * and a slot of zeros is not printed (read_array_slots) */
+static int clear_array(struct rt *rt, const struct sema_map *m)
+{
+	uint32_t vsize = ((m->value_size + 7) & ~7u) * (uint32_t)rt->ncpus;
+	uint8_t *zero = calloc(1, vsize);
+	if (!zero)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < m->array_slots; i++)
+		bpf_map_update_elem(rt->map_fds[m->id], &i, zero, BPF_EXIST);
+	free(zero);
+	return 0;
+}
+
 int rt_map_clear(struct rt *rt, const struct sema_map *m, bool zero_only)
 {
 	if (rt->agents && rt_agent_has_map(rt, rt->map_fds[m->id]))
 		return rt_agent_map_clear(rt, rt->map_fds[m->id], zero_only);
+	if (m->array_slots) {
+		rt->map_zeroed[m->id] = zero_only;
+		return clear_array(rt, m);
+	}
 	uint32_t vsize = m->percpu ? ((m->value_size + 7) & ~7u) * (uint32_t)rt->ncpus : m->value_size;
 	uint8_t *keys = NULL, *zero = zero_only ? calloc(1, vsize) : NULL;
 	size_t n = 0;

@@ -16,6 +16,27 @@ struct rs_symcache;
 struct rs_cgcache;
 struct rt_follow;
 struct rt_watch;
+struct rt_overhead;
+
+/* the event consumer's state (events.c) */
+struct rt_events {
+	char *text;		/* printf's formatted text, kept from event to event */
+	size_t text_cap;
+	uint64_t handled, budget;	/* records this drain, and its limit */
+	bool pause_on_stop;	/* a signal or exit() ends the drain (not the last one) */
+	bool more;		/* the last drain stopped with records left */
+	uint64_t lost_reported;	/* lost events already reported */
+	uint64_t lost_checked_ms;	/* CLOCK_MONOTONIC of the last check */
+};
+
+/* Ring buffer sizes.  The default holds one second of the flood measured
+ * here (bench/events: a getppid loop under printf makes about 0.5M
+ * records of 32 bytes a second on one CPU); a script with no printf-like
+ * events sends only control records (exit, print, clear) and gets a small
+ * one.  --rb-pages and BPFTRACE_PERF_RB_PAGES override both. */
+#define RT_RING_DEFAULT (16u << 20)
+#define RT_RING_QUIET (256u << 10)
+#define RT_RING_MAX (1u << 30)
 
 /* stop.c: what ends the run, watched beside the ring buffer */
 struct rt_stop {
@@ -43,9 +64,12 @@ struct rt {
 	struct ring_buffer *rb;
 	struct bpf_link **links;
 	int nlinks;
+	int *link_fds;		/* links libbpf does not know (umulti.c) */
+	int nlink_fds;
 	int *perf_fds;
 	int nperf, capperf;
 	int *map_fds;		/* by sema map id */
+	bool *map_zeroed;	/* by map id: an array map zero()'d since its last clear() */
 	int ncpus;
 	volatile sig_atomic_t stop;
 	int exit_code;
@@ -76,6 +100,8 @@ struct rt {
 	struct uprobe_plan *plans;	/* uprobe attach points resolved before attaching */
 	int nplans;
 	struct rt_agents *agents;	/* --user-probes (agent.c) */
+	struct rt_events ev;
+	struct rt_overhead *overhead;	/* --overhead (overhead.c) */
 };
 
 /* render.c: one value as text; *is_str tells JSON to quote it */
@@ -95,8 +121,21 @@ int rt_map_clear(struct rt *rt, const struct sema_map *m, bool zero_only);
 void rt_maps_print_all(struct rt *rt);
 /* a warning on stderr for each map that refused updates because it was full */
 void rt_maps_report_full(struct rt *rt);
-/* events.c */
-int rt_event(void *ctx, void *data, size_t size);
+/* events.c: the ring buffer and its consumer.  size: before the object is
+ * loaded, the ring's size from --rb-pages / BPFTRACE_PERF_RB_PAGES or the
+ * default.  open: after loading (also sets up output buffering).  consume:
+ * after the main loop's wait (stop.c), a bounded number of records, the
+ * output flushed, lost events reported at most once a second; 0 or -errno;
+ * rt->ev.more says records are left for the next call.  drain: every
+ * record the ring holds now (after BEGIN, after detaching, after END;
+ * stop.c bounds the time spent printing).  report_lost: losses not
+ * reported yet (at exit). */
+int rt_events_size(struct rt *rt);
+int rt_events_open(struct rt *rt);
+int rt_events_consume(struct rt *rt);
+void rt_events_drain(struct rt *rt);
+void rt_events_report_lost(struct rt *rt);
+void rt_events_close(struct rt *rt);
 /* symbols.c: stacks, usym, buf, ntop, strftime as text; join events;
  * reading a process's mappings while it lives (EV_PID_SEEN) */
 const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *p);
@@ -130,6 +169,25 @@ int rt_agent_map_each(struct rt *rt, int kfd, rt_agent_entry_fn cb, void *ctx);
 /* clear(): every key goes (zero_only: zero()) in every agent's copy */
 int rt_agent_map_clear(struct rt *rt, int kfd, bool zero_only);
 void rt_agent_free(struct rt *rt);
+/* umulti.c: multi-uprobe links (Linux 6.6).  prepare: before loading,
+ * the uprobe programs take the multi link's attach type when the kernel
+ * has it (SONDE_NO_UPROBE_MULTI=1 keeps the classic per-site links);
+ * prog: whether prog was loaded so; link: one link for n offsets of path
+ * (with a cookie each), only for pid when pid > 0; a link fd or -errno. */
+bool rt_umulti_supported(void);
+void rt_umulti_prepare(struct rt *rt);
+bool rt_umulti_prog(const struct bpf_program *prog);
+enum bpf_attach_type rt_umulti_attach_type(void);
+int rt_umulti_link(int prog_fd, const char *path, const uint64_t *offsets,
+		   const uint64_t *cookies, uint32_t n, int pid, bool retprobe);
+/* overhead.c: --overhead.  start: after loading, before attaching (BPF
+ * statistics on, uprobe trap calibrated); tick: from the main loop, once
+ * a second at most (the table with -v, warnings past 5 % of a CPU);
+ * report: the table at exit, after the maps; free. */
+int rt_overhead_start(struct rt *rt);
+void rt_overhead_tick(struct rt *rt);
+void rt_overhead_report(struct rt *rt);
+void rt_overhead_free(struct rt *rt);
 /* follow.c: --follow.  start before attaching (notes from the first
  * resolution count as shown); keep takes q (copied) and sites (owned, also
  * on error); tick rescans once a second; free detaches nothing (links are

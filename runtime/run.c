@@ -164,9 +164,51 @@ static void pid_list(char *buf, size_t len, const int *pids, size_t n)
 		snprintf(buf, len, "any process that maps it");
 }
 
+/* -v: where a site was attached, and for which processes */
+static void site_note(struct rt *rt, const struct sema_attach *at, const struct rs_site *s,
+		      bool later)
+{
+	if (!rt->o->verbose)
+		return;
+	char who[256];
+	pid_list(who, sizeof(who), s->file->pids, s->file->npids);
+	fprintf(stderr, "sonde: %s: attached %s+0x%llx in %s%s%s (%u:%u inode %llu) for %s\n",
+		at->name, s->sym, (unsigned long long)s->offset, later ? "new file " : "",
+		s->file->path, s->file->deleted ? " (deleted)" : "",
+		major((dev_t)s->file->dev), minor((dev_t)s->file->dev),
+		(unsigned long long)s->file->ino, who);
+}
+
+/* n sites of one file in one multi-uprobe link (umulti.c); 0 or -errno */
+static int attach_multi(struct rt *rt, struct bpf_program *prog, const struct sema_attach *at,
+			const struct rs_site *const *sites, size_t n, bool later)
+{
+	uint64_t *offs = calloc(n, sizeof(*offs)), *cookies = calloc(n, sizeof(*cookies));
+	int fd = -ENOMEM;
+	if (offs && cookies) {
+		for (size_t i = 0; i < n; i++) {
+			offs[i] = sites[i]->offset;
+			cookies[i] = rt_site_cookie(rt, sites[i]->sym);
+		}
+		fd = rt_umulti_link(bpf_program__fd(prog), sites[0]->file->attach_path, offs, cookies,
+				    (uint32_t)n, rt->o->pid, at->type == PT_URETPROBE);
+	}
+	free(offs);
+	free(cookies);
+	if (fd < 0)
+		return fd;
+	rt->link_fds = vec_grow(rt->link_fds, (size_t)rt->nlink_fds, sizeof(*rt->link_fds));
+	rt->link_fds[rt->nlink_fds++] = fd;
+	for (size_t i = 0; i < n; i++)
+		site_note(rt, at, sites[i], later);
+	return 0;
+}
+
 int rt_attach_uprobe_site(struct rt *rt, struct bpf_program *prog,
 			  const struct sema_attach *at, const struct rs_site *s, bool later)
 {
+	if (rt_umulti_prog(prog))
+		return attach_multi(rt, prog, at, &s, 1, later);
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = at->type == PT_URETPROBE,
 		    .bpf_cookie = rt_site_cookie(rt, s->sym));
 	struct bpf_link *l = bpf_program__attach_uprobe_opts(prog, rt->o->pid ? rt->o->pid : -1,
@@ -174,16 +216,36 @@ int rt_attach_uprobe_site(struct rt *rt, struct bpf_program *prog,
 	if (!l)
 		return -errno;
 	add_link(rt, l);
-	if (rt->o->verbose) {
-		char who[256];
-		pid_list(who, sizeof(who), s->file->pids, s->file->npids);
-		fprintf(stderr, "sonde: %s: attached %s+0x%llx in %s%s%s (%u:%u inode %llu) for %s\n",
-			at->name, s->sym, (unsigned long long)s->offset, later ? "new file " : "",
-			s->file->path, s->file->deleted ? " (deleted)" : "",
-			major((dev_t)s->file->dev), minor((dev_t)s->file->dev),
-			(unsigned long long)s->file->ino, who);
-	}
+	site_note(rt, at, s, later);
 	return 0;
+}
+
+/* every site of one file in one link: attach and detach wait for the
+ * kernel once per file instead of once per function */
+static int attach_sites_multi(struct rt *rt, struct bpf_program *prog,
+			      const struct sema_attach *at, const struct rs_sites *sites)
+{
+	const struct rs_site **group = calloc(sites->nsites ? sites->nsites : 1, sizeof(*group));
+	if (!group)
+		return -ENOMEM;
+	int err = 0;
+	for (size_t f = 0; f < sites->nfiles && !err; f++) {
+		size_t n = 0;
+		for (size_t i = 0; i < sites->nsites; i++)
+			if (sites->sites[i].file == sites->files[f])
+				group[n++] = &sites->sites[i];
+		if (!n)
+			continue;
+		err = attach_multi(rt, prog, at, group, n, false);
+		if (err)
+			fprintf(stderr, "sonde: %s: cannot attach to %zu function%s in %s: %s\n",
+				at->name, n, n == 1 ? "" : "s", sites->files[f]->path, strerror(-err));
+		else if (rt->o->verbose)
+			fprintf(stderr, "sonde: %s: %zu site%s in %s share one multi-uprobe link\n",
+				at->name, n, n == 1 ? "" : "s", sites->files[f]->path);
+	}
+	free(group);
+	return err;
 }
 
 static struct rs_query uprobe_query(struct rt *rt, const struct sema_attach *at)
@@ -236,7 +298,15 @@ static int attach_uprobe(struct rt *rt, struct bpf_program *prog, const struct s
 	if (!sites->nsites)
 		fprintf(stderr, "sonde: %s: nothing to attach to yet (%s); --follow keeps looking\n",
 			at->name, *err ? err : "no match");
-	for (size_t i = 0; i < sites->nsites; i++) {
+	if (rt_umulti_prog(prog)) {
+		int e = attach_sites_multi(rt, prog, at, sites);
+		if (e) {
+			rs_sites_free(sites);
+			return e;
+		}
+		*count += (int)sites->nsites;
+	}
+	for (size_t i = 0; i < sites->nsites && !rt_umulti_prog(prog); i++) {
 		const struct rs_site *s = &sites->sites[i];
 		int e = rt_attach_uprobe_site(rt, prog, at, s, false);
 		if (e) {
@@ -490,8 +560,14 @@ static int load(struct rt *rt)
 		fprintf(stderr, "sonde: cannot open the generated BPF object: %s\n", strerror(errno));
 		return -errno;
 	}
+	rt_umulti_prepare(rt);
+	int err = rt_events_size(rt);
+	if (err) {
+		fprintf(stderr, "sonde: cannot size the event ring buffer: %s\n", strerror(-err));
+		return err;
+	}
 	load_log_f = open_memstream(&load_log, &load_log_len);
-	int err = bpf_object__load(rt->bpf);
+	err = bpf_object__load(rt->bpf);
 	fclose(load_log_f);
 	load_log_f = NULL;
 	if (err) {
@@ -517,6 +593,11 @@ static int load(struct rt *rt)
 	free(load_log);
 	load_log = NULL;
 	rt->map_fds = calloc((size_t)(rt->r->nmaps ? rt->r->nmaps : 1), sizeof(int));
+	rt->map_zeroed = calloc((size_t)(rt->r->nmaps ? rt->r->nmaps : 1), sizeof(bool));
+	if (!rt->map_fds || !rt->map_zeroed) {
+		fprintf(stderr, "sonde: out of memory\n");
+		return -ENOMEM;
+	}
 	for (int i = 0; i < rt->r->nmaps; i++) {
 		const struct sema_map *m = rt->r->maps[i];
 		struct bpf_map *bm = bpf_object__find_map_by_name(rt->bpf, cg_map_obj_name(rt->perm, m));
@@ -659,6 +740,9 @@ static void detach_all(struct rt *rt)
 	for (int i = 0; i < rt->nlinks; i++)
 		bpf_link__destroy(rt->links[i]);
 	rt->nlinks = 0;
+	for (int i = 0; i < rt->nlink_fds; i++)
+		close(rt->link_fds[i]);
+	rt->nlink_fds = 0;
 }
 
 static bool only_special(const struct sema_result *r)
@@ -697,12 +781,8 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	if (rt_stop_open(&rt))
 		goto out;
 
-	int rbfd = bpf_object__find_map_fd_by_name(rt.bpf, CG_RINGBUF_MAP);
-	rt.rb = ring_buffer__new(rbfd, rt_event, &rt, NULL);
-	if (!rt.rb) {
-		fprintf(stderr, "sonde: cannot open the event ring buffer: %s\n", strerror(errno));
+	if (rt_events_open(&rt) || rt_overhead_start(&rt))
 		goto out;
-	}
 	if (o->follow && !o->dry_run && rt_follow_start(&rt)) {
 		fprintf(stderr, "sonde: out of memory\n");
 		goto out;
@@ -740,7 +820,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	/* BEGIN runs before the -c command starts, as in bpftrace: its output
 	 * comes first, whatever the command does */
 	run_special(&rt, PT_BEGIN);
-	ring_buffer__consume(rt.rb);
+	rt_events_drain(&rt);
 	rt_agent_go(&rt);
 	int ticking = 0;
 	if (!rt.stop && ntimers && attach_all(&rt, &ticking, true))
@@ -757,15 +837,17 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 				  (o->serve_addr && rt_serve_start(&rt, o->serve_addr))))
 		goto out;
 	/* stop.c: signals, exit(), the -c command and the -p process each
-	 * end the loop at once, whatever the event rate */
+	 * end the loop at once, whatever the event rate; events.c takes a
+	 * bounded share of the ring each time (no wait while some is left) */
 	if (!rt_stop_update(&rt) &&
 	    !(only_special(r) && !o->child_pid && !o->pid && !o->writer->scrape)) {
 		while (!rt_stop_update(&rt)) {
 			/* --serve: HTTP clients wake the same wait (serve.c) */
-			int n = rt_stop_wait(&rt, rt.serve ? rt_serve_timeout(&rt, 100) : 100);
-			if (n > 0)
-				n = ring_buffer__consume(rt.rb);
-			if (n < 0 && n != -EINTR)
+			int timeout = rt.ev.more ? 0 : 100;
+			int n = rt_stop_wait(&rt, rt.serve ? rt_serve_timeout(&rt, timeout) : timeout);
+			if (n >= 0)
+				n = rt_events_consume(&rt);
+			if (n < 0)
 				break;
 			rt_agent_poll(&rt);
 			if (rt.follow)
@@ -774,6 +856,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 			if (rt.serve)
 				rt_serve_run(&rt);
 			rt_scrape_tick(&rt);
+			rt_overhead_tick(&rt);
 		}
 	} else if (!rt.stop) {
 		/* only BEGIN/END and no exit(): wait for Ctrl-C, as bpftrace.
@@ -793,7 +876,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	detach_all(&rt);
 	rt_stop_drain(&rt);
 	run_special(&rt, PT_END);
-	ring_buffer__consume(rt.rb);
+	rt_events_drain(&rt);
 	/* a scrape format prints no maps at exit; the textfile gets its last
 	 * state */
 	if (o->metrics_file)
@@ -803,10 +886,9 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		rt_maps_print_all(&rt);
 	}
 	rt_maps_report_full(&rt);
-	uint64_t lost = rt_lost_events(&rt);
-	if (lost)
-		o->writer->lost_events(o->out, stderr, lost);
+	rt_events_report_lost(&rt);
 	fflush(o->out);
+	rt_overhead_report(&rt);
 	rc = 0;
 	bool child_done = rt.stopper.child_done;
 	int child_st = rt.stopper.child_status;
@@ -833,10 +915,13 @@ out:
 		if (rt.plans[i].sites)
 			rs_sites_free(rt.plans[i].sites);
 	free(rt.plans);
+	rt_overhead_free(&rt);
 	free(rt.links);
-	ring_buffer__free(rt.rb);
+	free(rt.link_fds);
+	rt_events_close(&rt);
 	bpf_object__close(rt.bpf);
 	free(rt.map_fds);
+	free(rt.map_zeroed);
 	free(rt.site_names);
 	if (rt.cgroups)
 		rs_cgcache_free(rt.cgroups);

@@ -32,6 +32,8 @@ struct rt_opts {
 	bool follow;		/* --follow: rescan uprobe targets every second */
 	bool user_probes;	/* --user-probes: uprobes run in the targets' agents */
 	const char *agent_dir;	/* --agent-dir; NULL: SONDE_RUN_DIR or /run/sonde */
+	unsigned rb_pages;	/* event ring: pages per CPU (0: the default size) */
+	bool overhead;		/* --overhead: what each probe costs (overhead.c) */
 	const char *src;	/* source text, for verifier messages */
 	const char *file;	/* source name */
 	/* scrape writers (-f prometheus|openmetrics) */

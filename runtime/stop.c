@@ -250,8 +250,7 @@ void rt_stop_drain(struct rt *rt)
 	st->events = 0;
 	st->drain_end_ns = now_ns() + STOP_DRAIN_MS * 1000000ull;
 	/* the probes are detached: nothing refills the ring, this ends */
-	while (ring_buffer__consume(rt->rb) > 0)
-		;
+	rt_events_drain(rt);
 	if (st->not_printed)
 		fprintf(stderr, "sonde: %llu events were still queued %d ms after tracing stopped; "
 			"not printed\n", (unsigned long long)st->not_printed, STOP_DRAIN_MS);

@@ -250,6 +250,30 @@ static void check_probes(struct sema_ctx *s)
 	}
 }
 
+/* hist buckets: negatives, 0, then [2^i, 2^(i+1)) for i in 0..63 */
+#define HIST_SLOTS 66
+/* lhists wider than this stay in a hash that holds only the buckets used */
+#define LHIST_ARRAY_MAX 1024
+
+/*
+ * An aggregation without keys lives in a per-CPU array: its lookup is an
+ * index the verifier inlines and that always finds its slot, so an update
+ * is a load and a store, with no hash and no insert path.  A keyless hist
+ * or lhist holds one slot per bucket.  0: a hash.
+ */
+static uint32_t array_slots(const struct sema_map *m)
+{
+	if (!m->percpu || m->key.kind != TY_NONE)
+		return 0;
+	if (m->kind == MK_HIST)
+		return HIST_SLOTS;
+	if (m->kind == MK_LHIST) {
+		int64_t n = m->lh_step > 0 ? (m->lh_max - m->lh_min) / m->lh_step + 2 : 0;
+		return n > 0 && n <= LHIST_ARRAY_MAX ? (uint32_t)n : 0;
+	}
+	return 1;
+}
+
 static void finish_maps(struct sema_ctx *s)
 {
 	for (int i = 0; i < s->nmaps; i++) {
@@ -260,6 +284,7 @@ static void finish_maps(struct sema_ctx *s)
 			ks = (ks + 7) & ~7u;
 		m->key_size = ks + ((m->kind == MK_HIST || m->kind == MK_LHIST) ? 8 : 0);
 		m->percpu = m->kind != MK_VALUE && m->kind != MK_NONE;
+		m->array_slots = array_slots(m);
 		switch (m->kind) {
 		case MK_NONE:
 			m->value_size = 8;
@@ -267,8 +292,13 @@ static void finish_maps(struct sema_ctx *s)
 		case MK_VALUE:
 			m->value_size = (sema_layout(&m->value) + 7) & ~7u;
 			break;
-		case MK_COUNT: case MK_SUM: case MK_HIST: case MK_LHIST:
+		case MK_COUNT: case MK_HIST: case MK_LHIST:
 			m->value_size = 8;
+			break;
+		case MK_SUM:
+			/* in an array, {sum, set}: a sum of zeros prints, an
+			 * untouched slot does not */
+			m->value_size = m->array_slots ? 16 : 8;
 			break;
 		case MK_AVG: case MK_STATS: case MK_MIN: case MK_MAX:
 			m->value_size = 16;	/* {count, total} or {value, set} */

@@ -58,6 +58,32 @@ static void test_mark_release_reuses_zeroed(void **state)
 	(void)state;
 }
 
+/* the runtime takes its per-event mark on an empty arena: the chunk an
+ * event used must come back for the next event, not be freed and
+ * allocated again (issue #10: a 4 MB calloc per event) */
+static void test_release_keeps_chunks_for_reuse(void **state)
+{
+	struct arena *a = arena_new();
+	struct arena_mark m = arena_mark(a);
+	unsigned char *p1 = arena_alloc(a, 64);
+	memset(p1, 0xab, 64);
+	arena_release(a, m);
+	/* were the chunk freed, this block of its size would take its place */
+	void *squat = malloc(16384 + 64);
+	unsigned char *p2 = arena_alloc(a, 64);
+	assert_ptr_equal(p1, p2);
+	for (int j = 0; j < 64; j++)
+		assert_int_equal(p2[j], 0);
+	/* a request larger than every spare gets a chunk of its own */
+	arena_release(a, m);
+	unsigned char *big = arena_alloc(a, 1u << 20);
+	assert_ptr_not_equal(big, p1);
+	assert_int_equal(big[(1u << 20) - 1], 0);
+	free(squat);
+	arena_free(a);
+	(void)state;
+}
+
 static void test_grow(void **state)
 {
 	struct arena *a = arena_new();
@@ -82,6 +108,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_zeroed_aligned),
 		cmocka_unit_test(test_mark_release_reuses_zeroed),
+		cmocka_unit_test(test_release_keeps_chunks_for_reuse),
 		cmocka_unit_test(test_grow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -137,6 +137,8 @@ static void test_table(void **state)
 	struct arena *a = arena_new();
 	size_t n = sizeof(cases) / sizeof(cases[0]);
 
+	char *keep = NULL;
+	size_t cap = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct fmt_case *c = &cases[i];
 		struct fmt_spec spec;
@@ -154,8 +156,22 @@ static void test_table(void **state)
 				 got, c->want);
 		assert_int_equal(got[len], '\0');
 		free(got);
+		/* the same into one buffer kept across every case */
+		size_t len2 = 0;
+		char *into = fmt_format_into(&keep, &cap, c->fmt, &spec, c->args, c->nargs, &len2);
+		assert_ptr_equal(into, keep);
+		assert_int_equal(len2, len);
+		assert_memory_equal(into, c->want, len);
+		assert_int_equal(into[len], '\0');
 	}
 	assert_true(n >= 30);
+	/* grown once, a buffer is reused as it is: no allocation per call */
+	char *before = keep;
+	size_t cap_before = cap;
+	fmt_format_into(&keep, &cap, cases[0].fmt, NULL, cases[0].args, cases[0].nargs, NULL);
+	assert_ptr_equal(keep, before);
+	assert_int_equal(cap, cap_before);
+	free(keep);
 	arena_free(a);
 }
 
