@@ -134,7 +134,7 @@ static LLVMValueRef declare_user_map(struct cg_ctx *cg, const struct sema_map *m
 	if (m->array_slots)	/* an aggregation without keys */
 		return cg->map_globals[m->id] = declare_map(cg, cg_map_obj_name(cg->a, m),
 							    BPF_MAP_TYPE_PERCPU_ARRAY, m->array_slots,
-							    4, m->value_size);
+							    4, m->value_size, 0);
 	return cg->map_globals[m->id] = declare_map(cg, cg_map_obj_name(cg->a, m),
 						    m->percpu ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH,
 						    entries, m->key_size, m->value_size, 0);

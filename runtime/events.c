@@ -449,19 +449,6 @@ int rt_events_consume(struct rt *rt)
 	return err;
 }
 
-int rt_events_poll(struct rt *rt, int timeout_ms)
-{
-	drain_begin(rt, DRAIN_BUDGET, true);
-	/* records left from the last drain: take them without waiting.
-	 * poll sleeps until the kernel wakes the ring (or the timeout); the
-	 * records a probe sent without a wakeup are taken by consume. */
-	int err = drain_result(rt, ring_buffer__poll(rt->rb, rt->ev.more ? 0 : timeout_ms));
-	if (!err && !rt->ev.more && !rt->stop)
-		err = drain_result(rt, ring_buffer__consume(rt->rb));
-	drain_end(rt);
-	return err;
-}
-
 void rt_events_drain(struct rt *rt)
 {
 	drain_begin(rt, UINT64_MAX, false);

@@ -109,12 +109,13 @@ static bool wants_multi(const struct cg_prog *p)
 
 void rt_umulti_prepare(struct rt *rt)
 {
-	if (getenv("SONDE_NO_UPROBE_MULTI") || !rt_umulti_supported())
+	if (getenv("SONDE_NO_UPROBE_MULTI"))
 		return;
+	/* the kernel is asked only when the script has uprobes */
 	for (int i = 0; i < rt->obj->nprogs; i++) {
 		const struct cg_prog *p = &rt->obj->progs[i];
 		struct bpf_program *prog = bpf_object__find_program_by_name(rt->bpf, p->name);
-		if (prog && wants_multi(p))
+		if (prog && wants_multi(p) && rt_umulti_supported())
 			bpf_program__set_expected_attach_type(prog, UMULTI_ATTACH_TYPE);
 	}
 }

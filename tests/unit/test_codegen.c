@@ -55,7 +55,8 @@ static const struct bpf_map *map_named(struct compiled *c, const char *name)
 	return m;
 }
 
-/* aggregations are per-CPU hashes; '=' values are shared hashes */
+/* aggregations are per-CPU hashes (arrays without keys); '=' values are
+ * shared hashes */
 static void test_map_definitions(void **state)
 {
 	struct compiled c;
@@ -67,10 +68,22 @@ static void test_map_definitions(void **state)
 	m = map_named(&c, "m3_v");
 	assert_int_equal(bpf_map__type(m), BPF_MAP_TYPE_HASH);
 	assert_int_equal(bpf_map__key_size(m), 16);
+	/* aggregations without keys: per-CPU arrays indexed by a u32, one
+	 * slot per hist bucket */
 	m = map_named(&c, "m1_h");
-	assert_int_equal(bpf_map__key_size(m), 16);	/* dummy key + bucket index */
+	assert_int_equal(bpf_map__type(m), BPF_MAP_TYPE_PERCPU_ARRAY);
+	assert_int_equal(bpf_map__key_size(m), 4);
+	assert_int_equal(bpf_map__max_entries(m), 66);
 	m = map_named(&c, "m2_s");
+	assert_int_equal(bpf_map__type(m), BPF_MAP_TYPE_PERCPU_ARRAY);
+	assert_int_equal(bpf_map__max_entries(m), 1);
 	assert_int_equal(bpf_map__value_size(m), 16);	/* {count, total} */
+	done(&c);
+	/* with keys, hist slots are (key, bucket) in a per-CPU hash */
+	compile(&c, "BEGIN { @k[pid] = hist(1); }");
+	m = map_named(&c, "m0_k");
+	assert_int_equal(bpf_map__type(m), BPF_MAP_TYPE_PERCPU_HASH);
+	assert_int_equal(bpf_map__key_size(m), 16);	/* key + bucket index */
 	m = map_named(&c, CG_RINGBUF_MAP);
 	assert_int_equal(bpf_map__type(m), BPF_MAP_TYPE_RINGBUF);
 	m = map_named(&c, CG_LOST_MAP);
