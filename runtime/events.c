@@ -244,18 +244,25 @@ static int handle(struct rt *rt, void *data, size_t size);
 #define DRAIN_BUDGET 4096
 
 /* each event's decoded strings live in the scratch arena, given back right
- * after: no allocation per event once the arena has warmed up */
+ * after: no allocation per event once the arena has warmed up.  The
+ * kernel's ring and the agents' shared rings (agent.c) both come here. */
+int rt_event(struct rt *rt, void *data, size_t size)
+{
+	struct arena *keep = rt->a;
+	struct arena_mark m = arena_mark(rt->scratch);
+	rt->a = rt->scratch;
+	int rc = handle(rt, data, size);
+	arena_release(rt->scratch, m);
+	rt->a = keep;
+	return rc;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct rt *rt = ctx;
 	if (rt_stop_skip_event(rt))
 		return 0;
-	struct arena *keep = rt->a;
-	struct arena_mark m = arena_mark(rt->scratch);
-	rt->a = rt->scratch;
-	handle(rt, data, size);
-	arena_release(rt->scratch, m);
-	rt->a = keep;
+	rt_event(rt, data, size);
 	/* a stop (stop.c: rt_stop_due) or a spent budget leaves libbpf's
 	 * drain loop now, not when the ring is empty (never, under a
 	 * flood); this event is consumed either way */

@@ -134,12 +134,12 @@ static int read_array_slots(struct rt *rt, const struct sema_map *m, struct slot
 			uint64_t bucket = i;
 			memcpy(key + m->key_size - 8, &bucket, 8);
 		}
-		add_slot(rt, m, &slots, &cnt, key, val);
+		add_slot(rt, m, &slots, &cnt, key, val, rt->ncpus);
 	}
 	if (!cnt && rt->map_zeroed[m->id] && m->kind != MK_MIN && m->kind != MK_MAX) {
 		memset(val, 0, vsize);
 		memset(key, 0, m->key_size);
-		add_slot(rt, m, &slots, &cnt, key, val);	/* the zeroed entry */
+		add_slot(rt, m, &slots, &cnt, key, val, rt->ncpus);	/* the zeroed entry */
 	}
 	free(val);
 	*out = slots;
@@ -158,14 +158,25 @@ struct agent_read {
 static int agent_entry(void *ctx, const uint8_t *key, const uint8_t *vals, int nvals)
 {
 	struct agent_read *ar = ctx;
-	add_slot(ar->rt, ar->m, &ar->slots, &ar->cnt, key, vals, nvals);
+	const struct sema_map *m = ar->m;
+	if (m->array_slots) {
+		/* an array's u32 index, as read_array_slots makes its keys */
+		uint8_t *k = arena_alloc(ar->rt->a, m->key_size);
+		memset(k, 0, m->key_size);
+		if (m->kind == MK_HIST || m->kind == MK_LHIST) {
+			uint32_t i;
+			memcpy(&i, key, 4);
+			uint64_t bucket = i;
+			memcpy(k + m->key_size - 8, &bucket, 8);
+		}
+		key = k;
+	}
+	add_slot(ar->rt, m, &ar->slots, &ar->cnt, key, vals, nvals);
 	return 0;
 }
 
 static int read_slots(struct rt *rt, const struct sema_map *m, struct slot **out, size_t *n)
 {
-	if (m->array_slots)
-		return read_array_slots(rt, m, out, n);
 	int fd = rt->map_fds[m->id];
 	if (rt->agents && rt_agent_has_map(rt, fd)) {
 		/* --user-probes: the agents' shared maps, shards as CPUs */
@@ -175,6 +186,8 @@ static int read_slots(struct rt *rt, const struct sema_map *m, struct slot **out
 		*n = ar.cnt;
 		return err;
 	}
+	if (m->array_slots)
+		return read_array_slots(rt, m, out, n);
 	uint32_t vsize = m->percpu ? ((m->value_size + 7) & ~7u) * (uint32_t)rt->ncpus : m->value_size;
 	size_t cnt = 0;
 	struct slot *slots = NULL;

@@ -130,6 +130,8 @@ void rt_maps_report_full(struct rt *rt);
  * record the ring holds now (after BEGIN, after detaching, after END;
  * stop.c bounds the time spent printing).  report_lost: losses not
  * reported yet (at exit). */
+/* events.c: one event record (the kernel's ring or an agent's) */
+int rt_event(struct rt *rt, void *data, size_t size);
 int rt_events_size(struct rt *rt);
 int rt_events_open(struct rt *rt);
 int rt_events_consume(struct rt *rt);
