@@ -346,7 +346,8 @@ static void prom_map(FILE *out, bool om, struct pr_map *m)
 		return;
 	/* the keyless count() that never fired is an entry with value 0 */
 	cmp_map = m;
-	qsort(m->entries, m->nentries, sizeof(*m->entries), by_value_desc);
+	if (m->nentries > 1)
+		qsort(m->entries, m->nentries, sizeof(*m->entries), by_value_desc);
 	size_t kept = 0, series = 0;
 	for (; kept < m->nentries; kept++) {
 		size_t s = series_of(m, &m->entries[kept]);

@@ -297,7 +297,8 @@ int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
 	}
 	if (m->kind == MK_HIST || m->kind == MK_LHIST) {
 		sort_map = m;
-		qsort(slots, n, sizeof(*slots), slot_cmp);
+		if (n > 1)	/* an empty map has no slots array at all */
+			qsort(slots, n, sizeof(*slots), slot_cmp);
 		uint32_t uk = user_key_size(m);
 		int nb = m->kind == MK_HIST ? PR_HIST_BUCKETS
 					    : (int)((m->lh_max - m->lh_min) / m->lh_step) + 2;
