@@ -47,6 +47,14 @@ static inline void checked_run(struct checked *c, const char *src, const struct 
 	fflush(c->out);
 }
 
+/* the first line of the messages ("t.bt:1:COL: error: ..."), into buf */
+static inline const char *checked_first_line(const struct checked *c, char *buf, size_t len)
+{
+	const char *nl = strchr(c->msgs, '\n');
+	snprintf(buf, len, "%.*s", nl ? (int)(nl - c->msgs) : (int)c->len, c->msgs);
+	return buf;
+}
+
 static inline void checked_free(struct checked *c)
 {
 	fclose(c->out);

@@ -42,10 +42,8 @@ static void expect_one_error(const char *src, const char *first_line)
 	check(&c, src);
 	if (c.r)
 		fail_msg("no error for: %s", src);
-	const char *nl = strchr(c.msgs, '\n');
 	char line[512];
-	snprintf(line, sizeof(line), "%.*s", nl ? (int)(nl - c.msgs) : (int)c.len, c.msgs);
-	assert_string_equal(line, first_line);
+	assert_string_equal(checked_first_line(&c, line, sizeof(line)), first_line);
 	if (count_errors(c.msgs) != 1)
 		fail_msg("more than one error for: %s\n%s", src, c.msgs);
 	checked_free(&c);

@@ -52,10 +52,8 @@ static void expect_error(const char *src, const char *first_line)
 	check(&c, src);
 	if (c.r)
 		fail_msg("no error for: %s", src);
-	const char *nl = strchr(c.msgs, '\n');
 	char line[512];
-	snprintf(line, sizeof(line), "%.*s", nl ? (int)(nl - c.msgs) : (int)c.len, c.msgs);
-	assert_string_equal(line, first_line);
+	assert_string_equal(checked_first_line(&c, line, sizeof(line)), first_line);
 	checked_free(&c);
 }
 
