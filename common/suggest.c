@@ -21,9 +21,15 @@ static int min3(int a, int b, int c)
 	return m < c ? m : c;
 }
 
-int suggest_distance(const char *a, const char *b)
+/* the distance, or limit + 1 as soon as it must exceed limit: lengths
+ * further apart than that, or a row whose every cell is past it, end the
+ * walk early.  A misspelled tracepoint is compared with every one the
+ * kernel has (thousands), so the cut-offs matter. */
+static int distance_within(const char *a, const char *b, int limit)
 {
 	size_t la = strnlen(a, WORD_MAX - 1), lb = strnlen(b, WORD_MAX - 1);
+	if ((la > lb ? la - lb : lb - la) > (size_t)limit)
+		return limit + 1;
 	/* three rows of the dynamic-programming table: i-2, i-1, i */
 	int rows[3][WORD_MAX];
 	int *pp = rows[0], *p = rows[1], *c = rows[2];
@@ -31,12 +37,24 @@ int suggest_distance(const char *a, const char *b)
 		p[j] = (int)j;
 	for (size_t i = 1; i <= la; i++) {
 		c[0] = (int)i;
+		int row_min = c[0];
 		for (size_t j = 1; j <= lb; j++) {
 			int cost = a[i - 1] != b[j - 1];
 			c[j] = min3(p[j] + 1, c[j - 1] + 1, p[j - 1] + cost);
 			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
 			    pp[j - 2] + 1 < c[j])
 				c[j] = pp[j - 2] + 1;
+			if (c[j] < row_min)
+				row_min = c[j];
+		}
+		/* a swap reads two rows back, so both must be past the limit */
+		if (row_min > limit && i > 1) {
+			int prev_min = p[0];
+			for (size_t j = 1; j <= lb; j++)
+				if (p[j] < prev_min)
+					prev_min = p[j];
+			if (prev_min > limit)
+				return limit + 1;
 		}
 		int *t = pp;
 		pp = p;
@@ -44,6 +62,11 @@ int suggest_distance(const char *a, const char *b)
 		c = t;
 	}
 	return p[lb];
+}
+
+int suggest_distance(const char *a, const char *b)
+{
+	return distance_within(a, b, 2 * WORD_MAX);
 }
 
 void suggest_init(struct suggest *s, const char *word)
@@ -62,7 +85,7 @@ void suggest_add(struct suggest *s, const char *name)
 {
 	if (!name || !*name || strlen(name) >= WORD_MAX || !strcmp(name, s->word))
 		return;
-	int d = suggest_distance(s->word, name);
+	int d = distance_within(s->word, name, s->limit);
 	if (d > s->limit)
 		return;
 	for (int i = 0; i < s->n; i++)

@@ -88,6 +88,33 @@ static void test_suggest_text(void **state)
 	(void)state;
 }
 
+/* suggest_add stops a comparison as soon as it must exceed the limit; it
+ * must offer exactly what the full distance would, over every pair of a
+ * small alphabet's words (swaps, length gaps, the limit's edge) */
+static void test_suggest_cutoff_exact(void **state)
+{
+	static const char *words[] = {
+		"syscalls:sys_enter_openat", "syscalls:sys_enter_opnat",
+		"syscalls:sys_exit_openat", "sycsalls:sys_enter_openat",
+		"sched:sched_switch", "sched:sched_swtich", "sched:sched_wakeup",
+		"abcdef", "badcfe", "abc", "abcdefghi", "ab", "ba", "a", "xyz",
+		"kitten", "sitting", "ktiten", "kitte",
+	};
+	size_t n = sizeof(words) / sizeof(words[0]);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++) {
+			struct suggest s;
+			suggest_init(&s, words[i]);
+			suggest_add(&s, words[j]);
+			int d = suggest_distance(words[i], words[j]);
+			bool offered = i != j && d <= s.limit;
+			assert_int_equal(s.n, offered);
+			if (offered)
+				assert_int_equal(s.dist[0], d);
+		}
+	(void)state;
+}
+
 static void test_builtin_suggestions(void **state)
 {
 	expect_one_error("BEGIN { prnt(\"x\"); }",
@@ -224,6 +251,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_distance),
 		cmocka_unit_test(test_suggest_text),
+		cmocka_unit_test(test_suggest_cutoff_exact),
 		cmocka_unit_test(test_builtin_suggestions),
 		cmocka_unit_test(test_one_error_per_mistake),
 		cmocka_unit_test(test_new_builtins),
