@@ -531,11 +531,20 @@ static int ev_walk(const char *full_glob, const char *cat_glob,
 		   int (*cb)(const char *cat, const char *name, void *ctx),
 		   void *ctx)
 {
-	struct ev_list l;
-	int err = ev_list_load(&l), ret = 0;
+	/* loaded once per process: a misspelled tracepoint's "did you mean"
+	 * and each wildcard probe walk the same list, and the kernel formats
+	 * available_events anew on every read */
+	static struct ev_list l;
+	static bool loaded;
+	int ret = 0;
 
-	if (err)
-		return err;
+	if (!loaded) {
+		int err = ev_list_load(&l);
+
+		if (err)
+			return err;
+		loaded = true;
+	}
 	for (size_t i = 0; i < l.n && !ret; i++) {
 		char *line = l.lines[i], *colon = strchr(line, ':');
 
@@ -547,7 +556,6 @@ static int ev_walk(const char *full_glob, const char *cat_glob,
 			ret = cb(line, colon + 1, ctx);
 		*colon = ':';
 	}
-	ev_list_free(&l);
 	return ret;
 }
 
