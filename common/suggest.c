@@ -30,6 +30,26 @@ static int distance_within(const char *a, const char *b, int limit)
 	size_t la = strnlen(a, WORD_MAX - 1), lb = strnlen(b, WORD_MAX - 1);
 	if ((la > lb ? la - lb : lb - la) > (size_t)limit)
 		return limit + 1;
+	/* each edit changes the multiset of characters by at most one on
+	 * either side, so the characters one word has and the other lacks
+	 * bound the distance from below, and cost only a pass over each */
+	int count[256] = {0}, surplus = 0, lack = 0;
+	for (size_t i = 0; i < la; i++)
+		count[(unsigned char)a[i]]++;
+	for (size_t j = 0; j < lb; j++)
+		count[(unsigned char)b[j]]--;
+	for (size_t i = 0; i < la; i++) {
+		int *k = &count[(unsigned char)a[i]];
+		surplus += *k > 0 ? *k : 0;
+		*k = 0;
+	}
+	for (size_t j = 0; j < lb; j++) {
+		int *k = &count[(unsigned char)b[j]];
+		lack += *k < 0 ? -*k : 0;
+		*k = 0;
+	}
+	if (surplus > limit || lack > limit)
+		return limit + 1;
 	/* three rows of the dynamic-programming table: i-2, i-1, i */
 	int rows[3][WORD_MAX];
 	int *pp = rows[0], *p = rows[1], *c = rows[2];
