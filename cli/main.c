@@ -335,7 +335,7 @@ int main(int argc, char **argv)
 	long interval = 15, max_series = 10000;
 	bool format_given = false;
 
-	while ((c = getopt_long(argc, argv, "+e:lvqp:c:f:o:khV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:lvqp:c:f:o:khV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e': prog_text = optarg; break;
 		case 'l': do_list = true; break;

@@ -122,6 +122,24 @@ static void check_delete(struct sema_ctx *s, struct ast_node *n)
 		sema_error(s, a->loc, "delete() needs a map element, like @m[key]");
 		return;
 	}
+	/* delete(@m, key), the form of newer bpftrace's tools, is
+	 * delete(@m[key]); a tuple key names each key of a multi-key map */
+	if (n->call.nargs == 2) {
+		struct ast_node *key = a->next;
+		if (a->map.keys) {
+			sema_error(s, a->loc, "delete(@m, key) takes the map without a key");
+			return;
+		}
+		a->next = NULL;
+		n->call.nargs = 1;
+		if (key->kind == N_TUPLE) {
+			a->map.keys = key->tuple.elems;
+			a->map.nkeys = key->tuple.nelems;
+		} else {
+			a->map.keys = key;
+			a->map.nkeys = 1;
+		}
+	}
 	/* the keys decide the key type even when nothing ever assigns the map
 	 * (delete(@x[1, 2]) alone must still compile to a two-field key) */
 	sema_map_keys(s, a);
@@ -154,7 +172,7 @@ const struct builtin stdlib_output[] = {
 	STMT("print", 1, 3, check_print, lower_print, "print a map (top, div) or a value"),
 	STMT("clear", 1, 1, check_map_op, lower_map_op, "remove every entry of a map"),
 	STMT("zero", 1, 1, check_map_op, lower_map_op, "set every value of a map to zero"),
-	{.name = "delete", .kind = BI_STMT, .min_args = 1, .max_args = 1, .check = check_delete,
+	{.name = "delete", .kind = BI_STMT, .min_args = 1, .max_args = 2, .check = check_delete,
 	 .lower = lower_delete, .user = true, .summary = "remove one map entry"},
 	{0},
 };

@@ -26,6 +26,22 @@ expect_eq parity:script_from_stdin $'from stdin\n\n\nrc=0' "$out"
 out=$(printf 'BEGIN { prnt("x"); }\n' | "$SONDE" - 2>&1 | head -1)
 expect_eq parity:stdin_errors_named 'stdin:1:9: error: unknown function '"'prnt'"'; did you mean '"'print'"'?' "$out"
 
+# options after the script's name are options, as with bpftrace (GNU
+# getopt); after "--" everything is a positional parameter
+pos_bt=$(mktemp --suffix=.bt)
+printf 'BEGIN { printf("%%d %%s|", $#, str($1)); exit(); }\n' > "$pos_bt"
+out=$("$SONDE" "$pos_bt" foo -q 2>&1; echo "rc=$?")
+expect_eq parity:options_after_script $'1 foo|\n\nrc=0' "$out"
+out=$("$SONDE" -q "$pos_bt" -- -q 2>&1; echo "rc=$?")
+expect_eq parity:dashdash_positional $'1 -q|\n\nrc=0' "$out"
+out=$(timeout 10 "$SONDE" -q -e 'tracepoint:syscalls:sys_enter_kill /pid == cpid/ { printf("kill %d|", args->sig); }' -c "/bin/kill -0 1" 2>&1; echo "rc=$?")
+expect_eq parity:c_after_program $'kill 0|\n\nrc=0' "$out"
+rm -f "$pos_bt"
+
+# delete(@m, key), the form newer bpftrace tools (killsnoop, statsnoop) use
+out=$("$SONDE" -q -e 'BEGIN { @a[1, 2] = 3; @a[3, 4] = 5; delete(@a, (1, 2)); @b[7] = 1; @b[8] = 2; delete(@b, 7); exit(); }' 2>&1; echo "rc=$?")
+expect_eq parity:delete_map_key $'\n\n@a[3, 4]: 5\n@b[8]: 2\nrc=0' "$out"
+
 # -- settings: bad values are one error at startup ------------------------
 out=$(BPFTRACE_STRLEN=abc "$SONDE" -e 'BEGIN { exit(); }' 2>&1; echo "rc=$?")
 expect_eq parity:setting_bad_number $'sonde: BPFTRACE_STRLEN: \'abc\' is not a number from 1 to 200\nrc=1' "$out"
