@@ -220,13 +220,15 @@ compound_stmt
 	| block
 	;
 
-/* if_stmt = "if" "(" expr ")" block ("else" (block | if_stmt))? */
+/* if_stmt = "if" expr block ("else" (block | if_stmt))?
+ * The parentheses bpftrace 0.17 requires are the expression's own: newer
+ * bpftrace (and its tools, e.g. syscount.bt) also write "if $x {". */
 if_stmt
-	: IF '(' expr ')' block	{ CHECK($$ = parse_if(px, $3, $5, NULL, @$)); }
-	| IF '(' expr ')' block ELSE block
-				{ CHECK($$ = parse_if(px, $3, $5, $7, @$)); }
-	| IF '(' expr ')' block ELSE if_stmt
-				{ CHECK($$ = parse_if(px, $3, $5, $7, @$)); }
+	: IF expr block		{ CHECK($$ = parse_if(px, $2, $3, NULL, @$)); }
+	| IF expr block ELSE block
+				{ CHECK($$ = parse_if(px, $2, $3, $5, @$)); }
+	| IF expr block ELSE if_stmt
+				{ CHECK($$ = parse_if(px, $2, $3, $5, @$)); }
 	;
 
 /* lvalue = "$" name | map */

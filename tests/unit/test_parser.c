@@ -636,6 +636,9 @@ static void test_control_flow(void **state)
 		   "{(unroll 5 {(post++ @n)}) (unroll (+ 2 1) {})}");
 	check_body("if ($a) { if ($b) { while (1) { unroll(2) { return } } } }",
 		   "{(if $a {(if $b {(while 1 {(unroll 2 {return})})})})}");
+	/* newer bpftrace's "if cond {": the same tree as with parentheses */
+	check_body("if $x > 1 { $y = 1 } else if $x { } else { $y = 2 }",
+		   "{(if (> $x 1) {(= $y 1)} (if $x {} {(= $y 2)}))}");
 }
 
 static void test_defines(void **state)
@@ -770,11 +773,12 @@ static void test_syntax_errors(void **state)
 		    "expecting ':'\n"
 		    "BEGIN { $a ? 1 2 }\n"
 		    "               ^\n");
-	check_error("BEGIN { if $x { } }",
-		    "test.bt:1:12: error: syntax error: unexpected variable '$x', "
+	/* "if $x {" is valid (newer bpftrace); while still takes parentheses */
+	check_error("BEGIN { while $x { } }",
+		    "test.bt:1:15: error: syntax error: unexpected variable '$x', "
 		    "expecting '('\n"
-		    "BEGIN { if $x { } }\n"
-		    "           ^~\n");
+		    "BEGIN { while $x { } }\n"
+		    "              ^~\n");
 	check_error("BEGIN { x = 1 }",
 		    "test.bt:1:11: error: syntax error: unexpected '=', "
 		    "expecting ';' or '}'\n"
