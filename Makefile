@@ -185,7 +185,8 @@ FUZZ_TIME ?= 0
 FUZZ_CODEGEN ?= 0
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -I$(GEN) \
 	$(shell $(LLVM_CONFIG) --cflags 2>/dev/null | sed 's/-D_GNU_SOURCE//') \
-	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
+	-fsanitize-coverage-ignorelist=tests/fuzz/coverage-ignore.txt
 FUZZ_OBJS := $(patsubst %.c,$(BUILD)/fuzz/%.o,$(LIB_SRCS)) \
 	$(BUILD)/fuzz/gen/lexer.o $(BUILD)/fuzz/gen/parser.o
 $(BUILD)/fuzz/gen/%.o: $(GEN)/%.c $(GEN)/parser.h
