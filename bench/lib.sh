@@ -45,9 +45,19 @@ start_tracer() {
 	echo "${0##*/}: tracer did not start: $*"; cat "$log"; return 1
 }
 
-# stop_tracer: SIGINT, then wait for it to print its maps and exit
+# stop_tracer: SIGINT, then wait for it to print its maps and exit.  A
+# background job of a script starts with SIGINT ignored, and a tracer
+# whose probes already fire may not have installed its handler yet
+# (bpftrace 0.17 sets it after attaching): the signal is repeated each
+# second, and after 20 s the tracer is killed.
 stop_tracer() {
-	kill -INT "$tracer" 2>/dev/null
+	local i
+	for i in $(seq 200); do
+		[ $((i % 10)) = 1 ] && kill -INT "$tracer" 2>/dev/null
+		kill -0 "$tracer" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$tracer" 2>/dev/null
 	wait "$tracer" 2>/dev/null
 	tracer=
 }

@@ -28,8 +28,11 @@ const struct sema_map *cg_map_of(struct cg_ctx *cg, struct ast_node *m)
 LLVMValueRef cg_map_key(struct cg_ctx *cg, struct ast_node *m, int with_bucket)
 {
 	const struct sema_map *map = cg_map_of(cg, m);
-	if (map->array_slots)	/* index 0, or the bucket cg_agg_update stores */
-		return cg_alloca(cg, 4, "index");
+	if (map->array_slots) {	/* index 0, or the bucket cg_agg_update stores */
+		LLVMValueRef idx = cg_alloca_nozero(cg, 4, "index");
+		LLVMBuildStore(cg->b, LLVMConstInt(cg->i32, 0, 0), idx);
+		return idx;
+	}
 	LLVMValueRef key = cg_alloca(cg, map->key_size, "key");
 	if (m->map.nkeys == 1) {
 		cg_expr_store(cg, m->map.keys, key, map->key.size);
@@ -72,6 +75,30 @@ void cg_map_assign(struct cg_ctx *cg, struct ast_node *mn, struct ast_node *valu
 	}
 	const struct sema_map *m = cg_map_of(cg, mn);
 	LLVMValueRef key = cg_map_key(cg, mn, 0);
+	if (type_is(&value->type, TT_INT_VALUE) && m->value_size == 8 && !m->percpu) {
+		/*
+		 * An integer goes into the slot a lookup finds: one aligned
+		 * 8-byte store, which readers see whole.  An update would
+		 * take the bucket's lock and swap in a fresh element from
+		 * the free list every time; only a new key needs it.
+		 */
+		LLVMValueRef v = cg_expr(cg, value);
+		LLVMValueRef p = cg_map_lookup(cg, m, key);
+		LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "assign_exists");
+		LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "assign_insert");
+		LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "assigned");
+		LLVMBuildCondBr(cg->b, LLVMBuildIsNotNull(cg->b, p, ""), yes, no);
+		LLVMPositionBuilderAtEnd(cg->b, yes);
+		cg_store_i64(cg, v, p);
+		LLVMBuildBr(cg->b, end);
+		LLVMPositionBuilderAtEnd(cg->b, no);
+		LLVMValueRef val = cg_alloca_nozero(cg, 8, "val");
+		cg_store_i64(cg, v, val);
+		cg_map_update(cg, m, key, val, BPF_ANY);
+		LLVMBuildBr(cg->b, end);
+		LLVMPositionBuilderAtEnd(cg->b, end);
+		return;
+	}
 	LLVMValueRef val = cg_alloca(cg, m->value_size, "val");
 	cg_expr_store_as(cg, value, val, &m->value);
 	cg_map_update(cg, m, key, val, BPF_ANY);
@@ -117,6 +144,18 @@ void cg_map_compound(struct cg_ctx *cg, struct ast_node *mn, enum ast_op op, LLV
 	}
 }
 
+/* v, through an empty inline asm: LLVM knows nothing of the result, so
+ * it cannot turn the arithmetic done on it back into compares (jumps),
+ * as it would from the range of values such as tid, or from a mask
+ * that is 0 or -1 */
+static LLVMValueRef opaque(struct cg_ctx *cg, LLVMValueRef v)
+{
+	LLVMTypeRef fty = LLVMFunctionType(cg->i64, &cg->i64, 1, 0);
+	LLVMValueRef as = LLVMGetInlineAsm(fty, (char *)"", 0, (char *)"=r,0", 4, 0, 0,
+					   LLVMInlineAsmDialectATT, 0);
+	return LLVMBuildCall2(cg->b, fty, as, &v, 1, "");
+}
+
 /* 1 when x > c, else 0, without a branch: for x and c below 2^63 (both
  * non-negative as signed), c - x is negative exactly when x > c.  BPF has
  * no set-on-compare, so a compare would become a jump. */
@@ -134,12 +173,7 @@ static LLVMValueRef above(struct cg_ctx *cg, LLVMValueRef x, uint64_t c)
 static LLVMValueRef hist_bucket(struct cg_ctx *cg, LLVMValueRef v)
 {
 	LLVMBuilderRef b = cg->b;
-	/* through a volatile stack slot: LLVM knows the range of values
-	 * such as tid and would turn each test back into a compare (a jump) */
-	LLVMValueRef slot = cg_alloca_shared(cg, 8, "hist.v");
-	LLVMSetVolatile(LLVMBuildStore(b, v, slot), 1);
-	LLVMValueRef x = LLVMBuildLoad2(b, cg->i64, slot, "");
-	LLVMSetVolatile(x, 1);
+	LLVMValueRef x = opaque(cg, v);
 	/* a negative v is bucket 0 whatever the steps make of it (the mask
 	 * below), so `above` may treat x as non-negative */
 	LLVMValueRef neg = LLVMBuildLShr(b, x, cg_const(cg, 63), "");	/* 1 when v < 0 */
@@ -150,27 +184,39 @@ static LLVMValueRef hist_bucket(struct cg_ctx *cg, LLVMValueRef v)
 		x = LLVMBuildLShr(b, x, t, "");
 		r = LLVMBuildOr(b, r, t, "");
 	}
-	/* v > 0: r + 2; v == 0: 1 */
-	LLVMValueRef nonneg = LLVMBuildAdd(b, LLVMBuildMul(b, nz, LLVMBuildAdd(b, r, cg_const(cg, 1), ""), ""),
-					   cg_const(cg, 1), "");
+	/* v > 0: r + 2; v == 0: the steps leave r = 0, so 1.  An add, not a
+	 * multiply by nz: LLVM turns that into a select, which is a jump */
+	LLVMValueRef nonneg = LLVMBuildAdd(b, LLVMBuildAdd(b, r, nz, ""), cg_const(cg, 1), "");
 	/* negatives: 0 */
 	return LLVMBuildAnd(b, nonneg, LLVMBuildSub(b, neg, cg_const(cg, 1), ""), "");
 }
 
-/* lhist bucket: 0 below min, n+1 at or above max, else (v-min)/step + 1 */
+/*
+ * lhist bucket: 0 below min, n+1 at or above max, else (v-min)/step + 1.
+ * Branch-free as hist_bucket: sema keeps 0 <= min < max, so for v >= 0
+ * the tests are `above`'s subtractions; masks pick the bucket, and a
+ * negative v (below min whatever min is) is masked to 0 at the end.
+ */
 static LLVMValueRef lhist_bucket(struct cg_ctx *cg, LLVMValueRef v, const struct sema_map *m)
 {
 	LLVMBuilderRef b = cg->b;
-	int64_t n = (m->lh_max - m->lh_min) / m->lh_step;
-	LLVMValueRef below = LLVMBuildICmp(b, LLVMIntSLT, v, cg_const(cg, (uint64_t)m->lh_min), "");
-	LLVMValueRef above = LLVMBuildICmp(b, LLVMIntSGE, v, cg_const(cg, (uint64_t)m->lh_max), "");
-	/* v - min >= 0 where this is taken, so an unsigned division does (BPF
-	 * has no signed one) */
-	LLVMValueRef in = LLVMBuildAdd(b, LLVMBuildUDiv(b, LLVMBuildSub(b, v, cg_const(cg, (uint64_t)m->lh_min), ""),
-						       cg_const(cg, (uint64_t)m->lh_step), ""),
+	uint64_t n = (uint64_t)((m->lh_max - m->lh_min) / m->lh_step);
+	LLVMValueRef x = opaque(cg, v);
+	LLVMValueRef neg = LLVMBuildLShr(b, x, cg_const(cg, 63), "");	/* 1 when v < 0 */
+	LLVMValueRef off = LLVMBuildSub(b, x, cg_const(cg, (uint64_t)m->lh_min), "");
+	LLVMValueRef below = LLVMBuildLShr(b, off, cg_const(cg, 63), "");	/* v < min */
+	LLVMValueRef over = above(cg, x, (uint64_t)m->lh_max - 1);	/* v >= max */
+	/* off is what v - min is for any v >= min, so an unsigned division
+	 * does (BPF has no signed one); its value is masked away otherwise */
+	LLVMValueRef in = LLVMBuildAdd(b, LLVMBuildUDiv(b, off, cg_const(cg, (uint64_t)m->lh_step), ""),
 				       cg_const(cg, 1), "");
-	return LLVMBuildSelect(b, below, cg_const(cg, 0),
-			       LLVMBuildSelect(b, above, cg_const(cg, (uint64_t)n + 1), in, ""), "");
+	/* over ? n + 1 : in, as in ^ ((in ^ (n + 1)) & -over) */
+	LLVMValueRef pick = LLVMBuildAnd(b, LLVMBuildXor(b, in, cg_const(cg, n + 1), ""),
+					 opaque(cg, LLVMBuildNeg(b, over, "")), "");
+	LLVMValueRef r = LLVMBuildXor(b, in, pick, "");
+	/* below min or negative: 0 */
+	LLVMValueRef zero = LLVMBuildOr(b, below, neg, "");
+	return LLVMBuildAnd(b, r, LLVMBuildSub(b, zero, cg_const(cg, 1), ""), "");
 }
 
 /* one aggregation step on the slot at p: count, add, min/max ... */
