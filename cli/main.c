@@ -250,35 +250,18 @@ enum { OPT_UNSAFE = 256, OPT_DRY_RUN, OPT_CONTAINER, OPT_EMIT, OPT_FOLLOW, OPT_M
        OPT_EXCLUDE_SELF, OPT_SERVE, OPT_INTERVAL, OPT_MAX_SERIES, OPT_KUBE_LOGS,
        OPT_INFO, OPT_USER_PROBES, OPT_AGENT_DIR, OPT_RB_PAGES, OPT_OVERHEAD };
 
-/* --rb-pages / BPFTRACE_PERF_RB_PAGES: pages per CPU, a power of two (as
- * bpftrace requires); 0 and a message when s is anything else */
-static unsigned rb_pages(const char *what, const char *s)
+/* the script's config block: false after an error at the setting */
+static bool apply_config(struct diag *d, const struct ast_node *program)
 {
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 10);
-	if (errno || *end || end == s || *s == '-' || !v || v > (1ul << 18) || (v & (v - 1))) {
-		fprintf(stderr, "sonde: %s takes a number of pages that is a power of 2 "
-			"(1 to 262144), not '%s'\n", what, s);
-		return 0;
+	for (const struct ast_config *c = program->program.config; c; c = c->next) {
+		char msg[256];
+		int err = settings_config(c->name, c->value, msg, sizeof(msg));
+		if (err) {
+			diag_error(d, err == -ENOENT ? c->loc : c->value_loc, "%s", msg);
+			return false;
+		}
 	}
-	return (unsigned)v;
-}
-
-/* --map-keys-max / BPFTRACE_MAP_KEYS_MAX: 1 .. 16M keys (hist and lhist
- * maps hold 16 slots a key, which must fit the kernel's u32) */
-static int parse_keys_max(const char *what, const char *s, uint32_t *out)
-{
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (errno || end == s || *end || v < 1 || v > (1 << 24)) {
-		fprintf(stderr, "sonde: %s needs a number of keys from 1 to %d, not '%s'\n", what,
-			1 << 24, s);
-		return -EINVAL;
-	}
-	*out = (uint32_t)v;
-	return 0;
+	return true;
 }
 
 /* a whole number in [min, max] or a message naming the option */
@@ -322,15 +305,11 @@ int main(int argc, char **argv)
 	const char *prog_text = NULL, *out_path = NULL, *cmd = NULL, *container = NULL, *emit = NULL;
 	bool do_list = false, unsafe = false, dry_run = false, quiet = false, follow = false;
 	bool exclude_self = false, overhead = false;
-	unsigned pages = 0;
 	int verbose = 0, pid = 0, helper_check = 0, c;
 	bool info = false, user_probes = false;
 	const char *agent_dir = NULL;
 	const struct output_writer *writer = &output_text;
-	uint32_t keys_max = 0;
-	const char *env_keys = getenv("BPFTRACE_MAP_KEYS_MAX");
-	if (env_keys && *env_keys && parse_keys_max("BPFTRACE_MAP_KEYS_MAX", env_keys, &keys_max))
-		return 1;
+	const char *pages_arg = NULL, *keys_arg = NULL;
 	const char *serve = NULL, *kube_logs = "/var/log";
 	long interval = 15, max_series = 10000;
 	bool format_given = false;
@@ -366,14 +345,8 @@ int main(int argc, char **argv)
 		case OPT_FOLLOW: follow = true; break;
 		case OPT_EXCLUDE_SELF: exclude_self = true; break;
 		case OPT_OVERHEAD: overhead = true; break;
-		case OPT_RB_PAGES:
-			if (!(pages = rb_pages("--rb-pages", optarg)))
-				return 1;
-			break;
-		case OPT_MAP_KEYS_MAX:	/* the flag wins over the environment */
-			if (parse_keys_max("--map-keys-max", optarg, &keys_max))
-				return 1;
-			break;
+		case OPT_RB_PAGES: pages_arg = optarg; break;
+		case OPT_MAP_KEYS_MAX: keys_arg = optarg; break;
 		case OPT_SERVE: serve = optarg; break;
 		case OPT_KUBE_LOGS: kube_logs = optarg; break;
 		case OPT_INTERVAL:
@@ -397,11 +370,15 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 1;
 		}
 	}
+	/* flags win over the environment, which wins over the script */
+	char msg[256];
 	if (settings_load(stderr))
 		return 1;
-	const char *env_pages = getenv("BPFTRACE_PERF_RB_PAGES");
-	if (!pages && env_pages && *env_pages && !(pages = rb_pages("BPFTRACE_PERF_RB_PAGES", env_pages)))
+	if ((pages_arg && settings_set(SET_PERF_RB_PAGES, "--rb-pages", pages_arg, msg, sizeof(msg))) ||
+	    (keys_arg && settings_set(SET_MAP_KEYS_MAX, "--map-keys-max", keys_arg, msg, sizeof(msg)))) {
+		fprintf(stderr, "sonde: %s\n", msg);
 		return 1;
+	}
 	rt_libbpf_logging(verbose);
 	if (info) {
 		cli_info(stdout, SONDE_VERSION);
@@ -466,7 +443,7 @@ int main(int argc, char **argv)
 	diag_init(&d, file, prog_text, stderr);
 	int rc = 1;
 	struct ast_node *ast = parse_program(a, &d, prog_text);
-	if (!ast)
+	if (!ast || !apply_config(&d, ast))
 		goto out;
 
 	struct rs_container *cont = NULL;
@@ -518,7 +495,7 @@ int main(int argc, char **argv)
 		.out = stdout, .start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
 		.filter_pid = pid ? pid : 0, .filter_cgroup = cont ? cont->cgroup_id : 0,
 		.filter_cgroup_level = cont ? cont->level : 0,
-		.child_pid = child, .src = prog_text, .map_keys_max = keys_max,
+		.child_pid = child, .src = prog_text, .map_keys_max = (uint32_t)settings_int(SET_MAP_KEYS_MAX),
 		.exclude_pid = exclude_self ? getpid() : 0,
 		.hist_sum = writer->scrape,	/* a histogram's _sum */
 		.helper_check = helper_check,
@@ -554,7 +531,7 @@ int main(int argc, char **argv)
 		.interval_s = (unsigned)interval, .series_cap = (size_t)max_series,
 		.kube_logs = kube_logs,
 		.user_probes = user_probes, .agent_dir = agent_dir,
-		.rb_pages = pages, .overhead = overhead,
+		.rb_pages = (unsigned)settings_int(SET_PERF_RB_PAGES), .overhead = overhead,
 	};
 	rc = rt_run(r, &obj, &ro);
 	go_fd = -1;

@@ -1,11 +1,14 @@
 /*
- * settings.c - BPFTRACE_* / SONDE_* environment settings (see settings.h).
+ * settings.c - BPFTRACE_* / SONDE_* settings and config blocks (see
+ * settings.h).
  *
- * One table row per setting: its name without the prefix, the default, the
- * accepted range, and the line -h prints.  A SONDE_ name wins over the
- * BPFTRACE_ one so a user can override what an inherited environment says.
- * Settings live in statics: they are process-wide, read once at startup
- * (settings_load), and read without a load (unit tests) they are the
+ * One table row per setting: its name without the prefix, its name in a
+ * script's config block, the default, the accepted range or words, and
+ * the line -h prints.  A SONDE_ name wins over the BPFTRACE_ one so a user
+ * can override what an inherited environment says, and either wins over
+ * the script's config block (bpftrace's order).  Settings live in statics:
+ * they are process-wide, read once at startup (settings_load, then the
+ * config block), and read without a load (unit tests) they are the
  * defaults.
  */
 #include "common/settings.h"
@@ -14,25 +17,45 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+#include "common/suggest.h"
 
 struct setting_def {
 	const char *name;	/* after BPFTRACE_ / SONDE_ */
+	const char *config;	/* in a config block */
 	int64_t def, min, max;
 	const char *const *words;	/* accepted words (value = index), or NULL */
+	const char *what;	/* what a word names, for the error */
+	bool pow2;		/* a power of two (0 stays the default) */
 	const char *help;
 };
 
 static const char *const stack_modes[] = {"bpftrace", "perf", "raw", NULL};
+static const char *const missing_words[] = {"warn", "ignore", "error", NULL};
+static const char *const bool_words[] = {"false", "true", NULL};
 
 static const struct setting_def defs[SET__COUNT] = {
-	[SET_STRLEN] = {"STRLEN", 64, 1, 200, NULL, "bytes of a str() value"},
-	[SET_CAT_BYTES_MAX] = {"CAT_BYTES_MAX", 10240, 1, 1 << 30, NULL,
-			       "bytes cat() prints of a file"},
-	[SET_STACK_MODE] = {"STACK_MODE", 0, 0, 2, stack_modes,
+	[SET_STRLEN] = {"STRLEN", "max_strlen", 64, 1, 200, NULL, NULL, false,
+			"bytes of a str() value"},
+	[SET_CAT_BYTES_MAX] = {"CAT_BYTES_MAX", "cat_bytes_max", 10240, 1, 1 << 30, NULL, NULL,
+			       false, "bytes cat() prints of a file"},
+	[SET_STACK_MODE] = {"STACK_MODE", "stack_mode", 0, 0, 2, stack_modes, "a stack mode", false,
 			    "ustack/kstack format without a mode: bpftrace, perf or raw"},
-	[SET_MAX_PROBES] = {"MAX_PROBES", 512, 1, 1 << 20, NULL, "attach points a script may have"},
-	[SET_MAX_BPF_PROGS] = {"MAX_BPF_PROGS", 512, 1, 1 << 20, NULL,
+	[SET_MAX_PROBES] = {"MAX_PROBES", "max_probes", 512, 1, 1 << 20, NULL, NULL, false,
+			    "attach points a script may have"},
+	[SET_MAX_BPF_PROGS] = {"MAX_BPF_PROGS", "max_bpf_progs", 512, 1, 1 << 20, NULL, NULL, false,
 			       "BPF programs a script may generate"},
+	/* hist and lhist maps hold 16 slots a key, which must fit a u32 */
+	[SET_MAP_KEYS_MAX] = {"MAP_KEYS_MAX", "max_map_keys", 4096, 1, 1 << 24, NULL, NULL, false,
+			      "keys a map holds (also --map-keys-max)"},
+	[SET_PERF_RB_PAGES] = {"PERF_RB_PAGES", "perf_rb_pages", 0, 1, 1 << 18, NULL, NULL, true,
+			       "event ring pages per CPU (also --rb-pages; default: a second's burst)"},
+	[SET_MISSING_PROBES] = {"MISSING_PROBES", "missing_probes", SET_MISSING_WARN, 0, 2,
+				missing_words, "a missing-probes policy", false,
+				"an attach point a uprobe cannot find: warn, ignore or error"},
+	[SET_PRINT_MAPS_ON_EXIT] = {"PRINT_MAPS_ON_EXIT", "print_maps_on_exit", 1, 0, 1, bool_words,
+				    "true or false", false, "print the maps at exit"},
 };
 
 static int64_t values[SET__COUNT];
@@ -41,8 +64,10 @@ static bool loaded;
 
 static void defaults(void)
 {
-	for (int i = 0; i < SET__COUNT; i++)
+	for (int i = 0; i < SET__COUNT; i++) {
 		values[i] = defs[i].def;
+		sources[i][0] = '\0';
+	}
 	loaded = true;
 }
 
@@ -59,36 +84,122 @@ static const char *lookup(const char *name, char *var, size_t len)
 	return NULL;
 }
 
+/* "a, b or c" of a word list */
+static void join_words(const char *const *w, char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (int k = 0; w[k] && o < len; k++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", k == 0 ? "" : w[k + 1] ? ", " : " or ",
+				      w[k]);
+}
+
+/* v as setting d's value into *out; else -EINVAL and why in msg, which
+ * starts with who (a variable or a config name) */
+static int parse_value(const struct setting_def *d, const char *who, const char *v, int64_t *out,
+		       char *msg, size_t len)
+{
+	if (d->words) {
+		for (int k = 0; d->words[k]; k++)
+			if (!strcasecmp(d->words[k], v)) {
+				*out = k;
+				return 0;
+			}
+		/* bpftrace's booleans are also 0 and 1 */
+		if (d->words == bool_words && (!strcmp(v, "0") || !strcmp(v, "1"))) {
+			*out = v[0] == '1';
+			return 0;
+		}
+		char words[128];
+		join_words(d->words, words, sizeof(words));
+		if (d->words == bool_words)
+			snprintf(msg, len, "%s: '%s' is not %s", who, v, d->what);
+		else
+			snprintf(msg, len, "%s: '%s' is not %s (%s)", who, v, d->what, words);
+		return -EINVAL;
+	}
+	char *end;
+	errno = 0;
+	long long n = strtoll(v, &end, 10);
+	bool ok = !errno && !*end && end != v && n >= d->min && n <= d->max;
+	if (d->pow2 && (!ok || (n & (n - 1)))) {
+		snprintf(msg, len, "%s takes a number of pages that is a power of 2 (%lld to %lld), "
+			 "not '%s'", who, (long long)d->min, (long long)d->max, v);
+		return -EINVAL;
+	}
+	if (!ok) {
+		snprintf(msg, len, "%s: '%s' is not a number from %lld to %lld", who, v,
+			 (long long)d->min, (long long)d->max);
+		return -EINVAL;
+	}
+	*out = n;
+	return 0;
+}
+
 int settings_load(FILE *err)
 {
 	defaults();
 	for (int i = 0; i < SET__COUNT; i++) {
-		const struct setting_def *d = &defs[i];
-		char var[64];
-		const char *v = lookup(d->name, var, sizeof(var));
+		char var[64], msg[256];
+		const char *v = lookup(defs[i].name, var, sizeof(var));
 		if (!v)
 			continue;
-		snprintf(sources[i], sizeof(sources[i]), "%s", var);
-		if (d->words) {
-			int k = 0;
-			while (d->words[k] && strcmp(d->words[k], v))
-				k++;
-			if (!d->words[k]) {
-				fprintf(err, "sonde: %s: '%s' is not a stack mode (bpftrace, perf or raw)\n", var, v);
-				return -EINVAL;
-			}
-			values[i] = k;
-			continue;
-		}
-		char *end;
-		errno = 0;
-		long long n = strtoll(v, &end, 10);
-		if (errno || *end || end == v || n < d->min || n > d->max) {
-			fprintf(err, "sonde: %s: '%s' is not a number from %lld to %lld\n", var, v,
-				(long long)d->min, (long long)d->max);
+		if (parse_value(&defs[i], var, v, &values[i], msg, sizeof(msg))) {
+			fprintf(err, "sonde: %s\n", msg);
 			return -EINVAL;
 		}
-		values[i] = n;
+		snprintf(sources[i], sizeof(sources[i]), "%s", var);
+	}
+	return 0;
+}
+
+int settings_set(enum setting s, const char *who, const char *value, char *msg, size_t len)
+{
+	if (!loaded)
+		defaults();
+	int err = parse_value(&defs[s], who, value, &values[s], msg, len);
+	if (!err)
+		snprintf(sources[s], sizeof(sources[s]), "%s", who);
+	return err;
+}
+
+/* the row a config name stands for: "max_strlen", "BPFTRACE_STRLEN",
+ * "SONDE_STRLEN" */
+static int config_row(const char *name)
+{
+	for (int i = 0; i < SET__COUNT; i++) {
+		const char *n = name;
+		if (!strncmp(n, "BPFTRACE_", 9))
+			n += 9;
+		else if (!strncmp(n, "SONDE_", 6))
+			n += 6;
+		if (!strcmp(name, defs[i].config) || (n != name && !strcmp(n, defs[i].name)))
+			return i;
+	}
+	return -1;
+}
+
+int settings_config(const char *name, const char *value, char *msg, size_t len)
+{
+	if (!loaded)
+		defaults();
+	int i = config_row(name);
+	if (i < 0) {
+		struct suggest sg;
+		char hint[256];
+		suggest_init(&sg, name);
+		for (int k = 0; k < SET__COUNT; k++)
+			suggest_add(&sg, defs[k].config);
+		snprintf(msg, len, "unknown config '%s'%s", name, suggest_text(&sg, 3, hint, sizeof(hint)));
+		return -ENOENT;
+	}
+	int64_t v;
+	int err = parse_value(&defs[i], defs[i].config, value, &v, msg, len);
+	if (err)
+		return err;
+	if (!sources[i][0]) {	/* the environment wins */
+		values[i] = v;
+		snprintf(sources[i], sizeof(sources[i]), "config %s", defs[i].config);
 	}
 	return 0;
 }
@@ -102,15 +213,18 @@ int64_t settings_int(enum setting s)
 
 void settings_usage(FILE *out)
 {
-	fprintf(out, "ENVIRONMENT (BPFTRACE_NAME, or SONDE_NAME which wins):\n");
+	fprintf(out, "ENVIRONMENT (BPFTRACE_NAME, or SONDE_NAME which wins; a script's config = { } block\n"
+		"takes the second name, and the environment wins over it):\n");
 	for (int i = 0; i < SET__COUNT; i++) {
 		const struct setting_def *d = &defs[i];
 		char def[32];
 		if (d->words)
 			snprintf(def, sizeof(def), "%s", d->words[d->def]);
+		else if (d->pow2 && !d->def)
+			snprintf(def, sizeof(def), "auto");
 		else
 			snprintf(def, sizeof(def), "%lld", (long long)d->def);
-		fprintf(out, "    %-16s [default: %s] %s\n", d->name, def, d->help);
+		fprintf(out, "    %-18s %-18s [default: %s] %s\n", d->name, d->config, def, d->help);
 	}
 }
 
@@ -118,11 +232,14 @@ void settings_dump(FILE *out)
 {
 	for (int i = 0; i < SET__COUNT; i++) {
 		const struct setting_def *d = &defs[i];
+		int64_t v = settings_int((enum setting)i);
 		fprintf(out, "  %s: ", d->name);
 		if (d->words)
-			fprintf(out, "%s", d->words[settings_int((enum setting)i)]);
+			fprintf(out, "%s", d->words[v]);
+		else if (d->pow2 && !v)
+			fprintf(out, "auto");
 		else
-			fprintf(out, "%lld", (long long)settings_int((enum setting)i));
+			fprintf(out, "%lld", (long long)v);
 		fprintf(out, sources[i][0] ? " (from %s)\n" : "%s\n", sources[i]);
 	}
 }

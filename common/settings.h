@@ -6,7 +6,9 @@
  * names, and SONDE_* ones (SONDE_STRLEN ...) which win when both are set,
  * so a script's documented knobs keep working.  Values are read and checked
  * once (settings_load), so a bad one is one clear error at startup, not a
- * surprise later.
+ * surprise later.  A script's config block (newer bpftrace's
+ * "config = { max_strlen = 128 }") sets what the environment leaves, and
+ * command-line flags win over both.
  */
 #ifndef SONDE_SETTINGS_H
 #define SONDE_SETTINGS_H
@@ -20,12 +22,26 @@ enum setting {
 	SET_STACK_MODE,		/* ustack/kstack without a mode: 0 bpftrace, 1 perf, 2 raw */
 	SET_MAX_PROBES,		/* attach points a script may have */
 	SET_MAX_BPF_PROGS,	/* BPF programs a script may generate */
+	SET_MAP_KEYS_MAX,	/* keys a map holds */
+	SET_PERF_RB_PAGES,	/* event ring pages per CPU (0: sized for a second's burst) */
+	SET_MISSING_PROBES,	/* an attach point that is not there: 0 warn, 1 ignore, 2 error */
+	SET_PRINT_MAPS_ON_EXIT,	/* 1: print the maps at exit */
 	SET__COUNT,
 };
+
+enum { SET_MISSING_WARN, SET_MISSING_IGNORE, SET_MISSING_ERROR };
 
 /* read and check every setting from the environment: 0, or -EINVAL after
  * one message on err naming the variable */
 int settings_load(FILE *err);
+/* one "name = value" of a script's config block (newer bpftrace's), where
+ * name is the config name (max_strlen), BPFTRACE_NAME or SONDE_NAME.  The
+ * environment wins over the script, as in bpftrace.  0; -ENOENT for an
+ * unknown name, -EINVAL for a bad value, with the reason in msg. */
+/* a command-line flag's value (who names it): it wins over the
+ * environment and the script.  0, or -EINVAL with the reason in msg. */
+int settings_set(enum setting s, const char *who, const char *value, char *msg, size_t len);
+int settings_config(const char *name, const char *value, char *msg, size_t len);
 int64_t settings_int(enum setting s);
 /* the ENVIRONMENT section of -h, and the values in effect for --info */
 void settings_usage(FILE *out);

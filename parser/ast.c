@@ -479,6 +479,8 @@ static void dump_node(FILE *f, const struct ast_node *n, int depth)
 		}
 		break;
 	case N_PROGRAM:
+		for (const struct ast_config *c = n->program.config; c; c = c->next)
+			fprintf(f, "(config %s=%s)\n", c->name, c->value);
 		dump_list(f, n->program.items, d);
 		break;
 	}

@@ -163,6 +163,14 @@ struct ast_attach {
 
 struct ast_node;
 
+/* one "name = value" of a config block, as written */
+struct ast_config {
+	struct ast_config *next;
+	struct src_loc loc;		/* the name */
+	struct src_loc value_loc;
+	const char *name, *value;
+};
+
 struct ast_struct_field {
 	struct ast_struct_field *next;
 	struct src_loc loc;
@@ -216,7 +224,7 @@ struct ast_node {
 		struct { struct ast_node *stmts; } block;		/* N_BLOCK */
 		struct { struct ast_attach *attach; struct ast_node *pred, *body; int index; } probe; /* N_PROBE: pred may be NULL; body is N_BLOCK */
 		struct { const char *name; struct ast_struct_field *fields; } sdef;	/* N_STRUCT_DEF */
-		struct { struct ast_node *items; } program;		/* N_PROGRAM: N_PROBE and N_STRUCT_DEF in source order */
+		struct { struct ast_node *items; struct ast_config *config; } program;	/* N_PROGRAM: N_PROBE and N_STRUCT_DEF in source order; the config block */
 	};
 };
 

@@ -86,6 +86,8 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 	struct parse_list list;
 	struct parse_attach_list attach;
 	struct parse_field_list fields;
+	struct parse_config_list config;
+	struct ast_config *setting;
 	struct ast_struct_field *field;
 	struct parse_type type;
 	struct ast_ctype ctype;
@@ -106,7 +108,7 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 %token <op> ASSIGN_OP	"compound assignment"
 %token IF "'if'" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'"
 %token RETURN "'return'" BREAK "'break'" CONTINUE "'continue'"
-%token SIZEOF "'sizeof'" STRUCT "'struct'"
+%token SIZEOF "'sizeof'" STRUCT "'struct'" CONFIG "'config'"
 %token ENDPRED "'/'"
 %token OR_OR "'||'" AND_AND "'&&'" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
 %token SHL "'<<'" SHR "'>>'" INC "'++'" DEC "'--'" ARROW "'->'"
@@ -115,6 +117,8 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 %type <node> item probe pred block simple_stmt compound_stmt if_stmt
 %type <node> lvalue map expr unary cast_operand postfix primary struct_def
 %type <attach> attach_list
+%type <config> config settings setting_list
+%type <setting> setting
 %type <fields> field_decls field_decl declarators
 %type <field> declarator
 %type <type> type_spec type_item
@@ -144,9 +148,35 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 
 %%
 
-/* program = item* */
+/* program = config? item* */
 program
-	: items			{ px->root = parse_program_node(px, $1, @$); }
+	: config items		{ px->root = parse_program_node(px, $1, $2, @$); }
+	;
+
+/* config = "config" "=" "{" (setting (";" setting)* ";"?)? "}"
+ * setting = name "=" (word | integer | string) */
+config
+	: %empty		{ $$ = (struct parse_config_list){0}; }
+	| CONFIG '=' '{' settings '}'
+				{ $$ = $4; }
+	;
+
+settings
+	: %empty		{ $$ = (struct parse_config_list){0}; }
+	| setting_list
+	| setting_list ';'
+	;
+
+setting_list
+	: setting		{ $$ = parse_config_add(px, (struct parse_config_list){0}, $1); }
+	| setting_list ';' setting
+				{ $$ = parse_config_add(px, $1, $3); }
+	;
+
+setting
+	: IDENT '=' IDENT	{ $$ = parse_config_item(px, $1, @1, $3, @3); }
+	| IDENT '=' INT		{ $$ = parse_config_item(px, $1, @1, parse_int_text(px, $3), @3); }
+	| IDENT '=' STRING	{ $$ = parse_config_item(px, $1, @1, $3.p, @3); }
 	;
 
 items

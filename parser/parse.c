@@ -625,11 +625,43 @@ struct ast_node *parse_struct_def(struct parse_ctx *px, const char *name,
 	return n;
 }
 
-/* program = (probe | struct_def)* */
-struct ast_node *parse_program_node(struct parse_ctx *px,
+/* setting = name "=" (word | integer | string): kept as written; the
+ * settings module knows the names and checks the values */
+struct ast_config *parse_config_item(struct parse_ctx *px, const char *name,
+				     struct src_loc name_loc, const char *value,
+				     struct src_loc value_loc)
+{
+	struct ast_config *c = arena_alloc(px->arena, sizeof(*c));
+	c->name = name;
+	c->value = value;
+	c->loc = name_loc;
+	c->value_loc = value_loc;
+	return c;
+}
+
+struct parse_config_list parse_config_add(struct parse_ctx *px, struct parse_config_list l,
+					  struct ast_config *c)
+{
+	(void)px;
+	if (l.tail)
+		l.tail->next = c;
+	else
+		l.head = c;
+	l.tail = c;
+	return l;
+}
+
+const char *parse_int_text(struct parse_ctx *px, uint64_t v)
+{
+	return arena_printf(px->arena, "%llu", (unsigned long long)v);
+}
+
+/* program = config? (probe | struct_def)* */
+struct ast_node *parse_program_node(struct parse_ctx *px, struct parse_config_list config,
 				    struct parse_list items, struct src_loc loc)
 {
 	struct ast_node *n = ast_new(px->arena, N_PROGRAM, loc);
+	n->program.config = config.head;
 	n->program.items = items.head;
 	return n;
 }

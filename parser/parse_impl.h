@@ -46,6 +46,10 @@ struct parse_field_list {
 	struct ast_struct_field *head, *tail;
 };
 
+struct parse_config_list {
+	struct ast_config *head, *tail;
+};
+
 /* The words of a C type as the grammar meets them ("unsigned", "long",
  * "struct foo", "const"), checked and folded into an ast_ctype by
  * parse_ctype_finish(). */
@@ -152,7 +156,13 @@ bool parse_field_decl(struct parse_ctx *px, const struct parse_type *t,
 struct ast_node *parse_struct_def(struct parse_ctx *px, const char *name,
 				  struct parse_field_list fields,
 				  struct src_loc loc);
-struct ast_node *parse_program_node(struct parse_ctx *px,
+struct ast_config *parse_config_item(struct parse_ctx *px, const char *name,
+				     struct src_loc name_loc, const char *value,
+				     struct src_loc value_loc);
+struct parse_config_list parse_config_add(struct parse_ctx *px, struct parse_config_list l,
+					  struct ast_config *c);
+const char *parse_int_text(struct parse_ctx *px, uint64_t v);
+struct ast_node *parse_program_node(struct parse_ctx *px, struct parse_config_list config,
 				    struct parse_list items, struct src_loc loc);
 
 #endif

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/settings.h"
 #include "host/host.h"
 #include "runtime/verifier.h"
 
@@ -686,11 +687,16 @@ static int plan_uprobes(struct rt *rt)
 				}
 			others |= !planned;
 		}
-		if (pl->rc != -ENOENT || !others) {
+		/* missing_probes (config block or BPFTRACE_MISSING_PROBES):
+		 * warn (the default) or ignore a point that is not there
+		 * while others of its probe attach; error stops at it */
+		int64_t missing = settings_int(SET_MISSING_PROBES);
+		if (pl->rc != -ENOENT || !others || missing == SET_MISSING_ERROR) {
 			fprintf(stderr, "sonde: %s: %s\n", pl->at->name, pl->err);
 			return pl->rc;
 		}
-		fprintf(stderr, "sonde: warning: %s: %s: not attached\n", pl->at->name, pl->err);
+		if (missing == SET_MISSING_WARN)
+			fprintf(stderr, "sonde: warning: %s: %s: not attached\n", pl->at->name, pl->err);
 	}
 	return 0;
 }
@@ -881,7 +887,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	 * state */
 	if (o->metrics_file)
 		rt_scrape_to_file(&rt);
-	else if (!o->writer->scrape) {
+	else if (!o->writer->scrape && settings_int(SET_PRINT_MAPS_ON_EXIT)) {
 		o->writer->maps_begin(o->out);
 		rt_maps_print_all(&rt);
 	}

@@ -42,6 +42,30 @@ rm -f "$pos_bt"
 out=$("$SONDE" -q -e 'BEGIN { @a[1, 2] = 3; @a[3, 4] = 5; delete(@a, (1, 2)); @b[7] = 1; @b[8] = 2; delete(@b, 7); exit(); }' 2>&1; echo "rc=$?")
 expect_eq parity:delete_map_key $'\n\n@a[3, 4]: 5\n@b[8]: 2\nrc=0' "$out"
 
+# newer bpftrace's config block: names as in bpftrace, the environment wins,
+# missing_probes decides about a uprobe that is not there
+# the first file /bin/true opens is /etc/ld.so.cache
+cfg_first='tracepoint:syscalls:sys_enter_openat /pid == cpid && @n == 0/ { @n = 1; printf("%s|", str(args->filename)); }'
+out=$("$SONDE" -q -e "config = { max_strlen = 5; print_maps_on_exit = false } $cfg_first" -c /bin/true 2>&1; echo "rc=$?")
+expect_eq parity:config_strlen_maps_off '/etc|rc=0' "$out"
+out=$(BPFTRACE_STRLEN=3 "$SONDE" -q -e "config = { BPFTRACE_STRLEN = 5 } $cfg_first" -c /bin/true 2>&1; echo "rc=$?")
+expect_eq parity:config_env_wins $'/e|\n\n@n: 1\nrc=0' "$out"
+out=$("$SONDE" -e 'config = { max_strln = 5 } BEGIN { exit(); }' 2>&1 | head -1)
+expect_eq parity:config_unknown_name "stdin:1:12: error: unknown config 'max_strln'; did you mean 'max_strlen'?" "$out"
+libc=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
+for policy in warn ignore error; do
+	out=$("$SONDE" --dry-run -e "config = { missing_probes = $policy } uprobe:libc:no_such_function_xyz, uprobe:libc:getppid { @ = count(); }" 2>&1; echo "rc=$?")
+	case $policy in
+	warn) want="sonde: warning: uprobe:libc:no_such_function_xyz: symbol 'no_such_function_xyz' not found in $libc: not attached
+sonde: dry run: 1 probe loaded and attached
+rc=0" ;;
+	ignore) want=$'sonde: dry run: 1 probe loaded and attached\nrc=0' ;;
+	error) want="sonde: uprobe:libc:no_such_function_xyz: symbol 'no_such_function_xyz' not found in $libc
+rc=1" ;;
+	esac
+	expect_eq "parity:config_missing_probes_$policy" "$want" "$out"
+done
+
 # -- settings: bad values are one error at startup ------------------------
 out=$(BPFTRACE_STRLEN=abc "$SONDE" -e 'BEGIN { exit(); }' 2>&1; echo "rc=$?")
 expect_eq parity:setting_bad_number $'sonde: BPFTRACE_STRLEN: \'abc\' is not a number from 1 to 200\nrc=1' "$out"

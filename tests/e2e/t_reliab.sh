@@ -39,7 +39,7 @@ expect_eq reliab:map_keys_max_env 150 "$(printf '%s\n' "$out" | grep -c '^@seen\
 out=$(BPFTRACE_MAP_KEYS_MAX=50 rl_run -q --map-keys-max 400 -c "$B/syscall_loop 300" -e "$rl_full" 2>&1)
 expect_eq reliab:map_keys_max_flag_wins 300 "$(printf '%s\n' "$out" | grep -c '^@seen\[')"
 out=$("$SONDE" --map-keys-max 0 -e 'BEGIN { exit(); }' 2>&1; echo "rc=$?")
-expect_eq reliab:map_keys_max_bad $'sonde: --map-keys-max needs a number of keys from 1 to 16777216, not \'0\'\nrc=1' "$out"
+expect_eq reliab:map_keys_max_bad $'sonde: --map-keys-max: \'0\' is not a number from 1 to 16777216\nrc=1' "$out"
 
 # -- sonde's own activity: a probe on its own write() calls feeds itself
 #    (each printf is a write, each write a printf) but still stops at

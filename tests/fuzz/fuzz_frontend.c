@@ -153,7 +153,13 @@ static void fuzz_walk(const struct fuzz_src *s, const struct ast_node *n,
 		     f = f->next)
 			fuzz_check_loc(s, f->loc, n);
 		break;
-	case N_PROGRAM: fuzz_walk_list(s, n->program.items, d); break;
+	case N_PROGRAM:
+		for (const struct ast_config *c = n->program.config; c; c = c->next) {
+			fuzz_check_loc(s, c->loc, n);
+			fuzz_check_loc(s, c->value_loc, n);
+		}
+		fuzz_walk_list(s, n->program.items, d);
+		break;
 	}
 }
 

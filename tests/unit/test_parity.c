@@ -213,6 +213,47 @@ static void test_settings(void **state)
 	(void)state;
 }
 
+/* a script's config block: short and BPFTRACE_ names, checked values, a
+ * did-you-mean for a misspelled name, and the environment winning */
+static void test_settings_config(void **state)
+{
+	char msg[256];
+	FILE *f = fopen("/dev/null", "w");
+	unsetenv("BPFTRACE_STRLEN");
+	unsetenv("SONDE_STRLEN");
+	unsetenv("BPFTRACE_STACK_MODE");
+	unsetenv("BPFTRACE_MISSING_PROBES");
+	assert_int_equal(settings_load(f), 0);
+	assert_int_equal(settings_config("max_strlen", "100", msg, sizeof(msg)), 0);
+	assert_int_equal(settings_int(SET_STRLEN), 100);
+	assert_int_equal(settings_config("BPFTRACE_STACK_MODE", "raw", msg, sizeof(msg)), 0);
+	assert_int_equal(settings_int(SET_STACK_MODE), 2);
+	assert_int_equal(settings_config("missing_probes", "ignore", msg, sizeof(msg)), 0);
+	assert_int_equal(settings_int(SET_MISSING_PROBES), SET_MISSING_IGNORE);
+	assert_int_equal(settings_config("print_maps_on_exit", "false", msg, sizeof(msg)), 0);
+	assert_int_equal(settings_int(SET_PRINT_MAPS_ON_EXIT), 0);
+	assert_int_equal(settings_config("max_strln", "5", msg, sizeof(msg)), -ENOENT);
+	assert_string_equal(msg, "unknown config 'max_strln'; did you mean 'max_strlen'?");
+	assert_int_equal(settings_config("missing_probes", "maybe", msg, sizeof(msg)), -EINVAL);
+	assert_string_equal(msg, "missing_probes: 'maybe' is not a missing-probes policy "
+			    "(warn, ignore or error)");
+	assert_int_equal(settings_config("perf_rb_pages", "3", msg, sizeof(msg)), -EINVAL);
+	assert_string_equal(msg, "perf_rb_pages takes a number of pages that is a power of 2 "
+			    "(1 to 262144), not '3'");
+	/* the environment wins over the script */
+	setenv("BPFTRACE_STRLEN", "32", 1);
+	assert_int_equal(settings_load(f), 0);
+	assert_int_equal(settings_config("max_strlen", "100", msg, sizeof(msg)), 0);
+	assert_int_equal(settings_int(SET_STRLEN), 32);
+	/* and a flag over both */
+	assert_int_equal(settings_set(SET_STRLEN, "--flag", "16", msg, sizeof(msg)), 0);
+	assert_int_equal(settings_int(SET_STRLEN), 16);
+	unsetenv("BPFTRACE_STRLEN");
+	assert_int_equal(settings_load(f), 0);
+	fclose(f);
+	(void)state;
+}
+
 static void test_buf_hex_formats(void **state)
 {
 	struct arena *a = arena_new();
@@ -257,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_new_builtins),
 		cmocka_unit_test(test_instruction_boundaries),
 		cmocka_unit_test(test_settings),
+		cmocka_unit_test(test_settings_config),
 		cmocka_unit_test(test_buf_hex_formats),
 		cmocka_unit_test(test_strftime_micros_rollover),
 	};

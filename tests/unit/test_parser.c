@@ -641,6 +641,38 @@ static void test_control_flow(void **state)
 		   "{(if (> $x 1) {(= $y 1)} (if $x {} {(= $y 2)}))}");
 }
 
+/* newer bpftrace's config block: kept as written, before the probes; a
+ * probe named config (no '=' after it) is still an attach point */
+static void check_config(const char *src, const char *want)
+{
+	struct parsed p;
+	parse(&p, src);
+	if (!p.root)
+		fail_msg("parse failed: %s", p.msgs);
+	char got[256] = "";
+	size_t o = 0;
+	for (const struct ast_config *c = p.root->program.config; c; c = c->next)
+		o += (size_t)snprintf(got + o, sizeof(got) - o, "%s%s=%s", o ? " " : "", c->name,
+				      c->value);
+	assert_string_equal(got, want);
+	parsed_free(&p);
+}
+
+static void test_config_block(void **state)
+{
+	check_config("config = { max_strlen = 100; stack_mode = perf; x = \"s\" }\nBEGIN { }",
+		     "max_strlen=100 stack_mode=perf x=s");
+	check_config("config = {\n  missing_probes = warn;\n}\nBEGIN { }", "missing_probes=warn");
+	check_config("config = { } BEGIN { }", "");
+	check_program("config = { a = 1 }\nBEGIN { }", "(probe#0 BEGIN {})");
+	check_error("BEGIN { } config = { a = 1 }",
+		    "test.bt:1:11: error: syntax error: unexpected 'config', "
+		    "expecting end of input, attach point or 'struct'\n"
+		    "BEGIN { } config = { a = 1 }\n"
+		    "          ^~~~~~\n");
+	(void)state;
+}
+
 static void test_defines(void **state)
 {
 	check_program("#include <linux/sched.h>\n#define MAX 10\n"
@@ -760,7 +792,7 @@ static void test_syntax_errors(void **state)
 		    "     ^\n");
 	check_error("{ }",
 		    "test.bt:1:1: error: syntax error: unexpected '{', "
-		    "expecting end of input, attach point or 'struct'\n"
+		    "expecting end of input, attach point, 'struct' or 'config'\n"
 		    "{ }\n"
 		    "^\n");
 	check_error("BEGIN { @x[1 = 2] }",
@@ -1158,6 +1190,7 @@ int main(void)
 		cmocka_unit_test(test_statements),
 		cmocka_unit_test(test_compound_assign),
 		cmocka_unit_test(test_control_flow),
+		cmocka_unit_test(test_config_block),
 		cmocka_unit_test(test_defines),
 		cmocka_unit_test(test_locations),
 		cmocka_unit_test(test_syntax_errors),
