@@ -398,6 +398,8 @@ int main(int argc, char **argv)
 	}
 	if (do_list)
 		return list(optind < argc ? argv[optind] : NULL, verbose > 0, pid);
+	/* from here on a Ctrl-C ends the run (after it attaches), never lost */
+	rt_stop_signals();
 
 	const char *file = "stdin";
 	char *owned = NULL, recipe[4096];

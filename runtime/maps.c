@@ -71,34 +71,81 @@ static void add_slot(struct rt *rt, const struct sema_map *m, struct slot **slot
 	(*cnt)++;
 }
 
-/*
- * Every entry in a few syscalls: BPF_MAP_LOOKUP_BATCH (kernel 5.6) returns
- * up to BATCH entries per call, where one get_next_key plus one lookup
- * per entry made a 10,000-series scrape spend most of its time entering
- * the kernel.  -errno when the kernel or the map type cannot (the caller
- * walks the keys instead); -ENOENT from the kernel means the walk is done.
- */
-#define BATCH 1024
-static int read_batch(struct rt *rt, const struct sema_map *m, uint32_t vsize, struct slot **slots,
-		      size_t *cnt)
+static uint32_t value_bytes(struct rt *rt, const struct sema_map *m)
+{
+	return m->percpu ? ((m->value_size + 7) & ~7u) * (uint32_t)rt->ncpus : m->value_size;
+}
+
+typedef int (*walk_fn)(struct rt *rt, const struct sema_map *m, const uint8_t *key,
+		       const uint8_t *val, void *ctx);
+
+/* the one-key walk, for maps the kernel has no batch lookup for: it starts
+ * over when the key it stands on is deleted under it, so it stops after
+ * max_entries keys, however busy the probes are */
+static int walk_keys(struct rt *rt, const struct sema_map *m, walk_fn fn, void *ctx)
 {
 	int fd = rt->map_fds[m->id];
-	uint8_t *keys = malloc((size_t)BATCH * m->key_size), *vals = malloc((size_t)BATCH * vsize);
+	struct bpf_map_info info = {0};
+	uint32_t ilen = sizeof(info);
+	if (bpf_obj_get_info_by_fd(fd, &info, &ilen))
+		return -errno;
+	uint8_t *key = arena_alloc(rt->a, m->key_size), *next = arena_alloc(rt->a, m->key_size);
+	uint8_t *val = malloc(value_bytes(rt, m));
+	int err = val ? 0 : -ENOMEM;
+	void *prev = NULL;
+	for (uint32_t seen = 0; !err && seen < info.max_entries &&
+				!bpf_map_get_next_key(fd, prev, next); seen++) {
+		memcpy(key, next, m->key_size);
+		prev = key;
+		if (!bpf_map_lookup_elem(fd, key, val))	/* else deleted meanwhile */
+			err = fn(rt, m, key, val, ctx);
+	}
+	free(val);
+	return err;
+}
+
+/*
+ * Each (key, value) the map holds now, given to fn: what printing, the
+ * scrapes and clear()/zero() all read.  BPF_MAP_LOOKUP_BATCH (kernel 5.6)
+ * returns up to a chunk of entries per call, where one get_next_key plus
+ * one lookup per entry made a 10,000-series scrape spend most of its time
+ * entering the kernel; it walks the hash bucket by bucket, so it ends even
+ * while probes insert and delete keys.  -ENOENT from the kernel means the
+ * walk is done; -ENOSPC, that one bucket holds more than a chunk.  Where
+ * the kernel has no batch for the map: walk_keys.
+ */
+#define BATCH 1024
+static int map_walk(struct rt *rt, const struct sema_map *m, walk_fn fn, void *ctx)
+{
+	int fd = rt->map_fds[m->id];
+	uint32_t vsize = value_bytes(rt, m), chunk = BATCH;
+	uint8_t *keys = malloc((size_t)chunk * m->key_size), *vals = malloc((size_t)chunk * vsize);
 	uint64_t in = 0, out = 0;	/* batch tokens: a bucket index for hash maps */
 	int err = keys && vals ? 0 : -ENOMEM;
-	for (bool first = true; !err; first = false) {
-		uint32_t n = BATCH;
+	bool first = true;
+	while (!err) {
+		uint32_t n = chunk;
 		LIBBPF_OPTS(bpf_map_batch_opts, bo);
-		int rc = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &n, &bo);
-		if (rc && errno != ENOENT) {
-			err = -errno;
+		int rc = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &n, &bo) ? -errno : 0;
+		if (rc == -ENOSPC && chunk < 65536) {
+			uint8_t *nk = realloc(keys, (size_t)chunk * 2 * m->key_size);
+			uint8_t *nv = nk ? realloc(vals, (size_t)chunk * 2 * vsize) : NULL;
+			keys = nk ? nk : keys;
+			vals = nv ? nv : vals;
+			err = nv ? 0 : -ENOMEM;
+			chunk *= 2;
+			continue;	/* the same batch again, larger */
+		}
+		if (rc && rc != -ENOENT) {
+			err = first ? walk_keys(rt, m, fn, ctx) : rc;
 			break;
 		}
-		for (uint32_t i = 0; i < n; i++)
-			add_slot(rt, m, slots, cnt, keys + (size_t)i * m->key_size, vals + (size_t)i * vsize, rt->ncpus);
+		for (uint32_t i = 0; i < n && !err; i++)
+			err = fn(rt, m, keys + (size_t)i * m->key_size, vals + (size_t)i * vsize, ctx);
 		if (rc)
 			break;	/* ENOENT: that was the last batch */
 		in = out;
+		first = false;
 	}
 	free(keys);
 	free(vals);
@@ -175,6 +222,19 @@ static int agent_entry(void *ctx, const uint8_t *key, const uint8_t *vals, int n
 	return 0;
 }
 
+struct slots {
+	struct slot *s;
+	size_t n;
+};
+
+static int collect_slot(struct rt *rt, const struct sema_map *m, const uint8_t *key,
+			const uint8_t *val, void *ctx)
+{
+	struct slots *sl = ctx;
+	add_slot(rt, m, &sl->s, &sl->n, key, val, rt->ncpus);
+	return 0;
+}
+
 static int read_slots(struct rt *rt, const struct sema_map *m, struct slot **out, size_t *n)
 {
 	int fd = rt->map_fds[m->id];
@@ -188,33 +248,14 @@ static int read_slots(struct rt *rt, const struct sema_map *m, struct slot **out
 	}
 	if (m->array_slots)
 		return read_array_slots(rt, m, out, n);
-	uint32_t vsize = m->percpu ? ((m->value_size + 7) & ~7u) * (uint32_t)rt->ncpus : m->value_size;
-	size_t cnt = 0;
-	struct slot *slots = NULL;
-	if (!read_batch(rt, m, vsize, &slots, &cnt)) {
-		*out = slots;
-		*n = cnt;
-		return 0;
+	struct slots sl = {0};
+	int err = map_walk(rt, m, collect_slot, &sl);
+	if (err) {
+		free(sl.s);
+		return err;
 	}
-	/* no batch operations here: start over, one key at a time */
-	cnt = 0;
-	uint8_t *key = arena_alloc(rt->a, m->key_size), *next = arena_alloc(rt->a, m->key_size);
-	uint8_t *val = malloc(vsize);
-	if (!val) {
-		free(slots);
-		return -ENOMEM;
-	}
-	void *prev = NULL;
-	while (bpf_map_get_next_key(fd, prev, next) == 0) {
-		memcpy(key, next, m->key_size);
-		prev = key;
-		if (bpf_map_lookup_elem(fd, key, val))
-			continue;	/* deleted meanwhile */
-		add_slot(rt, m, &slots, &cnt, key, val, rt->ncpus);
-	}
-	free(val);
-	*out = slots;
-	*n = cnt;
+	*out = sl.s;
+	*n = sl.n;
 	return 0;
 }
 
@@ -368,83 +409,25 @@ int rt_map_print(struct rt *rt, const struct sema_map *m, uint32_t top, uint32_t
 	return 0;
 }
 
-/* room for n more keys after cnt in *keys (capacity *cap keys) */
-static int keys_room(uint8_t **keys, size_t *cap, size_t cnt, size_t n, uint32_t key_size)
-{
-	if (cnt + n <= *cap)
-		return 0;
-	size_t ncap = *cap * 2 > cnt + n ? *cap * 2 : cnt + n;
-	uint8_t *k = realloc(*keys, ncap * key_size);
-	if (!k)
-		return -ENOMEM;
-	*keys = k;
-	*cap = ncap;
-	return 0;
-}
+struct keyset {
+	uint8_t *keys;
+	size_t n, cap;
+};
 
-/*
- * Every key the map holds now, in one malloc'd array of key_size slots.
- * The batch walk goes bucket by bucket and ends even while probes insert
- * and delete keys; the one-key walk (kernels without batch operations on
- * this map) restarts from the first key when the key it stands on is
- * deleted under it, so it stops after max_entries keys.
- */
-static int snapshot_keys(struct rt *rt, const struct sema_map *m, uint8_t **out, size_t *n)
+/* clear() and zero() act on a snapshot of the keys (map_walk) */
+static int collect_key(struct rt *rt, const struct sema_map *m, const uint8_t *key,
+		       const uint8_t *val, void *ctx)
 {
-	int fd = rt->map_fds[m->id];
-	struct bpf_map_info info = {0};
-	uint32_t ilen = sizeof(info);
-	if (bpf_obj_get_info_by_fd(fd, &info, &ilen))
-		return -errno;
-	size_t max = info.max_entries, cnt = 0, cap = 0;
-	uint8_t *keys = NULL;
-	uint32_t vsize = m->percpu ? ((m->value_size + 7) & ~7u) * (uint32_t)rt->ncpus : m->value_size;
-	/* a bucket may hold more keys than a chunk asks for (-ENOSPC): grow it */
-	uint32_t chunk = 64;
-	uint8_t *vals = malloc((size_t)chunk * vsize);
-	uint64_t batch[2] = {0};	/* the kernel's cursor: a bucket index for hashes */
-	int err = vals ? 0 : -ENOMEM;
-	bool first = true, batched = true;
-	while (!err && cnt < max) {
-		uint32_t want = (uint32_t)(max - cnt < chunk ? max - cnt : chunk);
-		if ((err = keys_room(&keys, &cap, cnt, want, m->key_size)))
-			break;
-		LIBBPF_OPTS(bpf_map_batch_opts, bo);
-		int rc = bpf_map_lookup_batch(fd, first ? NULL : batch, batch, keys + cnt * m->key_size,
-					      vals, &want, &bo) ? -errno : 0;
-		if (rc == -ENOSPC && chunk < 65536) {
-			uint8_t *nv = realloc(vals, (size_t)chunk * 2 * vsize);
-			if (!nv) {
-				err = -ENOMEM;
-				break;
-			}
-			vals = nv;
-			chunk *= 2;
-			continue;
-		}
-		if (rc && rc != -ENOENT) {
-			batched = false;	/* not supported here: the one-key walk */
-			break;
-		}
-		first = false;
-		cnt += want;
-		if (rc == -ENOENT)	/* past the last bucket */
-			break;
+	struct keyset *ks = ctx;
+	if (ks->n == ks->cap) {
+		size_t cap = ks->cap ? ks->cap * 2 : 64;
+		uint8_t *k = realloc(ks->keys, cap * m->key_size);
+		if (!k)
+			return -ENOMEM;
+		ks->keys = k;
+		ks->cap = cap;
 	}
-	free(vals);
-	if (!err && !batched) {
-		cnt = 0;
-		void *prev = NULL;
-		while (cnt < max && !(err = keys_room(&keys, &cap, cnt, 1, m->key_size)) &&
-		       !bpf_map_get_next_key(fd, prev, keys + cnt * m->key_size))
-			prev = keys + cnt++ * m->key_size;
-	}
-	if (err) {
-		free(keys);
-		return err;
-	}
-	*out = keys;
-	*n = cnt;
+	memcpy(ks->keys + ks->n++ * m->key_size, key, m->key_size);
 	return 0;
 }
 
@@ -507,16 +490,16 @@ int rt_map_clear(struct rt *rt, const struct sema_map *m, bool zero_only)
 		rt->map_zeroed[m->id] = zero_only;
 		return clear_array(rt, m);
 	}
-	uint32_t vsize = m->percpu ? ((m->value_size + 7) & ~7u) * (uint32_t)rt->ncpus : m->value_size;
-	uint8_t *keys = NULL, *zero = zero_only ? calloc(1, vsize) : NULL;
-	size_t n = 0;
-	int err = zero_only && !zero ? -ENOMEM : snapshot_keys(rt, m, &keys, &n);
+	uint32_t vsize = value_bytes(rt, m);
+	uint8_t *zero = zero_only ? calloc(1, vsize) : NULL;
+	struct keyset ks = {0};
+	int err = zero_only && !zero ? -ENOMEM : map_walk(rt, m, collect_key, &ks);
 	if (!err)
-		apply_keys(rt->map_fds[m->id], keys, n, m->key_size, zero, vsize);
+		apply_keys(rt->map_fds[m->id], ks.keys, ks.n, m->key_size, zero, vsize);
 	else
 		fprintf(stderr, "sonde: map '%s': cannot %s: %s\n", m->name,
 			zero_only ? "zero" : "clear", strerror(-err));
-	free(keys);
+	free(ks.keys);
 	free(zero);
 	return err;
 }

@@ -56,4 +56,10 @@ const char *rt_agent_dir(void);
 /* route libbpf's messages: shown with -v (and errors always) */
 void rt_libbpf_logging(int verbose);
 
+/* catch SIGINT and SIGTERM from now on (once the options are read): one
+ * that arrives while compiling or loading ends the run once it is
+ * attached, instead of being lost (a shell's background job inherits them
+ * ignored) */
+void rt_stop_signals(void);
+
 #endif

@@ -43,6 +43,9 @@
 #define STOP_CLOCK_EVERY 8
 
 static struct rt *signal_rt;	/* the run the handlers report to */
+/* a signal before the run exists (compiling, loading): it stops the run
+ * as soon as it starts, rather than being lost to an inherited SIG_IGN */
+static volatile sig_atomic_t early_stop;
 
 static void wake(struct rt *rt)
 {
@@ -56,6 +59,7 @@ static void wake(struct rt *rt)
 static void on_stop_signal(int sig)
 {
 	(void)sig;
+	early_stop = 1;
 	if (signal_rt) {
 		signal_rt->stop = 1;
 		wake(signal_rt);
@@ -96,6 +100,13 @@ static int map_exit_word(struct rt *rt)
 	return 0;
 }
 
+void rt_stop_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_stop_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 int rt_stop_open(struct rt *rt)
 {
 	struct rt_stop *st = &rt->stopper;
@@ -117,9 +128,9 @@ int rt_stop_open(struct rt *rt)
 			st->target_done = true;
 	}
 	signal_rt = rt;
-	struct sigaction sa = {.sa_handler = on_stop_signal};
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	rt_stop_signals();
+	if (early_stop)
+		rt->stop = 1;
 	if (rt->o->child_pid) {
 		/* SA_RESTART: system()'s reads of its command must not break */
 		struct sigaction sc = {.sa_handler = on_child_signal, .sa_flags = SA_RESTART};

@@ -51,4 +51,33 @@ expect_match reliab:self_feeding_stops '^@writes: [1-9][0-9]*$' "$out"
 out=$(timeout -s KILL 20 sh -c 'exec "$0" --exclude-self -e "$1" $$' "$SONDE" "$rl_self" 2>&1)
 expect_eq reliab:exclude_self $'Attached 2 probes\n\n\n@writes: 0' "$out"
 
+# -- a SIGINT while the script compiles (before anything is attached) is
+#    not lost: the handlers are in once the options are read, and the run
+#    stops as soon as it is attached, with END.  120 probes keep the
+#    compile long enough to see the handler in place before "Attached" --
+rl_tps=(sys_enter_getppid sys_exit_getppid sys_enter_getpgrp sys_exit_getpgrp)
+rl_big=$(for ((i = 0; i < 120; i++)); do echo "tracepoint:syscalls:${rl_tps[i % 4]} { @m$i = count(); }"; done)
+rl_big="BEGIN { printf(\"begin\\n\"); } $rl_big END { printf(\"end\\n\"); }"
+BPFTRACE_MAX_PROBES=200 "$SONDE" -e "$rl_big" >"$B/rl-early.out" 2>"$B/rl-early.err" &
+rl_pid=$!
+(sleep 60; kill -KILL $rl_pid 2>/dev/null) &	# a hang fails, never blocks
+rl_dog=$!
+rl_caught=no
+for ((i = 0; i < 3000; i++)); do
+	# SigCgt bit 1 is SIGINT
+	cgt=$(awk '/^SigCgt:/ { print $2 }' /proc/$rl_pid/status 2>/dev/null)
+	if [ -n "$cgt" ] && (( (0x$cgt >> 1) & 1 )); then
+		grep -q '^Attached' "$B/rl-early.err" || rl_caught=yes
+		break
+	fi
+	sleep 0.01
+done
+kill -INT $rl_pid 2>/dev/null
+wait $rl_pid
+rc=$?
+kill $rl_dog 2>/dev/null
+wait $rl_dog 2>/dev/null
+expect_eq reliab:sigint_while_compiling "caught before attach=yes rc=0 begin end" \
+	"caught before attach=$rl_caught rc=$rc $(grep -E '^(begin|end)$' "$B/rl-early.out" | tr '\n' ' ' | sed 's/ $//')"
+
 fi
