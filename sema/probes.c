@@ -239,6 +239,30 @@ static const char *tracepoint_hint(struct sema_ctx *s, const char *cat, const ch
 	return arena_strdup(s->a, suggest_text(&sg, 3, hint, sizeof(hint)));
 }
 
+/* bpftrace's probe types sonde does not have: what to use instead, rather
+ * than "unknown probe type" for a name a bpftrace user knows */
+static const char *unsupported_probe(const char *type)
+{
+	static const struct {
+		const char *names[4];
+		const char *why;
+	} table[] = {
+		{{"kfunc", "kretfunc", "fentry", "fexit"},
+		 "fentry/fexit (kfunc/kretfunc) probes are not supported by sonde: use a "
+		 "tracepoint (sonde -l 'tracepoint:*'), or kprobe/kretprobe where the kernel has kprobes"},
+		{{"watchpoint", "asyncwatchpoint", "w", "aw"},
+		 "watchpoint probes (hardware breakpoints) are not supported by sonde: a uprobe on the "
+		 "code that writes the address, or a tracepoint, can take their place"},
+		{{"iter", "it"},
+		 "iter probes are not supported by sonde"},
+	};
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		for (size_t k = 0; k < 4 && table[i].names[k]; k++)
+			if (!strcmp(type, table[i].names[k]))
+				return table[i].why;
+	return NULL;
+}
+
 static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw)
 {
 	const char *parts[4] = {0};
@@ -247,6 +271,11 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 		return;
 	int n = split(s->a, text, parts, 4);
 	const struct probe_provider *pv = sema_provider_named(parts[0]);
+	const char *unsupported = unsupported_probe(parts[0]);
+	if (!pv && unsupported) {
+		sema_error(s, raw->loc, "%s", unsupported);
+		return;
+	}
 	if (!pv) {
 		struct suggest sg;
 		char hint[256];

@@ -246,6 +246,8 @@ const struct sema_probe *sema_cur_probe(struct sema_ctx *s);
 void sema_need_per_attach(struct sema_ctx *s);
 /* the script applies -p/--container itself (in_scope, scoped) */
 void sema_own_scope(struct sema_ctx *s);
+/* the expression folds to a compile-time integer (no error when not) */
+bool sema_fold_const(struct ast_node *e, int64_t *out);
 /* the argument must be a compile-time integer; returns false after an error */
 bool sema_const_int(struct sema_ctx *s, struct ast_node *e, int64_t *out);
 /* register a printf-like event for call `c` whose args (after the format) are `args` */

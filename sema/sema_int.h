@@ -86,7 +86,6 @@ struct type *sema_check_expr_stmt(struct sema_ctx *s, struct ast_node *e);
 /* --user-probes and the probe being checked runs in the agents (a uprobe
  * or uretprobe): only builtins marked .user, maps in the shared memory */
 bool sema_in_user_probe(struct sema_ctx *s);
-bool sema_fold_const(struct ast_node *e, int64_t *out);
 
 /* sema.c */
 struct sema_var *sema_var_find(struct sema_ctx *s, const char *name);

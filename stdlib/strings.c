@@ -27,14 +27,19 @@ static void check_str(struct sema_ctx *s, struct ast_node *n)
 	uint32_t size = (uint32_t)settings_int(SET_STRLEN);
 	if (a->next) {
 		int64_t len;
-		sema_expr(s, a->next);
-		if (sema_const_int(s, a->next, &len)) {
+		struct type *lt = sema_expr(s, a->next);
+		if (sema_fold_const(a->next, &len)) {
 			if (len < 1 || len > size - 1)
 				sema_error(s, a->next->loc, "str() length must be 1 to %u (BPFTRACE_STRLEN - 1)",
 					   size - 1);
 			else
 				size = (uint32_t)len + 1;
+		} else if (lt->kind != TY_INT && lt->kind != TY_ERROR) {
+			sema_error(s, a->next->loc, "str() length must be an integer, not %s",
+				   type_str(sema_arena(s), lt));
 		}
+		/* a length known only at run time (str(args->buf, args->count))
+		 * reads at most that many bytes into a BPFTRACE_STRLEN value */
 	}
 	if (t->kind == TY_STR) {
 		n->type = *t;
@@ -56,10 +61,21 @@ static void str_into(struct cg_ctx *cg, struct ast_node *n, LLVMValueRef dst, ui
 		cg_expr_store(cg, a, dst, size);
 		return;
 	}
+	LLVMBuilderRef b = cg_builder(cg);
 	LLVMValueRef v = cg_expr(cg, a);
-	LLVMValueRef src = LLVMBuildIntToPtr(cg_builder(cg), v, cg_ptr(cg), "");
-	uint32_t len = n->type.size < size ? n->type.size : size;
-	LLVMValueRef args[] = {dst, LLVMConstInt(cg_i32(cg), len, 0), src};
+	LLVMValueRef src = LLVMBuildIntToPtr(b, v, cg_ptr(cg), "");
+	uint32_t max = n->type.size < size ? n->type.size : size;
+	LLVMValueRef len = LLVMConstInt(cg_i32(cg), max, 0);
+	int64_t k;
+	if (a->next && !sema_fold_const(a->next, &k)) {
+		/* the length and its NUL, unsigned-clamped to the value's size:
+		 * the verifier sees the bound on the size it is given */
+		LLVMValueRef want = LLVMBuildAdd(b, cg_expr(cg, a->next), cg_const(cg, 1), "");
+		LLVMValueRef fits = LLVMBuildICmp(b, LLVMIntULT, want, cg_const(cg, max), "");
+		want = LLVMBuildSelect(b, fits, want, cg_const(cg, max), "");
+		len = LLVMBuildTrunc(b, want, cg_i32(cg), "strlen");
+	}
+	LLVMValueRef args[] = {dst, len, src};
 	cg_helper_call(cg, BPF_FUNC_probe_read_str, args, 3);
 }
 
