@@ -146,7 +146,7 @@ static void check_delete(struct sema_ctx *s, struct ast_node *n)
 	struct sema_map *m = sema_map_of(s, a);
 	/* per-key bookkeeping (start timestamps by tid): metrics leave it out */
 	m->deleted = true;
-	if (m->kind == MK_HIST || m->kind == MK_LHIST)
+	if ((m->kind == MK_HIST || m->kind == MK_LHIST) && a->map.nkeys)
 		sema_error(s, a->loc, "delete() of one %s entry is not supported: use clear(%s)",
 			   m->kind == MK_HIST ? "hist" : "lhist", m->name);
 }
@@ -154,7 +154,14 @@ static void check_delete(struct sema_ctx *s, struct ast_node *n)
 static LLVMValueRef lower_delete(struct cg_ctx *cg, struct ast_node *n)
 {
 	struct ast_node *a = n->call.args;
-	cg_map_delete(cg, cg_map_of(cg, a), cg_map_key(cg, a, 0));
+	const struct sema_map *m = cg_map_of(cg, a);
+	/* a map without keys (a per-CPU array: its slots cannot be deleted)
+	 * goes back to zero, as bpftrace prints it after delete(@) */
+	if (m->array_slots) {
+		cg_event_raw(cg, EV_CLEAR, (uint32_t)m->id, NULL, 0);
+		return NULL;
+	}
+	cg_map_delete(cg, m, cg_map_key(cg, a, 0));
 	return NULL;
 }
 
