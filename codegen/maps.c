@@ -25,6 +25,50 @@ const struct sema_map *cg_map_of(struct cg_ctx *cg, struct ast_node *m)
 	return NULL;
 }
 
+/* does storing e into `size` bytes write every one of them? */
+static bool fills(struct ast_node *e, uint32_t size)
+{
+	if (type_is(&e->type, TT_INT_VALUE))
+		return size == 8;	/* cg_expr_store writes the i64 */
+	const struct builtin *b = NULL;
+	if (e->kind == N_IDENT)
+		b = stdlib_find(e->ident.name, false);
+	else if (e->kind == N_CALL)
+		b = stdlib_find(e->call.name, true);
+	return b && b->into_fills && e->type.size == size;
+}
+
+/*
+ * Zero the words of a key that its fields' stores may leave unwritten:
+ * padding, the hist bucket slot at the end (which cg_agg_update then
+ * overwrites, and LLVM drops the zero), strings that end before their
+ * field does.  A word that the stores fill entirely is not zeroed first:
+ * LLVM removes such a zero when a plain store overwrites it, but not when
+ * a helper writes the bytes (comm).
+ */
+static void key_zero_gaps(struct cg_ctx *cg, struct ast_node *m, const struct sema_map *map,
+			  LLVMValueRef key)
+{
+	uint32_t words = (map->key_size + 7) / 8;
+	bool full[64] = {false};
+	if (words > 64) {	/* keys this long are rare: zero them whole */
+		cg_memset0(cg, key, map->key_size);
+		return;
+	}
+	int i = 0;
+	for (struct ast_node *k = m->map.keys; k; k = k->next, i++) {
+		uint32_t off = m->map.nkeys == 1 ? 0 : map->key.fields[i].offset;
+		uint32_t size = m->map.nkeys == 1 ? map->key.size : map->key.fields[i].type.size;
+		if (!fills(k, size) || off % 8 || size % 8)
+			continue;
+		for (uint32_t w = off / 8; w < (off + size) / 8; w++)
+			full[w] = true;
+	}
+	for (uint32_t w = 0; w < words; w++)
+		if (!full[w])
+			cg_store_i64(cg, cg_const(cg, 0), cg_gep(cg, key, 8 * w));
+}
+
 LLVMValueRef cg_map_key(struct cg_ctx *cg, struct ast_node *m, int with_bucket)
 {
 	const struct sema_map *map = cg_map_of(cg, m);
@@ -33,7 +77,8 @@ LLVMValueRef cg_map_key(struct cg_ctx *cg, struct ast_node *m, int with_bucket)
 		LLVMBuildStore(cg->b, LLVMConstInt(cg->i32, 0, 0), idx);
 		return idx;
 	}
-	LLVMValueRef key = cg_alloca(cg, map->key_size, "key");
+	LLVMValueRef key = cg_alloca_nozero(cg, map->key_size, "key");
+	key_zero_gaps(cg, m, map, key);
 	if (m->map.nkeys == 1) {
 		cg_expr_store(cg, m->map.keys, key, map->key.size);
 	} else if (m->map.nkeys > 1) {

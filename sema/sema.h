@@ -185,6 +185,9 @@ struct builtin {
 	 * so big events and keys do not exceed the 512-byte BPF stack */
 	void (*lower_into)(struct cg_ctx *cg, struct ast_node *n, LLVMValueRef dst,
 			   uint32_t dst_size);
+	/* lower_into writes every byte of a dst of type.size bytes (a helper
+	 * that pads with zeros): a map key need not be zeroed under it */
+	bool into_fills;
 	/* BI_AGG: what it stores; codegen/maps.c does the update */
 	enum map_kind agg;
 	/* also in user-space probes (--user-probes: the agent runs the
