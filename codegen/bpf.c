@@ -229,10 +229,11 @@ void cg_event_output(struct cg_ctx *cg, LLVMValueRef buf, LLVMValueRef size)
 	cg_end_if(cg, &f);
 }
 
-void cg_stop_request(struct cg_ctx *cg)
+void cg_stop_request(struct cg_ctx *cg, LLVMValueRef code)
 {
 	/* one word userspace maps and reads without a system call: set
-	 * before the EV_EXIT event, which a full ring buffer would drop */
+	 * before the EV_EXIT event, which a full ring buffer would drop.
+	 * It holds 0x100 | the exit status (exit(N)), never 0. */
 	LLVMValueRef map = LLVMGetNamedGlobal(cg->mod, CG_STOP_MAP);
 	if (!map)
 		map = cg_declare_map(cg, CG_STOP_MAP, BPF_MAP_TYPE_ARRAY, 1, 4, 8, BPF_F_MMAPABLE);
@@ -241,7 +242,10 @@ void cg_stop_request(struct cg_ctx *cg)
 	LLVMValueRef args[] = {map, key};
 	LLVMValueRef p = call_ret(cg, BPF_FUNC_map_lookup_elem, cg->ptr, args, 2);
 	struct cg_if f = cg_begin_if(cg, LLVMBuildIsNotNull(cg->b, p, ""), "stop");
-	cg_store_i64(cg, cg_const(cg, 1), p);
+	LLVMValueRef word = cg_const(cg, 0x100);
+	if (code)
+		word = LLVMBuildOr(cg->b, word, LLVMBuildAnd(cg->b, code, cg_const(cg, 0xff), ""), "");
+	cg_store_i64(cg, word, p);
 	cg_end_if(cg, &f);
 	cg_event_raw(cg, EV_EXIT, 0, NULL, 0);
 }

@@ -159,7 +159,8 @@ void cg_event_raw(struct cg_ctx *cg, enum event_kind kind, uint32_t id,
 		  const uint64_t *words, int nwords);
 /* exit(): set the stop flag userspace reads from memory, then send EV_EXIT
  * (the event only wakes the consumer; a full ring buffer may drop it) */
-void cg_stop_request(struct cg_ctx *cg);
+/* exit(): code (an i64, or NULL for 0) becomes sonde's exit status */
+void cg_stop_request(struct cg_ctx *cg, LLVMValueRef code);
 /* send `size` bytes at buf as one event (buf starts with the header);
  * size may be a run-time value bounded by the buffer's size */
 void cg_event_output(struct cg_ctx *cg, LLVMValueRef buf, LLVMValueRef size);

@@ -895,7 +895,8 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	rt_events_report_lost(&rt);
 	fflush(o->out);
 	rt_overhead_report(&rt);
-	rc = 0;
+	/* exit(N): the word holds 0x100 | N (codegen/bpf.c), 0 for exit() */
+	rc = rt.stopper.exit_word ? (int)(*rt.stopper.exit_word & 0xff) : 0;
 	bool child_done = rt.stopper.child_done;
 	int child_st = rt.stopper.child_status;
 	if (o->child_pid) {

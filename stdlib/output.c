@@ -52,9 +52,22 @@ static LLVMValueRef lower_fmt_event(struct cg_ctx *cg, struct ast_node *n)
 	return NULL;
 }
 
+/* exit([status]) */
+static void check_exit(struct sema_ctx *s, struct ast_node *n)
+{
+	n->type = ty_void;
+	struct ast_node *a = n->call.args;
+	if (!a)
+		return;
+	struct type *t = sema_expr(s, a);
+	if (t->kind != TY_INT && t->kind != TY_ERROR)
+		sema_error(s, a->loc, "exit() takes an exit status (an integer), not %s",
+			   type_str(sema_arena(s), t));
+}
+
 static LLVMValueRef lower_exit(struct cg_ctx *cg, struct ast_node *n)
 {
-	cg_stop_request(cg);
+	cg_stop_request(cg, n->call.args ? cg_expr(cg, n->call.args) : NULL);
 	/* exit() ends the probe too: `@++; exit(); @++` counts once */
 	cg_return(cg);
 	return NULL;
@@ -113,6 +126,54 @@ static LLVMValueRef lower_map_op(struct cg_ctx *cg, struct ast_node *n)
 	return NULL;
 }
 
+/* f(@m, key), the form of newer bpftrace (delete, has_key), is f(@m[key]):
+ * the key moves into the map node; a tuple names each key of a multi-key
+ * map.  False after an error. */
+static bool key_into_map(struct sema_ctx *s, struct ast_node *n)
+{
+	struct ast_node *a = n->call.args, *key = a->next;
+	if (n->call.nargs != 2)
+		return true;
+	if (a->kind != N_MAP || a->map.keys) {
+		sema_error(s, a->loc, "%s(@m, key) takes a map without a key first", n->call.name);
+		return false;
+	}
+	a->next = NULL;
+	n->call.nargs = 1;
+	if (key->kind == N_TUPLE) {
+		a->map.keys = key->tuple.elems;
+		a->map.nkeys = key->tuple.nelems;
+	} else {
+		a->map.keys = key;
+		a->map.nkeys = 1;
+	}
+	return true;
+}
+
+/* has_key(@m, key): 1 when the map holds the key */
+static void check_has_key(struct sema_ctx *s, struct ast_node *n)
+{
+	struct ast_node *a = n->call.args;
+	n->type = ty_int64;
+	if (!key_into_map(s, n))
+		return;
+	if (a->kind != N_MAP || !a->map.keys) {
+		sema_error(s, n->loc, "has_key() takes a map and a key: has_key(@m, k)");
+		return;
+	}
+	sema_map_keys(s, a);
+	sema_map_of(s, a);
+}
+
+static LLVMValueRef lower_has_key(struct cg_ctx *cg, struct ast_node *n)
+{
+	struct ast_node *a = n->call.args;
+	LLVMBuilderRef b = cg_builder(cg);
+	LLVMValueRef p = cg_map_lookup(cg, cg_map_of(cg, a), cg_map_key(cg, a, 0));
+	LLVMValueRef found = LLVMBuildIsNotNull(b, p, "");
+	return LLVMBuildZExt(b, found, cg_i64(cg), "has_key");
+}
+
 /* delete(@m[k]) */
 static void check_delete(struct sema_ctx *s, struct ast_node *n)
 {
@@ -122,24 +183,8 @@ static void check_delete(struct sema_ctx *s, struct ast_node *n)
 		sema_error(s, a->loc, "delete() needs a map element, like @m[key]");
 		return;
 	}
-	/* delete(@m, key), the form of newer bpftrace's tools, is
-	 * delete(@m[key]); a tuple key names each key of a multi-key map */
-	if (n->call.nargs == 2) {
-		struct ast_node *key = a->next;
-		if (a->map.keys) {
-			sema_error(s, a->loc, "delete(@m, key) takes the map without a key");
-			return;
-		}
-		a->next = NULL;
-		n->call.nargs = 1;
-		if (key->kind == N_TUPLE) {
-			a->map.keys = key->tuple.elems;
-			a->map.nkeys = key->tuple.nelems;
-		} else {
-			a->map.keys = key;
-			a->map.nkeys = 1;
-		}
-	}
+	if (!key_into_map(s, n))
+		return;
 	/* the keys decide the key type even when nothing ever assigns the map
 	 * (delete(@x[1, 2]) alone must still compile to a two-field key) */
 	sema_map_keys(s, a);
@@ -174,11 +219,14 @@ const struct builtin stdlib_output[] = {
 	 .lower = lower_fmt_event, .user = true, .summary = "formatted output"},
 	STMT("cat", 1, 17, check_cat, lower_fmt_event, "print a file's contents"),
 	STMT("system", 1, 17, check_system, lower_fmt_event, "run a command (--unsafe)"),
-	{.name = "exit", .kind = BI_STMT, .min_args = 0, .max_args = 0, .type = {.kind = TY_VOID},
+	{.name = "exit", .kind = BI_STMT, .min_args = 0, .max_args = 1, .check = check_exit,
 	 .lower = lower_exit, .summary = "stop tracing and print the maps"},
 	STMT("print", 1, 3, check_print, lower_print, "print a map (top, div) or a value"),
 	STMT("clear", 1, 1, check_map_op, lower_map_op, "remove every entry of a map"),
 	STMT("zero", 1, 1, check_map_op, lower_map_op, "set every value of a map to zero"),
+	/* one argument once key_into_map has moved the key into the map */
+	{.name = "has_key", .kind = BI_FUNC, .min_args = 1, .max_args = 2, .check = check_has_key,
+	 .lower = lower_has_key, .user = true, .summary = "1 when a map holds a key: has_key(@m, k)"},
 	{.name = "delete", .kind = BI_STMT, .min_args = 1, .max_args = 2, .check = check_delete,
 	 .lower = lower_delete, .user = true, .summary = "remove one map entry"},
 	{0},
