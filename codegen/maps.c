@@ -12,17 +12,23 @@
  */
 #include "codegen/cg_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "stdlib/stdlib.h"
 
 
+static int map_name_cmp(const void *name, const void *m)
+{
+	return strcmp(name, (*(const struct sema_map *const *)m)->name);
+}
+
+/* sema sorts the maps by name: a binary search (a script may name 10,000) */
 const struct sema_map *cg_map_of(struct cg_ctx *cg, struct ast_node *m)
 {
-	for (int i = 0; i < cg->r->nmaps; i++)
-		if (!strcmp(cg->r->maps[i]->name, m->map.name))
-			return cg->r->maps[i];
-	return NULL;
+	const struct sema_map *const *found = bsearch(m->map.name, cg->r->maps, (size_t)cg->r->nmaps,
+						      sizeof(*cg->r->maps), map_name_cmp);
+	return found ? *found : NULL;
 }
 
 /* does storing e into `size` bytes write every one of them? */

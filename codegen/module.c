@@ -415,7 +415,68 @@ struct cg_driver {
 	void **objs;
 	size_t *sizes;
 	int nobjs;
+	/* split: the private copy of the source, rewritten for each module */
+	const char *srcpath;
+	int *line_owner;	/* per line: the probe it belongs to, or LINE_ANY */
+	int nlines;
+	bool *in_module;	/* per probe: has a program in this module */
+	int mod_probes[CG_MODULE_PROGS], nmod_probes;
 };
+
+enum { LINE_ANY = -1, LINE_SHARED = -2 };
+
+/*
+ * LLVM's BTF writer reads the whole source file again for each module and
+ * splits it into lines, one std::string each (populateFileContent), so
+ * 10,000 probes in 209 modules read 10,000 lines 209 times.  Before a
+ * module is emitted, its private copy holds only what its line info can
+ * point at: lines outside every probe (definitions, macros), lines that
+ * several probes share, and the lines of its own probes.  The other
+ * probes' lines are left empty, so that line numbers stand.
+ */
+static void source_index(struct cg_driver *dr, const struct sema_result *r, const char *src)
+{
+	int n = 1;
+	for (const char *p = src; *p; p++)
+		n += *p == '\n';
+	dr->nlines = n;
+	dr->line_owner = arena_new_array(dr->cg->a, int, n + 1);
+	for (int l = 0; l <= n; l++)
+		dr->line_owner[l] = LINE_ANY;
+	for (int i = 0; i < r->nprobes; i++) {
+		struct src_loc loc = r->probes[i].node->loc;
+		for (int l = loc.line > 0 ? loc.line : 1; l <= loc.end_line && l <= n; l++)
+			dr->line_owner[l] = dr->line_owner[l] == LINE_ANY || dr->line_owner[l] == i
+						    ? i : LINE_SHARED;
+	}
+	dr->in_module = arena_new_array(dr->cg->a, bool, r->nprobes ? r->nprobes : 1);
+}
+
+static void module_source(struct cg_driver *dr)
+{
+	const char *src = dr->cg->opts->src;
+	if (!dr->srcpath || !dr->line_owner)
+		return;
+	for (int i = 0; i < dr->nmod_probes; i++)
+		dr->in_module[dr->mod_probes[i]] = true;
+	FILE *f = fopen(dr->srcpath, "w");
+	int line = 1;
+	for (const char *p = src; f && *p; line++) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		int own = line <= dr->nlines ? dr->line_owner[line] : LINE_ANY;
+		if (own < 0 || dr->in_module[own])
+			fwrite(p, 1, len, f);
+		if (nl)
+			fputc('\n', f);
+		p += len + (nl != NULL);
+	}
+	if (f)
+		fclose(f);
+	for (int i = 0; i < dr->nmod_probes; i++)
+		dr->in_module[dr->mod_probes[i]] = false;
+	dr->nmod_probes = 0;
+}
 
 /* a fresh module with its debug-info frame, license and the two maps
  * every program may use */
@@ -465,6 +526,7 @@ static int module_end(struct cg_driver *dr)
 	}
 	LLVMDisposeMessage(err);
 	err = NULL;
+	module_source(dr);
 
 	optimize(cg->mod);
 	if (opts->emit_ir) {
@@ -617,6 +679,10 @@ int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opt
 		if (r->probes[i].nattach)
 			total += r->probes[i].uses_args ? r->probes[i].nattach : 1;
 	cg.split = total > CG_MODULE_PROGS;
+	if (cg.split && srcfd >= 0 && srcpath[0]) {
+		dr.srcpath = srcpath;
+		source_index(&dr, r, opts->src);
+	}
 
 	module_begin(&dr);
 	int in_module = 0;
@@ -632,6 +698,8 @@ int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opt
 				in_module = 0;
 			}
 			emit_program(&cg, p, j, p->uses_args ? 1 : p->nattach);
+			if (!dr.nmod_probes || dr.mod_probes[dr.nmod_probes - 1] != i)
+				dr.mod_probes[dr.nmod_probes++] = i;
 			in_module++;
 		}
 	}

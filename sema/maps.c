@@ -24,16 +24,44 @@ const char *sema_kind_name(enum map_kind k)
 	return names[k];
 }
 
+static uint32_t map_name_hash(const char *name)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+	for (; *name; name++)
+		h = (h ^ (uint8_t)*name) * 16777619u;
+	return h;
+}
+
+/* the slot of map `name` in the index, or the empty slot where it goes */
+static struct sema_map **map_slot(struct sema_map **index, uint32_t cap, const char *name)
+{
+	uint32_t i = map_name_hash(name) & (cap - 1);
+	while (index[i] && strcmp(index[i]->name, name))
+		i = (i + 1) & (cap - 1);
+	return &index[i];
+}
+
+/* Every use of a map looks it up by name: a hashed index, since a script
+ * may name 10,000 maps (a linear search made sema quadratic). */
 struct sema_map *sema_map_of(struct sema_ctx *s, struct ast_node *m)
 {
-	for (int i = 0; i < s->nmaps; i++)
-		if (!strcmp(s->maps[i]->name, m->map.name))
-			return s->maps[i];
+	if ((uint32_t)s->nmaps * 2 + 2 > s->map_index_cap) {
+		uint32_t cap = s->map_index_cap ? s->map_index_cap * 2 : 64;
+		struct sema_map **index = arena_new_array(s->a, struct sema_map *, cap);
+		for (int i = 0; i < s->nmaps; i++)
+			*map_slot(index, cap, s->maps[i]->name) = s->maps[i];
+		s->map_index = index;
+		s->map_index_cap = cap;
+	}
+	struct sema_map **slot = map_slot(s->map_index, s->map_index_cap, m->map.name);
+	if (*slot)
+		return *slot;
 	s->maps = arena_grow(s->a, s->maps, (size_t)s->nmaps, sizeof(*s->maps));
 	struct sema_map *map = arena_new_obj(s->a, struct sema_map);
 	map->name = m->map.name;
 	map->loc = m->loc;
 	s->maps[s->nmaps++] = map;
+	*slot = map;
 	return map;
 }
 

@@ -40,9 +40,12 @@ struct sema_ctx {
 	struct sema_struct *structs;
 	int loop_depth;
 	struct btf_done *btf_done;
-	/* maps: grow-only array, sorted at the end */
+	/* maps: grow-only array, sorted at the end; map_index finds them by
+	 * name (open addressing, a power of two of slots, at most half full) */
 	struct sema_map **maps;
 	int nmaps;
+	struct sema_map **map_index;
+	uint32_t map_index_cap;
 	struct sema_event **events;
 	int nevents;
 };
