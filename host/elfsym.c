@@ -149,6 +149,18 @@ static int read_build_id(Elf *elf, unsigned char *out, size_t cap, size_t *len)
 	return -ENOENT;
 }
 
+int rs_elf_build_id_fd(int fd, unsigned char *out, size_t cap, size_t *len)
+{
+	if (!elf_ready())
+		return -ENOTSUP;
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf)
+		return -EIO;
+	int rc = elf_kind(elf) == ELF_K_ELF ? read_build_id(elf, out, cap, len) : -ENOEXEC;
+	elf_end(elf);
+	return rc;
+}
+
 static void read_debuglink(struct rs_elf *e, Elf *elf)
 {
 	size_t shstrndx;

@@ -330,6 +330,11 @@ int rs_elf_open_fd(int fd, const char *name, const char *debug_root,
 void rs_elf_free(struct rs_elf *e);
 const char *rs_elf_name(const struct rs_elf *e);
 
+/* The GNU build-id of the ELF file open at fd (read with pread, never
+ * mapped: the file may be rewritten meanwhile): 0 and *len, or -ENOENT
+ * when it has none, -errno when it cannot be read. */
+int rs_elf_build_id_fd(int fd, unsigned char *out, size_t cap, size_t *len);
+
 /* All function symbols (defined, non-zero address), deduplicated by
  * (name, address), sorted by address; aliases of one address are adjacent,
  * the preferred name first (global before weak before local, unversioned,

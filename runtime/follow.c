@@ -16,8 +16,12 @@
  * (same inode: `cp new.so lib.so`, a build writing its output over the old
  * one) keeps the probes at the old offsets, which now land in other code,
  * and nothing fails.  With --follow or -v each probed file is kept open as
- * attached, and once a second its size and mtime are compared: a change is
- * said once per file.
+ * attached, and once a second its status is compared (fstat: no file
+ * read while nothing changed).  A file with a GNU build-id is the same
+ * code exactly while its build-id is: any write changes the ctime, and
+ * then the build-id is read again (a rebuild of the same size, its mtime
+ * put back, is told; a touch is not).  Without a build-id, a change of
+ * size or mtime is told.  Each file is told once.
  */
 #include "runtime/rt_int.h"
 
@@ -239,7 +243,9 @@ struct watched {
 	int fd;			/* the file as attached (same inode, whatever the path) */
 	char *path;
 	char *probe;		/* the first attach point that used it */
-	struct stat st;		/* as attached */
+	struct stat st;		/* as attached, or as last found unchanged */
+	unsigned char bid[64];	/* GNU build-id, bid_len 0 when none */
+	size_t bid_len;
 	bool said;
 };
 
@@ -274,6 +280,8 @@ void rt_watch_sites(struct rt *rt, const struct sema_attach *at, const struct rs
 		struct watched w = {.fd = open(f->attach_path, O_RDONLY | O_CLOEXEC)};
 		if (w.fd < 0)
 			continue;
+		if (rs_elf_build_id_fd(w.fd, w.bid, sizeof(w.bid), &w.bid_len))
+			w.bid_len = 0;
 		if (fstat(w.fd, &w.st) || !(w.path = strdup(f->path)) || !(w.probe = strdup(at->name))) {
 			free(w.path);
 			close(w.fd);
@@ -281,6 +289,28 @@ void rt_watch_sites(struct rt *rt, const struct sema_attach *at, const struct rs
 		}
 		wt->w[wt->n++] = w;
 	}
+}
+
+static bool same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* has the code at the probes' offsets changed since they were placed? */
+static bool changed(struct watched *w, const struct stat *st)
+{
+	if (!w->bid_len)
+		return st->st_size != w->st.st_size || !same_time(&st->st_mtim, &w->st.st_mtim);
+	if (st->st_size == w->st.st_size && same_time(&st->st_mtim, &w->st.st_mtim) &&
+	    same_time(&st->st_ctim, &w->st.st_ctim))
+		return false;
+	unsigned char bid[sizeof(w->bid)];
+	size_t len = 0;
+	if (rs_elf_build_id_fd(w->fd, bid, sizeof(bid), &len) || len != w->bid_len ||
+	    memcmp(bid, w->bid, len))
+		return true;
+	w->st = *st;	/* touched, or written with the same build: the same code */
+	return false;
 }
 
 void rt_watch_tick(struct rt *rt)
@@ -297,10 +327,16 @@ void rt_watch_tick(struct rt *rt)
 		struct stat st;
 		if (w->said || fstat(w->fd, &st))
 			continue;
-		if (st.st_size == w->st.st_size && st.st_mtim.tv_sec == w->st.st_mtim.tv_sec &&
-		    st.st_mtim.tv_nsec == w->st.st_mtim.tv_nsec)
+		if (!changed(w, &st))
 			continue;
 		w->said = true;
+		if (w->bid_len) {
+			fprintf(stderr, "sonde: warning: %s: %s changed on disk after it was probed "
+				"(same file, rewritten in place with another build-id): its probes "
+				"stay at the old offsets and may now fire in other code or not at all; "
+				"restart sonde to place them again\n", w->probe, w->path);
+			continue;
+		}
 		fprintf(stderr, "sonde: warning: %s: %s changed on disk after it was probed (same "
 			"file, rewritten in place: %lld bytes, was %lld): its probes stay at the old "
 			"offsets and may now fire in other code or not at all; restart sonde to "

@@ -128,4 +128,26 @@ cp "$sec/libchg2.so" "$sec/libchg.so"	# in place: same inode
 wait "$chg"
 expect_match secure:probed_file_rewritten "^sonde: warning: uprobe:$sec/libchg.so:sonde_target: $sec/libchg.so changed on disk after it was probed \(same file, rewritten in place" "$(cat "$sec/chg.err")"
 
+# a rebuild of the same size with its mtime put back (cp -p, rsync -t):
+# only the build-id tells; and a touch of the same build is no change
+gcc -shared -fPIC -O1 -DSONDE_PAD=16 -fno-toplevel-reorder -o "$sec/libbid.so" "$top/tests/workloads/libsondetest.c"
+gcc -shared -fPIC -O1 -DSONDE_PAD=32 -fno-toplevel-reorder -o "$sec/libbid2.so" "$top/tests/workloads/libsondetest.c"
+touch -r "$sec/libbid.so" "$sec/libbid2.so"
+cp -p "$sec/libbid.so" "$sec/libbid3.so"
+# bid_watch LIB ACTION: sonde -v's stderr after ACTION on the probed LIB
+bid_watch() {
+	"$SONDE" -v -e "uprobe:$1:sonde_target { } interval:ms:2500 { exit(); }" >/dev/null 2>"$sec/bid.err" &
+	local pid=$!
+	wait_for "$sec/bid.err" '^Attached' 30
+	eval "$2"
+	wait $pid
+	grep '^sonde: warning' "$sec/bid.err"
+}
+out=$(bid_watch "$sec/libbid.so" 'cp -p "$sec/libbid2.so" "$sec/libbid.so"')
+bid_same=$( [ "$(stat -c '%s %y' "$sec/libbid.so")" = "$(stat -c '%s %y' "$sec/libbid3.so")" ] && echo same || echo other)
+expect_eq secure:rebuilt_same_size_and_mtime "same size and mtime: sonde: warning: uprobe:$sec/libbid.so:sonde_target: $sec/libbid.so changed on disk after it was probed (same file, rewritten in place with another build-id)" \
+	"$bid_same size and mtime: $(printf '%s\n' "$out" | sed 's/: its probes.*//')"
+out=$(bid_watch "$sec/libbid3.so" 'touch "$sec/libbid3.so"')
+expect_eq secure:touched_same_build "" "$out"
+
 fi
