@@ -168,9 +168,9 @@ settings
 	;
 
 setting_list
-	: setting		{ $$ = parse_config_add(px, (struct parse_config_list){0}, $1); }
+	: setting		{ $$ = parse_config_add((struct parse_config_list){0}, $1); }
 	| setting_list ';' setting
-				{ $$ = parse_config_add(px, $1, $3); }
+				{ $$ = parse_config_add($1, $3); }
 	;
 
 setting

@@ -97,15 +97,21 @@ struct ast_node *parse_program(struct arena *a, struct diag *d,
 
 /* ---- lists ------------------------------------------------------------- */
 
+/* append x to a {head, tail} list of nodes linked by ->next */
+#define LIST_APPEND(l, x)			\
+	do {					\
+		if ((l).tail)			\
+			(l).tail->next = (x);	\
+		else				\
+			(l).head = (x);		\
+		(l).tail = (x);			\
+	} while (0)
+
 struct parse_list parse_list_add(struct parse_list l, struct ast_node *n)
 {
 	if (!n)
 		return l;
-	if (l.tail)
-		l.tail->next = n;
-	else
-		l.head = n;
-	l.tail = n;
+	LIST_APPEND(l, n);
 	l.n++;
 	return l;
 }
@@ -117,22 +123,14 @@ struct parse_attach_list parse_attach_add(struct parse_ctx *px,
 	struct ast_attach *at = arena_new_obj(px->arena, struct ast_attach);
 	at->raw = raw;
 	at->loc = loc;
-	if (l.tail)
-		l.tail->next = at;
-	else
-		l.head = at;
-	l.tail = at;
+	LIST_APPEND(l, at);
 	return l;
 }
 
 struct parse_field_list parse_field_add(struct parse_field_list l,
 					struct ast_struct_field *f)
 {
-	if (l.tail)
-		l.tail->next = f;
-	else
-		l.head = f;
-	l.tail = f;
+	LIST_APPEND(l, f);
 	return l;
 }
 
@@ -639,15 +637,9 @@ struct ast_config *parse_config_item(struct parse_ctx *px, const char *name,
 	return c;
 }
 
-struct parse_config_list parse_config_add(struct parse_ctx *px, struct parse_config_list l,
-					  struct ast_config *c)
+struct parse_config_list parse_config_add(struct parse_config_list l, struct ast_config *c)
 {
-	(void)px;
-	if (l.tail)
-		l.tail->next = c;
-	else
-		l.head = c;
-	l.tail = c;
+	LIST_APPEND(l, c);
 	return l;
 }
 

@@ -159,8 +159,7 @@ struct ast_node *parse_struct_def(struct parse_ctx *px, const char *name,
 struct ast_config *parse_config_item(struct parse_ctx *px, const char *name,
 				     struct src_loc name_loc, const char *value,
 				     struct src_loc value_loc);
-struct parse_config_list parse_config_add(struct parse_ctx *px, struct parse_config_list l,
-					  struct ast_config *c);
+struct parse_config_list parse_config_add(struct parse_config_list l, struct ast_config *c);
 const char *parse_int_text(struct parse_ctx *px, uint64_t v);
 struct ast_node *parse_program_node(struct parse_ctx *px, struct parse_config_list config,
 				    struct parse_list items, struct src_loc loc);
