@@ -104,25 +104,23 @@ static int empty_prog(enum bpf_prog_type type, bool multi)
 	return bpf_prog_load(type, "sonde_calib", "GPL", insns, 2, &po);
 }
 
-/* a classic uprobe: a perf event of the uprobe PMU running prog */
-static int classic_uprobe(int prog, uint64_t off, bool ret)
+/* the number a sysfs or tracefs file holds, -1 when none */
+static int read_id(const char *path)
 {
-	FILE *f = fopen("/sys/bus/event_source/devices/uprobe/type", "r");
-	int type = -1;
-	if (!f || fscanf(f, "%d", &type) != 1)
-		type = -1;
+	FILE *f = fopen(path, "r");
+	int id = -1;
+	if (!f || fscanf(f, "%d", &id) != 1)
+		id = -1;
 	if (f)
 		fclose(f);
-	if (type < 0)
-		return -ENOENT;
-	struct perf_event_attr attr;
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = (uint32_t)type;
-	attr.config = ret ? 1 : 0;	/* format "retprobe": config:0 */
-	attr.config1 = (uint64_t)(uintptr_t)"/proc/self/exe";
-	attr.config2 = off;
-	int fd = (int)syscall(SYS_perf_event_open, &attr, getpid(), -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return id;
+}
+
+/* a perf event (pid, cpu as perf_event_open takes them) running prog */
+static int perf_prog(struct perf_event_attr *attr, int pid, int cpu, int prog)
+{
+	attr->size = sizeof(*attr);
+	int fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog) || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
@@ -131,6 +129,21 @@ static int classic_uprobe(int prog, uint64_t off, bool ret)
 		return err;
 	}
 	return fd;
+}
+
+/* a classic uprobe: a perf event of the uprobe PMU running prog */
+static int classic_uprobe(int prog, uint64_t off, bool ret)
+{
+	int type = read_id("/sys/bus/event_source/devices/uprobe/type");
+	if (type < 0)
+		return -ENOENT;
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.type = (uint32_t)type;
+	attr.config = ret ? 1 : 0;	/* format "retprobe": config:0 */
+	attr.config1 = (uint64_t)(uintptr_t)"/proc/self/exe";
+	attr.config2 = off;
+	return perf_prog(&attr, getpid(), -1, prog);
 }
 
 static uint64_t thread_cpu_ns(void)
@@ -224,12 +237,7 @@ static uint64_t calibrate_tracepoint(void)
 		return 0;
 	char path[512];
 	snprintf(path, sizeof(path), "%s/events/syscalls/sys_enter_getppid/id", root);
-	FILE *f = fopen(path, "r");
-	int id = -1;
-	if (!f || fscanf(f, "%d", &id) != 1)
-		id = -1;
-	if (f)
-		fclose(f);
+	int id = read_id(path);
 	if (id < 0)
 		return 0;
 	int prog = empty_prog(BPF_PROG_TYPE_TRACEPOINT, false);
@@ -238,17 +246,12 @@ static uint64_t calibrate_tracepoint(void)
 	uint64_t base = time_calls(true);
 	struct perf_event_attr attr;
 	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_TRACEPOINT;
 	attr.config = (uint64_t)id;
 	attr.sample_period = 1;
 	attr.wakeup_events = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd >= 0 && (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog) || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))) {
-		close(fd);
-		fd = -1;
-	}
-	return trap_cost(prog, fd, base, true);
+	/* the program runs for every task's hits, whichever CPU's event */
+	return trap_cost(prog, perf_prog(&attr, -1, 0, prog), base, true);
 }
 
 /* ---- the table ------------------------------------------------------------- */
