@@ -32,6 +32,7 @@ struct conv_parts {
 	int prec;		/* -1: none */
 	char conv;
 	char rmode;		/* %rx: 'x', %rh: 'h' */
+	int narrow;		/* %h: 16 bits, %hh: 8 (as C); 0: the whole value */
 	int length;		/* bytes from '%' through the conversion */
 };
 
@@ -106,6 +107,7 @@ static bool parse_conv(const char *s, struct conv_parts *c, const char **why)
 		lenmod = 2;
 	else if (s[i] && strchr("hlzjt", s[i]))
 		lenmod = 1;
+	c->narrow = s[i] != 'h' ? 0 : lenmod == 2 ? 8 : 16;
 	i += lenmod;
 	if (s[i] == '\0') {
 		*why = "format string ends inside the conversion";
@@ -293,6 +295,11 @@ static void put_int(struct buf *b, const struct conv_parts *c, int64_t v)
 	uint64_t mag;
 	size_t nd = 0, zeros, total;
 
+	/* %hd, %hhx ...: the low 16 or 8 bits, signed for %d and %i */
+	if (c->narrow == 16)
+		v = strchr("di", c->conv) ? (int64_t)(int16_t)v : (int64_t)(uint16_t)v;
+	else if (c->narrow == 8)
+		v = strchr("di", c->conv) ? (int64_t)(int8_t)v : (int64_t)(uint8_t)v;
 	switch (c->conv) {
 	case 'd':
 	case 'i':

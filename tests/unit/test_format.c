@@ -106,9 +106,10 @@ static const struct fmt_case cases[] = {
 	{ "[%x]", 1, { U(-1) }, "[ffffffffffffffff]" },
 	{ "[%d]", 1, { I(2147483648) }, "[2147483648]" },
 	/* length modifiers are ignored; 0.17 narrows h/hh (2345, ff, 4464) */
-	{ "[%hx]", 1, { U(0x12345) }, "[12345]" },
-	{ "[%hhx]", 1, { U(0x1ff) }, "[1ff]" },
-	{ "[%hd]", 1, { I(70000) }, "[70000]" },
+	{ "[%hx]", 1, { U(0x12345) }, "[2345]" },	/* h, hh narrow as in C */
+	{ "[%hhx]", 1, { U(0x1ff) }, "[ff]" },
+	{ "[%hhd]", 1, { I(255) }, "[-1]" },
+	{ "[%hd]", 1, { I(70000) }, "[4464]" },
 
 	/* 0.17 rejects these flags and %i; C printf semantics (glibc) */
 	{ "[%+d]", 1, { I(42) }, "[+42]" },
