@@ -7,18 +7,22 @@
  * its own in CODE mode, and lex_next() then replays those tokens, located
  * at the use, wherever the identifier NAME appears in a predicate or body.
  * A name is expanded with the defines before it, so expansion always
- * terminates.  `#include` is skipped, except that a few well-known headers
- * define their constants (TASK_RUNNING, TCP_*, AF_*); `#undef`;
+ * terminates.  `#include` defines the integer constants of a few
+ * well-known kernel headers (TASK_RUNNING, TCP_*, AF_*) and of the
+ * system's headers in /usr/include (EPERM, SIGKILL, O_CREAT); `#undef`;
  * `#ifdef/#ifndef/#if N/#else/#endif`.  Every error is located and turns
  * into bison's error token, as in the scanner.
  */
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "parser.h"
 
+#include "common/file.h"
 #include "lexer/lex_int.h"
 
 const struct lex_define *lex_find_define(const struct lexer *lx,
@@ -212,7 +216,129 @@ static const struct lex_header_const lex_header_consts[] = {
 #undef LEX_AF
 };
 
-/* #include <H> or "H": define what lex_header_consts knows of H. */
+/*
+ * Other headers: the integer constants of the system's own copy, as
+ * clang would see them for bpftrace (errno.h's EPERM, signal.h's SIGKILL,
+ * fcntl.h's O_CREAT).  Only "#define NAME VALUE" lines are read, where
+ * VALUE is an integer literal (decimal, octal, hex, with a U/L suffix) or
+ * a name defined before; nested includes are followed, conditionals are
+ * not evaluated, and the first definition of a name wins (as #ifndef
+ * guards would have it).  Files are searched in /usr/include and its
+ * multiarch directory only: never a path with "..", never more than
+ * LEX_HDR_FILES files or a file over 1 MB.
+ */
+#define LEX_HDR_DEPTH 8
+#define LEX_HDR_FILES 64
+
+struct lex_hdr_walk {
+	int files;
+	const char *seen[LEX_HDR_FILES];
+};
+
+static bool lex_hdr_value(struct lexer *lx, const char *v, size_t n, uint64_t *out)
+{
+	while (n && (v[n - 1] == 'u' || v[n - 1] == 'U' || v[n - 1] == 'l' || v[n - 1] == 'L'))
+		n--;
+	while (n >= 2 && v[0] == '(' && v[n - 1] == ')') {
+		v++;
+		n -= 2;
+	}
+	if (!n)
+		return false;
+	if (isdigit((unsigned char)v[0])) {
+		char buf[32], *end;
+		if (n >= sizeof(buf))
+			return false;
+		memcpy(buf, v, n);
+		buf[n] = '\0';
+		*out = strtoull(buf, &end, 0);
+		return *end == '\0';
+	}
+	const struct lex_define *d = lex_find_define(lx, v, n);
+	if (!d || d->undefined || !d->tokens || d->tokens->next || d->tokens->kind != TOK_INT)
+		return false;
+	*out = d->tokens->val.ival;
+	return true;
+}
+
+static void lex_hdr_file(struct lexer *lx, struct lex_hdr_walk *w, const char *name, int depth);
+
+/* one line of a header: "#define NAME VALUE" or "#include <H>" */
+static void lex_hdr_line(struct lexer *lx, struct lex_hdr_walk *w, const char *s, size_t n,
+			 int depth)
+{
+	size_t i = lex_skip_blank(s, 0, n);
+	if (i >= n || s[i] != '#')
+		return;
+	i = lex_skip_blank(s, i + 1, n);
+	size_t wend = lex_ident_end(s, i, n);
+	if (wend - i == 7 && !memcmp(s + i, "include", 7)) {
+		i = lex_skip_blank(s, wend, n);
+		if (i < n && (s[i] == '<' || s[i] == '"')) {
+			char close = s[i] == '<' ? '>' : '"';
+			size_t start = ++i;
+			while (i < n && s[i] != close)
+				i++;
+			if (i < n && i - start < 256) {
+				char h[256];
+				memcpy(h, s + start, i - start);
+				h[i - start] = '\0';
+				lex_hdr_file(lx, w, h, depth + 1);
+			}
+		}
+		return;
+	}
+	if (wend - i != 6 || memcmp(s + i, "define", 6))
+		return;
+	size_t ns = lex_skip_blank(s, wend, n), ne = lex_ident_end(s, ns, n);
+	if (ne == ns || (ne < n && s[ne] == '('))	/* no name, or a macro */
+		return;
+	size_t vs = lex_skip_blank(s, ne, n), ve = vs;
+	while (ve < n && !isspace((unsigned char)s[ve]) && s[ve] != '/')
+		ve++;
+	uint64_t v;
+	if (lex_find_define(lx, s + ns, ne - ns) || !lex_hdr_value(lx, s + vs, ve - vs, &v))
+		return;
+	struct lex_tok *t = arena_new_obj(lx->arena, struct lex_tok);
+	t->kind = TOK_INT;
+	t->val.ival = v;
+	t->text = arena_printf(lx->arena, "%llu", (unsigned long long)v);
+	lex_add_define(lx, arena_strndup(lx->arena, s + ns, ne - ns), t, false);
+}
+
+static void lex_hdr_file(struct lexer *lx, struct lex_hdr_walk *w, const char *name, int depth)
+{
+	static const char *const dirs[] = {"/usr/include/x86_64-linux-gnu", "/usr/include"};
+	if (depth > LEX_HDR_DEPTH || w->files >= LEX_HDR_FILES || name[0] == '/' || strstr(name, ".."))
+		return;
+	for (int k = 0; k < w->files; k++)
+		if (!strcmp(w->seen[k], name))
+			return;
+	w->seen[w->files++] = arena_strdup(lx->arena, name);
+	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+		char path[512];
+		struct stat st;
+		snprintf(path, sizeof(path), "%s/%s", dirs[d], name);
+		if (stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size > (1 << 20))
+			continue;
+		char *text;
+		size_t len;
+		if (file_read_all(path, (size_t)st.st_size + 1, &text, &len))
+			return;
+		for (size_t i = 0; i < len;) {
+			size_t e = i;
+			while (e < len && text[e] != '\n')
+				e++;
+			lex_hdr_line(lx, w, text + i, e - i, depth);
+			i = e + 1;
+		}
+		free(text);
+		return;
+	}
+}
+
+/* #include <H> or "H": define what lex_header_consts knows of H, or what
+ * the system's H defines. */
 static void lex_include(struct lexer *lx, const char *s, size_t i, size_t n)
 {
 	i = lex_skip_blank(s, i, n);
@@ -223,6 +349,7 @@ static void lex_include(struct lexer *lx, const char *s, size_t i, size_t n)
 	while (i < n && s[i] != close)
 		i++;
 	size_t len = i - start;
+	bool known = false;
 	for (size_t k = 0; k < sizeof(lex_header_consts) /
 			       sizeof(lex_header_consts[0]); k++) {
 		const struct lex_header_const *c = &lex_header_consts[k];
@@ -235,6 +362,14 @@ static void lex_include(struct lexer *lx, const char *s, size_t i, size_t n)
 		t->text = arena_printf(lx->arena, "%llu",
 				       (unsigned long long)c->value);
 		lex_add_define(lx, c->name, t, false);
+		known = true;
+	}
+	if (!known && len < 256) {
+		char h[256];
+		struct lex_hdr_walk w = {0};
+		memcpy(h, s + start, len);
+		h[len] = '\0';
+		lex_hdr_file(lx, &w, h, 0);
 	}
 }
 
