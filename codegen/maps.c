@@ -159,6 +159,8 @@ void cg_map_compound(struct cg_ctx *cg, struct ast_node *mn, enum ast_op op, LLV
 		     LLVMValueRef *old_out, LLVMValueRef *new_out)
 {
 	const struct sema_map *m = cg_map_of(cg, mn);
+	/* a map of unsigned values divides and shifts them as unsigned */
+	bool sgn = m->kind != MK_VALUE || m->value.kind != TY_INT || m->value.is_signed;
 	LLVMValueRef key = cg_map_key(cg, mn, 0);
 	LLVMValueRef oldv = cg_alloca(cg, 8, "old");
 	LLVMValueRef p = cg_map_lookup(cg, m, key);
@@ -178,13 +180,13 @@ void cg_map_compound(struct cg_ctx *cg, struct ast_node *mn, enum ast_op op, LLV
 	} else {
 		LLVMValueRef old = cg_load_i64(cg, p);
 		cg_store_i64(cg, old, oldv);
-		cg_store_i64(cg, cg_arith(cg, op, old, v, true), p);
+		cg_store_i64(cg, cg_arith(cg, op, old, v, sgn), p);
 	}
 	LLVMBuildBr(cg->b, end);
 
 	LLVMPositionBuilderAtEnd(cg->b, no);
 	LLVMValueRef val = cg_alloca(cg, m->value_size, "val");
-	cg_store_i64(cg, cg_arith(cg, op, cg_const(cg, 0), v, true), val);
+	cg_store_i64(cg, cg_arith(cg, op, cg_const(cg, 0), v, sgn), val);
 	cg_map_update(cg, m, key, val, BPF_ANY);
 	LLVMBuildBr(cg->b, end);
 

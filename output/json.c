@@ -206,7 +206,10 @@ static void json_value(FILE *out, const struct pr_map *m,
 {
 	switch (m->kind) {
 	case PR_INT:
-		fprintf(out, "%" PRId64, e->ival / (int64_t)div);
+		if (m->is_unsigned)
+			fprintf(out, "%" PRIu64, (uint64_t)e->ival / div);
+		else
+			fprintf(out, "%" PRId64, e->ival / (int64_t)div);
 		break;
 	case PR_AVG:
 		fprintf(out, "%" PRId64, pr_entry_average(e) / (int64_t)div);

@@ -80,6 +80,7 @@ struct pr_map {
 	int64_t lh_min, lh_max, lh_step;	/* PR_LHIST */
 	struct pr_entry *entries;
 	size_t nentries;
+	bool is_unsigned;	/* PR_INT: ival is a uint64 (prints, sorts, divides so) */
 	/* scrape formats only */
 	bool counter;		/* PR_INT from count() (a counter, not a gauge) */
 	size_t series_cap;	/* most series written (0: no cap) */

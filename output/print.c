@@ -209,12 +209,13 @@ static int key_cmp(const struct pr_entry *a, const struct pr_entry *b)
 static int entry_cmp(const void *pa, const void *pb, void *ctx)
 {
 	const struct pr_entry *a = pa, *b = pb;
-	enum pr_kind kind = *(const enum pr_kind *)ctx;
+	const struct pr_map *m = ctx;
+	enum pr_kind kind = m->kind;
 	int c = 0;
 
 	switch (kind) {
 	case PR_INT:
-		c = CMP3(a->ival, b->ival);
+		c = m->is_unsigned ? CMP3((uint64_t)a->ival, (uint64_t)b->ival) : CMP3(a->ival, b->ival);
 		break;
 	case PR_AVG:
 	case PR_STATS:
@@ -244,7 +245,7 @@ size_t pr_map_order(struct pr_map *m, uint32_t *top, uint32_t *div)
 		*div = 1;
 	if (m->nentries > 1 && m->entries)
 		qsort_r(m->entries, m->nentries, sizeof(m->entries[0]),
-			entry_cmp, &m->kind);
+			entry_cmp, m);
 	if (*top > 0 && m->nentries > *top)
 		first = m->nentries - *top;
 	return first;

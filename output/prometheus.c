@@ -188,7 +188,7 @@ static uint64_t bucket_total(const struct pr_entry *e)
 static double entry_value(const struct pr_map *m, const struct pr_entry *e)
 {
 	switch (m->kind) {
-	case PR_INT: return (double)e->ival;
+	case PR_INT: return m->is_unsigned ? (double)(uint64_t)e->ival : (double)e->ival;
 	case PR_AVG: case PR_STATS: return e->count ? (double)e->total / (double)e->count : 0;
 	case PR_HIST: case PR_LHIST: return (double)bucket_total(e);
 	case PR_TEXT_VAL: break;
@@ -300,7 +300,10 @@ static void write_family(FILE *out, bool om, struct pr_map *m, size_t n)
 		for (size_t i = 0; i < n; i++) {
 			fputs(sample, out);
 			labels(out, &m->entries[i], NULL, NULL);
-			scaled_int(out, m->entries[i].ival, m->counter ? 1 : scale);
+			if (m->is_unsigned && m->entries[i].ival < 0)	/* past INT64_MAX */
+				scaled(out, (double)(uint64_t)m->entries[i].ival, m->counter ? 1 : scale);
+			else
+				scaled_int(out, m->entries[i].ival, m->counter ? 1 : scale);
 		}
 		break;
 	case PR_AVG:

@@ -19,6 +19,13 @@ struct slot {
 	uint8_t *raw;		/* MK_VALUE: the value bytes */
 };
 
+/* sums wrap as the BPF side's do (uint64 sums pass INT64_MAX), without
+ * C's undefined signed overflow */
+static int64_t wrap_add(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
 static int fold(const struct sema_map *m, const uint8_t *vals, int ncpus, struct slot *s)
 {
 	uint32_t stride = (m->value_size + 7) & ~7u;
@@ -30,11 +37,11 @@ static int fold(const struct sema_map *m, const uint8_t *vals, int ncpus, struct
 		const int64_t *x = (const int64_t *)(vals + (size_t)c * stride);
 		switch (m->kind) {
 		case MK_COUNT: case MK_SUM: case MK_HIST: case MK_LHIST:
-			s->v[0] += x[0];
+			s->v[0] = wrap_add(s->v[0], x[0]);
 			break;
 		case MK_AVG: case MK_STATS:
-			s->v[0] += x[0];
-			s->v[1] += x[1];
+			s->v[0] = wrap_add(s->v[0], x[0]);
+			s->v[1] = wrap_add(s->v[1], x[1]);
 			break;
 		case MK_MIN: case MK_MAX:
 			if (!x[1])
@@ -336,6 +343,9 @@ int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
 		pm->lh_step = m->lh_step;
 		break;
 	}
+	/* values and sums keep their sign (sema: the first value's) */
+	pm->is_unsigned = (m->kind == MK_VALUE || m->kind == MK_SUM) && m->value.kind == TY_INT &&
+			  !m->value.is_signed;
 	if (m->kind == MK_HIST || m->kind == MK_LHIST) {
 		sort_map = m;
 		if (n > 1)	/* an empty map has no slots array at all */

@@ -497,8 +497,8 @@ static struct type *check_incdec(struct sema_ctx *s, struct ast_node *e)
 				   type_str(s->a, &m->value));
 			return sema_err_type(e);
 		}
-		t->type = ty_int64;
-		return sema_set(e, ty_int64);
+		t->type = m->kind == MK_VALUE && m->value.kind == TY_INT ? m->value : ty_int64;
+		return sema_set(e, t->type);
 	}
 	sema_error(s, e->loc, "'++'/'--' apply to $variables and @maps only");
 	return sema_err_type(e);

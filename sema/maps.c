@@ -203,9 +203,10 @@ struct type sema_map_read_type(struct sema_ctx *s, struct ast_node *m)
 		return (struct type){.kind = TY_ERROR};
 	case MK_VALUE:
 		return sema_deep_copy(s->a, &map->value);
+	case MK_SUM:	/* keeps its first value's sign, as bpftrace */
+		return map->value.kind == TY_INT ? map->value : ty_int64;
 	case MK_COUNT:
-	case MK_SUM:
-	case MK_MIN:
+	case MK_MIN:	/* bpftrace: min/max are signed, whatever they saw */
 	case MK_MAX:
 		return ty_int64;
 	case MK_AVG:
@@ -237,6 +238,11 @@ void sema_map_store_value(struct sema_ctx *s, struct ast_node *m, const struct t
 	if (map->value.kind == TY_NONE) {
 		map->value = sema_deep_copy(s->a, v);
 		sema_complete_deep(s, &map->value);
+		/* a map holds integers in 64 bits and keeps the first value's
+		 * sign, as bpftrace does: `@x = (uint32)5; @x -= 10` wraps as
+		 * uint64 and prints unsigned */
+		if (map->value.kind == TY_INT)
+			map->value.size = 8;
 		return;
 	}
 	if (!sema_compatible(&map->value, v, true))

@@ -118,6 +118,12 @@ static void check_assign(struct sema_ctx *s, struct ast_node *st)
 				sema_check_call(s, v, false);
 				s->assign_target = NULL;
 				t->type = v->type;
+				/* sum() is as signed as its first value (bpftrace) */
+				struct sema_map *m = sema_map_of(s, t);
+				if (m->kind == MK_SUM && m->value.kind == TY_NONE && v->call.nargs &&
+				    v->call.args->type.kind == TY_INT)
+					m->value = (struct type){.kind = TY_INT, .size = 8,
+								 .is_signed = v->call.args->type.is_signed};
 				return;
 			}
 		}
@@ -133,7 +139,7 @@ static void check_assign(struct sema_ctx *s, struct ast_node *st)
 			if (m->kind == MK_VALUE && m->value.kind != TY_INT && !sema_is_error(&m->value))
 				sema_error(s, st->loc, "map '%s' holds %s: '%s=' needs an integer", m->name,
 					   type_str(s->a, &m->value), ast_op_text(st->assign.op));
-			t->type = ty_int64;
+			t->type = m->kind == MK_VALUE && m->value.kind == TY_INT ? m->value : ty_int64;
 			return;
 		}
 		sema_map_store_value(s, t, vt, v->loc);

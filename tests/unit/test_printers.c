@@ -360,6 +360,23 @@ static void test_count_keyed(void **state)
 	CHECK(&c, "@x[1, a]: 1\n@x[2, b]: 2\n", false);
 }
 
+/* BEGIN { @u[1] = (uint64)-1; @u[2] = (uint64)-3; @u[3] = 7; print(@u, 0, 2); }:
+ * unsigned values print, sort and divide as uint64 */
+static void test_unsigned_values(void **state)
+{
+	struct pr_entry e[] = {
+		{ .key = KEYS(KI("1")), .nkey = 1, .ival = -1 },
+		{ .key = KEYS(KI("2")), .nkey = 1, .ival = -3 },
+		{ .key = KEYS(KI("3")), .nkey = 1, .ival = 7 },
+	};
+	struct pr_map m = { "@u", PR_INT, 0, 0, 0, e, NELEM(e), .is_unsigned = true };
+	struct cap c;
+
+	cap_open(&c);
+	output_text.map(c.f, &m, 0, 2);
+	CHECK(&c, "@u[3]: 3\n@u[2]: 9223372036854775806\n@u[1]: 9223372036854775807\n", false);
+}
+
 /* BEGIN { @a = avg(10); @a = avg(3); @s = stats(10); @s = stats(-3);
  *         print(@a); print(@s); } */
 static void test_avg_stats_unkeyed(void **state)
@@ -1317,6 +1334,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hist_unkeyed),
 		cmocka_unit_test(test_count_keyed),
+		cmocka_unit_test(test_unsigned_values),
 		cmocka_unit_test(test_avg_stats_unkeyed),
 		cmocka_unit_test(test_keyed_kinds),
 		cmocka_unit_test(test_top_div),
