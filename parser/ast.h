@@ -66,6 +66,8 @@ struct type_decoder {
 struct type {
 	enum type_kind kind;
 	uint32_t size;		/* bytes in a map slot or event record */
+	uint32_t csize;		/* an integer widened into an 8-byte slot: its C
+				 * size (sizeof of a tuple holding it); 0: size */
 	bool is_signed;		/* TY_INT */
 	bool is_user;		/* address space: a TY_PTR points into user memory;
 				 * a struct or array value was read from there, so

@@ -587,17 +587,29 @@ static struct type *check_cast(struct sema_ctx *s, struct ast_node *e)
 }
 
 /* sizeof a tuple as C lays out a struct of its elements: each at its own
- * alignment, ((int8)1, (int16)1, (int32)1) is 8 */
-static uint32_t c_tuple_size(struct sema_ctx *s, struct ast_node *tuple)
+ * alignment, ((int8)1, (int16)1, (int32)1) is 8, whether the tuple is
+ * written out or held in a variable or map (whose integers sit in 8-byte
+ * slots but keep their C size in csize) */
+static uint32_t c_size(struct sema_ctx *s, const struct type *t, uint32_t *align)
 {
-	uint32_t off = 0, align_max = 1;
-	for (struct ast_node *x = tuple->tuple.elems; x; x = x->next) {
-		uint32_t sz = x->kind == N_TUPLE ? c_tuple_size(s, x) : x->type.size ? x->type.size : 8;
-		uint32_t al = x->kind == N_TUPLE ? 8 : sema_type_align(s, &x->type);
-		off = (off + al - 1) / al * al + sz;
-		align_max = al > align_max ? al : align_max;
+	if (t->kind == TY_TUPLE) {
+		uint32_t off = 0, align_max = 1;
+		for (int i = 0; i < t->nfields; i++) {
+			uint32_t al;
+			uint32_t sz = c_size(s, &t->fields[i].type, &al);
+			off = (off + al - 1) / al * al + sz;
+			align_max = al > align_max ? al : align_max;
+		}
+		*align = align_max;
+		return (off + align_max - 1) / align_max * align_max;
 	}
-	return (off + align_max - 1) / align_max * align_max;
+	if (sema_is_int_storage(t)) {
+		uint32_t sz = t->csize ? t->csize : t->size ? t->size : 8;
+		*align = sz >= 8 ? 8 : sz;
+		return sz;
+	}
+	*align = sema_type_align(s, t);
+	return t->size;
 }
 
 /* a compile-time constant: rewrite into an integer literal */
@@ -608,8 +620,9 @@ static struct type *check_sizeof(struct sema_ctx *s, struct ast_node *e)
 		t = *sema_expr(s, e->size_of.expr);
 		if (sema_is_error(&t))
 			return sema_err_type(e);
-		if (e->size_of.expr->kind == N_TUPLE)
-			t.size = c_tuple_size(s, e->size_of.expr);
+		uint32_t al;
+		if (t.kind == TY_TUPLE)
+			t.size = c_size(s, &t, &al);
 		else if (sema_is_int_storage(&t) && (t.kind != TY_INT || !t.size))
 			t.size = 8;
 	} else if (!sema_ctype(s, &e->size_of.ctype, e->loc, &t)) {
@@ -630,7 +643,7 @@ static struct type *check_tuple(struct sema_ctx *s, struct ast_node *e)
 		t.fields[i].type = sema_deep_copy(s->a, sema_expr(s, x));
 		if (sema_is_error(&t.fields[i].type))
 			return sema_err_type(e);
-		if (t.fields[i].type.kind == TY_VOID || t.fields[i].type.kind == TY_TUPLE) {
+		if (t.fields[i].type.kind == TY_VOID) {
 			sema_error(s, x->loc, "a tuple cannot hold %s", type_str(s->a, &t.fields[i].type));
 			return sema_err_type(e);
 		}

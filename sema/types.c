@@ -42,6 +42,8 @@ bool sema_is_int_storage(const struct type *t)
 uint32_t sema_layout(struct type *t)
 {
 	if (sema_is_int_storage(t)) {
+		if (!t->csize)
+			t->csize = t->size ? t->size : 8;
 		t->size = 8;
 		return 8;
 	}
