@@ -241,8 +241,8 @@ const char *type_str(struct arena *a, const struct type *t)
 static void ctype_print(FILE *f, const struct ast_ctype *ct)
 {
 	const char *name = ct->name ? ct->name : "?";
-	if (ct->is_struct)
-		fprintf(f, "struct %s", name);
+	if (ct->is_struct || ct->is_enum)
+		fprintf(f, "%s %s", ct->is_enum ? "enum" : ct->is_union ? "union" : "struct", name);
 	else if (ct->is_unsigned && name[0] != 'u')
 		fprintf(f, "unsigned %s", name);
 	else
@@ -361,7 +361,8 @@ static void dump_head(FILE *f, const struct ast_node *n)
 				at->raw);
 		break;
 	case N_STRUCT_DEF:
-		fprintf(f, " %s", n->sdef.name);
+		fprintf(f, " %s%s%s", n->sdef.tag == TAG_UNION ? "union " : n->sdef.tag == TAG_ENUM ? "enum " : "",
+			n->sdef.name ? n->sdef.name : "", n->sdef.name || n->sdef.tag != TAG_ENUM ? "" : "(anonymous)");
 		break;
 	case N_TERNARY:
 	case N_INDEX:
@@ -469,6 +470,11 @@ static void dump_node(FILE *f, const struct ast_node *n, int depth)
 		for (const struct ast_struct_field *m = n->sdef.fields; m;
 		     m = m->next) {
 			indent(f, d);
+			if (n->sdef.tag == TAG_ENUM) {
+				fprintf(f, "enumerator %s\n", m->name);
+				dump_node(f, m->value, d + 1);
+				continue;
+			}
 			fputs("member ", f);
 			ctype_print(f, &m->ctype);
 			fprintf(f, "%s%s", m->ctype.ptr_depth ? "" : " ",

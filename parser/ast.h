@@ -125,7 +125,8 @@ enum node_kind {
 	N_BLOCK,	/* { stmts } */
 	/* top level */
 	N_PROBE,	/* attach, attach /pred/ { body } */
-	N_STRUCT_DEF,	/* struct name { fields }; */
+	N_STRUCT_DEF,	/* struct name { fields };  union name { fields };
+			 * enum name? { A = 1, B }; */
 	N_PROGRAM,
 };
 
@@ -145,7 +146,10 @@ enum ast_op {
  * length.  Sema maps it to a struct type. */
 struct ast_ctype {
 	const char *name;	/* base name: "int", "uint64", "char" */
-	bool is_struct;		/* written "struct NAME" */
+	bool is_struct;		/* written "struct NAME" or "union NAME" (one
+				 * namespace of tags, as in C) */
+	bool is_union;		/* written "union NAME" */
+	bool is_enum;		/* written "enum NAME" */
 	bool is_unsigned;	/* "unsigned int" etc. */
 	int ptr_depth;		/* number of '*' */
 	int array_len;		/* -1 unless NAME[N] in a struct field */
@@ -177,8 +181,12 @@ struct ast_struct_field {
 	struct ast_struct_field *next;
 	struct src_loc loc;
 	const char *name;
-	struct ast_ctype ctype;
+	struct ast_ctype ctype;	/* struct and union members */
+	struct ast_node *value;	/* enumerators: "= expr", or NULL */
 };
+
+/* What a N_STRUCT_DEF defines. */
+enum ast_tag { TAG_STRUCT, TAG_UNION, TAG_ENUM };
 
 struct sema_event;
 
@@ -202,7 +210,7 @@ struct ast_node {
 	struct ast_node *next;	/* sibling in a list */
 	struct ast_note note;	/* what sema learned for codegen */
 	union {
-		struct { uint64_t value; bool is_char; } i;		/* N_INT */
+		struct { uint64_t value; bool is_char, is_signed; } i;	/* N_INT; is_signed: an enumerator, int64 whatever its bits */
 		struct { const char *value; uint32_t len; } s;		/* N_STR: len excludes NUL */
 		struct { const char *name; } ident;			/* N_IDENT */
 		struct { const char *name; } var;			/* N_VAR: without '$' */
@@ -225,7 +233,7 @@ struct ast_node {
 		struct { struct ast_node *count, *body; } unroll;	/* N_UNROLL: count is an expression (N_INT after sema) */
 		struct { struct ast_node *stmts; } block;		/* N_BLOCK */
 		struct { struct ast_attach *attach; struct ast_node *pred, *body; int index; } probe; /* N_PROBE: pred may be NULL; body is N_BLOCK */
-		struct { const char *name; struct ast_struct_field *fields; } sdef;	/* N_STRUCT_DEF */
+		struct { const char *name; struct ast_struct_field *fields; enum ast_tag tag; } sdef;	/* N_STRUCT_DEF: name NULL for an anonymous enum; an enum's fields are its enumerators */
 		struct { struct ast_node *items; struct ast_config *config; } program;	/* N_PROGRAM: N_PROBE and N_STRUCT_DEF in source order; the config block */
 	};
 };

@@ -108,7 +108,7 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 %token <op> ASSIGN_OP	"compound assignment"
 %token IF "'if'" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'"
 %token RETURN "'return'" BREAK "'break'" CONTINUE "'continue'"
-%token SIZEOF "'sizeof'" STRUCT "'struct'" CONFIG "'config'"
+%token SIZEOF "'sizeof'" STRUCT "'struct'" CONFIG "'config'" UNION "'union'" ENUM "'enum'"
 %token ENDPRED "'/'"
 %token OR_OR "'||'" AND_AND "'&&'" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
 %token SHL "'<<'" SHR "'>>'" INC "'++'" DEC "'--'" ARROW "'->'"
@@ -119,8 +119,8 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 %type <attach> attach_list
 %type <config> config settings setting_list
 %type <setting> setting
-%type <fields> field_decls field_decl declarators
-%type <field> declarator
+%type <fields> field_decls field_decl declarators enumerators
+%type <field> declarator enumerator
 %type <type> type_spec type_item
 %type <ctype> ctype
 %type <pos> stars
@@ -184,7 +184,7 @@ items
 	| items item		{ $$ = parse_list_add($1, $2); }
 	;
 
-/* item = probe | struct_def */
+/* item = probe | struct_def (struct, union and enum definitions) */
 item
 	: probe
 	| struct_def
@@ -391,8 +391,12 @@ type_item
 	: TYPE_WORD		{ $$ = parse_type_word(px, $1, @$); }
 	| TYPE_QUAL		{ $$ = parse_type_word(px, $1, @$); }
 	| TYPE_NAME		{ $$ = parse_type_word(px, $1, @$); }
-	| STRUCT IDENT		{ $$ = parse_type_struct(px, $2, @$); }
-	| STRUCT TYPE_NAME	{ $$ = parse_type_struct(px, $2, @$); }
+	| STRUCT IDENT		{ $$ = parse_type_tag(px, TAG_STRUCT, $2, @$); }
+	| STRUCT TYPE_NAME	{ $$ = parse_type_tag(px, TAG_STRUCT, $2, @$); }
+	| UNION IDENT		{ $$ = parse_type_tag(px, TAG_UNION, $2, @$); }
+	| UNION TYPE_NAME	{ $$ = parse_type_tag(px, TAG_UNION, $2, @$); }
+	| ENUM IDENT		{ $$ = parse_type_tag(px, TAG_ENUM, $2, @$); }
+	| ENUM TYPE_NAME	{ $$ = parse_type_tag(px, TAG_ENUM, $2, @$); }
 	;
 
 stars
@@ -400,10 +404,34 @@ stars
 	| stars '*'		{ $$ = $1 + 1; }
 	;
 
-/* struct_def = "struct" name "{" field_decl* "}" ";"? */
+/* struct_def = ("struct" | "union") name "{" field_decl* "}" ";"?
+ *            | "enum" name? "{" enumerator ("," enumerator)* ","? "}" ";"? */
 struct_def
 	: STRUCT IDENT '{' field_decls '}' semi_opt
-				{ $$ = parse_struct_def(px, $2, $4, @$); }
+				{ $$ = parse_struct_def(px, TAG_STRUCT, $2, $4, @$); }
+	| UNION IDENT '{' field_decls '}' semi_opt
+				{ $$ = parse_struct_def(px, TAG_UNION, $2, $4, @$); }
+	| ENUM IDENT '{' enumerators comma_opt '}' semi_opt
+				{ $$ = parse_struct_def(px, TAG_ENUM, $2, $4, @$); }
+	| ENUM '{' enumerators comma_opt '}' semi_opt
+				{ $$ = parse_struct_def(px, TAG_ENUM, NULL, $3, @$); }
+	;
+
+comma_opt
+	: %empty
+	| ','
+	;
+
+enumerators
+	: enumerator		{ $$ = parse_field_add((struct parse_field_list){0}, $1); }
+	| enumerators ',' enumerator
+				{ $$ = parse_field_add($1, $3); }
+	;
+
+/* enumerator = name ("=" expr)? */
+enumerator
+	: IDENT			{ $$ = parse_enumerator(px, $1, NULL, @$); }
+	| IDENT '=' expr	{ $$ = parse_enumerator(px, $1, $3, @$); }
 	;
 
 semi_opt
@@ -512,13 +540,13 @@ static bool parse_is_closer(yysymbol_kind_t sym)
 	return false;
 }
 
-/* Bison's "custom" syntax-error hook: one located message.  Up to four
+/* Bison's "custom" syntax-error hook: one located message.  Up to six
  * expected tokens are listed.  A longer list is cut down to the closers in
  * it (';' '}' ')' ']' ',' ':'), or else reads "expecting an expression"
  * when an expression could start here, or else is left out. */
 static int yyreport_syntax_error(const yypcontext_t *ctx, struct parse_ctx *px)
 {
-	enum { MAX_LISTED = 4 };
+	enum { MAX_LISTED = 6 };
 	yysymbol_kind_t expected[YYNTOKENS];
 	char what[128], name[64], tail[320];
 

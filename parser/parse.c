@@ -161,12 +161,14 @@ struct parse_type parse_type_word(struct parse_ctx *px, const char *word,
 	return t;
 }
 
-/* type_item = "struct" NAME */
-struct parse_type parse_type_struct(struct parse_ctx *px, const char *name,
-				    struct src_loc loc)
+/* type_item = ("struct" | "union" | "enum") NAME */
+struct parse_type parse_type_tag(struct parse_ctx *px, enum ast_tag tag,
+				 const char *name, struct src_loc loc)
 {
-	struct parse_type t = { .loc = loc, .word = name, .is_struct = true };
-	t.text = arena_printf(px->arena, "struct %s", name);
+	struct parse_type t = { .loc = loc, .word = name, .is_struct = tag != TAG_ENUM,
+				.is_union = tag == TAG_UNION, .is_enum = tag == TAG_ENUM };
+	t.text = arena_printf(px->arena, "%s %s", tag == TAG_ENUM ? "enum" : tag == TAG_UNION ?
+			      "union" : "struct", name);
 	t.n_other = 1;
 	return t;
 }
@@ -180,6 +182,8 @@ void parse_type_add(struct parse_ctx *px, struct parse_type *t,
 	if (w.n_other) {
 		t->word = w.word;
 		t->is_struct = w.is_struct;
+		t->is_union = w.is_union;
+		t->is_enum = w.is_enum;
 	}
 	t->n_signed += w.n_signed;
 	t->n_unsigned += w.n_unsigned;
@@ -219,7 +223,9 @@ bool parse_ctype_finish(struct parse_ctx *px, const struct parse_type *t,
 		ok = t->n_other == 1 && ints == 0;
 		out->name = t->word;
 		out->is_struct = t->is_struct;
-		out->is_unsigned = !t->is_struct &&
+		out->is_union = t->is_union;
+		out->is_enum = t->is_enum;
+		out->is_unsigned = !t->is_struct && !t->is_enum &&
 				   strncmp(t->word, "uint", 4) == 0;
 	} else {
 		ok = ints > 0 && t->n_signed + t->n_unsigned <= 1 &&
@@ -612,15 +618,27 @@ bool parse_field_decl(struct parse_ctx *px, const struct parse_type *t,
 	return true;
 }
 
-/* struct_def = "struct" name "{" field_decl* "}" ";"? */
-struct ast_node *parse_struct_def(struct parse_ctx *px, const char *name,
-				  struct parse_field_list fields,
+/* struct_def = ("struct" | "union") name "{" field_decl* "}" ";"?
+ *            | "enum" name? "{" enumerator ("," enumerator)* ","? "}" ";"? */
+struct ast_node *parse_struct_def(struct parse_ctx *px, enum ast_tag tag,
+				  const char *name, struct parse_field_list fields,
 				  struct src_loc loc)
 {
 	struct ast_node *n = ast_new(px->arena, N_STRUCT_DEF, loc);
 	n->sdef.name = name;
 	n->sdef.fields = fields.head;
+	n->sdef.tag = tag;
 	return n;
+}
+
+struct ast_struct_field *parse_enumerator(struct parse_ctx *px, const char *name,
+					  struct ast_node *value, struct src_loc loc)
+{
+	struct ast_struct_field *f = arena_new_obj(px->arena, struct ast_struct_field);
+	f->loc = loc;
+	f->name = name;
+	f->value = value;
+	return f;
 }
 
 /* setting = name "=" (word | integer | string): kept as written; the

@@ -58,7 +58,8 @@ struct parse_type {
 	const char *text;	/* the words as written, for messages */
 	const char *word;	/* intN/uintN/void/bool, a typedef name, or
 				 * the struct name */
-	bool is_struct;
+	bool is_struct;		/* "struct NAME" or "union NAME" */
+	bool is_union, is_enum;	/* "union NAME", "enum NAME" */
 	int n_signed, n_unsigned, n_char, n_short, n_int, n_long, n_other;
 };
 
@@ -75,8 +76,9 @@ struct parse_field_list parse_field_add(struct parse_field_list l,
 /* types */
 struct parse_type parse_type_word(struct parse_ctx *px, const char *word,
 				  struct src_loc loc);
-struct parse_type parse_type_struct(struct parse_ctx *px, const char *name,
-				    struct src_loc loc);
+/* "struct NAME", "union NAME", "enum NAME" */
+struct parse_type parse_type_tag(struct parse_ctx *px, enum ast_tag tag,
+				 const char *name, struct src_loc loc);
 /* the next word of a type; parse_ctype_finish() checks the combination */
 void parse_type_add(struct parse_ctx *px, struct parse_type *t,
 		    struct parse_type w);
@@ -153,9 +155,12 @@ struct ast_struct_field *parse_bitfield(struct parse_ctx *px, struct ast_struct_
 /* give every declarator of one "TYPE a, *b, c[4];" line its base type */
 bool parse_field_decl(struct parse_ctx *px, const struct parse_type *t,
 		      struct parse_field_list decls);
-struct ast_node *parse_struct_def(struct parse_ctx *px, const char *name,
-				  struct parse_field_list fields,
+struct ast_node *parse_struct_def(struct parse_ctx *px, enum ast_tag tag,
+				  const char *name, struct parse_field_list fields,
 				  struct src_loc loc);
+/* enumerator = name ("=" expr)? */
+struct ast_struct_field *parse_enumerator(struct parse_ctx *px, const char *name,
+					  struct ast_node *value, struct src_loc loc);
 struct ast_config *parse_config_item(struct parse_ctx *px, const char *name,
 				     struct src_loc name_loc, const char *value,
 				     struct src_loc value_loc);

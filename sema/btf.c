@@ -134,7 +134,7 @@ const struct type *sema_struct_complete(struct sema_ctx *s, const struct type *s
 	 * field inside struct S), or one only declared: the definition */
 	if (st->sname && !st->btf_id)
 		for (struct sema_struct *d = s->structs; d; d = d->next)
-			if (!strcmp(d->type.sname, st->sname))
+			if (!d->is_enum && !strcmp(d->type.sname, st->sname))
 				return &d->type;
 	if (!st->btf_id) {
 		struct type t;
@@ -175,6 +175,60 @@ bool sema_btf_named(struct sema_ctx *s, const char *name, bool is_struct, struct
 		if (id > 0) {
 			*out = convert(s, b, (uint32_t)id);
 			return true;
+		}
+	}
+	return false;
+}
+
+bool sema_btf_tagged(struct sema_ctx *s, enum ast_tag tag, const char *name, struct type *out)
+{
+	if (tag == TAG_STRUCT)
+		return sema_btf_named(s, name, true, out);
+	const struct btf *b = host_kernel_btf();
+	if (!b)
+		return false;
+	int kinds[2] = {BTF_KIND_UNION, BTF_KIND_STRUCT};
+	if (tag == TAG_ENUM) {
+		kinds[0] = BTF_KIND_ENUM;
+		kinds[1] = BTF_KIND_ENUM64;
+	}
+	for (int i = 0; i < 2; i++) {
+		int32_t id = btf__find_by_name_kind(b, name, (uint32_t)kinds[i]);
+		if (id > 0) {
+			*out = convert(s, b, (uint32_t)id);
+			return true;
+		}
+	}
+	return false;
+}
+
+bool sema_btf_enumerator(struct sema_ctx *s, const char *name, uint64_t *value, bool *is_unsigned)
+{
+	const struct btf *b = host_kernel_btf();
+	if (!b)
+		return false;
+	/* libbpf indexes types by name, not enumerators: one pass over the
+	 * kernel's enums, only for a name nothing else knows */
+	uint32_t n = btf__type_cnt(b);
+	for (uint32_t id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(b, id);
+		if (btf_is_enum(t)) {
+			const struct btf_enum *e = btf_enum(t);
+			for (int i = 0; i < btf_vlen(t); i++, e++)
+				if (!strcmp(btf__name_by_offset(b, e->name_off), name)) {
+					/* signed enums sign-extend, unsigned ones do not */
+					*value = btf_kflag(t) ? (uint64_t)(int64_t)e->val
+							      : (uint64_t)(uint32_t)e->val;
+					return true;
+				}
+		} else if (btf_is_enum64(t)) {
+			const struct btf_enum64 *e = btf_enum64(t);
+			for (int i = 0; i < btf_vlen(t); i++, e++)
+				if (!strcmp(btf__name_by_offset(b, e->name_off), name)) {
+					*value = btf_enum64_value(e);
+					*is_unsigned = !btf_kflag(t) && *value > INT64_MAX;
+					return true;
+				}
 		}
 	}
 	return false;

@@ -26,19 +26,21 @@ bool sema_fold_const(struct ast_node *e, int64_t *out)
 		*out = (int64_t)e->i.value;
 		return true;
 	}
+	/* 64-bit two's complement arithmetic, as the BPF side's: wraps, never
+	 * C's undefined signed overflow */
 	if (e->kind == N_UNARY && e->un.op == OP_NEG && sema_fold_const(e->un.operand, &a)) {
-		*out = -a;
+		*out = (int64_t)(0 - (uint64_t)a);
 		return true;
 	}
 	if (e->kind != N_BINARY || !sema_fold_const(e->bin.lhs, &a) || !sema_fold_const(e->bin.rhs, &b))
 		return false;
 	if (e->bin.op == OP_ADD)
-		*out = a + b;
+		*out = (int64_t)((uint64_t)a + (uint64_t)b);
 	else if (e->bin.op == OP_SUB)
-		*out = a - b;
+		*out = (int64_t)((uint64_t)a - (uint64_t)b);
 	else if (e->bin.op == OP_MUL)
-		*out = a * b;
-	else if (e->bin.op == OP_DIV && b)
+		*out = (int64_t)((uint64_t)a * (uint64_t)b);
+	else if (e->bin.op == OP_DIV && b && !(a == INT64_MIN && b == -1))
 		*out = a / b;
 	else if (e->bin.op == OP_SHL)
 		*out = (int64_t)((uint64_t)a << (b & 63));
@@ -130,9 +132,32 @@ struct type *sema_check_call(struct sema_ctx *s, struct ast_node *e, bool as_stm
 	return sema_set(e, b->type);
 }
 
+/* an enumerator's value: the script's (A in `enum { A = 1 }`), else the
+ * kernel's (BPF_MAP_TYPE_HASH).  An int64, as C makes it an int; uint64
+ * only for a 64-bit unsigned enum's value past INT64_MAX */
+static bool enumerator(struct sema_ctx *s, const char *name, uint64_t *value, bool *is_unsigned)
+{
+	for (struct sema_enumval *v = s->enumvals; v; v = v->next)
+		if (!strcmp(v->name, name)) {
+			*value = v->value;
+			return true;
+		}
+	return sema_btf_enumerator(s, name, value, is_unsigned);
+}
+
 static struct type *check_ident(struct sema_ctx *s, struct ast_node *e)
 {
 	const struct builtin *b = s->opts->builtins(e->ident.name, false);
+	uint64_t value;
+	bool is_unsigned = false;
+	if (!b && enumerator(s, e->ident.name, &value, &is_unsigned)) {
+		/* a constant: rewrite the node into a literal */
+		e->kind = N_INT;
+		e->i.value = value;
+		e->i.is_char = false;
+		e->i.is_signed = !is_unsigned;
+		return sema_set(e, is_unsigned ? ty_uint64 : ty_int64);
+	}
 	if (!b) {
 		/* kstack/ustack/count etc. may be written without () */
 		const struct builtin *f = s->opts->builtins(e->ident.name, true);
@@ -190,6 +215,8 @@ static bool tp_ctype(struct sema_ctx *s, const struct sema_attach *at, const cha
 			continue;
 		if (!strcmp(w, "struct") || !strcmp(w, "union") || !strcmp(w, "enum")) {
 			ct.is_struct = w[0] != 'e';
+			ct.is_union = w[0] == 'u';
+			ct.is_enum = w[0] == 'e';
 			continue;
 		}
 		if (!strcmp(w, "unsigned") || !strcmp(w, "signed")) {
@@ -657,7 +684,7 @@ struct type *sema_expr(struct sema_ctx *s, struct ast_node *e)
 {
 	switch (e->kind) {
 	case N_INT:
-		return sema_set(e, e->i.value > INT64_MAX ? ty_uint64 : ty_int64);
+		return sema_set(e, e->i.value > INT64_MAX && !e->i.is_signed ? ty_uint64 : ty_int64);
 	case N_STR:
 		if (e->s.len + 1 > STR_MAX) {
 			sema_error(s, e->loc, "string literal is longer than %d bytes", STR_MAX - 1);

@@ -15,7 +15,15 @@ struct sema_var {
 
 struct sema_struct {
 	struct sema_struct *next;
-	struct type type;	/* TY_STRUCT */
+	struct type type;	/* TY_STRUCT; TY_INT for an enum */
+	bool is_enum;		/* enum NAME: a namespace of its own */
+};
+
+/* an enumerator the script defines: a name for a constant */
+struct sema_enumval {
+	struct sema_enumval *next;
+	const char *name;
+	uint64_t value;
 };
 
 /* a kernel struct already converted, by BTF id: each is converted once */
@@ -37,7 +45,8 @@ struct sema_ctx {
 	struct sema_var **learned;	/* per probe: its variables after the first
 					 * pass, with the widest string each held */
 	struct ast_node *assign_target;	/* map of '@m = call()' while checking call */
-	struct sema_struct *structs;
+	struct sema_struct *structs;	/* struct, union and enum definitions */
+	struct sema_enumval *enumvals;	/* the script's enumerators */
 	int loop_depth;
 	struct btf_done *btf_done;
 	/* maps: grow-only array, sorted at the end; map_index finds them by
@@ -112,6 +121,12 @@ bool sema_ctype(struct sema_ctx *s, const struct ast_ctype *ct, struct src_loc l
 /* btf.c: the kernel's type NAME (a struct or union when is_struct; else a
  * typedef, integer or enum); false when the kernel has no such type */
 bool sema_btf_named(struct sema_ctx *s, const char *name, bool is_struct, struct type *out);
+/* the kernel's "union NAME" (a union first, then a struct: one namespace
+ * of tags) or "enum NAME" */
+bool sema_btf_tagged(struct sema_ctx *s, enum ast_tag tag, const char *name, struct type *out);
+/* the value of the kernel's enumerator NAME (BPF_MAP_TYPE_HASH); false
+ * when no enum of the kernel has one */
+bool sema_btf_enumerator(struct sema_ctx *s, const char *name, uint64_t *value, bool *is_unsigned);
 /* the struct with its fields: a BTF struct's read now, a script struct
  * named before its definition looked up (st itself when complete) */
 const struct type *sema_struct_complete(struct sema_ctx *s, const struct type *st);

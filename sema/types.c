@@ -162,15 +162,18 @@ bool sema_ctype(struct sema_ctx *s, const struct ast_ctype *ct, struct src_loc l
 		struct type *out)
 {
 	struct type base = {.kind = TY_NONE};
-	if (ct->is_struct) {
-		/* the script's definition first, then the kernel's */
+	if (ct->is_struct || ct->is_enum) {
+		/* the script's definition first, then the kernel's; structs
+		 * and unions share one namespace of tags, as in C */
+		enum ast_tag tag = ct->is_enum ? TAG_ENUM : ct->is_union ? TAG_UNION : TAG_STRUCT;
+		const char *what = ct->is_enum ? "enum" : ct->is_union ? "union" : "struct";
 		for (struct sema_struct *st = s->structs; st; st = st->next)
-			if (!strcmp(st->type.sname, ct->name))
+			if (st->is_enum == ct->is_enum && st->type.sname && !strcmp(st->type.sname, ct->name))
 				base = st->type;
-		if (base.kind == TY_NONE && !sema_btf_named(s, ct->name, true, &base)) {
-			if (ct->ptr_depth == 0) {
-				sema_error(s, loc, "unknown struct '%s': neither the script nor the "
-					   "kernel's BTF defines it", ct->name);
+		if (base.kind == TY_NONE && !sema_btf_tagged(s, tag, ct->name, &base)) {
+			if (ct->ptr_depth == 0 || ct->is_enum) {
+				sema_error(s, loc, "unknown %s '%s': neither the script nor the "
+					   "kernel's BTF defines it", what, ct->name);
 				return false;
 			}
 			base = (struct type){.kind = TY_STRUCT, .sname = ct->name};
@@ -214,10 +217,72 @@ uint32_t sema_type_align(struct sema_ctx *s, const struct type *t)
 	return t->size >= 8 ? 8 : t->size ? t->size : 1;
 }
 
+/* the script's enumerators named in an enumerator's value (B = A + 1)
+ * become their values; only the forms sema_fold_const folds are walked */
+static void enumerators_to_ints(struct sema_ctx *s, struct ast_node *e)
+{
+	if (e->kind == N_UNARY) {
+		enumerators_to_ints(s, e->un.operand);
+	} else if (e->kind == N_BINARY) {
+		enumerators_to_ints(s, e->bin.lhs);
+		enumerators_to_ints(s, e->bin.rhs);
+	} else if (e->kind == N_IDENT) {
+		for (struct sema_enumval *v = s->enumvals; v; v = v->next)
+			if (!strcmp(v->name, e->ident.name)) {
+				e->kind = N_INT;
+				e->i.value = v->value;
+				e->i.is_char = false;
+				return;
+			}
+	}
+}
+
+/* enum NAME? { A = 1, B }: each enumerator a constant, one more than the
+ * one before unless given; the type is as wide and as signed as GCC makes
+ * it (unsigned int unless a value is negative, 8 bytes past 32 bits) */
+static void define_enum(struct sema_ctx *s, struct ast_node *d)
+{
+	int64_t next = 0, lo = 0, hi = 0;
+	for (struct ast_struct_field *f = d->sdef.fields; f; f = f->next) {
+		for (struct sema_enumval *o = s->enumvals; o; o = o->next)
+			if (!strcmp(o->name, f->name)) {
+				sema_error(s, f->loc, "enumerator '%s' is defined twice", f->name);
+				return;
+			}
+		if (f->value) {
+			enumerators_to_ints(s, f->value);
+			if (!sema_const_int(s, f->value, &next))
+				return;
+		}
+		struct sema_enumval *v = arena_new_obj(s->a, struct sema_enumval);
+		v->name = f->name;
+		v->value = (uint64_t)next;
+		v->next = s->enumvals;
+		s->enumvals = v;
+		lo = next < lo ? next : lo;
+		hi = next > hi ? next : hi;
+		next = (int64_t)((uint64_t)next + 1);
+	}
+	if (!d->sdef.name)
+		return;
+	struct sema_struct *st = arena_new_obj(s->a, struct sema_struct);
+	st->is_enum = true;
+	st->type = (struct type){.kind = TY_INT, .is_signed = lo < 0, .sname = d->sdef.name,
+				 .size = lo < INT32_MIN || hi > (lo < 0 ? INT32_MAX : (int64_t)UINT32_MAX) ? 8 : 4};
+	st->next = s->structs;
+	s->structs = st;
+}
+
 /* struct NAME { fields }: C layout, bitfields packed into units of their
- * declared type as x86-64 compilers do */
+ * declared type as x86-64 compilers do; union NAME { fields }: every
+ * member at offset 0, as large as the largest */
 void sema_define_struct(struct sema_ctx *s, struct ast_node *d)
 {
+	if (d->sdef.tag == TAG_ENUM) {
+		define_enum(s, d);
+		return;
+	}
+	bool is_union = d->sdef.tag == TAG_UNION;
 	struct sema_struct *st = arena_new_obj(s->a, struct sema_struct);
 	st->type.kind = TY_STRUCT;
 	st->type.sname = d->sdef.name;
@@ -229,7 +294,7 @@ void sema_define_struct(struct sema_ctx *s, struct ast_node *d)
 	 * S, not a kernel struct of the same name */
 	st->next = s->structs;
 	s->structs = st;
-	uint64_t bit = 0;
+	uint64_t bit = 0, union_bits = 0;
 	uint32_t align_max = 1;
 	int nf = 0;
 	for (struct ast_struct_field *f = d->sdef.fields; f; f = f->next) {
@@ -268,7 +333,13 @@ void sema_define_struct(struct sema_ctx *s, struct ast_node *d)
 		}
 		if (al > align_max)
 			align_max = al;
+		if (is_union) {
+			union_bits = bit > union_bits ? bit : union_bits;
+			bit = 0;
+		}
 	}
+	if (is_union)
+		bit = union_bits;
 	uint32_t bytes = (uint32_t)((bit + 7) / 8);
 	st->type.size = (bytes + align_max - 1) / align_max * align_max;
 	st->type.nfields = nf;

@@ -64,8 +64,8 @@ static void sexp_list(FILE *f, const struct ast_node *n)
 static void ctype_sexp(FILE *f, const struct ast_ctype *ct)
 {
 	fputc('<', f);
-	if (ct->is_struct)
-		fputs("struct ", f);
+	if (ct->is_struct || ct->is_enum)
+		fputs(ct->is_enum ? "enum " : ct->is_union ? "union " : "struct ", f);
 	else if (ct->is_unsigned && ct->name[0] != 'u')
 		fputs("unsigned ", f);
 	fputs(ct->name, f);
@@ -245,10 +245,17 @@ static void sexp(FILE *f, const struct ast_node *n)
 		fputc(')', f);
 		break;
 	case N_STRUCT_DEF:
-		fprintf(f, "(struct %s", n->sdef.name);
+		fprintf(f, "(%s %s", n->sdef.tag == TAG_ENUM ? "enum" : n->sdef.tag == TAG_UNION ?
+			"union" : "struct", n->sdef.name ? n->sdef.name : "-");
 		for (const struct ast_struct_field *m = n->sdef.fields; m;
 		     m = m->next) {
 			fputc(' ', f);
+			if (n->sdef.tag == TAG_ENUM) {
+				fputs(m->name, f);
+				if (m->value)
+					fputc('=', f), sexp(f, m->value);
+				continue;
+			}
 			ctype_sexp(f, &m->ctype);
 			fputs(m->name, f);
 		}
@@ -393,6 +400,8 @@ static void test_struct_defs(void **state)
 		      "(probe#0 BEGIN {})");
 	check_program("struct a { int x; } struct b { int y; }\nstruct c { };",
 		      "(struct a <int>x)\n(struct b <int>y)\n(struct c)");
+	check_program("union u { int x; union v *p; } enum e { A, B = 2, } enum { C };",
+		      "(union u <int>x <union v *>p)\n(enum e A B=2)\n(enum - C)");
 
 	struct parsed p;
 	parse(&p, "struct s { unsigned char *buf[4]; uint64 v; };");
@@ -667,7 +676,7 @@ static void test_config_block(void **state)
 	check_program("config = { a = 1 }\nBEGIN { }", "(probe#0 BEGIN {})");
 	check_error("BEGIN { } config = { a = 1 }",
 		    "test.bt:1:11: error: syntax error: unexpected 'config', "
-		    "expecting end of input, attach point or 'struct'\n"
+		    "expecting end of input, attach point, 'struct', 'union' or 'enum'\n"
 		    "BEGIN { } config = { a = 1 }\n"
 		    "          ^~~~~~\n");
 	(void)state;
@@ -772,7 +781,7 @@ static void test_syntax_errors(void **state)
 		    "             ^\n");
 	check_error("BEGIN { $x = 1 }}",
 		    "test.bt:1:17: error: syntax error: unexpected '}', "
-		    "expecting end of input, attach point or 'struct'\n"
+		    "expecting end of input, attach point, 'struct', 'union' or 'enum'\n"
 		    "BEGIN { $x = 1 }}\n"
 		    "                ^\n");
 	check_error("BEGIN { if ($x) { print(1);\n",
@@ -792,7 +801,7 @@ static void test_syntax_errors(void **state)
 		    "     ^\n");
 	check_error("{ }",
 		    "test.bt:1:1: error: syntax error: unexpected '{', "
-		    "expecting end of input, attach point, 'struct' or 'config'\n"
+		    "expecting end of input, attach point, 'struct', 'config', 'union' or 'enum'\n"
 		    "{ }\n"
 		    "^\n");
 	check_error("BEGIN { @x[1 = 2] }",
@@ -833,7 +842,7 @@ static void test_syntax_errors(void **state)
 		    "       ^\n");
 	check_error("BEGIN { }\n  ,END { }",
 		    "test.bt:2:3: error: syntax error: unexpected ',', "
-		    "expecting end of input, attach point or 'struct'\n"
+		    "expecting end of input, attach point, 'struct', 'union' or 'enum'\n"
 		    "  ,END { }\n"
 		    "  ^\n");
 }

@@ -115,6 +115,29 @@ static void test_struct_layout(void **state)
 	check_ok(&c, "BEGIN { print(sizeof(((int8)1, (int16)1, (int32)1))); }");
 	assert_int_equal(first_expr(&c)->call.args->i.value, 8);
 	checked_free(&c);
+	/* held in a variable, its integers in 8-byte slots: still 8 */
+	check_ok(&c, "BEGIN { $t = ((int8)1, (int16)1, (int32)1); print(sizeof($t)); }");
+	struct ast_node *st = c.r->probes[0].node->probe.body->block.stmts->next;
+	assert_int_equal(st->expr_stmt.expr->call.args->i.value, 8);
+	checked_free(&c);
+	/* a union: members at 0, as large as the largest, aligned */
+	check_ok(&c, "union U { char a; int b[3]; short c; } BEGIN { print(sizeof(union U)); }");
+	assert_int_equal(first_expr(&c)->call.args->i.value, 12);
+	checked_free(&c);
+}
+
+/* enumerators are int64 constants, counting on from the last value given */
+static void test_enums(void **state)
+{
+	struct checked c;
+	check_ok(&c, "enum E { A = 3, B, C = -2, D } BEGIN { print((B, D, sizeof(enum E))); }");
+	struct ast_node *t = first_expr(&c)->call.args->tuple.elems;
+	assert_int_equal(t->kind, N_INT);
+	assert_int_equal(t->i.value, 4);
+	assert_true(t->type.is_signed);
+	assert_int_equal((int64_t)t->next->i.value, -1);
+	assert_int_equal(t->next->next->i.value, 4);
+	checked_free(&c);
 }
 
 /* the format file's C type, not its slot size: int dfd is a signed int32;
@@ -173,6 +196,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arith_signed),
 		cmocka_unit_test(test_struct_layout),
+		cmocka_unit_test(test_enums),
 		cmocka_unit_test(test_tracepoint_ctypes),
 		cmocka_unit_test(test_pointer_arith),
 		cmocka_unit_test(test_language_forms),
