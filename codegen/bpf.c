@@ -79,6 +79,21 @@ LLVMValueRef cg_alloca_nozero(struct cg_ctx *cg, uint32_t size, const char *name
 	return a;
 }
 
+/* llvm.lifetime.start/end on a stack slot: slots whose lifetimes do not
+ * overlap share stack (LLVM's stack colouring), so a probe with many map
+ * lookups does not pay 512 bytes of keys it never holds at once */
+void cg_lifetime(struct cg_ctx *cg, LLVMValueRef slot, uint32_t size, bool start)
+{
+	const char *name = start ? "llvm.lifetime.start" : "llvm.lifetime.end";
+	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+	LLVMTypeRef ptr = cg->ptr;
+	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(cg->mod, id, &ptr, 1);
+	LLVMTypeRef fty = LLVMIntrinsicGetType(cg->ctx, id, &ptr, 1);
+	size = (size + 7) & ~7u;
+	LLVMValueRef args[] = {LLVMConstInt(cg->i64, size ? size : 8, 0), slot};
+	LLVMBuildCall2(cg->b, fty, fn, args, 2, "");
+}
+
 LLVMValueRef cg_alloca_shared(struct cg_ctx *cg, uint32_t size, const char *name)
 {
 	for (LLVMValueRef i = LLVMGetFirstInstruction(cg->entry); i; i = LLVMGetNextInstruction(i)) {

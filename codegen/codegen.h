@@ -125,6 +125,8 @@ void cg_expr_store_as(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef dst,
 /* stack memory in the entry block, zeroed at the point of the call */
 LLVMValueRef cg_alloca(struct cg_ctx *cg, uint32_t size, const char *name);
 LLVMValueRef cg_alloca_nozero(struct cg_ctx *cg, uint32_t size, const char *name);
+/* where a stack slot's contents begin (start) and stop mattering */
+void cg_lifetime(struct cg_ctx *cg, LLVMValueRef slot, uint32_t size, bool start);
 /* one entry-block slot per name and program, not zeroed: for temporaries
  * used in a stretch of code that cannot run itself again before it is done
  * (a helper's key, a fixed-size event), saving BPF stack */

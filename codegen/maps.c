@@ -84,6 +84,7 @@ LLVMValueRef cg_map_key(struct cg_ctx *cg, struct ast_node *m, int with_bucket)
 		return idx;
 	}
 	LLVMValueRef key = cg_alloca_nozero(cg, map->key_size, "key");
+	cg_lifetime(cg, key, map->key_size, true);
 	key_zero_gaps(cg, m, map, key);
 	if (m->map.nkeys == 1) {
 		cg_expr_store(cg, m->map.keys, key, map->key.size);
@@ -103,6 +104,8 @@ LLVMValueRef cg_map_read(struct cg_ctx *cg, struct ast_node *mn)
 	const struct sema_map *m = cg_map_of(cg, mn);
 	LLVMValueRef key = cg_map_key(cg, mn, 0);
 	LLVMValueRef p = cg_map_lookup(cg, m, key);
+	if (!m->array_slots)	/* the key is not needed past the lookup */
+		cg_lifetime(cg, key, m->key_size, false);
 	bool isint = m->kind != MK_VALUE || (mn->type.kind != TY_STR && mn->type.kind != TY_TUPLE &&
 					     mn->type.kind != TY_BUF && mn->type.kind != TY_INET &&
 					     mn->type.kind != TY_USYM && mn->type.kind != TY_STRUCT &&
@@ -148,11 +151,20 @@ void cg_map_assign(struct cg_ctx *cg, struct ast_node *mn, struct ast_node *valu
 		cg_map_update(cg, m, key, val, BPF_ANY);
 		LLVMBuildBr(cg->b, end);
 		LLVMPositionBuilderAtEnd(cg->b, end);
+		if (!m->array_slots)
+			cg_lifetime(cg, key, m->key_size, false);
 		return;
 	}
-	LLVMValueRef val = cg_alloca(cg, m->value_size, "val");
+	LLVMValueRef val = cg_alloca_nozero(cg, m->value_size, "val");
+	cg_lifetime(cg, val, m->value_size, true);
+	cg_memset0(cg, val, m->value_size);
 	cg_expr_store_as(cg, value, val, &m->value);
 	cg_map_update(cg, m, key, val, BPF_ANY);
+	/* neither is needed past the update: later statements may reuse
+	 * their stack */
+	cg_lifetime(cg, val, m->value_size, false);
+	if (!m->array_slots)
+		cg_lifetime(cg, key, m->key_size, false);
 }
 
 void cg_map_compound(struct cg_ctx *cg, struct ast_node *mn, enum ast_op op, LLVMValueRef v,

@@ -192,6 +192,8 @@ static void check_stmt(struct sema_ctx *s, struct ast_node *st)
 		return;
 	case N_UNROLL: {
 		int64_t n;
+		/* checked first: a positional parameter becomes its value */
+		sema_expr(s, st->unroll.count);
 		if (sema_const_int(s, st->unroll.count, &n)) {
 			if (n < 1 || n > 100)
 				sema_error(s, st->unroll.count->loc,
