@@ -15,6 +15,7 @@
 #include "sema/sema_int.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <bpf/btf.h>
@@ -202,36 +203,95 @@ bool sema_btf_tagged(struct sema_ctx *s, enum ast_tag tag, const char *name, str
 	return false;
 }
 
+/* The kernel's enumerators by name, built once per process on the first
+ * name nothing else knows: libbpf indexes types by name, not
+ * enumerators, and a pass over every type per lookup made each unknown
+ * identifier (and a script with ten enum constants) scan the whole BTF. */
+struct enum_entry {
+	const char *name;
+	uint64_t value;
+	uint32_t order;		/* BTF order: the first definition wins */
+	bool is_unsigned;
+};
+
+static int enum_cmp(const void *a, const void *b)
+{
+	const struct enum_entry *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+static const struct enum_entry *enum_index(const struct btf *b, size_t *count)
+{
+	static struct enum_entry *index;
+	static size_t n;
+	static bool built;
+	if (built) {
+		*count = n;
+		return index;
+	}
+	built = true;
+	size_t cap = 0;
+	uint32_t types = btf__type_cnt(b);
+	for (uint32_t id = 1; id < types; id++) {
+		const struct btf_type *t = btf__type_by_id(b, id);
+		if (!btf_is_enum(t) && !btf_is_enum64(t))
+			continue;
+		for (int i = 0; i < btf_vlen(t); i++) {
+			if (n == cap) {
+				size_t nc = cap ? cap * 2 : 4096;
+				struct enum_entry *ni = realloc(index, nc * sizeof(*ni));
+				if (!ni)
+					break;
+				index = ni;
+				cap = nc;
+			}
+			struct enum_entry *e = &index[n];
+			e->order = (uint32_t)n;
+			e->is_unsigned = false;
+			if (btf_is_enum(t)) {
+				const struct btf_enum *v = btf_enum(t) + i;
+				e->name = btf__name_by_offset(b, v->name_off);
+				/* signed enums sign-extend, unsigned ones do not */
+				e->value = btf_kflag(t) ? (uint64_t)(int64_t)v->val
+							: (uint64_t)(uint32_t)v->val;
+			} else {
+				const struct btf_enum64 *v = btf_enum64(t) + i;
+				e->name = btf__name_by_offset(b, v->name_off);
+				e->value = btf_enum64_value(v);
+				e->is_unsigned = !btf_kflag(t) && e->value > INT64_MAX;
+			}
+			if (e->name && *e->name)
+				n++;
+		}
+	}
+	if (n)
+		qsort(index, n, sizeof(*index), enum_cmp);
+	*count = n;
+	return index;
+}
+
 bool sema_btf_enumerator(struct sema_ctx *s, const char *name, uint64_t *value, bool *is_unsigned)
 {
 	const struct btf *b = host_kernel_btf();
 	if (!b)
 		return false;
-	/* libbpf indexes types by name, not enumerators: one pass over the
-	 * kernel's enums, only for a name nothing else knows */
-	uint32_t n = btf__type_cnt(b);
-	for (uint32_t id = 1; id < n; id++) {
-		const struct btf_type *t = btf__type_by_id(b, id);
-		if (btf_is_enum(t)) {
-			const struct btf_enum *e = btf_enum(t);
-			for (int i = 0; i < btf_vlen(t); i++, e++)
-				if (!strcmp(btf__name_by_offset(b, e->name_off), name)) {
-					/* signed enums sign-extend, unsigned ones do not */
-					*value = btf_kflag(t) ? (uint64_t)(int64_t)e->val
-							      : (uint64_t)(uint32_t)e->val;
-					return true;
-				}
-		} else if (btf_is_enum64(t)) {
-			const struct btf_enum64 *e = btf_enum64(t);
-			for (int i = 0; i < btf_vlen(t); i++, e++)
-				if (!strcmp(btf__name_by_offset(b, e->name_off), name)) {
-					*value = btf_enum64_value(e);
-					*is_unsigned = !btf_kflag(t) && *value > INT64_MAX;
-					return true;
-				}
-		}
+	size_t n, lo = 0;
+	const struct enum_entry *index = enum_index(b, &n);
+	/* the first entry not below name: the name's first definition */
+	for (size_t hi = n; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(index[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return false;
+	if (lo == n || strcmp(index[lo].name, name))
+		return false;
+	*value = index[lo].value;
+	if (index[lo].is_unsigned)
+		*is_unsigned = true;
+	return true;
 }
 
 struct type sema_kernel_ptr(struct sema_ctx *s, const char *name)
