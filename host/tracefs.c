@@ -38,8 +38,28 @@
 static char root_path[PATH_MAX];
 static bool root_known;
 
+/* The tracepoint list, loaded once per tracefs root: a misspelled
+ * tracepoint's "did you mean" and each wildcard probe walk the same list,
+ * and the kernel formats available_events anew on every read. */
+struct ev_list {
+	char *buf;
+	char **lines;	/* "CAT:NAME", sorted, unique */
+	size_t n;
+};
+static struct ev_list ev_cache;
+static bool ev_cached;
+
+static void ev_list_free(struct ev_list *l)
+{
+	free(l->buf);
+	free(l->lines);
+}
+
 void tfs_set_root(const char *dir)
 {
+	ev_list_free(&ev_cache);
+	memset(&ev_cache, 0, sizeof(ev_cache));
+	ev_cached = false;
 	root_known = false;
 	if (dir && strlen(dir) < sizeof(root_path)) {
 		strcpy(root_path, dir);
@@ -394,18 +414,6 @@ const struct tp_field *tfs_field(const struct tp_format *f, const char *name)
 
 /* ---- the list of tracepoints ---------------------------------------- */
 
-struct ev_list {
-	char *buf;
-	char **lines;	/* "CAT:NAME", sorted, unique */
-	size_t n;
-};
-
-static void ev_list_free(struct ev_list *l)
-{
-	free(l->buf);
-	free(l->lines);
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -531,22 +539,18 @@ static int ev_walk(const char *full_glob, const char *cat_glob,
 		   int (*cb)(const char *cat, const char *name, void *ctx),
 		   void *ctx)
 {
-	/* loaded once per process: a misspelled tracepoint's "did you mean"
-	 * and each wildcard probe walk the same list, and the kernel formats
-	 * available_events anew on every read */
-	static struct ev_list l;
-	static bool loaded;
+	struct ev_list *l = &ev_cache;
 	int ret = 0;
 
-	if (!loaded) {
-		int err = ev_list_load(&l);
+	if (!ev_cached) {
+		int err = ev_list_load(l);
 
 		if (err)
 			return err;
-		loaded = true;
+		ev_cached = true;
 	}
-	for (size_t i = 0; i < l.n && !ret; i++) {
-		char *line = l.lines[i], *colon = strchr(line, ':');
+	for (size_t i = 0; i < l->n && !ret; i++) {
+		char *line = l->lines[i], *colon = strchr(line, ':');
 
 		if (full_glob && fnmatch(full_glob, line, 0))
 			continue;

@@ -47,6 +47,27 @@ if [ "$(id -u)" = 0 ] && [ ! -e /sys/kernel/tracing/events ] && [ ! -e /sys/kern
 	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
 fi
 
+# kill_reap PID...: SIGKILL each workload process, then reap it
+kill_reap() {
+	local p
+	for p in "$@"; do kill -KILL "$p" 2>/dev/null; done
+	for p in "$@"; do wait "$p" 2>/dev/null; done
+}
+
+# cgroup_remove DIR: move what is still inside (a stray grandchild) back to
+# the root cgroup ($CGROOT), then remove DIR; says so when it cannot
+cgroup_remove() {
+	local p
+	[ -n "$1" ] && [ -d "$1" ] || return 0
+	while read -r p; do echo "$p" > "$CGROOT/cgroup.procs"; done < "$1/cgroup.procs" 2>/dev/null
+	rmdir "$1" 2>/dev/null || echo "    (cleanup: cannot remove $1)"
+}
+
+# cgroup2_root: where cgroup v2 is mounted ("" when it is not)
+cgroup2_root() {
+	awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo
+}
+
 need_root() {
 	[ "$(id -u)" = 0 ] && return 0
 	skip "$1" "needs root to load BPF"; return 1

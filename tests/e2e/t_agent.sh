@@ -41,20 +41,15 @@ declare -a ag_pids=()
 ag_scope=
 
 ag_cleanup() {
-	local p
-	for p in "${ag_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	for p in "${ag_pids[@]}"; do wait "$p" 2>/dev/null; done
-	if [ -n "$ag_scope" ] && [ -d "$ag_scope" ]; then
-		while read -r p; do echo "$p" > "$CGROOT/cgroup.procs"; done < "$ag_scope/cgroup.procs" 2>/dev/null
-		rmdir "$ag_scope" 2>/dev/null
-	fi
+	kill_reap "${ag_pids[@]}"
+	cgroup_remove "$ag_scope" >/dev/null
 	rm -f "$AG"/fifo.* "$RUN"/agent-* 2>/dev/null
 }
 trap ag_cleanup EXIT
 
 need_root "$ag_name" || exit 0
 if [ ! -r "$AGENT" ]; then fail "${ag_name}_built"; echo "    $AGENT is missing (make all)"; exit 0; fi
-CGROOT=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+CGROOT=$(cgroup2_root)
 if [ -z "$CGROOT" ] || [ ! -w "$CGROOT/cgroup.procs" ]; then
 	skip "$ag_name" "no writable cgroup v2 mount"; exit 0
 fi

@@ -62,16 +62,10 @@ declare -a ct_pids=() ct_cgs=()
 ct_made_slice=
 
 ct_cleanup() {
-	local p cg
-	for p in "${ct_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	for p in "${ct_pids[@]}"; do wait "$p" 2>/dev/null; done
+	kill_reap "${ct_pids[@]}"
 	# children first: the list is in creation order
 	for ((i = ${#ct_cgs[@]} - 1; i >= 0; i--)); do
-		cg=${ct_cgs[i]}
-		[ -d "$cg" ] || continue
-		# anything still inside (a stray grandchild) goes back to the root
-		while read -r p; do echo "$p" > "$CGROOT/cgroup.procs"; done < "$cg/cgroup.procs" 2>/dev/null
-		rmdir "$cg" 2>/dev/null || echo "    (cleanup: cannot remove $cg)"
+		cgroup_remove "${ct_cgs[i]}"
 	done
 	[ -n "$ct_made_slice" ] && rmdir "$ct_made_slice" 2>/dev/null
 	rm -f "$CT"/fifo.* 2>/dev/null
@@ -80,7 +74,7 @@ trap ct_cleanup EXIT
 
 # ---- prerequisites --------------------------------------------------------
 need_root "$ct_name" || exit 0
-CGROOT=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+CGROOT=$(cgroup2_root)
 if [ -z "$CGROOT" ] || [ ! -w "$CGROOT/cgroup.procs" ]; then
 	skip "$ct_name" "no writable cgroup v2 mount"; exit 0
 fi

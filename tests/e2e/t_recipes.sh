@@ -39,13 +39,8 @@ declare -a rc_pids=()
 rc_cg=
 
 rc_cleanup() {
-	local p
-	for p in "${rc_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	for p in "${rc_pids[@]}"; do wait "$p" 2>/dev/null; done
-	if [ -n "$rc_cg" ] && [ -d "$rc_cg" ]; then
-		while read -r p; do echo "$p" > "$CGROOT/cgroup.procs"; done < "$rc_cg/cgroup.procs" 2>/dev/null
-		rmdir "$rc_cg" 2>/dev/null || echo "    (cleanup: cannot remove $rc_cg)"
-	fi
+	kill_reap "${rc_pids[@]}"
+	cgroup_remove "$rc_cg"
 	rm -f "$W/go" "$W/bio.dat" "$W/pf.dat"
 }
 trap rc_cleanup EXIT
@@ -151,7 +146,7 @@ kill "$spin" 2>/dev/null; wait "$spin" 2>/dev/null
 out=$("$SONDE" -q -c "$B/malloc_loop 5000" "$R/malloc-per-pid.sonde" 2>&1)
 expect_eq recipes:malloc:exact_count 5000 "$(sum_of '^@malloc_calls\[, [0-9]+, malloc_loop\]: ' "$out")"
 
-CGROOT=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+CGROOT=$(cgroup2_root)
 if [ -z "$CGROOT" ] || [ ! -w "$CGROOT/cgroup.procs" ]; then
 	skip recipes:malloc:container "no writable cgroup v2 mount"
 else

@@ -512,6 +512,31 @@ static void test_each_and_read(void **state)
 	arena_free(a);
 }
 
+/* The list is read once per root: setting the root again reads it anew
+ * (a test's fake tree, a tracefs mounted late), the same root does not. */
+static void test_each_list_per_root(void **state)
+{
+	char path[256], *acc = NULL;
+
+	assert_int_equal(tfs_each("fib", "*", count_cb, &acc), 0);
+	assert_string_equal(acc, "fib:fib_table_lookup;");
+	free(acc);
+	acc = NULL;
+	snprintf(path, sizeof(path), "%s/available_events", fake_root);
+	FILE *ae = fopen(path, "w");
+	assert_non_null(ae);
+	fprintf(ae, "fib:fib_table_lookup\nfib:fib_other\n");
+	fclose(ae);
+	assert_int_equal(tfs_each("fib", "*", count_cb, &acc), 0);
+	assert_string_equal(acc, "fib:fib_table_lookup;");	/* cached */
+	free(acc);
+	acc = NULL;
+	tfs_set_root(fake_root);
+	assert_int_equal(tfs_each("fib", "*", count_cb, &acc), 0);
+	assert_string_equal(acc, "fib:fib_other;fib:fib_table_lookup;");
+	free(acc);
+}
+
 /* Without available_events the events/ directories are the list. */
 static void test_each_from_dirs(void **state)
 {
@@ -784,6 +809,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_list_verbose, setup_fake, teardown_fake),
 		cmocka_unit_test_setup_teardown(test_each_and_read, setup_fake, teardown_fake),
 		cmocka_unit_test_setup_teardown(test_each_from_dirs, setup_fake, teardown_fake),
+		cmocka_unit_test_setup_teardown(test_each_list_per_root, setup_fake, teardown_fake),
 		cmocka_unit_test(test_software_list),
 		cmocka_unit_test(test_software_lookup),
 		cmocka_unit_test(test_ksyms_lookup),
