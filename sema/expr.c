@@ -321,10 +321,22 @@ static bool probe_is_user(struct sema_ctx *s)
 	return t == PT_UPROBE || t == PT_URETPROBE || t == PT_USDT;
 }
 
+/* The first (learning) pass may read a map before the statement that
+ * assigns it: `@x = @x + 1`.  In arithmetic such a map is an unsigned
+ * integer, as in bpftrace (`@e = @e - 1` is 2^64 - 1 there), so that the
+ * assignment learns a type; the second pass
+ * checks the read again with every assignment known. */
+static struct type *arith_operand(struct sema_ctx *s, struct ast_node *e, struct type *t)
+{
+	if (s->quiet && sema_is_error(t) && e->kind == N_MAP && sema_map_of(s, e)->kind == MK_NONE)
+		return sema_set(e, ty_uint64);
+	return t;
+}
+
 static struct type *check_binary(struct sema_ctx *s, struct ast_node *e)
 {
-	struct type *l = sema_expr(s, e->bin.lhs);
-	struct type *r = sema_expr(s, e->bin.rhs);
+	struct type *l = arith_operand(s, e->bin.lhs, sema_expr(s, e->bin.lhs));
+	struct type *r = arith_operand(s, e->bin.rhs, sema_expr(s, e->bin.rhs));
 	if (sema_is_error(l) || sema_is_error(r))
 		return sema_err_type(e);
 	enum ast_op op = e->bin.op;
@@ -468,6 +480,8 @@ static struct type *check_positional(struct sema_ctx *s, struct ast_node *e)
 static struct type *check_unary(struct sema_ctx *s, struct ast_node *e)
 {
 	struct type *t = sema_expr(s, e->un.operand);
+	if (e->un.op != OP_DEREF)
+		t = arith_operand(s, e->un.operand, t);
 	if (sema_is_error(t))
 		return sema_err_type(e);
 	if (e->un.op == OP_DEREF) {

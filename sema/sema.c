@@ -353,6 +353,10 @@ struct sema_result *sema_run(struct arena *a, struct diag *d, struct ast_node *p
 	check_probes(&s);
 	s.quiet = false;
 	s.errors = 0;
+	/* a map poisoned in the first pass may have been poisoned by its own
+	 * read (`@s = @s`): the second pass decides again, and reports */
+	for (int i = 0; i < s.nmaps; i++)
+		s.maps[i]->poisoned = false;
 	check_probes(&s);
 	if (s.errors)
 		return NULL;

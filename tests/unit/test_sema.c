@@ -227,6 +227,12 @@ static void test_errors(void **state)
 		     "t.bt:1:14: error: map '@never' is read but never assigned\n"
 		     "BEGIN { @r = @never; }\n"
 		     "             ^~~~~~\n");
+	/* a map that only reads itself: the first pass must not leave it
+	 * quietly poisoned (a fuzz finding: no error, then invalid IR) */
+	expect_error("BEGIN { @s = @s; }",
+		     "t.bt:1:14: error: map '@s' is read but never assigned\n"
+		     "BEGIN { @s = @s; }\n"
+		     "             ^~\n");
 	expect_error("BEGIN { @tk[(1, 2)] = 1; }",
 		     "t.bt:1:13: error: map '@tk': a tuple cannot be a map key; write the elements as keys: @tk[a, b]\n"
 		     "BEGIN { @tk[(1, 2)] = 1; }\n"
