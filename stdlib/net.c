@@ -44,7 +44,10 @@ static void check_ntop(struct sema_ctx *s, struct ast_node *n)
 		n->type.kind = TY_ERROR;
 		return;
 	}
-	bool bytes = t->kind == TY_ARRAY && (t->size == 4 || t->size == 16);
+	/* a kernel u8[16] field reads as a string (u6_addr8, as tcpdrop.bt
+	 * uses it): its bytes are the address all the same */
+	bool bytes = (t->kind == TY_ARRAY || (t->kind == TY_STR && a->kind == N_FIELD)) &&
+		     (t->size == 4 || t->size == 16);
 	if (!bytes && t->kind != TY_INT && t->kind != TY_PTR) {
 		sema_error(s, a->loc, "ntop() needs an integer or a 4- or 16-byte array, not %s",
 			   type_str(sema_arena(s), t));
@@ -61,7 +64,7 @@ static LLVMValueRef lower_ntop(struct cg_ctx *cg, struct ast_node *n)
 	LLVMValueRef out = cg_alloca(cg, 24, "inet");
 	LLVMValueRef fam = af ? cg_expr(cg, af) : NULL;
 	LLVMValueRef v = cg_expr(cg, a);
-	bool bytes = a->type.kind == TY_ARRAY;
+	bool bytes = a->type.kind == TY_ARRAY || a->type.kind == TY_STR;
 	if (!fam)
 		fam = cg_const(cg, bytes && a->type.size == 16 ? AF_INET6 : AF_INET);
 	cg_store_i64(cg, fam, out);
