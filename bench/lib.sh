@@ -21,6 +21,7 @@ stats_on() {
 bench_cleanup() {
 	[ -n "$stats_holder" ] && kill "$stats_holder" 2>/dev/null
 	[ -n "${tracer:-}" ] && kill -KILL "$tracer" 2>/dev/null
+	[ -n "${other_tracer:-}" ] && kill -KILL "$other_tracer" 2>/dev/null
 	wait 2>/dev/null
 }
 trap bench_cleanup EXIT

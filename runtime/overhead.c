@@ -31,7 +31,10 @@
 #include <unistd.h>
 
 #define WARN_SHARE 0.05		/* of one CPU */
-#define CALIBRATE_CALLS 4000
+/* calls per timing: 5-20 ms of CPU, several timer ticks */
+#define CALIBRATE_CALLS 1000		/* of calibration_target, a 5-20 us trap each */
+#define CALIBRATE_SYSCALLS 16000	/* of getppid(), ~1 us each */
+#define CALIBRATE_ROUNDS 7
 
 struct ov_prog {
 	int fd;
@@ -153,11 +156,16 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* CALIBRATE_CALLS calls of sonde's own function, or of getppid() */
+static int ncalls(bool syscalls)
+{
+	return syscalls ? CALIBRATE_SYSCALLS : CALIBRATE_CALLS;
+}
+
+/* calls of sonde's own function, or of getppid() */
 static void make_calls(bool syscalls)
 {
 	int x = 0;
-	for (int i = 0; i < CALIBRATE_CALLS; i++) {
+	for (int i = 0; i < ncalls(syscalls); i++) {
 		if (syscalls)
 			syscall(SYS_getppid);
 		else
@@ -167,38 +175,70 @@ static void make_calls(bool syscalls)
 
 /* CPU nanoseconds (user and kernel, this thread's: what the trap takes
  * from the traced process, not the time it waits for a busy CPU) of
- * CALIBRATE_CALLS calls, the fastest of five runs */
+ * ncalls() calls */
 static uint64_t time_calls(bool syscalls)
 {
-	uint64_t best = UINT64_MAX;
-	for (int r = 0; r < 5; r++) {
-		uint64_t t0 = thread_cpu_ns();
-		make_calls(syscalls);
-		uint64_t t = thread_cpu_ns() - t0;
-		if (t < best)
-			best = t;
-	}
-	return best;
+	uint64_t t0 = thread_cpu_ns();
+	make_calls(syscalls);
+	return thread_cpu_ns() - t0;
 }
 
-/* ns per call that `link` (a probe running the empty program `prog`) adds
- * to the calls, less the program's own run time, which the BPF
- * statistics report apart; closes both */
-static uint64_t trap_cost(int prog, int link, uint64_t base, bool syscalls)
+/* what a calibration attaches its empty program to: a uprobe (or
+ * uretprobe) on calibration_target, or sys_enter_getppid */
+struct calib {
+	int prog;
+	bool syscalls;		/* the tracepoint: getppid() calls */
+	bool multi, ret;	/* a uprobe: a multi-uprobe link; a uretprobe */
+	uint64_t off;		/* a uprobe: calibration_target's file offset */
+	int tp_id;		/* the tracepoint's id */
+};
+
+static int calib_attach(const struct calib *c)
 {
-	uint64_t probed = link >= 0 ? time_calls(syscalls) : 0;
+	if (!c->syscalls)
+		return c->multi ? rt_umulti_link(c->prog, "/proc/self/exe", &c->off, NULL, 1, getpid(), c->ret)
+				: classic_uprobe(c->prog, c->off, c->ret);
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = (uint64_t)c->tp_id;
+	attr.sample_period = 1;
+	attr.wakeup_events = 1;
+	/* the program runs for every task's hits, whichever CPU's event */
+	return perf_prog(&attr, -1, 0, c->prog);
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* ns per call the probe adds, less its empty program's run time, which
+ * the BPF statistics report apart; 0 when it cannot be measured.  The
+ * rounds alternate between the calls alone and the calls under the
+ * probe, and the fastest of each are compared: a change in the machine's
+ * speed during calibration (other load, a neighbour on the host) then
+ * weighs on both alike.  Closes the program. */
+static uint64_t calib_cost(const struct calib *c)
+{
+	uint64_t base = UINT64_MAX, probed = UINT64_MAX;
+	for (int r = 0; r < CALIBRATE_ROUNDS; r++) {
+		base = min_u64(base, time_calls(c->syscalls));
+		int link = calib_attach(c);
+		if (link < 0) {
+			probed = 0;
+			break;
+		}
+		probed = min_u64(probed, time_calls(c->syscalls));
+		close(link);
+	}
 	struct bpf_prog_info info;
 	memset(&info, 0, sizeof(info));
 	uint32_t len = sizeof(info);
 	uint64_t prog_ns = 0;
-	if (!bpf_obj_get_info_by_fd(prog, &info, &len) && info.run_cnt)
+	if (!bpf_obj_get_info_by_fd(c->prog, &info, &len) && info.run_cnt)
 		prog_ns = info.run_time_ns / info.run_cnt;
-	if (link >= 0)
-		close(link);
-	close(prog);
+	close(c->prog);
 	if (probed <= base)
 		return 0;
-	uint64_t per = (probed - base) / CALIBRATE_CALLS;
+	uint64_t per = (probed - base) / (uint64_t)ncalls(c->syscalls);
 	return per > prog_ns ? per - prog_ns : 0;
 }
 
@@ -206,17 +246,12 @@ static uint64_t trap_cost(int prog, int link, uint64_t base, bool syscalls)
  * call, less its empty program's run time; 0 when it cannot be measured */
 static uint64_t calibrate(bool ret)
 {
-	uint64_t off;
-	if (target_offset(&off))
+	struct calib c = {.ret = ret};
+	if (target_offset(&c.off))
 		return 0;
-	bool multi = rt_umulti_supported() && !getenv("SONDE_NO_UPROBE_MULTI");
-	int prog = empty_prog(BPF_PROG_TYPE_KPROBE, multi);
-	if (prog < 0)
-		return 0;
-	uint64_t base = time_calls(false);
-	int link = multi ? rt_umulti_link(prog, "/proc/self/exe", &off, NULL, 1, getpid(), ret)
-			 : classic_uprobe(prog, off, ret);
-	return trap_cost(prog, link, base, false);
+	c.multi = rt_umulti_supported() && !getenv("SONDE_NO_UPROBE_MULTI");
+	c.prog = empty_prog(BPF_PROG_TYPE_KPROBE, c.multi);
+	return c.prog < 0 ? 0 : calib_cost(&c);
 }
 
 /*
@@ -225,10 +260,9 @@ static uint64_t calibrate(bool ret)
  * once a syscall tracepoint is on every system call takes the slow entry
  * path; the BPF statistics see none of it (measured here: ~0.2 us on a
  * 1.1 us getppid(), twice what a counting program takes).  Timed as the
- * uprobe's trap:
- * getppid() calls, then the same under sys_enter_getppid running an empty
- * program.  Tracepoints outside syscalls skip the slow entry path and
- * cost somewhat less, so the estimate errs on the high side for them.
+ * uprobe's trap, on getppid() calls under sys_enter_getppid.
+ * Tracepoints outside syscalls skip the slow entry path and cost somewhat
+ * less, so the estimate errs on the high side for them.
  */
 static uint64_t calibrate_tracepoint(void)
 {
@@ -237,21 +271,11 @@ static uint64_t calibrate_tracepoint(void)
 		return 0;
 	char path[512];
 	snprintf(path, sizeof(path), "%s/events/syscalls/sys_enter_getppid/id", root);
-	int id = read_id(path);
-	if (id < 0)
+	struct calib c = {.syscalls = true, .tp_id = read_id(path)};
+	if (c.tp_id < 0)
 		return 0;
-	int prog = empty_prog(BPF_PROG_TYPE_TRACEPOINT, false);
-	if (prog < 0)
-		return 0;
-	uint64_t base = time_calls(true);
-	struct perf_event_attr attr;
-	memset(&attr, 0, sizeof(attr));
-	attr.type = PERF_TYPE_TRACEPOINT;
-	attr.config = (uint64_t)id;
-	attr.sample_period = 1;
-	attr.wakeup_events = 1;
-	/* the program runs for every task's hits, whichever CPU's event */
-	return trap_cost(prog, perf_prog(&attr, -1, 0, prog), base, true);
+	c.prog = empty_prog(BPF_PROG_TYPE_TRACEPOINT, false);
+	return c.prog < 0 ? 0 : calib_cost(&c);
 }
 
 /* ---- the table ------------------------------------------------------------- */

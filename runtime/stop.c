@@ -41,6 +41,15 @@
 #define STOP_LOOK_MS 20
 /* events between two reads of the clock (a vDSO call, no system call) */
 #define STOP_CLOCK_EVERY 8
+/* After a drain that emptied the ring buffer, the loop rests this long
+ * before it waits on the ring again (signals, the -p process and --serve
+ * still wake it).  The kernel wakes the reader with the first record
+ * after the reader has caught up: an interrupt and a task wakeup, paid on
+ * the traced thread's CPU and counted in no BPF statistic.  A reader that
+ * keeps catching up with a flood has that happen for nearly every record;
+ * resting lets a batch build up, so that it happens at most once a rest.
+ * The default ring holds far more than a rest's worth of any flood. */
+#define RING_REST_MS 2
 
 static struct rt *signal_rt;	/* the run the handlers report to */
 /* a signal before the run exists (compiling, loading): it stops the run
@@ -202,6 +211,11 @@ int rt_stop_wait(struct rt *rt, int timeout_ms)
 		{.fd = st->target_fd, .events = POLLIN},
 		{.fd = st->extra_fd, .events = POLLIN},
 	};
+	if (rt->ev.handled && !rt->ev.more) {
+		p[0].fd = -1;
+		if (timeout_ms < 0 || timeout_ms > RING_REST_MS)
+			timeout_ms = RING_REST_MS;
+	}
 	if (rt_stop_due(rt))
 		timeout_ms = 0;
 	int n = poll(p, 4, timeout_ms);
