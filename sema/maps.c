@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/format.h"
+#include "common/suggest.h"
 
 /* ---- maps --------------------------------------------------------------- */
 
@@ -192,6 +193,19 @@ void sema_map_keys(struct sema_ctx *s, struct ast_node *m)
 			   type_str(s->a, &key), type_str(s->a, &map->key));
 }
 
+void sema_map_unassigned(struct sema_ctx *s, const struct sema_map *map, struct src_loc loc,
+			 const char *use)
+{
+	struct suggest sg;
+	char hint[512];
+	suggest_init(&sg, map->name);
+	for (int i = 0; i < s->nmaps; i++)
+		if (s->maps[i]->kind != MK_NONE)
+			suggest_add(&sg, s->maps[i]->name);
+	sema_error(s, loc, "map '%s' is %s but never assigned%s", map->name, use,
+		   suggest_text(&sg, 3, hint, sizeof(hint)));
+}
+
 /* a map read in an expression */
 struct type sema_map_read_type(struct sema_ctx *s, struct ast_node *m)
 {
@@ -199,7 +213,7 @@ struct type sema_map_read_type(struct sema_ctx *s, struct ast_node *m)
 	switch (map->kind) {
 	case MK_NONE:
 		if (!s->quiet && !map->poisoned)
-			sema_error(s, m->loc, "map '%s' is read but never assigned", map->name);
+			sema_map_unassigned(s, map, m->loc, "read");
 		return (struct type){.kind = TY_ERROR};
 	case MK_VALUE:
 		return sema_deep_copy(s->a, &map->value);

@@ -358,6 +358,12 @@ struct sema_result *sema_run(struct arena *a, struct diag *d, struct ast_node *p
 	for (int i = 0; i < s.nmaps; i++)
 		s.maps[i]->poisoned = false;
 	check_probes(&s);
+	/* print(@m), clear(@m), delete(@m[k]) of a map nothing assigns (a
+	 * read has said so already) */
+	int errors_before = s.errors;
+	for (int i = 0; i < s.nmaps && !errors_before; i++)
+		if (s.maps[i]->kind == MK_NONE)
+			sema_map_unassigned(&s, s.maps[i], s.maps[i]->loc, "used");
 	if (s.errors)
 		return NULL;
 	if (s.nmaps)

@@ -83,6 +83,9 @@ void sema_complete_deep(struct sema_ctx *s, struct type *t);
 const char *sema_kind_name(enum map_kind k);
 /* the type of a map read in an expression */
 struct type sema_map_read_type(struct sema_ctx *s, struct ast_node *m);
+/* "map @x is USE but never assigned; did you mean @y?" */
+void sema_map_unassigned(struct sema_ctx *s, const struct sema_map *map, struct src_loc loc,
+			 const char *use);
 /* '@m[..] = v': unify v with the map's value type */
 void sema_map_store_value(struct sema_ctx *s, struct ast_node *m, const struct type *v,
 			  struct src_loc loc);

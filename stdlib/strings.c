@@ -42,7 +42,10 @@ static void check_str(struct sema_ctx *s, struct ast_node *n)
 		 * reads at most that many bytes into a BPFTRACE_STRLEN value */
 	}
 	if (t->kind == TY_STR) {
+		/* str("hello", 3) is "hel", as str(ptr, 3) reads 3 bytes */
 		n->type = *t;
+		if (size < t->size)
+			n->type = ty_str(size);
 		return;
 	}
 	if (t->kind != TY_INT && t->kind != TY_PTR && t->kind != TY_ERROR) {
@@ -58,7 +61,10 @@ static void str_into(struct cg_ctx *cg, struct ast_node *n, LLVMValueRef dst, ui
 {
 	struct ast_node *a = n->call.args;
 	if (a->type.kind == TY_STR) {
-		cg_expr_store(cg, a, dst, size);
+		uint32_t keep = n->type.size < size ? n->type.size : size;
+		cg_expr_store(cg, a, dst, keep);
+		if (n->type.size < a->type.size && keep == n->type.size)	/* cut short */
+			LLVMBuildStore(cg_builder(cg), LLVMConstInt(cg_i8(cg), 0, 0), cg_gep(cg, dst, keep - 1));
 		return;
 	}
 	LLVMBuilderRef b = cg_builder(cg);
@@ -82,7 +88,7 @@ static void str_into(struct cg_ctx *cg, struct ast_node *n, LLVMValueRef dst, ui
 static LLVMValueRef lower_str(struct cg_ctx *cg, struct ast_node *n)
 {
 	struct ast_node *a = n->call.args;
-	if (a->type.kind == TY_STR)
+	if (a->type.kind == TY_STR && n->type.size == a->type.size)
 		return cg_expr(cg, a);
 	LLVMValueRef buf = cg_alloca(cg, n->type.size, "str");
 	str_into(cg, n, buf, n->type.size);

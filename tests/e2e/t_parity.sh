@@ -48,6 +48,11 @@ expect_eq parity:has_key $'(1, 0, 1, 1)\nrc=0' "$out"
 out=$("$SONDE" -q -e 'i:ms:10 { @n++; if (@n == 3) { exit(@n + 66); } }' 2>&1; echo "rc=$?")
 expect_eq parity:exit_status $'\n\n@n: 3\nrc=69' "$out"
 
+# str(s, n) of a string cuts it to n bytes, as str(ptr, n) reads n bytes
+# (bpftrace 0.17 refuses a string; newer versions take it)
+out=$("$SONDE" -q -e 'BEGIN { $s = str("hello", 3); @m = str("hello", 2); printf("%s|%s|%s\n", $s, str("hello", 1), str("hi", 10)); exit(); }' 2>&1; echo "rc=$?")
+expect_eq parity:str_of_string_cut $'hel|h|hi\n\n\n@m: he\nrc=0' "$out"
+
 # newer bpftrace's config block: names as in bpftrace, the environment wins,
 # missing_probes decides about a uprobe that is not there
 # the first file /bin/true opens is /etc/ld.so.cache
