@@ -455,19 +455,36 @@ static struct type *check_var(struct sema_ctx *s, struct ast_node *e)
 
 /* $1 ... are compile-time constants: rewrite the node in place into
  * an integer or (non-numeric) string literal; $# is the count */
+static struct type *positional(struct sema_ctx *s, struct ast_node *e, bool as_text);
+
 static struct type *check_positional(struct sema_ctx *s, struct ast_node *e)
+{
+	return positional(s, e, false);
+}
+
+struct type *sema_positional_text(struct sema_ctx *s, struct ast_node *e)
+{
+	return positional(s, e, true);
+}
+
+static struct type *positional(struct sema_ctx *s, struct ast_node *e, bool as_text)
 {
 	const char *v = NULL;
 	if (e->pos.index > 0 && e->pos.index <= s->opts->npos_args)
 		v = s->opts->pos_args[e->pos.index - 1];
 	char *end = NULL;
+	errno = 0;
 	long long x = v && *v ? strtoll(v, &end, 0) : 0;
-	if (e->pos.index == 0 || !v || !*v || !*end) {
+	if (errno == ERANGE && v[0] != '-')	/* 0xffffffffffffffff: all 64 bits */
+		x = (long long)strtoull(v, &end, 0);
+	if (e->pos.index == 0 || (!as_text && (!v || !*v || !*end))) {
 		e->kind = N_INT;
 		e->i.value = (uint64_t)(e->pos.index == 0 ? s->opts->npos_args : x);
 		e->i.is_char = false;
 		return sema_set(e, ty_int64);
 	}
+	if (!v)
+		v = "";		/* str($3) with two parameters: "" */
 	uint32_t n = (uint32_t)strlen(v);
 	if (n >= STR_MAX)
 		n = STR_MAX - 1;

@@ -238,6 +238,8 @@ const char *sema_probe_type_name(enum probe_type t);
 
 /* type-check an expression; returns its type (TY_ERROR after an error) */
 struct type *sema_expr(struct sema_ctx *s, struct ast_node *e);
+/* a positional parameter as the text it was given, numbers too: str($1) */
+struct type *sema_positional_text(struct sema_ctx *s, struct ast_node *e);
 void sema_error(struct sema_ctx *s, struct src_loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 struct arena *sema_arena(struct sema_ctx *s);

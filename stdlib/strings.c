@@ -22,7 +22,8 @@
 static void check_str(struct sema_ctx *s, struct ast_node *n)
 {
 	struct ast_node *a = n->call.args;
-	struct type *t = sema_expr(s, a);
+	/* str($1) is the parameter's text, "1" for 1, as in bpftrace */
+	struct type *t = a->kind == N_POSITIONAL ? sema_positional_text(s, a) : sema_expr(s, a);
 	/* BPFTRACE_STRLEN: bytes of the value, the NUL included */
 	uint32_t size = (uint32_t)settings_int(SET_STRLEN);
 	if (a->next) {

@@ -48,6 +48,11 @@ expect_eq parity:has_key $'(1, 0, 1, 1)\nrc=0' "$out"
 out=$("$SONDE" -q -e 'i:ms:10 { @n++; if (@n == 3) { exit(@n + 66); } }' 2>&1; echo "rc=$?")
 expect_eq parity:exit_status $'\n\n@n: 3\nrc=69' "$out"
 
+# a positional parameter past INT64_MAX keeps all 64 bits, as newer bpftrace
+# (0.17 refuses 0xffffffffffffffff)
+out=$("$SONDE" -q -e 'BEGIN { printf("%lu %d\n", $1, $2); exit(); }' -- 0xffffffffffffffff -5 2>&1; echo "rc=$?")
+expect_eq parity:positional_u64 $'18446744073709551615 -5\n\n\nrc=0' "$out"
+
 # str(s, n) of a string cuts it to n bytes, as str(ptr, n) reads n bytes
 # (bpftrace 0.17 refuses a string; newer versions take it)
 out=$("$SONDE" -q -e 'BEGIN { $s = str("hello", 3); @m = str("hello", 2); printf("%s|%s|%s\n", $s, str("hello", 1), str("hi", 10)); exit(); }' 2>&1; echo "rc=$?")
