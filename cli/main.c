@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <bpf/libbpf.h>
+
 #include "cli/cli.h"
 #include "codegen/codegen.h"
 #include "common/arena.h"
@@ -501,6 +503,7 @@ int main(int argc, char **argv)
 		.exclude_pid = exclude_self ? getpid() : 0,
 		.hist_sum = writer->scrape,	/* a histogram's _sum */
 		.helper_check = helper_check,
+		.ncpus = libbpf_num_possible_cpus(),
 	};
 	struct cg_object obj = {0};
 	if (cg_compile(a, r, &co, &obj))

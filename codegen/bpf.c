@@ -196,6 +196,13 @@ LLVMValueRef cg_map_lookup(struct cg_ctx *cg, const struct sema_map *m, LLVMValu
 	return call_ret(cg, BPF_FUNC_map_lookup_elem, cg->ptr, args, 2);
 }
 
+LLVMValueRef cg_map_lookup_cpu(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key,
+			       LLVMValueRef cpu)
+{
+	LLVMValueRef args[] = {cg_map_ref(cg, m), key, LLVMBuildTrunc(cg->b, cpu, cg_i32(cg), "")};
+	return call_ret(cg, BPF_FUNC_map_lookup_percpu_elem, cg->ptr, args, 3);
+}
+
 /* ++ the i64 in slot idx of a per-CPU array of counters */
 static void count_in(struct cg_ctx *cg, LLVMValueRef map, uint32_t idx)
 {

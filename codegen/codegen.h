@@ -42,6 +42,8 @@ struct cg_opts {
 				 * Prometheus histogram); only scrape formats read it */
 	int helper_check;	/* -k: 1 map updates and deletes report failures
 				 * (EV_HELPER_ERROR), -kk: 2 probe reads too */
+	int ncpus;		/* possible CPUs: an aggregation read in an expression
+				 * folds this many per-CPU slots (0: 1) */
 };
 
 /* -k: a helper call whose failure is reported, by EV_HELPER_ERROR id */
@@ -146,6 +148,9 @@ const struct sema_map *cg_map_of(struct cg_ctx *cg, struct ast_node *map);
 /* pointer to the map's definition global, for helper arguments */
 LLVMValueRef cg_map_ref(struct cg_ctx *cg, const struct sema_map *m);
 LLVMValueRef cg_map_lookup(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key);
+/* bpf_map_lookup_percpu_elem: the value a given CPU holds (cpu: i64) */
+LLVMValueRef cg_map_lookup_cpu(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key,
+			       LLVMValueRef cpu);
 LLVMValueRef cg_map_update(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key,
 			   LLVMValueRef val, uint64_t flags);
 LLVMValueRef cg_map_delete(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key);

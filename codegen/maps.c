@@ -99,10 +99,67 @@ LLVMValueRef cg_map_key(struct cg_ctx *cg, struct ast_node *m, int with_bucket)
 	return key;
 }
 
+/*
+ * An aggregation read in an expression (`@n = count(); if (@n > 100)`):
+ * its per-CPU slots folded as userspace prints them - counts and sums
+ * added, the least of the mins, an avg's total over its count - with
+ * bpf_map_lookup_percpu_elem for each possible CPU.  Reading this CPU's
+ * slot alone would answer per CPU, a silent undercount.
+ */
+static LLVMValueRef agg_read(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key)
+{
+	LLVMBuilderRef b = cg->b;
+	LLVMValueRef acc = cg_alloca(cg, 16, "agg");	/* {value, count or set} */
+	LLVMValueRef a0 = acc, a1 = cg_gep(cg, acc, 8);
+	LLVMValueRef cpu = cg_alloca(cg, 8, "cpu");
+	int ncpus = cg->opts->ncpus > 0 ? cg->opts->ncpus : 1;
+	LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "agg_cpu");
+	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "agg_slot");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "agg_done");
+	LLVMBuildBr(b, head);
+	LLVMPositionBuilderAtEnd(b, head);
+	LLVMValueRef i = cg_load_i64(cg, cpu);
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, i, cg_const(cg, (uint64_t)ncpus), ""), body, done);
+	LLVMPositionBuilderAtEnd(b, body);
+	LLVMValueRef p = cg_map_lookup_cpu(cg, m, key, i);
+	struct cg_if f = cg_begin_if(cg, LLVMBuildIsNotNull(b, p, ""), "agg_found");
+	LLVMValueRef v0 = cg_load_i64(cg, p);
+	switch (m->kind) {
+	case MK_COUNT: case MK_SUM:
+		cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, a0), v0, ""), a0);
+		break;
+	case MK_AVG:	/* {count, total} */
+		cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, a1), v0, ""), a1);
+		cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, a0), cg_load_i64(cg, cg_gep(cg, p, 8)), ""), a0);
+		break;
+	case MK_MIN: case MK_MAX: {	/* {value, set}: the best of the CPUs that saw one */
+		LLVMValueRef cur = cg_load_i64(cg, a0);
+		LLVMValueRef set = LLVMBuildICmp(b, LLVMIntNE, cg_load_i64(cg, cg_gep(cg, p, 8)), cg_const(cg, 0), "");
+		LLVMValueRef first = LLVMBuildICmp(b, LLVMIntEQ, cg_load_i64(cg, a1), cg_const(cg, 0), "");
+		LLVMValueRef better = LLVMBuildICmp(b, m->kind == MK_MIN ? LLVMIntSLT : LLVMIntSGT, v0, cur, "");
+		LLVMValueRef take = LLVMBuildAnd(b, set, LLVMBuildOr(b, first, better, ""), "");
+		cg_store_i64(cg, LLVMBuildSelect(b, take, v0, cur, ""), a0);
+		cg_store_i64(cg, LLVMBuildSelect(b, take, cg_const(cg, 1), cg_load_i64(cg, a1), ""), a1);
+		break;
+	}
+	case MK_NONE: case MK_VALUE: case MK_STATS: case MK_HIST: case MK_LHIST:
+		break;	/* sema lets no other kind be read */
+	}
+	cg_end_if(cg, &f);
+	cg_store_i64(cg, LLVMBuildAdd(b, i, cg_const(cg, 1), ""), cpu);
+	LLVMBuildBr(b, head);
+	LLVMPositionBuilderAtEnd(b, done);
+	if (m->kind == MK_AVG)	/* an empty avg reads 0, as it prints */
+		return cg_arith(cg, OP_DIV, cg_load_i64(cg, a0), cg_load_i64(cg, a1), true);
+	return cg_load_i64(cg, a0);
+}
+
 LLVMValueRef cg_map_read(struct cg_ctx *cg, struct ast_node *mn)
 {
 	const struct sema_map *m = cg_map_of(cg, mn);
 	LLVMValueRef key = cg_map_key(cg, mn, 0);
+	if (m->percpu)
+		return agg_read(cg, m, key);
 	LLVMValueRef p = cg_map_lookup(cg, m, key);
 	if (!m->array_slots)	/* the key is not needed past the lookup */
 		cg_lifetime(cg, key, m->key_size, false);

@@ -223,7 +223,8 @@ struct type sema_map_read_type(struct sema_ctx *s, struct ast_node *m)
 	case MK_MIN:	/* bpftrace: min/max are signed, whatever they saw */
 	case MK_MAX:
 		return ty_int64;
-	case MK_AVG:
+	case MK_AVG:	/* total / count over all CPUs, as newer bpftrace */
+		return ty_int64;
 	case MK_STATS:
 	case MK_HIST:
 	case MK_LHIST:

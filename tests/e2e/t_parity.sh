@@ -48,6 +48,18 @@ expect_eq parity:has_key $'(1, 0, 1, 1)\nrc=0' "$out"
 out=$("$SONDE" -q -e 'i:ms:10 { @n++; if (@n == 3) { exit(@n + 66); } }' 2>&1; echo "rc=$?")
 expect_eq parity:exit_status $'\n\n@n: 3\nrc=69' "$out"
 
+# an aggregation read in an expression folds every CPU's slot (newer
+# bpftrace; 0.17 refuses the read): 1000 calls on each CPU read as 2000,
+# not as one CPU's 1000
+if need_root parity:agg_read_all_cpus; then
+	build_workload syscall_loop
+	out=$("$SONDE" -q -e 'config = { print_maps_on_exit = false }
+		tracepoint:syscalls:sys_enter_getppid /comm == "syscall_loop"/ { @n = count(); @s = sum(2); @mx = max(cpu); @mn = min(cpu); @a = avg(cpu * 10); }
+		END { printf("read: %d %d %d %d %d\n", @n, @s, @mx, @mn, @a); }' \
+		-c "sh -c 'taskset -c 0 $B/syscall_loop 1000 >/dev/null & taskset -c 1 $B/syscall_loop 1000 >/dev/null; wait'" 2>&1)
+	expect_eq parity:agg_read_all_cpus 'read: 2000 4000 1 0 5' "$out"
+fi
+
 # a positional parameter past INT64_MAX keeps all 64 bits, as newer bpftrace
 # (0.17 refuses 0xffffffffffffffff)
 out=$("$SONDE" -q -e 'BEGIN { printf("%lu %d\n", $1, $2); exit(); }' -- 0xffffffffffffffff -5 2>&1; echo "rc=$?")
