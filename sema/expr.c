@@ -324,8 +324,8 @@ static bool probe_is_user(struct sema_ctx *s)
 /* The first (learning) pass may read a map before the statement that
  * assigns it: `@x = @x + 1`.  In arithmetic such a map is an unsigned
  * integer, as in bpftrace (`@e = @e - 1` is 2^64 - 1 there), so that the
- * assignment learns a type; the second pass
- * checks the read again with every assignment known. */
+ * assignment learns a type; the second pass checks the read again with
+ * every assignment known. */
 static struct type *arith_operand(struct sema_ctx *s, struct ast_node *e, struct type *t)
 {
 	if (s->quiet && sema_is_error(t) && e->kind == N_MAP && sema_map_of(s, e)->kind == MK_NONE)
@@ -454,19 +454,7 @@ static struct type *check_var(struct sema_ctx *s, struct ast_node *e)
 }
 
 /* $1 ... are compile-time constants: rewrite the node in place into
- * an integer or (non-numeric) string literal; $# is the count */
-static struct type *positional(struct sema_ctx *s, struct ast_node *e, bool as_text);
-
-static struct type *check_positional(struct sema_ctx *s, struct ast_node *e)
-{
-	return positional(s, e, false);
-}
-
-struct type *sema_positional_text(struct sema_ctx *s, struct ast_node *e)
-{
-	return positional(s, e, true);
-}
-
+ * an integer or (non-numeric, or as_text) string literal; $# is the count */
 static struct type *positional(struct sema_ctx *s, struct ast_node *e, bool as_text)
 {
 	const char *v = NULL;
@@ -492,6 +480,11 @@ static struct type *positional(struct sema_ctx *s, struct ast_node *e, bool as_t
 	e->s.value = arena_strndup(s->a, v, n);
 	e->s.len = n;
 	return sema_set(e, ty_str(n + 1));
+}
+
+struct type *sema_positional_text(struct sema_ctx *s, struct ast_node *e)
+{
+	return positional(s, e, true);
 }
 
 static struct type *check_unary(struct sema_ctx *s, struct ast_node *e)
@@ -730,7 +723,7 @@ struct type *sema_expr(struct sema_ctx *s, struct ast_node *e)
 		sema_map_keys(s, e);
 		return sema_set(e, sema_map_read_type(s, e));
 	case N_POSITIONAL:
-		return check_positional(s, e);
+		return positional(s, e, false);
 	case N_CALL:
 		return sema_check_call(s, e, false);
 	case N_BINARY:
