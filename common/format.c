@@ -33,6 +33,7 @@ struct conv_parts {
 	char conv;
 	char rmode;		/* %rx: 'x', %rh: 'h' */
 	int narrow;		/* %h: 16 bits, %hh: 8 (as C); 0: the whole value */
+	bool wide;		/* %l, %ll, %j, %z, %t: 64 bits whatever the value's type */
 	int length;		/* bytes from '%' through the conversion */
 };
 
@@ -108,6 +109,7 @@ static bool parse_conv(const char *s, struct conv_parts *c, const char **why)
 	else if (s[i] && strchr("hlzjt", s[i]))
 		lenmod = 1;
 	c->narrow = s[i] != 'h' ? 0 : lenmod == 2 ? 8 : 16;
+	c->wide = lenmod && s[i] != 'h';
 	i += lenmod;
 	if (s[i] == '\0') {
 		*why = "format string ends inside the conversion";
@@ -286,7 +288,7 @@ static void put_padded(struct buf *b, const struct conv_parts *c,
  * width by spaces (left or right) or, with '0' and no precision, by zeros
  * after the sign and prefix.
  */
-static void put_int(struct buf *b, const struct conv_parts *c, int64_t v)
+static void put_int(struct buf *b, const struct conv_parts *c, int64_t v, int bits)
 {
 	char digits[24], sign = 0;
 	const char *prefix = "";
@@ -295,10 +297,13 @@ static void put_int(struct buf *b, const struct conv_parts *c, int64_t v)
 	uint64_t mag;
 	size_t nd = 0, zeros, total;
 
-	/* %hd, %hhx ...: the low 16 or 8 bits, signed for %d and %i */
-	if (c->narrow == 16)
+	/* %hd, %hhx ...: the low 16 or 8 bits, signed for %d and %i; a
+	 * 32-bit value without %l: the low 32 */
+	if (bits == 32)
+		v = strchr("di", c->conv) ? (int64_t)(int32_t)v : (int64_t)(uint32_t)v;
+	else if (bits == 16)
 		v = strchr("di", c->conv) ? (int64_t)(int16_t)v : (int64_t)(uint16_t)v;
-	else if (c->narrow == 8)
+	else if (bits == 8)
 		v = strchr("di", c->conv) ? (int64_t)(int8_t)v : (int64_t)(uint8_t)v;
 	switch (c->conv) {
 	case 'd':
@@ -376,8 +381,8 @@ static void put_str(struct buf *b, const struct conv_parts *c, const char *s)
 static void put_conv(struct buf *b, const struct conv_parts *c,
 		     const struct fmt_val *v)
 {
-	static const struct fmt_val missing_int = { .kind = FMT_INT, { .i = 0 } };
-	static const struct fmt_val missing_str = { .kind = FMT_STR, { .s = "" } };
+	static const struct fmt_val missing_int = { .kind = FMT_INT, .i = 0 };
+	static const struct fmt_val missing_str = { .kind = FMT_STR, .s = "" };
 	char tmp[24];
 	char ch;
 
@@ -403,7 +408,8 @@ static void put_conv(struct buf *b, const struct conv_parts *c,
 		put_padded(b, c, &ch, 1);
 		break;
 	default:
-		put_int(b, c, v->kind == FMT_STR ? 0 : v->i);
+		put_int(b, c, v->kind == FMT_STR ? 0 : v->i,
+			c->narrow ? c->narrow : v->int32 && !c->wide && c->conv != 'p' ? 32 : 0);
 		break;
 	}
 }

@@ -12,6 +12,7 @@
 #ifndef SONDE_FORMAT_H
 #define SONDE_FORMAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,6 +49,8 @@ int fmt_parse(struct arena *a, const char *fmt, struct fmt_spec *out,
 /* One argument value as the runtime decoded it. */
 struct fmt_val {
 	enum fmt_arg_kind kind;	/* FMT_INT/FMT_UINT: i; FMT_STR: s */
+	bool int32;		/* a value of 32 bits or fewer: %d %u %x without %l
+				 * print its low 32 bits, as C's int (and bpftrace) */
 	union {
 		int64_t i;
 		const char *s;

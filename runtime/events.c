@@ -43,6 +43,7 @@ static struct fmt_val *decode(struct rt *rt, const struct sema_event *ev, const 
 		const uint8_t *p = args + f->offset;
 		if (f->type.kind == TY_INT || f->type.kind == TY_PTR) {
 			v[i].kind = f->type.is_signed ? FMT_INT : FMT_UINT;
+			v[i].int32 = f->type.kind == TY_INT && f->type.csize && f->type.csize <= 4;
 			memcpy(&v[i].i, p, 8);
 			if (ev->spec && i < ev->spec->nconvs && ev->spec->convs[i].kind == FMT_STR) {
 				v[i].kind = FMT_STR;

@@ -672,9 +672,13 @@ static struct type *check_sizeof(struct sema_ctx *s, struct ast_node *e)
 		if (sema_is_error(&t))
 			return sema_err_type(e);
 		uint32_t al;
+		/* an integer variable has its C size, as in bpftrace; a map's
+		 * value is 8 bytes */
 		if (t.kind == TY_TUPLE)
 			t.size = c_size(s, &t, &al);
-		else if (sema_is_int_storage(&t) && (t.kind != TY_INT || !t.size))
+		else if (t.kind == TY_INT && t.csize && e->size_of.expr->kind != N_MAP)
+			t.size = t.csize;
+		else if (sema_is_int_storage(&t) && (t.kind != TY_INT || !t.size || e->size_of.expr->kind == N_MAP))
 			t.size = 8;
 	} else if (!sema_ctype(s, &e->size_of.ctype, e->loc, &t)) {
 		return sema_err_type(e);

@@ -256,8 +256,11 @@ void sema_map_store_value(struct sema_ctx *s, struct ast_node *m, const struct t
 		/* a map holds integers in 64 bits and keeps the first value's
 		 * sign, as bpftrace does: `@x = (uint32)5; @x -= 10` wraps as
 		 * uint64 and prints unsigned */
-		if (map->value.kind == TY_INT)
+		if (map->value.kind == TY_INT) {
+			/* printf's %d still sees a 32-bit value as C's int */
+			map->value.csize = v->csize ? v->csize : v->size;
 			map->value.size = 8;
+		}
 		return;
 	}
 	if (!sema_compatible(&map->value, v, true))
