@@ -60,6 +60,15 @@ if need_root parity:agg_read_all_cpus; then
 	expect_eq parity:agg_read_all_cpus 'read: 2000 4000 1 0 5' "$out"
 fi
 
+# setuids.bt's way (args.field, delete(@m, key), uid_t values through
+# maps): a 32-bit -1 prints as -1 with %d, as C's int and bpftrace do
+if need_root parity:uid_minus_one; then
+	build_workload sysargs
+	out=$("$SONDE" -q -c "$B/sysargs 2" -e 'tracepoint:syscalls:sys_enter_setresuid /pid == cpid/ { @ruid[tid] = args.ruid; @euid[tid] = args.euid; @seen[tid] = 1; }
+		tracepoint:syscalls:sys_exit_setresuid /@seen[tid]/ { printf("ruid=%d euid=%d (%d) %u\n", @ruid[tid], @euid[tid], args.ret, @ruid[tid]); delete(@seen, tid); delete(@ruid, tid); delete(@euid, tid); }' 2>&1)
+	expect_eq parity:uid_minus_one $'ruid=-1 euid=0 (0) 4294967295\nruid=-1 euid=0 (0) 4294967295' "$out"
+fi
+
 # a positional parameter past INT64_MAX keeps all 64 bits, as newer bpftrace
 # (0.17 refuses 0xffffffffffffffff)
 out=$("$SONDE" -q -e 'BEGIN { printf("%lu %d\n", $1, $2); exit(); }' -- 0xffffffffffffffff -5 2>&1; echo "rc=$?")

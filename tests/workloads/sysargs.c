@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 /* sysargs N [DELAY_MS | -]: after DELAY_MS (default 0), or after reading a
  * byte from stdin with "-" (a test starts it, attaches, then lets it go), makes syscalls with known arguments N times, for the
  * signedness and user-memory tests:
@@ -6,6 +7,7 @@
  *   kill(-3172, 0)                                     pid is a pid_t: -3172 (no such
  *                                                      process group: ESRCH)
  *   nanosleep({.tv_sec = 0, .tv_nsec = 12345678})      rqtp points into this process
+ *   setresuid(-1, geteuid(), -1)                      uid_t: -1 is "unchanged" 
  * nanosleep is called through syscall(): glibc's nanosleep() makes
  * clock_nanosleep calls. */
 #include <fcntl.h>
@@ -36,6 +38,8 @@ int main(int argc, char **argv)
 			close(fd);
 		}
 		kill(-3172, 0);
+		if (setresuid((uid_t)-1, geteuid(), (uid_t)-1) != 0)
+			return 1;
 		struct timespec ts = {.tv_sec = 0, .tv_nsec = 12345678};
 		syscall(SYS_nanosleep, &ts, NULL);
 	}
