@@ -96,7 +96,7 @@ static LLVMValueRef lower_str(struct cg_ctx *cg, struct ast_node *n)
 	return buf;
 }
 
-/* strncmp(a, b, n): 0 when the first n bytes match, as C */
+/* strncmp(a, b, n): 0 when the first n bytes match, else 1 (as bpftrace) */
 static void check_strncmp(struct sema_ctx *s, struct ast_node *n)
 {
 	struct ast_node *a = n->call.args, *b = a->next, *len = b->next;
@@ -128,7 +128,8 @@ static LLVMValueRef lower_strncmp(struct cg_ctx *cg, struct ast_node *n)
 		LLVMValueRef nul = LLVMBuildICmp(bld, LLVMIntEQ, x, cg_const(cg, 0), "");
 		done = LLVMBuildOr(bld, done, LLVMBuildOr(bld, ne, nul, ""), "");
 	}
-	return result;
+	/* 1 when they differ: bpftrace returns 0 or 1, not C's difference */
+	return LLVMBuildZExt(bld, LLVMBuildICmp(bld, LLVMIntNE, result, cg_const(cg, 0), ""), cg_i64(cg), "");
 }
 
 /* strcontains(haystack, needle): 1 when needle occurs in haystack */
@@ -214,7 +215,7 @@ const struct builtin stdlib_strings[] = {
 	{.name = "str", .kind = BI_FUNC, .min_args = 1, .max_args = 2, .check = check_str,
 	 .lower = lower_str, .lower_into = str_into, .user = true, .summary = "read a NUL-terminated string: str(addr [, len])"},
 	{.name = "strncmp", .kind = BI_FUNC, .min_args = 3, .max_args = 3, .check = check_strncmp,
-	 .lower = lower_strncmp, .summary = "compare the first n bytes of two strings"},
+	 .lower = lower_strncmp, .summary = "0 when the first n bytes of two strings match, else 1"},
 	{.name = "strcontains", .kind = BI_FUNC, .min_args = 2, .max_args = 2,
 	 .check = check_strcontains, .lower = lower_strcontains,
 	 .summary = "1 when a string contains another: strcontains(comm, \"bash\")"},
