@@ -52,9 +52,13 @@ static bool array(const struct sa_map *m)
 	return m->type == SA_MAP_ARRAY || m->type == SA_MAP_PERCPU_ARRAY;
 }
 
-static uint8_t *map_lookup(const struct sa_env *e, struct sa_map *m, const uint8_t *key)
+/* the value of key in a shard: a per-CPU map's shard is a thread's (the
+ * kernel's CPU), a plain map has shard 0 only */
+static uint8_t *map_lookup_shard(const struct sa_env *e, struct sa_map *m, const uint8_t *key,
+				 uint32_t shard)
 {
-	uint32_t shard = percpu(m) ? e->shard : 0;
+	if (shard >= m->nshards)
+		return NULL;
 	if (array(m)) {
 		uint32_t i = *(const uint32_t *)key;
 		return i < m->cap ? sa_value(e->shm, m, shard, i) : NULL;
@@ -63,6 +67,11 @@ static uint8_t *map_lookup(const struct sa_env *e, struct sa_map *m, const uint8
 	if (slot < 0 || __atomic_load_n(sa_key_state(e->shm, m, (uint64_t)slot), __ATOMIC_ACQUIRE) != SA_SLOT_READY)
 		return NULL;
 	return sa_value(e->shm, m, shard, (uint64_t)slot);
+}
+
+static uint8_t *map_lookup(const struct sa_env *e, struct sa_map *m, const uint8_t *key)
+{
+	return map_lookup_shard(e, m, key, percpu(m) ? e->shard : 0);
 }
 
 static int64_t map_update(const struct sa_env *e, struct sa_map *m, const uint8_t *key, const uint8_t *val,
@@ -197,6 +206,8 @@ static uint64_t helper(const struct sa_env *e, int32_t id, uint64_t *r, void *ct
 					    r[4]);
 	case BPF_FUNC_map_delete_elem:
 		return (uint64_t)map_delete(e, (struct sa_map *)r[1], (const uint8_t *)r[2]);
+	case BPF_FUNC_map_lookup_percpu_elem:	/* an aggregation read folds the shards */
+		return (uint64_t)map_lookup_shard(e, (struct sa_map *)r[1], (const uint8_t *)r[2], (uint32_t)r[3]);
 	case BPF_FUNC_probe_read: case BPF_FUNC_probe_read_user: case BPF_FUNC_probe_read_kernel:
 		return (uint64_t)read_mem(e, (uint8_t *)r[1], (uint32_t)r[2], r[3], false);
 	case BPF_FUNC_probe_read_str: case BPF_FUNC_probe_read_user_str: case BPF_FUNC_probe_read_kernel_str:
@@ -246,7 +257,7 @@ static bool helper_known(int32_t id)
 {
 	switch (id) {
 	case BPF_FUNC_map_lookup_elem: case BPF_FUNC_map_update_elem: case BPF_FUNC_map_delete_elem:
-	case BPF_FUNC_probe_read: case BPF_FUNC_probe_read_user: case BPF_FUNC_probe_read_kernel:
+	case BPF_FUNC_map_lookup_percpu_elem: case BPF_FUNC_probe_read: case BPF_FUNC_probe_read_user: case BPF_FUNC_probe_read_kernel:
 	case BPF_FUNC_probe_read_str: case BPF_FUNC_probe_read_user_str: case BPF_FUNC_probe_read_kernel_str:
 	case BPF_FUNC_ktime_get_ns: case BPF_FUNC_get_prandom_u32: case BPF_FUNC_get_smp_processor_id:
 	case BPF_FUNC_get_current_pid_tgid: case BPF_FUNC_get_current_uid_gid: case BPF_FUNC_get_current_comm:

@@ -22,6 +22,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "agent/agent.h"
 #include "cli/cli.h"
 #include "codegen/codegen.h"
 #include "common/arena.h"
@@ -503,7 +504,7 @@ int main(int argc, char **argv)
 		.exclude_pid = exclude_self ? getpid() : 0,
 		.hist_sum = writer->scrape,	/* a histogram's _sum */
 		.helper_check = helper_check,
-		.ncpus = libbpf_num_possible_cpus(),
+		.ncpus = user_probes ? SA_NSHARDS : libbpf_num_possible_cpus(),
 	};
 	struct cg_object obj = {0};
 	if (cg_compile(a, r, &co, &obj))

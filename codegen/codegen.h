@@ -42,8 +42,9 @@ struct cg_opts {
 				 * Prometheus histogram); only scrape formats read it */
 	int helper_check;	/* -k: 1 map updates and deletes report failures
 				 * (EV_HELPER_ERROR), -kk: 2 probe reads too */
-	int ncpus;		/* possible CPUs: an aggregation read in an expression
-				 * folds this many per-CPU slots (0: 1) */
+	int ncpus;		/* per-CPU slots an aggregation read in an expression
+				 * folds (0: 1): the possible CPUs, or with
+				 * --user-probes the agents' shards (SA_NSHARDS) */
 };
 
 /* -k: a helper call whose failure is reported, by EV_HELPER_ERROR id */
