@@ -580,9 +580,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, struct parse_ctx *px)
 		off += (size_t)snprintf(tail + off, sizeof(tail) - off, "%s%s",
 					sep, s);
 	}
-	diag_error(px->diag, *yypcontext_location(ctx),
+	parse_error(px, *yypcontext_location(ctx),
 		   "syntax error: unexpected %s%s", what, tail);
-	px->failed = true;
 	return 0;
 }
 
@@ -594,6 +593,5 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 	(void)msg;
 	if (px->failed || lex_failed(px->lx))
 		return;
-	diag_error(px->diag, *loc, "nested deeper than %d levels", PARSE_MAX_DEPTH);
-	px->failed = true;
+	parse_error(px, *loc, "nested deeper than %d levels", PARSE_MAX_DEPTH);
 }

@@ -14,9 +14,24 @@
  */
 #include "parser/parser.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "parser/parse_impl.h"
+
+void parse_error(struct parse_ctx *px, struct src_loc loc, const char *fmt, ...)
+{
+	px->failed = true;
+	if (px->diag->errors)
+		return;
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	diag_error(px->diag, loc, "%s", buf);
+}
 
 /*
  * The one nesting limit of the front end.  Every pass after the parser
@@ -40,7 +55,7 @@ static bool parse_depth_ok(struct parse_ctx *px, const struct ast_node *n, int d
 	if (!n)
 		return true;
 	if (depth > PARSE_MAX_DEPTH) {
-		diag_error(px->diag, n->loc, "nested deeper than %d levels", PARSE_MAX_DEPTH);
+		parse_error(px, n->loc, "nested deeper than %d levels", PARSE_MAX_DEPTH);
 		return false;
 	}
 	int d = depth + 1;
@@ -236,8 +251,7 @@ bool parse_ctype_finish(struct parse_ctx *px, const struct parse_type *t,
 			    t->n_long ? "long" : "int";
 	}
 	if (!ok) {
-		diag_error(px->diag, t->loc, "invalid type '%s'", t->text);
-		px->failed = true;
+		parse_error(px, t->loc, "invalid type '%s'", t->text);
 		return false;
 	}
 	return true;
@@ -259,10 +273,9 @@ static struct ast_node *parse_expr_new(struct parse_ctx *px,
 				       enum node_kind kind, struct src_loc loc)
 {
 	if (++px->expr_nodes == PARSE_MAX_EXPR_NODES + 1) {
-		diag_error(px->diag, loc,
+		parse_error(px, loc,
 			   "expression too large (more than %d operands and operators)",
 			   PARSE_MAX_EXPR_NODES);
-		px->failed = true;
 	}
 	return ast_new(px->arena, kind, loc);
 }
@@ -365,10 +378,9 @@ struct ast_node *parse_incdec(struct parse_ctx *px, struct ast_node *target,
 			      bool is_inc, bool is_post, struct src_loc loc)
 {
 	if (target->kind != N_VAR && target->kind != N_MAP) {
-		diag_error(px->diag, target->loc,
+		parse_error(px, target->loc,
 			   "the operand of '%s' must be a variable or a map",
 			   is_inc ? "++" : "--");
-		px->failed = true;
 		return NULL;
 	}
 	struct ast_node *n = parse_expr_new(px, N_INCDEC, loc);
@@ -566,15 +578,13 @@ struct ast_struct_field *parse_array_declarator(struct parse_ctx *px,
 {
 	enum { MAX_ARRAY = 1 << 20 };
 	if (len == 0 || len > MAX_ARRAY) {
-		diag_error(px->diag, len_loc,
+		parse_error(px, len_loc,
 			   "array length of field '%s' must be 1 to %d", f->name,
 			   MAX_ARRAY);
-		px->failed = true;
 		return NULL;
 	}
 	if (f->ctype.ndims == 4) {
-		diag_error(px->diag, len_loc, "field '%s' has more than 4 array dimensions", f->name);
-		px->failed = true;
+		parse_error(px, len_loc, "field '%s' has more than 4 array dimensions", f->name);
 		return NULL;
 	}
 	if (f->ctype.array_len < 0)
@@ -591,8 +601,7 @@ struct ast_struct_field *parse_bitfield(struct parse_ctx *px, struct ast_struct_
 	if (!f)
 		return NULL;
 	if (width == 0 || width > 64 || f->ctype.ndims || f->ctype.ptr_depth) {
-		diag_error(px->diag, wloc, "bitfield '%s' must be an integer of 1 to 64 bits", f->name);
-		px->failed = true;
+		parse_error(px, wloc, "bitfield '%s' must be an integer of 1 to 64 bits", f->name);
 		return NULL;
 	}
 	f->ctype.bit_width = (int)width;

@@ -32,6 +32,12 @@ struct parse_ctx {
 	bool failed;		/* a builder reported an error */
 };
 
+/* One error per parse: the first is reported, and the parse has failed;
+ * a failed parse reads on to the end of a statement (or of the grammar),
+ * and what it meets there is not news.  The lexer keeps to the same rule. */
+void parse_error(struct parse_ctx *px, struct src_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* A node list under construction: appending is O(1). */
 struct parse_list {
 	struct ast_node *head, *tail;
