@@ -53,13 +53,18 @@ static void report(struct diag *d, const char *what, struct src_loc loc,
 		quote_line(d, loc);
 }
 
+void diag_verror(struct diag *d, struct src_loc loc, const char *fmt, va_list ap)
+{
+	report(d, "error", loc, fmt, ap);
+	d->errors++;
+}
+
 void diag_error(struct diag *d, struct src_loc loc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	report(d, "error", loc, fmt, ap);
+	diag_verror(d, loc, fmt, ap);
 	va_end(ap);
-	d->errors++;
 }
 
 /* -k: a helper's failure at run time, located like an error, but the

@@ -12,6 +12,7 @@
 #ifndef SONDE_DIAG_H
 #define SONDE_DIAG_H
 
+#include <stdarg.h>
 #include <stdio.h>
 
 /* A span in the source: 1-based line and column; end_col is one past the
@@ -32,6 +33,9 @@ struct diag {
 void diag_init(struct diag *d, const char *file, const char *src, FILE *out);
 void diag_error(struct diag *d, struct src_loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* the same for a caller that wraps it with its own variadic reporter */
+void diag_verror(struct diag *d, struct src_loc loc, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 void diag_warn(struct diag *d, struct src_loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* The span covering both a and b. */

@@ -15,7 +15,6 @@
 #include "parser/parser.h"
 
 #include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "parser/parse_impl.h"
@@ -25,12 +24,10 @@ void parse_error(struct parse_ctx *px, struct src_loc loc, const char *fmt, ...)
 	px->failed = true;
 	if (px->diag->errors)
 		return;
-	char buf[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	diag_verror(px->diag, loc, fmt, ap);
 	va_end(ap);
-	diag_error(px->diag, loc, "%s", buf);
 }
 
 /*

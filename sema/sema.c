@@ -25,12 +25,10 @@ void sema_error(struct sema_ctx *s, struct src_loc loc, const char *fmt, ...)
 	s->errors++;
 	if (s->quiet)
 		return;
-	char buf[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	diag_verror(s->d, loc, fmt, ap);
 	va_end(ap);
-	diag_error(s->d, loc, "%s", buf);
 }
 
 struct arena *sema_arena(struct sema_ctx *s) { return s->a; }
