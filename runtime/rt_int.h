@@ -6,6 +6,7 @@
 
 #include <bpf/libbpf.h>
 #include <signal.h>
+#include <time.h>
 
 #include "common/arena.h"
 #include "host/host.h"
@@ -85,6 +86,11 @@ struct rt {
 	const char **site_names;	/* uprobe cookie -> function name */
 	int nsite_names;
 	bool render_in_key;	/* stacks in map keys indent 4 columns, else 8 */
+	/* one reading of CLOCK_REALTIME and CLOCK_MONOTONIC for every
+	 * strftime() of the run, so two timestamps print exactly their
+	 * difference apart (bpftrace's strftime_microsecond_extension) */
+	struct timespec clock_real, clock_mono;
+	bool clocks_read;
 	bool stack_lost_warned;
 	bool child_traced;	/* -c child under ptrace (symbols.c) */
 	struct rt_follow *follow;	/* --follow: uprobe queries kept for rescans */
