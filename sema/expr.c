@@ -469,6 +469,7 @@ static struct type *positional(struct sema_ctx *s, struct ast_node *e, bool as_t
 		e->kind = N_INT;
 		e->i.value = (uint64_t)(e->pos.index == 0 ? s->opts->npos_args : x);
 		e->i.is_char = false;
+		e->i.is_signed = true;
 		return sema_set(e, ty_int64);
 	}
 	if (!v)
@@ -686,6 +687,7 @@ static struct type *check_sizeof(struct sema_ctx *s, struct ast_node *e)
 	e->kind = N_INT;
 	e->i.value = t.size;
 	e->i.is_char = false;
+	e->i.is_signed = false;
 	return sema_set(e, ty_uint64);
 }
 

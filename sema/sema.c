@@ -198,6 +198,10 @@ static void check_stmt(struct sema_ctx *s, struct ast_node *st)
 					   "unroll count must be 1 to 100, not %lld", (long long)n);
 			st->unroll.count->kind = N_INT;
 			st->unroll.count->i.value = (uint64_t)n;
+			/* the node was a unary minus, a positional ...: its union
+			 * holds no flags of a literal */
+			st->unroll.count->i.is_char = false;
+			st->unroll.count->i.is_signed = true;
 		}
 		check_block(s, st->unroll.body);
 		return;
