@@ -212,6 +212,7 @@ struct type sema_map_read_type(struct sema_ctx *s, struct ast_node *m)
 	struct sema_map *map = sema_map_of(s, m);
 	switch (map->kind) {
 	case MK_NONE:
+		s->unknown_reads++;
 		if (!s->quiet && !map->poisoned)
 			sema_map_unassigned(s, map, m->loc, "read");
 		return (struct type){.kind = TY_ERROR};
