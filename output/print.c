@@ -34,6 +34,10 @@ static const struct output_writer *const writers[] = {
 	&output_json,
 	&output_prometheus,
 	&output_openmetrics,
+	&output_folded,
+	&output_flamegraph,
+	&output_heatmap,
+	&output_pprof,
 };
 
 const struct output_writer *output_find(const char *name)
@@ -55,6 +59,19 @@ const char *output_names(void)
 			strcat(names, writers[i]->name);
 		}
 	return names;
+}
+
+void *pr_xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		abort();	/* as the arena does: no recovery from a few KiB */
+	return p;
+}
+
+char *pr_xstrdup(const char *s)
+{
+	return strcpy(pr_xrealloc(NULL, strlen(s) + 1), s);
 }
 
 /* ----------------------------------------------------- bucket labels */

@@ -84,6 +84,7 @@ struct rt {
 	int nattach_names;
 	const char **site_names;	/* uprobe cookie -> function name */
 	int nsite_names;
+	bool stacks;		/* stack key elements come with their frames (pr_key.stack) */
 	bool render_in_key;	/* stacks in map keys indent 4 columns, else 8 */
 	bool stack_lost_warned;
 	bool child_traced;	/* -c child under ptrace (symbols.c) */
@@ -141,6 +142,8 @@ void rt_events_close(struct rt *rt);
 /* symbols.c: stacks, usym, buf, ntop, strftime as text; join events;
  * reading a process's mappings while it lives (EV_PID_SEEN) */
 const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *p);
+/* symbols.c: a stack value's frames, for the writers that draw stacks */
+const struct pr_stack *rt_stack_frames(struct rt *rt, const struct type *t, const uint8_t *p);
 void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *args, size_t len);
 void rt_prime_pid(struct rt *rt, int pid);
 /* the -c child: trace it to read its mappings as it exits (only when the

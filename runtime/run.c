@@ -771,7 +771,7 @@ static void name_attach_points(struct rt *rt)
 
 int rt_run(const struct sema_result *r, const struct cg_object *obj, const struct rt_opts *o)
 {
-	struct rt rt = {.r = r, .obj = obj, .o = o, .stats_fd = -1,
+	struct rt rt = {.r = r, .obj = obj, .o = o, .stats_fd = -1, .stacks = o->writer->stacks,
 			.stopper = {.wake = {-1, -1}, .target_fd = -1, .extra_fd = -1}};
 	if (!attachers_complete())
 		return 1;
@@ -891,6 +891,9 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		o->writer->maps_begin(o->out);
 		rt_maps_print_all(&rt);
 	}
+	/* a picture format draws what was printed (flame graph, heatmap, pprof) */
+	if (o->writer->finish && o->picture)
+		o->writer->finish(o->picture);
 	rt_maps_report_full(&rt);
 	rt_events_report_lost(&rt);
 	fflush(o->out);
