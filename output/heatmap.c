@@ -191,6 +191,7 @@ static void heatmap(FILE *out, const struct hmap *h, const struct series *s, int
 		struct tm tm;
 		localtime_r(&h->times[c].tv_sec, &tm);
 		strftime(when, sizeof(when), "%H:%M:%S", &tm);
+		snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%03ld", h->times[c].tv_nsec / 1000000);
 		double x = HM_LABEL_W + c * cw;
 		for (int b = lo; b <= hi; b++) {
 			uint64_t v = s->counts[(size_t)c * (size_t)nb + (size_t)b];

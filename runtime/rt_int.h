@@ -256,5 +256,12 @@ int rt_serve_start(struct rt *rt, const char *addr);
 int rt_serve_timeout(struct rt *rt, int timeout_ms);
 void rt_serve_run(struct rt *rt);
 void rt_serve_stop(struct rt *rt);
+/* profile.c: /debug/pprof/profile?seconds=N.  begin reads every stack map
+ * (NULL when out of memory); end reads them again and encodes the growth
+ * since begin as a gzipped pprof profile (*buf malloc'd), and frees b */
+struct rt_baseline;
+struct rt_baseline *rt_profile_begin(struct rt *rt);
+int rt_profile_end(struct rt *rt, struct rt_baseline *b, uint8_t **buf, size_t *len);
+void rt_profile_free(struct rt_baseline *b);
 
 #endif

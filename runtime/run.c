@@ -839,14 +839,14 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	}
 
 	/* scrape formats: the maps are read while the probes run */
-	if (o->writer->scrape && (rt_scrape_start(&rt) ||
-				  (o->serve_addr && rt_serve_start(&rt, o->serve_addr))))
+	if ((o->writer->scrape && rt_scrape_start(&rt)) ||
+	    (o->serve_addr && rt_serve_start(&rt, o->serve_addr)))
 		goto out;
 	/* stop.c: signals, exit(), the -c command and the -p process each
 	 * end the loop at once, whatever the event rate; events.c takes a
 	 * bounded share of the ring each time (no wait while some is left) */
 	if (!rt_stop_update(&rt) &&
-	    !(only_special(r) && !o->child_pid && !o->pid && !o->writer->scrape)) {
+	    !(only_special(r) && !o->child_pid && !o->pid && !o->writer->scrape && !o->serve_addr)) {
 		while (!rt_stop_update(&rt)) {
 			/* --serve: HTTP clients wake the same wait (serve.c) */
 			int timeout = rt.ev.more ? 0 : 100;

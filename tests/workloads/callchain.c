@@ -2,6 +2,9 @@
  *   main -> run_a -> mid_x -> leaf     3N times
  *   main -> run_b -> mid_x -> leaf      N times
  *   main -> run_b -> mid_y -> leaf     2N times
+ * callchain hold N: the calls, then finish(), then waits to be killed (at
+ * most 30 s), so a tracer that stops at uprobe:finish reads the symbols of
+ * a live process (bpftrace 0.17 cannot read them once it exited).
  * callchain paced N: N rounds of run_a(1) 10 ms apart (leaf's argument
  * is 0, 1, 2), for interval-printed histograms.
  * callchain spin N: the same shape of CPU time for a profile:hz sampler:
@@ -58,10 +61,17 @@ NOINLINE void run_b(long n)
 	__asm__ volatile("" ::: "memory");
 }
 
+NOINLINE void finish(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+/* the call makes it set up a frame, so a sample inside names its caller */
 NOINLINE void burn(long iters)
 {
 	for (long i = 0; i < iters; i++)
 		sink += i;
+	bump(0);
 }
 
 NOINLINE void spin_a(void)
@@ -95,5 +105,10 @@ int main(int argc, char **argv)
 	}
 	run_a(n);
 	run_b(n);
+	if (argc > 1 && !strcmp(argv[1], "hold")) {
+		finish();
+		alarm(30);
+		pause();
+	}
 	return 0;
 }
