@@ -77,7 +77,8 @@ static int node_cmp(const void *a, const void *b)
 
 static void node_sort(struct node *n)
 {
-	qsort(n->kids, (size_t)n->nkids, sizeof(*n->kids), node_cmp);
+	if (n->nkids > 1)
+		qsort(n->kids, (size_t)n->nkids, sizeof(*n->kids), node_cmp);
 	for (int i = 0; i < n->nkids; i++)
 		node_sort(&n->kids[i]);
 }
