@@ -3,6 +3,7 @@
 
     browser.py flamegraph FILE.svg SHOT.png FRAME...
     browser.py heatmap FILE.html SHOT.png LABEL...
+    browser.py shot FILE SHOT.png           the screenshot alone (docs/)
 
 A small Chrome DevTools Protocol driver over --remote-debugging-pipe (fds
 3 and 4, NUL-terminated JSON; python3's standard library only): a fresh
@@ -233,10 +234,14 @@ def main():
     b = Browser()
     try:
         b.open(path, 1240, 900)
+        if kind == "shot":	# the whole page, up to 3000 px
+            h = b.js("document.documentElement.getBoundingClientRect().height")
+            b.send("Emulation.setDeviceMetricsOverride",
+                   {"width": 1240, "height": min(int(h) + 16, 3000), "deviceScaleFactor": 1, "mobile": False})
         b.shot(shot)
         if kind == "flamegraph":
             flamegraph(b, args)
-        else:
+        elif kind == "heatmap":
             heatmap(b, args)
         urls = b.requests()
         check("no request leaves the page", urls == [b.url], "requests: %r" % urls)
