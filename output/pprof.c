@@ -275,6 +275,15 @@ int pr_pprof_encode(const struct pr_map *maps, int nmaps, int64_t time_ns, int64
 	p.n_location = b.nlocations;
 	p.function = b.functions;
 	p.n_function = b.nfunctions;
+	/* pprof takes the first mapping for the main binary: a user file,
+	 * the kernel last (ids, not positions, link locations to mappings) */
+	for (size_t i = 0; i + 1 < b.nmappings; i++)
+		if (!strcmp(b.strings[b.mappings[i]->filename], "[kernel.kallsyms]")) {
+			Mapping *k = b.mappings[i];
+			memmove(&b.mappings[i], &b.mappings[i + 1], (b.nmappings - i - 1) * sizeof(*b.mappings));
+			b.mappings[b.nmappings - 1] = k;
+			break;
+		}
 	p.mapping = b.mappings;
 	p.n_mapping = b.nmappings;
 	p.string_table = b.strings;

@@ -203,7 +203,11 @@ static void test_pprof(void **state)
 		assert_int_equal(l->id, s->location_id[i]);
 		const Perftools__Profiles__Function *f = p->function[l->line[0]->function_id - 1];
 		assert_string_equal(str(p, f->name), want[i]);
-		const Perftools__Profiles__Mapping *m = p->mapping[l->mapping_id - 1];
+		const Perftools__Profiles__Mapping *m = NULL;
+		for (size_t j = 0; j < p->n_mapping; j++)
+			if (p->mapping[j]->id == l->mapping_id)
+				m = p->mapping[j];
+		assert_non_null(m);
 		assert_string_equal(str(p, m->filename), i < 2 ? "[kernel.kallsyms]" : "/bin/w");
 	}
 	assert_int_equal(s->n_label, 1);
@@ -212,6 +216,7 @@ static void test_pprof(void **state)
 	/* leaf and main are shared: 5 + 2 locations, one mapping per file */
 	assert_int_equal(p->n_location, 7);
 	assert_int_equal(p->n_mapping, 2);
+	assert_string_equal(str(p, p->mapping[0]->filename), "/bin/w");	/* the main binary first */
 	assert_int_equal(p->sample[1]->value[1], 3);
 	assert_string_equal(str(p, p->sample[1]->label[0]->key), "key2");
 	perftools__profiles__profile__free_unpacked(p, NULL);
