@@ -222,8 +222,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 				fprintf(f, "&#%d;", *p);
 			else
 				fputc(*p, f);
-		fputs("</code> as <a href=\"/metrics\">/metrics</a> (Prometheus text 0.0.4, or "
-		      "OpenMetrics 1.0 by Accept header).</p>\n</body></html>\n", f);
+		if (rt->o->writer->scrape)
+			fputs("</code> as <a href=\"/metrics\">/metrics</a> (Prometheus text 0.0.4, or "
+			      "OpenMetrics 1.0 by Accept header)", f);
+		else
+			fputs("</code>", f);
+		fputs(", and its stack maps as a pprof profile at <a href=\"/debug/pprof/profile?seconds=30\">"
+		      "/debug/pprof/profile?seconds=N</a>.</p>\n</body></html>\n", f);
 		fclose(f);
 		return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", body, len);
 	}
