@@ -65,8 +65,13 @@ bool pr_stack_path(const struct pr_entry *e, bool use_func, struct pr_path *p)
 		else
 			path_push(p, e->key[k].text ? e->key[k].text : "", PF_KEY);
 	}
+	int keys = p->n;
 	push_stacks(p, e, false, use_func);
 	push_stacks(p, e, true, use_func);
+	/* no stack could be read (lost to a hash collision, or none of that
+	 * kind here): one frame says so, so that the line still parses */
+	if (any && p->n == keys)
+		path_push(p, "[unknown]", PF_USER);
 	return any;
 }
 

@@ -58,6 +58,14 @@ static void test_folded(void **state)
 	assert_string_equal(s, "w 2;main+65;mid_y+9;leaf+4;entry+1;do_sys+3 3\n"
 			       "w_1;main+57;mid_x+9;leaf+4;entry+1;do_sys+3 7\n");
 	free(s);
+	/* a stack that could not be read is one [unknown] frame */
+	static const struct pr_stack none = {NULL, 0, false};
+	struct pr_key uk[] = {{.text = "", .stack = &none}, {.text = "w"}};
+	struct pr_entry ue[] = {{.key = uk, .nkey = 2, .ival = 2}};
+	struct pr_map um = {.name = "@", .kind = PR_INT, .entries = ue, .nentries = 1};
+	s = run(&output_folded, &um, 1, false);
+	assert_string_equal(s, "w;[unknown] 2\n");
+	free(s);
 	/* a map without a stack prints nothing */
 	struct pr_key nk[] = {{.text = "bash"}};
 	struct pr_entry ne[] = {{.key = nk, .nkey = 1, .ival = 1}};
