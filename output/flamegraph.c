@@ -133,20 +133,6 @@ static void fg_map(FILE *out, struct pr_map *m, uint32_t top, uint32_t div)
 	pr_path_free(&p);
 }
 
-static void xml_text(FILE *out, const char *s)
-{
-	for (; *s; s++)
-		switch (*s) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default:
-			/* control bytes are not allowed in XML 1.0 */
-			fputc((unsigned char)*s < 0x20 ? '?' : *s, out);
-		}
-}
-
 /* a colour from the name, so a function keeps its colour across runs and
  * sections (flamegraph.pl's --hash) */
 static void colour(FILE *out, const char *name, enum pr_frame_kind kind)
@@ -180,7 +166,7 @@ static void draw(FILE *out, const struct node *n, uint64_t total, double x, int 
 	static const char *const kinds[] = {[PF_KEY] = "key", [PF_USER] = "user", [PF_KERNEL] = "kernel"};
 	fprintf(out, "<g class=\"f %s\" data-s=\"%d\" data-d=\"%d\" data-v=\"%" PRIu64 "\"><title>",
 		depth ? kinds[n->kind] : "root", section, depth, n->value);
-	xml_text(out, n->name);
+	pr_xml_text(out, n->name);
 	fprintf(out, " (%" PRIu64 ", %.2f%%)</title><rect x=\"%.4f\" y=\"%d\" width=\"%.4f\" "
 		"height=\"%d\" rx=\"2\" fill=\"", n->value, 100.0 * (double)n->value / (double)total,
 		FG_XPAD + x, y, w, FG_FRAME_H - 1);
@@ -189,7 +175,7 @@ static void draw(FILE *out, const struct node *n, uint64_t total, double x, int 
 	else
 		fputs("rgb(230,130,70)", out);
 	fprintf(out, "\"/><text x=\"%.4f\" y=\"%d\"></text><desc>", FG_XPAD + x + 3, y + FG_FRAME_H - 5);
-	xml_text(out, n->name);
+	pr_xml_text(out, n->name);
 	fputs("</desc></g>\n", out);
 	double cx = x;
 	for (int i = 0; i < n->nkids; i++) {
@@ -306,7 +292,7 @@ static void fg_finish(FILE *out)
 		int depth = node_depth(&g->root) + 1;
 		fprintf(out, "<g class=\"section\" data-s=\"%d\">\n<text class=\"title\" x=\"%d\" y=\"%d\">",
 			i, FG_WIDTH / 2, y + 44);
-		xml_text(out, g->title);
+		pr_xml_text(out, g->title);
 		fprintf(out, "</text>\n<text id=\"unzoom%d\" class=\"button hide\" x=\"%d\" y=\"%d\" "
 			"onclick=\"unzoom(%d)\">Reset Zoom</text>\n", i, FG_XPAD, y + 44, i);
 		fprintf(out, "<text class=\"matched\" data-s=\"%d\" x=\"%d\" y=\"%d\" text-anchor=\"end\">"
@@ -335,12 +321,8 @@ const struct output_writer output_flamegraph = {
 	.render = PR_RENDER_TEXT,
 	.stacks = true,
 	.picture = true,
-	.attached = pr_text_attached,
-	.message = pr_text_message,
-	.value = pr_text_value,
-	.join = pr_text_join,
+	PR_TEXT_EVENTS,
 	.maps_begin = pr_nothing_before_maps,
 	.map = fg_map,
-	.lost_events = pr_text_lost_events,
 	.finish = fg_finish,
 };

@@ -122,11 +122,7 @@ const struct output_writer output_folded = {
 	.name = "folded",
 	.render = PR_RENDER_TEXT,
 	.stacks = true,
-	.attached = pr_text_attached,
-	.message = pr_text_message,
-	.value = pr_text_value,
-	.join = pr_text_join,
+	PR_TEXT_EVENTS,
 	.maps_begin = pr_nothing_before_maps,
 	.map = folded_map,
-	.lost_events = pr_text_lost_events,
 };

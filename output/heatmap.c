@@ -114,18 +114,6 @@ static void hm_map(FILE *out, struct pr_map *m, uint32_t top, uint32_t div)
 	}
 }
 
-static void html_text(FILE *out, const char *s)
-{
-	for (; *s; s++)
-		switch (*s) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default: fputc((unsigned char)*s < 0x20 ? '?' : *s, out);
-		}
-}
-
 static void bucket_label(const struct hmap *h, int b, char *buf, size_t len)
 {
 	if (h->lhist)
@@ -160,10 +148,10 @@ static void heatmap(FILE *out, const struct hmap *h, const struct series *s, int
 			max = v > max ? v : max;
 		}
 	fputs("<h2>", out);
-	html_text(out, h->name);
+	pr_xml_text(out, h->name);
 	if (*s->key) {
 		fputc('[', out);
-		html_text(out, s->key);
+		pr_xml_text(out, s->key);
 		fputc(']', out);
 	}
 	fputs("</h2>\n", out);
@@ -183,7 +171,7 @@ static void heatmap(FILE *out, const struct hmap *h, const struct series *s, int
 		int y = (hi - b) * HM_CELL_H;
 		bucket_label(h, b, label, sizeof(label));
 		fprintf(out, "<text class=\"bucket\" x=\"%d\" y=\"%d\">", HM_LABEL_W - 6, y + HM_CELL_H - 3);
-		html_text(out, label);
+		pr_xml_text(out, label);
 		fputs("</text>\n", out);
 	}
 	for (int c = 0; c < h->ncols; c++) {
@@ -198,11 +186,11 @@ static void heatmap(FILE *out, const struct hmap *h, const struct series *s, int
 			bucket_label(h, b, label, sizeof(label));
 			fprintf(out, "<rect class=\"cell\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
 				"data-t=\"%s\" data-b=\"", x, (hi - b) * HM_CELL_H, cw, HM_CELL_H, when);
-			html_text(out, label);
+			pr_xml_text(out, label);
 			fprintf(out, "\" data-c=\"%" PRIu64 "\" fill=\"", v);
 			cell_colour(out, v, max);
 			fprintf(out, "\"><title>%s ", when);
-			html_text(out, label);
+			pr_xml_text(out, label);
 			fprintf(out, ": %" PRIu64 "</title></rect>\n", v);
 		}
 		/* a time label every ~80 px */
@@ -269,12 +257,8 @@ const struct output_writer output_heatmap = {
 	.name = "heatmap",
 	.render = PR_RENDER_TEXT,
 	.picture = true,
-	.attached = pr_text_attached,
-	.message = pr_text_message,
-	.value = pr_text_value,
-	.join = pr_text_join,
+	PR_TEXT_EVENTS,
 	.maps_begin = pr_text_maps_begin,
 	.map = hm_map,
-	.lost_events = pr_text_lost_events,
 	.finish = hm_finish,
 };

@@ -33,10 +33,16 @@ void pr_text_join(FILE *out, const char *text, size_t len);
 void pr_text_map(FILE *out, struct pr_map *m, uint32_t top, uint32_t div);
 void pr_text_lost_events(FILE *out, FILE *diag, uint64_t lost);
 void pr_text_maps_begin(FILE *out);
+/* a writer's event hooks as text.c's (the formats whose events print as text) */
+#define PR_TEXT_EVENTS                                                                         \
+	.attached = pr_text_attached, .message = pr_text_message, .value = pr_text_value,      \
+	.join = pr_text_join, .lost_events = pr_text_lost_events
 void pr_nothing_before_maps(FILE *out);
 /* realloc and strdup that abort when memory runs out, as the arena does */
 void *pr_xrealloc(void *p, size_t n);
 char *pr_xstrdup(const char *s);
+/* s as XML/HTML text (entities for & < > ", "?" for control bytes) */
+void pr_xml_text(FILE *out, const char *s);
 
 /* folded.c: a stack entry's path for the stack pictures, root first: the
  * key parts that are not stacks (PF_KEY), the user stacks, the kernel

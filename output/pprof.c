@@ -398,12 +398,8 @@ const struct output_writer output_pprof = {
 	.render = PR_RENDER_TEXT,
 	.stacks = true,
 	.picture = true,
-	.attached = pr_text_attached,
-	.message = pr_text_message,
-	.value = pr_text_value,
-	.join = pr_text_join,
+	PR_TEXT_EVENTS,
 	.maps_begin = pr_nothing_before_maps,
 	.map = pprof_map,
-	.lost_events = pr_text_lost_events,
 	.finish = pprof_finish,
 };

@@ -74,6 +74,20 @@ char *pr_xstrdup(const char *s)
 	return strcpy(pr_xrealloc(NULL, strlen(s) + 1), s);
 }
 
+/* text in XML and HTML: the five specials as entities; control bytes,
+ * which XML 1.0 does not allow, as "?" */
+void pr_xml_text(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		switch (*s) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		default: fputc((unsigned char)*s < 0x20 ? '?' : *s, out);
+		}
+}
+
 /* ----------------------------------------------------- bucket labels */
 
 /* 2^power as bpftrace writes it: 512, 1K, 2M ... 8E, 16E */
