@@ -190,13 +190,8 @@ void pr_hist_label(char *buf, size_t len, int i);
 void pr_lhist_label(char *buf, size_t len, int i, int nbuckets, int64_t min, int64_t max,
 		    int64_t step);
 
-/* folded.c: one line of Brendan Gregg's folded format for entry e ("comm;root;...;leaf"
- * without the count): the key parts that are not stacks first, then the
- * user stacks and the kernel stacks, each root first; use_func: frames by
- * function name (else by line, as stackcollapse-bpftrace.pl).  false when
- * the key holds no stack.  The text is malloc'd. */
-bool pr_folded_frames(const struct pr_entry *e, bool use_func, char **text);
-/* a map the stack formats draw: keyed by a stack, valued by a count or sum */
+/* folded.c: a map the stack formats draw: an integer value (count, sum)
+ * and a stack in the key of an entry */
 bool pr_is_stack_map(const struct pr_map *m);
 
 /* pprof.c: the maps' stack entries as a gzipped profile.proto into *buf

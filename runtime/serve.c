@@ -183,6 +183,19 @@ static void resume_due(struct rt_serve *s, bool all)
 	}
 }
 
+/* a request that ends without its second call (the client went away)
+ * still frees its baseline */
+static void completed(void *cls, struct MHD_Connection *c, void **state,
+		      enum MHD_RequestTerminationCode why)
+{
+	struct profile_req *req = *state;
+	if (!req)
+		return;
+	rt_profile_free(req->base);
+	free(req);
+	*state = NULL;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 			      const char *version, const char *upload, size_t *upload_size, void **state)
 {
@@ -286,6 +299,7 @@ int rt_serve_start(struct rt *rt, const char *spec)
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)SERVE_MAX_CONNECTIONS,
 				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)SERVE_MAX_PER_CLIENT,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_IDLE_TIMEOUT_S,
+				MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
 				MHD_OPTION_END);
 	if (!s->d) {
 		int err = errno ? -errno : -EADDRINUSE;
