@@ -25,6 +25,10 @@
 #   pprof       `go tool pprof -top` (Debian's golang-go) lists the
 #               functions with the exact cumulative counts; --serve's
 #               /debug/pprof/profile?seconds=N profiles the next N seconds
+#   recipes     cpu-flame -p on the spin workload (3:1, no other process);
+#               runqlat EVERY 1 -f heatmap on two threads pinned to one CPU
+#               (spin.c): one heatmap per thread name, a column a second,
+#               the [2K, 4K) us row of the time slices they wait
 #   errors      a picture format without -o, a bad seconds=
 
 (
@@ -132,6 +136,36 @@ else
 fi
 # one heatmap per key, labels as the lhist text prints them
 expect_match pictures:heatmap_lhist_labels '<text class="bucket" x="[0-9]+" y="[0-9]+">\[2, 3\)</text>' "$(cat "$PD/paced.html")"
+
+# ---- the recipes' pictures ----------------------------------------------------------------
+# cpu-flame on one process: its 3:1 split, as folded lines
+"$CC" spin 100 &
+cpid=$!
+"$SONDE" -q -f folded -p $cpid "$top/scripts/cpu-flame.sonde" $cpid > "$PD/cpu-flame.folded" 2>&1
+wait $cpid
+a=$(grep -E '^callchain;.*;main\+[0-9]+;spin_a\+[0-9]+;burn\+[0-9]+ [0-9]+$' "$PD/cpu-flame.folded" | awk '{s += $NF} END {print s + 0}')
+b=$(grep -E '^callchain;.*;main\+[0-9]+;spin_b\+[0-9]+;burn\+[0-9]+ [0-9]+$' "$PD/cpu-flame.folded" | awk '{s += $NF} END {print s + 0}')
+others=$(grep -v '^callchain;' "$PD/cpu-flame.folded")
+if [ "$b" -gt 0 ] && [ "$a" -gt "$b" ] && [ -z "$others" ]; then pass pictures:recipe_cpu_flame; else
+	fail pictures:recipe_cpu_flame; echo "    spin_a $a spin_b $b"; head -20 "$PD/cpu-flame.folded" | sed 's/^/    /'
+fi
+# runqlat EVERY 1 as a heatmap: two busy threads on one CPU wait ~3 ms for each other
+build_workload spin
+"$B/spin" 2 3000 &
+spid=$!
+sleep 0.1
+rm -f "$PD/runqlat.html"
+out=$("$SONDE" -q -f heatmap -o "$PD/runqlat.html" "$top/scripts/runqlat.sonde" $spid 1 2 1 2>&1)
+kill_reap $spid
+html=$(cat "$PD/runqlat.html" 2>/dev/null)
+cols=$(printf '%s\n' "$html" | grep -c '<rect class="cell" x="[0-9.]*" y="0" ')
+if printf '%s\n' "$html" | grep -q '^<h2>@runq_usecs_by_comm\[spin\]</h2>$' && [ "$cols" -ge 2 ] &&
+   printf '%s\n' "$html" | grep -q '>\[2K, 4K)</text>' &&
+   printf '%s\n' "$out" | grep -q '^@runq_usecs_by_comm\[spin\]: $'; then
+	pass pictures:recipe_runqlat_heatmap
+else
+	fail pictures:recipe_runqlat_heatmap; echo "    $cols columns"; printf '%s\n' "$out" | head -20 | sed 's/^/    /'
+fi
 
 # ---- pprof -------------------------------------------------------------------------------
 if command -v go >/dev/null; then
