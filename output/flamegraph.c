@@ -70,9 +70,16 @@ static struct node *child(struct node *n, const char *name, enum pr_frame_kind k
 	return k;
 }
 
-static int node_cmp(const void *a, const void *b)
+/* flamegraph.pl's order: it sorts the folded lines as byte strings, so a
+ * name is compared as if ";" followed it ("a.b" before "a", "a" before "a_b") */
+static int node_cmp(const void *x, const void *y)
 {
-	return strcmp(((const struct node *)a)->name, ((const struct node *)b)->name);
+	const unsigned char *a = (const unsigned char *)((const struct node *)x)->name;
+	const unsigned char *b = (const unsigned char *)((const struct node *)y)->name;
+	while (*a && *a == *b)
+		a++, b++;
+	int ca = *a ? *a : ';', cb = *b ? *b : ';';
+	return ca - cb;
 }
 
 static void node_sort(struct node *n)

@@ -123,6 +123,19 @@ static void test_flamegraph(void **state)
 	assert_true(attr(x, "width") > 786.66 && attr(x, "width") < 786.67);
 	assert_true(attr(y, "x") > 796.66 && attr(y, "x") < 796.67);
 	assert_non_null(strstr(svg, "class=\"f user\""));
+	free(svg);
+	/* siblings in flamegraph.pl's order: folded lines sorted as bytes, ";" after a name */
+	static const struct pr_frame fa[] = {{"a", "a", NULL, 1}}, fb[] = {{"a.b", "a.b", NULL, 2}},
+				     fc[] = {{"a_b", "a_b", NULL, 3}};
+	static const struct pr_stack sa = {fa, 1, false}, sb = {fb, 1, false}, sc = {fc, 1, false};
+	struct pr_key ka[] = {{.text = "", .stack = &sa}}, kb[] = {{.text = "", .stack = &sb}},
+		      kc[] = {{.text = "", .stack = &sc}};
+	struct pr_entry oe[] = {{.key = ka, .nkey = 1, .ival = 1}, {.key = kb, .nkey = 1, .ival = 1},
+				{.key = kc, .nkey = 1, .ival = 1}};
+	struct pr_map om = {.name = "@o", .kind = PR_INT, .entries = oe, .nentries = 3};
+	svg = run(&output_flamegraph, &om, 1, true);
+	const char *p1 = box(svg, "<title>a.b ("), *p2 = box(svg, "<title>a ("), *p3 = box(svg, "<title>a_b (");
+	assert_true(p1 < p2 && p2 < p3);
 	assert_null(strstr(svg, "http://www.w3.org/1999/xlink"));	/* nothing linked */
 	free(svg);
 }
