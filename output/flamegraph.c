@@ -31,6 +31,8 @@
 #define FG_FRAME_H 16
 #define FG_TITLE_H 54
 #define FG_MIN_WIDTH 0.1
+#define FG_STR_(x) #x
+#define FG_STR(x) FG_STR_(x)	/* the layout's numbers, for the script */
 
 struct node {
 	char *name;
@@ -193,7 +195,7 @@ static void draw(FILE *out, const struct node *n, uint64_t total, double x, int 
 
 /* the interactive part: text fitting, tooltip details, zoom, search */
 static const char fg_script[] =
-	"var fontw = 7.2, xpad = " "10" ", full = " "1180" ";\n"
+	"var fontw = 7.2, xpad = " FG_STR(FG_XPAD) ", full = " FG_STR(FG_WIDTH - 2 * FG_XPAD) ";\n"
 	"function frames(s) { return document.querySelectorAll('g.f' + (s === undefined ? '' : '[data-s=\"' + s + '\"]')); }\n"
 	"function fit(g) {\n"
 	"  var r = g.querySelector('rect'), t = g.querySelector('text'), name = g.querySelector('desc').textContent;\n"
