@@ -281,6 +281,12 @@ static int handle(struct rt *rt, void *data, size_t size)
 	memcpy(&id, (uint8_t *)data + 4, 4);
 	const uint8_t *args = (const uint8_t *)data + 8;
 	const struct sema_result *r = rt->r;
+	/* after exit(): nothing that a probe sent later prints, as in
+	 * bpftrace (the other CPUs run on until the detach); what was queued
+	 * before it did print.  Symbols of a new pid are still learnt, for
+	 * the stacks the exit-time maps print. */
+	if (rt->ev.exited && kind != EV_PID_SEEN)
+		return 0;
 	switch ((enum event_kind)kind) {
 	case EV_SYSTEM:
 		if (id < (uint32_t)r->nevents)
@@ -328,6 +334,7 @@ static int handle(struct rt *rt, void *data, size_t size)
 		break;
 	case EV_EXIT:
 		rt->stop = 1;
+		rt->ev.exited = true;
 		break;
 	case EV_JOIN:
 		if (id < (uint32_t)r->nevents)
