@@ -462,14 +462,18 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		sigemptyset(&block);
 		sigaddset(&block, SIGINT);
 		sigaddset(&block, SIGTERM);
+		sigaddset(&block, SIGUSR1);
 		sigprocmask(SIG_BLOCK, &block, &old);
-		while (!rt.stop)
+		while (!rt.stop) {
 			sigsuspend(&old);
+			rt_stop_dump(&rt);
+		}
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
 	rt_agent_detach(&rt);
 	detach_all(&rt);
 	rt_stop_drain(&rt);
+	rt.ev.exited = false;	/* END's own output prints */
 	run_special(&rt, PT_END);
 	rt_events_drain(&rt);
 	/* a scrape format prints no maps at exit; the textfile gets its last
