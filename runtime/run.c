@@ -353,9 +353,12 @@ static void name_attach_points(struct rt *rt)
 {
 	const struct sema_result *r = rt->r;
 	rt->attach_names = arena_new_array(rt->perm, const char *, r->nattach ? r->nattach : 1);
+	rt->attach_funcs = arena_new_array(rt->perm, const char *, r->nattach ? r->nattach : 1);
 	for (int i = 0; i < r->nprobes; i++)
-		for (int j = 0; j < r->probes[i].nattach; j++)
-			rt->attach_names[rt->nattach_names++] = r->probes[i].attach[j].name;
+		for (int j = 0; j < r->probes[i].nattach; j++, rt->nattach_names++) {
+			rt->attach_names[rt->nattach_names] = r->probes[i].attach[j].name;
+			rt->attach_funcs[rt->nattach_names] = r->probes[i].attach[j].func;
+		}
 }
 
 int rt_run(const struct sema_result *r, const struct cg_object *obj, const struct rt_opts *o)
