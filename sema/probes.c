@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/suggest.h"
 #include "host/host.h"
@@ -55,11 +56,16 @@ const struct probe_provider *sema_provider(enum probe_type t)
 	return &providers[t];
 }
 
+/* Exact names and aliases first ("U" is usdt, "u" uprobe); then, as newer
+ * bpftrace, a provider's full name in any case ("begin", "Tracepoint"). */
 const struct probe_provider *sema_provider_named(const char *name)
 {
 	for (size_t i = 0; i < PT_COUNT; i++)
 		if (!strcmp(name, providers[i].name) ||
 		    (providers[i].alias && !strcmp(name, providers[i].alias)))
+			return &providers[i];
+	for (size_t i = 0; i < PT_COUNT; i++)
+		if (!strcasecmp(name, providers[i].name))
 			return &providers[i];
 	return NULL;
 }
@@ -287,6 +293,10 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 		return;
 	}
 	enum probe_type type = pv->type;
+	/* "begin"/"end" are the newest release's spelling, which 0.17 does
+	 * not parse: such a script ends by itself after them (run.c) */
+	if (pv->runs_once && strcmp(parts[0], pv->name))
+		s->r->ends_itself = true;
 	parts[0] = pv->name;
 	if (s->opts->user_probes && !pv->user_mode) {
 		sema_error(s, raw->loc, "%s probes are not available with --user-probes (uprobe and uretprobe "
