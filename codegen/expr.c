@@ -152,6 +152,11 @@ static struct cg_var *var_slot(struct cg_ctx *cg, struct ast_node *v, bool creat
 	return x;
 }
 
+struct cg_var *cg_var_slot(struct cg_ctx *cg, struct ast_node *v)
+{
+	return var_slot(cg, v, true);
+}
+
 LLVMValueRef cg_arith(struct cg_ctx *cg, enum ast_op op, LLVMValueRef l, LLVMValueRef r,
 		      bool is_signed)
 {
@@ -542,7 +547,7 @@ static LLVMValueRef expr_value(struct cg_ctx *cg, struct ast_node *e)
 		}
 		return buf;
 	}
-	case N_EXPR_STMT: case N_ASSIGN: case N_IF: case N_WHILE: case N_UNROLL:
+	case N_EXPR_STMT: case N_ASSIGN: case N_IF: case N_WHILE: case N_UNROLL: case N_FOR:
 	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_BLOCK: case N_PROBE:
 	case N_STRUCT_DEF: case N_PROGRAM:
 		break;
@@ -556,6 +561,11 @@ static void assign_var(struct cg_ctx *cg, struct ast_node *st)
 {
 	struct ast_node *t = st->assign.target;
 	struct cg_var *v = var_slot(cg, t, true);
+	if (!st->assign.value) {
+		/* "let $x;" starts at zero each time it runs */
+		cg_memset0(cg, v->slot, is_int_kind(&t->type) ? 8 : t->type.size);
+		return;
+	}
 	if (st->assign.op != OP_NONE) {
 		LLVMValueRef old = cg_load_i64(cg, v->slot);
 		LLVMValueRef r = cg_expr(cg, st->assign.value);
@@ -629,6 +639,9 @@ void cg_stmt(struct cg_ctx *cg, struct ast_node *st)
 		LLVMPositionBuilderAtEnd(cg->b, end);
 		return;
 	}
+	case N_FOR:	/* for ($kv : @m) {..}  for ($i : a..b) {..} */
+		cg_for(cg, st);
+		return;
 	case N_UNROLL: {	/* unroll(N) {..} */
 		uint64_t n = st->unroll.count->kind == N_INT ? st->unroll.count->i.value : 1;
 		for (uint64_t i = 0; i < n; i++)

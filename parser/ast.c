@@ -57,6 +57,7 @@ const char *ast_kind_name(enum node_kind kind)
 	case N_IF:		return "if";
 	case N_WHILE:		return "while";
 	case N_UNROLL:		return "unroll";
+	case N_FOR:		return "for";
 	case N_RETURN:		return "return";
 	case N_BREAK:		return "break";
 	case N_CONTINUE:	return "continue";
@@ -67,6 +68,48 @@ const char *ast_kind_name(enum node_kind kind)
 	}
 	return "?";
 }
+
+static void each_list(const struct ast_node *n, void (*fn)(const struct ast_node *, void *), void *ctx)
+{
+	for (; n; n = n->next)
+		fn(n, ctx);
+}
+
+#define EACH(x) do { if (x) fn((x), ctx); } while (0)
+
+void ast_each_child(const struct ast_node *n, void (*fn)(const struct ast_node *, void *), void *ctx)
+{
+	switch (n->kind) {
+	case N_INT: case N_STR: case N_IDENT: case N_VAR: case N_POSITIONAL:
+	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_STRUCT_DEF:
+		return;
+	case N_MAP: each_list(n->map.keys, fn, ctx); return;
+	case N_CALL: each_list(n->call.args, fn, ctx); return;
+	case N_BINARY: EACH(n->bin.lhs); EACH(n->bin.rhs); return;
+	case N_UNARY: EACH(n->un.operand); return;
+	case N_INCDEC: EACH(n->incdec.target); return;
+	case N_TERNARY: EACH(n->tern.cond); EACH(n->tern.then); EACH(n->tern.els); return;
+	case N_FIELD: EACH(n->field.base); return;
+	case N_INDEX: EACH(n->index.base); EACH(n->index.index); return;
+	case N_CAST: EACH(n->cast.operand); return;
+	case N_SIZEOF: EACH(n->size_of.expr); return;
+	case N_TUPLE: each_list(n->tuple.elems, fn, ctx); return;
+	case N_EXPR_STMT: EACH(n->expr_stmt.expr); return;
+	case N_ASSIGN: EACH(n->assign.target); EACH(n->assign.value); return;
+	case N_IF: EACH(n->if_.cond); EACH(n->if_.then); EACH(n->if_.els); return;
+	case N_WHILE: EACH(n->while_.cond); EACH(n->while_.body); return;
+	case N_UNROLL: EACH(n->unroll.count); EACH(n->unroll.body); return;
+	case N_FOR:
+		EACH(n->for_.var); EACH(n->for_.map); EACH(n->for_.start); EACH(n->for_.end);
+		EACH(n->for_.body);
+		return;
+	case N_BLOCK: each_list(n->block.stmts, fn, ctx); return;
+	case N_PROBE: EACH(n->probe.pred); EACH(n->probe.body); return;
+	case N_PROGRAM: each_list(n->program.items, fn, ctx); return;
+	}
+}
+
+#undef EACH
 
 /* The operator as written; "" for OP_NONE (plain '=' is "" + "="). */
 const char *ast_op_text(enum ast_op op)
@@ -351,7 +394,7 @@ static void dump_head(FILE *f, const struct ast_node *n)
 		}
 		break;
 	case N_ASSIGN:
-		fprintf(f, " %s=", ast_op_text(n->assign.op));
+		fprintf(f, "%s %s=", n->assign.is_let ? " let" : "", ast_op_text(n->assign.op));
 		break;
 	case N_PROBE:
 		fprintf(f, " #%d", n->probe.index);
@@ -371,6 +414,7 @@ static void dump_head(FILE *f, const struct ast_node *n)
 	case N_IF:
 	case N_WHILE:
 	case N_UNROLL:
+	case N_FOR:
 	case N_RETURN:
 	case N_BREAK:
 	case N_CONTINUE:
@@ -454,6 +498,13 @@ static void dump_node(FILE *f, const struct ast_node *n, int depth)
 	case N_WHILE:
 		dump_node(f, n->while_.cond, d);
 		dump_node(f, n->while_.body, d);
+		break;
+	case N_FOR:
+		dump_node(f, n->for_.var, d);
+		dump_node(f, n->for_.map, d);
+		dump_node(f, n->for_.start, d);
+		dump_node(f, n->for_.end, d);
+		dump_node(f, n->for_.body, d);
 		break;
 	case N_UNROLL:
 		dump_node(f, n->unroll.count, d);

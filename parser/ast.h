@@ -119,6 +119,7 @@ enum node_kind {
 	N_IF,		/* if (c) {..} else if .. else {..} */
 	N_WHILE,	/* while (c) {..} */
 	N_UNROLL,	/* unroll(N) {..} */
+	N_FOR,		/* for ($kv : @m) {..}  for ($i : a..b) {..} */
 	N_RETURN,	/* return; */
 	N_BREAK,	/* break; */
 	N_CONTINUE,	/* continue; */
@@ -227,7 +228,10 @@ struct ast_node {
 		struct { struct ast_ctype ctype; struct ast_node *expr; } size_of; /* N_SIZEOF: expr NULL for a type */
 		struct { struct ast_node *elems; int nelems; } tuple;	/* N_TUPLE */
 		struct { struct ast_node *expr; } expr_stmt;		/* N_EXPR_STMT */
-		struct { struct ast_node *target; enum ast_op op; struct ast_node *value; } assign; /* N_ASSIGN */
+		struct { struct ast_node *target; enum ast_op op; struct ast_node *value;
+			 bool is_let, has_ctype; struct ast_ctype ctype; } assign; /* N_ASSIGN; "let $x": is_let,
+			 * value NULL without "= e", ctype when ": type" is written */
+		struct { struct ast_node *var, *map, *start, *end, *body; } for_;	/* N_FOR: map, or start..end */
 		struct { struct ast_node *cond, *then, *els; } if_;	/* N_IF: then is N_BLOCK; els NULL, N_BLOCK or N_IF */
 		struct { struct ast_node *cond, *body; } while_;	/* N_WHILE */
 		struct { struct ast_node *count, *body; } unroll;	/* N_UNROLL: count is an expression (N_INT after sema) */
@@ -239,6 +243,9 @@ struct ast_node {
 };
 
 struct ast_node *ast_new(struct arena *a, enum node_kind kind, struct src_loc loc);
+/* fn(child, ctx) for each direct child of n (expressions, statements,
+ * blocks), in source order */
+void ast_each_child(const struct ast_node *n, void (*fn)(const struct ast_node *, void *), void *ctx);
 const char *ast_kind_name(enum node_kind kind);
 const char *ast_op_text(enum ast_op op);
 /* --emit ast: an indented tree, one node a line, with types once sema ran */

@@ -108,6 +108,7 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 %token <op> ASSIGN_OP	"compound assignment"
 %token IF "'if'" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'"
 %token RETURN "'return'" BREAK "'break'" CONTINUE "'continue'"
+%token LET "'let'" FOR "'for'" DOTDOT "'..'"
 %token SIZEOF "'sizeof'" STRUCT "'struct'" CONFIG "'config'" UNION "'union'" ENUM "'enum'"
 %token ENDPRED "'/'"
 %token OR_OR "'||'" AND_AND "'&&'" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
@@ -229,9 +230,15 @@ stmt_seq
 	;
 
 /* simple_stmt = expr | lvalue ("=" | "+=" | ...) expr
+ *             | "let" "$" name (":" ctype)? ("=" expr)?
  *             | "return" | "break" | "continue" */
 simple_stmt
 	: expr			{ CHECK($$ = parse_expr_stmt(px, $1)); }
+	| LET VAR		{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), NULL, NULL, @$)); }
+	| LET VAR '=' expr	{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), NULL, $4, @$)); }
+	| LET VAR ':' ctype	{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), &$4, NULL, @$)); }
+	| LET VAR ':' ctype '=' expr
+				{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), &$4, $6, @$)); }
 	| lvalue '=' expr	{ CHECK($$ = parse_assign(px, $1, OP_NONE, $3, @$)); }
 	| lvalue ASSIGN_OP expr	{ CHECK($$ = parse_assign(px, $1, $2, $3, @$)); }
 	| RETURN		{ $$ = parse_jump(px, N_RETURN, @$); }
@@ -240,9 +247,16 @@ simple_stmt
 	;
 
 /* compound_stmt = if_stmt | "while" "(" expr ")" block
- *               | "unroll" "(" expr ")" block | block */
+ *               | "unroll" "(" expr ")" block | block
+ *               | "for" "(" "$" name ":" (map | unary ".." unary) ")" block */
 compound_stmt
 	: if_stmt
+	| FOR '(' VAR ':' MAP ')' block
+				{ CHECK($$ = parse_for(px, parse_name(px, N_VAR, $3, @3),
+						       parse_map(px, $5, (struct parse_list){0}, @5),
+						       NULL, $7, @$)); }
+	| FOR '(' VAR ':' unary DOTDOT unary ')' block
+				{ CHECK($$ = parse_for(px, parse_name(px, N_VAR, $3, @3), $5, $7, $9, @$)); }
 	| WHILE '(' expr ')' block
 				{ CHECK($$ = parse_loop(px, N_WHILE, $3, $5, @$)); }
 	| UNROLL '(' expr ')' block

@@ -86,6 +86,9 @@ static bool parse_depth_ok(struct parse_ctx *px, const struct ast_node *n, int d
 		return parse_depth_ok(px, n->while_.cond, d) && parse_depth_ok(px, n->while_.body, d);
 	case N_UNROLL:
 		return parse_depth_ok(px, n->unroll.count, d) && parse_depth_ok(px, n->unroll.body, d);
+	case N_FOR:
+		return parse_depth_ok(px, n->for_.map, d) && parse_depth_ok(px, n->for_.start, d) &&
+		       parse_depth_ok(px, n->for_.end, d) && parse_depth_ok(px, n->for_.body, d);
 	case N_BLOCK: return parse_depth_list(px, n->block.stmts, d);
 	case N_PROBE:
 		return parse_depth_ok(px, n->probe.pred, d) && parse_depth_ok(px, n->probe.body, d);
@@ -487,6 +490,44 @@ struct ast_node *parse_assign(struct parse_ctx *px, struct ast_node *target,
 	n->assign.target = target;
 	n->assign.op = op;
 	n->assign.value = value;
+	return n;
+}
+
+/* simple_stmt = "let" "$" name (":" ctype)? ("=" expr)?: an assignment
+ * that declares a variable of its block (value NULL: zero) */
+struct ast_node *parse_let(struct parse_ctx *px, struct ast_node *var,
+			   const struct ast_ctype *ct, struct ast_node *value,
+			   struct src_loc loc)
+{
+	if (!parse_stmt_end(px))
+		return NULL;
+	struct ast_node *n = ast_new(px->arena, N_ASSIGN, loc);
+	n->assign.target = var;
+	n->assign.value = value;
+	n->assign.is_let = true;
+	if (ct) {
+		n->assign.has_ctype = true;
+		n->assign.ctype = *ct;
+	}
+	return n;
+}
+
+/* compound_stmt = "for" "(" "$" name ":" (map | unary ".." unary) ")" block */
+struct ast_node *parse_for(struct parse_ctx *px, struct ast_node *var,
+			   struct ast_node *start, struct ast_node *end,
+			   struct ast_node *body, struct src_loc loc)
+{
+	if (!parse_stmt_end(px))
+		return NULL;
+	struct ast_node *n = ast_new(px->arena, N_FOR, loc);
+	n->for_.var = var;
+	if (end) {
+		n->for_.start = start;
+		n->for_.end = end;
+	} else {
+		n->for_.map = start;
+	}
+	n->for_.body = body;
 	return n;
 }
 

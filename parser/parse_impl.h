@@ -140,6 +140,14 @@ struct ast_node *parse_if(struct parse_ctx *px, struct ast_node *cond,
 struct ast_node *parse_loop(struct parse_ctx *px, enum node_kind kind,
 			    struct ast_node *head, struct ast_node *body,
 			    struct src_loc loc);
+/* "let $x (: type)? (= e)?": ct and value may be NULL */
+struct ast_node *parse_let(struct parse_ctx *px, struct ast_node *var,
+			   const struct ast_ctype *ct, struct ast_node *value,
+			   struct src_loc loc);
+/* "for ($kv : @m) {}" (end NULL, start the map) or "for ($i : a..b) {}" */
+struct ast_node *parse_for(struct parse_ctx *px, struct ast_node *var,
+			   struct ast_node *start, struct ast_node *end,
+			   struct ast_node *body, struct src_loc loc);
 struct ast_node *parse_jump(struct parse_ctx *px, enum node_kind kind,
 			    struct src_loc loc);
 struct ast_node *parse_block(struct parse_ctx *px, struct parse_list stmts,

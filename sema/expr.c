@@ -748,7 +748,7 @@ struct type *sema_expr(struct sema_ctx *s, struct ast_node *e)
 		return check_sizeof(s, e);
 	case N_TUPLE:
 		return check_tuple(s, e);
-	case N_EXPR_STMT: case N_ASSIGN: case N_IF: case N_WHILE: case N_UNROLL:
+	case N_EXPR_STMT: case N_ASSIGN: case N_IF: case N_WHILE: case N_UNROLL: case N_FOR:
 	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_BLOCK: case N_PROBE:
 	case N_STRUCT_DEF: case N_PROGRAM:
 		break;

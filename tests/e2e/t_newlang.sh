@@ -28,4 +28,41 @@ else
 fi
 rm -f "$f"
 
+# -- let: block scope; without let, 0.17's probe-wide scope ----------------
+out=$(nl_run 'begin { let $a = 1; if ($a == 1) { let $a = 5; printf("%d\n", $a); $b = 2; } printf("%d %d\n", $a, $b); let $z; let $c: int32 = -3; printf("%d %d\n", $z, $c); }')
+expect_eq newlang:let_block_scope $'5\n1 2\n0 -3' "$out"
+out=$(nl_run 'begin { if (1) { let $x = 1; } print($x); }' | head -1)
+expect_eq newlang:let_out_of_scope "stdin:1:38: error: variable '\$x' is used before it is assigned" "$out"
+# a let runs each time: zero again on every iteration
+out=$(nl_run 'begin { for ($i : 0..3) { let $n; $n += $i; printf("%d ", $n); } }')
+expect_eq newlang:let_reinitialised '0 1 2 ' "$out"
+
+# -- for: tests/runtime/for and the reference guide's examples --------------
+out=$(nl_run 'begin { @map[16] = 32; @map[64] = 128; for ($kv : @map) { print($kv); } clear(@map); }' | sed '/^$/d' | sort)
+expect_eq newlang:for_map_one_key $'(16, 32)\n(64, 128)' "$out"
+out=$(nl_run 'begin { @map[10,11] = 20; for ($kv : @map) { print($kv.0.0); print($kv.0.1); print($kv.1); } clear(@map); }')
+expect_eq newlang:for_map_two_keys $'10\n11\n20' "$out"
+out=$(nl_run 'begin { @map["foo"] = 1; @map["bar"] = 2; print("start"); for ($i : @map) { print($i.0); break; } print("done"); clear(@map); }')
+expect_match newlang:for_map_break '^start
+(foo|bar)
+done$' "$(printf '%s\n' "$out" | tr '\n' '|' | sed 's/|/\n/g')"
+expect_eq newlang:for_map_break_lines 3 "$(printf '%s\n' "$out" | wc -l)"
+out=$(nl_run 'begin { @map["foo"] = 1; @map["bar"] = 2; print("start"); for ($i : @map) { if ($i.0 == "bar") { continue; } print($i.0); } clear(@map); }')
+expect_eq newlang:for_map_continue $'start\nfoo' "$out"
+out=$(nl_run 'begin { for ($i : 0..5) { print($i); } $start = 2; $end = 7; for ($i : $start..$end) { print($i); } }' | sed '/^$/d' | tr '\n' ' ')
+expect_eq newlang:for_range '0 1 2 3 4 2 3 4 5 6 ' "$out"
+out=$(nl_run 'begin { for ($i : (1+1)..(2*4)) { printf("%d ", $i); } for ($i : (-3)..3) { printf("%d ", $i); } for ($i : 1..0) { print("here"); } for ($i : 5..5) { print("here"); } }' | sed '/^$/d')
+expect_eq newlang:for_range_bounds '2 3 4 5 6 7 -3 -2 -1 0 1 2 ' "$out"
+out=$(nl_run 'begin { $sum = 0; for ($i : 1..5) { $sum += $i; } print($sum); @a = 10; for ($i : 0..@a) { @a += 1; } }')
+expect_eq newlang:for_outer_variables $'10\n\n\n@a: 20' "$out"
+out=$(nl_run 'begin { for ($i : 1..4) { if ($i == 2) { break; } print($i); } print("5"); for ($i : 1..4) { if ($i == 2) { continue; } print($i); } }' | sed '/^$/d' | tr '\n' ' ')
+expect_eq newlang:for_range_break_continue '1 5 1 3 ' "$out"
+# return in a loop ends the probe; loops nest
+out=$(nl_run 'begin { for ($i : 0..3) { for ($j : 0..2) { @[$i, $j] = $i * 10 + $j; } } for ($kv : @) { if ($kv.1 == 21) { return; } } printf("not reached\n"); } end { printf("end\n"); clear(@); }')
+expect_eq newlang:for_return_nested 'end' "$out"
+# in a tracepoint: builtins and args inside the body, counted exactly
+build_workload syscall_loop
+out=$(timeout 60 "$SONDE" -q -c "$B/syscall_loop 5" -e 'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { for ($i : 0..3) { @n[comm, args->__syscall_nr > 0] = count(); } }' 2>/dev/null | grep -v '^[0-9.][0-9.]*$')
+expect_eq newlang:for_in_tracepoint $'\n\n@n[syscall_loop, 1]: 15' "$out"
+
 fi

@@ -182,10 +182,34 @@ static void sexp(FILE *f, const struct ast_node *n)
 		sexp(f, n->expr_stmt.expr);
 		break;
 	case N_ASSIGN:
-		fprintf(f, "(%s= ", ast_op_text(n->assign.op));
-		sexp(f, n->assign.target);
+		if (n->assign.is_let) {
+			fputs("(let ", f);
+			sexp(f, n->assign.target);
+			if (n->assign.has_ctype)
+				fprintf(f, " <%s>", n->assign.ctype.name);
+		} else {
+			fprintf(f, "(%s= ", ast_op_text(n->assign.op));
+			sexp(f, n->assign.target);
+		}
+		if (n->assign.value) {
+			fputc(' ', f);
+			sexp(f, n->assign.value);
+		}
+		fputc(')', f);
+		break;
+	case N_FOR:
+		fputs("(for ", f);
+		sexp(f, n->for_.var);
 		fputc(' ', f);
-		sexp(f, n->assign.value);
+		if (n->for_.map) {
+			sexp(f, n->for_.map);
+		} else {
+			sexp(f, n->for_.start);
+			fputs("..", f);
+			sexp(f, n->for_.end);
+		}
+		fputc(' ', f);
+		sexp(f, n->for_.body);
 		fputc(')', f);
 		break;
 	case N_IF:
@@ -645,6 +669,13 @@ static void test_control_flow(void **state)
 		   "{(unroll 5 {(post++ @n)}) (unroll (+ 2 1) {})}");
 	check_body("if ($a) { if ($b) { while (1) { unroll(2) { return } } } }",
 		   "{(if $a {(if $b {(while 1 {(unroll 2 {return})})})})}");
+	/* newer bpftrace: let, for over a map and over a range */
+	check_body("let $a; let $b = 1; let $c: int32; let $d: uint8 = $b + 1;",
+		   "{(let $a) (let $b 1) (let $c <int32>) (let $d <uint8> (+ $b 1))}");
+	check_body("for ($kv : @m) { print($kv.0); break } for ($i : 0..5) { continue }",
+		   "{(for $kv @m {(call print (. $kv 0)) break}) (for $i 0..5 {continue})}");
+	check_body("for ($i : (1 + 1)..@n[2]) { } for ($i : -3..$x) { }",
+		   "{(for $i (+ 1 1)..(@n 2) {}) (for $i (u- 3)..$x {})}");
 	/* newer bpftrace's "if cond {": the same tree as with parentheses */
 	check_body("if $x > 1 { $y = 1 } else if $x { } else { $y = 2 }",
 		   "{(if (> $x 1) {(= $y 1)} (if $x {} {(= $y 2)}))}");
