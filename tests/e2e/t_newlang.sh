@@ -25,6 +25,20 @@ if wait_for "$f" '^up$' && sleep 0.3 && kill -0 $p 2>/dev/null; then
 	expect_eq newlang:BEGIN_waits_as_017 "up rc=0" "$(cat "$f") rc=$rc"
 else
 	fail newlang:BEGIN_waits_as_017; cat "$f" | sed 's/^/    /'; kill_reap $p
+# -- duration literals (nanoseconds) and the one-part interval/profile forms -
+out=$(nl_run 'begin { $a = 1m; print($a); print(1s + 100ms + 5us + 7ns); print(2h / 1h + 1d / 1h); print(123UL + 1_000); }' | sed '/^$/d')
+expect_eq newlang:duration_literals $'60000000000\n1100005007\n26\n1123' "$out"
+# the period: consecutive ticks are at least 90 ms apart (a timer fires
+# some microseconds early or late, never 10 ms early)
+for ap in interval:100ms interval:100000000 interval:ms:100; do
+	out=$(nl_run "$ap { if (@t) { printf(\"%s %d\\n\", probe, (nsecs - @t) >= 90ms); } @t = nsecs; @n = count(); if (@n == 3) { clear(@t); exit(); } }" | sed '/^$/d')
+	expect_eq "newlang:${ap//:/_}" "$ap 1"$'\n'"$ap 1"$'\n@n: 3' "$out"
+done
+out=$(nl_run 'profile:99hz { @p = count(); exit(); }' | sed '/^$/d')
+expect_match newlang:profile_99hz '^@p: [1-9][0-9]*$' "$out"
+out=$(nl_run 'interval:1x { }' | head -1)
+expect_eq newlang:interval_bad_unit 'stdin:1:1: error: interval probe expects interval:UNIT:N with UNIT one of s, ms, us, hz and N > 0, or interval:Ns, Nms, Nus, Nhz' "$out"
+
 fi
 rm -f "$f"
 
@@ -64,5 +78,19 @@ expect_eq newlang:for_return_nested 'end' "$out"
 build_workload syscall_loop
 out=$(timeout 60 "$SONDE" -q -c "$B/syscall_loop 5" -e 'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { for ($i : 0..3) { @n[comm, args->__syscall_nr > 0] = count(); } }' 2>/dev/null | grep -v '^[0-9.][0-9.]*$')
 expect_eq newlang:for_in_tracepoint $'\n\n@n[syscall_loop, 1]: 15' "$out"
+
+# -- duration literals (nanoseconds) and the one-part interval/profile forms -
+out=$(nl_run 'begin { $a = 1m; print($a); print(1s + 100ms + 5us + 7ns); print(2h / 1h + 1d / 1h); print(123UL + 1_000); }' | sed '/^$/d')
+expect_eq newlang:duration_literals $'60000000000\n1100005007\n26\n1123' "$out"
+# the period: consecutive ticks are at least 90 ms apart (a timer fires
+# some microseconds early or late, never 10 ms early)
+for ap in interval:100ms interval:100000000 interval:ms:100; do
+	out=$(nl_run "$ap { if (@t) { printf(\"%s %d\\n\", probe, (nsecs - @t) >= 90ms); } @t = nsecs; @n = count(); if (@n == 3) { clear(@t); exit(); } }" | sed '/^$/d')
+	expect_eq "newlang:${ap//:/_}" "$ap 1"$'\n'"$ap 1"$'\n@n: 3' "$out"
+done
+out=$(nl_run 'profile:99hz { @p = count(); exit(); }' | sed '/^$/d')
+expect_match newlang:profile_99hz '^@p: [1-9][0-9]*$' "$out"
+out=$(nl_run 'interval:1x { }' | head -1)
+expect_eq newlang:interval_bad_unit 'stdin:1:1: error: interval probe expects interval:UNIT:N with UNIT one of s, ms, us, hz and N > 0, or interval:Ns, Nms, Nus, Nhz' "$out"
 
 fi
