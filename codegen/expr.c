@@ -547,8 +547,13 @@ static LLVMValueRef expr_value(struct cg_ctx *cg, struct ast_node *e)
 		}
 		return buf;
 	}
+	case N_BLOCK: {	/* { stmts; value } */
+		for (struct ast_node *s = e->block.stmts; s; s = s->next)
+			cg_stmt(cg, s);
+		return e->block.value ? cg_expr(cg, e->block.value) : cg_const(cg, 0);
+	}
 	case N_EXPR_STMT: case N_ASSIGN: case N_IF: case N_WHILE: case N_UNROLL: case N_FOR:
-	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_BLOCK: case N_PROBE:
+	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_PROBE: case N_MACRO:
 	case N_STRUCT_DEF: case N_PROGRAM:
 		break;
 	}
@@ -661,11 +666,13 @@ void cg_stmt(struct cg_ctx *cg, struct ast_node *st)
 	case N_BLOCK:	/* { stmts } */
 		for (struct ast_node *s = st->block.stmts; s; s = s->next)
 			cg_stmt(cg, s);
+		if (st->block.value)
+			cg_expr(cg, st->block.value);
 		return;
 	case N_INT: case N_STR: case N_IDENT: case N_VAR: case N_MAP: case N_POSITIONAL:
 	case N_CALL: case N_BINARY: case N_UNARY: case N_INCDEC: case N_TERNARY: case N_FIELD:
 	case N_INDEX: case N_CAST: case N_SIZEOF: case N_TUPLE: case N_PROBE: case N_STRUCT_DEF:
-	case N_PROGRAM:
+	case N_PROGRAM: case N_MACRO:
 		cg_expr(cg, st);
 		return;
 	}

@@ -63,6 +63,7 @@ const char *ast_kind_name(enum node_kind kind)
 	case N_CONTINUE:	return "continue";
 	case N_BLOCK:		return "block";
 	case N_PROBE:		return "probe";
+	case N_MACRO:		return "macro";
 	case N_STRUCT_DEF:	return "struct_def";
 	case N_PROGRAM:		return "program";
 	}
@@ -103,13 +104,81 @@ void ast_each_child(const struct ast_node *n, void (*fn)(const struct ast_node *
 		EACH(n->for_.var); EACH(n->for_.map); EACH(n->for_.start); EACH(n->for_.end);
 		EACH(n->for_.body);
 		return;
-	case N_BLOCK: each_list(n->block.stmts, fn, ctx); return;
+	case N_BLOCK: each_list(n->block.stmts, fn, ctx); EACH(n->block.value); return;
+	case N_MACRO: each_list(n->macro.params, fn, ctx); EACH(n->macro.body); return;
 	case N_PROBE: EACH(n->probe.pred); EACH(n->probe.body); return;
 	case N_PROGRAM: each_list(n->program.items, fn, ctx); return;
 	}
 }
 
 #undef EACH
+
+bool ast_block_take_value(struct ast_node *block)
+{
+	if (block->kind != N_BLOCK || !block->block.open_end || !block->block.stmts)
+		return block->kind == N_BLOCK && block->block.value;
+	struct ast_node **last = &block->block.stmts;
+	while ((*last)->next)
+		last = &(*last)->next;
+	if ((*last)->kind != N_EXPR_STMT)
+		return false;
+	block->block.value = (*last)->expr_stmt.expr;
+	*last = NULL;
+	block->block.open_end = false;
+	return true;
+}
+
+static struct ast_node *copy_list(struct arena *a, const struct ast_node *n)
+{
+	struct ast_node *head = NULL, **tail = &head;
+	for (; n; n = n->next) {
+		*tail = ast_copy(a, n);
+		tail = &(*tail)->next;
+	}
+	return head;
+}
+
+#define COPY(f) (c->f = ast_copy(a, n->f))
+#define COPY_LIST(f) (c->f = copy_list(a, n->f))
+
+struct ast_node *ast_copy(struct arena *a, const struct ast_node *n)
+{
+	if (!n)
+		return NULL;
+	struct ast_node *c = ast_new(a, n->kind, n->loc);
+	*c = *n;
+	c->next = NULL;
+	switch (n->kind) {
+	case N_INT: case N_STR: case N_IDENT: case N_VAR: case N_POSITIONAL:
+	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_STRUCT_DEF:
+		break;
+	case N_MAP: COPY_LIST(map.keys); break;
+	case N_CALL: COPY_LIST(call.args); break;
+	case N_BINARY: COPY(bin.lhs); COPY(bin.rhs); break;
+	case N_UNARY: COPY(un.operand); break;
+	case N_INCDEC: COPY(incdec.target); break;
+	case N_TERNARY: COPY(tern.cond); COPY(tern.then); COPY(tern.els); break;
+	case N_FIELD: COPY(field.base); break;
+	case N_INDEX: COPY(index.base); COPY(index.index); break;
+	case N_CAST: COPY(cast.operand); break;
+	case N_SIZEOF: COPY(size_of.expr); break;
+	case N_TUPLE: COPY_LIST(tuple.elems); break;
+	case N_EXPR_STMT: COPY(expr_stmt.expr); break;
+	case N_ASSIGN: COPY(assign.target); COPY(assign.value); break;
+	case N_IF: COPY(if_.cond); COPY(if_.then); COPY(if_.els); break;
+	case N_WHILE: COPY(while_.cond); COPY(while_.body); break;
+	case N_UNROLL: COPY(unroll.count); COPY(unroll.body); break;
+	case N_FOR: COPY(for_.var); COPY(for_.map); COPY(for_.start); COPY(for_.end); COPY(for_.body); break;
+	case N_BLOCK: COPY_LIST(block.stmts); COPY(block.value); break;
+	case N_MACRO: COPY_LIST(macro.params); COPY(macro.body); break;
+	case N_PROBE: COPY(probe.pred); COPY(probe.body); break;
+	case N_PROGRAM: COPY_LIST(program.items); break;
+	}
+	return c;
+}
+
+#undef COPY
+#undef COPY_LIST
 
 /* The operator as written; "" for OP_NONE (plain '=' is "" + "="). */
 const char *ast_op_text(enum ast_op op)
@@ -420,6 +489,7 @@ static void dump_head(FILE *f, const struct ast_node *n)
 	case N_CONTINUE:
 	case N_BLOCK:
 	case N_PROGRAM:
+	case N_MACRO:
 		break;
 	}
 }
@@ -512,6 +582,11 @@ static void dump_node(FILE *f, const struct ast_node *n, int depth)
 		break;
 	case N_BLOCK:
 		dump_list(f, n->block.stmts, d);
+		dump_node(f, n->block.value, d);
+		break;
+	case N_MACRO:
+		dump_list(f, n->macro.params, d);
+		dump_node(f, n->macro.body, d);
 		break;
 	case N_PROBE:
 		dump_node(f, n->probe.pred, d);

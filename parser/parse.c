@@ -89,7 +89,9 @@ static bool parse_depth_ok(struct parse_ctx *px, const struct ast_node *n, int d
 	case N_FOR:
 		return parse_depth_ok(px, n->for_.map, d) && parse_depth_ok(px, n->for_.start, d) &&
 		       parse_depth_ok(px, n->for_.end, d) && parse_depth_ok(px, n->for_.body, d);
-	case N_BLOCK: return parse_depth_list(px, n->block.stmts, d);
+	case N_BLOCK:
+		return parse_depth_list(px, n->block.stmts, d) && parse_depth_ok(px, n->block.value, d);
+	case N_MACRO: return parse_depth_ok(px, n->macro.body, d);
 	case N_PROBE:
 		return parse_depth_ok(px, n->probe.pred, d) && parse_depth_ok(px, n->probe.body, d);
 	case N_PROGRAM: return parse_depth_list(px, n->program.items, d);
@@ -106,6 +108,8 @@ struct ast_node *parse_program(struct arena *a, struct diag *d,
 	bool bad = rc != 0 || px.failed || lex_failed(px.lx) || !px.root;
 	lex_free(px.lx);
 	if (!bad && !parse_depth_ok(&px, px.root, 0))
+		bad = true;
+	if (!bad && !parse_expand_macros(&px, px.root))
 		bad = true;
 	return bad ? NULL : px.root;
 }
@@ -576,6 +580,43 @@ struct ast_node *parse_block(struct parse_ctx *px, struct parse_list stmts,
 {
 	struct ast_node *n = ast_new(px->arena, N_BLOCK, loc);
 	n->block.stmts = stmts.head;
+	n->block.open_end = stmts.open_end;
+	return n;
+}
+
+/* value = block: { stmt; ...; expr } */
+struct ast_node *parse_block_value(struct parse_ctx *px, struct ast_node *block)
+{
+	if (!ast_block_take_value(block)) {
+		parse_error(px, block->loc, "a block used as a value must end in an expression "
+			    "without ';' after it ({ ...; $x })");
+		return NULL;
+	}
+	return block;
+}
+
+/* if_value = "if" expr block "else" (block | if_value) */
+struct ast_node *parse_if_value(struct parse_ctx *px, struct ast_node *cond,
+				struct ast_node *then, struct ast_node *els,
+				struct src_loc loc)
+{
+	if (!parse_block_value(px, then) || (els->kind == N_BLOCK && !parse_block_value(px, els)))
+		return NULL;
+	struct ast_node *n = parse_ternary(px, cond, then, els);
+	n->loc = loc;
+	return n;
+}
+
+/* macro_def = "macro" name "(" params ")" block */
+struct ast_node *parse_macro(struct parse_ctx *px, const char *name,
+			     struct parse_list params, struct ast_node *body,
+			     struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, N_MACRO, loc);
+	n->macro.name = name;
+	n->macro.params = params.head;
+	n->macro.nparams = params.n;
+	n->macro.body = body;
 	return n;
 }
 

@@ -41,9 +41,10 @@ static void walk_block(struct scope *c, struct ast_node *b)
 {
 	struct scope_var *saved = c->vars;
 	c->depth++;
-	if (b && b->kind == N_BLOCK)
+	if (b && b->kind == N_BLOCK) {
 		walk_list(c, b->block.stmts);
-	else
+		walk(c, b->block.value);
+	} else
 		walk(c, b);
 	c->depth--;
 	c->vars = saved;
@@ -79,7 +80,7 @@ static void walk(struct scope *c, struct ast_node *n)
 			}
 		return;
 	case N_INT: case N_STR: case N_IDENT: case N_POSITIONAL: case N_SIZEOF:
-	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_STRUCT_DEF:
+	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_STRUCT_DEF: case N_MACRO:
 		if (n->kind == N_SIZEOF)
 			walk(c, n->size_of.expr);
 		return;

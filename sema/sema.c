@@ -303,15 +303,24 @@ static void check_stmt(struct sema_ctx *s, struct ast_node *st)
 				   st->kind == N_BREAK ? "break" : "continue");
 		return;
 	case N_BLOCK:
-		check_block(s, st);
+		if (st->block.value)	/* a macro's expansion, { ...; e } */
+			sema_check_expr_stmt(s, st);
+		else
+			check_block(s, st);
 		return;
 	case N_INT: case N_STR: case N_IDENT: case N_VAR: case N_MAP: case N_POSITIONAL:
 	case N_CALL: case N_BINARY: case N_UNARY: case N_INCDEC: case N_TERNARY: case N_FIELD:
 	case N_INDEX: case N_CAST: case N_SIZEOF: case N_TUPLE: case N_PROBE: case N_STRUCT_DEF:
-	case N_PROGRAM:
+	case N_PROGRAM: case N_MACRO:
 		sema_expr(s, st);
 		return;
 	}
+}
+
+void sema_check_stmts(struct sema_ctx *s, struct ast_node *block)
+{
+	for (struct ast_node *st = block->block.stmts; st; st = st->next)
+		check_stmt(s, st);
 }
 
 static void check_block(struct sema_ctx *s, struct ast_node *b)

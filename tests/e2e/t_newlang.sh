@@ -40,6 +40,28 @@ expect_match newlang:profile_99hz '^@p: [1-9][0-9]*$' "$out"
 out=$(nl_run 'interval:1x { }' | head -1)
 expect_eq newlang:interval_bad_unit 'stdin:1:1: error: interval probe expects interval:UNIT:N with UNIT one of s, ms, us, hz and N > 0, or interval:Ns, Nms, Nus, Nhz' "$out"
 
+# -- block expressions and if as a value (the reference guide's) ------------
+out=$(nl_run 'begin { let $a = { let $b = 1; $b }; print($a); $c = if ($a == 1) { "one" } else { "other" }; print($c); $d = if ($a > 5) { 1 } else if ($a > 0) { 2 } else { 3 }; print($d); @m = { 5 }; }' | sed '/^$/d')
+expect_eq newlang:block_expressions $'1\none\n2\n@m: 5' "$out"
+out=$(nl_run 'begin { $a = { 1; }; }' | head -1)
+expect_eq newlang:block_value_needs_expression "stdin:1:14: error: a block used as a value must end in an expression without ';' after it ({ ...; \$x })" "$out"
+
+# -- macros: the reference guide's examples, with the outputs it gives ------
+out=$(timeout 60 "$SONDE" -q "$top/tests/e2e/newlang/macros.bt" 2>&1 | sed '/^$/d')
+expect_eq newlang:macros_reference $'1\n1\n11\n3\n17\nhihihi3\n@b: 6' "$out"
+# hygiene: the body's $x is its own, the argument the caller's
+out=$(nl_run 'macro add_one(x) { let $x = x; $x + 1 } begin { $x = 5; print(add_one($x)); print($x); }' | sed '/^$/d')
+expect_eq newlang:macro_hygiene $'6\n5' "$out"
+out=$(nl_run 'macro each(@a) { for ($kv : @a) { print($kv.1); } } begin { @q[3] = 4; each(@q); clear(@q); }' | sed '/^$/d')
+expect_eq newlang:macro_map_for '4' "$out"
+out=$(nl_run 'macro unhygienic_access() { @x++ } begin { @x = 1; unhygienic_access(); }' | head -1)
+expect_eq newlang:macro_unhygienic "stdin:1:29: error: macro 'unhygienic_access' uses map '@x', which is not one of its parameters (a macro reaches only the maps passed to it)" "$out"
+out=$(nl_run 'macro wrong_parameter_type($x) { $x++ } begin { wrong_parameter_type(1 + 1); }' | head -1)
+expect_eq newlang:macro_wrong_parameter "stdin:1:70: error: macro 'wrong_parameter_type': parameter \$x takes a variable (\$name)" "$out"
+# the standard library's assert: a failed one ends the run with status 1
+out=$(nl_run 'begin { assert(1 == 1, "fine"); assert(1 == 2, "math"); printf("not reached\n"); }'; echo "rc=$?")
+expect_eq newlang:assert $'assert failed: math\n\n\nrc=1' "$out"
+
 fi
 rm -f "$f"
 
@@ -94,5 +116,27 @@ out=$(nl_run 'profile:99hz { @p = count(); exit(); }' | sed '/^$/d')
 expect_match newlang:profile_99hz '^@p: [1-9][0-9]*$' "$out"
 out=$(nl_run 'interval:1x { }' | head -1)
 expect_eq newlang:interval_bad_unit 'stdin:1:1: error: interval probe expects interval:UNIT:N with UNIT one of s, ms, us, hz and N > 0, or interval:Ns, Nms, Nus, Nhz' "$out"
+
+# -- block expressions and if as a value (the reference guide's) ------------
+out=$(nl_run 'begin { let $a = { let $b = 1; $b }; print($a); $c = if ($a == 1) { "one" } else { "other" }; print($c); $d = if ($a > 5) { 1 } else if ($a > 0) { 2 } else { 3 }; print($d); @m = { 5 }; }' | sed '/^$/d')
+expect_eq newlang:block_expressions $'1\none\n2\n@m: 5' "$out"
+out=$(nl_run 'begin { $a = { 1; }; }' | head -1)
+expect_eq newlang:block_value_needs_expression "stdin:1:14: error: a block used as a value must end in an expression without ';' after it ({ ...; \$x })" "$out"
+
+# -- macros: the reference guide's examples, with the outputs it gives ------
+out=$(timeout 60 "$SONDE" -q "$top/tests/e2e/newlang/macros.bt" 2>&1 | sed '/^$/d')
+expect_eq newlang:macros_reference $'1\n1\n11\n3\n17\nhihihi3\n@b: 6' "$out"
+# hygiene: the body's $x is its own, the argument the caller's
+out=$(nl_run 'macro add_one(x) { let $x = x; $x + 1 } begin { $x = 5; print(add_one($x)); print($x); }' | sed '/^$/d')
+expect_eq newlang:macro_hygiene $'6\n5' "$out"
+out=$(nl_run 'macro each(@a) { for ($kv : @a) { print($kv.1); } } begin { @q[3] = 4; each(@q); clear(@q); }' | sed '/^$/d')
+expect_eq newlang:macro_map_for '4' "$out"
+out=$(nl_run 'macro unhygienic_access() { @x++ } begin { @x = 1; unhygienic_access(); }' | head -1)
+expect_eq newlang:macro_unhygienic "stdin:1:29: error: macro 'unhygienic_access' uses map '@x', which is not one of its parameters (a macro reaches only the maps passed to it)" "$out"
+out=$(nl_run 'macro wrong_parameter_type($x) { $x++ } begin { wrong_parameter_type(1 + 1); }' | head -1)
+expect_eq newlang:macro_wrong_parameter "stdin:1:70: error: macro 'wrong_parameter_type': parameter \$x takes a variable (\$name)" "$out"
+# the standard library's assert: a failed one ends the run with status 1
+out=$(nl_run 'begin { assert(1 == 1, "fine"); assert(1 == 2, "math"); printf("not reached\n"); }'; echo "rc=$?")
+expect_eq newlang:assert $'assert failed: math\n\n\nrc=1' "$out"
 
 fi
