@@ -456,8 +456,9 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 			rt_scrape_tick(&rt);
 			rt_overhead_tick(&rt);
 		}
-	} else if (!rt.stop) {
-		/* only BEGIN/END and no exit(): wait for Ctrl-C, as bpftrace.
+	} else if (!rt.stop && !r->ends_itself) {
+		/* only BEGIN/END and no exit(): wait for Ctrl-C, as bpftrace
+		 * 0.17 (a script that writes "begin" ends here, as newer ones).
 		 * The signals stay blocked between the test and the wait, so
 		 * one that arrives in between is not lost. */
 		sigset_t block, old;

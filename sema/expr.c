@@ -592,12 +592,25 @@ static struct type *check_ternary(struct sema_ctx *s, struct ast_node *e, bool a
 	return sema_set(e, r);
 }
 
+/* { stmts; value }: the value's type, or void; as a statement the value
+ * may be a call with none (a macro's body, { printf("hi") }) */
+static struct type *check_block_expr(struct sema_ctx *s, struct ast_node *e, bool as_stmt)
+{
+	sema_check_stmts(s, e);
+	if (!e->block.value)
+		return sema_set(e, (struct type){.kind = TY_VOID});
+	struct type *t = as_stmt ? sema_check_expr_stmt(s, e->block.value) : sema_expr(s, e->block.value);
+	return sema_set(e, *t);
+}
+
 struct type *sema_check_expr_stmt(struct sema_ctx *s, struct ast_node *e)
 {
 	if (e->kind == N_CALL)
 		return sema_check_call(s, e, true);
 	if (e->kind == N_TERNARY)
 		return check_ternary(s, e, true);
+	if (e->kind == N_BLOCK)
+		return check_block_expr(s, e, true);
 	return sema_expr(s, e);
 }
 
@@ -759,8 +772,10 @@ struct type *sema_expr(struct sema_ctx *s, struct ast_node *e)
 		return check_sizeof(s, e);
 	case N_TUPLE:
 		return check_tuple(s, e);
-	case N_EXPR_STMT: case N_ASSIGN: case N_IF: case N_WHILE: case N_UNROLL:
-	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_BLOCK: case N_PROBE:
+	case N_BLOCK:
+		return check_block_expr(s, e, false);
+	case N_EXPR_STMT: case N_ASSIGN: case N_IF: case N_WHILE: case N_UNROLL: case N_FOR:
+	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_PROBE: case N_MACRO:
 	case N_STRUCT_DEF: case N_PROGRAM:
 		break;
 	}

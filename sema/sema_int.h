@@ -110,6 +110,10 @@ void sema_var_assign(struct sema_ctx *s, struct ast_node *target, const struct t
 		     struct src_loc loc);
 
 void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p);
+/* sema.c: the statements of a block (not its value) */
+void sema_check_stmts(struct sema_ctx *s, struct ast_node *block);
+/* scope.c: `let` and `for` variables get names of their own per block */
+void sema_scope_probe(struct sema_ctx *s, struct ast_node *probe);
 /* probes.c: limits the kernel puts on attach points, checked once all
  * probes are resolved (programs on one tracepoint) */
 void sema_check_attach_limits(struct sema_ctx *s);
