@@ -89,6 +89,7 @@ struct rt {
 	int nattach_names;
 	const char **site_names;	/* uprobe cookie -> function name */
 	int nsite_names;
+	bool stacks;		/* stack key elements come with their frames (pr_key.stack) */
 	bool render_in_key;	/* stacks in map keys indent 4 columns, else 8 */
 	/* one reading of CLOCK_REALTIME and CLOCK_MONOTONIC for every
 	 * strftime() of the run, so two timestamps print exactly their
@@ -151,6 +152,8 @@ void rt_events_close(struct rt *rt);
 /* symbols.c: stacks, usym, buf, ntop, strftime as text; join events;
  * reading a process's mappings while it lives (EV_PID_SEEN) */
 const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *p);
+/* symbols.c: a stack value's frames, for the writers that draw stacks */
+const struct pr_stack *rt_stack_frames(struct rt *rt, const struct type *t, const uint8_t *p);
 void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *args, size_t len);
 void rt_prime_pid(struct rt *rt, int pid);
 /* the -c child: trace it to read its mappings as it exits (only when the
@@ -286,5 +289,12 @@ int rt_serve_start(struct rt *rt, const char *addr);
 int rt_serve_timeout(struct rt *rt, int timeout_ms);
 void rt_serve_run(struct rt *rt);
 void rt_serve_stop(struct rt *rt);
+/* profile.c: /debug/pprof/profile?seconds=N.  begin reads every stack map
+ * (NULL when out of memory); end reads them again and encodes the growth
+ * since begin as a gzipped pprof profile (*buf malloc'd), and frees b */
+struct rt_baseline;
+struct rt_baseline *rt_profile_begin(struct rt *rt);
+int rt_profile_end(struct rt *rt, struct rt_baseline *b, uint8_t **buf, size_t *len);
+void rt_profile_free(struct rt_baseline *b);
 
 #endif
