@@ -209,6 +209,34 @@ static void child_agent_env(const char *lib, const char *dir)
 	setenv("SONDE_RUN_DIR", dir, 1);
 }
 
+/* -c CMD as bpftrace splits it: words at each single space, no shell
+ * (quotes, $VAR, tabs and globs are plain characters), so that cpid is the
+ * command itself and no shell runs as cpid first.  Two spaces make an
+ * empty word, as bpftrace's splitting does, and a space at the end none.
+ * A NULL-terminated argv, or NULL when out of memory. */
+static char **child_argv(const char *cmd)
+{
+	size_t n = strlen(cmd);
+	char *copy = strdup(cmd);
+	char **av = calloc(n + 2, sizeof(*av));
+	if (!copy || !av)
+		return NULL;
+	int ac = 0;
+	for (char *w = copy;;) {
+		char *sp = strchr(w, ' ');
+		if (!sp) {
+			if (*w || ac == 0)
+				av[ac++] = w;
+			break;
+		}
+		*sp = '\0';
+		av[ac++] = w;
+		w = sp + 1;
+	}
+	av[ac] = NULL;
+	return av;
+}
+
 static int start_child(const char *cmd, int *go_fd, const char *agent_lib, const char *agent_dir)
 {
 	int fds[2];
@@ -225,28 +253,11 @@ static int start_child(const char *cmd, int *go_fd, const char *agent_lib, const
 			_exit(127);
 		if (agent_lib)
 			child_agent_env(agent_lib, agent_dir);
-		/* a plain command line runs directly, as bpftrace runs it: a
-		 * shell in between would make libc calls of its own as cpid
-		 * (uprobe:libc:getpid /pid == cpid/ would count dash's) */
-		if (!strpbrk(cmd, "'\"\\$`|&;<>(){}*?[]~#=\n")) {
-			char *copy = strdup(cmd), *save = NULL;
-			char *av[256];
-			int ac = 0;
-			for (char *w = copy ? strtok_r(copy, " \t", &save) : NULL; w && ac < 255;
-			     w = strtok_r(NULL, " \t", &save))
-				av[ac++] = w;
-			av[ac] = NULL;
-			if (ac) {
-				execvp(av[0], av);
-				fprintf(stderr, "sonde: cannot run '%s': %m\n", av[0]);
-				_exit(127);
-			}
-		}
-		/* "exec" keeps the shell's pid for the command: cpid is the command */
-		char *line = NULL;
-		if (asprintf(&line, "exec %s", cmd) < 0)
+		char **av = child_argv(cmd);
+		if (!av)
 			_exit(127);
-		execl("/bin/sh", "sh", "-c", line, (char *)NULL);
+		execvp(av[0], av);
+		fprintf(stderr, "sonde: cannot run '%s': %m\n", av[0]);
 		_exit(127);
 	}
 	close(fds[0]);

@@ -165,10 +165,12 @@ const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *
 	if (t->kind == TY_INET)	/* {family, address} */
 		return vf_inet(rt->a, v, p + 8);
 	if (t->kind == TY_TIMESTAMP) {
-		struct timespec real, mono;
-		clock_gettime(CLOCK_REALTIME, &real);
-		clock_gettime(CLOCK_MONOTONIC, &mono);
-		struct timespec wall = vf_mono_to_wall(v, &real, &mono);
+		if (!rt->clocks_read) {
+			clock_gettime(CLOCK_REALTIME, &rt->clock_real);
+			clock_gettime(CLOCK_MONOTONIC, &rt->clock_mono);
+			rt->clocks_read = true;
+		}
+		struct timespec wall = vf_mono_to_wall(v, &rt->clock_real, &rt->clock_mono);
 		return vf_strftime(rt->a, t->fmt ? t->fmt : "%H:%M:%S", &wall, false);
 	}
 	return "";
