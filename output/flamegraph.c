@@ -220,8 +220,10 @@ static const char fg_script[] =
 	"  var s = g.dataset.s, d = +g.dataset.d, x0 = +g.dataset.x, w0 = +g.dataset.w, k = full / w0;\n"
 	"  frames(s).forEach(function (e) {\n"
 	"    var r = e.querySelector('rect'), x = +e.dataset.x, w = +e.dataset.w, ed = +e.dataset.d;\n"
-	"    var inside = x >= x0 - 1e-6 && x + w <= x0 + w0 + 1e-6;\n"
-	"    var under = ed < d && x <= x0 + 1e-6 && x + w >= x0 + w0 - 1e-6;\n"
+	/* x and width are written to 4 decimals: a callee's end may pass
+	 * its caller's by the rounding, never by a box (0.1 px at least) */
+	"    var inside = x >= x0 - 0.01 && x + w <= x0 + w0 + 0.01;\n"
+	"    var under = ed < d && x <= x0 + 0.01 && x + w >= x0 + w0 - 0.01;\n"
 	"    e.classList.remove('hide', 'parent');\n"
 	"    if (ed >= d && inside) { r.setAttribute('x', xpad + (x - x0) * k); r.setAttribute('width', w * k); }\n"
 	"    else if (under) { r.setAttribute('x', xpad); r.setAttribute('width', full); e.classList.add('parent'); }\n"
