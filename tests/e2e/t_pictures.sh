@@ -105,6 +105,7 @@ ok labels drawn
 ok widths proportional to values
 ok click zooms to full width
 ok zoom hides the boxes outside
+ok zoom keeps every callee
 ok search highlights
 ok search shows the share
 ok no request leaves the page" "$res"
