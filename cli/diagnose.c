@@ -59,6 +59,13 @@
 #define BEGIN_MARK "sonde-diagnose: begin"
 #define END_MARK "sonde-diagnose: end"
 
+/* a descriptor of a service process and the file behind it, read while
+ * the process lives (an ioctl's file is named after the run) */
+struct fdsnap {
+	int pid, fd;
+	const char *path;
+};
+
 /* threads of the service known at the start, with the kernel's counters */
 struct seed {
 	int pid, tid;
@@ -78,9 +85,13 @@ struct dxs {
 	const char **cg_dir;		/* where each cgroup's cpu.stat is */
 	bool *cg_v2;
 	int ncg;
+	struct fdsnap *fds;		/* the service's descriptors, seen at the window's edges */
+	int nfds;
 	struct dx_cgroup *cg_end;	/* cpu.stat when the window ended */
 	bool cg_end_ok;
 	const char *cudart;		/* libcudart a target maps, or NULL */
+	const char *target;		/* what is traced, for messages */
+	unsigned seconds;
 	/* the maps at exit */
 	struct pr_map *maps;
 	int nmaps;
@@ -472,7 +483,8 @@ static char *generate(struct dxs *x, unsigned seconds)
 		fputs(" /@cus[tid]/ { @cu_n[tid, func] = count(); @cu_ns[tid, func] = sum(nsecs - @cus[tid]);"
 		      " delete(@cus[tid]); }\n", f);
 	}
-	fprintf(f, "interval:s:%u { @tend = nsecs; printf(\"" END_MARK "\\n\"); exit(); }\n"
+	/* once: until it is detached the timer goes on firing */
+	fprintf(f, "interval:s:%u /!@tend/ { @tend = nsecs; printf(\"" END_MARK "\\n\"); exit(); }\n"
 		"END { if (!@tend) { @tend = nsecs; } }\n", seconds);
 	fclose(f);
 	char *copy = arena_strdup(x->a, text);
@@ -485,10 +497,33 @@ static char *generate(struct dxs *x, unsigned seconds)
 static struct dxs *collecting;
 
 static void c_attached(FILE *out, FILE *diagf, int n) {}
-/* BEGIN's printf: the window starts now */
+static void snap_fds(struct dxs *x, int pid)
+{
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		int fd = atoi(e->d_name);
+		const char *path = fd_path_text(x->a, NULL, (uint32_t)pid, (uint32_t)fd);
+		if (!path || !ioc_is_gpu_device(arena_printf(x->a, "%.*s", (int)strcspn(path, " "), path)))
+			continue;
+		x->fds = arena_grow(x->a, x->fds, x->nfds, sizeof(*x->fds));
+		x->fds[x->nfds++] = (struct fdsnap){pid, fd, arena_printf(x->a, "%.*s",
+			(int)strcspn(path, " "), path)};
+	}
+	if (d)
+		closedir(d);
+}
+
+/* BEGIN's and the window's last printf: read the kernel's counters */
 static void c_message(FILE *out, const char *type, const char *text, size_t len)
 {
 	struct dxs *x = collecting;
+	if (len >= strlen(BEGIN_MARK) && !memcmp(text, BEGIN_MARK, strlen(BEGIN_MARK)))
+		fprintf(stderr, "sonde diagnose: tracing %s for %u s (Ctrl-C ends it sooner)\n",
+			x->target, x->seconds);
 	bool begin = len >= strlen(BEGIN_MARK) && !memcmp(text, BEGIN_MARK, strlen(BEGIN_MARK));
 	bool end = len >= strlen(END_MARK) && !memcmp(text, END_MARK, strlen(END_MARK));
 	for (int i = 0; (begin || end) && i < x->nseeds; i++) {
@@ -503,6 +538,9 @@ static void c_message(FILE *out, const char *type, const char *text, size_t len)
 						   NULL);
 		}
 	}
+	for (int i = 0; (begin || end) && i < x->nseeds; i++)
+		if (x->seeds[i].pid == x->seeds[i].tid)
+			snap_fds(x, x->seeds[i].pid);
 	for (int i = 0; begin && i < x->ncg; i++)
 		read_cpu_stat(x->a, x->cg_dir[i], x->cg_v2[i], &x->cg[i]);
 	for (int i = 0; end && i < x->ncg; i++) {
@@ -625,9 +663,15 @@ static void build_ioctls(struct dxs *x, struct dx_report *r)
 	for (size_t i = 0; n && i < n->nentries; i++) {
 		const struct pr_entry *e = &n->entries[i];
 		int tid = (int)key_u(e, 0), pid = (int)by_tid(x, "@tgid", tid);
-		const char *shown = fd_path_text(x->a, NULL, (uint32_t)pid, (uint32_t)key_u(e, 1));
-		/* without fd_path_text's " (GPU driver)" */
-		const char *path = shown ? arena_printf(x->a, "%.*s", (int)strcspn(shown, " "), shown) : NULL;
+		const char *path = NULL;
+		for (int j = x->nfds - 1; j >= 0 && !path; j--)
+			if (x->fds[j].pid == pid && (uint64_t)x->fds[j].fd == key_u(e, 1))
+				path = x->fds[j].path;
+		if (!path) {
+			const char *shown = fd_path_text(x->a, NULL, (uint32_t)pid, (uint32_t)key_u(e, 1));
+			/* without fd_path_text's " (GPU driver)" */
+			path = shown ? arena_printf(x->a, "%.*s", (int)strcspn(shown, " "), shown) : NULL;
+		}
 		const char *name = path ? ioc_nvidia_text(x->a, path, key_u(e, 2), (uint32_t)key_u(e, 3)) : NULL;
 		if (!name)
 			continue;
@@ -644,8 +688,9 @@ static void build_ioctls(struct dxs *x, struct dx_report *r)
 			io->path = path;
 			io->name = name;
 			io->cmd = key_u(e, 2);
-			const struct seed *s = seed_of(x, pid);
-			io->comm = s && s->comm ? s->comm : "?";
+			const struct pr_entry *ce = entry_by_tid(x, "@tcomm", tid);
+			const struct seed *s = seed_of(x, tid);
+			io->comm = ce && ce->text ? ce->text : s && s->comm ? s->comm : "?";
 		}
 		io->n += (uint64_t)e->ival;
 		for (size_t j = 0; t && j < t->nentries; j++)
@@ -983,6 +1028,8 @@ int cli_diagnose(int argc, char **argv)
 		if (x.seeds[i].tid == x.seeds[i].pid)
 			cgroup_index(&x, x.seeds[i].pid);
 
+	x.target = target;
+	x.seconds = seconds;
 	char *src = generate(&x, seconds);
 	if (verbose > 1)
 		fprintf(stderr, "%s", src);
@@ -992,7 +1039,6 @@ int cli_diagnose(int argc, char **argv)
 	struct cg_object obj = {0};
 	if (!compile(a, &d, src, &r, &obj, pid, child))
 		goto out;
-	fprintf(stderr, "sonde diagnose: tracing %s for %u s (Ctrl-C ends it sooner)\n", target, seconds);
 	struct rt_opts ro = {
 		.writer = &collect_writer, .out = stdout, .quiet = true, .verbose = verbose,
 		.pid = pid, .child_pid = child, .child_go_fd = go_fd, .src = src, .file = "diagnose",

@@ -259,7 +259,8 @@ static void text_group(FILE *out, const struct dx_group *g)
 	uint64_t sum = 0;
 	for (int c = 0; c < DX_NCAT; c++) {
 		sum += g->ns[c];
-		if (g->ns[c] || c <= DX_RUNQ)
+		/* what rounds to 0.0 ms says nothing */
+		if (g->ns[c] >= 50000 || c <= DX_RUNQ)
 			pct_line(out, dx_cat_names[c], g->ns[c], g->wall_ns);
 	}
 	pct_line(out, "accounted", sum, g->wall_ns);
@@ -293,6 +294,9 @@ void dx_print_text(FILE *out, const struct dx_report *r)
 	}
 	for (int i = 0; i < r->ncgroups; i++) {
 		const struct dx_cgroup *c = &r->cgroups[i];
+		/* a cgroup without a quota has nothing to say */
+		if (!c->nr_throttled && (!strcmp(c->quota, "none") || !strncmp(c->quota, "max", 3)))
+			continue;
 		fprintf(out, "\ncgroup %s: CPU quota %s; throttled in %" PRIu64 " of %" PRIu64
 			" periods, %.1f ms\n", c->path, c->quota, c->nr_throttled, c->nr_periods,
 			c->throttled_ns / 1e6);
@@ -301,7 +305,7 @@ void dx_print_text(FILE *out, const struct dx_report *r)
 		fprintf(out, "\nGPU driver calls (ioctl on /dev/nvidia*):\n");
 		for (int i = 0; i < r->nioctls; i++) {
 			const struct dx_ioctl *x = &r->ioctls[i];
-			fprintf(out, "    %-16s pid %-7d %-18s %-34s %8" PRIu64 " calls %8.1f/s  mean %.1f us\n",
+			fprintf(out, "    %-16s pid %-7d %-16s %-42s %8" PRIu64 " calls %8.1f/s  mean %.1f us\n",
 				x->comm, x->pid, x->path, x->name, x->n, r->seconds ? x->n / r->seconds : 0,
 				x->n ? x->ns / 1e3 / x->n : 0);
 		}
@@ -382,6 +386,9 @@ void dx_print_json(FILE *out, const struct dx_report *r)
 	fputs("], \"cgroups\": [", out);
 	for (int i = 0; i < r->ncgroups; i++) {
 		const struct dx_cgroup *c = &r->cgroups[i];
+		/* a cgroup without a quota has nothing to say */
+		if (!c->nr_throttled && (!strcmp(c->quota, "none") || !strncmp(c->quota, "max", 3)))
+			continue;
 		fprintf(out, "%s{\"path\": ", i ? ", " : "");
 		json_str(out, c->path);
 		fputs(", \"quota\": ", out);
