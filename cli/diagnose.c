@@ -770,14 +770,19 @@ static void build_thread(struct dxs *x, struct dx_report *r, int tid, uint64_t t
 		t->ns[blocked_cat(a, by_tid(x, "@bsc", tid), by_tid(x, "@bd", tid), gpu)] += end - since;
 	else if (st == 0) {
 		/* no event in the whole window: it ran throughout on a CPU of
-		 * its own, or slept throughout; /proc says which */
+		 * its own, or slept throughout; /proc says which, and in which
+		 * syscall */
 		uint64_t mi, ma;
 		char state = 'S';
 		read_stat(a, t->pid, tid, &mi, &ma, &state);
+		char *sc = state == 'R' ? NULL : proc_text(a, "/proc/%d/task/%d/syscall", t->pid, tid);
+		long nr = -1;
+		if (sc && sscanf(sc, "%ld", &nr) != 1)
+			nr = -1;
 		if (state == 'R')
 			t->ns[DX_RUN] = t->wall_ns;
 		else
-			t->ns[state == 'D' ? DX_IO : DX_OTHER] = t->wall_ns;
+			t->ns[blocked_cat(a, nr >= 0 ? (uint64_t)nr + 1 : 0, state == 'D', gpu)] = t->wall_ns;
 	}
 	cuda_time(x, t);
 	t->wait_max_ns = (uint64_t)by_tid(x, "@waitmax", tid);

@@ -22,6 +22,14 @@
 
 DX=$B/diagnose
 mkdir -p "$DX"
+CGROOT=${CGROOT:-$(cgroup2_root)}
+# until CMD...: poll a condition while the process it waits on lives; a
+# guard of 60 s stops a broken test from hanging make check
+until_true() {
+	local i
+	for i in $(seq 1200); do "$@" && return 0; sleep 0.05; done
+	echo "    (gave up waiting for: $*)"; return 1
+}
 gcc -O1 -g -o "$DX/dx_service" "$top/tests/workloads/dx_service.c" || { fail diagnose:build; return 0; }
 printf '#!/bin/sh\necho -20 > /proc/self/autogroup 2>/dev/null\nexec nice -n -20 "$@"\n' > "$DX/hi.sh"
 chmod +x "$DX/hi.sh"
@@ -90,7 +98,7 @@ if [ -z "$cg" ] || [ ! -d "$cg" ]; then
 	skip diagnose:throttled "no cgroup with the cpu controller can be made here (v1 cpu or v2 cpu.max)"
 else
 	sh -c "echo \$\$ > $cg/cgroup.procs && exec $DX/dx_service spin 30000" & svc=$!
-	while ! grep -qx "$svc" "$cg/cgroup.procs" 2>/dev/null; do sleep 0.05; done
+	until_true grep -qx "$svc" "$cg/cgroup.procs"
 	before=$(stat_of throttled_time)
 	"$SONDE" diagnose -f json -o "$DX/thr.json" -p $svc 3 2> "$DX/thr.err"
 	after=$(stat_of throttled_time)
@@ -154,11 +162,9 @@ else
 fi
 rm -f "$DX/cuda.go"
 "$DX/cuda_app" "$DX/cuda.go" & app=$!
-while ! grep -q libcudart "/proc/$app/maps" 2>/dev/null; do sleep 0.05; done
+until_true grep -q libcudart "/proc/$app/maps"
 "$SONDE" diagnose -f json -o "$DX/cuda.json" -p $app 30 2> "$DX/cuda.err" & dxp=$!
-while ! grep -q 'sonde diagnose: tracing' "$DX/cuda.err" 2>/dev/null && kill -0 $dxp 2>/dev/null; do
-	sleep 0.05
-done
+until_true sh -c "grep -q 'sonde diagnose: tracing' $DX/cuda.err || ! kill -0 $dxp"
 touch "$DX/cuda.go"
 wait $dxp
 wait $app 2>/dev/null
@@ -166,6 +172,29 @@ dx_check "cuda_calls (${cuda_kind%% (*})" "$DX/cuda.json" '
 got = {c["func"]: c["calls"] for c in r["cuda"]}
 assert got == {"cudaMalloc": 3, "cudaMemcpy": 5, "cudaMemcpyAsync": 7, "cudaLaunchKernel": 11,
 	"cudaStreamSynchronize": 13}, got'
+
+# ---- a container: every process of a simulated docker scope ------------------------------------
+ID=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
+SLICE=$CGROOT/system.slice dx_slice=
+[ -n "$CGROOT" ] || SLICE=/nonexistent
+[ -d "$SLICE" ] || { mkdir "$SLICE" && dx_slice=$SLICE; }
+SCOPE=$SLICE/docker-$ID.scope
+if mkdir "$SCOPE" 2>/dev/null; then
+	sh -c "echo \$\$ > $SCOPE/cgroup.procs && exec $DX/dx_service spin 30000" & c1=$!
+	sh -c "echo \$\$ > $SCOPE/cgroup.procs && exec sleep 30" & c2=$!
+	until_true sh -c "[ \$(wc -l < $SCOPE/cgroup.procs) -ge 2 ]"
+	"$SONDE" diagnose -f json -o "$DX/ct.json" --container "${ID:0:12}" 2 2> "$DX/ct.err"
+	kill_reap $c1 $c2
+	cgroup_remove "$SCOPE"
+	[ -n "$dx_slice" ] && rmdir "$dx_slice"
+	dx_check container "$DX/ct.json" "
+assert r['target'].startswith('container $ID (2 processes)'), r['target']
+assert sorted(x['pid'] for x in r['groups']) == sorted([$c1, $c2]), r['groups']
+assert g['pid'] == $c1 and g['busy'], g
+assert [x for x in r['groups'] if x['pid'] == $c2][0]['ns']['sleep'] > 0.9 * 2e9, r['groups']"
+else
+	skip diagnose:container "cannot make a cgroup under $SLICE"
+fi
 
 # ---- healthy: a loop alone on its CPU ------------------------------------------------------------
 "$SONDE" diagnose -c "$HI taskset -c 1 $DX/dx_service spin 30000" 2 > "$DX/healthy.txt" 2>&1
