@@ -13,6 +13,7 @@
 
 struct ksyms;
 struct rs_symcache;
+struct rt_stacks;
 struct rs_cgcache;
 struct rt_follow;
 struct rt_watch;
@@ -88,7 +89,7 @@ struct rt {
 	const char **site_names;	/* uprobe cookie -> function name */
 	int nsite_names;
 	bool render_in_key;	/* stacks in map keys indent 4 columns, else 8 */
-	bool stack_lost_warned;
+	struct rt_stacks *stacks;	/* stack id -> frames, read from the stack maps (symbols.c) */
 	bool child_traced;	/* -c child under ptrace (symbols.c) */
 	struct rt_follow *follow;	/* --follow: uprobe queries kept for rescans */
 	struct rt_watch *watch;		/* --follow, -v: uprobe files to notice changes of */
@@ -144,6 +145,9 @@ void rt_events_close(struct rt *rt);
 /* symbols.c: stacks, usym, buf, ntop, strftime as text; join events;
  * reading a process's mappings while it lives (EV_PID_SEEN) */
 const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *p);
+/* symbols.c: the stacks the stack maps had no room for, once at exit */
+void rt_stacks_report_lost(struct rt *rt);
+void rt_stacks_free(struct rt *rt);
 void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *args, size_t len);
 void rt_prime_pid(struct rt *rt, int pid);
 /* the -c child: trace it to read its mappings as it exits (only when the
