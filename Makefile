@@ -18,12 +18,14 @@ GEN     := $(BUILD)/gen
 DEPS_PKGS := llvm-16-dev libbpf-dev libelf-dev flex bison libcmocka-dev \
 	zlib1g-dev libzstd-dev libz3-dev libxml2-dev libncurses-dev \
 	bpftrace gcc g++ make util-linux iproute2 pkg-config systemtap-sdt-dev python3 \
-	libmicrohttpd-dev libcapstone-dev prometheus bpftool
+	libmicrohttpd-dev libcapstone-dev prometheus bpftool \
+	qemu-system-x86 busybox-static \
+	protobuf-c-compiler libprotobuf-c-dev chromium golang-go
 
 SRCDIRS := common host lexer parser sema codegen stdlib output runtime
 LIB_SRCS := $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.c))
 CLI_SRCS := $(wildcard cli/*.c)
-GEN_SRCS := $(GEN)/lexer.c $(GEN)/parser.c
+GEN_SRCS := $(GEN)/lexer.c $(GEN)/parser.c $(GEN)/profile.pb-c.c
 
 WARN    := -Wall -Wextra -Wswitch-enum -Wshadow -Wmissing-prototypes -Wwrite-strings \
 	-Wstrict-prototypes -Wno-unused-parameter \
@@ -40,19 +42,19 @@ ASAN_CFLAGS := $(BASEFLAGS) -O1 $(ASAN_FLAGS)
 LLVM_LIBS := $(shell $(LLVM_CONFIG) --link-static --libs bpf core target 2>/dev/null)
 LLVM_SYS  := $(shell $(LLVM_CONFIG) --link-static --system-libs 2>/dev/null)
 LDLIBS    := -L$(shell $(LLVM_CONFIG) --libdir 2>/dev/null) $(LLVM_LIBS) \
-	-lbpf -lelf -lmicrohttpd -lcapstone $(LLVM_SYS) -lz -lzstd -lpthread -lm -ldl
+	-lbpf -lelf -lmicrohttpd -lcapstone -lprotobuf-c $(LLVM_SYS) -lz -lzstd -lpthread -lm -ldl
 
 REL_OBJS  := $(patsubst %.c,$(BUILD)/rel/%.o,$(LIB_SRCS)) \
-	$(BUILD)/rel/gen/lexer.o $(BUILD)/rel/gen/parser.o
+	$(BUILD)/rel/gen/lexer.o $(BUILD)/rel/gen/parser.o $(BUILD)/rel/gen/profile.pb-c.o
 ASAN_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRCS)) \
-	$(BUILD)/asan/gen/lexer.o $(BUILD)/asan/gen/parser.o
+	$(BUILD)/asan/gen/lexer.o $(BUILD)/asan/gen/parser.o $(BUILD)/asan/gen/profile.pb-c.o
 REL_CLI   := $(patsubst %.c,$(BUILD)/rel/%.o,$(CLI_SRCS))
 ASAN_CLI  := $(patsubst %.c,$(BUILD)/asan/%.o,$(CLI_SRCS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRCS))
 
-.PHONY: all deps check demo unit e2e diff fuzz clean install asan layers
+.PHONY: all deps check demo unit e2e diff fuzz clean install asan layers vm
 all: $(BUILD)/sonde $(BUILD)/libsonde-agent.so
 
 # ---- generated front end ------------------------------------------------
@@ -63,6 +65,12 @@ $(GEN)/parser.c $(GEN)/parser.h: parser/grammar.y
 $(GEN)/lexer.c: lexer/lexer.l $(GEN)/parser.h
 	@mkdir -p $(GEN)
 	flex -o $@ $<
+
+# the pprof wire format (output/pprof.c): protobuf-c's code for output/profile.proto
+$(GEN)/profile.pb-c.c $(GEN)/profile.pb-c.h: output/profile.proto
+	@mkdir -p $(GEN)
+	protoc-c --proto_path=output --c_out=$(GEN) $<
+$(BUILD)/rel/output/pprof.o $(BUILD)/asan/output/pprof.o $(BUILD)/fuzz/output/pprof.o: $(GEN)/profile.pb-c.h
 
 # ---- objects ------------------------------------------------------------
 $(BUILD)/rel/gen/%.o: $(GEN)/%.c $(GEN)/parser.h
@@ -89,7 +97,8 @@ $(GEN)/syscall_names.h:
 		sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/[\2] = "\1",/p' > $@
 $(BUILD)/rel/stdlib/syscalls.o $(BUILD)/asan/stdlib/syscalls.o: $(GEN)/syscall_names.h
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# (build/vm holds unpacked kernels and apt's *.d folders: not ours)
+-include $(shell find $(BUILD) -path $(BUILD)/vm -prune -o -name '*.d' -type f -print 2>/dev/null)
 
 # ---- binaries -----------------------------------------------------------
 $(BUILD)/sonde: $(REL_OBJS) $(REL_CLI)
@@ -135,6 +144,12 @@ diff: $(BUILD)/sonde
 	@: > $(RESULTS).diff
 	SONDE=$(CURDIR)/$(BUILD)/sonde RESULTS=$(CURDIR)/$(RESULTS).diff tests/diff/run.sh
 
+# the kernel suite: tests/vm/t_*.sh in a QEMU guest of each kernel of the
+# matrix (5.10, 6.1, 6.12; fetched into build/vm on first use): tests/vm/README.md
+vm: $(BUILD)/sonde $(BUILD)/libsonde-agent.so
+	@: > $(RESULTS).vm
+	@tests/vm/suite.sh $(CURDIR)/$(RESULTS).vm
+
 # the import graph runs one way (common -> host -> lexer -> parser -> sema
 # -> codegen|stdlib -> output -> runtime -> cli): docs/architecture.md
 layers:
@@ -143,8 +158,9 @@ layers:
 
 check: deps
 	$(MAKE) all asan
-	$(MAKE) layers unit e2e diff fuzz-smoke
-	@tests/summary.sh $(RESULTS).layers $(RESULTS).unit $(RESULTS).e2e $(RESULTS).diff $(RESULTS).fuzz
+	$(MAKE) layers unit e2e diff fuzz-smoke vm
+	@tests/summary.sh $(RESULTS).layers $(RESULTS).unit $(RESULTS).e2e $(RESULTS).diff $(RESULTS).fuzz \
+		$(RESULTS).vm
 
 demo: deps
 	$(MAKE) all
@@ -188,7 +204,7 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -I$(GEN) \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
 	-fsanitize-coverage-ignorelist=tests/fuzz/coverage-ignore.txt
 FUZZ_OBJS := $(patsubst %.c,$(BUILD)/fuzz/%.o,$(LIB_SRCS)) \
-	$(BUILD)/fuzz/gen/lexer.o $(BUILD)/fuzz/gen/parser.o
+	$(BUILD)/fuzz/gen/lexer.o $(BUILD)/fuzz/gen/parser.o $(BUILD)/fuzz/gen/profile.pb-c.o
 $(BUILD)/fuzz/gen/%.o: $(GEN)/%.c $(GEN)/parser.h
 	@mkdir -p $(dir $@)
 	clang-14 $(FUZZ_CFLAGS) -MMD -c -o $@ $<

@@ -84,10 +84,15 @@ struct cg_object {
 #define CG_MAP_FAILS_MAP "map_fails"
 /* exit()'s flag: a one-word mmap'able array, present when the script exits */
 #define CG_STOP_MAP "sonde_stop"
-/* stack traces of depth N: the hash "stk_N" from the frames (N u64, zero
- * padded) to a u32 id; CG_STACK_LOST_MAP counts the stacks it had no room
- * for (per CPU), and CG_STACK_LOST_ID is the id such a stack gets */
-#define CG_STACK_MAP_FMT "stk_%u"
+/* stack traces of depth N: the hash "ustk_N" (user) or "kstk_N" (kernel)
+ * from the frames (N u64, zero padded) to a u32 id; CG_STACK_LOST_MAP
+ * counts the stacks they had no room for (per CPU), and CG_STACK_LOST_ID
+ * is the id such a stack gets.  Kernel and user stacks have maps of their
+ * own so that one program run (@[kstack, ustack] in a perf event's NMI)
+ * inserts at most one new stack into each: the kernel's allocator for
+ * maps that are not preallocated keeps one free element per CPU at first
+ * and refills only after the program returns. */
+#define CG_STACK_MAP_FMT "%cstk_%u"
 #define CG_STACK_MAP_ENTRIES 131072
 #define CG_STACK_LOST_MAP "stk_lost"
 #define CG_STACK_LOST_ID (-28)	/* -ENOSPC */

@@ -6,6 +6,7 @@
 
 #include <bpf/libbpf.h>
 #include <signal.h>
+#include <time.h>
 
 #include "common/arena.h"
 #include "host/host.h"
@@ -85,11 +86,18 @@ struct rt {
 	struct rs_symcache *syms;
 	struct rs_cgcache *cgroups;
 	const char **attach_names;	/* global attach index -> probe name */
+	const char **attach_funcs;	/* ... -> its function (func without cookies) */
 	int nattach_names;
 	const char **site_names;	/* uprobe cookie -> function name */
 	int nsite_names;
+	bool stacks;		/* stack key elements come with their frames (pr_key.stack) */
 	bool render_in_key;	/* stacks in map keys indent 4 columns, else 8 */
-	struct rt_stacks *stacks;	/* stack id -> frames, read from the stack maps (symbols.c) */
+	struct rt_stacks *stack_index;	/* stack id -> frames, read from the stack maps (symbols.c) */
+	/* one reading of CLOCK_REALTIME and CLOCK_MONOTONIC for every
+	 * strftime() of the run, so two timestamps print exactly their
+	 * difference apart (bpftrace's strftime_microsecond_extension) */
+	struct timespec clock_real, clock_mono;
+	bool clocks_read;
 	bool child_traced;	/* -c child under ptrace (symbols.c) */
 	struct rt_follow *follow;	/* --follow: uprobe queries kept for rescans */
 	struct rt_watch *watch;		/* --follow, -v: uprobe files to notice changes of */
@@ -148,6 +156,8 @@ const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *
 /* symbols.c: the stacks the stack maps had no room for, once at exit */
 void rt_stacks_report_lost(struct rt *rt);
 void rt_stacks_free(struct rt *rt);
+/* symbols.c: a stack value's frames, for the writers that draw stacks */
+const struct pr_stack *rt_stack_frames(struct rt *rt, const struct type *t, const uint8_t *p);
 void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *args, size_t len);
 void rt_prime_pid(struct rt *rt, int pid);
 /* the -c child: trace it to read its mappings as it exits (only when the
@@ -155,12 +165,33 @@ void rt_prime_pid(struct rt *rt, int pid);
  * WNOHANG) that handles the tracing stops itself */
 void rt_child_trace(struct rt *rt);
 pid_t rt_child_wait(struct rt *rt, int *status, bool block);
-/* run.c: attach prog at one resolved uprobe site (its cookie names the
+/* run.c: the links rt_run destroys at teardown.  add keeps l; keep
+ * keeps l and counts it, or says why libbpf gave none (l NULL, errno);
+ * prog_attach is the i-th attach point a program serves. */
+void rt_add_link(struct rt *rt, struct bpf_link *l);
+int rt_keep_link(struct rt *rt, const struct sema_attach *at, struct bpf_link *l, int *count);
+const struct sema_attach *rt_prog_attach(const struct cg_prog *p, int i);
+/* The attach functions, one file per probe family: run.c's attachers[]
+ * indexes them by probe type.  Each attaches prog at one attach point,
+ * adds what it attached to *count, and says on stderr why it could not
+ * (0 or -errno). */
+typedef int rt_attach_fn(struct rt *rt, struct bpf_program *prog, const struct sema_attach *at,
+			 int *count);
+rt_attach_fn rt_attach_uprobe, rt_attach_usdt;		/* uprobe.c */
+rt_attach_fn rt_attach_kprobe;				/* kprobe.c */
+rt_attach_fn rt_attach_tracepoint, rt_attach_raw_tracepoint;	/* tracepoint.c */
+rt_attach_fn rt_attach_perf;	/* perf.c: interval, profile, software, hardware */
+/* uprobe.c: plan resolves every uprobe attach point in source order
+ * before anything attaches (missing ones warn, or stop the run: 0 or
+ * -errno); plans_free frees what attaching did not take. */
+int rt_plan_uprobes(struct rt *rt);
+void rt_uprobe_plans_free(struct rt *rt);
+/* uprobe.c: attach prog at one resolved uprobe site (its cookie names the
  * symbol for func); -v says where and for which pids ("new file" when
  * later, from a --follow rescan).  0 or -errno, no error message. */
 int rt_attach_uprobe_site(struct rt *rt, struct bpf_program *prog,
 			  const struct sema_attach *at, const struct rs_site *s, bool later);
-/* run.c: the bpf cookie that names sym for `func` (one per name) */
+/* uprobe.c: the bpf cookie that names sym for `func` (one per name) */
 uint64_t rt_site_cookie(struct rt *rt, const char *sym);
 /* agent.c: --user-probes.  attach connects to the chosen agents and has
  * them hook every uprobe site (count: sites hooked); go releases a -c
@@ -262,5 +293,12 @@ int rt_serve_start(struct rt *rt, const char *addr);
 int rt_serve_timeout(struct rt *rt, int timeout_ms);
 void rt_serve_run(struct rt *rt);
 void rt_serve_stop(struct rt *rt);
+/* profile.c: /debug/pprof/profile?seconds=N.  begin reads every stack map
+ * (NULL when out of memory); end reads them again and encodes the growth
+ * since begin as a gzipped pprof profile (*buf malloc'd), and frees b */
+struct rt_baseline;
+struct rt_baseline *rt_profile_begin(struct rt *rt);
+int rt_profile_end(struct rt *rt, struct rt_baseline *b, uint8_t **buf, size_t *len);
+void rt_profile_free(struct rt_baseline *b);
 
 #endif

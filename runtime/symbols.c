@@ -31,6 +31,7 @@
 #include "output/output.h"
 
 #define STACK_MAX 127
+#define STACK_DEPTH_MAX 1024
 
 static struct rs_symcache *symcache(struct rt *rt)
 {
@@ -79,6 +80,7 @@ static const char *usym(struct rt *rt, uint64_t addr, int pid)
 
 /* one stack map (stdlib/stacks.c: frames -> id), read into an index by id */
 struct stack_table {
+	char kind;		/* 'u' or 'k', as the map's name */
 	uint32_t depth;
 	int fd;
 	size_t n, cap;
@@ -163,27 +165,27 @@ static void table_scan(struct stack_table *st)
 	}
 }
 
-static struct stack_table *stack_table(struct rt *rt, uint32_t depth)
+static struct stack_table *stack_table(struct rt *rt, char kind, uint32_t depth)
 {
-	if (!rt->stacks && !(rt->stacks = calloc(1, sizeof(*rt->stacks))))
+	if (!rt->stack_index && !(rt->stack_index = calloc(1, sizeof(*rt->stack_index))))
 		return NULL;
-	struct rt_stacks *s = rt->stacks;
+	struct rt_stacks *s = rt->stack_index;
 	for (int i = 0; i < s->n; i++)
-		if (s->t[i].depth == depth)
+		if (s->t[i].kind == kind && s->t[i].depth == depth)
 			return &s->t[i];
 	char name[32];
-	snprintf(name, sizeof(name), CG_STACK_MAP_FMT, depth);
+	snprintf(name, sizeof(name), CG_STACK_MAP_FMT, kind, depth);
 	int fd = bpf_object__find_map_fd_by_name(rt->bpf, name);
 	if (fd < 0 || s->n == (int)(sizeof(s->t) / sizeof(s->t[0])))
 		return NULL;
-	s->t[s->n] = (struct stack_table){.depth = depth, .fd = fd};
+	s->t[s->n] = (struct stack_table){.kind = kind, .depth = depth, .fd = fd};
 	return &s->t[s->n++];
 }
 
-/* the frames of stack id (depth of them, zero padded), or NULL */
-static const uint64_t *stack_frames(struct rt *rt, uint32_t depth, uint32_t id)
+/* the addresses of stack id (depth of them, zero padded), or NULL */
+static const uint64_t *stack_ips(struct rt *rt, char kind, uint32_t depth, uint32_t id)
 {
-	struct stack_table *st = stack_table(rt, depth);
+	struct stack_table *st = stack_table(rt, kind, depth);
 	if (!st)
 		return NULL;
 	long i = table_find(st, id);
@@ -196,15 +198,15 @@ static const uint64_t *stack_frames(struct rt *rt, uint32_t depth, uint32_t id)
 
 void rt_stacks_free(struct rt *rt)
 {
-	if (!rt->stacks)
+	if (!rt->stack_index)
 		return;
-	for (int i = 0; i < rt->stacks->n; i++) {
-		free(rt->stacks->t[i].ids);
-		free(rt->stacks->t[i].frames);
-		free(rt->stacks->t[i].slot);
+	for (int i = 0; i < rt->stack_index->n; i++) {
+		free(rt->stack_index->t[i].ids);
+		free(rt->stack_index->t[i].frames);
+		free(rt->stack_index->t[i].slot);
 	}
-	free(rt->stacks);
-	rt->stacks = NULL;
+	free(rt->stack_index);
+	rt->stack_index = NULL;
 }
 
 void rt_stacks_report_lost(struct rt *rt)
@@ -223,7 +225,9 @@ void rt_stacks_report_lost(struct rt *rt)
 			lost == 1 ? " was" : "s were", CG_STACK_MAP_ENTRIES);
 }
 
-static const char *stack(struct rt *rt, const struct type *t, uint64_t v)
+/* the frames of a stack value {id, pid}, resolved; the count, 0 when
+ * there is no stack (none of that kind here, or lost) */
+static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct vf_frame *f)
 {
 	bool user = t->kind == TY_USTACK;
 	int32_t id = (int32_t)(uint32_t)v;
@@ -231,10 +235,10 @@ static const char *stack(struct rt *rt, const struct type *t, uint64_t v)
 	uint32_t depth = t->count ? t->count : STACK_MAX;
 	/* < 0: no stack of that kind here (-EFAULT: kstack in a uprobe), or
 	 * one the full map had no room for (counted: rt_stacks_report_lost) */
-	const uint64_t *ips = id < 0 || depth > STACK_MAX ? NULL : stack_frames(rt, depth, (uint32_t)id);
+	const uint64_t *ips = id < 0 || depth > STACK_MAX ? NULL
+						       : stack_ips(rt, user ? 'u' : 'k', depth, (uint32_t)id);
 	if (!ips)
-		return "";
-	struct vf_frame f[STACK_MAX];
+		return 0;
 	int n = 0;
 	for (uint32_t i = 0; i < depth && ips[i]; i++, n++) {
 		f[n] = (struct vf_frame){.addr = ips[i]};
@@ -251,8 +255,36 @@ static const char *stack(struct rt *rt, const struct type *t, uint64_t v)
 			f[n].sym = ks ? ksyms_lookup(ks, ips[i], &f[n].off) : NULL;
 		}
 	}
+	return n;
+}
+
+static const char *stack(struct rt *rt, const struct type *t, uint64_t v)
+{
+	struct vf_frame f[STACK_DEPTH_MAX];
+	int n = stack_frames(rt, t, v, f);
 	return vf_stack(rt->a, f, n, (enum vf_stack_mode)t->stack_mode, rt->render_in_key ? 4 : 8,
-			user);
+			t->kind == TY_USTACK);
+}
+
+const struct pr_stack *rt_stack_frames(struct rt *rt, const struct type *t, const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	struct vf_frame f[STACK_DEPTH_MAX];
+	int n = stack_frames(rt, t, v, f);
+	bool user = t->kind == TY_USTACK;
+	struct pr_stack *s = arena_new_obj(rt->a, struct pr_stack);
+	struct pr_frame *pf = arena_new_array(rt->a, struct pr_frame, n ? n : 1);
+	for (int i = 0; i < n; i++)
+		pf[i] = (struct pr_frame){
+			.line = vf_frame_line(rt->a, &f[i], (enum vf_stack_mode)t->stack_mode, user),
+			.func = f[i].sym ? arena_strdup(rt->a, f[i].sym)
+					 : arena_printf(rt->a, "0x%" PRIx64, f[i].addr),
+			.module = f[i].sym && f[i].module ? arena_strdup(rt->a, f[i].module) : NULL,
+			.addr = f[i].addr,
+		};
+	*s = (struct pr_stack){.frames = pf, .n = n, .kernel = !user};
+	return s;
 }
 
 const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *p)
@@ -275,10 +307,12 @@ const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *
 	if (t->kind == TY_INET)	/* {family, address} */
 		return vf_inet(rt->a, v, p + 8);
 	if (t->kind == TY_TIMESTAMP) {
-		struct timespec real, mono;
-		clock_gettime(CLOCK_REALTIME, &real);
-		clock_gettime(CLOCK_MONOTONIC, &mono);
-		struct timespec wall = vf_mono_to_wall(v, &real, &mono);
+		if (!rt->clocks_read) {
+			clock_gettime(CLOCK_REALTIME, &rt->clock_real);
+			clock_gettime(CLOCK_MONOTONIC, &rt->clock_mono);
+			rt->clocks_read = true;
+		}
+		struct timespec wall = vf_mono_to_wall(v, &rt->clock_real, &rt->clock_mono);
 		return vf_strftime(rt->a, t->fmt ? t->fmt : "%H:%M:%S", &wall, false);
 	}
 	return "";

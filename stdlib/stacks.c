@@ -10,7 +10,7 @@
  * The BPF side reads the frames itself (bpf_get_stack, into per-CPU
  * scratch: 127 frames do not fit the 512-byte stack), as newer bpftrace
  * does, and looks them up in a hash map keyed by the frames (CG_STACK_MAP_FMT,
- * one per depth), which gives each distinct stack a u32 id.  A new stack
+ * one per kind and depth), which gives each distinct stack a u32 id.  A new stack
  * gets the next id of its CPU's counter (CPU in the low 10 bits) and is
  * inserted with BPF_NOEXIST; when another CPU inserted it first, its id is
  * read back.  The kernel's STACK_TRACE map this replaces hashed stacks
@@ -129,7 +129,7 @@ static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 	bool user = n->type.kind == TY_USTACK;
 	uint32_t depth = n->type.count ? n->type.count : STACK_MAX;
 	char name[32];
-	snprintf(name, sizeof(name), CG_STACK_MAP_FMT, depth);
+	snprintf(name, sizeof(name), CG_STACK_MAP_FMT, user ? 'u' : 'k', depth);
 	/* no preallocation: 128K stacks of 1 KiB would take 130 MB up front */
 	LLVMValueRef map = cg_aux_map_flags(cg, name, BPF_MAP_TYPE_HASH, CG_STACK_MAP_ENTRIES, depth * 8,
 					    4, BPF_F_NO_PREALLOC);

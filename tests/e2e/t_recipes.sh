@@ -124,7 +124,7 @@ done
 # found by name, as after make install (SONDE_SCRIPTS stands in for the
 # install directory)
 out=$(SONDE_SCRIPTS=$R "$SONDE" --dry-run runqlat 2>&1)
-expect_match recipes:by_name "^sonde: dry run: 5 probes loaded and attached$" "$out"
+expect_match recipes:by_name "^sonde: dry run: 6 probes loaded and attached$" "$out"
 
 # ---- runqlat -----------------------------------------------------------------
 "$B/spin" 2 2500 &
