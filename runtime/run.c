@@ -492,6 +492,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	if (o->writer->finish && o->picture)
 		o->writer->finish(o->picture);
 	rt_maps_report_full(&rt);
+	rt_stacks_report_lost(&rt);
 	rt_events_report_lost(&rt);
 	fflush(o->out);
 	rt_overhead_report(&rt);
@@ -531,6 +532,7 @@ out:
 		rs_cgcache_free(rt.cgroups);
 	if (rt.syms)
 		rs_symcache_free(rt.syms);
+	rt_stacks_free(&rt);
 	if (rt.ksyms)
 		ksyms_free(rt.ksyms);
 	arena_free(rt.scratch);

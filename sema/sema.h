@@ -126,7 +126,8 @@ struct sema_map {
 	bool poisoned;		/* assigned a value that had an error: reads are
 				 * quiet errors, not "read but never assigned" */
 	uint32_t array_slots;	/* >0: a per-CPU array of this many slots, indexed by a u32 (0, or
-				 * the hist/lhist bucket), for aggregations without keys */
+				 * the hist/lhist bucket; their last slot is the sum of the
+				 * values), for aggregations without keys */
 	int id;
 	int64_t lh_min, lh_max, lh_step;
 	const char **labels;	/* a Prometheus label name per key element, from the
