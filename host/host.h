@@ -330,6 +330,8 @@ int rs_elf_open_fd(int fd, const char *name, const char *debug_root,
 		   struct rs_elf **out, char *err, size_t errlen);
 void rs_elf_free(struct rs_elf *e);
 const char *rs_elf_name(const struct rs_elf *e);
+/* The sonames of its DT_NEEDED entries, in order (*n of them). */
+const char *const *rs_elf_needed(const struct rs_elf *e, size_t *n);
 
 /* The GNU build-id of the ELF file open at fd (read with pread, never
  * mapped: the file may be rewritten meanwhile): 0 and *len, or -ENOENT

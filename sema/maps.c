@@ -231,6 +231,7 @@ struct type sema_map_read_type(struct sema_ctx *s, struct ast_node *m)
 		need_percpu_lookup(s, map, m);
 	switch (map->kind) {
 	case MK_NONE:
+		s->unknown_reads++;
 		if (!s->quiet && !map->poisoned)
 			sema_map_unassigned(s, map, m->loc, "read");
 		return (struct type){.kind = TY_ERROR};

@@ -328,6 +328,7 @@ static void check_scoped(struct sema_ctx *s, struct ast_node *n)
 	n->kind = N_INT;
 	n->i.value = sema_options(s)->scoped;
 	n->i.is_char = false;
+	n->i.is_signed = true;
 }
 
 #define INT_VAR(nm, fn, sgn, usr, doc) \
