@@ -46,6 +46,7 @@ struct cg_ctx {
 	const struct sema_attach *attach;
 	struct cg_var *vars;
 	struct cg_loop *loop;
+	bool reads_cookie;		/* cg_attach_cookie was called for it */
 	int nprogs;
 	struct cg_prog *progs;
 	/* -k: where the code being generated comes from, and the checked

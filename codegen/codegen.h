@@ -61,6 +61,8 @@ struct cg_prog {
 	const char *name;	/* function / program name in the object */
 	const struct sema_probe *probe;
 	int first_attach, nattach;	/* slice of probe->attach */
+	bool reads_cookie;	/* the code reads its BPF cookie (func, probe in a
+				 * shared kprobe program): the runtime must set one */
 };
 
 struct cg_object {
@@ -115,6 +117,13 @@ LLVMValueRef cg_const(struct cg_ctx *cg, uint64_t v);	/* i64 */
 LLVMValueRef cg_ctx_arg(struct cg_ctx *cg);	/* the program's context pointer */
 const struct sema_attach *cg_attach(struct cg_ctx *cg);	/* attach point being generated */
 const struct sema_result *cg_sema(struct cg_ctx *cg);
+/* the global index of the attach point being generated (the order of
+ * sema_result's probes and their attach points) */
+uint64_t cg_attach_index(struct cg_ctx *cg);
+/* does the program being generated serve several attach points? */
+bool cg_shared_program(struct cg_ctx *cg);
+/* bpf_get_attach_cookie(ctx), and the note that the runtime must set it */
+LLVMValueRef cg_attach_cookie(struct cg_ctx *cg);
 const struct cg_opts *cg_options(struct cg_ctx *cg);
 
 /* integer or pointer-to-bytes, see struct builtin's lower */

@@ -42,6 +42,28 @@ LLVMTypeRef cg_i64(struct cg_ctx *cg) { return cg->i64; }
 LLVMTypeRef cg_ptr(struct cg_ctx *cg) { return cg->ptr; }
 LLVMValueRef cg_ctx_arg(struct cg_ctx *cg) { return cg->ctx_arg; }
 const struct sema_attach *cg_attach(struct cg_ctx *cg) { return cg->attach; }
+
+uint64_t cg_attach_index(struct cg_ctx *cg)
+{
+	uint64_t idx = 0;
+	for (int i = 0; i < cg->r->nprobes; i++)
+		for (int j = 0; j < cg->r->probes[i].nattach; j++, idx++)
+			if (&cg->r->probes[i].attach[j] == cg->attach)
+				return idx;
+	return 0;
+}
+
+bool cg_shared_program(struct cg_ctx *cg)
+{
+	return cg->probe->nattach > 1 && !cg->probe->uses_args;
+}
+
+LLVMValueRef cg_attach_cookie(struct cg_ctx *cg)
+{
+	cg->reads_cookie = true;
+	LLVMValueRef args[] = {cg->ctx_arg};
+	return cg_helper_call(cg, BPF_FUNC_get_attach_cookie, args, 1);
+}
 const struct sema_result *cg_sema(struct cg_ctx *cg) { return cg->r; }
 const struct cg_opts *cg_options(struct cg_ctx *cg) { return cg->opts; }
 
@@ -267,6 +289,7 @@ static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int firs
 	cg->attach = at;
 	cg->vars = NULL;
 	cg->loop = NULL;
+	cg->reads_cookie = false;
 	cg->entry = LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry");
 	LLVMPositionBuilderAtEnd(cg->b, cg->entry);
 	cg_set_loc(cg, p->node->loc);
@@ -295,7 +318,7 @@ static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int firs
 	cg->di_sp = NULL;
 
 	cg->progs = arena_grow(cg->a, cg->progs, (size_t)cg->nprogs, sizeof(*cg->progs));
-	cg->progs[cg->nprogs++] = (struct cg_prog){name, p, first, n};
+	cg->progs[cg->nprogs++] = (struct cg_prog){name, p, first, n, cg->reads_cookie};
 }
 
 /* ---- driver ----------------------------------------------------------------- */

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/file.h"
 
 int host_list_tracepoints(FILE *out, const char *kind, const char *pattern, bool verbose,
 			  int pid)
@@ -36,29 +35,37 @@ int host_list_hardware(FILE *out, const char *kind, const char *pattern, bool ve
 }
 
 /* kernel functions kprobes can attach to (tracefs's
- * available_filter_functions), or one sentence on why there are none */
+ * available_filter_functions), sorted by name as bpftrace lists them:
+ * 'kprobe:GLOB' names each once, 'kprobe:MODULE:GLOB' a module's own */
 int host_list_kprobes(FILE *out, const char *kind, const char *pattern, bool verbose, int pid)
 {
-	const char *glob = strrchr(pattern, ':') + 1;
+	const char *rest = strchr(pattern, ':') + 1, *colon = strchr(rest, ':');
+	char module[256] = "";
+	if (colon)
+		snprintf(module, sizeof(module), "%.*s", (int)(colon - rest), rest);
+	const char *glob = colon ? colon + 1 : rest;
 	if (!tfs_have_kprobes()) {
 		fprintf(stderr, "sonde: this kernel has no kprobes (no kprobe event source): nothing "
 			"to list; its tracepoints cover most kernel events: sonde -l 'tracepoint:*'\n");
 		return -ENOENT;
 	}
-	const char *root = tfs_root();
-	char path[4096], *text;
-	snprintf(path, sizeof(path), "%s/available_filter_functions", root ? root : "/sys/kernel/tracing");
-	int err = file_read_all(path, 1u << 20, &text, NULL);
+	const struct kfn *v;
+	size_t n;
+	int err = kfn_load(&v, &n);
 	if (err) {
-		fprintf(stderr, "sonde: cannot read %s: %s\n", path, strerror(-err));
+		fprintf(stderr, "sonde: cannot read %s: %s\n", kfn_funcs_path(), strerror(-err));
 		return err;
 	}
-	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-		line[strcspn(line, " \t")] = '\0';	/* drop " [module]" */
-		if (!fnmatch(*glob ? glob : "*", line, 0))
-			fprintf(out, "%s:%s\n", kind, line);
+	for (size_t i = 0; i < n; i++) {
+		if (fnmatch(*glob ? glob : "*", v[i].name, 0))
+			continue;
+		if (*module && !(v[i].module && !fnmatch(module, v[i].module, 0)))
+			continue;
+		if (*module)
+			fprintf(out, "%s:%s:%s\n", kind, v[i].module, v[i].name);
+		else if (!i || strcmp(v[i - 1].name, v[i].name))
+			fprintf(out, "%s:%s\n", kind, v[i].name);
 	}
-	free(text);
 	return 0;
 }
 

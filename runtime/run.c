@@ -215,6 +215,7 @@ static int load(struct rt *rt)
 		return -errno;
 	}
 	rt_umulti_prepare(rt);
+	rt_kprobe_prepare(rt);
 	int err = rt_events_size(rt);
 	if (err) {
 		fprintf(stderr, "sonde: cannot size the event ring buffer: %s\n", strerror(-err));
@@ -353,9 +354,13 @@ static void name_attach_points(struct rt *rt)
 {
 	const struct sema_result *r = rt->r;
 	rt->attach_names = arena_new_array(rt->perm, const char *, r->nattach ? r->nattach : 1);
+	rt->attach_funcs = arena_new_array(rt->perm, const char *, r->nattach ? r->nattach : 1);
 	for (int i = 0; i < r->nprobes; i++)
-		for (int j = 0; j < r->probes[i].nattach; j++)
-			rt->attach_names[rt->nattach_names++] = r->probes[i].attach[j].name;
+		for (int j = 0; j < r->probes[i].nattach; j++) {
+			const struct sema_attach *at = &r->probes[i].attach[j];
+			rt->attach_funcs[rt->nattach_names] = at->func ? at->func : at->name;
+			rt->attach_names[rt->nattach_names++] = at->name;
+		}
 }
 
 int rt_run(const struct sema_result *r, const struct cg_object *obj, const struct rt_opts *o)

@@ -80,15 +80,24 @@ const struct probe_provider *sema_provider_named(const char *name);
 /* Does every attach point of p offer ctx (enum probe_ctx bits)? */
 bool sema_probe_has(const struct sema_probe *p, unsigned ctx);
 
+/* The value of `func` (and, less SEMA_FUNC_BASE, of `probe`) for the
+ * attach point of global index i where it names a kernel function: a
+ * constant in a program of one attach point, the BPF cookie the runtime
+ * gives each function of a shared program.  The runtime prints it as
+ * the attach point's function. */
+#define SEMA_FUNC_BASE (1u << 19)
+
 /* One concrete attach point (wildcards expanded). */
 struct sema_attach {
 	enum probe_type type;
 	const char *name;	/* canonical: "tracepoint:sched:sched_switch" */
-	const char *target;	/* tracepoint category, uprobe target, software event */
-	const char *func;	/* tracepoint name, uprobe function */
+	const char *target;	/* tracepoint category, uprobe target, software event,
+				 * kprobe module (NULL: vmlinux or any) */
+	const char *func;	/* tracepoint name, uprobe or kernel function */
 	uint64_t period_ns;	/* interval: period; profile: 0 */
 	uint64_t freq;		/* profile:hz */
 	uint64_t count;		/* software/hardware:EVENT:count */
+	uint64_t offset;	/* kprobe:FUNCTION+OFFSET */
 	struct tp_format *fmt;	/* tracepoints */
 	const struct usdt_note *usdt;	/* usdt: the note of this location */
 	struct src_loc loc;
@@ -99,6 +108,7 @@ struct sema_probe {
 	struct sema_attach *attach;
 	int nattach;
 	bool uses_args;		/* args/arg0.. differ per attach point: one BPF program each */
+	int skipped_attach;	/* attach points left out (a kernel function not there) */
 	int index;
 };
 

@@ -62,6 +62,11 @@ struct sema_ctx {
 #define STR_MAX 64	/* bytes of a string value, NUL included */
 #define MAX_TUPLE 16	/* fields of a tuple, keys of a map */
 
+/* kprobes.c: kprobe/kretprobe attach points from raw's n parts
+ * ("kprobe", ["MODULE",] "FUNCTION[+OFFSET]"), wildcards expanded */
+void sema_kprobe_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
+			 enum probe_type type, const char **parts, int n);
+
 /* types.c */
 bool sema_is_int(const struct type *t);		/* an integer or a pointer */
 bool sema_is_error(const struct type *t);

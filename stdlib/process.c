@@ -84,23 +84,29 @@ static LLVMValueRef lower_rand(struct cg_ctx *cg, struct ast_node *n)
 }
 
 /* probe: the attach point's index in the program, printed as its name */
+static bool is_kfunc_probe(enum probe_type t)
+{
+	return t == PT_KPROBE || t == PT_KRETPROBE;
+}
+
+/* probe: the global attach index, a constant in a program of its own.
+ * A kprobe program serves every function of its probe (one
+ * kprobe_multi link), and reads the index back from its cookie. */
 static void check_probe(struct sema_ctx *s, struct ast_node *n)
 {
-	sema_need_per_attach(s);
+	const struct sema_probe *p = sema_cur_probe(s);
+	for (int i = 0; i < p->nattach; i++)
+		if (!is_kfunc_probe(p->attach[i].type))
+			sema_need_per_attach(s);
 	n->type = (struct type){.kind = TY_PROBE, .size = 8};
 }
 
 static LLVMValueRef lower_probe(struct cg_ctx *cg, struct ast_node *n)
 {
-	/* global attach index: probes before this one, plus this attach's slot */
-	const struct sema_result *r = cg_sema(cg);
-	const struct sema_attach *at = cg_attach(cg);
-	uint64_t idx = 0;
-	for (int i = 0; i < r->nprobes; i++)
-		for (int j = 0; j < r->probes[i].nattach; j++, idx++)
-			if (&r->probes[i].attach[j] == at)
-				return cg_const(cg, idx);
-	return cg_const(cg, 0);
+	if (is_kfunc_probe(cg_attach(cg)->type) && cg_shared_program(cg))
+		return LLVMBuildSub(cg_builder(cg), cg_attach_cookie(cg),
+				    cg_const(cg, SEMA_FUNC_BASE), "");
+	return cg_const(cg, cg_attach_index(cg));
 }
 
 /* x86-64 struct pt_regs offsets */
@@ -195,8 +201,10 @@ static LLVMValueRef lower_retval(struct cg_ctx *cg, struct ast_node *n)
  * func: the probed function.  A uprobe program serves every site its
  * attach point resolved to (wildcards, one site per library file), so the
  * runtime gives each site a BPF cookie naming its symbol; func reads it
- * back and prints the name, in uprobes and uretprobes alike.  In
- * tracepoints func is the probe's name.
+ * back and prints the name, in uprobes and uretprobes alike.  A kprobe's
+ * is its attach point's (SEMA_FUNC_BASE + index): a constant, or the
+ * cookie of each function of a shared program.  In tracepoints func is
+ * the probe's name.
  */
 static void check_func(struct sema_ctx *s, struct ast_node *n)
 {
@@ -209,7 +217,8 @@ static void check_func(struct sema_ctx *s, struct ast_node *n)
 			return;
 		}
 		if (!(sema_provider(t)->ctx & PC_FUNC)) {
-			sema_error(s, n->loc, "func is only available in uprobe, uretprobe and tracepoint probes");
+			sema_error(s, n->loc, "func is only available in kprobe, kretprobe, uprobe, "
+				   "uretprobe and tracepoint probes");
 			n->type.kind = TY_ERROR;
 			return;
 		}
@@ -219,10 +228,14 @@ static void check_func(struct sema_ctx *s, struct ast_node *n)
 
 static LLVMValueRef lower_func(struct cg_ctx *cg, struct ast_node *n)
 {
-	if (!(sema_provider(cg_attach(cg)->type)->ctx & PC_FUNC))
+	enum probe_type t = cg_attach(cg)->type;
+	if (!(sema_provider(t)->ctx & PC_FUNC))
 		return lower_probe(cg, n);
-	LLVMValueRef args[] = {cg_ctx_arg(cg)};
-	return cg_helper_call(cg, BPF_FUNC_get_attach_cookie, args, 1);
+	/* a kernel function: its attach point's index, known here unless
+	 * the program serves several */
+	if (is_kfunc_probe(t) && !cg_shared_program(cg))
+		return cg_const(cg, SEMA_FUNC_BASE + cg_attach_index(cg));
+	return cg_attach_cookie(cg);
 }
 
 /* args alone (not args->f) */
