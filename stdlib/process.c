@@ -4,6 +4,8 @@
  * func, probe.
  */
 #include <string.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
 
 #include "codegen/codegen.h"
 #include "stdlib/stdlib.h"
@@ -89,6 +91,19 @@ static bool is_kfunc_probe(enum probe_type t)
 	return t == PT_KPROBE || t == PT_KRETPROBE;
 }
 
+/* Can a kprobe program read its BPF cookie (5.15)?  Asked of the kernel
+ * once; a process that may not load BPF (--emit as a user) assumes so.
+ * Without cookies a kprobe body that names its function gets a program
+ * per function, each with the name as a constant. */
+static bool kprobe_cookies(void)
+{
+	static int known = -1;
+	if (known < 0)
+		known = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie,
+						NULL) != 0;
+	return known;
+}
+
 /* probe: the global attach index, a constant in a program of its own.
  * A kprobe program serves every function of its probe (one
  * kprobe_multi link), and reads the index back from its cookie. */
@@ -96,7 +111,7 @@ static void check_probe(struct sema_ctx *s, struct ast_node *n)
 {
 	const struct sema_probe *p = sema_cur_probe(s);
 	for (int i = 0; i < p->nattach; i++)
-		if (!is_kfunc_probe(p->attach[i].type))
+		if (!is_kfunc_probe(p->attach[i].type) || !kprobe_cookies())
 			sema_need_per_attach(s);
 	n->type = (struct type){.kind = TY_PROBE, .size = 8};
 }
@@ -216,6 +231,8 @@ static void check_func(struct sema_ctx *s, struct ast_node *n)
 			n->type = (struct type){.kind = TY_PROBE, .size = 8};
 			return;
 		}
+		if (is_kfunc_probe(t) && !kprobe_cookies())
+			sema_need_per_attach(s);
 		if (!(sema_provider(t)->ctx & PC_FUNC)) {
 			sema_error(s, n->loc, "func is only available in kprobe, kretprobe, uprobe, "
 				   "uretprobe and tracepoint probes");
