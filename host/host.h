@@ -135,7 +135,8 @@ bool tfs_have_kprobes(void);
 /*
  * ksyms.h - kernel symbols from /proc/kallsyms, for ksym() and kstack.
  *
- * Only text symbols (t T w W) answer address lookups; ksyms_find knows
+ * Text symbols (t T w W) answer address lookups for stacks, data symbols
+ * too for ksym(); ksyms_find knows
  * every symbol, for kaddr().  Loading costs one read of /proc/kallsyms
  * (~50 ms of kernel time for 120k symbols), so callers load it lazily,
  * when a script first prints a kernel symbol, and keep it.
@@ -157,6 +158,9 @@ void ksyms_free(struct ksyms *ks);
  * start in *offset when offset is not NULL.  NULL below the first symbol. */
 const char *ksyms_lookup(const struct ksyms *ks, uint64_t addr,
 			 uint64_t *offset);
+/* The same among text and data symbols (d D b B r R): ksym() of a
+ * variable's address names the variable. */
+const char *ksyms_lookup_any(const struct ksyms *ks, uint64_t addr, uint64_t *offset);
 /* Address of the symbol called name, text symbols first, then the first
  * other one in file order.  0 or -ENOENT. */
 int ksyms_find(const struct ksyms *ks, const char *name, uint64_t *addr);

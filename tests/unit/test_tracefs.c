@@ -728,8 +728,13 @@ static void test_ksyms_lookup(void **state)
 	assert_int_equal(off, 0x10);
 	assert_string_equal(ksyms_lookup(ks, 0xffffffff81001234ULL, &off), "vfs_read");
 	assert_int_equal(off, 0x234);
-	/* data symbols never answer a lookup */
+	/* data symbols never answer a stack's lookup, but do ksym()'s
+	 * (absolute symbols never: they are no addresses) */
 	assert_string_equal(ksyms_lookup(ks, 0xffffffff81200010ULL, NULL), "last_fn");
+	assert_string_equal(ksyms_lookup_any(ks, 0xffffffff81200010ULL, &off), "jiffies_data");
+	assert_int_equal(off, 0x10);
+	assert_string_equal(ksyms_lookup_any(ks, 0xffffffff81001234ULL, NULL), "vfs_read");
+	assert_null(ksyms_lookup_any(ks, 0x10, NULL));
 	/* module symbols came out of order and carry no "[mod]" */
 	assert_string_equal(ksyms_lookup(ks, 0xffffffffc0100008ULL, &off),
 			    "ext4_mod_fn");
