@@ -147,6 +147,9 @@ void cg_memset0(struct cg_ctx *cg, LLVMValueRef dst, uint32_t size);
 void cg_memcpy(struct cg_ctx *cg, LLVMValueRef dst, LLVMValueRef src, uint32_t size);
 LLVMValueRef cg_gep(struct cg_ctx *cg, LLVMValueRef base, uint32_t off);
 LLVMValueRef cg_load_i64(struct cg_ctx *cg, LLVMValueRef ptr);	/* 8-byte load */
+/* fentry/fexit: the 8-byte context slot at off as a value of type t (an
+ * integer narrower than 8 bytes is its low part, extended as t says) */
+LLVMValueRef cg_kfunc_slot(struct cg_ctx *cg, uint32_t off, const struct type *t);
 void cg_store_i64(struct cg_ctx *cg, LLVMValueRef v, LLVMValueRef ptr);
 
 LLVMValueRef cg_helper_call(struct cg_ctx *cg, int helper, LLVMValueRef *args, int nargs);

@@ -521,6 +521,13 @@ struct btf;
 /* the running kernel's BTF (/sys/kernel/btf/vmlinux, libbpf's BTF API),
  * loaded on first use and kept; NULL (errno set) when the kernel has none */
 const struct btf *host_kernel_btf(void);
+/* a module's BTF (/sys/kernel/btf/MODULE, split on the kernel's), kept;
+ * the kernel's for NULL or "vmlinux"; NULL (errno set) when none */
+const struct btf *host_module_btf(const char *module);
+/* -lv of a kernel function: a line "    TYPE NAME" per parameter and
+ * "    TYPE retval" unless it returns void, as bpftrace prints them;
+ * 0, or -ENOENT when b has no function fn */
+int host_btf_func_proto(const struct btf *b, const char *fn, FILE *out);
 
 /* ---- kernel functions (kfuncs.c) -------------------------------------- */
 
@@ -557,6 +564,7 @@ int host_list_tracepoints(FILE *out, const char *kind, const char *pattern, bool
 int host_list_software(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_hardware(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_kprobes(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
+int host_list_fentry(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_usdt(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_uprobes(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 

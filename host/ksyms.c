@@ -140,10 +140,17 @@ next:
 		return NULL;
 	}
 
-	/* close the gap between the two parts, others in file order */
+	/* close the gap between the two parts, others in file order: the
+	 * back part reversed in place, then moved (copying it backwards into
+	 * the gap overwrote entries not yet copied when the other symbols
+	 * outnumber the gap, as with CONFIG_KALLSYMS_ALL's data symbols) */
 	nother = nlines - back;
-	for (size_t i = 0; i < nother; i++)
-		ks->ents[front + i] = ks->ents[nlines - 1 - i];
+	for (size_t i = 0; i < nother / 2; i++) {
+		struct ksym_ent tmp = ks->ents[back + i];
+		ks->ents[back + i] = ks->ents[nlines - 1 - i];
+		ks->ents[nlines - 1 - i] = tmp;
+	}
+	memmove(ks->ents + front, ks->ents + back, nother * sizeof(*ks->ents));
 	ks->ntext = front;
 	ks->nents = front + nother;
 

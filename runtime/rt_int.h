@@ -163,6 +163,7 @@ typedef int rt_attach_fn(struct rt *rt, struct bpf_program *prog, const struct s
 			 int *count);
 rt_attach_fn rt_attach_uprobe, rt_attach_usdt;		/* uprobe.c */
 rt_attach_fn rt_attach_kprobe;				/* kprobe.c */
+rt_attach_fn rt_attach_fentry;				/* fentry.c */
 /* kprobe.c: before loading, the programs that serve several kernel
  * functions take the kprobe_multi attach type where the kernel has it
  * (SONDE_NO_KPROBE_MULTI=1 keeps a link per function) */

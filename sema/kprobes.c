@@ -1,5 +1,6 @@
 /*
- * kprobes.c - attach points on kernel functions: kprobe, kretprobe.
+ * kprobes.c - attach points on kernel functions: kprobe, kretprobe, and
+ * fentry, fexit (below).
  *
  *   kprobe:FUNCTION        kprobe:FUNCTION+OFFSET
  *   kprobe:MODULE:FUNCTION kretprobe:FUNCTION (no offset)
@@ -23,6 +24,8 @@
 #include <unistd.h>
 
 #include "common/settings.h"
+#include <bpf/btf.h>
+
 #include "host/host.h"
 
 static bool has_glob(const char *s)
@@ -172,4 +175,107 @@ void sema_kprobe_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_at
 				  "marked as \"notrace\"); attaching to it will likely fail", fn);
 	}
 	push_kprobe(s, p, raw, type, module, fn, off);
+}
+
+/* ---- fentry / fexit ---------------------------------------------------------- */
+
+static bool push_fentry(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
+			enum probe_type type, const char *module, const char *fn)
+{
+	const struct sema_kfunc *kf = sema_btf_kfunc(s, module, fn);
+	if (!kf)
+		return false;
+	const char *kind = sema_probe_type_name(type);
+	struct sema_attach *at = sema_push_attach(s, p);
+	at->type = type;
+	at->target = module;
+	at->func = fn;
+	at->kf = kf;
+	at->name = module ? arena_printf(s->a, "%s:%s:%s", kind, module, fn)
+		   : arena_printf(s->a, "%s:%s", kind, fn);
+	at->loc = raw->loc;
+	return true;
+}
+
+/*
+ * fentry:FUNCTION, fentry:MODULE:FUNCTION (kfunc, fexit and kretfunc
+ * alike).  The function's BTF gives its parameters (args.NAME) and, for
+ * fexit, the type of retval.  A wildcard matches the functions ftrace
+ * lists that BTF declares (every BTF function when the list cannot be
+ * read); the banned return probes are skipped for fexit as for kretprobe.
+ */
+void sema_fentry_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
+			 enum probe_type type, const char **parts, int n)
+{
+	const char *kind = sema_probe_type_name(type);
+	const char *module = n == 3 ? parts[1] : NULL, *fn = n >= 2 ? parts[n - 1] : NULL;
+	if (module && !strcmp(module, "vmlinux"))
+		module = NULL;
+	if (!fn || !*fn || n > 3 || (module && !*module)) {
+		sema_error(s, raw->loc, "%s probe expects %s:FUNCTION or %s:MODULE:FUNCTION", kind, kind,
+			   kind);
+		return;
+	}
+	if (!host_module_btf(module)) {
+		sema_error(s, raw->loc, "%s probes need the kernel's BTF type information%s%s (%s): "
+			   "kprobe:%s works without", kind, module ? " for module " : "",
+			   module ? module : "", strerror(errno), fn);
+		return;
+	}
+	bool ret = type == PT_FEXIT;
+	if (!has_glob(fn)) {
+		const char *no = kfn_refusal(fn, ret, false);
+		if (no) {
+			sema_error(s, raw->loc, "%s:%s %s", kind, fn, no);
+			return;
+		}
+		if (push_fentry(s, p, raw, type, module, fn))
+			return;
+		int64_t missing = settings_int(SET_MISSING_PROBES);
+		if (p->node->probe.attach->next && missing != SET_MISSING_ERROR) {
+			if (missing == SET_MISSING_WARN && !s->quiet)
+				diag_warn(s->d, raw->loc, "%s: no kernel function '%s' in BTF: not attached",
+					  raw->raw, fn);
+			p->skipped_attach++;
+			return;
+		}
+		sema_error(s, raw->loc, "no kernel function '%s'%s%s in BTF (sonde -l '%s:*' lists "
+			   "them)", fn, module ? " in module " : "", module ? module : "", kind);
+		return;
+	}
+	const struct kfn *v;
+	size_t nv;
+	int found = 0, skipped = 0;
+	if (!kfn_load(&v, &nv)) {
+		for (size_t i = 0; i < nv; i++) {
+			if (fnmatch(fn, v[i].name, 0) || (i && !strcmp(v[i - 1].name, v[i].name)) ||
+			    (module ? !v[i].module || strcmp(v[i].module, module) : v[i].module != NULL))
+				continue;
+			if (kfn_refusal(v[i].name, ret, false)) {
+				skipped++;
+				continue;
+			}
+			found += push_fentry(s, p, raw, type, module, arena_strdup(s->a, v[i].name));
+		}
+	} else {
+		/* no ftrace list to read: every function BTF declares */
+		const struct btf *b = host_module_btf(module);
+		for (uint32_t id = 1; id < btf__type_cnt(b); id++) {
+			const struct btf_type *t = btf__type_by_id(b, id);
+			const char *name = btf_is_func(t) ? btf__name_by_offset(b, t->name_off) : NULL;
+			if (!name || fnmatch(fn, name, 0))
+				continue;
+			if (kfn_refusal(name, ret, false)) {
+				skipped++;
+				continue;
+			}
+			found += push_fentry(s, p, raw, type, module, arena_strdup(s->a, name));
+		}
+	}
+	if (skipped && !s->quiet)
+		diag_warn(s->d, raw->loc, "%s:%s: %d matching function%s skipped: %s", kind, fn, skipped,
+			  skipped == 1 ? "" : "s", "can't be used as it might lock up your system");
+	if (!found)
+		sema_error(s, raw->loc, "no kernel function matches '%s' (sonde -l '%s:*' lists them)",
+			   fn, kind);
 }

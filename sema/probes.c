@@ -38,6 +38,10 @@ static const struct probe_provider providers[] = {
 		       TASK_REGS | PC_ARGN | PC_FUNC, host_list_kprobes},
 	[PT_KRETPROBE] = {PT_KRETPROBE, "kretprobe", "kr", "kretprobe", true, false,
 			  TASK_REGS | PC_ARGN | PC_RETVAL | PC_FUNC, host_list_kprobes},
+	[PT_FENTRY] = {PT_FENTRY, "fentry", "kfunc", "fentry", true, false,
+		       PC_TASK | PC_FUNC | PC_KARGS, host_list_fentry},
+	[PT_FEXIT] = {PT_FEXIT, "fexit", "kretfunc", "fexit", true, false,
+		      PC_TASK | PC_FUNC | PC_KARGS | PC_RETVAL, host_list_fentry},
 	/* an interval fires on a timer, not in the task it interrupts */
 	[PT_INTERVAL] = {PT_INTERVAL, "interval", "i", "perf_event", false, false, PC_REGS, NULL,
 			 true},
@@ -247,9 +251,6 @@ static const char *unsupported_probe(const char *type)
 		const char *names[4];
 		const char *why;
 	} table[] = {
-		{{"kfunc", "kretfunc", "fentry", "fexit"},
-		 "fentry/fexit (kfunc/kretfunc) probes are not supported by sonde: use a "
-		 "tracepoint (sonde -l 'tracepoint:*'), or kprobe/kretprobe where the kernel has kprobes"},
 		{{"watchpoint", "asyncwatchpoint", "w", "aw"},
 		 "watchpoint probes (hardware breakpoints) are not supported by sonde: a uprobe on the "
 		 "code that writes the address, or a tracepoint, can take their place"},
@@ -364,6 +365,10 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 	case PT_KRETPROBE:
 		sema_kprobe_resolve(s, p, raw, type, parts, n);
 		return;
+	case PT_FENTRY:
+	case PT_FEXIT:
+		sema_fentry_resolve(s, p, raw, type, parts, n);
+		return;
 	case PT_INTERVAL:
 	case PT_PROFILE: {
 		struct sema_attach at = {.type = type, .loc = raw->loc};
@@ -407,6 +412,10 @@ void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p)
 {
 	for (struct ast_attach *at = p->node->probe.attach; at; at = at->next)
 		resolve_one(s, p, at);
+	/* each fentry program is loaded for one function's BTF id */
+	for (int i = 0; i < p->nattach; i++)
+		if (p->attach[i].type == PT_FENTRY || p->attach[i].type == PT_FEXIT)
+			p->uses_args = p->nattach > 1;
 	if (!p->nattach && p->skipped_attach) {
 		sema_error(s, p->node->loc, "none of this probe's kernel functions exist: nothing to "
 			   "attach it to");

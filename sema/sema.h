@@ -33,6 +33,7 @@ enum probe_type {
 	PT_TRACEPOINT, PT_RAWTRACEPOINT,
 	PT_UPROBE, PT_URETPROBE, PT_USDT,
 	PT_KPROBE, PT_KRETPROBE,
+	PT_FENTRY, PT_FEXIT,
 	PT_INTERVAL, PT_PROFILE, PT_SOFTWARE, PT_HARDWARE,
 };
 #define PT_COUNT (PT_HARDWARE + 1)
@@ -47,6 +48,19 @@ enum probe_ctx {
 	PC_FUNC = 1u << 4,	/* func names the probed function (site cookie) */
 	PC_USER = 1u << 5,	/* probes user-space code: uaddr(), user reads */
 	PC_TP_ARGS = 1u << 6,	/* args->FIELD from a tracepoint format */
+	PC_KARGS = 1u << 7,	/* args.NAME from a kernel function's BTF (fentry) */
+};
+
+/* fentry/fexit: the probed function as BTF declares it.  Each parameter
+ * is one or two 8-byte slots of the context (a struct of up to 16 bytes
+ * passed by value takes two); fexit's return value follows them. */
+struct sema_kfunc {
+	int nargs;
+	const char **names;
+	struct type *types;
+	uint32_t *offsets;	/* bytes into the context */
+	struct type ret;	/* TY_NONE for void */
+	uint32_t ret_offset;
 };
 
 /*
@@ -100,6 +114,7 @@ struct sema_attach {
 	uint64_t offset;	/* kprobe:FUNCTION+OFFSET */
 	struct tp_format *fmt;	/* tracepoints */
 	const struct usdt_note *usdt;	/* usdt: the note of this location */
+	const struct sema_kfunc *kf;	/* fentry/fexit: the function's signature */
 	struct src_loc loc;
 };
 

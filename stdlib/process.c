@@ -88,7 +88,7 @@ static LLVMValueRef lower_rand(struct cg_ctx *cg, struct ast_node *n)
 /* probe: the attach point's index in the program, printed as its name */
 static bool is_kfunc_probe(enum probe_type t)
 {
-	return t == PT_KPROBE || t == PT_KRETPROBE;
+	return t == PT_KPROBE || t == PT_KRETPROBE || t == PT_FENTRY || t == PT_FEXIT;
 }
 
 /* Can a kprobe program read its BPF cookie (5.15)?  Asked of the kernel
@@ -193,22 +193,38 @@ static LLVMValueRef lower_sargN(struct cg_ctx *cg, struct ast_node *n)
 	return cg_load_i64(cg, tmp);
 }
 
+/* retval: the return register, or in fexit the slot after the
+ * arguments, typed as BTF declares the function's result */
 static void check_retval(struct sema_ctx *s, struct ast_node *n)
 {
 	const struct sema_probe *p = sema_cur_probe(s);
+	n->type = ty_int64;
 	for (int i = 0; i < p->nattach; i++) {
-		enum probe_type t = p->attach[i].type;
-		if (!(sema_provider(t)->ctx & PC_RETVAL)) {
-			sema_error(s, n->loc, "retval is only available in uretprobe and kretprobe probes");
+		const struct sema_attach *at = &p->attach[i];
+		if (!(sema_provider(at->type)->ctx & PC_RETVAL)) {
+			sema_error(s, n->loc, "retval is only available in uretprobe, kretprobe and "
+				   "fexit probes");
 			n->type.kind = TY_ERROR;
 			return;
 		}
+		if (!at->kf)
+			continue;
+		if (at->kf->ret.kind == TY_NONE || at->kf->ret.size > 8) {
+			sema_error(s, n->loc, "%s: the function returns %s: no retval to read", at->name,
+				   at->kf->ret.kind == TY_NONE ? "void" : "a struct");
+			n->type.kind = TY_ERROR;
+			return;
+		}
+		if (i == 0)
+			n->type = at->kf->ret;
 	}
-	n->type = ty_int64;
 }
 
 static LLVMValueRef lower_retval(struct cg_ctx *cg, struct ast_node *n)
 {
+	const struct sema_kfunc *kf = cg_attach(cg)->kf;
+	if (kf)
+		return cg_kfunc_slot(cg, kf->ret_offset, &n->type);
 	return cg_load_i64(cg, cg_gep(cg, cg_ctx_arg(cg), REG_AX));
 }
 
@@ -255,16 +271,60 @@ static LLVMValueRef lower_func(struct cg_ctx *cg, struct ast_node *n)
 	return cg_attach_cookie(cg);
 }
 
-/* args alone (not args->f) */
+/* args alone (not args->f): in fentry/fexit a struct of every argument
+ * (print(args), a map value), one 8-byte slot each, as the context has
+ * them; a tracepoint's record has no such value */
 static void check_args(struct sema_ctx *s, struct ast_node *n)
 {
-	sema_error(s, n->loc, "use args->FIELD to read a tracepoint argument");
-	n->type.kind = TY_ERROR;
+	const struct sema_probe *p = sema_cur_probe(s);
+	const struct sema_kfunc *kf = p->nattach ? p->attach[0].kf : NULL;
+	for (int i = 1; kf && i < p->nattach; i++) {
+		const struct sema_kfunc *o = p->attach[i].kf;
+		bool same = o && o->nargs == kf->nargs;
+		for (int k = 0; same && k < kf->nargs; k++)
+			same = !strcmp(o->names[k], kf->names[k]) && o->types[k].kind == kf->types[k].kind;
+		if (!same) {
+			sema_error(s, n->loc, "args differs between %s and %s: name its fields "
+				   "(args.NAME) instead", p->attach[0].name, p->attach[i].name);
+			n->type.kind = TY_ERROR;
+			return;
+		}
+	}
+	if (!kf) {
+		sema_error(s, n->loc, "use args->FIELD to read a tracepoint argument");
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	struct arena *a = sema_arena(s);
+	struct type t = {.kind = TY_STRUCT, .size = kf->ret_offset ? kf->ret_offset : 8};
+	t.fields = arena_new_array(a, struct type_field, kf->nargs ? kf->nargs : 1);
+	for (int k = 0; k < kf->nargs; k++) {
+		struct type ft = kf->types[k];
+		if (ft.kind == TY_STRUCT)	/* passed by value: its bytes as they are */
+			ft = (struct type){.kind = TY_ARRAY, .size = ft.size, .count = ft.size,
+					   .elem = arena_new_obj(a, struct type)};
+		if (ft.kind == TY_ARRAY && ft.elem && !ft.elem->size)
+			*ft.elem = (struct type){.kind = TY_INT, .size = 1};
+		t.fields[t.nfields++] = (struct type_field){.name = kf->names[k],
+							    .offset = kf->offsets[k], .type = ft};
+	}
+	n->type = t;
 }
 
 static LLVMValueRef lower_args(struct cg_ctx *cg, struct ast_node *n)
 {
-	return cg_const(cg, 0);
+	const struct sema_kfunc *kf = cg_attach(cg)->kf;
+	if (!kf)
+		return cg_const(cg, 0);
+	/* slot by slot: the verifier checks each context load against BTF */
+	LLVMValueRef buf = cg_alloca(cg, n->type.size, "args");
+	const struct type u64 = ty_uint64;
+	for (int k = 0; k < kf->nargs; k++)
+		for (uint32_t off = 0; off < (kf->types[k].size > 8 ? 16u : 8u); off += 8)
+			cg_store_i64(cg, cg_kfunc_slot(cg, kf->offsets[k] + off,
+						       kf->types[k].kind == TY_PTR ? &kf->types[k] : &u64),
+				     cg_gep(cg, buf, kf->offsets[k] + off));
+	return buf;
 }
 
 static void check_cpid(struct sema_ctx *s, struct ast_node *n)
@@ -350,7 +410,7 @@ const struct builtin stdlib_process[] = {
 	{.name = "retval", .kind = BI_VAR, .check = check_retval, .lower = lower_retval, .user = true,
 	 .summary = "return value (uretprobe)"},
 	{.name = "args", .kind = BI_VAR, .check = check_args, .lower = lower_args,
-	 .summary = "tracepoint arguments: args->FIELD"},
+	 .summary = "tracepoint or fentry arguments: args->FIELD, args.NAME"},
 	{.name = "cpid", .kind = BI_VAR, .check = check_cpid, .lower = lower_cpid, .user = true,
 	 .summary = "pid of the -c child command"},
 	{.name = "in_scope", .kind = BI_VAR, .check = check_in_scope, .lower = lower_in_scope,

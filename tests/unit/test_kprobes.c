@@ -1,7 +1,8 @@
 /*
  * test_kprobes.c - attach points on kernel functions (sema/kprobes.c,
  * host/kfuncs.c, -l 'kprobe:...'): wildcards, modules, offsets, the
- * functions that must not be probed, missing functions, and `func`.
+ * functions that must not be probed, missing functions, and `func`; and
+ * fentry/fexit against the host's own BTF.
  *
  * A fake tracefs tree (tfs_set_root) with a kprobe_events file, an
  * available_filter_functions of a few functions (out of order, one in a
@@ -270,6 +271,73 @@ static void test_list(void **state)
 	(void)state;
 }
 
+/* fentry/fexit from the host's BTF: arguments by name and type, retval,
+ * print(args), the errors; sema and codegen only (no load) */
+static void test_fentry(void **state)
+{
+	struct checked c;
+	char buf[512];
+	checked_run(&c, "kfunc:vfs_read { @[func, args.count, args->file->f_flags] = count(); } "
+			"kretfunc:vfs_read { @r = hist(retval); print(args); }", NULL);
+	assert_non_null(c.r);
+	const struct sema_attach *at = &c.r->probes[1].attach[0];
+	assert_int_equal(at->type, PT_FEXIT);
+	assert_string_equal(at->name, "fexit:vfs_read");
+	assert_int_equal(at->kf->nargs, 4);
+	assert_string_equal(at->kf->names[2], "count");
+	assert_int_equal(at->kf->offsets[2], 16);
+	assert_int_equal(at->kf->ret.kind, TY_INT);
+	assert_true(at->kf->ret.is_signed);	/* ssize_t */
+	struct cg_object obj;
+	char *ir = NULL;
+	assert_int_equal(checked_codegen(&c, &ir, &obj), 0);
+	assert_non_null(strstr(ir, "section \"fentry/vfs_read\""));
+	assert_non_null(strstr(ir, "section \"fexit/vfs_read\""));
+	free(ir);
+	free(obj.elf);
+	checked_free(&c);
+
+	/* a wildcard: a program per function (each is loaded for its BTF id) */
+	checked_run(&c, "fentry:vfs_read* { @[probe] = count(); }", NULL);
+	assert_string_equal(names(&c, buf, sizeof(buf)),
+			    "fentry:vfs_read fentry:vfs_readlink fentry:vfs_readv");
+	assert_true(c.r->probes[0].uses_args);
+	checked_free(&c);
+
+	checked_run(&c, "fentry:vfs_read { @ = args.coutn; }", NULL);
+	assert_null(c.r);
+	assert_non_null(strstr(c.msgs, "error: fentry:vfs_read has no argument 'coutn'; did you mean "
+				       "'count'?"));
+	checked_free(&c);
+
+	checked_run(&c, "fexit:_raw_spin_unlock_irqrestore { }", NULL);
+	assert_null(c.r);
+	assert_non_null(strstr(c.msgs, "fexit:_raw_spin_unlock_irqrestore can't be used as it might "
+				       "lock up your system"));
+	checked_free(&c);
+
+	checked_run(&c, "fentry:vfs_read { @ = retval; }", NULL);
+	assert_null(c.r);
+	assert_non_null(strstr(c.msgs, "retval is only available in uretprobe, kretprobe and fexit"));
+	checked_free(&c);
+
+	checked_run(&c, "fentry:no_such_function_sonde { }", NULL);
+	assert_null(c.r);
+	assert_non_null(strstr(c.msgs, "no kernel function 'no_such_function_sonde' in BTF"));
+	checked_free(&c);
+
+	/* -lv: the signature as bpftrace prints it */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_int_equal(host_list_fentry(f, "fentry", "fentry:vfs_read", true, 0), 0);
+	fclose(f);
+	assert_string_equal(text, "fentry:vmlinux:vfs_read\n    struct file * file\n    char * buf\n"
+				  "    size_t count\n    loff_t * pos\n    ssize_t retval\n");
+	free(text);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_missing),
 		cmocka_unit_test(test_func),
 		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_fentry),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -761,6 +761,30 @@ static void test_ksyms_lookup(void **state)
 	ksyms_free(ks);
 }
 
+/* more data symbols than text ones (CONFIG_KALLSYMS_ALL): each found,
+ * and ksym()'s lookup names them */
+static void test_ksyms_many_data(void **state)
+{
+	char text[2048] = "ffffffff81000000 T _stext\n";
+	for (int i = 0; i < 20; i++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text),
+			 "ffffffff8200%02x00 D var%d\n", i, i);
+	strcat(text, "ffffffff81001000 T vfs_read\n");
+	struct ksyms *ks = ksyms_parse(text, strlen(text));
+	uint64_t addr;
+	assert_non_null(ks);
+	for (int i = 0; i < 20; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "var%d", i);
+		assert_int_equal(ksyms_find(ks, name, &addr), 0);
+		assert_int_equal(addr, 0xffffffff82000000ULL + (uint64_t)i * 0x100);
+		assert_string_equal(ksyms_lookup_any(ks, addr + 4, NULL), name);
+	}
+	assert_string_equal(ksyms_lookup(ks, 0xffffffff82000104ULL, NULL), "vfs_read");
+	ksyms_free(ks);
+	(void)state;
+}
+
 static void test_ksyms_hidden(void **state)
 {
 	static const char hidden[] =
@@ -818,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_software_list),
 		cmocka_unit_test(test_software_lookup),
 		cmocka_unit_test(test_ksyms_lookup),
+		cmocka_unit_test(test_ksyms_many_data),
 		cmocka_unit_test(test_ksyms_hidden),
 		cmocka_unit_test(test_ksyms_live),
 	};

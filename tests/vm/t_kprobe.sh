@@ -9,7 +9,7 @@
 build_workload kcalls
 
 # ksym() names a variable's address as well as code
-out=$("$SONDE" -q -c "$B/kcalls 5" -e 'kprobe:do_nanosleep /pid == cpid/ { @[ksym(kaddr("jiffies"))] = count(); }' 2>&1)
+out=$("$SONDE" -q -c "$B/kcalls 5" -e 'kprobe:do_nanosleep /pid == cpid/ { @[ksym(kaddr("jiffies_64"))] = count(); }' 2>&1)
 expect_match kprobe:count_exact '^@\[jiffies(_64)?\]: 5$' "$out"
 
 # the book's one-liner, kretprobe:vfs_read { @ = hist(retval); }, keyed by
