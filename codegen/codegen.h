@@ -117,9 +117,6 @@ LLVMValueRef cg_const(struct cg_ctx *cg, uint64_t v);	/* i64 */
 LLVMValueRef cg_ctx_arg(struct cg_ctx *cg);	/* the program's context pointer */
 const struct sema_attach *cg_attach(struct cg_ctx *cg);	/* attach point being generated */
 const struct sema_result *cg_sema(struct cg_ctx *cg);
-/* the global index of the attach point being generated (the order of
- * sema_result's probes and their attach points) */
-uint64_t cg_attach_index(struct cg_ctx *cg);
 /* does the program being generated serve several attach points? */
 bool cg_shared_program(struct cg_ctx *cg);
 /* bpf_get_attach_cookie(ctx), and the note that the runtime must set it */

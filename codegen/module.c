@@ -43,16 +43,6 @@ LLVMTypeRef cg_ptr(struct cg_ctx *cg) { return cg->ptr; }
 LLVMValueRef cg_ctx_arg(struct cg_ctx *cg) { return cg->ctx_arg; }
 const struct sema_attach *cg_attach(struct cg_ctx *cg) { return cg->attach; }
 
-uint64_t cg_attach_index(struct cg_ctx *cg)
-{
-	uint64_t idx = 0;
-	for (int i = 0; i < cg->r->nprobes; i++)
-		for (int j = 0; j < cg->r->probes[i].nattach; j++, idx++)
-			if (&cg->r->probes[i].attach[j] == cg->attach)
-				return idx;
-	return 0;
-}
-
 bool cg_shared_program(struct cg_ctx *cg)
 {
 	return cg->probe->nattach > 1 && !cg->probe->uses_args;

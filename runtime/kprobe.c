@@ -7,20 +7,19 @@
  * (Linux 5.18 with fprobe: one registration for a thousand functions,
  * where a link each costs a perf event and a kernel probe each); a
  * program loads for either kind of link, so the choice is made before
- * loading (rt_kprobe_prepare), by asking the kernel.  Elsewhere each
+ * loading (rt_kprobe_prepare), by asking the kernel (host/features.c).
+ * Elsewhere each
  * function gets a link of its own.  A program that reads its cookie
- * (`func`, `probe`) gets SEMA_FUNC_BASE + the attach point's index as each
- * function's cookie.  A function that cannot be attached among several is
+ * (`func`, `probe`) gets a cookie per function that says both
+ * (SEMA_FUNC_OF_ATTACH in sema.h).  A function that cannot be attached among several is
  * a warning, as in bpftrace: the rest of the probe runs.
  */
 #include "runtime/rt_int.h"
 
-#include <bpf/bpf.h>
 #include <errno.h>
 #include <linux/bpf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* the program of prog in the generated object */
 static const struct cg_prog *cg_prog_of(struct rt *rt, const struct bpf_program *prog)
@@ -31,14 +30,22 @@ static const struct cg_prog *cg_prog_of(struct rt *rt, const struct bpf_program 
 	return NULL;
 }
 
-static uint64_t attach_index(struct rt *rt, const struct sema_attach *at)
+/* the cookie of at in a shared program: its global attach index above
+ * (probe), func's value below (the first attach point of its function,
+ * so a kprobe and a kretprobe of one function are one map key) */
+static uint64_t kfunc_cookie(struct rt *rt, const struct sema_attach *at)
 {
-	uint64_t idx = 0;
+	uint64_t idx = 0, first = UINT64_MAX, self = 0;
 	for (int i = 0; i < rt->r->nprobes; i++)
-		for (int j = 0; j < rt->r->probes[i].nattach; j++, idx++)
-			if (&rt->r->probes[i].attach[j] == at)
-				return idx;
-	return 0;
+		for (int j = 0; j < rt->r->probes[i].nattach; j++, idx++) {
+			const struct sema_attach *a = &rt->r->probes[i].attach[j];
+			if (a == at)
+				self = idx;
+			if (first == UINT64_MAX && (sema_provider(a->type)->ctx & PC_FUNC) && a->func &&
+			    !strcmp(a->func, at->func))
+				first = idx;
+		}
+	return self << 32 | (SEMA_FUNC_OF_ATTACH + (first == UINT64_MAX ? self : first));
 }
 
 /* every attach point of p a kprobe (or every one a kretprobe) on a
@@ -56,42 +63,18 @@ static bool wants_multi(const struct cg_prog *p)
 	return true;
 }
 
-/* Does this kernel have kprobe_multi links?  A two-instruction program
- * loaded for them, linked to fn (a function the script probes anyway);
- * a kernel without fprobe refuses the link (EOPNOTSUPP), an older one
- * the attach type. */
-static bool probe_kernel(const char *fn)
-{
-	struct bpf_insn insns[2];
-	memset(insns, 0, sizeof(insns));
-	insns[0].code = BPF_ALU64 | BPF_MOV | BPF_K;	/* r0 = 0 */
-	insns[1].code = BPF_JMP | BPF_EXIT;
-	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = BPF_TRACE_KPROBE_MULTI);
-	int pfd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "sonde_kmulti", "GPL", insns, 2, &po);
-	if (pfd < 0)
-		return false;
-	const char *syms[] = {fn};
-	LIBBPF_OPTS(bpf_link_create_opts, lo, .kprobe_multi.syms = syms, .kprobe_multi.cnt = 1);
-	int lfd = bpf_link_create(pfd, 0, BPF_TRACE_KPROBE_MULTI, &lo);
-	close(pfd);
-	if (lfd < 0)
-		return false;
-	close(lfd);
-	return true;
-}
-
 void rt_kprobe_prepare(struct rt *rt)
 {
 	if (getenv("SONDE_NO_KPROBE_MULTI"))
 		return;
-	int known = -1;
+	int known = -1;	/* the kernel is asked only when a program wants it */
 	for (int i = 0; i < rt->obj->nprogs; i++) {
 		const struct cg_prog *p = &rt->obj->progs[i];
 		struct bpf_program *prog = bpf_object__find_program_by_name(rt->bpf, p->name);
 		if (!prog || !wants_multi(p))
 			continue;
 		if (known < 0)
-			known = probe_kernel(rt_prog_attach(p, 0)->func);
+			known = host_feature_answer(HF_KPROBE_MULTI) == HF_YES;
 		if (known)
 			bpf_program__set_expected_attach_type(prog, BPF_TRACE_KPROBE_MULTI);
 	}
@@ -121,7 +104,7 @@ static int attach_multi(struct rt *rt, struct bpf_program *prog, const struct cg
 	if (syms && cookies) {
 		for (int j = 0; j < p->nattach; j++) {
 			syms[j] = rt_prog_attach(p, j)->func;
-			cookies[j] = SEMA_FUNC_BASE + attach_index(rt, rt_prog_attach(p, j));
+			cookies[j] = kfunc_cookie(rt, rt_prog_attach(p, j));
 		}
 		LIBBPF_OPTS(bpf_kprobe_multi_opts, ko, .syms = syms, .cnt = (size_t)p->nattach,
 			    .cookies = p->reads_cookie ? cookies : NULL,
@@ -153,7 +136,7 @@ int rt_attach_kprobe(struct rt *rt, struct bpf_program *prog, const struct sema_
 	bool cookie = p && p->reads_cookie;
 	LIBBPF_OPTS(bpf_kprobe_opts, ko, .retprobe = at->type == PT_KRETPROBE,
 		    .offset = (size_t)at->offset,
-		    .bpf_cookie = cookie ? SEMA_FUNC_BASE + attach_index(rt, at) : 0);
+		    .bpf_cookie = cookie ? kfunc_cookie(rt, at) : 0);
 	/* a module's function as the kernel's kallsyms names it */
 	char name[512];
 	snprintf(name, sizeof(name), "%s%s%s", at->target ? at->target : "", at->target ? ":" : "",

@@ -62,6 +62,14 @@ struct sema_kfunc {
 	struct type ret;	/* TY_NONE for void */
 	uint32_t ret_offset;
 };
+/* func's value without BPF cookies (before Linux 5.15), and in kernel
+ * functions' probes: this plus the global attach index, whose function
+ * the runtime prints (one program per attach point then); with cookies
+ * it is the site's cookie (1 << 20 + i).  A program serving several
+ * kernel functions (a kprobe wildcard) has a cookie per function: this
+ * value in its low 32 bits, the attach point's global index (probe) in
+ * its high 32 bits. */
+#define SEMA_FUNC_OF_ATTACH (2u << 20)
 
 /*
  * The provider table: one row per probe type, indexed by enum probe_type.
@@ -93,13 +101,6 @@ const struct probe_provider *sema_provider(enum probe_type t);
 const struct probe_provider *sema_provider_named(const char *name);
 /* Does every attach point of p offer ctx (enum probe_ctx bits)? */
 bool sema_probe_has(const struct sema_probe *p, unsigned ctx);
-
-/* The value of `func` (and, less SEMA_FUNC_BASE, of `probe`) for the
- * attach point of global index i where it names a kernel function: a
- * constant in a program of one attach point, the BPF cookie the runtime
- * gives each function of a shared program.  The runtime prints it as
- * the attach point's function. */
-#define SEMA_FUNC_BASE (1u << 19)
 
 /* One concrete attach point (wildcards expanded). */
 struct sema_attach {
@@ -250,6 +251,9 @@ struct sema_result {
 	struct sema_event **events;
 	int nevents;
 	int nattach;		/* total concrete attach points */
+	bool ends_itself;	/* a BEGIN/END written "begin"/"end" (bpftrace 0.24 on):
+				 * with only those probes, the run ends after BEGIN
+				 * instead of waiting for Ctrl-C as 0.17 does */
 	bool own_scope;		/* the script reads in_scope/scoped: it applies -p and
 				 * --container itself, sonde filters none of its probes */
 };

@@ -4,10 +4,9 @@
  * func, probe.
  */
 #include <string.h>
-#include <bpf/libbpf.h>
-#include <linux/bpf.h>
 
 #include "codegen/codegen.h"
+#include "host/host.h"
 #include "stdlib/stdlib.h"
 #include "stdlib/stdlib_int.h"
 
@@ -85,23 +84,10 @@ static LLVMValueRef lower_rand(struct cg_ctx *cg, struct ast_node *n)
 	return cg_helper_call(cg, BPF_FUNC_get_prandom_u32, NULL, 0);
 }
 
-/* probe: the attach point's index in the program, printed as its name */
+/* probes on kernel functions: func is the function's name */
 static bool is_kfunc_probe(enum probe_type t)
 {
 	return t == PT_KPROBE || t == PT_KRETPROBE || t == PT_FENTRY || t == PT_FEXIT;
-}
-
-/* Can a kprobe program read its BPF cookie (5.15)?  Asked of the kernel
- * once; a process that may not load BPF (--emit as a user) assumes so.
- * Without cookies a kprobe body that names its function gets a program
- * per function, each with the name as a constant. */
-static bool kprobe_cookies(void)
-{
-	static int known = -1;
-	if (known < 0)
-		known = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie,
-						NULL) != 0;
-	return known;
 }
 
 /* probe: the global attach index, a constant in a program of its own.
@@ -111,17 +97,20 @@ static void check_probe(struct sema_ctx *s, struct ast_node *n)
 {
 	const struct sema_probe *p = sema_cur_probe(s);
 	for (int i = 0; i < p->nattach; i++)
-		if (!is_kfunc_probe(p->attach[i].type) || !kprobe_cookies())
+		if (!is_kfunc_probe(p->attach[i].type) || !host_feature(HF_COOKIE))
 			sema_need_per_attach(s);
 	n->type = (struct type){.kind = TY_PROBE, .size = 8};
 }
 
+static uint64_t attach_index(struct cg_ctx *cg);
+
+/* the global attach index: probes before this one, plus this attach's slot */
 static LLVMValueRef lower_probe(struct cg_ctx *cg, struct ast_node *n)
 {
+	/* a shared kernel-function program: the cookie's high half */
 	if (is_kfunc_probe(cg_attach(cg)->type) && cg_shared_program(cg))
-		return LLVMBuildSub(cg_builder(cg), cg_attach_cookie(cg),
-				    cg_const(cg, SEMA_FUNC_BASE), "");
-	return cg_const(cg, cg_attach_index(cg));
+		return LLVMBuildLShr(cg_builder(cg), cg_attach_cookie(cg), cg_const(cg, 32), "");
+	return cg_const(cg, attach_index(cg));
 }
 
 /* x86-64 struct pt_regs offsets */
@@ -232,11 +221,21 @@ static LLVMValueRef lower_retval(struct cg_ctx *cg, struct ast_node *n)
  * func: the probed function.  A uprobe program serves every site its
  * attach point resolved to (wildcards, one site per library file), so the
  * runtime gives each site a BPF cookie naming its symbol; func reads it
- * back and prints the name, in uprobes and uretprobes alike.  A kprobe's
- * is its attach point's (SEMA_FUNC_BASE + index): a constant, or the
- * cookie of each function of a shared program.  In tracepoints func is
- * the probe's name.
+ * back and prints the name, in uprobes and uretprobes alike.  In
+ * tracepoints func is the probe's name.  A kernel function's func is a
+ * constant (SEMA_FUNC_OF_ATTACH + the first attach point of that
+ * function), or in a program serving several functions the low half of
+ * each function's cookie (the high half is its attach point, for probe).
+ * A kernel without BPF cookies (before 5.15) gets one program per attach
+ * point instead, each with its function as a constant; a wildcard uprobe
+ * there would need a program per matching function, so it is a located
+ * error (kprobe wildcards are expanded by sema: a program each).
  */
+static bool has_wildcard(const char *s)
+{
+	return s && strpbrk(s, "*?[") != NULL;
+}
+
 static void check_func(struct sema_ctx *s, struct ast_node *n)
 {
 	const struct sema_probe *p = sema_cur_probe(s);
@@ -247,16 +246,52 @@ static void check_func(struct sema_ctx *s, struct ast_node *n)
 			n->type = (struct type){.kind = TY_PROBE, .size = 8};
 			return;
 		}
-		if (is_kfunc_probe(t) && !kprobe_cookies())
-			sema_need_per_attach(s);
 		if (!(sema_provider(t)->ctx & PC_FUNC)) {
 			sema_error(s, n->loc, "func is only available in kprobe, kretprobe, uprobe, "
 				   "uretprobe and tracepoint probes");
 			n->type.kind = TY_ERROR;
 			return;
 		}
+		if (!host_feature(HF_COOKIE) && has_wildcard(p->attach[i].func)) {
+			sema_error(s, n->loc, "func in the wildcard probe %s needs %s (Linux %s), which this "
+				   "kernel does not have: name each function", p->attach[i].name,
+				   host_feature_what(HF_COOKIE), host_feature_since(HF_COOKIE));
+			n->type.kind = TY_ERROR;
+			return;
+		}
 	}
+	if (!host_feature(HF_COOKIE))
+		sema_need_per_attach(s);
 	n->type = (struct type){.kind = TY_PROBE, .size = 8};
+}
+
+/* the global attach index of the attach point being lowered */
+static uint64_t attach_index(struct cg_ctx *cg)
+{
+	const struct sema_result *r = cg_sema(cg);
+	const struct sema_attach *at = cg_attach(cg);
+	uint64_t idx = 0;
+	for (int i = 0; i < r->nprobes; i++)
+		for (int j = 0; j < r->probes[i].nattach; j++, idx++)
+			if (&r->probes[i].attach[j] == at)
+				return idx;
+	return 0;
+}
+
+/* the first global attach index probing the same function: one value per
+ * name, so a uprobe and a uretprobe of one function are one map key */
+static uint64_t first_attach_of_func(struct cg_ctx *cg)
+{
+	const struct sema_result *r = cg_sema(cg);
+	const char *fn = cg_attach(cg)->func;
+	uint64_t idx = 0;
+	for (int i = 0; i < r->nprobes; i++)
+		for (int j = 0; j < r->probes[i].nattach; j++, idx++) {
+			const struct sema_attach *a = &r->probes[i].attach[j];
+			if ((sema_provider(a->type)->ctx & PC_FUNC) && fn && a->func && !strcmp(a->func, fn))
+				return idx;
+		}
+	return attach_index(cg);
 }
 
 static LLVMValueRef lower_func(struct cg_ctx *cg, struct ast_node *n)
@@ -264,11 +299,12 @@ static LLVMValueRef lower_func(struct cg_ctx *cg, struct ast_node *n)
 	enum probe_type t = cg_attach(cg)->type;
 	if (!(sema_provider(t)->ctx & PC_FUNC))
 		return lower_probe(cg, n);
-	/* a kernel function: its attach point's index, known here unless
-	 * the program serves several */
-	if (is_kfunc_probe(t) && !cg_shared_program(cg))
-		return cg_const(cg, SEMA_FUNC_BASE + cg_attach_index(cg));
-	return cg_attach_cookie(cg);
+	if (is_kfunc_probe(t) && cg_shared_program(cg))
+		return LLVMBuildAnd(cg_builder(cg), cg_attach_cookie(cg), cg_const(cg, 0xffffffffu), "");
+	if (!host_feature(HF_COOKIE) || is_kfunc_probe(t))
+		return cg_const(cg, SEMA_FUNC_OF_ATTACH + first_attach_of_func(cg));
+	LLVMValueRef args[] = {cg_ctx_arg(cg)};
+	return cg_helper_call(cg, BPF_FUNC_get_attach_cookie, args, 1);
 }
 
 /* args alone (not args->f): in fentry/fexit a struct of every argument
@@ -374,6 +410,7 @@ static void check_scoped(struct sema_ctx *s, struct ast_node *n)
 	n->kind = N_INT;
 	n->i.value = sema_options(s)->scoped;
 	n->i.is_char = false;
+	n->i.is_signed = true;
 }
 
 #define INT_VAR(nm, fn, sgn, usr, doc) \
