@@ -63,7 +63,7 @@ static const char *pointer(struct rt *rt, uint64_t addr)
 static const char *ksym(struct rt *rt, uint64_t addr)
 {
 	struct ksyms *ks = kernel_syms(rt);
-	const char *name = ks ? ksyms_lookup(ks, addr, NULL) : NULL;
+	const char *name = ks ? ksyms_lookup_any(ks, addr, NULL) : NULL;
 	return name ? name : pointer(rt, addr);
 }
 
