@@ -167,6 +167,8 @@ static const char *render_into(struct rt *rt, const struct type *t, const uint8_
 	*is_str = false;
 	switch (t->kind) {
 	case TY_INT:
+		if (t->is_bool)
+			return v ? "true" : "false";
 		if (t->is_signed)
 			return arena_printf(rt->a, "%" PRId64, (int64_t)v);
 		return arena_printf(rt->a, "%" PRIu64, v);

@@ -397,6 +397,11 @@ static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 	if (sema_is_error(bt))
 		return sema_err_type(e);
 	const struct type *st = bt;
+	/* `.` on a pointer to a struct dereferences it, as `->` does: the
+	 * newest bpftrace's tools write `$sk.__sk_common.skc_family` and
+	 * `curtask.pid` */
+	if (!e->field.is_arrow && bt->kind == TY_PTR && bt->elem && bt->elem->kind == TY_STRUCT)
+		e->field.is_arrow = true;
 	if (e->field.is_arrow) {
 		if (bt->kind != TY_PTR || !bt->elem || bt->elem->kind != TY_STRUCT) {
 			sema_error(s, e->loc, "'->' needs a pointer to a struct, not %s",
@@ -517,7 +522,7 @@ static struct type *check_unary(struct sema_ctx *s, struct ast_node *e)
 		return sema_err_type(e);
 	}
 	if (e->un.op == OP_LNOT)
-		return sema_set(e, ty_int64);
+		return sema_set(e, t->is_bool ? ty_bool : ty_int64);
 	return sema_set(e, t->kind == TY_INT ? *t : ty_uint64);
 }
 

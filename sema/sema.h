@@ -280,6 +280,8 @@ struct type sema_kernel_ptr(struct sema_ctx *s, const char *name);
 
 /* the common integer types */
 extern const struct type ty_int64, ty_uint64, ty_void;
+/* a bool: an integer 0 or 1 that prints as false or true */
+extern const struct type ty_bool;
 struct type ty_str(uint32_t size);
 
 #endif

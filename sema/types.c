@@ -15,6 +15,7 @@
 const struct type ty_int64 = {.kind = TY_INT, .size = 8, .is_signed = true};
 const struct type ty_uint64 = {.kind = TY_INT, .size = 8};
 const struct type ty_void = {.kind = TY_VOID};
+const struct type ty_bool = {.kind = TY_INT, .size = 8, .is_bool = true};
 
 struct type ty_str(uint32_t size)
 {

@@ -137,6 +137,8 @@ static void check_strcontains(struct sema_ctx *s, struct ast_node *n)
 {
 	struct ast_node *h = n->call.args, *nd = h->next;
 	struct type *th = sema_expr(s, h), *tn = sema_expr(s, nd);
+	/* a bool in the newest bpftrace; 1 or 0 here, as bpftrace 0.17 prints
+	 * it (docs/differences.md) */
 	n->type = ty_uint64;
 	if (th->kind == TY_ERROR || tn->kind == TY_ERROR)
 		return;

@@ -1,0 +1,60 @@
+# t_newtypes.sh - issue #21's semantic items: the language of bpftrace
+# 0.20-0.26 that 0.17 does not have, so each expected text is what the
+# newest release's reference guide and runtime tests print (where 0.17 has
+# a construct, tests/diff checks it against 0.17 instead).
+#
+#   deref_dot    `.` on a pointer to a struct reads through it, as `->`:
+#                types.c's outer and list structs, and curtask
+#   bool_*       true/false, has_key(), delete()'s result: words in text and
+#                JSON, in maps, tuples and print()
+#
+# Sourced by run.sh (lib.sh gives $SONDE, $B, pass/fail/skip, expect_eq).
+
+if need_root newtypes:bpf; then
+
+build_workload types
+T=$B/types
+
+# -- `.` on pointers: the newest tools write $sk.__sk_common.skc_family ---------
+out=$("$SONDE" -q -c "$T 1" -e 'struct inner { int m; int n; }
+struct node { int val; struct node *next; }
+struct outer { long id; struct inner in; int arr[4]; }
+uprobe:'$T':take_outer { $o = (struct outer *)arg0; printf("%d %d %d\n", $o.id, $o.in.m, $o.arr[2]); }
+uprobe:'$T':list { $n = (struct node *)arg0; printf("%d %d %d\n", $n.val, $n.next.val, $n.next.next->val); }
+uprobe:'$T':list { printf("%d %d %s\n", curtask.pid == pid, curtask.real_parent.tgid == curtask->real_parent->tgid, curtask.comm); }' 2>&1)
+expect_eq newtypes:deref_dot $'0 2 30\n1 2 3\n1 1 types' "$out"
+
+# -- bool ------------------------------------------------------------------------
+out=$("$SONDE" -q -e 'BEGIN { @a = true; @b = false; @k[true] = 1; @t = (1, true, "x");
+print(true); print(!true); print((false, 2));
+@m[1] = 2; @h = has_key(@m, 1); @h2 = has_key(@m, 3);
+@d = delete(@m, 1); @d2 = delete(@m, 1);
+if (delete(@k, true)) { printf("deleted %d\n", true); }
+if (!has_key(@k, true)) { printf("gone\n"); }
+exit(); }' 2>&1)
+expected='true
+false
+(false, 2)
+deleted 1
+gone
+
+
+@a: true
+@b: false
+@d: true
+@d2: false
+@h: true
+@h2: false
+
+
+@t: (1, true, x)'
+expect_eq newtypes:bool_text "$expected" "$out"
+
+out=$("$SONDE" -q -f json -e 'BEGIN { @a = true; @t = (1, false); @k[false] = 3; print(true); exit(); }' 2>&1)
+expected='{"type": "value", "data": true}
+{"type": "map", "data": {"@a": true}}
+{"type": "map", "data": {"@k": {"false": 3}}}
+{"type": "map", "data": {"@t": [1,false]}}'
+expect_eq newtypes:bool_json "$expected" "$out"
+
+fi
