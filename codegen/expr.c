@@ -527,6 +527,12 @@ static LLVMValueRef expr_value(struct cg_ctx *cg, struct ast_node *e)
 		return cg_index(cg, e);
 	case N_CAST: {	/* (type)e */
 		LLVMValueRef v = cg_expr(cg, e->cast.operand);
+		if (e->type.is_bool) {
+			if (e->cast.operand->type.kind == TY_STR)	/* its first byte */
+				v = LLVMBuildZExt(cg->b, LLVMBuildLoad2(cg->b, cg_i8(cg), v, ""), cg->i64, "");
+			return LLVMBuildZExt(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, v, cg_const(cg, 0), ""),
+					     cg->i64, "bool");
+		}
 		if (e->type.kind == TY_INT)
 			return narrow(cg, v, e->type.size, e->type.is_signed);
 		return v;

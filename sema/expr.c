@@ -9,6 +9,7 @@
 #include "sema/sema_int.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -596,6 +597,8 @@ struct type *sema_check_expr_stmt(struct sema_ctx *s, struct ast_node *e)
 	return sema_expr(s, e);
 }
 
+static struct type *check_field(struct sema_ctx *s, struct ast_node *e);
+
 static struct type *check_index(struct sema_ctx *s, struct ast_node *e)
 {
 	struct type *b = sema_expr(s, e->index.base);
@@ -604,6 +607,26 @@ static struct type *check_index(struct sema_ctx *s, struct ast_node *e)
 		return sema_err_type(e);
 	if (!sema_is_int(i)) {
 		sema_error(s, e->index.index->loc, "index must be an integer");
+		return sema_err_type(e);
+	}
+	int64_t k;
+	bool is_const = sema_fold_const(e->index.index, &k);
+	if (b->kind == TY_TUPLE) {
+		/* $t[1] is $t.1: the index must be a constant */
+		if (!is_const) {
+			sema_error(s, e->index.index->loc, "a tuple's index must be a constant");
+			return sema_err_type(e);
+		}
+		struct ast_node *base = e->index.base;
+		e->kind = N_FIELD;
+		e->field.base = base;
+		e->field.name = arena_printf(s->a, "%" PRId64, k);
+		e->field.is_arrow = false;
+		return check_field(s, e);
+	}
+	if (b->kind == TY_ARRAY && is_const && (k < 0 || (uint64_t)k >= b->count)) {
+		sema_error(s, e->index.index->loc, "index %" PRId64 " is out of bounds for %s",
+			   k, type_str(s->a, b));
 		return sema_err_type(e);
 	}
 	if (b->kind == TY_PTR)
@@ -625,7 +648,16 @@ static struct type *check_cast(struct sema_ctx *s, struct ast_node *e)
 	if (sema_is_error(t))
 		return sema_err_type(e);
 	struct type to;
-	if (!sema_ctype(s, &e->cast.ctype, e->loc, &to))
+	const struct ast_ctype *ct = &e->cast.ctype;
+	if (!ct->is_struct && !ct->is_enum && !ct->ptr_depth && !strcmp(ct->name, "bool")) {
+		/* (bool)x: true unless zero; a string is true unless empty */
+		if (!sema_is_int(t) && !sema_is_int_storage(t) && t->kind != TY_STR) {
+			sema_error(s, e->loc, "cannot cast %s to bool", type_str(s->a, t));
+			return sema_err_type(e);
+		}
+		return sema_set(e, ty_bool);
+	}
+	if (!sema_ctype(s, ct, e->loc, &to))
 		return sema_err_type(e);
 	if (!sema_is_int(t) && !sema_is_int_storage(t)) {
 		sema_error(s, e->loc, "cannot cast %s to %s", type_str(s->a, t), type_str(s->a, &to));

@@ -5,8 +5,11 @@
 #
 #   deref_dot    `.` on a pointer to a struct reads through it, as `->`:
 #                types.c's outer and list structs, and curtask
-#   bool_*       true/false, has_key(), delete()'s result: words in text and
-#                JSON, in maps, tuples and print()
+#   bool_*       true/false, has_key(), delete()'s result, (bool) casts:
+#                words in text and JSON, in maps, tuples and print()
+#                (bpftrace's tests/runtime/bool)
+#   tuple_*      @m[(a, b)] is @m[a, b]; a tuple variable as the key; $t[1]
+#   array_index_out_of_bounds  a constant index past an array's end
 #
 # Sourced by run.sh (lib.sh gives $SONDE, $B, pass/fail/skip, expect_eq).
 
@@ -56,5 +59,43 @@ expected='{"type": "value", "data": true}
 {"type": "map", "data": {"@k": {"false": 3}}}
 {"type": "map", "data": {"@t": [1,false]}}'
 expect_eq newtypes:bool_json "$expected" "$out"
+
+out=$("$SONDE" -q -e 'BEGIN { print(((bool)1, (bool)0)); print(((bool)"hello", (bool)"")); $a = (int64*)0; $b = (int64*)1; print(((bool)$b, (bool)$a));
+print(((int64)true, (int64)false)); @c = count(); print(((bool)@c, (bool)256)); if (true) { print(1); } if (false) { print(2); }
+@a[true] = false; @x[false, 1, true] = 1; @x[true, (int32)2, false] = 2; exit(); }' 2>&1)
+expected='(true, false)
+(true, false)
+(true, false)
+(1, 0)
+(true, true)
+1
+
+
+@a[true]: false
+@c: 1
+@x[false, 1, true]: 1
+@x[true, 2, false]: 2'
+expect_eq newtypes:bool_casts "$expected" "$out"
+
+# -- tuples as keys, tuple indexing --------------------------------------------------
+out=$("$SONDE" -q -e 'BEGIN { @m[(1, "a")] = 1; $k = (2, "bcd"); @m[$k] = 2; @m[3, "x"] = 3;
+$t = (5, 6, "x"); print($t[1]); print($t[2]); @n[$t] = count();
+print((has_key(@m, (1, "a")), has_key(@m, $k), has_key(@m, (1, "b")))); delete(@m, $k); exit(); }' 2>&1)
+expected='6
+x
+(true, true, false)
+
+
+@m[1, a]: 1
+@m[3, x]: 3
+@n[5, 6, x]: 1'
+expect_eq newtypes:tuple_keys "$expected" "$out"
+out=$("$SONDE" -q -f json -e 'BEGIN { $k = (2, "bcd"); @m[$k] = 2; exit(); }' 2>&1)
+expect_eq newtypes:tuple_key_json '{"type": "map", "data": {"@m": {"2,bcd": 2}}}' "$out"
+out=$("$SONDE" -q -e 'BEGIN { $t = (1, 2); $i = 1; print($t[$i]); print($t[2]); }' 2>&1; echo "rc=$?")
+expect_match newtypes:tuple_index_errors "a tuple's index must be a constant.*tuple index '2' out of range.*rc=1" "$(echo $out)"
+
+out=$("$SONDE" --dry-run -e 'struct S { int a[4]; } BEGIN { $s = (struct S *)0; print($s->a[3]); print($s->a[4]); }' 2>&1; echo "rc=$?")
+expect_match newtypes:array_index_out_of_bounds '^stdin:1:81: error: index 4 is out of bounds for int32\[4\].*rc=1' "$(echo $out)"
 
 fi
