@@ -172,8 +172,8 @@ void sema_map_keys(struct sema_ctx *s, struct ast_node *m)
 	for (struct ast_node *k = m->map.keys; k; k = k->next) {
 		enum type_kind kk = k->type.kind;
 		if (kk == TY_TUPLE && !tuple_key) {
-			sema_error(s, k->loc, "map '%s': a tuple cannot be a map key; write the "
-				   "elements as keys: %s[a, b]", map->name, map->name);
+			sema_error(s, k->loc, "map '%s': a tuple cannot be one of several keys; "
+				   "write its elements as keys: %s[a, b, c]", map->name, map->name);
 			return;
 		}
 		if (kk == TY_VOID || kk == TY_COUNT || kk == TY_HIST || kk == TY_LHIST ||
