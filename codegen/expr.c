@@ -144,7 +144,7 @@ static struct cg_var *var_slot(struct cg_ctx *cg, struct ast_node *v, bool creat
 	/* zero once at function entry: a variable read on a path that did not
 	 * assign it must not read uninitialised stack */
 	LLVMBasicBlockRef cur = LLVMGetInsertBlock(cg->b);
-	LLVMPositionBuilderAtEnd(cg->b, cg->entry);
+	LLVMPositionBuilderAtEnd(cg->b, cg->init);
 	cg_memset0(cg, x->slot, is_int_kind(&v->type) ? 8 : v->type.size);
 	LLVMPositionBuilderAtEnd(cg->b, cur);
 	x->next = cg->vars;
@@ -214,12 +214,41 @@ LLVMValueRef cg_cond(struct cg_ctx *cg, struct ast_node *e)
 
 /* strings compare equal when their bytes up to the shorter size match;
  * both are NUL-padded, so this is C string equality */
+/* Strings are NUL-padded, so equal strings have equal bytes: compare the
+ * shorter one's size, 8 bytes a turn in a bounded loop (an unrolled
+ * compare of two 1024-byte strings would spill past the stack), then the
+ * last few bytes one by one. */
 static LLVMValueRef str_eq(struct cg_ctx *cg, struct ast_node *l, struct ast_node *r)
 {
 	LLVMValueRef a = cg_expr(cg, l), b = cg_expr(cg, r);
 	uint32_t n = l->type.size < r->type.size ? l->type.size : r->type.size;
 	LLVMValueRef diff = cg_const(cg, 0);
-	for (uint32_t off = 0; off < n; off++) {
+	uint32_t words = n / 8;
+	if (words > 1) {
+		LLVMValueRef acc = cg_alloca(cg, 8, "streq.diff"), i = cg_alloca(cg, 8, "streq.i");
+		LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "streq.head");
+		LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "streq.body");
+		LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "streq.done");
+		LLVMBuildBr(cg->b, head);
+		LLVMPositionBuilderAtEnd(cg->b, head);
+		LLVMValueRef k = cg_load_i64(cg, i);
+		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntULT, k, cg_const(cg, words), ""),
+				body, done);
+		LLVMPositionBuilderAtEnd(cg->b, body);
+		LLVMValueRef off = LLVMBuildShl(cg->b, k, cg_const(cg, 3), "");
+		LLVMValueRef x = LLVMBuildLoad2(cg->b, cg->i64, LLVMBuildGEP2(cg->b, cg->i8, a, &off, 1, ""), "");
+		LLVMValueRef y = LLVMBuildLoad2(cg->b, cg->i64, LLVMBuildGEP2(cg->b, cg->i8, b, &off, 1, ""), "");
+		LLVMSetAlignment(x, 1);
+		LLVMSetAlignment(y, 1);
+		cg_store_i64(cg, LLVMBuildOr(cg->b, cg_load_i64(cg, acc), LLVMBuildXor(cg->b, x, y, ""), ""), acc);
+		cg_store_i64(cg, LLVMBuildAdd(cg->b, k, cg_const(cg, 1), ""), i);
+		LLVMBuildBr(cg->b, head);
+		LLVMPositionBuilderAtEnd(cg->b, done);
+		diff = cg_load_i64(cg, acc);
+	} else {
+		words = 0;
+	}
+	for (uint32_t off = words * 8; off < n; off++) {
 		LLVMValueRef x = LLVMBuildLoad2(cg->b, cg->i8, cg_gep(cg, a, off), "");
 		LLVMValueRef y = LLVMBuildLoad2(cg->b, cg->i8, cg_gep(cg, b, off), "");
 		LLVMValueRef d = LLVMBuildZExt(cg->b, LLVMBuildXor(cg->b, x, y, ""), cg->i64, "");

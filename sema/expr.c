@@ -13,10 +13,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/settings.h"
 #include "common/suggest.h"
 #include "host/host.h"
 
 /* ---- expressions -------------------------------------------------------- */
+
+/* string literals (and positional parameters as text) hold up to
+ * max_strlen bytes, NUL included, as str() values do; at least 64, as
+ * bpftrace 0.17 took literals of 63 characters whatever its strlen */
+static uint32_t str_literal_max(void)
+{
+	int64_t n = settings_int(SET_STRLEN);
+	return n > STR_MAX ? (uint32_t)n : STR_MAX;
+}
+
 
 /* constant folding for the few places that need a compile-time integer
  * (lhist bounds, unroll counts, print() arguments) */
@@ -479,9 +490,9 @@ static struct type *positional(struct sema_ctx *s, struct ast_node *e, bool as_t
 	}
 	if (!v)
 		v = "";		/* str($3) with two parameters: "" */
-	uint32_t n = (uint32_t)strlen(v);
-	if (n >= STR_MAX)
-		n = STR_MAX - 1;
+	uint32_t n = (uint32_t)strlen(v), max = str_literal_max();
+	if (n >= max)
+		n = max - 1;
 	e->kind = N_STR;
 	e->s.value = arena_strndup(s->a, v, n);
 	e->s.len = n;
@@ -751,8 +762,9 @@ struct type *sema_expr(struct sema_ctx *s, struct ast_node *e)
 	case N_INT:
 		return sema_set(e, e->i.value > INT64_MAX && !e->i.is_signed ? ty_uint64 : ty_int64);
 	case N_STR:
-		if (e->s.len + 1 > STR_MAX) {
-			sema_error(s, e->loc, "string literal is longer than %d bytes", STR_MAX - 1);
+		if (e->s.len + 1 > str_literal_max()) {
+			sema_error(s, e->loc, "string literal is longer than %u bytes (max_strlen - 1)",
+				   str_literal_max() - 1);
 			return sema_err_type(e);
 		}
 		return sema_set(e, ty_str(e->s.len + 1));

@@ -10,6 +10,13 @@
 #                (bpftrace's tests/runtime/bool)
 #   tuple_*      @m[(a, b)] is @m[a, b]; a tuple variable as the key; $t[1]
 #   array_index_out_of_bounds  a constant index past an array's end
+#   str_*        strings that do not fit the 512-byte stack (per-CPU frame):
+#                the book's ttysnoop comparison, max_strlen 1024 in a
+#                variable, a comparison and a map key, literals up to
+#                max_strlen, the str_trunc_trailer; /bin/echo's one write()
+#                of a known argument is the workload (pid == cpid)
+#   settings_*   the newest release's names (BPFTRACE_MAX_STRLEN ...) beside
+#                0.17's, and missing_probes = warn for a missing uprobe
 #
 # Sourced by run.sh (lib.sh gives $SONDE, $B, pass/fail/skip, expect_eq).
 
@@ -97,5 +104,37 @@ expect_match newtypes:tuple_index_errors "a tuple's index must be a constant.*tu
 
 out=$("$SONDE" --dry-run -e 'struct S { int a[4]; } BEGIN { $s = (struct S *)0; print($s->a[3]); print($s->a[4]); }' 2>&1; echo "rc=$?")
 expect_match newtypes:array_index_out_of_bounds '^stdin:1:81: error: index 4 is out of bounds for int32\[4\].*rc=1' "$(echo $out)"
+
+# -- strings beyond the stack --------------------------------------------------------
+out=$("$SONDE" -q -c "/bin/echo hello" -e 'tracepoint:syscalls:sys_enter_write /pid == cpid/ { @x = str(args->buf) == str(args->buf); }' 2>&1)
+expect_eq newtypes:str_ttysnoop_compare $'hello\n\n\n@x: 1' "$out"
+long=$(printf 'y%.0s' $(seq 1500))
+out=$("$SONDE" -q -c "/bin/echo $long" -e 'config = { max_strlen = 1024 } tracepoint:syscalls:sys_enter_write /pid == cpid/ { $s = str(args->buf); printf("%s\n", $s); @eq = $s == str(args->buf); @k[$s, comm] = count(); }' 2>&1 | awk '{ print length($0) ":" substr($0, length($0) - 8) }')
+expect_eq newtypes:str_max_strlen_1024 $'1500:yyyyyyyyy\n1023:yyyyyyyyy\n0:\n0:\n6:@eq: 1\n1036: echo]: 1' "$out"
+lit=$(printf 'z%.0s' $(seq 300))
+out=$("$SONDE" -q -e 'config = { max_strlen = 400 } BEGIN { $a = "'$lit'"; printf("%d %d\n", $a == "'$lit'", $a == "z"); exit(); }' 2>&1)
+expect_eq newtypes:str_long_literal '1 0' "$out"
+out=$("$SONDE" -q -e 'BEGIN { printf("%s\n", "'$lit'"); }' 2>&1; echo "rc=$?")
+expect_match newtypes:str_literal_over_max_strlen 'string literal is longer than 63 bytes \(max_strlen - 1\).*rc=1' "$(echo $out)"
+out=$("$SONDE" -q -c "/bin/echo hello-world" -e 'config = { str_trunc_trailer = ".." } tracepoint:syscalls:sys_enter_write /pid == cpid/ { printf("%s|%s|%s\n", str(args->buf, 5), str(args->buf), "literal"); @[str(args->buf, 5)] = count(); }' 2>&1)
+expect_eq newtypes:str_trunc_trailer $'hello-world\nhello..|hello-world\n|literal\n\n\n@[hello..]: 1' "$out"
+out=$(BPFTRACE_STR_TRUNC_TRAILER='~' "$SONDE" -q -c "/bin/echo hello-world" -e 'tracepoint:syscalls:sys_enter_write /pid == cpid/ { printf("%s\n", str(args->buf, 3)); }' 2>&1)
+expect_eq newtypes:str_trunc_trailer_env $'hello-world\nhel~' "$out"
+out=$("$SONDE" -q -c "/bin/echo hello-world" -e 'tracepoint:syscalls:sys_enter_write /pid == cpid/ { printf("%s\n", str(args->buf, 3)); }' 2>&1)
+expect_eq newtypes:str_no_trailer_by_default $'hello-world\nhel' "$out"
+
+# -- settings under the newest names; missing_probes ----------------------------------
+out=$(BPFTRACE_MAX_STRLEN=6 BPFTRACE_MAX_MAP_KEYS=77 BPFTRACE_MAX_CAT_BYTES=9 BPFTRACE_STR_TRUNC_TRAILER=.. "$SONDE" --info 2>&1 | grep -E '^  (STRLEN|MAP_KEYS_MAX|CAT_BYTES_MAX|STR_TRUNC_TRAILER):')
+expect_eq newtypes:settings_env_names "  STRLEN: 6 (from BPFTRACE_MAX_STRLEN)
+  CAT_BYTES_MAX: 9 (from BPFTRACE_MAX_CAT_BYTES)
+  MAP_KEYS_MAX: 77 (from BPFTRACE_MAX_MAP_KEYS)
+  STR_TRUNC_TRAILER: '..' (from BPFTRACE_STR_TRUNC_TRAILER)" "$out"
+printf 'abcdefghijklmnop\n' > "$B/newtypes.cat"
+out=$("$SONDE" -q -e 'config = { max_cat_bytes = 4; lazy_symbolication = true; on_stack_limit = 32 } BEGIN { cat("'$B/newtypes.cat'"); printf("|\n"); exit(); }' 2>&1)
+expect_eq newtypes:settings_config_names 'abcd|' "$out"
+out=$("$SONDE" -e 'config = { missing_probes = warn } uprobe:'$T':no_such_function { } BEGIN { printf("ran\n"); exit(); }' 2>&1; echo "rc=$?")
+expect_match newtypes:missing_probes_warn "^sonde: warning: uprobe:$T:no_such_function: symbol 'no_such_function' not found in $T: not attached.*ran.*rc=0" "$(echo $out)"
+out=$("$SONDE" -e 'uprobe:'$T':no_such_function { } BEGIN { printf("ran\n"); exit(); }' 2>&1; echo "rc=$?")
+expect_match newtypes:missing_probes_default_stops "^sonde: uprobe:$T:no_such_function: symbol 'no_such_function' not found in $T rc=1" "$(echo $out)"
 
 fi
