@@ -52,6 +52,8 @@ struct cg_ctx {
 	const struct sema_attach *attach;
 	struct cg_var *vars;
 	struct cg_loop *loop;
+	LLVMValueRef ret_flag;	/* in a for loop's callback (loops.c): the word a
+				 * `return` sets before it stops the iteration */
 	int nprogs;
 	struct cg_prog *progs;
 	/* -k: where the code being generated comes from, and the checked
@@ -63,6 +65,10 @@ struct cg_ctx {
 
 void cg_set_loc(struct cg_ctx *cg, struct src_loc loc);
 void cg_stmt(struct cg_ctx *cg, struct ast_node *st);
+/* expr.c: the stack slot of variable node v (made, zeroed, on first use) */
+struct cg_var *cg_var_slot(struct cg_ctx *cg, struct ast_node *v);
+/* loops.c: for ($kv : @m) {..}, for ($i : a..b) {..} */
+void cg_for(struct cg_ctx *cg, struct ast_node *st);
 /* i1 truth value of an integer expression */
 LLVMValueRef cg_cond(struct cg_ctx *cg, struct ast_node *e);
 /* module.c: a BTF-defined map global in ".maps" (key_size 0: none) */
