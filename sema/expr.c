@@ -105,9 +105,19 @@ static void check_user_builtin(struct sema_ctx *s, const struct builtin *b, stru
 			   b->kind == BI_VAR ? "" : "()");
 }
 
+static struct type *check_ident(struct sema_ctx *s, struct ast_node *e);
+
 struct type *sema_check_call(struct sema_ctx *s, struct ast_node *e, bool as_stmt)
 {
 	const struct builtin *b = s->opts->builtins(e->call.name, true);
+	if (!b && !e->call.nargs && s->opts->builtins(e->call.name, false)) {
+		/* pid(), comm(): the newest bpftrace's call form of a builtin
+		 * variable is the variable */
+		const char *name = e->call.name;
+		e->kind = N_IDENT;
+		e->ident.name = name;
+		return check_ident(s, e);
+	}
 	if (!b) {
 		char hint[256];
 		sema_error(s, e->loc, "unknown function '%s'%s", e->call.name,

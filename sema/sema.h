@@ -212,6 +212,9 @@ struct sema_opts {
 	sema_suggest_fn suggest;	/* optional: hints for unknown builtins */
 	const char **pos_args;	/* positional parameters $1.. */
 	int npos_args;
+	const char **named_args;	/* "--name" and "--name=value" after the
+					 * script, for getopt() (not $N) */
+	int nnamed_args;
 	int target_pid;		/* -p, 0 if none */
 	bool unsafe;
 	bool has_cpid;		/* -c given */

@@ -10,7 +10,7 @@
 
 if need_root newtools:dry_run; then
 	N=$top/tests/e2e/tools/newest
-	for tp in bashreadline:3 hrtimersnoop:4 killsnoop:3 setuids:7 statsnoop:10 threadsnoop:2 \
+	for tp in bashreadline:3 hrtimersnoop:4 killsnoop:3 setuids:7 statsnoop:10 syscount:3 threadsnoop:2 \
 		writeback:4; do
 		t=${tp%%:*} n=${tp#*:}
 		out=$("$SONDE" --dry-run "$N/$t.bt" 2>&1; echo "rc=$?")

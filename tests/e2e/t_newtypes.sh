@@ -17,6 +17,9 @@
 #                of a known argument is the workload (pid == cpid)
 #   settings_*   the newest release's names (BPFTRACE_MAX_STRLEN ...) beside
 #                0.17's, and missing_probes = warn for a missing uprobe
+#   builtin_*    builtins since 0.18: getopt() named options, ppid and pcomm
+#                (the shell that starts sonde), call-style pid()/comm(),
+#                nsecs(monotonic|boot|tai|sw_tai)
 #
 # Sourced by run.sh (lib.sh gives $SONDE, $B, pass/fail/skip, expect_eq).
 
@@ -136,5 +139,17 @@ out=$("$SONDE" -e 'config = { missing_probes = warn } uprobe:'$T':no_such_functi
 expect_match newtypes:missing_probes_warn "^sonde: warning: uprobe:$T:no_such_function: symbol 'no_such_function' not found in $T: not attached.*ran.*rc=0" "$(echo $out)"
 out=$("$SONDE" -e 'uprobe:'$T':no_such_function { } BEGIN { printf("ran\n"); exit(); }' 2>&1; echo "rc=$?")
 expect_match newtypes:missing_probes_default_stops "^sonde: uprobe:$T:no_such_function: symbol 'no_such_function' not found in $T rc=1" "$(echo $out)"
+
+# -- builtins added since 0.18 ---------------------------------------------------------
+out=$("$SONDE" -q -e 'BEGIN { printf("%d %d %s %d %d|", getopt("sysname"), getopt("depth", 35), getopt("name", "none"), getopt("v", true), $1); print((getopt("x"), getopt("y", false))); exit(); }' -- --depth=3 --name=abc 7 --v=false 2>&1)
+expect_eq newtypes:builtin_getopt '0 3 abc 0 7|(false, false)' "$out"
+out=$("$SONDE" -q -e 'BEGIN { print((getopt("sysname"), getopt("depth", 35), $#)); exit(); }' -- --sysname 2>&1)
+expect_eq newtypes:builtin_getopt_bare '(true, 35, 0)' "$out"
+out=$("$SONDE" -q -e 'BEGIN { print(getopt("depth", 35)); }' -- --depth=deep 2>&1; echo "rc=$?")
+expect_match newtypes:builtin_getopt_bad_value 'getopt\("depth"\): --depth=deep is not an integer.*rc=1' "$(echo $out)"
+out=$(bash -c 'echo "$$"; "$1" -q -e "BEGIN { printf(\"%d %s %d %s %d\n\", ppid, pcomm, pid() == pid, comm(), tid() == tid); exit(); }"; true' sh "$SONDE" 2>&1)
+expect_eq newtypes:builtin_ppid_pcomm "$(printf '%s\n' "$out" | head -1) bash 1 sonde 1" "$(printf '%s\n' "$out" | sed -n 2p)"
+out=$("$SONDE" -q -e 'BEGIN { $m = nsecs(monotonic); $b = nsecs(boot); $t = nsecs(tai); $s = nsecs(sw_tai); printf("%d %d %d %d\n", $b >= $m, $t > $b, ($s > $t ? $s - $t : $t - $s) < 1000000000, nsecs() >= $m); exit(); }' 2>&1)
+expect_eq newtypes:builtin_nsecs_clocks '1 1 1 1' "$out"
 
 fi
