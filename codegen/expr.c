@@ -472,6 +472,8 @@ static LLVMValueRef cg_incdec(struct cg_ctx *cg, struct ast_node *e)
 		return e->incdec.is_post ? old : nv;
 	}
 	LLVMValueRef old, nv;
+	if (t->type.kind == TY_PTR)	/* @p++: the next element */
+		one = cg_const(cg, cg_elem_size(&t->type));
 	cg_map_compound(cg, t, op, one, &old, &nv);
 	return e->incdec.is_post ? old : nv;
 }
@@ -514,7 +516,8 @@ static LLVMValueRef expr_value(struct cg_ctx *cg, struct ast_node *e)
 	case N_BINARY: {	/* a OP b */
 		if (e->bin.op == OP_LAND || e->bin.op == OP_LOR)
 			return logical(cg, e);
-		if (e->bin.lhs->type.kind == TY_STR || e->bin.lhs->type.kind == TY_ARRAY) {
+		if (e->bin.lhs->type.kind == TY_STR || e->bin.lhs->type.kind == TY_ARRAY ||
+		    e->bin.lhs->type.kind == TY_BUF) {
 			LLVMValueRef eq = str_eq(cg, e->bin.lhs, e->bin.rhs);
 			if (e->bin.op == OP_NE)
 				eq = LLVMBuildNot(cg->b, eq, "");
@@ -638,6 +641,8 @@ void cg_stmt(struct cg_ctx *cg, struct ast_node *st)
 			assign_var(cg, st);
 		} else if (st->assign.op != OP_NONE) {
 			LLVMValueRef v = cg_expr(cg, st->assign.value);
+			if (t->type.kind == TY_PTR)	/* @p += n: n elements */
+				v = LLVMBuildMul(cg->b, v, cg_const(cg, cg_elem_size(&t->type)), "");
 			cg_map_compound(cg, t, st->assign.op, v, NULL, NULL);
 		} else {
 			cg_map_assign(cg, t, st->assign.value);

@@ -370,8 +370,20 @@ static struct type *check_binary(struct sema_ctx *s, struct ast_node *e)
 			   type_str(s->a, l), type_str(s->a, r));
 		return sema_err_type(e);
 	}
-	if (l->kind == TY_STR || r->kind == TY_STR) {
-		if ((op == OP_EQ || op == OP_NE) && l->kind == TY_STR && r->kind == TY_STR)
+	int64_t k;
+	if (op == OP_ADD && e->bin.lhs->kind == N_STR && sema_fold_const(e->bin.rhs, &k) && k >= 0 &&
+	    (uint64_t)k <= e->bin.lhs->s.len) {
+		/* "hello" + 1 (str($1 + 1) with $1 "hello"): the literal from
+		 * that byte on, as pointer arithmetic on it is in bpftrace */
+		struct ast_node *lit = e->bin.lhs;
+		e->kind = N_STR;
+		e->s.value = lit->s.value + k;
+		e->s.len = lit->s.len - (uint32_t)k;
+		return sema_set(e, ty_str(e->s.len + 1));
+	}
+	if (l->kind == TY_STR || r->kind == TY_STR || l->kind == TY_BUF || r->kind == TY_BUF) {
+		/* buffers compare as their length and bytes, as in bpftrace */
+		if ((op == OP_EQ || op == OP_NE) && l->kind == r->kind)
 			return sema_set(e, ty_int64);
 		sema_error(s, e->loc, "operator '%s' cannot take %s and %s", ast_op_text(op),
 			   type_str(s->a, l), type_str(s->a, r));
@@ -580,12 +592,13 @@ static struct type *check_incdec(struct sema_ctx *s, struct ast_node *e)
 		sema_map_keys(s, t);
 		sema_map_store_value(s, t, &ty_int64, e->loc);
 		struct sema_map *m = sema_map_of(s, t);
-		if (m->kind == MK_VALUE && m->value.kind != TY_INT && !sema_is_error(&m->value)) {
+		/* a pointer steps by its element, as bpftrace's @p++ */
+		if (m->kind == MK_VALUE && !sema_is_int(&m->value) && !sema_is_error(&m->value)) {
 			sema_error(s, e->loc, "map '%s' holds %s: '++'/'--' need an integer", m->name,
 				   type_str(s->a, &m->value));
 			return sema_err_type(e);
 		}
-		t->type = m->kind == MK_VALUE && m->value.kind == TY_INT ? m->value : ty_int64;
+		t->type = m->kind == MK_VALUE && sema_is_int(&m->value) ? m->value : ty_int64;
 		return sema_set(e, t->type);
 	}
 	sema_error(s, e->loc, "'++'/'--' apply to $variables and @maps only");
