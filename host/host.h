@@ -196,7 +196,7 @@ struct usdt_arg {
 	const char *sym;	/* MEM relative to %rip: the symbol, NULL otherwise */
 };
 
-#define USDT_MAX_ARGS 12
+#define USDT_MAX_ARGS 32	/* <sys/sdt.h> writes 12; hand-made notes have more */
 
 struct usdt_note {
 	const char *provider, *name;
