@@ -17,6 +17,10 @@
 #                of a known argument is the workload (pid == cpid)
 #   settings_*   the newest release's names (BPFTRACE_MAX_STRLEN ...) beside
 #                0.17's, and missing_probes = warn for a missing uprobe
+#   cpp_*        C++ names: tests/workloads/cxx_names.cc (g++) calls ns::func
+#                and ns::poke twice each; func, usym and ustack print them
+#                demangled; uprobe:BIN:cpp:"ns::func", "ns::func" and globs
+#                attach by the demangled name
 #   builtin_*    builtins since 0.18: getopt() named options, ppid and pcomm
 #                (the shell that starts sonde), call-style pid()/comm(),
 #                nsecs(monotonic|boot|tai|sw_tai)
@@ -139,6 +143,14 @@ out=$("$SONDE" -e 'config = { missing_probes = warn } uprobe:'$T':no_such_functi
 expect_match newtypes:missing_probes_warn "^sonde: warning: uprobe:$T:no_such_function: symbol 'no_such_function' not found in $T: not attached.*ran.*rc=0" "$(echo $out)"
 out=$("$SONDE" -e 'uprobe:'$T':no_such_function { } BEGIN { printf("ran\n"); exit(); }' 2>&1; echo "rc=$?")
 expect_match newtypes:missing_probes_default_stops "^sonde: uprobe:$T:no_such_function: symbol 'no_such_function' not found in $T rc=1" "$(echo $out)"
+
+# -- C++ names ---------------------------------------------------------------------------
+X=$B/cxx_names
+[ "$X" -nt "$top/tests/workloads/cxx_names.cc" ] || g++ -O1 -g -o "$X" "$top/tests/workloads/cxx_names.cc"
+out=$("$SONDE" -q -c "$X 2" -e 'uprobe:'$X':cpp:"ns::func" { @[func, usym(reg("ip")), ustack(1)] = count(); }' 2>&1)
+expect_eq newtypes:cpp_demangled $'10\n\n\n@[ns::func(int), ns::func(int), \n    ns::func(int)+0\n]: 2' "$out"
+out=$("$SONDE" -q -c "$X 2" -e 'uprobe:'$X':"ns::func" { @a[func] = count(); } uprobe:'$X':cpp:"ns::*" { @b[func] = count(); }' 2>&1)
+expect_eq newtypes:cpp_attach_forms $'10\n\n\n@a[ns::func(int)]: 2\n@b[ns::func(int)]: 2\n@b[ns::poke(ns::Widget*, long)]: 2' "$out"
 
 # -- builtins added since 0.18 ---------------------------------------------------------
 out=$("$SONDE" -q -e 'BEGIN { printf("%d %d %s %d %d|", getopt("sysname"), getopt("depth", 35), getopt("name", "none"), getopt("v", true), $1); print((getopt("x"), getopt("y", false))); exit(); }' -- --depth=3 --name=abc 7 --v=false 2>&1)
