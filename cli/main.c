@@ -486,9 +486,20 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* after the script: "--name[=value]" are getopt()'s named options
+	 * (the newest bpftrace's), the rest $1, $2 ... in order */
+	const char **pos = arena_new_array(a, const char *, (size_t)(argc - optind) + 1);
+	const char **named = arena_new_array(a, const char *, (size_t)(argc - optind) + 1);
+	int npos = 0, nnamed = 0;
+	for (int i = optind; i < argc; i++) {
+		if (!strncmp(argv[i], "--", 2) && argv[i][2] && argv[i][2] != '=')
+			named[nnamed++] = argv[i];
+		else
+			pos[npos++] = argv[i];
+	}
 	struct sema_opts so = {
 		.builtins = stdlib_find, .suggest = stdlib_suggest,
-		.pos_args = (const char **)argv + optind, .npos_args = argc - optind,
+		.pos_args = pos, .npos_args = npos, .named_args = named, .nnamed_args = nnamed,
 		.target_pid = pid, .unsafe = unsafe, .has_cpid = cmd != NULL,
 		.scoped = pid || container, .user_probes = user_probes,
 	};

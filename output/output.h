@@ -212,6 +212,11 @@ void pr_json_event(FILE *out, const char *type, const char *data_json);	/* {"typ
  * 0.17.  Results live in the arena a.
  */
 
+/* a C++ symbol ("_ZN2ns4funcEi") as C++ writes it ("ns::func(int)"),
+ * through libstdc++'s demangler, as bpftrace prints func, usym and
+ * ustack; any other name as it is */
+const char *vf_demangle(struct arena *a, const char *name);
+
 /* buf(): printable ASCII (32..126) as itself, every other byte as \xNN */
 const char *vf_buf(struct arena *a, const uint8_t *p, size_t n);
 /* printf's %rx (mode 'x'): every byte as \xNN; %rh (mode 'h'): every byte

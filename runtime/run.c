@@ -363,7 +363,7 @@ static void name_attach_points(struct rt *rt)
 	for (int i = 0; i < r->nprobes; i++)
 		for (int j = 0; j < r->probes[i].nattach; j++, rt->nattach_names++) {
 			rt->attach_names[rt->nattach_names] = r->probes[i].attach[j].name;
-			rt->attach_funcs[rt->nattach_names] = r->probes[i].attach[j].func;
+			rt->attach_funcs[rt->nattach_names] = vf_demangle(rt->perm, r->probes[i].attach[j].func);
 		}
 }
 
