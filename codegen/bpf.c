@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/arena.h"
+#include "common/settings.h"
 
 static LLVMValueRef call_ret(struct cg_ctx *cg, int helper, LLVMTypeRef ret, LLVMValueRef *args,
 			     int nargs)
@@ -65,9 +66,33 @@ LLVMValueRef cg_helper_call(struct cg_ctx *cg, int helper, LLVMValueRef *args, i
 	return r;
 }
 
+/* temporaries above on_stack_limit bytes (128 unless the config says)
+ * go to the function's per-CPU frame (module.c) rather than the 512-byte
+ * BPF stack; 8-byte slots always stay on the stack */
+static uint32_t stack_slot_max(void)
+{
+	int64_t n = settings_int(SET_ON_STACK_LIMIT);
+	return n < 8 ? 8 : (uint32_t)n;
+}
+
 static LLVMValueRef new_slot(struct cg_ctx *cg, uint32_t size, const char *name)
 {
 	LLVMBasicBlockRef cur = LLVMGetInsertBlock(cg->b);
+	if (size > stack_slot_max() && cg->init) {
+		/* an offset into the frame, computed in init, which dominates
+		 * every use; the frame is looked up once, before init runs */
+		if (!cg->frame_slot) {
+			LLVMPositionBuilderAtEnd(cg->b, cg->entry);
+			cg->frame_slot = LLVMBuildAlloca(cg->b, cg->ptr, "frameptr");
+			LLVMPositionBuilderAtEnd(cg->b, cg->init);
+			cg->frame_base = LLVMBuildLoad2(cg->b, cg->ptr, cg->frame_slot, "frame");
+		}
+		LLVMPositionBuilderAtEnd(cg->b, cg->init);
+		LLVMValueRef p = cg_gep(cg, cg->frame_base, cg->frame_size);
+		cg->frame_size += size;
+		LLVMPositionBuilderAtEnd(cg->b, cur);
+		return p;
+	}
 	LLVMPositionBuilderAtEnd(cg->b, cg->entry);
 	/* i64 elements keep the slot 8-byte aligned */
 	LLVMValueRef a = LLVMBuildAlloca(cg->b, LLVMArrayType(cg->i64, size / 8), name);
@@ -82,7 +107,7 @@ LLVMValueRef cg_alloca_nozero(struct cg_ctx *cg, uint32_t size, const char *name
 	if (!size)
 		size = 8;
 	LLVMValueRef a = new_slot(cg, size, name);
-	if (cg->track_temps) {
+	if (cg->track_temps && LLVMIsAAllocaInst(a)) {
 		/* a temporary of this statement: alive from here to its end */
 		cg->temps = arena_grow(cg->a, cg->temps, (size_t)cg->ntemps, sizeof(*cg->temps));
 		cg->temp_sizes = arena_grow(cg->a, cg->temp_sizes, (size_t)cg->ntemps,
@@ -130,6 +155,8 @@ void cg_temps_end(struct cg_ctx *cg, int mark, struct src_loc loc)
  * lookups does not pay 512 bytes of keys it never holds at once */
 void cg_lifetime(struct cg_ctx *cg, LLVMValueRef slot, uint32_t size, bool start)
 {
+	if (!LLVMIsAAllocaInst(slot))	/* a slot in the frame */
+		return;
 	/* a statement's temporary started when it was made (cg_alloca_nozero) */
 	for (int i = cg->ntemps - 1; start && i >= 0; i--)
 		if (cg->temps[i] == slot)
@@ -233,7 +260,14 @@ void cg_end_if(struct cg_ctx *cg, struct cg_if *f)
 
 void cg_return(struct cg_ctx *cg)
 {
-	LLVMBuildRet(cg->b, LLVMConstInt(cg->i32, 0, 0));
+	if (cg->ret_flag) {
+		/* in a for loop's body: stop the iteration, the probe returns
+		 * after it (loops.c) */
+		cg_store_i64(cg, cg_const(cg, 1), cg->ret_flag);
+		LLVMBuildRet(cg->b, cg_const(cg, 1));
+	} else {
+		LLVMBuildRet(cg->b, LLVMConstInt(cg->i32, 0, 0));
+	}
 	/* code after a return lands in an unreachable block the optimiser drops */
 	LLVMBasicBlockRef dead = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "after_return");
 	LLVMPositionBuilderAtEnd(cg->b, dead);
@@ -372,8 +406,15 @@ void cg_event_emit(struct cg_ctx *cg, const struct sema_event *ev, struct ast_no
 LLVMValueRef cg_aux_map(struct cg_ctx *cg, const char *name, uint32_t type, uint32_t max_entries,
 			uint32_t key_size, uint32_t value_size)
 {
+	return cg_aux_map_flags(cg, name, type, max_entries, key_size, value_size, 0);
+}
+
+LLVMValueRef cg_aux_map_flags(struct cg_ctx *cg, const char *name, uint32_t type,
+			      uint32_t max_entries, uint32_t key_size, uint32_t value_size,
+			      uint32_t flags)
+{
 	LLVMValueRef g = LLVMGetNamedGlobal(cg->mod, name);
-	return g ? g : cg_declare_map(cg, name, type, max_entries, key_size, value_size, 0);
+	return g ? g : cg_declare_map(cg, name, type, max_entries, key_size, value_size, flags);
 }
 
 LLVMValueRef cg_scratch(struct cg_ctx *cg, const char *name, uint32_t size)

@@ -52,6 +52,8 @@ struct rs_elf {
 	size_t build_id_len;
 	const char *debuglink;	/* .gnu_debuglink file name, or NULL */
 	uint32_t debuglink_crc;
+	const char **needed;	/* DT_NEEDED sonames, in order */
+	size_t nneeded;
 };
 
 /* ---- reading ---------------------------------------------------------- */
@@ -159,6 +161,37 @@ int rs_elf_build_id_fd(int fd, unsigned char *out, size_t cap, size_t *len)
 	int rc = elf_kind(elf) == ELF_K_ELF ? read_build_id(elf, out, cap, len) : -ENOEXEC;
 	elf_end(elf);
 	return rc;
+}
+
+/* the DT_NEEDED entries of the dynamic section: the libraries the dynamic
+ * linker loads with this one, where it looks for what this one lacks */
+static void read_needed(struct rs_elf *e, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t n = d ? d->d_size / sh.sh_entsize : 0;
+		e->needed = arena_new_array(e->ar, const char *, n ? n : 1);
+		for (size_t i = 0; i < n; i++) {
+			GElf_Dyn dyn;
+			const char *name;
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+				break;
+			if (dyn.d_tag == DT_NEEDED &&
+			    (name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val)) && *name)
+				e->needed[e->nneeded++] = arena_strdup(e->ar, name);
+		}
+		return;
+	}
+}
+
+const char *const *rs_elf_needed(const struct rs_elf *e, size_t *n)
+{
+	*n = e->nneeded;
+	return e->needed;
 }
 
 static void read_debuglink(struct rs_elf *e, Elf *elf)
@@ -440,6 +473,7 @@ int rs_elf_open_fd(int fd, const char *name, const char *debug_root,
 	}
 	read_build_id(elf, e->build_id, sizeof(e->build_id), &e->build_id_len);
 	read_debuglink(e, elf);
+	read_needed(e, elf);
 	if ((ret = collect_syms(e, elf, false))) {
 		rs_set_err(err, errlen, "out of memory reading %s", name);
 		goto out;
@@ -491,9 +525,45 @@ const struct rs_sym *rs_elf_syms(const struct rs_elf *e, size_t *n)
 	return e->syms;
 }
 
+/* libstdc++'s (<cxxabi.h> declares it for C++ only) */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+char *rs_demangle(const char *name)
+{
+	int status = 0;
+	if (!name || strncmp(name, "_Z", 2))
+		return NULL;
+	char *d = __cxa_demangle(name, NULL, NULL, &status);
+	if (d && status) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* does C++ name pattern p (ns::func, ns::*) match demangled d, written
+ * whole ("ns::func(int)") or without its parameters ("ns::func")? */
+static bool cpp_match(const char *p, const char *d, bool glob)
+{
+	if (glob ? !fnmatch(p, d, 0) : !strcmp(p, d))
+		return true;
+	const char *paren = strchr(d, '(');
+	if (!paren)
+		return false;
+	char bare[512];
+	snprintf(bare, sizeof(bare), "%.*s", (int)(paren - d), d);
+	return glob ? !fnmatch(p, bare, 0) : !strcmp(p, bare);
+}
+
 int rs_elf_each_match(const struct rs_elf *e, const char *name,
 		      int (*cb)(const struct rs_sym *s, void *ctx), void *ctx)
 {
+	/* uprobe:BIN:cpp:"ns::func" (the newest bpftrace's), or a name
+	 * with "::" (0.17's): matched against the demangled names */
+	bool cpp = !strncmp(name, "cpp:", 4);
+	if (cpp)
+		name += 4;
+	cpp |= strstr(name, "::") != NULL;
 	bool glob = strpbrk(name, "*?[") != NULL;
 	int count = 0;
 
@@ -501,7 +571,13 @@ int rs_elf_each_match(const struct rs_elf *e, const char *name,
 		const struct rs_sym *s = &e->syms[i];
 		int r;
 
-		if (glob) {
+		if (cpp) {
+			char *d = rs_demangle(s->name);
+			bool m = d ? cpp_match(name, d, glob) : !strcmp(name, s->name);
+			free(d);
+			if (!m)
+				continue;
+		} else if (glob) {
 			/* GCC's split-off .part.N pieces are not functions a
 			 * caller enters; bpftrace leaves them out of globs */
 			if (strstr(s->name, ".part.") ||

@@ -43,6 +43,23 @@ enum pr_kind {
 struct pr_key {
 	const char *text;
 	bool is_str;
+	const struct pr_stack *stack;	/* a kstack/ustack element, for writers with `stacks` */
+};
+
+/* One frame of a stack key, for the picture formats: `line` is the frame
+ * as the text output prints it, indentation dropped ("main+22", as
+ * stackcollapse-bpftrace.pl keeps it); `func` the function alone ("main",
+ * or "0x7f12..." when unresolved); module the mapped file (user frames,
+ * NULL when unknown). */
+struct pr_frame {
+	const char *line, *func, *module;
+	uint64_t addr;
+};
+/* frames leaf first, as the kernel walks them */
+struct pr_stack {
+	const struct pr_frame *frames;
+	int n;
+	bool kernel;
 };
 
 /*
@@ -81,8 +98,8 @@ struct pr_map {
 	struct pr_entry *entries;
 	size_t nentries;
 	bool is_unsigned;	/* PR_INT: ival is a uint64 (prints, sorts, divides so) */
+	bool counter;		/* PR_INT from count() (a counter, not a gauge; pprof's unit) */
 	/* scrape formats only */
-	bool counter;		/* PR_INT from count() (a counter, not a gauge) */
 	size_t series_cap;	/* most series written (0: no cap) */
 	size_t byte_limit;	/* stop before the stream passes this offset (0: none) */
 	size_t series_dropped;	/* out: series the cap or the limit left out */
@@ -105,6 +122,11 @@ struct output_writer {
 	 * every interval (-o FILE), never printed at exit; events go to stdout */
 	bool scrape;
 	bool openmetrics;	/* scrape format is OpenMetrics 1.0 (else Prometheus 0.0.4) */
+	/* stack key elements come with their frames (pr_key.stack) */
+	bool stacks;
+	/* a picture format: -o FILE is the picture, which `finish` writes at
+	 * exit; `out` of every other hook is the terminal (stdout) */
+	bool picture;
 	/* "Attached N probes" after attaching (not with -q) */
 	void (*attached)(FILE *out, FILE *diag, int nprobes);
 	/* printf, and the other text events as bpftrace names them: "time",
@@ -128,9 +150,13 @@ struct output_writer {
 	void (*map)(FILE *out, struct pr_map *m, uint32_t top, uint32_t div);
 	/* events the ring buffer dropped */
 	void (*lost_events)(FILE *out, FILE *diag, uint64_t lost);
+	/* picture formats: write the picture to `out` (the -o FILE) at exit;
+	 * NULL in the formats that write as they go */
+	void (*finish)(FILE *out);
 };
 
-extern const struct output_writer output_text, output_json, output_prometheus, output_openmetrics;
+extern const struct output_writer output_text, output_json, output_prometheus, output_openmetrics,
+	output_folded, output_flamegraph, output_heatmap, output_pprof;
 
 /* sonde's own metrics, written after the maps of a scrape */
 struct pr_probe_stat {
@@ -160,6 +186,19 @@ void pr_lhist_text(FILE *out, const uint64_t *buckets, int nbuckets,
 /* "[4K, 8K)" style label for hist bucket i into buf ("(..., 0)" for 0, "[0]", "[1]") */
 void pr_hist_label(char *buf, size_t len, int i);
 
+/* lhist bucket i's label as the text output prints it ("[10, 20)") */
+void pr_lhist_label(char *buf, size_t len, int i, int nbuckets, int64_t min, int64_t max,
+		    int64_t step);
+
+/* folded.c: a map the stack formats draw: an integer value (count, sum)
+ * and a stack in the key of an entry */
+bool pr_is_stack_map(const struct pr_map *m);
+
+/* pprof.c: the maps' stack entries as a gzipped profile.proto into *buf
+ * (malloc'd, *len bytes); duration_ns of the profile; 0 or -errno */
+int pr_pprof_encode(const struct pr_map *maps, int nmaps, int64_t time_ns, int64_t duration_ns,
+		    uint8_t **buf, size_t *len);
+
 /* JSON helpers, for rendering values as JSON */
 void pr_json_string(FILE *out, const char *s, size_t len);	/* quoted, escaped */
 void pr_json_event(FILE *out, const char *type, const char *data_json);	/* {"type": T, "data": D}\n */
@@ -172,6 +211,11 @@ void pr_json_event(FILE *out, const char *type, const char *data_json);	/* {"typ
  * golden-tested without root.  Output is byte-compatible with bpftrace
  * 0.17.  Results live in the arena a.
  */
+
+/* a C++ symbol ("_ZN2ns4funcEi") as C++ writes it ("ns::func(int)"),
+ * through libstdc++'s demangler, as bpftrace prints func, usym and
+ * ustack; any other name as it is */
+const char *vf_demangle(struct arena *a, const char *name);
 
 /* buf(): printable ASCII (32..126) as itself, every other byte as \xNN */
 const char *vf_buf(struct arena *a, const uint8_t *p, size_t n);
@@ -209,5 +253,82 @@ struct vf_frame {
  * n == 0 gives "" (bpftrace prints a stack it could not read as nothing). */
 const char *vf_stack(struct arena *a, const struct vf_frame *f, int n, enum vf_stack_mode mode,
 		     int indent, bool user);
+/* one frame's line of vf_stack, without the indentation */
+const char *vf_frame_line(struct arena *a, const struct vf_frame *f, enum vf_stack_mode mode,
+			  bool user);
+
+
+/*
+ * report.c - sonde diagnose's report: where each thread's wall-clock time
+ * went (nanoseconds per category), the blind spots ranked by their share
+ * of the busiest threads' time, and what to do.  Filled by the cli from a
+ * run; dx_analyse groups, splits and ranks, the printers only print.
+ */
+enum dx_cat {
+	DX_RUN, DX_RUNQ, DX_THROTTLED, DX_FAULT, DX_IO, DX_GPU,
+	DX_FUTEX, DX_SLEEP, DX_POLL, DX_OTHER, DX_NCAT
+};
+extern const char *const dx_cat_names[DX_NCAT];
+
+struct dx_thread {
+	int pid, tid;
+	const char *comm;
+	int cgroup;			/* index into dx_report.cgroups, -1: none */
+	uint64_t wall_ns;		/* time inside the window */
+	uint64_t ns[DX_NCAT];		/* DX_RUNQ holds the whole wait until dx_analyse */
+	uint64_t wait_max_ns, wait_hist[PR_HIST_BUCKETS];	/* waits for a CPU, us */
+	uint64_t majflt, minflt;	/* the kernel's counters, over the window */
+	uint64_t bio_n, bio_ns;		/* block requests it issued */
+	uint64_t kernel_run_delay_ns;	/* schedstat's run_delay over the window */
+	bool kernel_known;
+};
+struct dx_group {			/* one process's threads of one name */
+	int pid, nthreads;
+	const char *comm;
+	bool busy;
+	uint64_t wall_ns, ns[DX_NCAT], wait_max_ns, wait_hist[PR_HIST_BUCKETS];
+	uint64_t majflt, minflt, bio_n, bio_ns, kernel_run_delay_ns;
+	bool kernel_known;
+};
+struct dx_cgroup {
+	const char *path, *quota;	/* "max" or "20000/100000 us" */
+	uint64_t nr_periods, nr_throttled, throttled_ns;	/* cpu.stat over the window */
+};
+struct dx_other { const char *comm; int pid; uint64_t ns; };
+struct dx_ioctl {
+	int pid;
+	const char *comm, *path, *name;	/* name: "NV_ESC_RM_CONTROL (NV2080 0x20800110)" */
+	uint64_t cmd, n, ns;
+};
+struct dx_cuda { const char *func; uint64_t n, ns; };
+struct dx_finding {
+	enum dx_cat cat;
+	double share;			/* of the busiest threads' wall time */
+	const char *evidence, *advice;
+};
+struct dx_report {
+	const char *target;		/* "pid 123 (python3)" */
+	double seconds;
+	uint64_t lost;
+	struct dx_thread *threads;
+	int nthreads;
+	struct dx_cgroup *cgroups;
+	int ncgroups;
+	struct dx_other *instead;	/* sorted, longest first */
+	int ninstead;
+	struct dx_ioctl *ioctls;
+	int nioctls;
+	struct dx_cuda *cuda;
+	int ncuda;
+	const char *cudart;		/* the libcudart traced */
+	/* dx_analyse */
+	struct dx_group *groups;
+	int ngroups;
+	struct dx_finding findings[DX_NCAT];
+	int nfindings;
+};
+void dx_analyse(struct arena *a, struct dx_report *r);
+void dx_print_text(FILE *out, const struct dx_report *r);
+void dx_print_json(FILE *out, const struct dx_report *r);
 
 #endif

@@ -30,6 +30,10 @@ struct parse_ctx {
 	int nprobes;		/* probes seen so far: the next probe's index */
 	int expr_nodes;		/* expression nodes of the current statement */
 	bool failed;		/* a builder reported an error */
+	/* anonymous structs and unions met inside a definition, named by
+	 * where they are: they go into the program before the item holding
+	 * them */
+	struct ast_node *anon_head, *anon_tail;
 };
 
 /* One error per parse: the first is reported, and the parse has failed;
@@ -42,6 +46,7 @@ void parse_error(struct parse_ctx *px, struct src_loc loc, const char *fmt, ...)
 struct parse_list {
 	struct ast_node *head, *tail;
 	int n;
+	bool open_end;		/* statements: the last had no ';' after it */
 };
 
 struct parse_attach_list {
@@ -68,6 +73,13 @@ struct parse_type {
 	bool is_union, is_enum;	/* "union NAME", "enum NAME" */
 	int n_signed, n_unsigned, n_char, n_short, n_int, n_long, n_other;
 };
+
+/* "struct { ... }" as a type: a definition named by its place, kept for
+ * parse_take_anon; the type names it */
+struct parse_type parse_anon_tag(struct parse_ctx *px, enum ast_tag tag,
+				 struct parse_field_list fields, struct src_loc loc);
+/* the anonymous definitions made so far appended to l, first */
+struct parse_list parse_take_anon(struct parse_ctx *px, struct parse_list l);
 
 /* Implemented by the generated grammar. */
 int parse_yyparse(struct parse_ctx *px);
@@ -140,9 +152,28 @@ struct ast_node *parse_if(struct parse_ctx *px, struct ast_node *cond,
 struct ast_node *parse_loop(struct parse_ctx *px, enum node_kind kind,
 			    struct ast_node *head, struct ast_node *body,
 			    struct src_loc loc);
+/* "let $x (: type)? (= e)?": ct and value may be NULL */
+struct ast_node *parse_let(struct parse_ctx *px, struct ast_node *var,
+			   const struct ast_ctype *ct, struct ast_node *value,
+			   struct src_loc loc);
+/* "for ($kv : @m) {}" (end NULL, start the map) or "for ($i : a..b) {}" */
+struct ast_node *parse_for(struct parse_ctx *px, struct ast_node *var,
+			   struct ast_node *start, struct ast_node *end,
+			   struct ast_node *body, struct src_loc loc);
 struct ast_node *parse_jump(struct parse_ctx *px, enum node_kind kind,
 			    struct src_loc loc);
 struct ast_node *parse_block(struct parse_ctx *px, struct parse_list stmts,
+			     struct src_loc loc);
+/* a block where a value goes: its last statement, an expression without
+ * ';', becomes block.value; NULL (after reporting) when there is none */
+struct ast_node *parse_block_value(struct parse_ctx *px, struct ast_node *block);
+/* if c { a } else { b } as a value: c ? a : b over block values */
+struct ast_node *parse_if_value(struct parse_ctx *px, struct ast_node *cond,
+				struct ast_node *then, struct ast_node *els,
+				struct src_loc loc);
+/* macro_def: params are N_VAR, N_MAP (no keys) and N_IDENT nodes */
+struct ast_node *parse_macro(struct parse_ctx *px, const char *name,
+			     struct parse_list params, struct ast_node *body,
 			     struct src_loc loc);
 
 /* top level */
@@ -172,6 +203,9 @@ struct ast_config *parse_config_item(struct parse_ctx *px, const char *name,
 				     struct src_loc value_loc);
 struct parse_config_list parse_config_add(struct parse_config_list l, struct ast_config *c);
 const char *parse_int_text(struct parse_ctx *px, uint64_t v);
+/* macro.c: replace macro calls by their expansions and drop the
+ * definitions; false after reporting an error */
+bool parse_expand_macros(struct parse_ctx *px, struct ast_node *prog);
 struct ast_node *parse_program_node(struct parse_ctx *px, struct parse_config_list config,
 				    struct parse_list items, struct src_loc loc);
 

@@ -167,6 +167,13 @@ static bool all_zero(const uint8_t *p, size_t n)
 	return true;
 }
 
+/* a keyless hist/lhist's slot i as a hash's bucket: its last slot is
+ * the sum (sema_map.array_slots) */
+static uint64_t array_bucket(const struct sema_map *m, uint32_t i)
+{
+	return i == m->array_slots - 1 ? CG_HIST_SUM_BUCKET : i;
+}
+
 /* a per-CPU array (an aggregation without keys): slot i is bucket i of a
  * hist/lhist, or the only value; a slot no CPU touched is not an entry,
  * as a hash would not hold it, unless zero() kept it (a hash keeps a
@@ -185,7 +192,7 @@ static int read_array_slots(struct rt *rt, const struct sema_map *m, struct slot
 		if (bpf_map_lookup_elem(fd, &i, val) || all_zero(val, vsize))
 			continue;
 		if (m->kind == MK_HIST || m->kind == MK_LHIST) {
-			uint64_t bucket = i;
+			uint64_t bucket = array_bucket(m, i);
 			memcpy(key + m->key_size - 8, &bucket, 8);
 		}
 		add_slot(rt, m, &slots, &cnt, key, val, rt->ncpus);
@@ -220,7 +227,7 @@ static int agent_entry(void *ctx, const uint8_t *key, const uint8_t *vals, int n
 		if (m->kind == MK_HIST || m->kind == MK_LHIST) {
 			uint32_t i;
 			memcpy(&i, key, 4);
-			uint64_t bucket = i;
+			uint64_t bucket = array_bucket(m, i);
 			memcpy(k + m->key_size - 8, &bucket, 8);
 		}
 		key = k;
@@ -293,8 +300,17 @@ static void fill_key(struct rt *rt, const struct sema_map *m, const uint8_t *key
 	rt->render_in_key = true;
 	fill_key_into(rt, m, key, e);
 	rt->render_in_key = false;
-	if (rt->o->writer->scrape)	/* the key as named labels (scrape.c) */
+	/* the key as named labels (scrape.c; pprof's labels) */
+	if (rt->o->writer->scrape || rt->stacks)
 		rt_scrape_labels(rt, m, key, e);
+}
+
+/* one key element: its text, and a stack's frames for the writers that draw them */
+static void key_element(struct rt *rt, const struct type *t, const uint8_t *p, struct pr_key *k)
+{
+	k->text = rt_render(rt, t, p, &k->is_str);
+	if (rt->stacks && (t->kind == TY_USTACK || t->kind == TY_KSTACK))
+		k->stack = rt_stack_frames(rt, t, p);
 }
 
 static void fill_key_into(struct rt *rt, const struct sema_map *m, const uint8_t *key,
@@ -306,13 +322,12 @@ static void fill_key_into(struct rt *rt, const struct sema_map *m, const uint8_t
 		e->nkey = m->key.nfields;
 		e->key = arena_new_array(rt->a, struct pr_key, e->nkey);
 		for (int i = 0; i < e->nkey; i++)
-			e->key[i].text = rt_render(rt, &m->key.fields[i].type, key + m->key.fields[i].offset,
-						   &e->key[i].is_str);
+			key_element(rt, &m->key.fields[i].type, key + m->key.fields[i].offset, &e->key[i]);
 		return;
 	}
 	e->nkey = 1;
 	e->key = arena_new_obj(rt->a, struct pr_key);
-	e->key->text = rt_render(rt, &m->key, key, &e->key->is_str);
+	key_element(rt, &m->key, key, e->key);
 }
 
 int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
@@ -324,6 +339,7 @@ int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
 		return err;
 	memset(pm, 0, sizeof(*pm));
 	pm->name = m->name;
+	pm->counter = m->kind == MK_COUNT;
 	pm->entries = arena_new_array(rt->a, struct pr_entry, n ? n : 1);
 	switch (m->kind) {
 	case MK_NONE: case MK_COUNT: case MK_SUM: case MK_MIN: case MK_MAX:
@@ -331,7 +347,8 @@ int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
 		break;
 	case MK_VALUE:
 		/* pointers too: bpftrace prints pointer values (not keys) in decimal */
-		pm->kind = type_is(&m->value, TT_PRINTS_NUMBER) ? PR_INT : PR_TEXT_VAL;
+		pm->kind = type_is(&m->value, TT_PRINTS_NUMBER) && !m->value.is_bool ? PR_INT
+											: PR_TEXT_VAL;
 		break;
 	case MK_AVG: pm->kind = PR_AVG; break;
 	case MK_STATS: pm->kind = PR_STATS; break;

@@ -100,7 +100,10 @@ int rt_attach_uprobe_site(struct rt *rt, struct bpf_program *prog,
 	if (rt_umulti_prog(prog))
 		return attach_multi(rt, prog, at, &s, 1, later);
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = at->type == PT_URETPROBE,
-		    .bpf_cookie = rt_site_cookie(rt, s->sym));
+		    /* without cookies (5.10) libbpf refuses any but 0, and
+		     * func is a constant of one program per attach point
+		     * (stdlib/process.c) */
+		    .bpf_cookie = host_feature(HF_COOKIE) ? rt_site_cookie(rt, s->sym) : 0);
 	struct bpf_link *l = bpf_program__attach_uprobe_opts(prog, rt->o->pid ? rt->o->pid : -1,
 							     s->file->attach_path, s->offset, &uo);
 	if (!l)
@@ -316,9 +319,13 @@ int rt_plan_uprobes(struct rt *rt)
 		}
 		/* missing_probes (config block or BPFTRACE_MISSING_PROBES):
 		 * warn (the default) or ignore a point that is not there
-		 * while others of its probe attach; error stops at it */
+		 * while others of its probe attach; error stops at it.  Set
+		 * to warn or ignore, it also lets a probe with nothing left
+		 * go, as the newest bpftrace does; left at the default, such a
+		 * probe stops sonde, as in bpftrace 0.17 */
 		int64_t missing = settings_int(SET_MISSING_PROBES);
-		if (pl->rc != -ENOENT || !others || missing == SET_MISSING_ERROR) {
+		if (pl->rc != -ENOENT || missing == SET_MISSING_ERROR ||
+		    (!others && !settings_given(SET_MISSING_PROBES))) {
 			fprintf(stderr, "sonde: %s: %s\n", pl->at->name, pl->err);
 			return pl->rc;
 		}

@@ -98,6 +98,91 @@ void sema_var_assign(struct sema_ctx *s, struct ast_node *target, const struct t
 /* ---- statements --------------------------------------------------------- */
 
 static void check_block(struct sema_ctx *s, struct ast_node *b);
+static void check_cond(struct sema_ctx *s, struct ast_node *c);
+
+/* the type a variable had at the end of the first pass (NULL: none) */
+static const struct type *learned_type(struct sema_ctx *s, const char *name)
+{
+	for (struct sema_var *w = s->quiet ? NULL : s->learned[s->probe->index]; w; w = w->next)
+		if (!strcmp(w->name, name))
+			return &w->type;
+	return NULL;
+}
+
+/* "let $x", "let $x = e", "let $x: T", "let $x: T = e" (scope.c gave $x a
+ * name of its own).  Without a value the variable starts at zero; without
+ * a type its first assignment decides it. */
+static void check_let(struct sema_ctx *s, struct ast_node *st)
+{
+	struct ast_node *t = st->assign.target, *v = st->assign.value;
+	struct type decl = {0};
+	if (st->assign.has_ctype && !sema_ctype(s, &st->assign.ctype, st->loc, &decl))
+		return;
+	if (v) {
+		struct type *vt = sema_expr(s, v);
+		if (!st->assign.has_ctype) {
+			sema_var_assign(s, t, vt, v->loc);
+			return;
+		}
+		if (!sema_is_error(vt) && !(sema_is_int(&decl) && sema_is_int(vt)) &&
+		    !sema_compatible(&decl, vt, false)) {
+			sema_error(s, v->loc, "variable '$%s' is declared %s, cannot assign %s",
+				   st->assign.ctype.name ? st->assign.ctype.name : "", type_str(s->a, &decl),
+				   type_str(s->a, vt));
+			return;
+		}
+	}
+	if (!st->assign.has_ctype) {
+		/* "let $x;": the type of its first assignment, known in the
+		 * second pass; never assigned, an integer */
+		const struct type *w = learned_type(s, t->var.name);
+		if (!w && s->quiet)
+			return;
+		decl = w ? *w : ty_int64;
+	}
+	sema_layout(&decl);
+	sema_var_assign(s, t, &decl, st->loc);
+}
+
+/* for ($kv : @m): $kv is (key, value), the key a tuple for several keys;
+ * for ($i : a..b): an int64 from a up to b - 1 */
+static void check_for(struct sema_ctx *s, struct ast_node *st)
+{
+	struct type vt;
+	if (st->for_.map) {
+		struct ast_node *m = st->for_.map;
+		struct sema_map *map = sema_map_of(s, m);
+		if (map->kind == MK_NONE) {
+			if (!s->quiet)
+				sema_map_unassigned(s, map, m->loc, "iterated over");
+			return;
+		}
+		if (map->key.kind == TY_NONE) {
+			sema_error(s, m->loc, "map '%s' has no keys: a for loop iterates over a map with keys",
+				   map->name);
+			return;
+		}
+		if (map->kind != MK_VALUE) {
+			sema_error(s, m->loc, "map '%s' holds %s: for loops iterate over maps of values "
+				   "(@m[k] = v), not aggregations", map->name, sema_kind_name(map->kind));
+			return;
+		}
+		vt = (struct type){.kind = TY_TUPLE, .nfields = 2};
+		vt.fields = arena_new_array(s->a, struct type_field, 2);
+		vt.fields[0].type = sema_deep_copy(s->a, &map->key);
+		vt.fields[1].type = sema_deep_copy(s->a, &map->value);
+		m->type = map->value;
+	} else {
+		check_cond(s, st->for_.start);
+		check_cond(s, st->for_.end);
+		vt = ty_int64;
+	}
+	sema_layout(&vt);
+	sema_var_assign(s, st->for_.var, &vt, st->for_.var->loc);
+	s->loop_depth++;
+	check_block(s, st->for_.body);
+	s->loop_depth--;
+}
 
 static void check_assign(struct sema_ctx *s, struct ast_node *st)
 {
@@ -134,14 +219,23 @@ static void check_assign(struct sema_ctx *s, struct ast_node *st)
 			}
 			sema_map_store_value(s, t, &ty_int64, st->loc);
 			struct sema_map *m = sema_map_of(s, t);
-			if (m->kind == MK_VALUE && m->value.kind != TY_INT && !sema_is_error(&m->value))
+			/* a pointer takes += and -= in elements (@p += 1 is the next one) */
+			bool ptr_ok = m->value.kind == TY_PTR &&
+				      (st->assign.op == OP_ADD || st->assign.op == OP_SUB);
+			if (m->kind == MK_VALUE && m->value.kind != TY_INT && !ptr_ok &&
+			    !sema_is_error(&m->value))
 				sema_error(s, st->loc, "map '%s' holds %s: '%s=' needs an integer", m->name,
 					   type_str(s->a, &m->value), ast_op_text(st->assign.op));
-			t->type = m->kind == MK_VALUE && m->value.kind == TY_INT ? m->value : ty_int64;
+			t->type = m->kind == MK_VALUE && (m->value.kind == TY_INT || ptr_ok) ? m->value
+											       : ty_int64;
 			return;
 		}
 		sema_map_store_value(s, t, vt, v->loc);
 		t->type = sema_map_of(s, t)->value;
+		return;
+	}
+	if (st->assign.is_let) {
+		check_let(s, st);
 		return;
 	}
 	struct type *vt = sema_expr(s, v);
@@ -188,6 +282,9 @@ static void check_stmt(struct sema_ctx *s, struct ast_node *st)
 		check_block(s, st->while_.body);
 		s->loop_depth--;
 		return;
+	case N_FOR:
+		check_for(s, st);
+		return;
 	case N_UNROLL: {
 		int64_t n;
 		/* checked first: a positional parameter becomes its value */
@@ -211,19 +308,28 @@ static void check_stmt(struct sema_ctx *s, struct ast_node *st)
 	case N_BREAK:
 	case N_CONTINUE:
 		if (!s->loop_depth)
-			sema_error(s, st->loc, "'%s' outside a while loop",
+			sema_error(s, st->loc, "'%s' outside a loop",
 				   st->kind == N_BREAK ? "break" : "continue");
 		return;
 	case N_BLOCK:
-		check_block(s, st);
+		if (st->block.value)	/* a macro's expansion, { ...; e } */
+			sema_check_expr_stmt(s, st);
+		else
+			check_block(s, st);
 		return;
 	case N_INT: case N_STR: case N_IDENT: case N_VAR: case N_MAP: case N_POSITIONAL:
 	case N_CALL: case N_BINARY: case N_UNARY: case N_INCDEC: case N_TERNARY: case N_FIELD:
 	case N_INDEX: case N_CAST: case N_SIZEOF: case N_TUPLE: case N_PROBE: case N_STRUCT_DEF:
-	case N_PROGRAM:
+	case N_PROGRAM: case N_MACRO:
 		sema_expr(s, st);
 		return;
 	}
+}
+
+void sema_check_stmts(struct sema_ctx *s, struct ast_node *block)
+{
+	for (struct ast_node *st = block->block.stmts; st; st = st->next)
+		check_stmt(s, st);
 }
 
 static void check_block(struct sema_ctx *s, struct ast_node *b)
@@ -278,16 +384,18 @@ static void check_probes(struct sema_ctx *s)
  * An aggregation without keys lives in a per-CPU array: its lookup is an
  * index the verifier inlines and that always finds its slot, so an update
  * is a load and a store, with no hash and no insert path.  A keyless hist
- * or lhist holds one slot per bucket.  0: a hash.
+ * or lhist holds one slot per bucket and one more, the last, for the sum
+ * of its values (written only for the scrape formats' _sum: cg_opts.hist_sum).
+ * 0: a hash.
  */
 static uint32_t array_slots(const struct sema_map *m)
 {
 	if (!m->percpu || m->key.kind != TY_NONE)
 		return 0;
 	if (m->kind == MK_HIST)
-		return HIST_SLOTS;
+		return HIST_SLOTS + 1;
 	if (m->kind == MK_LHIST) {
-		int64_t n = m->lh_step > 0 ? (m->lh_max - m->lh_min) / m->lh_step + 2 : 0;
+		int64_t n = m->lh_step > 0 ? (m->lh_max - m->lh_min) / m->lh_step + 3 : 0;
 		return n > 0 && n <= LHIST_ARRAY_MAX ? (uint32_t)n : 0;
 	}
 	return 1;
@@ -349,6 +457,7 @@ struct sema_result *sema_run(struct arena *a, struct diag *d, struct ast_node *p
 		p->node = it;
 		p->index = r->nprobes++;
 		it->probe.index = p->index;
+		sema_scope_probe(&s, it);
 		sema_resolve_attach(&s, p);
 		r->nattach += p->nattach;
 	}

@@ -64,6 +64,17 @@ struct sema_ctx {
 #define MAX_TUPLE 16	/* fields of a tuple, keys of a map */
 #define SEMA_MAX_QUIET_PASSES 16	/* a chain of maps read before assigned, this deep */
 
+/* kprobes.c: kprobe/kretprobe attach points from raw's n parts
+ * ("kprobe", ["MODULE",] "FUNCTION[+OFFSET]"), wildcards expanded */
+void sema_kprobe_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
+			 enum probe_type type, const char **parts, int n);
+/* kprobes.c: fentry/fexit attach points, each with its BTF signature */
+void sema_fentry_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
+			 enum probe_type type, const char **parts, int n);
+/* btf.c: the signature of kernel function fn (in module, NULL: the
+ * kernel's own), NULL when BTF does not declare it */
+const struct sema_kfunc *sema_btf_kfunc(struct sema_ctx *s, const char *module, const char *fn);
+
 /* types.c */
 bool sema_is_int(const struct type *t);		/* an integer or a pointer */
 bool sema_is_error(const struct type *t);
@@ -110,6 +121,10 @@ void sema_var_assign(struct sema_ctx *s, struct ast_node *target, const struct t
 		     struct src_loc loc);
 
 void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p);
+/* sema.c: the statements of a block (not its value) */
+void sema_check_stmts(struct sema_ctx *s, struct ast_node *block);
+/* scope.c: `let` and `for` variables get names of their own per block */
+void sema_scope_probe(struct sema_ctx *s, struct ast_node *probe);
 /* probes.c: limits the kernel puts on attach points, checked once all
  * probes are resolved (programs on one tracepoint) */
 void sema_check_attach_limits(struct sema_ctx *s);

@@ -158,6 +158,15 @@ static void test_integers(void **state)
 		     "int:10000000000000000000 }");
 }
 
+/* newer bpftrace: duration suffixes are nanoseconds, C's suffixes nothing */
+static void test_durations(void **state)
+{
+	check_tokens("a{ 1s 100ms 5us 7ns 2m 1h 1d 0s 1_000ms 123UL 7u 9LL }",
+		     "attach:a { int:1000000000 int:100000000 int:5000 int:7 int:120000000000 "
+		     "int:3600000000000 int:86400000000000 int:0 int:1000000000 int:123 int:7 int:9 }");
+	(void)state;
+}
+
 static void test_integer_errors(void **state)
 {
 	check_error("a{ 18446744073709551616 }", "attach:a { error",
@@ -178,7 +187,7 @@ static void test_integer_errors(void **state)
 		    "test.bt:1:4: error: invalid integer literal '08'\n"
 		    "a{ 08 }\n"
 		    "   ^~\n");
-	const char *bad[] = { "1_", "1__0", "0x", "0x_1", "1e", "1e+3", "10ms",
+	const char *bad[] = { "1_", "1__0", "0x", "0x_1", "1e", "1e+3", "10xs", "010ms", "1sec",
 			      "0xfg", "5e" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char src[64];
@@ -440,6 +449,14 @@ static void test_directives(void **state)
 	check_tokens("a { AF_INET }", "attach:a { ident:AF_INET }");
 	check_tokens("#define AF_INET 99\n#include <linux/socket.h>\na { AF_INET }",
 		     "attach:a { int:99 }");
+	/* a kernel header's nested includes: errno, DT_*, signals, ICMPv6
+	 * (kconst.c), with no kernel headers installed; the script's own
+	 * definition wins */
+	check_tokens("#include <linux/skbuff.h>\na { DT_REG DT_FIFO EPERM SIGKILL "
+		     "ICMPV6_ECHO_REQUEST O_CREAT AF_INET }",
+		     "attach:a { int:8 int:1 int:1 int:9 int:128 int:64 int:2 }");
+	check_tokens("#define EPERM 77\n#include <linux/fs.h>\na { EPERM DT_DIR }",
+		     "attach:a { int:77 int:4 }");
 	/* directives inside a body */
 	check_tokens("a {\n#define K 5\n K\n}", "attach:a { int:5 }");
 }
@@ -520,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_predicates),
 		cmocka_unit_test(test_operators),
 		cmocka_unit_test(test_integers),
+		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_integer_errors),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_string_errors),

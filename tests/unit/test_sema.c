@@ -247,6 +247,48 @@ static void test_error_limit(void **state)
 	free(src);
 }
 
+/* let and for variables live in their block (scope.c); a variable
+ * without let in the whole probe, as in 0.17 */
+static void test_let_and_for(void **state)
+{
+	struct checked c;
+	check(&c, "begin { let $a = 1; if ($a) { let $a = \"s\"; $t = $a; } $b = $a + 1; "
+		  "@m[1, \"k\"] = (2, 3); for ($kv : @m) { $k = $kv.0.1; $v = $kv.1.0; } "
+		  "for ($i : 0..$b) { $n = $i; } let $z: uint8; }", NULL, 0);
+	assert_non_null(c.r);
+	assert_true(c.r->ends_itself);
+	checked_free(&c);
+	check(&c, "BEGIN { $x = 1 }", NULL, 0);
+	assert_non_null(c.r);
+	assert_false(c.r->ends_itself);	/* 0.17's spelling: waits for Ctrl-C */
+	checked_free(&c);
+	expect_error("begin { if (1) { let $x = 1; } print($x); }",
+		     "t.bt:1:38: error: variable '$x' is used before it is assigned\n"
+		     "begin { if (1) { let $x = 1; } print($x); }\n"
+		     "                                     ^~\n");
+	expect_error("begin { let $x = 1; let $x = 2; }",
+		     "t.bt:1:25: error: variable '$x' is already declared in this block\n"
+		     "begin { let $x = 1; let $x = 2; }\n"
+		     "                        ^~\n");
+	expect_error("begin { for ($i : 0..2) { } print($i); }",
+		     "t.bt:1:35: error: variable '$i' is used before it is assigned\n"
+		     "begin { for ($i : 0..2) { } print($i); }\n"
+		     "                                  ^~\n");
+	expect_error("begin { @c[1] = count(); for ($kv : @c) { } }",
+		     "t.bt:1:37: error: map '@c' holds count: for loops iterate over maps of values "
+		     "(@m[k] = v), not aggregations\n"
+		     "begin { @c[1] = count(); for ($kv : @c) { } }\n"
+		     "                                    ^~\n");
+	expect_error("begin { @s = 1; for ($kv : @s) { } }",
+		     "t.bt:1:28: error: map '@s' has no keys: a for loop iterates over a map with keys\n"
+		     "begin { @s = 1; for ($kv : @s) { } }\n"
+		     "                           ^~\n");
+	expect_error("begin { break; }",
+		     "t.bt:1:9: error: 'break' outside a loop\n"
+		     "begin { break; }\n"
+		     "        ^~~~~\n");
+}
+
 static void test_errors(void **state)
 {
 	expect_error("BEGIN { @x = count(); @x = sum(1); }",
@@ -291,10 +333,10 @@ static void test_errors(void **state)
 		     "t.bt:1:14: error: map '@s' is read but never assigned\n"
 		     "BEGIN { @s = @s; }\n"
 		     "             ^~\n");
-	expect_error("BEGIN { @tk[(1, 2)] = 1; }",
-		     "t.bt:1:13: error: map '@tk': a tuple cannot be a map key; write the elements as keys: @tk[a, b]\n"
-		     "BEGIN { @tk[(1, 2)] = 1; }\n"
-		     "            ^~~~~~\n");
+	expect_error("BEGIN { @tk[1, (1, 2)] = 1; }",
+		     "t.bt:1:16: error: map '@tk': a tuple cannot be one of several keys; write its elements as keys: @tk[a, b, c]\n"
+		     "BEGIN { @tk[1, (1, 2)] = 1; }\n"
+		     "               ^~~~~~\n");
 	expect_error("BEGIN { unroll(0) { } }",
 		     "t.bt:1:16: error: unroll count must be 1 to 100, not 0\n"
 		     "BEGIN { unroll(0) { } }\n"
@@ -311,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_error_limit),
 		cmocka_unit_test(test_positional_out_of_range),
 		cmocka_unit_test(test_printf_event),
+		cmocka_unit_test(test_let_and_for),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
