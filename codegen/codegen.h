@@ -61,6 +61,8 @@ struct cg_prog {
 	const char *name;	/* function / program name in the object */
 	const struct sema_probe *probe;
 	int first_attach, nattach;	/* slice of probe->attach */
+	bool reads_cookie;	/* the code reads its BPF cookie (func, probe in a
+				 * shared kprobe program): the runtime must set one */
 };
 
 struct cg_object {
@@ -125,6 +127,10 @@ LLVMValueRef cg_const(struct cg_ctx *cg, uint64_t v);	/* i64 */
 LLVMValueRef cg_ctx_arg(struct cg_ctx *cg);	/* the program's context pointer */
 const struct sema_attach *cg_attach(struct cg_ctx *cg);	/* attach point being generated */
 const struct sema_result *cg_sema(struct cg_ctx *cg);
+/* does the program being generated serve several attach points? */
+bool cg_shared_program(struct cg_ctx *cg);
+/* bpf_get_attach_cookie(ctx), and the note that the runtime must set it */
+LLVMValueRef cg_attach_cookie(struct cg_ctx *cg);
 const struct cg_opts *cg_options(struct cg_ctx *cg);
 
 /* integer or pointer-to-bytes, see struct builtin's lower */
@@ -148,6 +154,9 @@ void cg_memset0(struct cg_ctx *cg, LLVMValueRef dst, uint32_t size);
 void cg_memcpy(struct cg_ctx *cg, LLVMValueRef dst, LLVMValueRef src, uint32_t size);
 LLVMValueRef cg_gep(struct cg_ctx *cg, LLVMValueRef base, uint32_t off);
 LLVMValueRef cg_load_i64(struct cg_ctx *cg, LLVMValueRef ptr);	/* 8-byte load */
+/* fentry/fexit: the 8-byte context slot at off as a value of type t (an
+ * integer narrower than 8 bytes is its low part, extended as t says) */
+LLVMValueRef cg_kfunc_slot(struct cg_ctx *cg, uint32_t off, const struct type *t);
 void cg_store_i64(struct cg_ctx *cg, LLVMValueRef v, LLVMValueRef ptr);
 
 LLVMValueRef cg_helper_call(struct cg_ctx *cg, int helper, LLVMValueRef *args, int nargs);

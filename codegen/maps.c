@@ -87,7 +87,18 @@ LLVMValueRef cg_map_key(struct cg_ctx *cg, struct ast_node *m, int with_bucket)
 	LLVMValueRef key = cg_alloca_nozero(cg, map->key_size, "key");
 	cg_lifetime(cg, key, map->key_size, true);
 	key_zero_gaps(cg, m, map, key);
-	if (m->map.nkeys == 1) {
+	if (m->map.nkeys == 1 && map->key.kind == TY_TUPLE) {
+		/* a tuple value ($k = (a, b); @m[$k]): element by element, as
+		 * the map's key may hold wider strings than this tuple */
+		const struct type *t = &m->map.keys->type;
+		LLVMValueRef src = cg_expr(cg, m->map.keys);
+		for (int i = 0; i < t->nfields && i < map->key.nfields; i++) {
+			uint32_t n = t->fields[i].type.size < map->key.fields[i].type.size
+					     ? t->fields[i].type.size : map->key.fields[i].type.size;
+			cg_memcpy(cg, cg_gep(cg, key, map->key.fields[i].offset),
+				  cg_gep(cg, src, t->fields[i].offset), n);
+		}
+	} else if (m->map.nkeys == 1) {
 		cg_expr_store(cg, m->map.keys, key, map->key.size);
 	} else if (m->map.nkeys > 1) {
 		int i = 0;

@@ -228,7 +228,10 @@ static void type_print(FILE *f, const struct type *t, int depth)
 	case TY_NONE:		fputs("none", f); break;
 	case TY_VOID:		fputs("void", f); break;
 	case TY_INT:
-		fprintf(f, "%s%u", t->is_signed ? "int" : "uint", t->size * 8);
+		if (t->is_bool)
+			fputs("bool", f);
+		else
+			fprintf(f, "%s%u", t->is_signed ? "int" : "uint", t->size * 8);
 		break;
 	case TY_STR:		fprintf(f, "string[%u]", t->size); break;
 	case TY_BUF:		fprintf(f, "buffer[%u]", t->size); break;

@@ -88,7 +88,7 @@ struct rt {
 	struct rs_symcache *syms;
 	struct rs_cgcache *cgroups;
 	const char **attach_names;	/* global attach index -> probe name */
-	const char **attach_funcs;	/* ... -> its function (func without cookies) */
+	const char **attach_funcs;	/* ... -> its function (func: SEMA_FUNC_OF_ATTACH) */
 	int nattach_names;
 	const char **site_names;	/* uprobe cookie -> function name */
 	int nsite_names;
@@ -185,6 +185,11 @@ typedef int rt_attach_fn(struct rt *rt, struct bpf_program *prog, const struct s
 			 int *count);
 rt_attach_fn rt_attach_uprobe, rt_attach_usdt;		/* uprobe.c */
 rt_attach_fn rt_attach_kprobe;				/* kprobe.c */
+rt_attach_fn rt_attach_fentry;				/* fentry.c */
+/* kprobe.c: before loading, the programs that serve several kernel
+ * functions take the kprobe_multi attach type where the kernel has it
+ * (SONDE_NO_KPROBE_MULTI=1 keeps a link per function) */
+void rt_kprobe_prepare(struct rt *rt);
 rt_attach_fn rt_attach_tracepoint, rt_attach_raw_tracepoint;	/* tracepoint.c */
 rt_attach_fn rt_attach_perf;	/* perf.c: interval, profile, software, hardware */
 /* uprobe.c: plan resolves every uprobe attach point in source order

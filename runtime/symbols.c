@@ -63,7 +63,7 @@ static const char *pointer(struct rt *rt, uint64_t addr)
 static const char *ksym(struct rt *rt, uint64_t addr)
 {
 	struct ksyms *ks = kernel_syms(rt);
-	const char *name = ks ? ksyms_lookup(ks, addr, NULL) : NULL;
+	const char *name = ks ? ksyms_lookup_any(ks, addr, NULL) : NULL;
 	return name ? name : pointer(rt, addr);
 }
 
@@ -72,7 +72,7 @@ static const char *usym(struct rt *rt, uint64_t addr, int pid)
 	struct rs_usym u;
 	struct rs_symcache *c = symcache(rt);
 	if (c && !rs_usym(c, pid, addr, &u) && u.name)
-		return u.name;
+		return vf_demangle(rt->a, u.name);
 	return pointer(rt, addr);
 }
 
@@ -246,7 +246,7 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 			struct rs_usym u;
 			struct rs_symcache *c = symcache(rt);
 			if (c && !rs_usym(c, pid, ips[i], &u) && u.name) {
-				f[n].sym = u.name;
+				f[n].sym = vf_demangle(rt->a, u.name);
 				f[n].off = u.off;
 				f[n].module = u.file;
 			}

@@ -219,10 +219,15 @@ static void check_assign(struct sema_ctx *s, struct ast_node *st)
 			}
 			sema_map_store_value(s, t, &ty_int64, st->loc);
 			struct sema_map *m = sema_map_of(s, t);
-			if (m->kind == MK_VALUE && m->value.kind != TY_INT && !sema_is_error(&m->value))
+			/* a pointer takes += and -= in elements (@p += 1 is the next one) */
+			bool ptr_ok = m->value.kind == TY_PTR &&
+				      (st->assign.op == OP_ADD || st->assign.op == OP_SUB);
+			if (m->kind == MK_VALUE && m->value.kind != TY_INT && !ptr_ok &&
+			    !sema_is_error(&m->value))
 				sema_error(s, st->loc, "map '%s' holds %s: '%s=' needs an integer", m->name,
 					   type_str(s->a, &m->value), ast_op_text(st->assign.op));
-			t->type = m->kind == MK_VALUE && m->value.kind == TY_INT ? m->value : ty_int64;
+			t->type = m->kind == MK_VALUE && (m->value.kind == TY_INT || ptr_ok) ? m->value
+											       : ty_int64;
 			return;
 		}
 		sema_map_store_value(s, t, vt, v->loc);
