@@ -18,7 +18,6 @@
  */
 #include "runtime/rt_int.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <errno.h>
 #include <pthread.h>
@@ -91,17 +90,20 @@ static int cmp_fd(const void *a, const void *b)
  * sonde's), then close them */
 static void reap(const int *held, int n, int gate)
 {
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int dfd = d ? dirfd(d) : -1;
-	while (d && (e = readdir(d))) {
-		int fd = atoi(e->d_name);
-		if (e->d_name[0] != '.' && fd != dfd && fd != gate &&
-		    !bsearch(&fd, held, (size_t)n, sizeof(*held), cmp_fd))
-			close(fd);
+	/* every descriptor between two kept ones (held is sorted; no
+	 * allocation after fork) */
+	unsigned from = 0;
+	for (int i = 0; i <= n; i++) {
+		unsigned keep = i < n ? (unsigned)held[i] : ~0u;
+		if (from <= (unsigned)gate && (unsigned)gate < keep) {
+			if ((unsigned)gate > from)
+				close_range(from, (unsigned)gate - 1, 0);
+			from = (unsigned)gate + 1;
+		}
+		if (keep > from)
+			close_range(from, keep - 1, 0);
+		from = keep + 1;
 	}
-	if (d)
-		closedir(d);
 	char c;
 	while (read(gate, &c, 1) < 0 && errno == EINTR)
 		;
