@@ -41,7 +41,13 @@ struct cg_ctx {
 	/* the function being generated */
 	LLVMValueRef fn;
 	LLVMValueRef ctx_arg;
-	LLVMBasicBlockRef entry;
+	LLVMBasicBlockRef entry;	/* the allocas, then a branch to init */
+	LLVMBasicBlockRef init;		/* zeroing of variables, the frame's slots */
+	/* values too big for the 512-byte stack (a 1024-byte string) live in
+	 * this function's per-CPU frame: frame_base points into it (loaded in
+	 * init), frame_size bytes are taken so far */
+	LLVMValueRef frame_slot, frame_base;
+	uint32_t frame_size;
 	const struct sema_probe *probe;
 	const struct sema_attach *attach;
 	struct cg_var *vars;

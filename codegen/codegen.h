@@ -86,8 +86,18 @@ struct cg_object {
 #define CG_MAP_FAILS_MAP "map_fails"
 /* exit()'s flag: a one-word mmap'able array, present when the script exits */
 #define CG_STOP_MAP "sonde_stop"
-/* stack traces of depth N live in the STACK_TRACE map "stk_N" */
-#define CG_STACK_MAP_FMT "stk_%u"
+/* stack traces of depth N: the hash "ustk_N" (user) or "kstk_N" (kernel)
+ * from the frames (N u64, zero padded) to a u32 id; CG_STACK_LOST_MAP
+ * counts the stacks they had no room for (per CPU), and CG_STACK_LOST_ID
+ * is the id such a stack gets.  Kernel and user stacks have maps of their
+ * own so that one program run (@[kstack, ustack] in a perf event's NMI)
+ * inserts at most one new stack into each: the kernel's allocator for
+ * maps that are not preallocated keeps one free element per CPU at first
+ * and refills only after the program returns. */
+#define CG_STACK_MAP_FMT "%cstk_%u"
+#define CG_STACK_MAP_ENTRIES 131072
+#define CG_STACK_LOST_MAP "stk_lost"
+#define CG_STACK_LOST_ID (-28)	/* -ENOSPC */
 /* a join() event: header, u64 count, then CG_JOIN_ARGS NUL-terminated
  * slots of CG_JOIN_ARG_SIZE bytes (only `count` of them sent) */
 #define CG_JOIN_ARGS 16
@@ -185,6 +195,10 @@ void cg_event_output(struct cg_ctx *cg, LLVMValueRef buf, LLVMValueRef size);
  * declared on first use; the same name always gives the same map */
 LLVMValueRef cg_aux_map(struct cg_ctx *cg, const char *name, uint32_t type,
 			uint32_t max_entries, uint32_t key_size, uint32_t value_size);
+/* the same with map_flags (BPF_F_NO_PREALLOC ...) */
+LLVMValueRef cg_aux_map_flags(struct cg_ctx *cg, const char *name, uint32_t type,
+			      uint32_t max_entries, uint32_t key_size, uint32_t value_size,
+			      uint32_t flags);
 /* `size` bytes of per-CPU scratch memory named `name`, for temporaries too
  * big for the 512-byte BPF stack (join buffers ...).  Not zeroed; valid
  * until the program returns; the program returns if the lookup fails. */

@@ -248,6 +248,19 @@ static void emit_filters(struct cg_ctx *cg)
 	cg_end_if(cg, &f);
 }
 
+/*
+ * The frame of function `name`: one per-CPU array slot of frame_size
+ * bytes (its own map, so no other program's frame is the same memory),
+ * looked up at the end of entry; init reads its address from frame_slot.
+ * (The kernel limits a per-CPU value to 32 KB: some 30 strings of the
+ * largest max_strlen.)
+ */
+static void emit_frame(struct cg_ctx *cg, const char *name)
+{
+	LLVMValueRef p = cg_scratch(cg, arena_printf(cg->a, "f%s", name), cg->frame_size);
+	LLVMBuildStore(cg->b, p, cg->frame_slot);
+}
+
 static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int first, int n)
 {
 	const struct sema_attach *at = &p->attach[first];
@@ -287,7 +300,10 @@ static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int firs
 	LLVMMetadataRef dl = LLVMDIBuilderCreateDebugLocation(cg->ctx, (unsigned)line, 1, sp, NULL);
 	LLVMDIBuilderInsertDbgValueAtEnd(cg->dib, arg, pv, LLVMDIBuilderCreateExpression(cg->dib, NULL, 0),
 					 dl, cg->entry);
-	/* a fresh block after the allocas' entry block keeps allocas first */
+	/* fresh blocks after the allocas' entry block keep allocas first */
+	cg->init = LLVMAppendBasicBlockInContext(cg->ctx, fn, "init");
+	cg->frame_slot = cg->frame_base = NULL;
+	cg->frame_size = 0;
 	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cg->ctx, fn, "body");
 	LLVMPositionBuilderAtEnd(cg->b, body);
 
@@ -303,9 +319,15 @@ static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int firs
 	cg_stmt(cg, p->node->probe.body);
 	if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(cg->b)))
 		LLVMBuildRet(cg->b, LLVMConstInt(cg->i32, 0, 0));
-	/* entry falls through to body once all allocas are placed */
-	LLVMPositionBuilderAtEnd(cg->b, cg->entry);
+	/* entry falls through to init, and init to body, once all allocas and
+	 * frame slots are placed */
+	LLVMPositionBuilderAtEnd(cg->b, cg->init);
 	LLVMBuildBr(cg->b, body);
+	LLVMPositionBuilderAtEnd(cg->b, cg->entry);
+	if (cg->frame_size)
+		emit_frame(cg, name);
+	LLVMBuildBr(cg->b, cg->init);
+	cg->init = NULL;
 	cg->di_sp = NULL;
 
 	cg->progs = arena_grow(cg->a, cg->progs, (size_t)cg->nprogs, sizeof(*cg->progs));
@@ -356,7 +378,8 @@ static void report_llvm_error(const struct cg_opts *opts, const char *file, cons
 	bool stack = strstr(msg, "stack limit") != NULL;
 	const char *what = stack ? "this probe needs more than the 512 bytes of stack a BPF program may "
 				   "use: each string takes 64 bytes, so keep fewer strings in $variables "
-				   "and map keys at once"
+				   "and map keys at once, or set a lower on_stack_limit (config = { "
+				   "on_stack_limit = 32 }) to keep more of them in per-CPU memory"
 				 : text;
 	if (line > 0 && opts->src) {
 		struct diag d;

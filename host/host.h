@@ -201,7 +201,7 @@ struct usdt_arg {
 	const char *sym;	/* MEM relative to %rip: the symbol, NULL otherwise */
 };
 
-#define USDT_MAX_ARGS 12
+#define USDT_MAX_ARGS 32	/* <sys/sdt.h> writes 12; hand-made notes have more */
 
 struct usdt_note {
 	const char *provider, *name;
@@ -352,6 +352,9 @@ const struct rs_sym *rs_elf_syms(const struct rs_elf *e, size_t *n);
 /* Call cb for each symbol named name, or matching it when it holds glob
  * characters (fnmatch; names with ".part." are skipped as bpftrace does).
  * Returns cb's non-zero value, else the number of matches (>= 0). */
+/* a C++ symbol's demangled form (malloc'd, the caller frees), NULL for
+ * a name that is not a mangled C++ one */
+char *rs_demangle(const char *name);
 int rs_elf_each_match(const struct rs_elf *e, const char *name,
 		      int (*cb)(const struct rs_sym *s, void *ctx), void *ctx);
 

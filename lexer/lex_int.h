@@ -57,6 +57,9 @@ struct lexer {
 	const char *file;
 	int line, col;			/* where the next byte sits */
 	int depth;			/* brace depth in CODE */
+	bool in_def;			/* CODE is a struct or union definition: a
+					 * name before a name or '*' is a type
+					 * (uint8_t a; size_t *p;) */
 	struct src_loc last;		/* the last token returned */
 	bool have_last;
 	struct lex_define *own_defs;

@@ -14,6 +14,7 @@
 
 struct ksyms;
 struct rs_symcache;
+struct rt_stacks;
 struct rs_cgcache;
 struct rt_follow;
 struct rt_watch;
@@ -91,12 +92,12 @@ struct rt {
 	int nsite_names;
 	bool stacks;		/* stack key elements come with their frames (pr_key.stack) */
 	bool render_in_key;	/* stacks in map keys indent 4 columns, else 8 */
+	struct rt_stacks *stack_index;	/* stack id -> frames, read from the stack maps (symbols.c) */
 	/* one reading of CLOCK_REALTIME and CLOCK_MONOTONIC for every
 	 * strftime() of the run, so two timestamps print exactly their
 	 * difference apart (bpftrace's strftime_microsecond_extension) */
 	struct timespec clock_real, clock_mono;
 	bool clocks_read;
-	bool stack_lost_warned;
 	bool child_traced;	/* -c child under ptrace (symbols.c) */
 	struct rt_follow *follow;	/* --follow: uprobe queries kept for rescans */
 	struct rt_watch *watch;		/* --follow, -v: uprobe files to notice changes of */
@@ -152,6 +153,9 @@ void rt_events_close(struct rt *rt);
 /* symbols.c: stacks, usym, buf, ntop, strftime as text; join events;
  * reading a process's mappings while it lives (EV_PID_SEEN) */
 const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *p);
+/* symbols.c: the stacks the stack maps had no room for, once at exit */
+void rt_stacks_report_lost(struct rt *rt);
+void rt_stacks_free(struct rt *rt);
 /* symbols.c: a stack value's frames, for the writers that draw stacks */
 const struct pr_stack *rt_stack_frames(struct rt *rt, const struct type *t, const uint8_t *p);
 void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *args, size_t len);

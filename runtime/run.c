@@ -369,7 +369,7 @@ static void name_attach_points(struct rt *rt)
 	for (int i = 0; i < r->nprobes; i++)
 		for (int j = 0; j < r->probes[i].nattach; j++, rt->nattach_names++) {
 			rt->attach_names[rt->nattach_names] = r->probes[i].attach[j].name;
-			rt->attach_funcs[rt->nattach_names] = r->probes[i].attach[j].func;
+			rt->attach_funcs[rt->nattach_names] = vf_demangle(rt->perm, r->probes[i].attach[j].func);
 		}
 }
 
@@ -504,6 +504,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	if (o->writer->finish && o->picture)
 		o->writer->finish(o->picture);
 	rt_maps_report_full(&rt);
+	rt_stacks_report_lost(&rt);
 	rt_events_report_lost(&rt);
 	fflush(o->out);
 	rt_overhead_report(&rt);
@@ -543,6 +544,7 @@ out:
 		rs_cgcache_free(rt.cgroups);
 	if (rt.syms)
 		rs_symcache_free(rt.syms);
+	rt_stacks_free(&rt);
 	if (rt.ksyms)
 		ksyms_free(rt.ksyms);
 	arena_free(rt.scratch);

@@ -148,7 +148,8 @@ struct sema_map {
 	bool poisoned;		/* assigned a value that had an error: reads are
 				 * quiet errors, not "read but never assigned" */
 	uint32_t array_slots;	/* >0: a per-CPU array of this many slots, indexed by a u32 (0, or
-				 * the hist/lhist bucket), for aggregations without keys */
+				 * the hist/lhist bucket; their last slot is the sum of the
+				 * values), for aggregations without keys */
 	int id;
 	int64_t lh_min, lh_max, lh_step;
 	const char **labels;	/* a Prometheus label name per key element, from the
@@ -234,6 +235,9 @@ struct sema_opts {
 	sema_suggest_fn suggest;	/* optional: hints for unknown builtins */
 	const char **pos_args;	/* positional parameters $1.. */
 	int npos_args;
+	const char **named_args;	/* "--name" and "--name=value" after the
+					 * script, for getopt() (not $N) */
+	int nnamed_args;
 	int target_pid;		/* -p, 0 if none */
 	bool unsafe;
 	bool has_cpid;		/* -c given */
@@ -309,6 +313,8 @@ struct type sema_kernel_ptr(struct sema_ctx *s, const char *name);
 
 /* the common integer types */
 extern const struct type ty_int64, ty_uint64, ty_void;
+/* a bool: an integer 0 or 1 that prints as false or true */
+extern const struct type ty_bool;
 struct type ty_str(uint32_t size);
 
 #endif
