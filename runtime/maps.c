@@ -340,8 +340,9 @@ int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
 		break;
 	case MK_VALUE:
 		/* pointers too: bpftrace prints pointer values (not keys) in decimal */
-		pm->kind = type_is(&m->value, TT_PRINTS_NUMBER) && !m->value.is_bool ? PR_INT
-											: PR_TEXT_VAL;
+		/* bools and enums print as words */
+		pm->kind = type_is(&m->value, TT_PRINTS_NUMBER) && !m->value.is_bool &&
+					   !m->value.enumv ? PR_INT : PR_TEXT_VAL;
 		break;
 	case MK_AVG: pm->kind = PR_AVG; break;
 	case MK_STATS: pm->kind = PR_STATS; break;

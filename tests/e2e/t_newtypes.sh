@@ -17,6 +17,9 @@
 #                of a known argument is the workload (pid == cpid)
 #   settings_*   the newest release's names (BPFTRACE_MAX_STRLEN ...) beside
 #                0.17's, and missing_probes = warn for a missing uprobe
+#   enum_names   values of an enum type print as their enumerator's name in
+#                map keys and values, with %s and in JSON (the number with
+#                %d, or when no enumerator has it); the kernel's enums too
 #   cpp_*        C++ names: tests/workloads/cxx_names.cc (g++) calls ns::func
 #                and ns::poke twice each; func, usym and ustack print them
 #                demangled; uprobe:BIN:cpp:"ns::func", "ns::func" and globs
@@ -143,6 +146,12 @@ out=$("$SONDE" -e 'config = { missing_probes = warn } uprobe:'$T':no_such_functi
 expect_match newtypes:missing_probes_warn "^sonde: warning: uprobe:$T:no_such_function: symbol 'no_such_function' not found in $T: not attached.*ran.*rc=0" "$(echo $out)"
 out=$("$SONDE" -e 'uprobe:'$T':no_such_function { } BEGIN { printf("ran\n"); exit(); }' 2>&1; echo "rc=$?")
 expect_match newtypes:missing_probes_default_stops "^sonde: uprobe:$T:no_such_function: symbol 'no_such_function' not found in $T rc=1" "$(echo $out)"
+
+# -- enums by name ---------------------------------------------------------------------
+out=$("$SONDE" -q -e 'enum E { A = 1, B, C = -5 } BEGIN { $e = (enum E)2; @m[$e] = count(); @v = (enum E)1; @k[(enum bpf_map_type)1] = 1; printf("%s %d %s %s\n", $e, $e, (enum E)-5, (enum E)7); exit(); }' 2>&1)
+expect_eq newtypes:enum_names $'B 2 C 7\n\n\n@k[BPF_MAP_TYPE_HASH]: 1\n@m[B]: 1\n@v: A' "$out"
+out=$("$SONDE" -q -f json -e 'enum E { A = 1, B } BEGIN { @v = (enum E)1; @m[(enum E)2] = 3; exit(); }' 2>&1)
+expect_eq newtypes:enum_names_json $'{"type": "map", "data": {"@m": {"B": 3}}}\n{"type": "map", "data": {"@v": "A"}}' "$out"
 
 # -- C++ names ---------------------------------------------------------------------------
 X=$B/cxx_names
