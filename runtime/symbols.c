@@ -47,7 +47,7 @@ static struct ksyms *kernel_syms(struct rt *rt)
 		rt->ksyms = ksyms_load();
 		if (!rt->ksyms) {
 			failed = true;
-			fprintf(stderr, "sonde: warning: cannot read kernel symbols from /proc/kallsyms: %s\n",
+			diag_warnf("cannot read kernel symbols from /proc/kallsyms: %s\n",
 				strerror(errno));
 		}
 	}
@@ -87,7 +87,7 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 	if (id < 0) {
 		if (id == -EEXIST && !rt->stack_lost_warned) {
 			rt->stack_lost_warned = true;
-			fprintf(stderr, "sonde: warning: some stacks were lost to stack map hash collisions\n");
+			diag_warnf("some stacks were lost to stack map hash collisions\n");
 		}
 		return 0;
 	}
