@@ -47,6 +47,7 @@ static void usage(FILE *out)
 		"    sonde [options] - [ARGS...]       (the program on standard input)\n"
 		"    sonde -l [PATTERN]\n"
 		"    sonde --info\n"
+		"    sonde diagnose [-p PID | --container ID | -c CMD] [SECONDS]   (sonde diagnose -h)\n"
 		"\n"
 		"OPTIONS:\n"
 		"    -e PROGRAM       trace this program\n"
@@ -173,7 +174,7 @@ static int list(const char *pattern, bool verbose, int pid)
 }
 
 /* -p PID: a number, within pid_max, of a process that runs now */
-static int parse_pid(const char *arg)
+int cli_parse_pid(const char *arg)
 {
 	char *end;
 	errno = 0;
@@ -241,7 +242,7 @@ static char **child_argv(const char *cmd)
 	return av;
 }
 
-static int start_child(const char *cmd, int *go_fd, const char *agent_lib, const char *agent_dir)
+int cli_start_child(const char *cmd, int *go_fd, const char *agent_lib, const char *agent_dir)
 {
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC))
@@ -326,6 +327,8 @@ int main(int argc, char **argv)
 		{"no-warnings", no_argument, NULL, OPT_NO_WARNINGS},
 		{0},
 	};
+	if (argc > 1 && !strcmp(argv[1], "diagnose"))
+		return cli_diagnose(argc - 1, argv + 1);
 	const char *prog_text = NULL, *out_path = NULL, *cmd = NULL, *container = NULL, *emit = NULL;
 	bool do_list = false, unsafe = false, dry_run = false, quiet = false, follow = false;
 	bool exclude_self = false, overhead = false;
@@ -345,7 +348,7 @@ int main(int argc, char **argv)
 		case 'v': verbose++; break;
 		case 'q': quiet = true; break;
 		case 'p':
-			pid = parse_pid(optarg);
+			pid = cli_parse_pid(optarg);
 			if (pid < 0)
 				return 1;
 			break;
@@ -562,7 +565,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "sonde: --user-probes -c: cannot find libsonde-agent.so (set SONDE_AGENT_LIB)\n");
 			goto out_cont;
 		}
-		child = start_child(cmd, &go_fd, lib, agent_dir ? agent_dir : rt_agent_dir());
+		child = cli_start_child(cmd, &go_fd, lib, agent_dir ? agent_dir : rt_agent_dir());
 		if (child < 0) {
 			fprintf(stderr, "sonde: cannot run '%s': %s\n", cmd, strerror(-child));
 			goto out_cont;

@@ -355,8 +355,15 @@ void cg_event_emit(struct cg_ctx *cg, const struct sema_event *ev, struct ast_no
 LLVMValueRef cg_aux_map(struct cg_ctx *cg, const char *name, uint32_t type, uint32_t max_entries,
 			uint32_t key_size, uint32_t value_size)
 {
+	return cg_aux_map_flags(cg, name, type, max_entries, key_size, value_size, 0);
+}
+
+LLVMValueRef cg_aux_map_flags(struct cg_ctx *cg, const char *name, uint32_t type,
+			      uint32_t max_entries, uint32_t key_size, uint32_t value_size,
+			      uint32_t flags)
+{
 	LLVMValueRef g = LLVMGetNamedGlobal(cg->mod, name);
-	return g ? g : cg_declare_map(cg, name, type, max_entries, key_size, value_size, 0);
+	return g ? g : cg_declare_map(cg, name, type, max_entries, key_size, value_size, flags);
 }
 
 LLVMValueRef cg_scratch(struct cg_ctx *cg, const char *name, uint32_t size)

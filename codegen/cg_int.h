@@ -52,6 +52,7 @@ struct cg_ctx {
 	const struct sema_attach *attach;
 	struct cg_var *vars;
 	struct cg_loop *loop;
+	bool reads_cookie;		/* cg_attach_cookie was called for it */
 	LLVMValueRef ret_flag;	/* in a for loop's callback (loops.c): the word a
 				 * `return` sets before it stops the iteration */
 	int nprogs;

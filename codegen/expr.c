@@ -350,6 +350,41 @@ static LLVMValueRef tp_field(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef
 	return cg_load_ext(cg, p, size, e->type.kind == TY_INT && e->type.is_signed);
 }
 
+LLVMValueRef cg_kfunc_slot(struct cg_ctx *cg, uint32_t off, const struct type *t)
+{
+	/* The verifier checks 8-byte loads of the context against BTF, and
+	 * before 5.16 or so refuses a pointer to anything but a struct
+	 * ("arg3 type INT is not a struct" for vfs_read's loff_t *pos):
+	 * such a slot is read as plain memory instead. */
+	if (t->kind == TY_PTR && !(t->elem && t->elem->kind == TY_STRUCT)) {
+		LLVMValueRef tmp = cg_alloca(cg, 8, "kslot");
+		cg_probe_read(cg, tmp, 8, LLVMBuildPtrToInt(cg->b, cg_gep(cg, cg->ctx_arg, off),
+							     cg->i64, ""), 0, 0);
+		return cg_load_i64(cg, tmp);
+	}
+	LLVMValueRef v = cg_load_i64(cg, cg_gep(cg, cg->ctx_arg, off));
+	if (t->kind != TY_INT || t->size >= 8 || !t->size)
+		return v;
+	LLVMValueRef n = LLVMBuildTrunc(cg->b, v, LLVMIntTypeInContext(cg->ctx, t->size * 8), "");
+	return t->is_signed ? LLVMBuildSExt(cg->b, n, cg->i64, "") : LLVMBuildZExt(cg->b, n, cg->i64, "");
+}
+
+/* fentry/fexit args.NAME: a parameter's slot of the context */
+static bool is_karg_field(struct cg_ctx *cg, struct ast_node *e)
+{
+	return e->kind == N_FIELD && e->field.base->kind == N_IDENT &&
+	       !strcmp(e->field.base->ident.name, "args") && cg->attach->kf;
+}
+
+static LLVMValueRef karg_field(struct cg_ctx *cg, struct ast_node *e)
+{
+	const struct sema_kfunc *kf = cg->attach->kf;
+	for (int i = 0; i < kf->nargs; i++)
+		if (!strcmp(kf->names[i], e->field.name))
+			return cg_kfunc_slot(cg, kf->offsets[i], &e->type);
+	return cg_const(cg, 0);	/* sema checked every attach point */
+}
+
 /* is `e` args->field with an array type? */
 static bool is_tp_array(struct cg_ctx *cg, struct ast_node *e)
 {
@@ -401,6 +436,8 @@ static LLVMValueRef cg_field(struct cg_ctx *cg, struct ast_node *e)
 	struct ast_node *b = e->field.base;
 	if (is_tp_field(cg, e))
 		return tp_field(cg, e, NULL);
+	if (is_karg_field(cg, e))
+		return karg_field(cg, e);
 	if (cg_in_memory(e))	/* p->f, p->s.f */
 		return cg_mem_read(cg, e);
 	LLVMValueRef base = cg_expr(cg, b);

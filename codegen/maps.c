@@ -6,7 +6,8 @@
  * userspace folds the CPUs together when it prints.  hist and lhist store
  * one slot per (key, bucket): the bucket index is the key's last 8 bytes.
  * Aggregations without keys are per-CPU arrays (sema_map.array_slots):
- * the key is a u32 index, 0 or the bucket, and the slot always exists.
+ * the key is a u32 index, 0 or the bucket (the last slot of a hist or
+ * lhist is its sum), and the slot always exists.
  * Values assigned with '=' live in shared hashes; '+=' and '++' on them
  * use atomic adds.
  */
@@ -435,7 +436,10 @@ void cg_agg_update(struct cg_ctx *cg, struct ast_node *mn, struct ast_node *call
 	agg_slot(cg, m, key, bi->agg, v);
 	/* the sum beside the buckets, in a slot the text printers skip */
 	if ((bi->agg == MK_HIST || bi->agg == MK_LHIST) && cg->opts->hist_sum) {
-		cg_store_i64(cg, cg_const(cg, CG_HIST_SUM_BUCKET), cg_gep(cg, key, m->key_size - 8));
+		if (m->array_slots)
+			LLVMBuildStore(cg->b, LLVMConstInt(cg->i32, m->array_slots - 1, 0), key);
+		else
+			cg_store_i64(cg, cg_const(cg, CG_HIST_SUM_BUCKET), cg_gep(cg, key, m->key_size - 8));
 		agg_slot(cg, m, key, MK_SUM, v);
 	}
 }

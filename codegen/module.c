@@ -42,6 +42,18 @@ LLVMTypeRef cg_i64(struct cg_ctx *cg) { return cg->i64; }
 LLVMTypeRef cg_ptr(struct cg_ctx *cg) { return cg->ptr; }
 LLVMValueRef cg_ctx_arg(struct cg_ctx *cg) { return cg->ctx_arg; }
 const struct sema_attach *cg_attach(struct cg_ctx *cg) { return cg->attach; }
+
+bool cg_shared_program(struct cg_ctx *cg)
+{
+	return cg->probe->nattach > 1 && !cg->probe->uses_args;
+}
+
+LLVMValueRef cg_attach_cookie(struct cg_ctx *cg)
+{
+	cg->reads_cookie = true;
+	LLVMValueRef args[] = {cg->ctx_arg};
+	return cg_helper_call(cg, BPF_FUNC_get_attach_cookie, args, 1);
+}
 const struct sema_result *cg_sema(struct cg_ctx *cg) { return cg->r; }
 const struct cg_opts *cg_options(struct cg_ctx *cg) { return cg->opts; }
 
@@ -172,7 +184,8 @@ static const char *section_of(struct cg_ctx *cg, const struct sema_attach *at)
 
 	if (!pv->section_names_point)
 		return pv->section;
-	if (at->target)
+	/* libbpf finds fentry/FUNC's BTF id itself, in vmlinux or a module */
+	if (at->target && !at->kf)
 		return arena_printf(cg->a, "%s/%s/%s", pv->section, at->target, at->func);
 	return arena_printf(cg->a, "%s/%s", pv->section, at->func);
 }
@@ -280,6 +293,7 @@ static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int firs
 	cg->attach = at;
 	cg->vars = NULL;
 	cg->loop = NULL;
+	cg->reads_cookie = false;
 	cg->entry = LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry");
 	LLVMPositionBuilderAtEnd(cg->b, cg->entry);
 	cg_set_loc(cg, p->node->loc);
@@ -317,7 +331,7 @@ static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int firs
 	cg->di_sp = NULL;
 
 	cg->progs = arena_grow(cg->a, cg->progs, (size_t)cg->nprogs, sizeof(*cg->progs));
-	cg->progs[cg->nprogs++] = (struct cg_prog){name, p, first, n};
+	cg->progs[cg->nprogs++] = (struct cg_prog){name, p, first, n, cg->reads_cookie};
 }
 
 /* ---- driver ----------------------------------------------------------------- */

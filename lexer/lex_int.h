@@ -92,6 +92,9 @@ void lex_pop_skip(struct lexer *lx);
 const struct lex_define *lex_find_define(const struct lexer *lx, const char *name, size_t len);
 void lex_add_define(struct lexer *lx, const char *name, struct lex_tok *tokens, bool undefined);
 int lex_directive(struct lexer *lx, struct src_loc loc, const char *s, size_t n);
+/* kconst.c: the kernel's ABI constants a kernel header's nested includes
+ * would define (errno, AF_*, DT_*, O_*, signals ...), each unless defined */
+void lex_kernel_consts(struct lexer *lx);
 int lex_skip_directive(struct lexer *lx, struct src_loc loc, const char *s, size_t n);
 
 #endif

@@ -418,6 +418,42 @@ static struct type *check_binary(struct sema_ctx *s, struct ast_node *e)
 	return sema_set(e, sgn ? ty_int64 : ty_uint64);
 }
 
+/* fentry/fexit args.NAME (or args->NAME): a parameter by its BTF name,
+ * of the same kind in every attach point of the probe */
+static struct type *check_kargs_field(struct sema_ctx *s, struct ast_node *e)
+{
+	struct sema_probe *p = s->probe;
+	struct type t = {.kind = TY_ERROR};
+	for (int i = 0; i < p->nattach; i++) {
+		const struct sema_attach *at = &p->attach[i];
+		const struct sema_kfunc *kf = at->kf;
+		int k = 0;
+		while (kf && k < kf->nargs && strcmp(kf->names[k], e->field.name))
+			k++;
+		if (!kf || k == kf->nargs) {
+			struct suggest sg;
+			char hint[512];
+			suggest_init(&sg, e->field.name);
+			for (int j = 0; kf && j < kf->nargs; j++)
+				suggest_add(&sg, kf->names[j]);
+			sema_error(s, e->loc, "%s has no argument '%s'%s", at->name, e->field.name,
+				   suggest_text(&sg, 3, hint, sizeof(hint)));
+			return sema_err_type(e);
+		}
+		if (kf->types[k].size > 8) {
+			sema_error(s, e->loc, "%s: argument '%s' is a struct passed by value, which sonde "
+				   "cannot read", at->name, e->field.name);
+			return sema_err_type(e);
+		}
+		if (i == 0)
+			t = ptr_complete(s, &kf->types[k]);
+		else if (t.kind != kf->types[k].kind)
+			sema_error(s, e->loc, "argument '%s' has different types in %s and %s",
+				   e->field.name, p->attach[0].name, at->name);
+	}
+	return sema_set(e, t);
+}
+
 static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 {
 	struct ast_node *b = e->field.base;
@@ -425,6 +461,10 @@ static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 		if (s->probe->nattach && s->probe->attach[0].type == PT_TRACEPOINT) {
 			sema_set(b, (struct type){.kind = TY_PTR, .size = 8});
 			return check_args_field(s, e);
+		}
+		if (s->probe->nattach && (sema_provider(s->probe->attach[0].type)->ctx & PC_KARGS)) {
+			sema_set(b, (struct type){.kind = TY_PTR, .size = 8});
+			return check_kargs_field(s, e);
 		}
 	}
 	struct type *bt = sema_expr(s, b);

@@ -125,10 +125,9 @@ static void test_builtin_suggestions(void **state)
 			 "t.bt:1:14: error: unknown function 'strcontain'; did you mean 'strcontains'?");
 	expect_one_error("BEGIN { @x = qqqqqq(1); }", "t.bt:1:14: error: unknown function 'qqqqqq'");
 	/* bpftrace's probe types sonde lacks say so, not "unknown probe type" */
-	expect_one_error("kfunc:vfs_read { }",
-			 "t.bt:1:1: error: fentry/fexit (kfunc/kretfunc) probes are not supported by sonde: "
-			 "use a tracepoint (sonde -l 'tracepoint:*'), or kprobe/kretprobe where the kernel "
-			 "has kprobes");
+	/* kfunc is fentry now: a misspelled argument is its one error */
+	expect_one_error("kfunc:vfs_read { @ = args.coutn; }",
+			 "t.bt:1:22: error: fentry:vfs_read has no argument 'coutn'; did you mean 'count'?");
 	expect_one_error("watchpoint:0x1000:8:w { }",
 			 "t.bt:1:1: error: watchpoint probes (hardware breakpoints) are not supported by "
 			 "sonde: a uprobe on the code that writes the address, or a tracepoint, can take "
