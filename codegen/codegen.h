@@ -84,6 +84,9 @@ struct cg_object {
 #define CG_MAP_FAILS_MAP "map_fails"
 /* exit()'s flag: a one-word mmap'able array, present when the script exits */
 #define CG_STOP_MAP "sonde_stop"
+/* --container on a kernel without the ancestor helper in tracing programs:
+ * a cgroup array whose slot 0 the runtime sets to the container's cgroup */
+#define CG_CGROUP_MAP "sonde_cgroup"
 /* stack traces of depth N live in the STACK_TRACE map "stk_N" */
 #define CG_STACK_MAP_FMT "stk_%u"
 /* a join() event: header, u64 count, then CG_JOIN_ARGS NUL-terminated

@@ -37,10 +37,14 @@ static LLVMValueRef lower_gid(struct cg_ctx *cg, struct ast_node *n)
 	return LLVMBuildLShr(cg_builder(cg), v, cg_const(cg, 32), "gid");
 }
 
-/* bpf_get_current_comm() copies the name and zeroes the rest of the
- * buffer, so it writes every byte (into_fills) */
+/* bpf_get_current_comm() copies the name; whether it zeroes the rest of
+ * the buffer depends on the kernel (6.1's strscpy leaves it as it was: a
+ * comm in a map key then differs in its last bytes, and one name prints as
+ * two keys), so the buffer is zeroed first and every byte is written
+ * (into_fills) */
 static void comm_into(struct cg_ctx *cg, struct ast_node *n, LLVMValueRef dst, uint32_t size)
 {
+	cg_memset0(cg, dst, size < 16 ? size : 16);
 	LLVMValueRef args[] = {dst, LLVMConstInt(cg_i32(cg), size < 16 ? size : 16, 0)};
 	cg_helper_call(cg, BPF_FUNC_get_current_comm, args, 2);
 }
