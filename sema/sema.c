@@ -36,7 +36,6 @@ const struct sema_opts *sema_options(struct sema_ctx *s) { return s->opts; }
 const struct sema_probe *sema_cur_probe(struct sema_ctx *s) { return s->probe; }
 void sema_own_scope(struct sema_ctx *s) { s->r->own_scope = true; }
 void sema_need_per_attach(struct sema_ctx *s) { s->probe->uses_args |= s->probe->nattach > 1; }
-bool sema_quiet(const struct sema_ctx *s) { return s->quiet; }
 
 bool sema_need_func_sites(struct sema_ctx *s)
 {

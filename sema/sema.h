@@ -262,8 +262,6 @@ void sema_need_per_attach(struct sema_ctx *s);
  * pass the probe's wildcard uprobes become one attach point per function;
  * false when that was tried already (the wildcard matched nothing) */
 bool sema_need_func_sites(struct sema_ctx *s);
-/* quiet passes report nothing */
-bool sema_quiet(const struct sema_ctx *s);
 /* the script applies -p/--container itself (in_scope, scoped) */
 void sema_own_scope(struct sema_ctx *s);
 /* the expression folds to a compile-time integer (no error when not) */
