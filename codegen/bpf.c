@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/arena.h"
+#include "common/settings.h"
 
 static LLVMValueRef call_ret(struct cg_ctx *cg, int helper, LLVMTypeRef ret, LLVMValueRef *args,
 			     int nargs)
@@ -65,12 +66,33 @@ LLVMValueRef cg_helper_call(struct cg_ctx *cg, int helper, LLVMValueRef *args, i
 	return r;
 }
 
-LLVMValueRef cg_alloca_nozero(struct cg_ctx *cg, uint32_t size, const char *name)
+/* temporaries above on_stack_limit bytes (128 unless the config says)
+ * go to the function's per-CPU frame (module.c) rather than the 512-byte
+ * BPF stack; 8-byte slots always stay on the stack */
+static uint32_t stack_slot_max(void)
 {
-	size = (size + 7) & ~7u;
-	if (!size)
-		size = 8;
+	int64_t n = settings_int(SET_ON_STACK_LIMIT);
+	return n < 8 ? 8 : (uint32_t)n;
+}
+
+static LLVMValueRef new_slot(struct cg_ctx *cg, uint32_t size, const char *name)
+{
 	LLVMBasicBlockRef cur = LLVMGetInsertBlock(cg->b);
+	if (size > stack_slot_max() && cg->init) {
+		/* an offset into the frame, computed in init, which dominates
+		 * every use; the frame is looked up once, before init runs */
+		if (!cg->frame_slot) {
+			LLVMPositionBuilderAtEnd(cg->b, cg->entry);
+			cg->frame_slot = LLVMBuildAlloca(cg->b, cg->ptr, "frameptr");
+			LLVMPositionBuilderAtEnd(cg->b, cg->init);
+			cg->frame_base = LLVMBuildLoad2(cg->b, cg->ptr, cg->frame_slot, "frame");
+		}
+		LLVMPositionBuilderAtEnd(cg->b, cg->init);
+		LLVMValueRef p = cg_gep(cg, cg->frame_base, cg->frame_size);
+		cg->frame_size += size;
+		LLVMPositionBuilderAtEnd(cg->b, cur);
+		return p;
+	}
 	LLVMPositionBuilderAtEnd(cg->b, cg->entry);
 	/* i64 elements keep the slot 8-byte aligned */
 	LLVMValueRef a = LLVMBuildAlloca(cg->b, LLVMArrayType(cg->i64, size / 8), name);
@@ -79,11 +101,66 @@ LLVMValueRef cg_alloca_nozero(struct cg_ctx *cg, uint32_t size, const char *name
 	return a;
 }
 
+LLVMValueRef cg_alloca_nozero(struct cg_ctx *cg, uint32_t size, const char *name)
+{
+	size = (size + 7) & ~7u;
+	if (!size)
+		size = 8;
+	LLVMValueRef a = new_slot(cg, size, name);
+	if (cg->track_temps && LLVMIsAAllocaInst(a)) {
+		/* a temporary of this statement: alive from here to its end */
+		cg->temps = arena_grow(cg->a, cg->temps, (size_t)cg->ntemps, sizeof(*cg->temps));
+		cg->temp_sizes = arena_grow(cg->a, cg->temp_sizes, (size_t)cg->ntemps,
+					    sizeof(*cg->temp_sizes));
+		cg_lifetime(cg, a, size, true);
+		cg->temps[cg->ntemps] = a;
+		cg->temp_sizes[cg->ntemps++] = size;
+	}
+	return a;
+}
+
+/* a slot for the whole program (a $variable), outside any statement's */
+LLVMValueRef cg_alloca_program(struct cg_ctx *cg, uint32_t size, const char *name)
+{
+	size = (size + 7) & ~7u;
+	return new_slot(cg, size ? size : 8, name);
+}
+
+void cg_temps_begin(struct cg_ctx *cg, int *mark)
+{
+	*mark = cg->ntemps;
+	cg->track_temps = true;
+}
+
+void cg_temps_end(struct cg_ctx *cg, int mark, struct src_loc loc)
+{
+	LLVMBasicBlockRef cur = LLVMGetInsertBlock(cg->b);
+	struct cg_fn_stack *fs = cg->nstacks ? &cg->stacks[cg->nstacks - 1] : NULL;
+	uint32_t bytes = 0;
+	for (int i = mark; i < cg->ntemps; i++)
+		bytes += cg->temp_sizes[i];
+	if (fs && fs->fn == cg->fn && bytes > fs->max_temps) {
+		fs->max_temps = bytes;
+		fs->temps_loc = loc;
+	}
+	if (!LLVMGetBasicBlockTerminator(cur))
+		for (int i = mark; i < cg->ntemps; i++)
+			cg_lifetime(cg, cg->temps[i], cg->temp_sizes[i], false);
+	cg->ntemps = mark;
+	cg->track_temps = false;
+}
+
 /* llvm.lifetime.start/end on a stack slot: slots whose lifetimes do not
  * overlap share stack (LLVM's stack colouring), so a probe with many map
  * lookups does not pay 512 bytes of keys it never holds at once */
 void cg_lifetime(struct cg_ctx *cg, LLVMValueRef slot, uint32_t size, bool start)
 {
+	if (!LLVMIsAAllocaInst(slot))	/* a slot in the frame */
+		return;
+	/* a statement's temporary started when it was made (cg_alloca_nozero) */
+	for (int i = cg->ntemps - 1; start && i >= 0; i--)
+		if (cg->temps[i] == slot)
+			return;
 	const char *name = start ? "llvm.lifetime.start" : "llvm.lifetime.end";
 	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
 	LLVMTypeRef ptr = cg->ptr;
@@ -102,7 +179,8 @@ LLVMValueRef cg_alloca_shared(struct cg_ctx *cg, uint32_t size, const char *name
 		if (LLVMIsAAllocaInst(i) && len == strlen(name) && !memcmp(n, name, len))
 			return i;
 	}
-	return cg_alloca_nozero(cg, size, name);
+	/* found again by later statements: never one statement's temporary */
+	return cg_alloca_program(cg, size, name);
 }
 
 void cg_memset0(struct cg_ctx *cg, LLVMValueRef dst, uint32_t size)
@@ -328,8 +406,15 @@ void cg_event_emit(struct cg_ctx *cg, const struct sema_event *ev, struct ast_no
 LLVMValueRef cg_aux_map(struct cg_ctx *cg, const char *name, uint32_t type, uint32_t max_entries,
 			uint32_t key_size, uint32_t value_size)
 {
+	return cg_aux_map_flags(cg, name, type, max_entries, key_size, value_size, 0);
+}
+
+LLVMValueRef cg_aux_map_flags(struct cg_ctx *cg, const char *name, uint32_t type,
+			      uint32_t max_entries, uint32_t key_size, uint32_t value_size,
+			      uint32_t flags)
+{
 	LLVMValueRef g = LLVMGetNamedGlobal(cg->mod, name);
-	return g ? g : cg_declare_map(cg, name, type, max_entries, key_size, value_size, 0);
+	return g ? g : cg_declare_map(cg, name, type, max_entries, key_size, value_size, flags);
 }
 
 LLVMValueRef cg_scratch(struct cg_ctx *cg, const char *name, uint32_t size)

@@ -21,6 +21,15 @@ struct cg_var {
 	struct cg_var *next;
 	const char *name;
 	LLVMValueRef slot;	/* alloca: i64 or bytes */
+	uint32_t size;		/* its bytes */
+	struct src_loc loc;	/* its first assignment */
+};
+
+struct cg_fn_stack {
+	LLVMValueRef fn;
+	uint32_t max_temps;		/* bytes one statement holds at once */
+	struct src_loc temps_loc;	/* that statement */
+	const struct cg_var *vars;	/* its $variables, the last made first */
 };
 
 struct cg_ctx {
@@ -41,11 +50,30 @@ struct cg_ctx {
 	/* the function being generated */
 	LLVMValueRef fn;
 	LLVMValueRef ctx_arg;
-	LLVMBasicBlockRef entry;
+	LLVMBasicBlockRef entry;	/* the allocas, then a branch to init */
+	LLVMBasicBlockRef init;		/* zeroing of variables, the frame's slots */
+	/* values too big for the 512-byte stack (a 1024-byte string) live in
+	 * this function's per-CPU frame: frame_base points into it (loaded in
+	 * init), frame_size bytes are taken so far */
+	LLVMValueRef frame_slot, frame_base;
+	uint32_t frame_size;
 	const struct sema_probe *probe;
 	const struct sema_attach *attach;
 	struct cg_var *vars;
 	struct cg_loop *loop;
+	/* stack slots of the statement being lowered (cg_stmt): their lifetime
+	 * ends with it, so 100 unrolled copies of `@x = 1` share one slot
+	 * instead of adding up past the 512-byte stack */
+	LLVMValueRef *temps;
+	uint32_t *temp_sizes;
+	int ntemps;
+	bool track_temps;
+	/* per generated function, for the message when it needs more stack
+	 * than BPF has: the statement with the most temporaries, and where
+	 * the first $variable is assigned */
+	struct cg_fn_stack *stacks;
+	int nstacks;
+	bool reads_cookie;		/* cg_attach_cookie was called for it */
 	LLVMValueRef ret_flag;	/* in a for loop's callback (loops.c): the word a
 				 * `return` sets before it stops the iteration */
 	int nprogs;

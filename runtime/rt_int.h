@@ -14,6 +14,7 @@
 
 struct ksyms;
 struct rs_symcache;
+struct rt_stacks;
 struct rs_cgcache;
 struct rt_follow;
 struct rt_watch;
@@ -70,6 +71,8 @@ struct rt {
 	int nlinks;
 	int *link_fds;		/* links libbpf does not know (umulti.c) */
 	int nlink_fds;
+	int *held_fds;		/* tracepoint events held past their links (detach.c) */
+	int nheld_fds;
 	int *perf_fds;
 	int nperf, capperf;
 	int *map_fds;		/* by sema map id */
@@ -85,18 +88,18 @@ struct rt {
 	struct rs_symcache *syms;
 	struct rs_cgcache *cgroups;
 	const char **attach_names;	/* global attach index -> probe name */
-	const char **attach_funcs;	/* ... -> its function (func without cookies) */
+	const char **attach_funcs;	/* ... -> its function (func: SEMA_FUNC_OF_ATTACH) */
 	int nattach_names;
 	const char **site_names;	/* uprobe cookie -> function name */
 	int nsite_names;
 	bool stacks;		/* stack key elements come with their frames (pr_key.stack) */
 	bool render_in_key;	/* stacks in map keys indent 4 columns, else 8 */
+	struct rt_stacks *stack_index;	/* stack id -> frames, read from the stack maps (symbols.c) */
 	/* one reading of CLOCK_REALTIME and CLOCK_MONOTONIC for every
 	 * strftime() of the run, so two timestamps print exactly their
 	 * difference apart (bpftrace's strftime_microsecond_extension) */
 	struct timespec clock_real, clock_mono;
 	bool clocks_read;
-	bool stack_lost_warned;
 	bool child_traced;	/* -c child under ptrace (symbols.c) */
 	struct rt_follow *follow;	/* --follow: uprobe queries kept for rescans */
 	struct rt_watch *watch;		/* --follow, -v: uprobe files to notice changes of */
@@ -152,6 +155,9 @@ void rt_events_close(struct rt *rt);
 /* symbols.c: stacks, usym, buf, ntop, strftime as text; join events;
  * reading a process's mappings while it lives (EV_PID_SEEN) */
 const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *p);
+/* symbols.c: the stacks the stack maps had no room for, once at exit */
+void rt_stacks_report_lost(struct rt *rt);
+void rt_stacks_free(struct rt *rt);
 /* symbols.c: a stack value's frames, for the writers that draw stacks */
 const struct pr_stack *rt_stack_frames(struct rt *rt, const struct type *t, const uint8_t *p);
 void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *args, size_t len);
@@ -166,6 +172,10 @@ pid_t rt_child_wait(struct rt *rt, int *status, bool block);
  * prog_attach is the i-th attach point a program serves. */
 void rt_add_link(struct rt *rt, struct bpf_link *l);
 int rt_keep_link(struct rt *rt, const struct sema_attach *at, struct bpf_link *l, int *count);
+/* detach.c: keep fd (a perf event whose program has a link of its own)
+ * until rt_detach_all, which destroys every link and releases them */
+void rt_hold_event(struct rt *rt, int fd);
+void rt_detach_all(struct rt *rt);
 const struct sema_attach *rt_prog_attach(const struct cg_prog *p, int i);
 /* The attach functions, one file per probe family: run.c's attachers[]
  * indexes them by probe type.  Each attaches prog at one attach point,
@@ -175,6 +185,11 @@ typedef int rt_attach_fn(struct rt *rt, struct bpf_program *prog, const struct s
 			 int *count);
 rt_attach_fn rt_attach_uprobe, rt_attach_usdt;		/* uprobe.c */
 rt_attach_fn rt_attach_kprobe;				/* kprobe.c */
+rt_attach_fn rt_attach_fentry;				/* fentry.c */
+/* kprobe.c: before loading, the programs that serve several kernel
+ * functions take the kprobe_multi attach type where the kernel has it
+ * (SONDE_NO_KPROBE_MULTI=1 keeps a link per function) */
+void rt_kprobe_prepare(struct rt *rt);
 rt_attach_fn rt_attach_tracepoint, rt_attach_raw_tracepoint;	/* tracepoint.c */
 rt_attach_fn rt_attach_perf;	/* perf.c: interval, profile, software, hardware */
 /* uprobe.c: plan resolves every uprobe attach point in source order
