@@ -86,6 +86,9 @@ struct cg_object {
 #define CG_MAP_FAILS_MAP "map_fails"
 /* exit()'s flag: a one-word mmap'able array, present when the script exits */
 #define CG_STOP_MAP "sonde_stop"
+/* --container on a kernel without the ancestor helper in tracing programs:
+ * a cgroup array whose slot 0 the runtime sets to the container's cgroup */
+#define CG_CGROUP_MAP "sonde_cgroup"
 /* stack traces of depth N: the hash "ustk_N" (user) or "kstk_N" (kernel)
  * from the frames (N u64, zero padded) to a u32 id; CG_STACK_LOST_MAP
  * counts the stacks they had no room for (per CPU), and CG_STACK_LOST_ID

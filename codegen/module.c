@@ -31,6 +31,7 @@
 
 #include "common/arena.h"
 #include "common/diag.h"
+#include "host/host.h"
 
 enum { DW_ATE_signed = 5 };
 
@@ -207,13 +208,26 @@ LLVMValueRef cg_in_scope(struct cg_ctx *cg)
 		 * a process started with `docker exec` in a nested cgroup).
 		 * The helper is allowed in every program type sonde attaches
 		 * (uprobe, tracepoint, raw_tp, perf_event; t_containers.sh
-		 * loads each).  A task whose cgroup is shallower than the
+		 * loads each), on kernels after 5.10.  A task whose cgroup is shallower than the
 		 * level gets 0, which never equals a real id.
 		 */
-		LLVMValueRef lvl = cg_const(cg, (uint64_t)cg->opts->filter_cgroup_level);
-		LLVMValueRef id = cg_helper_call(cg, BPF_FUNC_get_current_ancestor_cgroup_id, &lvl, 1);
-		LLVMValueRef in = LLVMBuildICmp(cg->b, LLVMIntEQ, id,
-						cg_const(cg, cg->opts->filter_cgroup), "");
+		LLVMValueRef in;
+		if (host_feature(HF_ANCESTOR_CGROUP)) {
+			LLVMValueRef lvl = cg_const(cg, (uint64_t)cg->opts->filter_cgroup_level);
+			LLVMValueRef id = cg_helper_call(cg, BPF_FUNC_get_current_ancestor_cgroup_id, &lvl, 1);
+			in = LLVMBuildICmp(cg->b, LLVMIntEQ, id, cg_const(cg, cg->opts->filter_cgroup), "");
+		} else {
+			/* 5.10 has that helper in cgroup programs only: there
+			 * bpf_current_task_under_cgroup (4.9) asks the same
+			 * of the cgroup in slot 0 of a cgroup array (the
+			 * runtime puts the container's there) */
+			LLVMValueRef map = LLVMGetNamedGlobal(cg->mod, CG_CGROUP_MAP);
+			if (!map)
+				map = cg_declare_map(cg, CG_CGROUP_MAP, BPF_MAP_TYPE_CGROUP_ARRAY, 1, 4, 4, 0);
+			LLVMValueRef args[] = {map, cg_const(cg, 0)};
+			LLVMValueRef r = cg_helper_call(cg, BPF_FUNC_current_task_under_cgroup, args, 2);
+			in = LLVMBuildICmp(cg->b, LLVMIntEQ, r, cg_const(cg, 1), "");
+		}
 		ok = LLVMBuildAnd(cg->b, ok, in, "");
 	}
 	return ok;

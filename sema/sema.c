@@ -36,6 +36,14 @@ const struct sema_opts *sema_options(struct sema_ctx *s) { return s->opts; }
 const struct sema_probe *sema_cur_probe(struct sema_ctx *s) { return s->probe; }
 void sema_own_scope(struct sema_ctx *s) { s->r->own_scope = true; }
 void sema_need_per_attach(struct sema_ctx *s) { s->probe->uses_args |= s->probe->nattach > 1; }
+
+bool sema_need_func_sites(struct sema_ctx *s)
+{
+	if (!s->quiet)
+		return false;	/* expanded after a quiet pass, or it matched nothing */
+	s->probe->func_sites = true;
+	return true;
+}
 struct ast_node *sema_assign_target(struct sema_ctx *s) { return s->assign_target; }
 
 /* ---- variables ---------------------------------------------------------- */
@@ -372,6 +380,10 @@ static void check_probes(struct sema_ctx *s)
 		check_block(s, p->node->probe.body);
 		if (s->quiet)
 			s->learned[i] = s->vars;
+		if (p->func_sites) {
+			p->func_sites = false;
+			sema_expand_func_sites(s, p);
+		}
 	}
 }
 
