@@ -342,16 +342,6 @@ static int attach_all(struct rt *rt, int *count, bool timers)
 	return 0;
 }
 
-static void detach_all(struct rt *rt)
-{
-	for (int i = 0; i < rt->nlinks; i++)
-		bpf_link__destroy(rt->links[i]);
-	rt->nlinks = 0;
-	for (int i = 0; i < rt->nlink_fds; i++)
-		close(rt->link_fds[i]);
-	rt->nlink_fds = 0;
-}
-
 static bool only_special(const struct sema_result *r)
 {
 	for (int i = 0; i < r->nprobes; i++)
@@ -416,7 +406,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	if (o->dry_run) {
 		if (attach_all(&rt, &count, true))
 			goto out;
-		detach_all(&rt);
+		rt_detach_all(&rt);
 		if (!o->quiet)
 			fprintf(stderr, "sonde: dry run: %d probe%s loaded and attached\n", count,
 				count == 1 ? "" : "s");
@@ -487,7 +477,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
 	rt_agent_detach(&rt);
-	detach_all(&rt);
+	rt_detach_all(&rt);
 	rt_stop_drain(&rt);
 	rt.ev.exited = false;	/* END's own output prints */
 	run_special(&rt, PT_END);
@@ -528,13 +518,14 @@ out:
 	rt_stop_close(&rt);
 	rt_agent_detach(&rt);
 	rt_agent_free(&rt);
-	detach_all(&rt);
+	rt_detach_all(&rt);
 	rt_follow_free(&rt);
 	rt_watch_free(&rt);
 	rt_uprobe_plans_free(&rt);
 	rt_overhead_free(&rt);
 	free(rt.links);
 	free(rt.link_fds);
+	free(rt.held_fds);
 	rt_events_close(&rt);
 	bpf_object__close(rt.bpf);
 	free(rt.map_fds);
