@@ -119,4 +119,9 @@ LLVMValueRef cg_bitfield(struct cg_ctx *cg, LLVMValueRef word, const struct type
 /* expr.c: `size` bytes at ptr, sign- or zero-extended to an i64 */
 LLVMValueRef cg_load_ext(struct cg_ctx *cg, LLVMValueRef ptr, uint32_t size, bool is_signed);
 
+/* at the end of a function's entry block: look up its per-CPU frame (the
+ * frame_size bytes its big temporaries took) and store its address in
+ * frame_slot, where init loads it (module.c) */
+void cg_emit_frame(struct cg_ctx *cg, const char *name);
+
 #endif

@@ -255,7 +255,7 @@ static void emit_filters(struct cg_ctx *cg)
  * (The kernel limits a per-CPU value to 32 KB: some 30 strings of the
  * largest max_strlen.)
  */
-static void emit_frame(struct cg_ctx *cg, const char *name)
+void cg_emit_frame(struct cg_ctx *cg, const char *name)
 {
 	LLVMValueRef p = cg_scratch(cg, arena_printf(cg->a, "f%s", name), cg->frame_size);
 	LLVMBuildStore(cg->b, p, cg->frame_slot);
@@ -328,7 +328,7 @@ static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int firs
 	LLVMBuildBr(cg->b, body);
 	LLVMPositionBuilderAtEnd(cg->b, cg->entry);
 	if (cg->frame_size)
-		emit_frame(cg, name);
+		cg_emit_frame(cg, name);
 	LLVMBuildBr(cg->b, cg->init);
 	cg->init = NULL;
 	cg->di_sp = NULL;

@@ -85,10 +85,25 @@ void diag_error(struct diag *d, struct src_loc loc, const char *fmt, ...)
 	va_end(ap);
 }
 
+bool diag_no_warnings;
+
+void diag_warnf(const char *fmt, ...)
+{
+	if (diag_no_warnings)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("sonde: warning: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
 /* -k: a helper's failure at run time, located like an error, but the
  * script goes on */
 void diag_warn(struct diag *d, struct src_loc loc, const char *fmt, ...)
 {
+	if (diag_no_warnings)
+		return;
 	va_list ap;
 	va_start(ap, fmt);
 	report(d, "warning", loc, fmt, ap);

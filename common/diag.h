@@ -46,6 +46,10 @@ void diag_error(struct diag *d, struct src_loc loc, const char *fmt, ...)
 /* the same for a caller that wraps it with its own variadic reporter */
 void diag_verror(struct diag *d, struct src_loc loc, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
+/* --no-warnings: diag_warn and diag_warnf print nothing */
+extern bool diag_no_warnings;
+/* "sonde: warning: " and the message on stderr (runtime warnings) */
+void diag_warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void diag_warn(struct diag *d, struct src_loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* The span covering both a and b. */
