@@ -40,8 +40,8 @@ struct cg_opts {
 	bool hist_sum;		/* hist/lhist also add each value into the slot
 				 * CG_HIST_SUM_BUCKET of their key (the exact _sum of a
 				 * Prometheus histogram); only scrape formats read it */
-	int helper_check;	/* -k: 1 map updates and deletes report failures
-				 * (EV_HELPER_ERROR), -kk: 2 probe reads too */
+	int helper_check;	/* -k (and -kk): map updates and deletes and
+				 * memory reads report failures (EV_HELPER_ERROR) */
 	int ncpus;		/* per-CPU slots an aggregation read in an expression
 				 * folds (0: 1): the possible CPUs, or with
 				 * --user-probes the agents' shards (SA_NSHARDS) */
