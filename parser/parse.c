@@ -755,10 +755,29 @@ const char *parse_int_text(struct parse_ctx *px, uint64_t v)
 }
 
 /* program = config? (probe | struct_def)* */
+/* map_decl = "let" map "=" name "(" integer ")" ";" (sema checks the names) */
+void parse_map_decl(struct parse_ctx *px, const char *map, struct src_loc map_loc,
+		    const char *type, struct src_loc type_loc, uint64_t entries,
+		    struct src_loc entries_loc)
+{
+	struct ast_map_decl *d = arena_new_obj(px->arena, struct ast_map_decl);
+	d->name = map;
+	d->loc = map_loc;
+	d->type = type;
+	d->type_loc = type_loc;
+	d->entries = entries;
+	d->entries_loc = entries_loc;
+	if (!px->decls_tail)
+		px->decls_tail = &px->decls;
+	*px->decls_tail = d;
+	px->decls_tail = &d->next;
+}
+
 struct ast_node *parse_program_node(struct parse_ctx *px, struct parse_config_list config,
 				    struct parse_list items, struct src_loc loc)
 {
 	struct ast_node *n = ast_new(px->arena, N_PROGRAM, loc);
+	n->program.decls = px->decls;
 	n->program.config = config.head;
 	n->program.items = items.head;
 	return n;

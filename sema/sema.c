@@ -381,6 +381,64 @@ static uint32_t array_slots(const struct sema_map *m)
 	return 1;
 }
 
+/*
+ * let @m = hash(n), lruhash(n), percpuhash(n), percpulruhash(n),
+ * percpuarray(n): the BPF map type and size of a map.  Values live in
+ * shared maps and aggregations in per-CPU ones (as everywhere in sonde), so
+ * the declaration must agree with what the map holds.
+ */
+static void apply_decls(struct sema_ctx *s, const struct ast_map_decl *decls)
+{
+	static const struct { const char *name; bool percpu, lru, array; } types[] = {
+		{"hash", false, false, false}, {"lruhash", false, true, false},
+		{"percpuhash", true, false, false}, {"percpulruhash", true, true, false},
+		{"percpuarray", true, false, true},
+	};
+	for (const struct ast_map_decl *d = decls; d; d = d->next) {
+		size_t t = 0;
+		while (t < sizeof(types) / sizeof(types[0]) && strcmp(types[t].name, d->type))
+			t++;
+		if (t == sizeof(types) / sizeof(types[0])) {
+			sema_error(s, d->type_loc, "unknown map type '%s': use hash, lruhash, percpuhash, "
+				   "percpulruhash or percpuarray", d->type);
+			continue;
+		}
+		if (d->entries < 1 || d->entries > UINT32_MAX) {
+			sema_error(s, d->entries_loc, "map '%s': the number of entries must be 1 to %u",
+				   d->name, UINT32_MAX);
+			continue;
+		}
+		struct sema_map *m = NULL;
+		for (int i = 0; i < s->nmaps && !m; i++)
+			if (!strcmp(s->maps[i]->name, d->name))
+				m = s->maps[i];
+		if (!m) {
+			diag_warn(s->d, d->loc, "map '%s' is declared but never used", d->name);
+			continue;
+		}
+		if (m->decl) {
+			sema_error(s, d->loc, "map '%s' is declared twice", d->name);
+			continue;
+		}
+		bool agg = m->kind != MK_VALUE;
+		if (agg != types[t].percpu) {
+			sema_error(s, d->type_loc, agg ? "map '%s' holds %s, a per-CPU aggregation: declare it "
+				   "percpuhash or percpulruhash (percpuarray without keys)"
+				   : "map '%s' holds values (%s): declare it hash or lruhash",
+				   d->name, agg ? sema_kind_name(m->kind) : type_str(s->a, &m->value));
+			continue;
+		}
+		if (types[t].array && m->key.kind != TY_NONE) {
+			sema_error(s, d->type_loc, "map '%s' has keys: percpuarray is for an aggregation "
+				   "without keys (@m = count()); use percpuhash", d->name);
+			continue;
+		}
+		m->decl = d;
+		m->lru = types[t].lru;
+		m->max_entries = (uint32_t)d->entries;
+	}
+}
+
 static void finish_maps(struct sema_ctx *s)
 {
 	for (int i = 0; i < s->nmaps; i++) {
@@ -391,7 +449,8 @@ static void finish_maps(struct sema_ctx *s)
 			ks = (ks + 7) & ~7u;
 		m->key_size = ks + ((m->kind == MK_HIST || m->kind == MK_LHIST) ? 8 : 0);
 		m->percpu = m->kind != MK_VALUE && m->kind != MK_NONE;
-		m->array_slots = array_slots(m);
+		/* a declared hash stays a hash, even without keys */
+		m->array_slots = m->decl && strcmp(m->decl->type, "percpuarray") ? 0 : array_slots(m);
 		switch (m->kind) {
 		case MK_NONE:
 			m->value_size = 8;
@@ -464,6 +523,8 @@ struct sema_result *sema_run(struct arena *a, struct diag *d, struct ast_node *p
 	for (int i = 0; i < s.nmaps && !errors_before; i++)
 		if (s.maps[i]->kind == MK_NONE)
 			sema_map_unassigned(&s, s.maps[i], s.maps[i]->loc, "used");
+	if (!s.errors)
+		apply_decls(&s, prog->program.decls);
 	if (s.errors)
 		return NULL;
 	if (s.nmaps)

@@ -123,6 +123,9 @@ struct sema_map {
 				 * quiet errors, not "read but never assigned" */
 	uint32_t array_slots;	/* >0: a per-CPU array of this many slots, indexed by a u32 (0, or
 				 * the hist/lhist bucket), for aggregations without keys */
+	const struct ast_map_decl *decl;	/* let @m = lruhash(n); or NULL */
+	uint32_t max_entries;	/* declared: the BPF map's size (0: max_map_keys) */
+	bool lru;		/* declared lruhash or percpulruhash */
 	int id;
 	int64_t lh_min, lh_max, lh_step;
 	const char **labels;	/* a Prometheus label name per key element, from the

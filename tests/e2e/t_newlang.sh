@@ -62,6 +62,33 @@ expect_eq newlang:macro_wrong_parameter "stdin:1:70: error: macro 'wrong_paramet
 out=$(nl_run 'begin { assert(1 == 1, "fine"); assert(1 == 2, "math"); printf("not reached\n"); }'; echo "rc=$?")
 expect_eq newlang:assert $'assert failed: math\n\n\nrc=1' "$out"
 
+# -- map declarations: tests/runtime/map's cases ------------------------------
+out=$(nl_run 'let @a = hash(1); begin { @a[1] = 1; @a[2] = 2; }' | sed '/^$/d')
+expect_eq newlang:decl_hash_full $'@a[1]: 1\nsonde: warning: map \'@a\' was full (1 keys): 1 update was lost; declare it larger (let @m = hash(N))' "$out"
+out=$(nl_run 'let @a = hash(1); begin { @a[0] = 0; @a[0] = 1; }' | sed '/^$/d')
+expect_eq newlang:decl_hash_same_key '@a[0]: 1' "$out"
+# an LRU map evicts instead of refusing: never a "full" warning
+out=$(nl_run 'let @a = lruhash(2); begin { @a[0] = 0; @a[1] = 1; @a[2] = 2; }' | sed '/^$/d')
+expect_match newlang:decl_lruhash_evicts '^@a\[2\]: 2$' "$out"
+expect_eq newlang:decl_lruhash_no_warning '' "$(printf '%s\n' "$out" | grep warning)"
+out=$(nl_run 'let @a = percpuhash(1); begin { @a[1] = count(); @a[2] = count(); }' | sed '/^$/d' | head -1)
+expect_eq newlang:decl_percpuhash '@a[1]: 1' "$out"
+out=$(nl_run 'let @a = percpulruhash(1); begin { @a[1] = count(); @a[2] = count(); }' | sed '/^$/d')
+expect_eq newlang:decl_percpulruhash '@a[2]: 1' "$out"
+out=$(nl_run 'let @a = percpuarray(1); begin { @a = count(); @a = count(); }' | sed '/^$/d')
+expect_eq newlang:decl_percpuarray '@a: 2' "$out"
+out=$(nl_run 'let @a = percpuhash(1); begin { }' | head -1)
+expect_eq newlang:decl_unused "stdin:1:5: warning: map '@a' is declared but never used" "$out"
+out=$(nl_run 'let @a = hash(10); begin { @a[1] = count(); }' | head -1)
+expect_eq newlang:decl_mismatch "stdin:1:10: error: map '@a' holds count, a per-CPU aggregation: declare it percpuhash or percpulruhash (percpuarray without keys)" "$out"
+# the kernel's own account of the map: its type and size as declared
+if command -v bpftool >/dev/null; then
+	out=$(timeout 60 "$SONDE" -q --unsafe -e 'let @langa_decl = lruhash(7); begin { @langa_decl[1] = 1; system("bpftool map show name m0_langa_decl"); }' 2>&1 | tr '\n\t' '  ')
+	expect_match newlang:decl_kernel_map 'lru_hash +name m0_langa_decl .*max_entries 7 ' "$out"
+else
+	skip newlang:decl_kernel_map "bpftool is not installed"
+fi
+
 fi
 rm -f "$f"
 
@@ -138,5 +165,32 @@ expect_eq newlang:macro_wrong_parameter "stdin:1:70: error: macro 'wrong_paramet
 # the standard library's assert: a failed one ends the run with status 1
 out=$(nl_run 'begin { assert(1 == 1, "fine"); assert(1 == 2, "math"); printf("not reached\n"); }'; echo "rc=$?")
 expect_eq newlang:assert $'assert failed: math\n\n\nrc=1' "$out"
+
+# -- map declarations: tests/runtime/map's cases ------------------------------
+out=$(nl_run 'let @a = hash(1); begin { @a[1] = 1; @a[2] = 2; }' | sed '/^$/d')
+expect_eq newlang:decl_hash_full $'@a[1]: 1\nsonde: warning: map \'@a\' was full (1 keys): 1 update was lost; declare it larger (let @m = hash(N))' "$out"
+out=$(nl_run 'let @a = hash(1); begin { @a[0] = 0; @a[0] = 1; }' | sed '/^$/d')
+expect_eq newlang:decl_hash_same_key '@a[0]: 1' "$out"
+# an LRU map evicts instead of refusing: never a "full" warning
+out=$(nl_run 'let @a = lruhash(2); begin { @a[0] = 0; @a[1] = 1; @a[2] = 2; }' | sed '/^$/d')
+expect_match newlang:decl_lruhash_evicts '^@a\[2\]: 2$' "$out"
+expect_eq newlang:decl_lruhash_no_warning '' "$(printf '%s\n' "$out" | grep warning)"
+out=$(nl_run 'let @a = percpuhash(1); begin { @a[1] = count(); @a[2] = count(); }' | sed '/^$/d' | head -1)
+expect_eq newlang:decl_percpuhash '@a[1]: 1' "$out"
+out=$(nl_run 'let @a = percpulruhash(1); begin { @a[1] = count(); @a[2] = count(); }' | sed '/^$/d')
+expect_eq newlang:decl_percpulruhash '@a[2]: 1' "$out"
+out=$(nl_run 'let @a = percpuarray(1); begin { @a = count(); @a = count(); }' | sed '/^$/d')
+expect_eq newlang:decl_percpuarray '@a: 2' "$out"
+out=$(nl_run 'let @a = percpuhash(1); begin { }' | head -1)
+expect_eq newlang:decl_unused "stdin:1:5: warning: map '@a' is declared but never used" "$out"
+out=$(nl_run 'let @a = hash(10); begin { @a[1] = count(); }' | head -1)
+expect_eq newlang:decl_mismatch "stdin:1:10: error: map '@a' holds count, a per-CPU aggregation: declare it percpuhash or percpulruhash (percpuarray without keys)" "$out"
+# the kernel's own account of the map: its type and size as declared
+if command -v bpftool >/dev/null; then
+	out=$(timeout 60 "$SONDE" -q --unsafe -e 'let @langa_decl = lruhash(7); begin { @langa_decl[1] = 1; system("bpftool map show name m0_langa_decl"); }' 2>&1 | tr '\n\t' '  ')
+	expect_match newlang:decl_kernel_map 'lru_hash +name m0_langa_decl .*max_entries 7 ' "$out"
+else
+	skip newlang:decl_kernel_map "bpftool is not installed"
+fi
 
 fi

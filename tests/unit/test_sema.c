@@ -231,6 +231,34 @@ static void test_let_and_for(void **state)
 		     "        ^~~~~\n");
 }
 
+/* let @m = type(n): the BPF map's type and size */
+static void test_map_decls(void **state)
+{
+	struct checked c;
+	check(&c, "let @a = lruhash(7); let @b = percpuhash(3); let @c = percpuarray(1); let @d = hash(2);"
+		  "begin { @a[1] = 1; @b[2] = count(); @c = sum(1); @d = 5; }", NULL, 0);
+	assert_non_null(c.r);
+	assert_int_equal(map(c.r, "@a")->max_entries, 7);
+	assert_true(map(c.r, "@a")->lru);
+	assert_int_equal(map(c.r, "@b")->max_entries, 3);
+	assert_false(map(c.r, "@b")->lru);
+	assert_true(map(c.r, "@c")->array_slots > 0);
+	assert_int_equal(map(c.r, "@d")->array_slots, 0);	/* a hash, as declared */
+	checked_free(&c);
+	expect_error("let @a = lruhash(0); begin { @a[1] = 1; }",
+		     "t.bt:1:18: error: map '@a': the number of entries must be 1 to 4294967295\n"
+		     "let @a = lruhash(0); begin { @a[1] = 1; }\n"
+		     "                 ^\n");
+	expect_error("let @a = percpuhash(4); begin { @a[1] = 1; }",
+		     "t.bt:1:10: error: map '@a' holds values (int64): declare it hash or lruhash\n"
+		     "let @a = percpuhash(4); begin { @a[1] = 1; }\n"
+		     "         ^~~~~~~~~~\n");
+	expect_error("let @a = hash(4); let @a = hash(5); begin { @a[1] = 1; }",
+		     "t.bt:1:23: error: map '@a' is declared twice\n"
+		     "let @a = hash(4); let @a = hash(5); begin { @a[1] = 1; }\n"
+		     "                      ^~\n");
+}
+
 static void test_errors(void **state)
 {
 	expect_error("BEGIN { @x = count(); @x = sum(1); }",
@@ -294,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_positional),
 		cmocka_unit_test(test_printf_event),
 		cmocka_unit_test(test_let_and_for),
+		cmocka_unit_test(test_map_decls),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
