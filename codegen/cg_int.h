@@ -72,6 +72,8 @@ LLVMValueRef cg_declare_map(struct cg_ctx *cg, const char *name, uint32_t type,
 /* maps.c */
 void cg_maps_declare(struct cg_ctx *cg);
 LLVMValueRef cg_map_read(struct cg_ctx *cg, struct ast_node *map);	/* expression value */
+/* an aggregation's value at key (a pointer): every CPU's slot folded */
+LLVMValueRef cg_agg_read(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key);
 void cg_map_assign(struct cg_ctx *cg, struct ast_node *map, struct ast_node *value);
 void cg_map_compound(struct cg_ctx *cg, struct ast_node *map, enum ast_op op,
 		     LLVMValueRef v, LLVMValueRef *old_out, LLVMValueRef *new_out);

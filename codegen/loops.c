@@ -201,8 +201,16 @@ void cg_for(struct cg_ctx *cg, struct ast_node *st)
 		/* $kv = (key, value) */
 		const struct type_field *k = &var->type.fields[0], *v = &var->type.fields[1];
 		cg_memcpy(cg, cg_gep(cg, slot, k->offset), LLVMGetParam(fn, 1), k->type.size);
-		cg_memcpy(cg, cg_gep(cg, slot, v->offset), LLVMGetParam(fn, 2),
-			  v->type.size < m->value_size ? v->type.size : m->value_size);
+		if (m->percpu) {
+			/* an aggregation: the value is this CPU's slot; fold them
+			 * all, as a read of @m[k] does */
+			LLVMValueRef key = cg_alloca_nozero(cg, m->key_size, "for_key");
+			cg_memcpy(cg, key, LLVMGetParam(fn, 1), m->key_size);
+			cg_store_i64(cg, cg_agg_read(cg, m, key), cg_gep(cg, slot, v->offset));
+		} else {
+			cg_memcpy(cg, cg_gep(cg, slot, v->offset), LLVMGetParam(fn, 2),
+				  v->type.size < m->value_size ? v->type.size : m->value_size);
+		}
 	} else {
 		LLVMValueRef start = cg_load_i64(cg, cg_gep(cg, cb_frame, (uint32_t)(n + 2) * 8));
 		cg_store_i64(cg, LLVMBuildAdd(cg->b, start, LLVMGetParam(fn, 0), ""), slot);

@@ -162,16 +162,19 @@ static void check_for(struct sema_ctx *s, struct ast_node *st)
 				   map->name);
 			return;
 		}
-		if (map->kind != MK_VALUE) {
+		/* counts, sums, mins, maxes and averages read as integers */
+		bool num = map->kind == MK_COUNT || map->kind == MK_SUM || map->kind == MK_MIN ||
+			   map->kind == MK_MAX || map->kind == MK_AVG;
+		if (map->kind != MK_VALUE && !num) {
 			sema_error(s, m->loc, "map '%s' holds %s: for loops iterate over maps of values "
-				   "(@m[k] = v), not aggregations", map->name, sema_kind_name(map->kind));
+				   "and of count, sum, min, max and avg", map->name, sema_kind_name(map->kind));
 			return;
 		}
 		vt = (struct type){.kind = TY_TUPLE, .nfields = 2};
 		vt.fields = arena_new_array(s->a, struct type_field, 2);
 		vt.fields[0].type = sema_deep_copy(s->a, &map->key);
-		vt.fields[1].type = sema_deep_copy(s->a, &map->value);
-		m->type = map->value;
+		vt.fields[1].type = num ? ty_int64 : sema_deep_copy(s->a, &map->value);
+		m->type = vt.fields[1].type;
 	} else {
 		check_cond(s, st->for_.start);
 		check_cond(s, st->for_.end);

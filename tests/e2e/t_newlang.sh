@@ -9,6 +9,7 @@ if need_root newlang:bpf; then
 # run PROGRAM: sonde -q -e PROGRAM, stdout and stderr; a script that should
 # end by itself and hangs is cut off (and fails its comparison)
 nl_run() { timeout 60 "$SONDE" -q -e "$1" 2>&1; }
+build_workload syscall_loop
 
 # -- begin/end: lower case, any case for provider names, and a script of
 #    only begin/end probes ends by itself after them ---------------------
@@ -106,6 +107,12 @@ out=$(nl_run 'begin { @map[16] = 32; @map[64] = 128; for ($kv : @map) { print($k
 expect_eq newlang:for_map_one_key $'(16, 32)\n(64, 128)' "$out"
 out=$(nl_run 'begin { @map[10,11] = 20; for ($kv : @map) { print($kv.0.0); print($kv.0.1); print($kv.1); } clear(@map); }')
 expect_eq newlang:for_map_two_keys $'10\n11\n20' "$out"
+# an aggregation's value is every CPU's slot folded (the child may move
+# between CPUs while it makes its 1000 calls)
+out=$(nl_run 'begin { @map[16,17] = count(); @map[16,17] = count(); @map[1,2] = count(); for ($kv : @map) { print($kv); } clear(@map); }' | sed '/^$/d' | sort)
+expect_eq newlang:for_map_aggregation $'((1, 2), 1)\n((16, 17), 2)' "$out"
+out=$(timeout 60 "$SONDE" -q -c "$B/syscall_loop 1000" -e 'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @c[comm] = count(); @s[comm] = sum(2); } end { for ($kv : @c) { printf("%s %d\n", $kv.0, $kv.1); } for ($kv : @s) { printf("sum %d\n", $kv.1); } clear(@c); clear(@s); }' 2>&1 | grep -v '^[0-9.][0-9.]*$' | sed '/^$/d')
+expect_eq newlang:for_map_aggregation_cpus $'syscall_loop 1000\nsum 2000' "$out"
 out=$(nl_run 'begin { @map["foo"] = 1; @map["bar"] = 2; print("start"); for ($i : @map) { print($i.0); break; } print("done"); clear(@map); }')
 expect_match newlang:for_map_break '^start
 (foo|bar)
@@ -125,7 +132,6 @@ expect_eq newlang:for_range_break_continue '1 5 1 3 ' "$out"
 out=$(nl_run 'begin { for ($i : 0..3) { for ($j : 0..2) { @[$i, $j] = $i * 10 + $j; } } for ($kv : @) { if ($kv.1 == 21) { return; } } printf("not reached\n"); } end { printf("end\n"); clear(@); }')
 expect_eq newlang:for_return_nested 'end' "$out"
 # in a tracepoint: builtins and args inside the body, counted exactly
-build_workload syscall_loop
 out=$(timeout 60 "$SONDE" -q -c "$B/syscall_loop 5" -e 'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { for ($i : 0..3) { @n[comm, args->__syscall_nr > 0] = count(); } }' 2>/dev/null | grep -v '^[0-9.][0-9.]*$')
 expect_eq newlang:for_in_tracepoint $'\n\n@n[syscall_loop, 1]: 15' "$out"
 

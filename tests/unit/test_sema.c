@@ -216,10 +216,10 @@ static void test_let_and_for(void **state)
 		     "t.bt:1:35: error: variable '$i' is used before it is assigned\n"
 		     "begin { for ($i : 0..2) { } print($i); }\n"
 		     "                                  ^~\n");
-	expect_error("begin { @c[1] = count(); for ($kv : @c) { } }",
-		     "t.bt:1:37: error: map '@c' holds count: for loops iterate over maps of values "
-		     "(@m[k] = v), not aggregations\n"
-		     "begin { @c[1] = count(); for ($kv : @c) { } }\n"
+	expect_error("begin { @c[1] = hist(1); for ($kv : @c) { } }",
+		     "t.bt:1:37: error: map '@c' holds hist: for loops iterate over maps of values "
+		     "and of count, sum, min, max and avg\n"
+		     "begin { @c[1] = hist(1); for ($kv : @c) { } }\n"
 		     "                                    ^~\n");
 	expect_error("begin { @s = 1; for ($kv : @s) { } }",
 		     "t.bt:1:28: error: map '@s' has no keys: a for loop iterates over a map with keys\n"
