@@ -15,6 +15,8 @@ build_workload syscall_loop
 #    only begin/end probes ends by itself after them ---------------------
 out=$(nl_run 'begin { printf("hi\n"); @a = 1; } end { printf("bye\n"); }')
 expect_eq newlang:begin_end_ends_itself $'hi\nbye\n\n\n@a: 1' "$out"
+out=$(nl_run 'begin { print(probe); } end { print(probe); }' | sed '/^$/d')
+expect_eq newlang:begin_probe_name $'begin\nend' "$out"
 out=$(nl_run 'begin { @x = 1 } Interval:ms:1 { @y = 2; exit() }')
 expect_eq newlang:provider_any_case $'\n\n@x: 1\n@y: 2' "$out"
 # BEGIN as 0.17 writes it keeps 0.17's behaviour: it runs until Ctrl-C
