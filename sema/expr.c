@@ -463,12 +463,22 @@ static struct type *positional(struct sema_ctx *s, struct ast_node *e, bool as_t
 	char *end = NULL;
 	errno = 0;
 	long long x = v && *v ? strtoll(v, &end, 0) : 0;
-	if (errno == ERANGE && v[0] != '-')	/* 0xffffffffffffffff: all 64 bits */
+	if (errno == ERANGE && v[0] != '-') {	/* 0xffffffffffffffff: all 64 bits */
+		errno = 0;
 		x = (long long)strtoull(v, &end, 0);
+	}
+	if (e->pos.index > 0 && !as_text && v && *v && !*end && errno == ERANGE) {
+		/* 18446744073709551616 is no number of 64 bits (bpftrace 0.17
+		 * refuses it too); it must not quietly become -1 */
+		sema_error(s, e->loc, "$%d used numerically but given \"%s\", which does not "
+			   "fit in 64 bits; str($%d) is the text", e->pos.index, v, e->pos.index);
+		return sema_err_type(e);
+	}
 	if (e->pos.index == 0 || (!as_text && (!v || !*v || !*end))) {
 		e->kind = N_INT;
 		e->i.value = (uint64_t)(e->pos.index == 0 ? s->opts->npos_args : x);
 		e->i.is_char = false;
+		e->i.is_signed = true;
 		return sema_set(e, ty_int64);
 	}
 	if (!v)
@@ -699,6 +709,7 @@ static struct type *check_sizeof(struct sema_ctx *s, struct ast_node *e)
 	e->kind = N_INT;
 	e->i.value = t.size;
 	e->i.is_char = false;
+	e->i.is_signed = false;
 	return sema_set(e, ty_uint64);
 }
 

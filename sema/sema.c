@@ -293,6 +293,10 @@ static void check_stmt(struct sema_ctx *s, struct ast_node *st)
 					   "unroll count must be 1 to 100, not %lld", (long long)n);
 			st->unroll.count->kind = N_INT;
 			st->unroll.count->i.value = (uint64_t)n;
+			/* the node was a unary minus, a positional ...: its union
+			 * holds no flags of a literal */
+			st->unroll.count->i.is_char = false;
+			st->unroll.count->i.is_signed = true;
 		}
 		check_block(s, st->unroll.body);
 		return;
@@ -341,6 +345,15 @@ static void check_block(struct sema_ctx *s, struct ast_node *b)
 static int map_cmp(const void *a, const void *b)
 {
 	return strcmp((*(struct sema_map *const *)a)->name, (*(struct sema_map *const *)b)->name);
+}
+
+/* how many maps have a kind: what a quiet pass learns */
+static int known_maps(const struct sema_ctx *s)
+{
+	int n = 0;
+	for (int i = 0; i < s->nmaps; i++)
+		n += s->maps[i]->kind != MK_NONE;
+	return n;
 }
 
 static void check_probes(struct sema_ctx *s)
@@ -511,12 +524,24 @@ struct sema_result *sema_run(struct arena *a, struct diag *d, struct ast_node *p
 		sema_check_attach_limits(&s);
 	if (s.errors)
 		return NULL;
+	/* quiet passes until they learn no more maps: a map read before the
+	 * assignment that gives its kind (seeksize.bt; `$x = @l; @s = $x;
+	 * @l = 1`) makes what it flows into known one pass later */
 	s.quiet = true;
-	check_probes(&s);
+	for (int pass = 0, known = -1; pass < SEMA_MAX_QUIET_PASSES; pass++) {
+		int now = known_maps(&s);
+		if (now == known || (pass && !s.unknown_reads))
+			break;
+		known = now;
+		s.unknown_reads = 0;
+		for (int i = 0; i < s.nmaps; i++)
+			s.maps[i]->poisoned = false;
+		check_probes(&s);
+	}
 	s.quiet = false;
 	s.errors = 0;
-	/* a map poisoned in the first pass may have been poisoned by its own
-	 * read (`@s = @s`): the second pass decides again, and reports */
+	/* a map poisoned in a quiet pass may have been poisoned by its own
+	 * read (`@s = @s`): the last pass decides again, and reports */
 	for (int i = 0; i < s.nmaps; i++)
 		s.maps[i]->poisoned = false;
 	check_probes(&s);

@@ -38,7 +38,8 @@ struct sema_ctx {
 	struct diag *d;
 	const struct sema_opts *opts;
 	struct sema_result *r;
-	bool quiet;		/* first pass: infer map kinds, report nothing */
+	bool quiet;		/* first passes: infer map kinds, report nothing */
+	int unknown_reads;	/* reads of a map with no kind yet, this pass */
 	int errors;
 	struct sema_probe *probe;	/* being checked */
 	struct sema_var *vars;		/* scratch variables of this probe */
@@ -61,6 +62,7 @@ struct sema_ctx {
 
 #define STR_MAX 64	/* bytes of a string value, NUL included */
 #define MAX_TUPLE 16	/* fields of a tuple, keys of a map */
+#define SEMA_MAX_QUIET_PASSES 16	/* a chain of maps read before assigned, this deep */
 
 /* types.c */
 bool sema_is_int(const struct type *t);		/* an integer or a pointer */

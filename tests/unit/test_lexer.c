@@ -430,7 +430,7 @@ static void test_define_errors(void **state)
 static void test_directives(void **state)
 {
 	check_tokens("#!/usr/bin/env bpftrace\n#include <linux/sched.h>\n"
-		     "#include \"x.h\"\n#pragma once\n#\nBEGIN{}",
+		     "#include \"linux/x.h\"\n#pragma once\n#\nBEGIN{}",
 		     "attach:BEGIN { }");
 	check_tokens("#ifndef BPFTRACE_HAVE_BTF\n#include <a.h>\nX\n#else\n"
 		     "Y\n#endif\n", "attach:Y");
@@ -455,6 +455,20 @@ static void test_directives(void **state)
 
 static void test_directive_errors(void **state)
 {
+	/* a header found nowhere is an error naming it, as clang's for
+	 * bpftrace; a kernel header is BTF's (see test_directives) */
+	check_error("#include <nonexistent/foo.h>\nBEGIN {}\n", "error",
+		    "test.bt:1:11: error: '#include': file not found: 'nonexistent/foo.h'\n"
+		    "#include <nonexistent/foo.h>\n"
+		    "          ^~~~~~~~~~~~~~~~~\n");
+	check_error("#include \"nonexistent.h\"\n", "error",
+		    "test.bt:1:11: error: '#include': file not found: 'nonexistent.h'\n"
+		    "#include \"nonexistent.h\"\n"
+		    "          ^~~~~~~~~~~~~\n");
+	check_error("#include <errno.h\n", "error",
+		    "test.bt:1:10: error: '#include': missing the closing '>'\n"
+		    "#include <errno.h\n"
+		    "         ^~~~~~~~\n");
 	check_error("#ifndef X\nBEGIN {}\n", "attach:BEGIN { } error",
 		    "test.bt:1:1: error: '#ifndef' without '#endif'\n"
 		    "#ifndef X\n"

@@ -168,6 +168,33 @@ static void test_positional(void **state)
 	checked_free(&c);
 }
 
+/* a number past 64 bits is refused, as bpftrace 0.17 does; it was -1 */
+static void test_positional_out_of_range(void **state)
+{
+	static const char *const bad[] = {"18446744073709551616", "99999999999999999999999",
+					  "-9223372036854775809"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *pos[] = {bad[i]};
+		struct checked c;
+		char want[256];
+		snprintf(want, sizeof(want),
+			 "t.bt:1:14: error: $1 used numerically but given \"%s\", which does not "
+			 "fit in 64 bits; str($1) is the text\n"
+			 "BEGIN { @a = $1; }\n"
+			 "             ^~\n", bad[i]);
+		check(&c, "BEGIN { @a = $1; }", pos, 1);
+		assert_null(c.r);
+		assert_string_equal(c.msgs, want);
+		checked_free(&c);
+	}
+	/* all 64 bits, and text, still do */
+	const char *pos[] = {"0xffffffffffffffff", "99999999999999999999999"};
+	struct checked c;
+	check(&c, "BEGIN { @a = $1; @b = str($2); }", pos, 2);
+	assert_non_null(c.r);
+	checked_free(&c);
+}
+
 static void test_printf_event(void **state)
 {
 	struct checked c;
@@ -320,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_key_layout),
 		cmocka_unit_test(test_per_attach),
 		cmocka_unit_test(test_positional),
+		cmocka_unit_test(test_positional_out_of_range),
 		cmocka_unit_test(test_printf_event),
 		cmocka_unit_test(test_let_and_for),
 		cmocka_unit_test(test_map_decls),
