@@ -68,7 +68,7 @@ void sema_var_assign(struct sema_ctx *s, struct ast_node *target, const struct t
 	if (t->kind == TY_VOID || t->kind == TY_NONE || t->kind == TY_HIST ||
 	    t->kind == TY_COUNT || t->kind == TY_LHIST || t->kind == TY_STATS) {
 		sema_error(s, loc, "variable '$%s': this expression has no value to store",
-			   target->var.name);
+			   sema_var_shown(s, target->var.name));
 		return;
 	}
 	if (v && sema_is_error(&v->type)) {
@@ -89,7 +89,7 @@ void sema_var_assign(struct sema_ctx *s, struct ast_node *target, const struct t
 		s->vars = v;
 	}
 	if (!sema_compatible(&v->type, t, true))
-		sema_error(s, loc, "variable '$%s' holds %s, cannot assign %s", v->name,
+		sema_error(s, loc, "variable '$%s' holds %s, cannot assign %s", sema_var_shown(s, v->name),
 			   type_str(s->a, &v->type), type_str(s->a, t));
 	sema_layout(&v->type);
 	target->type = v->type;
@@ -127,7 +127,7 @@ static void check_let(struct sema_ctx *s, struct ast_node *st)
 		if (!sema_is_error(vt) && !(sema_is_int(&decl) && sema_is_int(vt)) &&
 		    !sema_compatible(&decl, vt, false)) {
 			sema_error(s, v->loc, "variable '$%s' is declared %s, cannot assign %s",
-				   st->assign.ctype.name ? st->assign.ctype.name : "", type_str(s->a, &decl),
+				   sema_var_shown(s, t->var.name), type_str(s->a, &decl),
 				   type_str(s->a, vt));
 			return;
 		}
@@ -240,7 +240,8 @@ static void check_assign(struct sema_ctx *s, struct ast_node *st)
 	if (st->assign.op != OP_NONE) {
 		struct sema_var *var = sema_var_find(s, t->var.name);
 		if (!var) {
-			sema_error(s, t->loc, "variable '$%s' is used before it is assigned", t->var.name);
+			sema_error(s, t->loc, "variable '$%s' is used before it is assigned",
+				   sema_var_shown(s, t->var.name));
 			return;
 		}
 		if (!sema_is_error(vt) && !sema_is_error(&var->type) &&

@@ -252,6 +252,11 @@ static void test_let_and_for(void **state)
 		     "t.bt:1:28: error: map '@s' has no keys: a for loop iterates over a map with keys\n"
 		     "begin { @s = 1; for ($kv : @s) { } }\n"
 		     "                           ^~\n");
+	/* messages name a block's variable as written */
+	expect_error("begin { let $x = 1; if (1) { let $x = 2; $x = \"s\"; } }",
+		     "t.bt:1:47: error: variable '$x' holds int64, cannot assign string[2]\n"
+		     "begin { let $x = 1; if (1) { let $x = 2; $x = \"s\"; } }\n"
+		     "                                              ^~~\n");
 	expect_error("begin { break; }",
 		     "t.bt:1:9: error: 'break' outside a loop\n"
 		     "begin { break; }\n"
