@@ -534,6 +534,8 @@ enum host_feature {
 	HF_FENTRY,		/* fentry/fexit attach (5.5) */
 	HF_OVERRIDE_RETURN,	/* bpf_override_return in kprobes */
 	HF_D_PATH,		/* bpf_d_path in fentry */
+	HF_FOR_EACH,		/* bpf_for_each_map_elem (5.13): for ($kv : @m) */
+	HF_LOOP,		/* bpf_loop (5.17): for ($i : a..b) */
 	HF__COUNT
 };
 enum host_answer { HF_NO, HF_YES, HF_UNKNOWN };

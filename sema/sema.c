@@ -144,11 +144,23 @@ static void check_let(struct sema_ctx *s, struct ast_node *st)
 	sema_var_assign(s, t, &decl, st->loc);
 }
 
+/* a for loop's helper, or a located error that names the kernel it needs */
+static bool for_helper(struct sema_ctx *s, struct ast_node *st, enum host_feature f)
+{
+	if (s->quiet || host_feature(f))
+		return true;
+	sema_error(s, st->loc, "a for loop %s needs %s (Linux %s), which this kernel does not have",
+		   st->for_.map ? "over a map" : "over a range", host_feature_what(f), host_feature_since(f));
+	return false;
+}
+
 /* for ($kv : @m): $kv is (key, value), the key a tuple for several keys;
  * for ($i : a..b): an int64 from a up to b - 1 */
 static void check_for(struct sema_ctx *s, struct ast_node *st)
 {
 	struct type vt;
+	if (!for_helper(s, st, st->for_.map ? HF_FOR_EACH : HF_LOOP))
+		return;
 	if (st->for_.map) {
 		struct ast_node *m = st->for_.map;
 		struct sema_map *map = sema_map_of(s, m);
@@ -168,6 +180,12 @@ static void check_for(struct sema_ctx *s, struct ast_node *st)
 		if (map->kind != MK_VALUE && !num) {
 			sema_error(s, m->loc, "map '%s' holds %s: for loops iterate over maps of values "
 				   "and of count, sum, min, max and avg", map->name, sema_kind_name(map->kind));
+			return;
+		}
+		if (num && !s->quiet && !host_feature(HF_PERCPU_LOOKUP)) {
+			sema_error(s, m->loc, "a for loop over the aggregation '%s' needs %s (Linux %s), "
+				   "which this kernel does not have", map->name,
+				   host_feature_what(HF_PERCPU_LOOKUP), host_feature_since(HF_PERCPU_LOOKUP));
 			return;
 		}
 		vt = (struct type){.kind = TY_TUPLE, .nfields = 2};

@@ -73,6 +73,13 @@ expect_eq newlang:for_return_nested 'end' "$out"
 out=$(timeout 60 "$SONDE" -q -c "$B/syscall_loop 5" -e 'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { for ($i : 0..3) { @n[comm, args->__syscall_nr > 0] = count(); } }' 2>/dev/null | grep -v '^[0-9.][0-9.]*$')
 expect_eq newlang:for_in_tracepoint $'\n\n@n[syscall_loop, 1]: 15' "$out"
 
+# a kernel without the helpers (as SONDE_NO_FEATURES makes this one look):
+# a located error naming the helper and the kernel that has it
+out=$(SONDE_NO_FEATURES=loop nl_run 'begin { for ($i : 0..3) { } }' | head -1)
+expect_eq newlang:for_range_needs_bpf_loop 'stdin:1:9: error: a for loop over a range needs bpf_loop (Linux 5.17), which this kernel does not have' "$out"
+out=$(SONDE_NO_FEATURES=for_each nl_run 'begin { @m[1] = 1; for ($kv : @m) { } }' | head -1)
+expect_eq newlang:for_map_needs_for_each 'stdin:1:20: error: a for loop over a map needs bpf_for_each_map_elem (Linux 5.13), which this kernel does not have' "$out"
+
 # -- duration literals (nanoseconds) and the one-part interval/profile forms -
 out=$(nl_run 'begin { $a = 1m; print($a); print(1s + 100ms + 5us + 7ns); print(2h / 1h + 1d / 1h); print(123UL + 1_000); }' | sed '/^$/d')
 expect_eq newlang:duration_literals $'60000000000\n1100005007\n26\n1123' "$out"
