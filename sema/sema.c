@@ -147,7 +147,15 @@ static void check_let(struct sema_ctx *s, struct ast_node *st)
 /* a for loop's helper, or a located error that names the kernel it needs */
 static bool for_helper(struct sema_ctx *s, struct ast_node *st, enum host_feature f)
 {
-	if (s->quiet || host_feature(f))
+	if (s->quiet)
+		return true;
+	if (sema_in_user_probe(s)) {
+		/* the agent's interpreter runs no callbacks */
+		sema_error(s, st->loc, "for loops do not run in the traced processes (--user-probes): "
+			   "use a while loop, or drop --user-probes for this script");
+		return false;
+	}
+	if (host_feature(f))
 		return true;
 	sema_error(s, st->loc, "a for loop %s needs %s (Linux %s), which this kernel does not have",
 		   st->for_.map ? "over a map" : "over a range", host_feature_what(f), host_feature_since(f));

@@ -80,6 +80,9 @@ expect_eq newlang:for_range_needs_bpf_loop 'stdin:1:9: error: a for loop over a 
 out=$(SONDE_NO_FEATURES=for_each nl_run 'begin { @m[1] = 1; for ($kv : @m) { } }' | head -1)
 expect_eq newlang:for_map_needs_for_each 'stdin:1:20: error: a for loop over a map needs bpf_for_each_map_elem (Linux 5.13), which this kernel does not have' "$out"
 
+out=$(timeout 60 "$SONDE" --user-probes -e 'uprobe:libc:getppid { for ($i : 0..2) { @n = count(); } }' 2>&1 | head -1)
+expect_eq newlang:for_not_in_agent 'stdin:1:23: error: for loops do not run in the traced processes (--user-probes): use a while loop, or drop --user-probes for this script' "$out"
+
 # -- duration literals (nanoseconds) and the one-part interval/profile forms -
 out=$(nl_run 'begin { $a = 1m; print($a); print(1s + 100ms + 5us + 7ns); print(2h / 1h + 1d / 1h); print(123UL + 1_000); }' | sed '/^$/d')
 expect_eq newlang:duration_literals $'60000000000\n1100005007\n26\n1123' "$out"
