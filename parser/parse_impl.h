@@ -31,6 +31,8 @@ struct parse_ctx {
 	int expr_nodes;		/* expression nodes of the current statement */
 	bool failed;		/* a builder reported an error */
 	struct ast_map_decl *decls, **decls_tail;	/* let @m = hash(n); in order */
+	bool newer;		/* syntax bpftrace 0.17 does not parse (let, for,
+				 * macros, block values, map declarations) */
 };
 
 /* One error per parse: the first is reported, and the parse has failed;

@@ -523,6 +523,9 @@ struct sema_result *sema_run(struct arena *a, struct diag *d, struct ast_node *p
 	struct sema_result *r = arena_new_obj(a, struct sema_result);
 	s.r = r;
 	r->program = prog;
+	/* a script 0.17 cannot parse is one for newer bpftrace: with only
+	 * BEGIN/END it ends by itself, however it spells them */
+	r->ends_itself = prog->program.newer;
 	int n = 0;
 	for (struct ast_node *it = prog->program.items; it; it = it->next)
 		n += it->kind == N_PROBE;

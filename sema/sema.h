@@ -232,9 +232,10 @@ struct sema_result {
 	struct sema_event **events;
 	int nevents;
 	int nattach;		/* total concrete attach points */
-	bool ends_itself;	/* a BEGIN/END written "begin"/"end" (bpftrace 0.24 on):
-				 * with only those probes, the run ends after BEGIN
-				 * instead of waiting for Ctrl-C as 0.17 does */
+	bool ends_itself;	/* a BEGIN/END written "begin"/"end", or syntax 0.17 does
+				 * not parse (bpftrace 0.24 on): with only those probes,
+				 * the run ends after BEGIN instead of waiting for Ctrl-C
+				 * as 0.17 does */
 	bool own_scope;		/* the script reads in_scope/scoped: it applies -p and
 				 * --container itself, sonde filters none of its probes */
 };

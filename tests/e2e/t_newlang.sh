@@ -15,6 +15,9 @@ build_workload syscall_loop
 #    only begin/end probes ends by itself after them ---------------------
 out=$(nl_run 'begin { printf("hi\n"); @a = 1; } end { printf("bye\n"); }')
 expect_eq newlang:begin_end_ends_itself $'hi\nbye\n\n\n@a: 1' "$out"
+# BEGIN in a script 0.17 could not parse (let): no 0.17 behaviour to keep
+out=$(nl_run 'BEGIN { let $x = 2; print($x); }' | sed '/^$/d')
+expect_eq newlang:BEGIN_newer_syntax_ends_itself '2' "$out"
 out=$(nl_run 'begin { print(probe); } end { print(probe); }' | sed '/^$/d')
 expect_eq newlang:begin_probe_name $'begin\nend' "$out"
 out=$(nl_run 'begin { @x = 1 } Interval:ms:1 { @y = 2; exit() }')
