@@ -41,11 +41,18 @@ struct cg_ctx {
 	/* the function being generated */
 	LLVMValueRef fn;
 	LLVMValueRef ctx_arg;
-	LLVMBasicBlockRef entry;
+	LLVMBasicBlockRef entry;	/* the allocas, then a branch to init */
+	LLVMBasicBlockRef init;		/* zeroing of variables, the frame's slots */
+	/* values too big for the 512-byte stack (a 1024-byte string) live in
+	 * this function's per-CPU frame: frame_base points into it (loaded in
+	 * init), frame_size bytes are taken so far */
+	LLVMValueRef frame_slot, frame_base;
+	uint32_t frame_size;
 	const struct sema_probe *probe;
 	const struct sema_attach *attach;
 	struct cg_var *vars;
 	struct cg_loop *loop;
+	bool reads_cookie;		/* cg_attach_cookie was called for it */
 	LLVMValueRef ret_flag;	/* in a for loop's callback (loops.c): the word a
 				 * `return` sets before it stops the iteration */
 	int nprogs;
@@ -61,6 +68,9 @@ void cg_set_loc(struct cg_ctx *cg, struct src_loc loc);
 void cg_stmt(struct cg_ctx *cg, struct ast_node *st);
 /* expr.c: the stack slot of variable node v (made, zeroed, on first use) */
 struct cg_var *cg_var_slot(struct cg_ctx *cg, struct ast_node *v);
+/* module.c: at the end of entry, the per-CPU frame of function `name`
+ * (cg->frame_size bytes) into frame_slot */
+void cg_emit_frame(struct cg_ctx *cg, const char *name);
 /* loops.c: for ($kv : @m) {..}, for ($i : a..b) {..} */
 void cg_for(struct cg_ctx *cg, struct ast_node *st);
 /* i1 truth value of an integer expression */

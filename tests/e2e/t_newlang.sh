@@ -76,6 +76,11 @@ expect_eq newlang:for_return_nested 'end' "$out"
 out=$(timeout 60 "$SONDE" -q -c "$B/syscall_loop 5" -e 'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { for ($i : 0..3) { @n[comm, args->__syscall_nr > 0] = count(); } }' 2>/dev/null | grep -v '^[0-9.][0-9.]*$')
 expect_eq newlang:for_in_tracepoint $'\n\n@n[syscall_loop, 1]: 15' "$out"
 
+# values too big for the stack (max_strlen 1024) in the body: the callback
+# has a per-CPU frame of its own
+out=$(timeout 60 "$SONDE" -q -c "$B/syscall_loop 1" -e 'config = { max_strlen = 1024 } tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { for ($i : 0..2) { $s = comm; $t = str(args->__syscall_nr > 0 ? "yes" : "no"); if ($i == 1) { @f[$s, $t] = count(); } } }' 2>&1 | grep -v '^[0-9.][0-9.]*$' | sed '/^$/d')
+expect_eq newlang:for_big_values '@f[syscall_loop, yes]: 1' "$out"
+
 # a kernel without the helpers (as SONDE_NO_FEATURES makes this one look):
 # a located error naming the helper and the kernel that has it
 out=$(SONDE_NO_FEATURES=loop nl_run 'begin { for ($i : 0..3) { } }' | head -1)
