@@ -75,6 +75,15 @@ static uint32_t stack_slot_max(void)
 	return n < 8 ? 8 : (uint32_t)n;
 }
 
+LLVMValueRef cg_alloca_stack(struct cg_ctx *cg, uint32_t size, const char *name)
+{
+	LLVMBasicBlockRef init = cg->init;
+	cg->init = NULL;	/* no frame: the stack, whatever the size */
+	LLVMValueRef a = cg_alloca_nozero(cg, size, name);
+	cg->init = init;
+	return a;
+}
+
 LLVMValueRef cg_alloca_nozero(struct cg_ctx *cg, uint32_t size, const char *name)
 {
 	size = (size + 7) & ~7u;

@@ -68,6 +68,10 @@ void cg_set_loc(struct cg_ctx *cg, struct src_loc loc);
 void cg_stmt(struct cg_ctx *cg, struct ast_node *st);
 /* expr.c: the stack slot of variable node v (made, zeroed, on first use) */
 struct cg_var *cg_var_slot(struct cg_ctx *cg, struct ast_node *v);
+/* bpf.c: an uninitialised slot on the BPF stack even when it is larger
+ * than on_stack_limit (a helper that takes only stack, as bpf_loop's
+ * callback context) */
+LLVMValueRef cg_alloca_stack(struct cg_ctx *cg, uint32_t size, const char *name);
 /* module.c: at the end of entry, the per-CPU frame of function `name`
  * (cg->frame_size bytes) into frame_slot */
 void cg_emit_frame(struct cg_ctx *cg, const char *name);

@@ -158,7 +158,8 @@ void cg_for(struct cg_ctx *cg, struct ast_node *st)
 	collect(st->for_.body, &vs);
 	int n = vs.n;
 	/* the frame: variables, the probe's context, returned, start, length */
-	LLVMValueRef frame = cg_alloca_nozero(cg, (uint32_t)(n + 4) * 8, "for_frame");
+	/* on the stack: the helpers take no other memory for the callback's */
+	LLVMValueRef frame = cg_alloca_stack(cg, (uint32_t)(n + 4) * 8, "for_frame");
 	struct cg_var **slots = arena_new_array(cg->a, struct cg_var *, n ? n : 1);
 	for (int i = 0; i < n; i++) {
 		slots[i] = cg_var_slot(cg, vs.vars[i]);

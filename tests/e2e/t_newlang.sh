@@ -81,6 +81,10 @@ expect_eq newlang:for_in_tracepoint $'\n\n@n[syscall_loop, 1]: 15' "$out"
 out=$(timeout 60 "$SONDE" -q -c "$B/syscall_loop 1" -e 'config = { max_strlen = 1024 } tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { for ($i : 0..2) { $s = comm; $t = str(args->__syscall_nr > 0 ? "yes" : "no"); if ($i == 1) { @f[$s, $t] = count(); } } }' 2>&1 | grep -v '^[0-9.][0-9.]*$' | sed '/^$/d')
 expect_eq newlang:for_big_values '@f[syscall_loop, yes]: 1' "$out"
 
+# many variables: the callback's context stays on the stack however large
+out=$(nl_run 'begin { $a=1; $b=2; $c=3; $d=4; $e=5; $f=6; $g=7; $h=8; $i=9; $j=10; $k=11; $l=12; $m=13; $n=14; for ($x : 0..2) { $a += $b + $c + $d + $e + $f + $g + $h + $i + $j + $k + $l + $m + $n; } print($a); }' | sed '/^$/d')
+expect_eq newlang:for_many_variables '209' "$out"
+
 # a kernel without the helpers (as SONDE_NO_FEATURES makes this one look):
 # a located error naming the helper and the kernel that has it
 out=$(SONDE_NO_FEATURES=loop nl_run 'begin { for ($i : 0..3) { } }' | head -1)
