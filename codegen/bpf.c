@@ -120,6 +120,17 @@ LLVMValueRef cg_alloca_nozero(struct cg_ctx *cg, uint32_t size, const char *name
 	return a;
 }
 
+/* on the stack whatever its size, never in the frame: the context of a
+ * helper's callback (bpf_loop takes stack memory only) */
+LLVMValueRef cg_alloca_stack(struct cg_ctx *cg, uint32_t size, const char *name)
+{
+	LLVMBasicBlockRef init = cg->init;
+	cg->init = NULL;	/* new_slot puts a slot in the frame only with an init block */
+	LLVMValueRef a = new_slot(cg, (size + 7) & ~7u, name);
+	cg->init = init;
+	return a;
+}
+
 /* a slot for the whole program (a $variable), outside any statement's */
 LLVMValueRef cg_alloca_program(struct cg_ctx *cg, uint32_t size, const char *name)
 {

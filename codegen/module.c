@@ -140,7 +140,8 @@ const char *cg_map_obj_name(struct arena *a, const struct sema_map *m)
 
 static LLVMValueRef declare_user_map(struct cg_ctx *cg, const struct sema_map *m)
 {
-	uint32_t entries = cg->opts->map_keys_max ? cg->opts->map_keys_max : CG_MAP_KEYS_MAX;
+	uint32_t entries = m->max_entries ? m->max_entries
+		: cg->opts->map_keys_max ? cg->opts->map_keys_max : CG_MAP_KEYS_MAX;
 	if (m->kind == MK_HIST || m->kind == MK_LHIST)
 		entries *= CG_HIST_SLOTS_PER_KEY;	/* one slot per (key, bucket) */
 	cg->map_declared[m->id] = true;
@@ -148,9 +149,10 @@ static LLVMValueRef declare_user_map(struct cg_ctx *cg, const struct sema_map *m
 		return cg->map_globals[m->id] = declare_map(cg, cg_map_obj_name(cg->a, m),
 							    BPF_MAP_TYPE_PERCPU_ARRAY, m->array_slots,
 							    4, m->value_size, 0);
-	return cg->map_globals[m->id] = declare_map(cg, cg_map_obj_name(cg->a, m),
-						    m->percpu ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH,
-						    entries, m->key_size, m->value_size, 0);
+	uint32_t type = m->lru ? (m->percpu ? BPF_MAP_TYPE_LRU_PERCPU_HASH : BPF_MAP_TYPE_LRU_HASH)
+			       : m->percpu ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
+	return cg->map_globals[m->id] = declare_map(cg, cg_map_obj_name(cg->a, m), type, entries,
+						    m->key_size, m->value_size, 0);
 }
 
 /* A module's own maps: the two every program may use now, the script's

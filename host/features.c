@@ -132,6 +132,20 @@ static int probe_percpu_lookup(void)
 	return r;
 }
 
+/* a helper libbpf can ask the verifier about (one with a callback, which
+ * a raw call cannot be made to accept without one) */
+static int probe_for_each(void)
+{
+	int r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_for_each_map_elem, NULL);
+	return r > 0 ? 1 : r == 0 ? 0 : may_load() ? 0 : -1;
+}
+
+static int probe_loop(void)
+{
+	int r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_loop, NULL);
+	return r > 0 ? 1 : r == 0 ? 0 : may_load() ? 0 : -1;
+}
+
 static int probe_override_return(void)
 {
 	return probe_kprobe_helper(BPF_FUNC_override_return, 0);
@@ -292,6 +306,8 @@ static const struct host_feature_def {
 	[HF_ANCESTOR_CGROUP] = {"ancestor_cgroup", "bpf_get_current_ancestor_cgroup_id in tracing programs",
 				"after 5.10", probe_ancestor_cgroup},
 	[HF_BIG_KEYS] = {"big_keys", "hash map keys over 512 bytes", "after 5.10", probe_big_keys},
+	[HF_FOR_EACH] = {"for_each", "bpf_for_each_map_elem", "5.13", probe_for_each},
+	[HF_LOOP] = {"loop", "bpf_loop", "5.17", probe_loop},
 };
 
 static int answers[HF__COUNT];	/* 0: not asked yet; else enum host_answer + 1 */

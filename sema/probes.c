@@ -377,6 +377,7 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 	enum probe_type type = pv->type;
 	/* "begin"/"end" are the newest release's spelling, which 0.17 does
 	 * not parse: such a script ends by itself after them (run.c) */
+	const char *written = parts[0];
 	if (pv->runs_once && strcmp(parts[0], pv->name))
 		s->r->ends_itself = true;
 	parts[0] = pv->name;
@@ -395,7 +396,8 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 		}
 		struct sema_attach *at = push(s, p);
 		at->type = type;
-		at->name = parts[0];
+		/* `probe` reads as written: BEGIN in 0.17 scripts, begin after */
+		at->name = !strcasecmp(written, pv->name) ? written : parts[0];
 		at->loc = raw->loc;
 		return;
 	}

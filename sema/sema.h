@@ -152,6 +152,9 @@ struct sema_map {
 	uint32_t array_slots;	/* >0: a per-CPU array of this many slots, indexed by a u32 (0, or
 				 * the hist/lhist bucket; their last slot is the sum of the
 				 * values), for aggregations without keys */
+	const struct ast_map_decl *decl;	/* let @m = lruhash(n); or NULL */
+	uint32_t max_entries;	/* declared: the BPF map's size (0: max_map_keys) */
+	bool lru;		/* declared lruhash or percpulruhash */
 	int id;
 	int64_t lh_min, lh_max, lh_step;
 	const char **labels;	/* a Prometheus label name per key element, from the
@@ -257,9 +260,10 @@ struct sema_result {
 	struct sema_event **events;
 	int nevents;
 	int nattach;		/* total concrete attach points */
-	bool ends_itself;	/* a BEGIN/END written "begin"/"end" (bpftrace 0.24 on):
-				 * with only those probes, the run ends after BEGIN
-				 * instead of waiting for Ctrl-C as 0.17 does */
+	bool ends_itself;	/* a BEGIN/END written "begin"/"end", or syntax 0.17 does
+				 * not parse (bpftrace 0.24 on): with only those probes,
+				 * the run ends after BEGIN instead of waiting for Ctrl-C
+				 * as 0.17 does */
 	bool own_scope;		/* the script reads in_scope/scoped: it applies -p and
 				 * --container itself, sonde filters none of its probes */
 };

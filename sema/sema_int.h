@@ -125,6 +125,8 @@ void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p);
 void sema_check_stmts(struct sema_ctx *s, struct ast_node *block);
 /* scope.c: `let` and `for` variables get names of their own per block */
 void sema_scope_probe(struct sema_ctx *s, struct ast_node *probe);
+/* scope.c: a variable's name as written, for messages ("x" for "x'2") */
+const char *sema_var_shown(struct sema_ctx *s, const char *name);
 /* probes.c: limits the kernel puts on attach points, checked once all
  * probes are resolved (programs on one tracepoint) */
 void sema_check_attach_limits(struct sema_ctx *s);
