@@ -98,15 +98,6 @@ static int probe_cookie(void)
 	return probe_kprobe_helper(BPF_FUNC_get_attach_cookie, 0);
 }
 
-/* a hash keyed by 127 stack frames: 5.10 refuses keys over 512 bytes,
- * the BPF stack's size (E2BIG) */
-static int probe_big_keys(void)
-{
-	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_NO_PREALLOC);
-	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL, 127 * 8, 4, 1, &o);
-	return loaded(fd < 0 ? -errno : fd);
-}
-
 /* bpf_get_current_ancestor_cgroup_id(1) in a kprobe-type program (5.10
  * has it only in cgroup programs) */
 static int probe_ancestor_cgroup(void)
@@ -305,7 +296,6 @@ static const struct host_feature_def {
 	[HF_D_PATH] = {"d_path", "bpf_d_path (in fentry)", "5.10", probe_d_path},
 	[HF_ANCESTOR_CGROUP] = {"ancestor_cgroup", "bpf_get_current_ancestor_cgroup_id in tracing programs",
 				"after 5.10", probe_ancestor_cgroup},
-	[HF_BIG_KEYS] = {"big_keys", "hash map keys over 512 bytes", "after 5.10", probe_big_keys},
 	[HF_FOR_EACH] = {"for_each", "bpf_for_each_map_elem", "5.13", probe_for_each},
 	[HF_LOOP] = {"loop", "bpf_loop", "5.17", probe_loop},
 };

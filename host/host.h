@@ -576,7 +576,6 @@ enum host_feature {
 	HF_OVERRIDE_RETURN,	/* bpf_override_return in kprobes */
 	HF_D_PATH,		/* bpf_d_path in fentry */
 	HF_ANCESTOR_CGROUP,	/* bpf_get_current_ancestor_cgroup_id in kprobe programs */
-	HF_BIG_KEYS,		/* hash map keys over 512 bytes (a 127-frame stack is 1,016) */
 	HF_FOR_EACH,		/* bpf_for_each_map_elem (5.13): for ($kv : @m) */
 	HF_LOOP,		/* bpf_loop (5.17): for ($i : a..b) */
 	HF__COUNT

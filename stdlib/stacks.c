@@ -27,11 +27,9 @@
 #include <string.h>
 
 #include "common/settings.h"
-#include "host/host.h"
 #include "stdlib/stdlib_int.h"
 
 #define STACK_MAX 127
-#define STACK_MAX_SMALL_KEYS 63
 
 static const char *const modes[] = {"bpftrace", "perf", "raw"};
 
@@ -77,10 +75,6 @@ static void check_stack(struct sema_ctx *s, struct ast_node *n)
 		}
 		t.count = (uint32_t)depth;
 	}
-	/* the frames are a hash key: where the kernel takes no key over 512
-	 * bytes (5.10), 63 frames are the most a stack keeps */
-	if (t.count > STACK_MAX_SMALL_KEYS && !host_feature(HF_BIG_KEYS))
-		t.count = STACK_MAX_SMALL_KEYS;
 	n->type = t;
 }
 
