@@ -573,6 +573,7 @@ enum host_feature {
 	HF_FENTRY,		/* fentry/fexit attach (5.5) */
 	HF_OVERRIDE_RETURN,	/* bpf_override_return in kprobes */
 	HF_D_PATH,		/* bpf_d_path in fentry */
+	HF_BIG_KEYS,		/* hash map keys over 512 bytes (5.11) */
 	HF__COUNT
 };
 enum host_answer { HF_NO, HF_YES, HF_UNKNOWN };
