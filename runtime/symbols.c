@@ -47,7 +47,7 @@ static struct ksyms *kernel_syms(struct rt *rt)
 		rt->ksyms = ksyms_load();
 		if (!rt->ksyms) {
 			failed = true;
-			fprintf(stderr, "sonde: warning: cannot read kernel symbols from /proc/kallsyms: %s\n",
+			diag_warnf("cannot read kernel symbols from /proc/kallsyms: %s\n",
 				strerror(errno));
 		}
 	}
@@ -227,11 +227,11 @@ void rt_stacks_report_lost(struct rt *rt)
 			lost += v[c];
 	free(v);
 	if (lost)
-		fprintf(stderr, "sonde: warning: %llu stack%s lost (printed as empty stacks): the stack "
-			"map holds %u distinct stacks and was full%s\n", (unsigned long long)lost,
-			lost == 1 ? " was" : "s were", CG_STACK_MAP_ENTRIES,
-			host_feature(HF_BIG_KEYS) ? "" : ", or two stacks collided in it (a kernel "
-			"before 5.11 keeps stacks deeper than 64 frames in a STACK_TRACE map)");
+		diag_warnf("%llu stack%s lost (printed as empty stacks): the stack map holds %u "
+			   "distinct stacks and was full%s\n", (unsigned long long)lost,
+			   lost == 1 ? " was" : "s were", CG_STACK_MAP_ENTRIES,
+			   host_feature(HF_BIG_KEYS) ? "" : ", or two stacks collided in it (a kernel "
+			   "before 5.11 keeps stacks deeper than 64 frames in a STACK_TRACE map)");
 }
 
 /* the frames of a stack value {id, pid}, resolved; the count, 0 when
