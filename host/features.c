@@ -277,6 +277,15 @@ static int probe_uprobe_multi(void)
 	return l >= 0 || l == -EBADF;
 }
 
+/* a hash map with a 1,016-byte key (127 stack frames): before 5.11 a key
+ * had to fit the 512-byte BPF stack */
+static int probe_big_keys(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_NO_PREALLOC);
+	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL, 1016, 4, 1, &o);
+	return loaded(fd < 0 ? -errno : fd);
+}
+
 static const struct host_feature_def {
 	const char *name;	/* in SONDE_NO_FEATURES and --info */
 	const char *what;	/* in errors: "... needs WHAT (Linux SINCE)" */
@@ -298,6 +307,7 @@ static const struct host_feature_def {
 				"after 5.10", probe_ancestor_cgroup},
 	[HF_FOR_EACH] = {"for_each", "bpf_for_each_map_elem", "5.13", probe_for_each},
 	[HF_LOOP] = {"loop", "bpf_loop", "5.17", probe_loop},
+	[HF_BIG_KEYS] = {"big_keys", "hash map keys over 512 bytes", "5.11", probe_big_keys},
 };
 
 static int answers[HF__COUNT];	/* 0: not asked yet; else enum host_answer + 1 */
