@@ -5,6 +5,8 @@
 #
 #   deref_dot    `.` on a pointer to a struct reads through it, as `->`:
 #                types.c's outer and list structs, and curtask
+#   address_of   &p->f, &p->a[i]: the address of an object in traced memory,
+#                a pointer that reads it; &$x is refused
 #   bool_*       true/false, has_key(), delete()'s result, (bool) casts:
 #                words in text and JSON, in maps, tuples and print()
 #                (bpftrace's tests/runtime/bool)
@@ -46,6 +48,13 @@ uprobe:'$T':take_outer { $o = (struct outer *)arg0; printf("%d %d %d\n", $o.id, 
 uprobe:'$T':list { $n = (struct node *)arg0; printf("%d %d %d\n", $n.val, $n.next.val, $n.next.next->val); }
 uprobe:'$T':list { printf("%d %d %s\n", curtask.pid == pid, curtask.real_parent.tgid == curtask->real_parent->tgid, curtask.comm); }' 2>&1)
 expect_eq newtypes:deref_dot $'0 2 30\n1 2 3\n1 1 types' "$out"
+out=$("$SONDE" -q -c "$T 1" -e 'struct inner { int m; int n; } struct outer { long id; struct inner in; int arr[4]; }
+uprobe:'$T':take_outer { $o = (struct outer *)arg0; $p = &$o->in; $q = &$o->arr[2]; printf("%d %d %d %d\n", $p->n, *$q, (uint64)$q - (uint64)$o, (uint64)&$o.in.n - (uint64)$o); }
+BEGIN { $x = 1; $y = &$x; }' 2>&1; echo "rc=$?")
+expect_match newtypes:address_of "error: '&' takes an object in traced memory \(&p->f, &p\[i\], &\*p\), not int64.*rc=1" "$(echo $out)"
+out=$("$SONDE" -q -c "$T 1" -e 'struct inner { int m; int n; } struct outer { long id; struct inner in; int arr[4]; }
+uprobe:'$T':take_outer { $o = (struct outer *)arg0; $p = &$o->in; $q = &$o->arr[2]; printf("%d %d %d %d\n", $p->n, *$q, (uint64)$q - (uint64)$o, (uint64)&$o.in.n - (uint64)$o); }' 2>&1)
+expect_eq newtypes:address_of_reads '3 30 24 12' "$out"
 
 # -- bool ------------------------------------------------------------------------
 out=$("$SONDE" -q -e 'BEGIN { @a = true; @b = false; @k[true] = 1; @t = (1, true, "x");
