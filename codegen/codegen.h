@@ -144,6 +144,12 @@ void cg_expr_store_as(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef dst,
 /* stack memory in the entry block, zeroed at the point of the call */
 LLVMValueRef cg_alloca(struct cg_ctx *cg, uint32_t size, const char *name);
 LLVMValueRef cg_alloca_nozero(struct cg_ctx *cg, uint32_t size, const char *name);
+/* a slot that outlives the statement being lowered (a $variable) */
+LLVMValueRef cg_alloca_program(struct cg_ctx *cg, uint32_t size, const char *name);
+/* a statement's temporaries: every slot made between begin and end is
+ * alive from where it is made to end (codegen/expr.c's cg_stmt) */
+void cg_temps_begin(struct cg_ctx *cg, int *mark);
+void cg_temps_end(struct cg_ctx *cg, int mark, struct src_loc loc);
 /* where a stack slot's contents begin (start) and stop mattering */
 void cg_lifetime(struct cg_ctx *cg, LLVMValueRef slot, uint32_t size, bool start);
 /* one entry-block slot per name and program, not zeroed: for temporaries

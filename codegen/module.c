@@ -255,7 +255,7 @@ static void emit_filters(struct cg_ctx *cg)
  * (The kernel limits a per-CPU value to 32 KB: some 30 strings of the
  * largest max_strlen.)
  */
-static void emit_frame(struct cg_ctx *cg, const char *name)
+void cg_emit_frame(struct cg_ctx *cg, const char *name)
 {
 	LLVMValueRef p = cg_scratch(cg, arena_printf(cg->a, "f%s", name), cg->frame_size);
 	LLVMBuildStore(cg->b, p, cg->frame_slot);
@@ -287,6 +287,8 @@ static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int firs
 	LLVMMetadataRef pv = LLVMDIBuilderCreateParameterVariable(cg->dib, sp, "ctx", 3, 1, cg->di_file,
 								  (unsigned)line, cg->di_ptr, 1, 0);
 	cg->fn = fn;
+	cg->stacks = arena_grow(cg->a, cg->stacks, (size_t)cg->nstacks, sizeof(*cg->stacks));
+	cg->stacks[cg->nstacks++] = (struct cg_fn_stack){.fn = fn};
 	cg->ctx_arg = arg;
 	cg->di_sp = sp;
 	cg->probe = p;
@@ -317,6 +319,7 @@ static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int firs
 		cg_end_if(cg, &f);
 	}
 	cg_stmt(cg, p->node->probe.body);
+	cg->stacks[cg->nstacks - 1].vars = cg->vars;
 	if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(cg->b)))
 		LLVMBuildRet(cg->b, LLVMConstInt(cg->i32, 0, 0));
 	/* entry falls through to init, and init to body, once all allocas and
@@ -325,7 +328,7 @@ static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int firs
 	LLVMBuildBr(cg->b, body);
 	LLVMPositionBuilderAtEnd(cg->b, cg->entry);
 	if (cg->frame_size)
-		emit_frame(cg, name);
+		cg_emit_frame(cg, name);
 	LLVMBuildBr(cg->b, cg->init);
 	cg->init = NULL;
 	cg->di_sp = NULL;
@@ -358,9 +361,43 @@ static void on_llvm_diag(LLVMDiagnosticInfoRef di, void *ctx)
 	}
 }
 
-/* "sonde-src-XXXXXX:3:9: in function p0_0 ...: message" -> located error */
-static void report_llvm_error(const struct cg_opts *opts, const char *file, const char *msg)
+/* the stack $variables take, named in the order they were made (the list
+ * holds the last made first) */
+static uint32_t var_stack(const struct cg_var *v, char *names, size_t cap, size_t *used)
 {
+	if (!v)
+		return 0;
+	uint32_t bytes = var_stack(v->next, names, cap, used) + v->size;
+	if (!v->size)		/* in the per-CPU frame, not on the stack */
+		return bytes;
+	if (*used + strlen(v->name) + 20 < cap)
+		*used += (size_t)snprintf(names + *used, cap - *used, "%s$%s %u", *used ? ", " : "",
+					  v->name, v->size);
+	else if (*used + 6 < cap && !strstr(names, ", ..."))
+		*used += (size_t)snprintf(names + *used, cap - *used, ", ...");
+	return bytes;
+}
+
+/* the first $variable made on the stack: the last of the list */
+static const struct cg_var *first_var(const struct cg_var *v)
+{
+	const struct cg_var *first = NULL;
+	for (; v; v = v->next)
+		if (v->size)
+			first = v;
+	return first;
+}
+
+/*
+ * "sonde-src-XXXXXX:3:9: in function p0_0 ...: message" -> located error.
+ * Past the BPF stack, the message says what takes it: the $variables,
+ * alive through the whole probe, and the temporaries of its largest
+ * statement (map keys and values, str() and printf() buffers), alive
+ * through that statement; the caret is on the larger of the two.
+ */
+static void report_llvm_error(struct cg_ctx *cg, const char *file, const char *msg)
+{
+	const struct cg_opts *opts = cg->opts;
 	int line = 0, col = 0;
 	const char *p = strstr(msg, ": in function");
 	const char *text = p ? strstr(p + 2, ": ") : NULL;
@@ -375,17 +412,47 @@ static void report_llvm_error(const struct cg_opts *opts, const char *file, cons
 			r--;
 		line = atoi(r);
 	}
-	bool stack = strstr(msg, "stack limit") != NULL;
-	const char *what = stack ? "this probe needs more than the 512 bytes of stack a BPF program may "
-				   "use: each string takes 64 bytes, so keep fewer strings in $variables "
-				   "and map keys at once, or set a lower on_stack_limit (config = { "
-				   "on_stack_limit = 32 }) to keep more of them in per-CPU memory"
-				 : text;
+	char what[1024];
+	snprintf(what, sizeof(what), "%s", text);
+	struct src_loc loc = {.file = file, .line = line, .col = col > 0 ? col : 1,
+			      .end_line = line, .end_col = (col > 0 ? col : 1) + 1};
+	if (strstr(msg, "stack limit")) {
+		char fname[128] = "", names[256];
+		if (p)
+			sscanf(p, ": in function %127s", fname);
+		LLVMValueRef fn = fname[0] ? LLVMGetNamedFunction(cg->mod, fname) : NULL;
+		const struct cg_fn_stack *fs = NULL;
+		for (int i = 0; fn && i < cg->nstacks; i++)
+			if (cg->stacks[i].fn == fn)
+				fs = &cg->stacks[i];
+		size_t used = 0;
+		names[0] = '\0';
+		uint32_t vars = fs ? var_stack(fs->vars, names, sizeof(names), &used) : 0;
+		uint32_t temps = fs ? fs->max_temps : 0;
+		int n = snprintf(what, sizeof(what), "this probe needs more than the 512 bytes of stack a "
+				 "BPF program may use:");
+		if (vars)
+			n += snprintf(what + n, sizeof(what) - (size_t)n, " its $variables take %u bytes (%s)%s",
+				      vars, names, temps ? "," : ";");
+		if (temps && fs)
+			n += snprintf(what + n, sizeof(what) - (size_t)n,
+				      " the statement at line %d holds %u bytes of temporaries at once "
+				      "(map keys and values, str() and printf() buffers);",
+				      fs->temps_loc.line, temps);
+		snprintf(what + n, sizeof(what) - (size_t)n, " a string takes 64 bytes, so keep fewer "
+			 "strings in $variables, map keys and printf() arguments at once, or set a "
+			 "lower on_stack_limit (config = { on_stack_limit = 32 }) to keep more of "
+			 "them in per-CPU memory");
+		if (fs && temps && temps >= vars)
+			loc = fs->temps_loc;
+		else if (fs && vars && first_var(fs->vars))
+			loc = first_var(fs->vars)->loc;
+		loc.file = file;
+		line = loc.line;
+	}
 	if (line > 0 && opts->src) {
 		struct diag d;
 		diag_init(&d, file, opts->src, stderr);
-		struct src_loc loc = {.file = file, .line = line, .col = col > 0 ? col : 1,
-				      .end_line = line, .end_col = (col > 0 ? col : 1) + 1};
 		diag_error(&d, loc, "%s", what);
 	} else {
 		fprintf(stderr, "sonde: BPF code generation failed: %s\n", what);
@@ -588,7 +655,7 @@ static int module_end(struct cg_driver *dr)
 	}
 	if (dr->lerr->n) {
 		const struct sema_result *r = cg->r;
-		report_llvm_error(opts, r->program->loc.file ? r->program->loc.file : "stdin",
+		report_llvm_error(cg, r->program->loc.file ? r->program->loc.file : "stdin",
 				  dr->lerr->first);
 		LLVMDisposeMemoryBuffer(obuf);
 		rc = -E2BIG;

@@ -31,7 +31,16 @@ struct diag {
 	int errors;
 };
 
+/* After this many errors the rest are counted but not printed, and the
+ * stages stop looking for more (as clang's -ferror-limit): 6,000 bad
+ * attach points are 20 messages, not 96 MB. */
+#define DIAG_MAX_ERRORS 20
+/* A quoted line longer than this shows the part around the column. */
+#define DIAG_LINE_MAX 120
+
 void diag_init(struct diag *d, const char *file, const char *src, FILE *out);
+/* true once DIAG_MAX_ERRORS errors were reported: stop looking for more */
+bool diag_stopped(const struct diag *d);
 void diag_error(struct diag *d, struct src_loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* the same for a caller that wraps it with its own variadic reporter */

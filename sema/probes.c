@@ -457,7 +457,7 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 
 void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p)
 {
-	for (struct ast_attach *at = p->node->probe.attach; at; at = at->next)
+	for (struct ast_attach *at = p->node->probe.attach; at && !diag_stopped(s->d); at = at->next)
 		resolve_one(s, p, at);
 	/* each fentry program is loaded for one function's BTF id */
 	for (int i = 0; i < p->nattach; i++)

@@ -361,7 +361,7 @@ static int known_maps(const struct sema_ctx *s)
 static void check_probes(struct sema_ctx *s)
 {
 	s->nevents = 0;
-	for (int i = 0; i < s->r->nprobes; i++) {
+	for (int i = 0; i < s->r->nprobes && !diag_stopped(s->d); i++) {
 		struct sema_probe *p = &s->r->probes[i];
 		if (!p->nattach)
 			continue;
@@ -446,7 +446,7 @@ struct sema_result *sema_run(struct arena *a, struct diag *d, struct ast_node *p
 		n += it->kind == N_PROBE;
 	r->probes = arena_new_array(a, struct sema_probe, n ? n : 1);
 	s.learned = arena_new_array(a, struct sema_var *, n ? n : 1);
-	for (struct ast_node *it = prog->program.items; it; it = it->next) {
+	for (struct ast_node *it = prog->program.items; it && !diag_stopped(d); it = it->next) {
 		if (it->kind == N_STRUCT_DEF) {
 			sema_define_struct(&s, it);
 			continue;

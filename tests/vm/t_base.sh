@@ -47,7 +47,7 @@ expect_match uprobe_libc_func '^@\[(clock_)?nanosleep\]: 1$' "$out"
 # -- usdt ---------------------------------------------------------------------
 if build_workload sdt_probes 2>/dev/null; then
 	S=$B/sdt_probes
-	out=$($T "$SONDE" -q -c "$S 10 >/dev/null" -e "usdt:$S:sondet:step /arg0 == 4/ { printf(\"step %d %d %s\n\", arg0, arg1, str(arg4)); }
+	out=$($T "$SONDE" -q -c "$(sh_script vm_sdt10 "exec $S 10 >/dev/null")" -e "usdt:$S:sondet:step /arg0 == 4/ { printf(\"step %d %d %s\n\", arg0, arg1, str(arg4)); }
 usdt:$S:twice { @twice = count(); } usdt:$S:gated { @gated = count(); }" 2>&1)
 	expect_eq usdt_exact $'step 4 12 item4\n\n\n@gated: 10\n@twice: 20' "$out"
 else
