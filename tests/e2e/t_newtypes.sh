@@ -31,13 +31,14 @@
 #                --no-warnings (a missing uprobe's warning goes)
 #   builtin_*    builtins since 0.18: getopt() named options, ppid and pcomm
 #                (the shell that starts sonde), call-style pid()/comm(),
-#                nsecs(monotonic|boot|tai|sw_tai)
+#                nsecs(monotonic|boot|tai|sw_tai), len(ustack) as many frames
+#                as print(ustack) shows, len(kstack(2)) at most 2
 #
 # Sourced by run.sh (lib.sh gives $SONDE, $B, pass/fail/skip, expect_eq).
 
 if need_root newtypes:bpf; then
 
-build_workload types
+build_workload types && build_workload sysargs
 T=$B/types
 
 # -- `.` on pointers: the newest tools write $sk.__sk_common.skc_family ---------
@@ -197,5 +198,10 @@ out=$(bash -c 'echo "$$"; "$1" -q -e "BEGIN { printf(\"%d %s %d %s %d\n\", ppid,
 expect_eq newtypes:builtin_ppid_pcomm "$(printf '%s\n' "$out" | head -1) bash 1 sonde 1" "$(printf '%s\n' "$out" | sed -n 2p)"
 out=$("$SONDE" -q -e 'BEGIN { $m = nsecs(monotonic); $b = nsecs(boot); $t = nsecs(tai); $s = nsecs(sw_tai); printf("%d %d %d %d\n", $b >= $m, $t > $b, ($s > $t ? $s - $t : $t - $s) < 1000000000, nsecs() >= $m); exit(); }' 2>&1)
 expect_eq newtypes:builtin_nsecs_clocks '1 1 1 1' "$out"
+out=$("$SONDE" -q -c "$T 1" -e 'uprobe:'$T':list { printf("%d|", len(ustack)); print(ustack); }' 2>&1)
+frames=$(printf '%s\n' "$out" | grep -c '^        [a-z_]')
+expect_eq newtypes:builtin_len_ustack "${frames}|" "$(printf '%s\n' "$out" | head -1)"
+out=$("$SONDE" -q -c "$B/sysargs 1" -e 'tracepoint:syscalls:sys_enter_nanosleep /pid == cpid/ { printf("%d %d\n", len(kstack) > 2, len(kstack(2))); }' 2>&1 | head -1)
+expect_eq newtypes:builtin_len_kstack '1 2' "$out"
 
 fi
