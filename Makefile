@@ -208,6 +208,11 @@ fuzz: $(BUILD)/fuzz-frontend
 		grep -v '^#[0-9]*[[:space:]]*\(NEW\|REDUCE\|pulse\)' $(BUILD)/fuzz-run.log | tail -25; exit $$rc
 
 PREFIX ?= /usr/local
+# docs/errors.md is the catalogue of error codes in common/explain.c, as
+# `sonde --explain --all` prints it (e2e:errors checks it is current)
+docs/errors.md: $(BUILD)/sonde
+	$(BUILD)/sonde --explain --all > $@
+
 install: $(BUILD)/sonde $(BUILD)/libsonde-agent.so
 	install -D -m 755 $(BUILD)/sonde $(DESTDIR)$(PREFIX)/bin/sonde
 	install -D -m 755 $(BUILD)/libsonde-agent.so $(DESTDIR)$(PREFIX)/lib/sonde/libsonde-agent.so

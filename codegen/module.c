@@ -31,6 +31,7 @@
 
 #include "common/arena.h"
 #include "common/diag.h"
+#include "common/explain.h"
 
 enum { DW_ATE_signed = 5 };
 
@@ -349,7 +350,8 @@ static void report_llvm_error(const struct cg_opts *opts, const char *file, cons
 		diag_init(&d, file, opts->src, stderr);
 		struct src_loc loc = {.file = file, .line = line, .col = col > 0 ? col : 1,
 				      .end_line = line, .end_col = (col > 0 ? col : 1) + 1};
-		diag_error(&d, loc, "%s", what);
+		diag_error(&d, loc, "%s%s%s%s", what, stack ? " [" : "",
+			   stack ? explain_get(EX_STACK)->code : "", stack ? "]" : "");
 	} else {
 		fprintf(stderr, "sonde: BPF code generation failed: %s\n", what);
 	}

@@ -329,6 +329,8 @@ int rs_elf_open_fd(int fd, const char *name, const char *debug_root,
 		   struct rs_elf **out, char *err, size_t errlen);
 void rs_elf_free(struct rs_elf *e);
 const char *rs_elf_name(const struct rs_elf *e);
+/* no symbol table of its own or in a debug file: only exported symbols */
+bool rs_elf_stripped(const struct rs_elf *e);
 
 /* The GNU build-id of the ELF file open at fd (read with pread, never
  * mapped: the file may be rewritten meanwhile): 0 and *len, or -ENOENT

@@ -200,7 +200,7 @@ static void test_errors(void **state)
 		     "tracepoint:sched:sched_switch { @[args->pid] = count(); }\n"
 		     "                                  ^~~~~~~~~\n");
 	expect_error("tracepoint:nosuch:thing { }",
-		     "t.bt:1:1: error: tracepoint 'nosuch:thing' not found\n"
+		     "t.bt:1:1: error: tracepoint 'nosuch:thing' not found [S0202]\n"
 		     "tracepoint:nosuch:thing { }\n"
 		     "^~~~~~~~~~~~~~~~~~~~~~~\n");
 	expect_error("BEGIN { count(); }",
