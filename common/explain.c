@@ -98,9 +98,9 @@ static const struct explain table[EX_COUNT] = {
 		"signal() in an interval or profile probe would hit whichever task happens to be "
 		"running, and reg() needs a probe with registers. Call the function from a probe where "
 		"it means something (a tracepoint, a uprobe, a kprobe), or save what you need in a map "
-		"there.",
+		"there. (signal() also needs --unsafe.)",
 		"interval:s:1 { signal(9); }",
-		"tracepoint:syscalls:sys_enter_kill { signal(0); }", NULL},
+		"tracepoint:syscalls:sys_enter_kill { signal(\"SIGURG\"); }", NULL},
 	[EX_MAP_SIZE] = {
 		"S0107", "a map key or value too large",
 		"a map key or value is larger than the kernel or sonde allows",
