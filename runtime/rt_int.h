@@ -151,12 +151,33 @@ void rt_prime_pid(struct rt *rt, int pid);
  * WNOHANG) that handles the tracing stops itself */
 void rt_child_trace(struct rt *rt);
 pid_t rt_child_wait(struct rt *rt, int *status, bool block);
-/* run.c: attach prog at one resolved uprobe site (its cookie names the
+/* run.c: the links rt_run destroys at teardown.  add keeps l; keep
+ * keeps l and counts it, or says why libbpf gave none (l NULL, errno);
+ * prog_attach is the i-th attach point a program serves. */
+void rt_add_link(struct rt *rt, struct bpf_link *l);
+int rt_keep_link(struct rt *rt, const struct sema_attach *at, struct bpf_link *l, int *count);
+const struct sema_attach *rt_prog_attach(const struct cg_prog *p, int i);
+/* The attach functions, one file per probe family: run.c's attachers[]
+ * indexes them by probe type.  Each attaches prog at one attach point,
+ * adds what it attached to *count, and says on stderr why it could not
+ * (0 or -errno). */
+typedef int rt_attach_fn(struct rt *rt, struct bpf_program *prog, const struct sema_attach *at,
+			 int *count);
+rt_attach_fn rt_attach_uprobe, rt_attach_usdt;		/* uprobe.c */
+rt_attach_fn rt_attach_kprobe;				/* kprobe.c */
+rt_attach_fn rt_attach_tracepoint, rt_attach_raw_tracepoint;	/* tracepoint.c */
+rt_attach_fn rt_attach_perf;	/* perf.c: interval, profile, software, hardware */
+/* uprobe.c: plan resolves every uprobe attach point in source order
+ * before anything attaches (missing ones warn, or stop the run: 0 or
+ * -errno); plans_free frees what attaching did not take. */
+int rt_plan_uprobes(struct rt *rt);
+void rt_uprobe_plans_free(struct rt *rt);
+/* uprobe.c: attach prog at one resolved uprobe site (its cookie names the
  * symbol for func); -v says where and for which pids ("new file" when
  * later, from a --follow rescan).  0 or -errno, no error message. */
 int rt_attach_uprobe_site(struct rt *rt, struct bpf_program *prog,
 			  const struct sema_attach *at, const struct rs_site *s, bool later);
-/* run.c: the bpf cookie that names sym for `func` (one per name) */
+/* uprobe.c: the bpf cookie that names sym for `func` (one per name) */
 uint64_t rt_site_cookie(struct rt *rt, const char *sym);
 /* agent.c: --user-probes.  attach connects to the chosen agents and has
  * them hook every uprobe site (count: sites hooked); go releases a -c

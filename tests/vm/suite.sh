@@ -1,0 +1,63 @@
+#!/bin/bash
+# suite.sh RESULTS - the kernel suite (make vm): every tests/vm/t_*.sh in
+# one boot of each kernel of the matrix (tests/vm/bed.sh), result lines
+# appended to RESULTS.  A kernel that cannot be fetched is a SKIP line with
+# the reason; a guest that hangs is killed after VM_TIMEOUT seconds and is a
+# FAIL line, as is one that dies without finishing its suite.
+#   VM_KERNELS="6.12" tests/vm/suite.sh /tmp/r    one kernel only
+#   VM_PAR=1                                      one guest at a time
+. "$(dirname "$0")/bed.sh"
+RESULTS=${1:?usage: suite.sh RESULTS}
+VM_TIMEOUT=${VM_TIMEOUT:-300}
+VM_PAR=${VM_PAR:-2}
+
+# the workloads, built here: the guest's compiler would run under TCG
+(E2E_BUILD=$VMDIR/work RESULTS=/dev/null
+ . "$vm_top/tests/e2e/lib.sh"
+ for w in "$vm_top"/tests/workloads/*.c; do
+	w=$(basename "$w" .c)
+	build_workload "$w" >/dev/null 2>&1 || true
+ done)
+
+# one kernel: fetch, boot, collect its lines into $VMDIR/out/KVER/lines
+one() {
+	local v=$1 o=$VMDIR/out/$1 why rc t0 t1
+	mkdir -p "$VMDIR/out"
+	why=$(vm_fetch "$v" 2>&1) || {
+		rm -rf "$o"; mkdir -p "$o"
+		echo "SKIP vm-$v:kernel: cannot fetch Debian's $v kernel: $(echo "$why" | tail -1)" > "$o/lines"
+		return
+	}
+	t0=$(date +%s)
+	printf 'exec /bin/bash tests/vm/guest.sh\n' > "$VMDIR/job-$v.sh"
+	vm_boot "$v" "$VMDIR/job-$v.sh" "$VM_TIMEOUT" "$((3 - VM_PAR))"
+	rc=$?
+	t1=$(date +%s)
+	{
+		grep -E '^(PASS|FAIL|SKIP) ' "$o/results" 2>/dev/null
+		case $rc in
+		124) echo "FAIL vm-$v:guest (killed after ${VM_TIMEOUT}s: hung; see $o/out)" ;;
+		125) echo "FAIL vm-$v:guest (died before the suite ended; see $o/console.log)" ;;
+		0) ;;
+		*) echo "FAIL vm-$v:guest (the suite exited $rc; see $o/out)" ;;
+		esac
+	} > "$o/lines.tmp"
+	mv "$o/lines.tmp" "$o/lines"
+	echo "vm $v ($(cat "$VMDIR/$v/release")): $((t1 - t0)) s in the guest, accel $(vm_accel)"
+}
+
+pids=() n=0
+for v in $VM_KERNELS; do
+	if [ "$VM_PAR" -gt 1 ]; then
+		one "$v" & pids+=($!)
+		n=$((n + 1))
+		[ "$n" -ge "$VM_PAR" ] && { wait "${pids[0]}"; pids=("${pids[@]:1}"); n=$((n - 1)); }
+	else
+		one "$v"
+	fi
+done
+wait
+for v in $VM_KERNELS; do
+	cat "$VMDIR/out/$v/lines" 2>/dev/null || echo "FAIL vm-$v:guest (no result lines)"
+done | tee -a "$RESULTS"
+exit 0
