@@ -163,9 +163,10 @@ static bool say_map_refused(struct rt *rt, const char *log, int err)
 			name = rt->r->maps[i]->name;
 	}
 	const struct explain *x = explain_get(EX_MAP_CREATE);
-	fprintf(stderr, "sonde: map '%s': %s (%s): the memory cgroup's limit (or RLIMIT_MEMLOCK on "
-		"kernels before 5.11) does not leave room for it [%s]\n", name ? name : "?",
-		x->summary, strerror(-err), x->code);
+	fprintf(stderr, "sonde: map '%.*s': %s (%s): the memory cgroup's limit (or RLIMIT_MEMLOCK on "
+		"kernels before 5.11) does not leave room for it [%s]\n",
+		name ? (int)strlen(name) : (int)(f - q), name ? name : q, x->summary, strerror(-err),
+		x->code);
 	fprintf(stderr, "note: sonde --explain %s tells more\n", x->code);
 	return true;
 }

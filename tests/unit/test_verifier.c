@@ -129,12 +129,26 @@ static void test_eacces_with_verdict_is_the_verifier(void **state)
 	(void)state;
 }
 
+/* a map the memory cgroup has no room for: named, with S0204 */
+static void test_map_refused(void **state)
+{
+	char *t = refusal(-12, "libbpf: Error in bpf_create_map_xattr(m0_big):Cannot allocate "
+			  "memory(-12). Retrying without BTF.\n"
+			  "libbpf: map 'm0_big': failed to create: Cannot allocate memory(-12)\n");
+	assert_non_null(strstr(t, "sonde: map 'm0_big': the kernel refused to create a map (Cannot "
+			       "allocate memory): the memory cgroup's limit"));
+	assert_non_null(strstr(t, "[S0204]"));
+	free(t);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_failing_insn_and_verdict),
 		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_eacces_with_verdict_is_the_verifier),
+		cmocka_unit_test(test_map_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
