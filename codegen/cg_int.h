@@ -56,6 +56,10 @@ struct cg_ctx {
 };
 
 void cg_set_loc(struct cg_ctx *cg, struct src_loc loc);
+/* emit.c: --emit ir / asm text with each run of code headed by the
+ * script line it came from */
+void cg_print_ir(FILE *out, const char *text, const char *src);
+void cg_print_asm(FILE *out, const char *text, const char *src);
 void cg_stmt(struct cg_ctx *cg, struct ast_node *st);
 /* i1 truth value of an integer expression */
 LLVMValueRef cg_cond(struct cg_ctx *cg, struct ast_node *e);

@@ -630,7 +630,7 @@ static int module_end(struct cg_driver *dr)
 	optimize(cg->mod);
 	if (opts->emit_ir) {
 		char *ir = LLVMPrintModuleToString(cg->mod);
-		fputs(ir, opts->out);
+		cg_print_ir(opts->out, ir, opts->src);
 		LLVMDisposeMessage(ir);
 	}
 	if (opts->emit_asm) {
@@ -639,7 +639,14 @@ static int module_end(struct cg_driver *dr)
 		if (emit_guarded(dr, LLVMAssemblyFile, &err, &abuf, &failed))
 			return -E2BIG;
 		if (!failed) {
-			fwrite(LLVMGetBufferStart(abuf), 1, LLVMGetBufferSize(abuf), opts->out);
+			size_t n = LLVMGetBufferSize(abuf);
+			char *text = malloc(n + 1);
+			if (text) {	/* the buffer has no terminating NUL */
+				memcpy(text, LLVMGetBufferStart(abuf), n);
+				text[n] = '\0';
+				cg_print_asm(opts->out, text, opts->src);
+				free(text);
+			}
 			LLVMDisposeMemoryBuffer(abuf);
 		}
 		LLVMDisposeMessage(err);

@@ -87,3 +87,15 @@ if need_root errors:stripped; then
 	expect_eq errors:uprobe_stripped "sonde: uprobe:/bin/true:main: symbol 'main' not found in /bin/true: the binary has no symbol table, so its functions cannot be found by name (stripped: only its exported symbols remain); install its debug symbols, or give the address (uprobe:/bin/true:0xADDR from objdump -d) [S0203]
 rc=1" "$out"
 fi
+
+# -- --emit asm / ir: each run of code headed by its script line ------------
+printf 'BEGIN {\n  @x = 1;\n  printf("hi %%d\\n", @x);\n}\n' > "$B/errors_emit.bt"
+out=$("$SONDE" --emit asm "$B/errors_emit.bt" 2>&1)
+expect_match errors:emit_asm_source_line $'^\t; 2: @x = 1;$' "$out"
+expect_match errors:emit_asm_printf_line $'^\t; 3: printf\\("hi %d\\\\n", @x\\);$' "$out"
+# the line comes before its instructions: the map update follows line 2's head
+expect_eq errors:emit_asm_order "r1 = m0_x ll" "$(printf '%s\n' "$out" | grep -A1 $'^\t; 2: @x = 1;$' | grep -v '^\t;' | grep -m1 -o 'r1 = m0_x ll')"
+if printf '%s\n' "$out" | grep -Eq $'^\t\\.loc|^\\.Ltmp[0-9]+:'; then fail errors:emit_asm_no_directives; else pass errors:emit_asm_no_directives; fi
+out=$("$SONDE" --emit ir "$B/errors_emit.bt" 2>&1)
+expect_match errors:emit_ir_source_line '^  ; 3: printf\("hi %d\\n", @x\);$' "$out"
+expect_match errors:emit_ir_still_ir '^define i32 @p0_0' "$out"
