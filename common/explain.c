@@ -77,7 +77,7 @@ static const struct explain table[EX_COUNT] = {
 		NULL, NULL, NULL},
 	[EX_MEMORY] = {
 		"S0105", "memory the program may not read directly",
-		"the program reads memory it may only read through a helper",
+		"the program reads memory the kernel does not let it read directly",
 		"A tracing program may dereference only the memory the verifier knows: its context "
 		"(a tracepoint's args, a probe's registers), its stack and map values. Kernel and user "
 		"memory behind a pointer must be copied with bpf_probe_read_kernel() or "
@@ -86,8 +86,10 @@ static const struct explain table[EX_COUNT] = {
 		"every dereference, str() and buf(), choosing user or kernel memory from the probe type "
 		"and the pointer's type: a pointer into user memory read as kernel memory (or the other "
 		"way round) reads nothing. Cast a user pointer as uptr() or a kernel one as kptr() when "
-		"sonde cannot tell; if the kernel refuses a read itself, report the script.",
-		NULL, NULL, NULL},
+		"sonde cannot tell. The context itself has a size: a raw tracepoint passes a fixed "
+		"number of arguments, and a read past them is refused when the probe attaches; sonde "
+		"checks argN against the kernel's BTF first.",
+		"rawtracepoint:sys_enter { @ = arg5; }", "rawtracepoint:sys_enter { @ = arg1; }", NULL},
 	[EX_HELPER] = {
 		"S0106", "a helper this probe type may not call",
 		"this probe type may not call the helper this function needs",

@@ -518,6 +518,9 @@ struct btf;
 /* the running kernel's BTF (/sys/kernel/btf/vmlinux, libbpf's BTF API),
  * loaded on first use and kept; NULL (errno set) when the kernel has none */
 const struct btf *host_kernel_btf(void);
+/* the arguments raw tracepoint `name` passes (its btf_trace_NAME
+ * prototype, less the leading void *), or -1 when BTF does not say */
+int host_raw_tp_nargs(const char *name);
 
 /* ---- -l listers (list.c) --------------------------------------------- */
 

@@ -99,3 +99,10 @@ if printf '%s\n' "$out" | grep -Eq $'^\t\\.loc|^\\.Ltmp[0-9]+:'; then fail error
 out=$("$SONDE" --emit ir "$B/errors_emit.bt" 2>&1)
 expect_match errors:emit_ir_source_line '^  ; 3: printf\("hi %d\\n", @x\);$' "$out"
 expect_match errors:emit_ir_still_ir '^define i32 @p0_0' "$out"
+
+# -- a raw tracepoint's argument past those it passes: sema, from BTF -------
+out=$("$SONDE" --dry-run -e 'rawtracepoint:sys_enter { @ = arg5; }' 2>&1; echo "rc=$?")
+expect_eq errors:rawtp_arg_past_args "stdin:1:31: error: arg5: raw tracepoint 'sys_enter' passes 2 arguments (arg0 to arg1): the program reads memory the kernel does not let it read directly [S0105]
+rawtracepoint:sys_enter { @ = arg5; }
+                              ^~~~
+rc=1" "$out"
