@@ -184,7 +184,10 @@ static const struct explain table[EX_COUNT] = {
 		"raises when it may. A map of many keys of large values is the usual cause. Ask for "
 		"fewer keys (--map-keys-max), smaller keys and values, raise the cgroup's limit, or run "
 		"sonde outside the limited cgroup.",
-		NULL, NULL, NULL},
+		"config = { max_map_keys = 4000000 } tracepoint:syscalls:sys_enter_getppid { @[tid] = "
+		"count(); }",
+		"tracepoint:syscalls:sys_enter_getppid { @[tid] = count(); }",
+		"a memory cgroup limited to 200 MB"},
 };
 
 const struct explain *explain_get(enum ex_code c)

@@ -10,6 +10,26 @@ out=$("$SONDE" --explain S9999 2>&1; echo "rc=$?")
 expect_eq errors:explain_unknown_code "sonde: --explain: no error code 'S9999' (codes are listed by sonde --explain --all)
 rc=1" "$out"
 
+# in_memcg LIMIT CMD...: CMD in a fresh memory cgroup (v1 or v2) of LIMIT
+# bytes; 2 when this machine offers no memory controller
+in_memcg() {
+	local limit=$1 root cg file; shift
+	root=$(cgroup2_root)
+	if [ -d /sys/fs/cgroup/memory ] && [ -f /sys/fs/cgroup/memory/cgroup.procs ]; then
+		root=/sys/fs/cgroup/memory file=memory.limit_in_bytes
+	elif [ -n "$root" ] && grep -qw memory "$root/cgroup.subtree_control" 2>/dev/null; then
+		file=memory.max
+	else
+		return 2
+	fi
+	cg=$root/sonde-errs-$$
+	mkdir "$cg" && echo "$limit" > "$cg/$file" || return 2
+	sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$cg" "$@"
+	local rc=$?
+	CGROOT=$root cgroup_remove "$cg"
+	return $rc
+}
+
 # the page's scripts: the indented line after "This script triggers it" and "Fixed:"
 page_script() { "$SONDE" --explain "$1" | awk -v h="$2" 'index($0, h) == 1 {f = 1; next}
 	f && /^    / {sub(/^    /, ""); print; exit}'; }
@@ -23,7 +43,6 @@ if need_root errors:bpf; then
 		if [ -z "$ex" ]; then
 			case $code in
 			S0100) why="the class of refusals sonde does not know: none triggers it on purpose" ;;
-			S0204) why="needs a memory cgroup too small for a map: unit-tested on libbpf's log in test_verifier" ;;
 			*) why="no script can trigger it: sonde's code rules it out (the kernel's wordings are unit-tested in test_verifier)" ;;
 			esac
 			skip "errors:explain_$code" "$why"
@@ -34,6 +53,11 @@ if need_root errors:bpf; then
 			skip "errors:explain_$code" "needs kprobes: tests/vm/t_errors.sh runs it"; continue ;;
 		*"(needs no capabilities)"*)
 			run=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all) ;;
+		*"(needs a memory cgroup limited to 200 MB)"*)
+			if ! in_memcg 64M true; then
+				skip "errors:explain_$code" "no memory cgroup controller here"; continue
+			fi
+			run=(in_memcg 200M) ;;
 		*) run=() ;;
 		esac
 		got=$("${run[@]}" "$SONDE" --dry-run --unsafe -e "$ex" 2>&1; echo "rc=$?")
