@@ -45,9 +45,33 @@ static void say_missing_caps(int err)
 	const char *missing = !bpf && !perfmon ? "CAP_BPF and CAP_PERFMON" :
 			      !bpf ? "CAP_BPF" : "CAP_PERFMON";
 	const char *code = explain_get(EX_PERMISSION)->code;
+	/* what else forbids it: lockdown's mode ("none [integrity]
+	 * confidentiality"), the sysctl that keeps non-root users out */
+	char lock[128] = "", unpriv[16] = "";
+	f = fopen("/sys/kernel/security/lockdown", "re");
+	if (f && fgets(lock, sizeof(lock), f) && !strstr(lock, "[none]") && strchr(lock, '[')) {
+		char *b = strchr(lock, '['), *e = strchr(b, ']');
+		if (e)
+			*e = '\0';
+		memmove(lock, b + 1, strlen(b));
+	} else {
+		lock[0] = '\0';
+	}
+	if (f)
+		fclose(f);
+	f = fopen("/proc/sys/kernel/unprivileged_bpf_disabled", "re");
+	if (!f || !fgets(unpriv, sizeof(unpriv), f))
+		unpriv[0] = '\0';
+	if (f)
+		fclose(f);
 	if (!known)
 		fprintf(stderr, "sonde: loading BPF programs needs CAP_BPF and CAP_PERFMON (or "
 			"CAP_SYS_ADMIN): %s [%s]\n", strerror(-err), code);
+	else if (bpf && perfmon && lock[0])
+		fprintf(stderr, "sonde: the kernel refused to load BPF programs (%s) although this "
+			"process has %s: the kernel is locked down (%s mode, "
+			"/sys/kernel/security/lockdown) [%s]\n", strerror(-err),
+			admin ? "CAP_SYS_ADMIN" : "CAP_BPF and CAP_PERFMON", lock, code);
 	else if (bpf && perfmon)
 		fprintf(stderr, "sonde: the kernel refused to load BPF programs (%s) although this "
 			"process has %s: kernel lockdown, a security module or a seccomp filter "
@@ -59,7 +83,8 @@ static void say_missing_caps(int err)
 			"set took them away) [%s]\n", missing, code);
 	else
 		fprintf(stderr, "sonde: loading BPF programs needs root (or %s): run sonde as "
-			"root [%s]\n", missing, code);
+			"root%s [%s]\n", missing, unpriv[0] && unpriv[0] != '0' ?
+			" (kernel.unprivileged_bpf_disabled keeps other users out)" : "", code);
 	fprintf(stderr, "note: sonde --explain %s tells more\n", code);
 }
 

@@ -130,3 +130,13 @@ expect_eq errors:rawtp_arg_past_args "stdin:1:31: error: arg5: raw tracepoint 's
 rawtracepoint:sys_enter { @ = arg5; }
                               ^~~~
 rc=1" "$out"
+
+# -- privileges (S0110): what is missing, in one sentence --------------------
+if need_root errors:caps; then
+	out=$(setpriv --inh-caps=-all --bounding-set=-all "$SONDE" --dry-run -e 'BEGIN { exit(); }' 2>&1; echo "rc=$?")
+	expect_eq errors:root_without_caps "sonde: loading BPF programs needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN): this process runs as root without them (a container or a capability bounding set took them away) [S0110]
+note: sonde --explain S0110 tells more
+rc=1" "$out"
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all "$SONDE" --dry-run -e 'BEGIN { exit(); }' 2>&1 | head -1)
+	expect_match errors:not_root '^sonde: loading BPF programs needs root \(or CAP_BPF and CAP_PERFMON\): run sonde as root.* \[S0110\]$' "$out"
+fi

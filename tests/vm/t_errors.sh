@@ -11,3 +11,7 @@ out=$("$SONDE" --dry-run -e "$fixed" 2>&1)
 expect_match errors_kfunc_fixed_loads "dry run: 1 probe loaded and attached" "$out"
 out=$("$SONDE" --dry-run -e 'kprobe:sonde_no_such_function { }' 2>&1)
 expect_match errors_kfunc_missing "this kernel has no function of that name .*\[S0201\]" "$out"
+
+# the verifier's wording of an unbounded loop on each kernel: located, S0102
+out=$("$SONDE" --dry-run -e 'tracepoint:syscalls:sys_enter_read { $i = 0; while ($i < args->count) { $i++; } }' 2>&1)
+expect_match errors_loop_located '^stdin:1:[0-9]+: error: .*cannot prove that this loop ends.* \[S0102\]$' "$out"
