@@ -423,9 +423,9 @@ static void report_too_large(struct cg_ctx *cg, const char *fn, long ninsn)
 	} else {
 		fprintf(stderr, "sonde: %s\n", what);
 	}
-	fprintf(stderr, "note: it holds %ld LLVM instructions after unrolling, and a BPF jump reaches "
-		"32,767 instructions: make unroll counts smaller, use a while loop, or split the work "
-		"across probes\nnote: sonde --explain %s tells more\n", ninsn, x->code);
+	fprintf(stderr, "note: it holds %ld LLVM instructions (unroll() copies its body), and a BPF "
+		"jump reaches 32,767 instructions: make unroll counts smaller, use a while loop, or "
+		"split the work across probes\nnote: sonde --explain %s tells more\n", ninsn, x->code);
 }
 
 /*
