@@ -19,12 +19,13 @@ DEPS_PKGS := llvm-16-dev libbpf-dev libelf-dev flex bison libcmocka-dev \
 	zlib1g-dev libzstd-dev libz3-dev libxml2-dev libncurses-dev \
 	bpftrace gcc g++ make util-linux iproute2 pkg-config systemtap-sdt-dev python3 \
 	libmicrohttpd-dev libcapstone-dev prometheus bpftool \
-	qemu-system-x86 busybox-static
+	qemu-system-x86 busybox-static \
+	protobuf-c-compiler libprotobuf-c-dev chromium golang-go
 
 SRCDIRS := common host lexer parser sema codegen stdlib output runtime
 LIB_SRCS := $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.c))
 CLI_SRCS := $(wildcard cli/*.c)
-GEN_SRCS := $(GEN)/lexer.c $(GEN)/parser.c
+GEN_SRCS := $(GEN)/lexer.c $(GEN)/parser.c $(GEN)/profile.pb-c.c
 
 WARN    := -Wall -Wextra -Wswitch-enum -Wshadow -Wmissing-prototypes -Wwrite-strings \
 	-Wstrict-prototypes -Wno-unused-parameter \
@@ -41,12 +42,12 @@ ASAN_CFLAGS := $(BASEFLAGS) -O1 $(ASAN_FLAGS)
 LLVM_LIBS := $(shell $(LLVM_CONFIG) --link-static --libs bpf core target 2>/dev/null)
 LLVM_SYS  := $(shell $(LLVM_CONFIG) --link-static --system-libs 2>/dev/null)
 LDLIBS    := -L$(shell $(LLVM_CONFIG) --libdir 2>/dev/null) $(LLVM_LIBS) \
-	-lbpf -lelf -lmicrohttpd -lcapstone $(LLVM_SYS) -lz -lzstd -lpthread -lm -ldl
+	-lbpf -lelf -lmicrohttpd -lcapstone -lprotobuf-c $(LLVM_SYS) -lz -lzstd -lpthread -lm -ldl
 
 REL_OBJS  := $(patsubst %.c,$(BUILD)/rel/%.o,$(LIB_SRCS)) \
-	$(BUILD)/rel/gen/lexer.o $(BUILD)/rel/gen/parser.o
+	$(BUILD)/rel/gen/lexer.o $(BUILD)/rel/gen/parser.o $(BUILD)/rel/gen/profile.pb-c.o
 ASAN_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRCS)) \
-	$(BUILD)/asan/gen/lexer.o $(BUILD)/asan/gen/parser.o
+	$(BUILD)/asan/gen/lexer.o $(BUILD)/asan/gen/parser.o $(BUILD)/asan/gen/profile.pb-c.o
 REL_CLI   := $(patsubst %.c,$(BUILD)/rel/%.o,$(CLI_SRCS))
 ASAN_CLI  := $(patsubst %.c,$(BUILD)/asan/%.o,$(CLI_SRCS))
 
@@ -64,6 +65,12 @@ $(GEN)/parser.c $(GEN)/parser.h: parser/grammar.y
 $(GEN)/lexer.c: lexer/lexer.l $(GEN)/parser.h
 	@mkdir -p $(GEN)
 	flex -o $@ $<
+
+# the pprof wire format (output/pprof.c): protobuf-c's code for output/profile.proto
+$(GEN)/profile.pb-c.c $(GEN)/profile.pb-c.h: output/profile.proto
+	@mkdir -p $(GEN)
+	protoc-c --proto_path=output --c_out=$(GEN) $<
+$(BUILD)/rel/output/pprof.o $(BUILD)/asan/output/pprof.o $(BUILD)/fuzz/output/pprof.o: $(GEN)/profile.pb-c.h
 
 # ---- objects ------------------------------------------------------------
 $(BUILD)/rel/gen/%.o: $(GEN)/%.c $(GEN)/parser.h
@@ -197,7 +204,7 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -I$(GEN) \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
 	-fsanitize-coverage-ignorelist=tests/fuzz/coverage-ignore.txt
 FUZZ_OBJS := $(patsubst %.c,$(BUILD)/fuzz/%.o,$(LIB_SRCS)) \
-	$(BUILD)/fuzz/gen/lexer.o $(BUILD)/fuzz/gen/parser.o
+	$(BUILD)/fuzz/gen/lexer.o $(BUILD)/fuzz/gen/parser.o $(BUILD)/fuzz/gen/profile.pb-c.o
 $(BUILD)/fuzz/gen/%.o: $(GEN)/%.c $(GEN)/parser.h
 	@mkdir -p $(dir $@)
 	clang-14 $(FUZZ_CFLAGS) -MMD -c -o $@ $<

@@ -1,11 +1,16 @@
 /*
  * info.c - sonde --info: what this kernel offers BPF, and how sonde was built.
  *
- * The kernel half asks the kernel itself, through libbpf's feature probes
+ * The kernel half asks the kernel itself: sonde's own feature table
+ * (host/features.c: the features sonde depends on, each a tiny program
+ * loaded the way sonde uses it), libbpf's probes for the rest
  * (libbpf_probe_bpf_prog_type, _map_type, _helper: each loads a tiny
- * program or creates a tiny map and reports whether the kernel took it),
- * and looks at the perf event sources in sysfs (kprobe, uprobe, a hardware
- * PMU).  So a "no" here is what the kernel answered, not a guess from a
+ * program or creates a tiny map), and the perf event sources in sysfs
+ * (kprobe, uprobe, a hardware PMU).  libbpf 1.1's helper probe reads the
+ * verifier's log for the wording of older kernels and says "yes" for a
+ * helper that 6.x refuses with newer words, so override_return is answered
+ * by the table's real load, and d_path (which no kprobe-type program may
+ * call) by a real fentry program in the table.  So a "no" here is what the kernel answered, not a guess from a
  * version number.  The sections follow bpftrace --info, so the two read
  * side by side.
  */
@@ -34,7 +39,13 @@ static bool have_file(const char *path)
 	return access(path, F_OK) == 0;
 }
 
-struct named { const char *name; int id; };
+struct named { const char *name; int id; int feature; };
+
+static const char *feature_text(enum host_feature f)
+{
+	enum host_answer a = host_feature_answer(f);
+	return a == HF_YES ? "yes" : a == HF_NO ? "no" : "unknown";
+}
 
 void cli_info(FILE *out, const char *version)
 {
@@ -68,27 +79,30 @@ void cli_info(FILE *out, const char *version)
 		{"probe_read_kernel_str", BPF_FUNC_probe_read_kernel_str},
 		{"get_current_cgroup_id", BPF_FUNC_get_current_cgroup_id},
 		{"send_signal", BPF_FUNC_send_signal},
-		{"override_return", BPF_FUNC_override_return},
+		{"override_return", BPF_FUNC_override_return, HF_OVERRIDE_RETURN + 1},
 		{"get_boot_ns", BPF_FUNC_ktime_get_boot_ns},
 		{"get_numa_node_id", BPF_FUNC_get_numa_node_id},
 		{"get_stackid", BPF_FUNC_get_stackid},
 		{"ringbuf_output", BPF_FUNC_ringbuf_output},
 		{"for_each_map_elem", BPF_FUNC_for_each_map_elem},
-		{"d_path (dpath)", BPF_FUNC_d_path},
 	};
 	fprintf(out, "Kernel helpers (from a kprobe-type program)\n");
 	for (size_t i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++)
-		fprintf(out, "  %s: %s\n", helpers[i].name,
+		fprintf(out, "  %s: %s\n", helpers[i].name, helpers[i].feature ?
+			feature_text((enum host_feature)(helpers[i].feature - 1)) :
 			yes_no(libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, helpers[i].id, NULL)));
 	fprintf(out, "\n");
 
 	fprintf(out, "Kernel features\n");
-	fprintf(out, "  btf: %s\n", have_file("/sys/kernel/btf/vmlinux") ? "yes" : "no");
 	fprintf(out, "  tracefs: %s\n", tfs_root() ? "yes" : "no (cannot mount it)");
 	fprintf(out, "  kprobe event source: %s\n", tfs_have_kprobes() ? "yes" : "no");
 	fprintf(out, "  uprobe event source: %s\n",
 		have_file("/sys/bus/event_source/devices/uprobe") ? "yes" : "no");
 	fprintf(out, "  hardware PMU (hardware: probes): %s\n", tfs_have_pmu() ? "yes" : "no");
+	for (int f = 0; f < HF__COUNT; f++)
+		fprintf(out, "  %s: %s (%s, Linux %s)\n", host_feature_name((enum host_feature)f),
+			feature_text((enum host_feature)f), host_feature_what((enum host_feature)f),
+			host_feature_since((enum host_feature)f));
 	fprintf(out, "\n");
 
 	static const struct named maps[] = {

@@ -58,12 +58,17 @@ static void usage(FILE *out)
 		"    -q               quiet: no \"Attached N probes\" line\n"
 		"    -p PID           trace only this process; resolve uprobes through it\n"
 		"    -c CMD           run CMD, trace it (cpid), stop when it exits\n"
-		"    -f FORMAT        text, json, prometheus or openmetrics (default text)\n"
+		"    -f FORMAT        text, json, prometheus, openmetrics, folded (stacks for\n"
+		"                     flamegraph.pl), flamegraph (-o FILE.svg), heatmap\n"
+		"                     (-o FILE.html) or pprof (-o FILE.pb.gz) (default text)\n"
 		"    -o FILE          write output to FILE; with prometheus or openmetrics,\n"
-		"                     rewrite FILE every --interval (node_exporter textfile)\n"
+		"                     rewrite FILE every --interval (node_exporter textfile);\n"
+		"                     with flamegraph, heatmap or pprof, the picture (text\n"
+		"                     output stays on the terminal)\n"
 		"    -k               warn when a map update or delete fails in BPF (-kk: and\n"
 		"                     failed probe_read of memory too)\n"
-		"    --serve [ADDR:]PORT  serve the maps as Prometheus metrics at /metrics\n"
+		"    --serve [ADDR:]PORT  serve the maps as Prometheus metrics at /metrics and\n"
+		"                     the stack maps as pprof at /debug/pprof/profile?seconds=N\n"
 		"                     (ADDR defaults to 127.0.0.1)\n"
 		"    --interval SECS  how often -o FILE is rewritten (default 15)\n"
 		"    --max-series N   series per map in metrics (default 10000, 0: no cap)\n"
@@ -207,6 +212,34 @@ static void child_agent_env(const char *lib, const char *dir)
 	setenv("SONDE_RUN_DIR", dir, 1);
 }
 
+/* -c CMD as bpftrace splits it: words at each single space, no shell
+ * (quotes, $VAR, tabs and globs are plain characters), so that cpid is the
+ * command itself and no shell runs as cpid first.  Two spaces make an
+ * empty word, as bpftrace's splitting does, and a space at the end none.
+ * A NULL-terminated argv, or NULL when out of memory. */
+static char **child_argv(const char *cmd)
+{
+	size_t n = strlen(cmd);
+	char *copy = strdup(cmd);
+	char **av = calloc(n + 2, sizeof(*av));
+	if (!copy || !av)
+		return NULL;
+	int ac = 0;
+	for (char *w = copy;;) {
+		char *sp = strchr(w, ' ');
+		if (!sp) {
+			if (*w || ac == 0)
+				av[ac++] = w;
+			break;
+		}
+		*sp = '\0';
+		av[ac++] = w;
+		w = sp + 1;
+	}
+	av[ac] = NULL;
+	return av;
+}
+
 static int start_child(const char *cmd, int *go_fd, const char *agent_lib, const char *agent_dir)
 {
 	int fds[2];
@@ -223,28 +256,11 @@ static int start_child(const char *cmd, int *go_fd, const char *agent_lib, const
 			_exit(127);
 		if (agent_lib)
 			child_agent_env(agent_lib, agent_dir);
-		/* a plain command line runs directly, as bpftrace runs it: a
-		 * shell in between would make libc calls of its own as cpid
-		 * (uprobe:libc:getpid /pid == cpid/ would count dash's) */
-		if (!strpbrk(cmd, "'\"\\$`|&;<>(){}*?[]~#=\n")) {
-			char *copy = strdup(cmd), *save = NULL;
-			char *av[256];
-			int ac = 0;
-			for (char *w = copy ? strtok_r(copy, " \t", &save) : NULL; w && ac < 255;
-			     w = strtok_r(NULL, " \t", &save))
-				av[ac++] = w;
-			av[ac] = NULL;
-			if (ac) {
-				execvp(av[0], av);
-				fprintf(stderr, "sonde: cannot run '%s': %m\n", av[0]);
-				_exit(127);
-			}
-		}
-		/* "exec" keeps the shell's pid for the command: cpid is the command */
-		char *line = NULL;
-		if (asprintf(&line, "exec %s", cmd) < 0)
+		char **av = child_argv(cmd);
+		if (!av)
 			_exit(127);
-		execl("/bin/sh", "sh", "-c", line, (char *)NULL);
+		execvp(av[0], av);
+		fprintf(stderr, "sonde: cannot run '%s': %m\n", av[0]);
 		_exit(127);
 	}
 	close(fds[0]);
@@ -409,8 +425,16 @@ int main(int argc, char **argv)
 	/* --serve alone serves Prometheus text (OpenMetrics by Accept header) */
 	if (serve && !format_given)
 		writer = &output_prometheus;
-	if (serve && !writer->scrape) {
-		fprintf(stderr, "sonde: --serve exports metrics: -f must be prometheus or openmetrics\n");
+	if (serve && !writer->scrape && writer != &output_pprof) {
+		fprintf(stderr, "sonde: --serve exports metrics and profiles: -f must be prometheus, "
+			"openmetrics or pprof\n");
+		return 1;
+	}
+	/* a picture is a file; the terminal keeps the text */
+	if (writer->picture && !out_path && !(serve && writer == &output_pprof) && !do_list) {
+		fprintf(stderr, "sonde: -f %s writes a picture: give its file with -o FILE (%s)\n",
+			writer->name, !strcmp(writer->name, "heatmap") ? "FILE.html" :
+			!strcmp(writer->name, "pprof") ? "FILE.pb.gz" : "FILE.svg");
 		return 1;
 	}
 	if (writer->scrape && !serve && !out_path && !do_list) {
@@ -540,16 +564,18 @@ int main(int argc, char **argv)
 		free(obj.elf);
 		goto out_cont;
 	}
-	FILE *out = stdout;
+	FILE *out = stdout, *picture = NULL;
 	char oerr[1024];
-	/* a scrape format's -o FILE is rewritten whole every interval */
-	if (out_path && !writer->scrape && cli_open_output(out_path, &out, oerr, sizeof(oerr))) {
+	/* a scrape format's -o FILE is rewritten whole every interval; a
+	 * picture format's is the picture, written at exit */
+	if (out_path && !writer->scrape &&
+	    cli_open_output(out_path, writer->picture ? &picture : &out, oerr, sizeof(oerr))) {
 		fprintf(stderr, "sonde: %s\n", oerr);
 		free(obj.elf);
 		goto out_child;
 	}
 	struct rt_opts ro = {
-		.writer = writer, .out = out, .quiet = quiet, .verbose = verbose, .dry_run = dry_run,
+		.writer = writer, .out = out, .picture = picture, .quiet = quiet, .verbose = verbose, .dry_run = dry_run,
 		.pid = pid, .child_pid = child, .child_go_fd = go_fd, .container = cont,
 		.follow = follow, .src = prog_text, .file = file,
 		.serve_addr = serve, .metrics_file = writer->scrape ? out_path : NULL,
@@ -562,7 +588,9 @@ int main(int argc, char **argv)
 	go_fd = -1;
 	child = 0;
 	free(obj.elf);
-	if (cli_close_output(out, out_path ? out_path : "standard output"))
+	if (cli_close_output(out, out_path && !picture ? out_path : "standard output"))
+		rc = 1;
+	if (picture && cli_close_output(picture, out_path))
 		rc = 1;
 out_child:
 	if (child > 0) {

@@ -182,7 +182,14 @@ void cg_end_if(struct cg_ctx *cg, struct cg_if *f)
 
 void cg_return(struct cg_ctx *cg)
 {
-	LLVMBuildRet(cg->b, LLVMConstInt(cg->i32, 0, 0));
+	if (cg->ret_flag) {
+		/* in a for loop's body: stop the iteration, the probe returns
+		 * after it (loops.c) */
+		cg_store_i64(cg, cg_const(cg, 1), cg->ret_flag);
+		LLVMBuildRet(cg->b, cg_const(cg, 1));
+	} else {
+		LLVMBuildRet(cg->b, LLVMConstInt(cg->i32, 0, 0));
+	}
 	/* code after a return lands in an unreachable block the optimiser drops */
 	LLVMBasicBlockRef dead = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "after_return");
 	LLVMPositionBuilderAtEnd(cg->b, dead);

@@ -46,6 +46,8 @@ struct cg_ctx {
 	const struct sema_attach *attach;
 	struct cg_var *vars;
 	struct cg_loop *loop;
+	LLVMValueRef ret_flag;	/* in a for loop's callback (loops.c): the word a
+				 * `return` sets before it stops the iteration */
 	int nprogs;
 	struct cg_prog *progs;
 	/* -k: where the code being generated comes from, and the checked
@@ -61,6 +63,10 @@ void cg_set_loc(struct cg_ctx *cg, struct src_loc loc);
 void cg_print_ir(FILE *out, const char *text, const char *src);
 void cg_print_asm(FILE *out, const char *text, const char *src);
 void cg_stmt(struct cg_ctx *cg, struct ast_node *st);
+/* expr.c: the stack slot of variable node v (made, zeroed, on first use) */
+struct cg_var *cg_var_slot(struct cg_ctx *cg, struct ast_node *v);
+/* loops.c: for ($kv : @m) {..}, for ($i : a..b) {..} */
+void cg_for(struct cg_ctx *cg, struct ast_node *st);
 /* i1 truth value of an integer expression */
 LLVMValueRef cg_cond(struct cg_ctx *cg, struct ast_node *e);
 /* module.c: a BTF-defined map global in ".maps" (key_size 0: none) */

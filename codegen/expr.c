@@ -152,6 +152,11 @@ static struct cg_var *var_slot(struct cg_ctx *cg, struct ast_node *v, bool creat
 	return x;
 }
 
+struct cg_var *cg_var_slot(struct cg_ctx *cg, struct ast_node *v)
+{
+	return var_slot(cg, v, true);
+}
+
 LLVMValueRef cg_arith(struct cg_ctx *cg, enum ast_op op, LLVMValueRef l, LLVMValueRef r,
 		      bool is_signed)
 {
@@ -542,8 +547,13 @@ static LLVMValueRef expr_value(struct cg_ctx *cg, struct ast_node *e)
 		}
 		return buf;
 	}
-	case N_EXPR_STMT: case N_ASSIGN: case N_IF: case N_WHILE: case N_UNROLL:
-	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_BLOCK: case N_PROBE:
+	case N_BLOCK: {	/* { stmts; value } */
+		for (struct ast_node *s = e->block.stmts; s; s = s->next)
+			cg_stmt(cg, s);
+		return e->block.value ? cg_expr(cg, e->block.value) : cg_const(cg, 0);
+	}
+	case N_EXPR_STMT: case N_ASSIGN: case N_IF: case N_WHILE: case N_UNROLL: case N_FOR:
+	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_PROBE: case N_MACRO:
 	case N_STRUCT_DEF: case N_PROGRAM:
 		break;
 	}
@@ -556,6 +566,11 @@ static void assign_var(struct cg_ctx *cg, struct ast_node *st)
 {
 	struct ast_node *t = st->assign.target;
 	struct cg_var *v = var_slot(cg, t, true);
+	if (!st->assign.value) {
+		/* "let $x;" starts at zero each time it runs */
+		cg_memset0(cg, v->slot, is_int_kind(&t->type) ? 8 : t->type.size);
+		return;
+	}
 	if (st->assign.op != OP_NONE) {
 		LLVMValueRef old = cg_load_i64(cg, v->slot);
 		LLVMValueRef r = cg_expr(cg, st->assign.value);
@@ -629,6 +644,9 @@ void cg_stmt(struct cg_ctx *cg, struct ast_node *st)
 		LLVMPositionBuilderAtEnd(cg->b, end);
 		return;
 	}
+	case N_FOR:	/* for ($kv : @m) {..}  for ($i : a..b) {..} */
+		cg_for(cg, st);
+		return;
 	case N_UNROLL: {	/* unroll(N) {..} */
 		uint64_t n = st->unroll.count->kind == N_INT ? st->unroll.count->i.value : 1;
 		for (uint64_t i = 0; i < n; i++)
@@ -648,11 +666,13 @@ void cg_stmt(struct cg_ctx *cg, struct ast_node *st)
 	case N_BLOCK:	/* { stmts } */
 		for (struct ast_node *s = st->block.stmts; s; s = s->next)
 			cg_stmt(cg, s);
+		if (st->block.value)
+			cg_expr(cg, st->block.value);
 		return;
 	case N_INT: case N_STR: case N_IDENT: case N_VAR: case N_MAP: case N_POSITIONAL:
 	case N_CALL: case N_BINARY: case N_UNARY: case N_INCDEC: case N_TERNARY: case N_FIELD:
 	case N_INDEX: case N_CAST: case N_SIZEOF: case N_TUPLE: case N_PROBE: case N_STRUCT_DEF:
-	case N_PROGRAM:
+	case N_PROGRAM: case N_MACRO:
 		cg_expr(cg, st);
 		return;
 	}

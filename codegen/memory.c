@@ -38,8 +38,8 @@ bool cg_in_memory(const struct ast_node *e)
 		return e->index.base->type.kind == TY_ARRAY && cg_in_memory(e->index.base);
 	case N_INT: case N_STR: case N_IDENT: case N_VAR: case N_MAP: case N_POSITIONAL:
 	case N_CALL: case N_BINARY: case N_INCDEC: case N_TERNARY: case N_CAST: case N_SIZEOF:
-	case N_TUPLE: case N_EXPR_STMT: case N_ASSIGN: case N_IF: case N_WHILE: case N_UNROLL:
-	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_BLOCK: case N_PROBE:
+	case N_TUPLE: case N_EXPR_STMT: case N_ASSIGN: case N_IF: case N_WHILE: case N_UNROLL: case N_FOR:
+	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_BLOCK: case N_PROBE: case N_MACRO:
 	case N_STRUCT_DEF: case N_PROGRAM:
 		break;
 	}

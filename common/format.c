@@ -158,6 +158,22 @@ static int bad_spec_len(const char *s)
 	return s[i] ? i + 1 : i;
 }
 
+/*
+ * A '%' that no conversion letter follows ("100%\n", "50% off", a '%' at
+ * the end) is a plain '%', as bpftrace prints it: only a spec that reaches a
+ * letter (or '%', '*', '$') is a conversion, known or not.
+ */
+static bool is_literal_percent(const char *s)
+{
+	int i = 1;
+
+	while (s[i] && strchr("-0+ #123456789.hlzjt", s[i]))
+		i++;
+	char ch = s[i];
+	return !((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		 ch == '%' || ch == '*' || ch == '$');
+}
+
 static const char *show_spec(struct arena *a, const char *s, int n)
 {
 	char *out = arena_alloc(a, (size_t)n * 4 + 1);
@@ -191,6 +207,8 @@ int fmt_parse(struct arena *a, const char *fmt, struct fmt_spec *out,
 			i++;
 			continue;
 		}
+		if (is_literal_percent(fmt + i))
+			continue;
 		if (!parse_conv(fmt + i, &c, &why)) {
 			const char *spec = show_spec(a, fmt + i, bad_spec_len(fmt + i));
 			if (err)
@@ -213,6 +231,8 @@ int fmt_parse(struct arena *a, const char *fmt, struct fmt_spec *out,
 			i++;
 			continue;
 		}
+		if (is_literal_percent(fmt + i))
+			continue;
 		parse_conv(fmt + i, &c, &why);
 		out->convs[k].kind = conv_kind(c.conv);
 		out->convs[k].conv = c.conv;
@@ -434,12 +454,12 @@ char *fmt_format_into(char **buf, size_t *cap, const char *fmt, const struct fmt
 		if (fmt[i + 1] == '%') {
 			buf_put(&b, "%", 1);
 			i += 2;
-		} else if (parse_conv(fmt + i, &c, &why)) {
+		} else if (!is_literal_percent(fmt + i) && parse_conv(fmt + i, &c, &why)) {
 			put_conv(&b, &c, arg < nvals && vals ? &vals[arg] : NULL);
 			arg++;
 			i += (size_t)c.length;
 		} else {
-			/* fmt_parse rejected this already; print it as it stands */
+			/* a literal '%' (or a spec fmt_parse rejected): as it stands */
 			buf_put(&b, fmt + i, 1);
 			i++;
 		}

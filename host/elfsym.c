@@ -53,6 +53,8 @@ struct rs_elf {
 	const char *debuglink;	/* .gnu_debuglink file name, or NULL */
 	uint32_t debuglink_crc;
 	bool has_symtab;	/* a .symtab (here or in the debug file): not stripped */
+	const char **needed;	/* DT_NEEDED sonames, in order */
+	size_t nneeded;
 };
 
 /* ---- reading ---------------------------------------------------------- */
@@ -161,6 +163,37 @@ int rs_elf_build_id_fd(int fd, unsigned char *out, size_t cap, size_t *len)
 	int rc = elf_kind(elf) == ELF_K_ELF ? read_build_id(elf, out, cap, len) : -ENOEXEC;
 	elf_end(elf);
 	return rc;
+}
+
+/* the DT_NEEDED entries of the dynamic section: the libraries the dynamic
+ * linker loads with this one, where it looks for what this one lacks */
+static void read_needed(struct rs_elf *e, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t n = d ? d->d_size / sh.sh_entsize : 0;
+		e->needed = arena_new_array(e->ar, const char *, n ? n : 1);
+		for (size_t i = 0; i < n; i++) {
+			GElf_Dyn dyn;
+			const char *name;
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+				break;
+			if (dyn.d_tag == DT_NEEDED &&
+			    (name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val)) && *name)
+				e->needed[e->nneeded++] = arena_strdup(e->ar, name);
+		}
+		return;
+	}
+}
+
+const char *const *rs_elf_needed(const struct rs_elf *e, size_t *n)
+{
+	*n = e->nneeded;
+	return e->needed;
 }
 
 static void read_debuglink(struct rs_elf *e, Elf *elf)
@@ -442,6 +475,7 @@ int rs_elf_open_fd(int fd, const char *name, const char *debug_root,
 	}
 	read_build_id(elf, e->build_id, sizeof(e->build_id), &e->build_id_len);
 	read_debuglink(e, elf);
+	read_needed(e, elf);
 	if ((ret = collect_syms(e, elf, false))) {
 		rs_set_err(err, errlen, "out of memory reading %s", name);
 		goto out;

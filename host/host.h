@@ -12,6 +12,7 @@
  *   usdt.c       usdt_  SDT notes and their argument strings
  *   list.c       host_list_  `sonde -l` for each probe provider
  *   btf.c        host_       the kernel's BTF, for kernel types
+ *   features.c   host_feature  what the kernel's BPF accepts (probed once)
  *   procmaps.c, elfsym.c, container.c, uresolve.c   rs_ (see below)
  */
 #ifndef SONDE_HOST_H
@@ -331,6 +332,8 @@ void rs_elf_free(struct rs_elf *e);
 const char *rs_elf_name(const struct rs_elf *e);
 /* no symbol table of its own or in a debug file: only exported symbols */
 bool rs_elf_stripped(const struct rs_elf *e);
+/* The sonames of its DT_NEEDED entries, in order (*n of them). */
+const char *const *rs_elf_needed(const struct rs_elf *e, size_t *n);
 
 /* The GNU build-id of the ELF file open at fd (read with pread, never
  * mapped: the file may be rewritten meanwhile): 0 and *len, or -ENOENT
@@ -521,6 +524,40 @@ const struct btf *host_kernel_btf(void);
 /* the arguments raw tracepoint `name` passes (its btf_trace_NAME
  * prototype, less the leading void *), or -1 when BTF does not say */
 int host_raw_tp_nargs(const char *name);
+
+/* ---- kernel features (features.c) -------------------------------------- */
+
+/* BPF features that came in later kernels, each asked of the running
+ * kernel by loading a tiny program on first use (never by its version) */
+enum host_feature {
+	HF_BTF,			/* /sys/kernel/btf/vmlinux loads */
+	HF_RINGBUF,		/* BPF_MAP_TYPE_RINGBUF (5.8) */
+	HF_COOKIE,		/* bpf_get_attach_cookie (5.15) */
+	HF_PERCPU_LOOKUP,	/* bpf_map_lookup_percpu_elem (5.19) */
+	HF_UPROBE_MULTI,	/* BPF_TRACE_UPROBE_MULTI links (6.6) */
+	HF_KPROBE_MULTI,	/* BPF_TRACE_KPROBE_MULTI links (5.18) */
+	HF_FENTRY,		/* fentry/fexit attach (5.5) */
+	HF_OVERRIDE_RETURN,	/* bpf_override_return in kprobes */
+	HF_D_PATH,		/* bpf_d_path in fentry */
+	HF__COUNT
+};
+enum host_answer { HF_NO, HF_YES, HF_UNKNOWN };
+
+/* the kernel's answer (HF_UNKNOWN: it would not say, e.g. no privilege);
+ * SONDE_NO_FEATURES=name,... answers HF_NO for the named rows */
+enum host_answer host_feature_answer(enum host_feature f);
+/* false only when the kernel said no */
+bool host_feature(enum host_feature f);
+const char *host_feature_name(enum host_feature f);	/* "percpu_lookup" */
+const char *host_feature_what(enum host_feature f);	/* "bpf_map_lookup_percpu_elem" */
+const char *host_feature_since(enum host_feature f);	/* "5.19": the mainline release */
+
+/* a BPF_TRACE_UPROBE_MULTI link (BPF_LINK_CREATE, which libbpf 1.1 does
+ * not know) for n offsets of path, a cookie each (cookies may be NULL),
+ * for pid only when pid > 0; a link fd or -errno */
+#define HOST_UMULTI_ATTACH_TYPE 48	/* BPF_TRACE_UPROBE_MULTI */
+int host_umulti_link(int prog_fd, const char *path, const uint64_t *offsets,
+		     const uint64_t *cookies, uint32_t n, int pid, bool retprobe);
 
 /* ---- -l listers (list.c) --------------------------------------------- */
 

@@ -207,6 +207,17 @@ static bool same_file(const struct stat *st, const struct rs_mapping *m)
 	       minor(st->st_dev) == m->dev_minor;
 }
 
+/* An overlayfs file's maps line shows the inode of the layer's file (the
+ * kernel maps d_real_inode()) while fstat() of the same open file shows
+ * the overlay's: inside a container, or a VM whose root is an overlay,
+ * every mapping would look replaced.  /proc/PID/map_files/ opens the
+ * mapped file itself, so there the overlay's word is taken. */
+static bool on_overlay(int fd)
+{
+	struct statfs sf;
+	return fstatfs(fd, &sf) == 0 && sf.f_type == OVERLAYFS_MAGIC;
+}
+
 static bool pid_alive(int pid)
 {
 	char fn[64];
@@ -226,7 +237,7 @@ int rs_open_mapping(int pid, const struct rs_mapping *m, unsigned flags,
 			 (unsigned long long)m->start, (unsigned long long)m->end);
 		fd = open(fn, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
-			if (fstat(fd, &st) == 0 && same_file(&st, m))
+			if (fstat(fd, &st) == 0 && (same_file(&st, m) || on_overlay(fd)))
 				return fd;
 			close(fd);
 			snprintf(err, errlen, "pid %d no longer maps %s at %llx; skipped",

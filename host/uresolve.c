@@ -1079,6 +1079,114 @@ static int match_func(struct rctx *r, const struct cand *c, struct sym_pass *sp)
 	return rs_elf_each_match(sp->e, r->q->func, sym_cb, sp);
 }
 
+/* ---- a symbol in a library the file needs --------------------------------- */
+
+#define NEEDED_MAX 16	/* sonames examined, breadth first */
+
+/* Open soname as the dynamic linker finds it for the file c: the host's
+ * ld.so cache, then the needing file's own directory and the default
+ * directories, inside c's root for a container's file.  The fd, with the
+ * path as c's processes see it in *path (malloc'd), or -1. */
+static int open_needed(const struct cand *c, const char *soname, char **path)
+{
+	char dir[RS_PATH_MAX], found[RS_PATH_MAX];
+	const char *slash = strrchr(c->path, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - c->path) : 0, c->path);
+	const char *dirs[] = {"", dir, "/lib", "/usr/lib"};
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		if (i == 0) {
+			if (!c->host || ldcache_find(soname, found, sizeof(found)))
+				continue;
+		} else {
+			snprintf(found, sizeof(found), "%s/%s", dirs[i], soname);
+		}
+		char full[RS_PATH_MAX * 2];
+		snprintf(full, sizeof(full), "%s%s", c->host ? "" : c->root, found);
+		int fd = open(full, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!is_elf_exec(fd, false) || !(*path = strdup(found))) {
+			close(fd);
+			continue;
+		}
+		return fd;
+	}
+	return -1;
+}
+
+/*
+ * r->q->func is not in c's file: look in the libraries it needs
+ * (DT_NEEDED, breadth first), as the dynamic linker resolves a name the
+ * file lacks.  glibc 2.34 moved pthread_create and the rest of libpthread,
+ * libdl, librt into libc and left stubs that need libc, so
+ * uprobe:libpthread.so.0:pthread_create (threadsnoop.bt) means libc's.
+ * On a match c becomes that library (sp holds its sites) and -v says so.
+ * Plain names only: an offset or an address belongs to the file written.
+ */
+static bool follow_needed(struct rctx *r, struct cand *c, struct sym_pass *sp)
+{
+	uint64_t addr;
+	if (strpbrk(r->q->func, "*?[+") || parse_address(r->q->func, &addr))
+		return false;
+	const char *queue[NEEDED_MAX];
+	size_t nq = 0, n;
+	const char *const *need = rs_elf_needed(sp->e, &n);
+	struct arena *a = arena_new();
+	for (size_t i = 0; i < n && nq < NEEDED_MAX; i++)
+		queue[nq++] = arena_strdup(a, need[i]);
+	bool found = false;
+	for (size_t qi = 0; qi < nq && !found; qi++) {
+		char *path = NULL, err[256];
+		struct rs_elf *e = NULL;
+		int fd = open_needed(c, queue[qi], &path);
+		if (fd < 0)
+			continue;
+		if (rs_elf_open_fd(fd, path, c->root, &e, err, sizeof(err))) {
+			close(fd);
+			free(path);
+			continue;
+		}
+		struct sym_pass np = {.r = r, .e = e, .fd = fd};
+		if (rs_elf_each_match(e, r->q->func, sym_cb, &np) > 0 && np.n) {
+			struct stat st;
+			note(r, RS_NOTE_INFO, "'%s' is not in %s: probing it in %s, which that "
+			     "file needs (DT_NEEDED), as the dynamic linker finds it",
+			     r->q->func, c->path, path);
+			fstat(fd, &st);
+			close(c->fd);
+			free(c->path);
+			free(c->display);
+			c->fd = fd;
+			c->path = path;
+			c->display = c->host ? strdup(path) : NULL;
+			if (!c->host && asprintf(&c->display, "%s%s", c->root, path) < 0)
+				c->display = NULL;
+			c->dev = st.st_dev;
+			c->ino = st.st_ino;
+			c->real = (struct key){st.st_dev, st.st_ino};
+			rs_elf_free(sp->e);
+			free(sp->v);
+			*sp = np;
+			found = true;
+			break;
+		}
+		free(np.v);
+		need = rs_elf_needed(e, &n);
+		for (size_t i = 0; i < n && nq < NEEDED_MAX; i++) {
+			bool dup = false;
+			for (size_t j = 0; j < nq; j++)
+				dup = dup || !strcmp(queue[j], need[i]);
+			if (!dup)
+				queue[nq++] = arena_strdup(a, need[i]);
+		}
+		rs_elf_free(e);
+		close(fd);
+		free(path);
+	}
+	arena_free(a);
+	return found;
+}
+
 /* Turn candidates into sites.  Unmatched files are reported; an error only
  * when nothing at all matched on a first resolution. */
 static int make_sites(struct rctx *r, bool first)
@@ -1107,6 +1215,8 @@ static int make_sites(struct rctx *r, bool first)
 			continue;
 		}
 		ret = match_func(r, c, &sp);
+		if (ret == 0 && follow_needed(r, c, &sp))
+			ret = (int)sp.n;
 		if (ret == -EINVAL) {
 			rs_set_err(r->err, r->errlen, "%s", sp.insn_err);
 			free(sp.v);

@@ -261,7 +261,7 @@ static bool lex_hdr_value(struct lexer *lx, const char *v, size_t n, uint64_t *o
 	return true;
 }
 
-static void lex_hdr_file(struct lexer *lx, struct lex_hdr_walk *w, const char *name, int depth);
+static bool lex_hdr_file(struct lexer *lx, struct lex_hdr_walk *w, const char *name, int depth);
 
 /* one line of a header: "#define NAME VALUE" or "#include <H>" */
 static void lex_hdr_line(struct lexer *lx, struct lex_hdr_walk *w, const char *s, size_t n,
@@ -306,25 +306,25 @@ static void lex_hdr_line(struct lexer *lx, struct lex_hdr_walk *w, const char *s
 	lex_add_define(lx, arena_strndup(lx->arena, s + ns, ne - ns), t, false);
 }
 
-static void lex_hdr_file(struct lexer *lx, struct lex_hdr_walk *w, const char *name, int depth)
+static bool lex_hdr_file(struct lexer *lx, struct lex_hdr_walk *w, const char *name, int depth)
 {
 	static const char *const dirs[] = {"/usr/include/x86_64-linux-gnu", "/usr/include"};
 	if (depth > LEX_HDR_DEPTH || w->files >= LEX_HDR_FILES || name[0] == '/' || strstr(name, ".."))
-		return;
+		return false;
 	for (int k = 0; k < w->files; k++)
 		if (!strcmp(w->seen[k], name))
-			return;
+			return true;
 	w->seen[w->files++] = arena_strdup(lx->arena, name);
 	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
 		char path[512];
 		struct stat st;
 		snprintf(path, sizeof(path), "%s/%s", dirs[d], name);
-		if (stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size > (1 << 20))
+		if (stat(path, &st) || !S_ISREG(st.st_mode))
 			continue;
 		char *text;
 		size_t len;
-		if (file_read_all(path, (size_t)st.st_size + 1, &text, &len))
-			return;
+		if (st.st_size > (1 << 20) || file_read_all(path, (size_t)st.st_size + 1, &text, &len))
+			return true;
 		for (size_t i = 0; i < len;) {
 			size_t e = i;
 			while (e < len && text[e] != '\n')
@@ -333,28 +333,77 @@ static void lex_hdr_file(struct lexer *lx, struct lex_hdr_walk *w, const char *n
 			i = e + 1;
 		}
 		free(text);
-		return;
+		return true;
 	}
+	return false;
+}
+
+/*
+ * A header sonde cannot read still exists for bpftrace when it is a
+ * kernel header (its types come from BTF here, from the kernel's headers
+ * there: biosnoop.bt's <linux/blkdev.h>), one of the compiler's own (clang
+ * ships stddef.h), or a file the path names (bashfunc.bt's
+ * "/home/.../variables.h"; a quoted name also beside the script).
+ */
+static bool lex_header_elsewhere(const struct lexer *lx, const char *h, bool quoted)
+{
+	static const char *const kernel_dirs[] = {
+		"linux/", "net/", "asm/", "asm-generic/", "uapi/", "trace/", "scsi/",
+		"xen/", "crypto/", "sound/", "kvm/", "drm/", "media/", "rdma/", "video/",
+		"keys/", "soc/", "misc/", "acpi/", "clocksource/", "dt-bindings/", "vdso/",
+		"ras/", "target/", "pcmcia/", "math-emu/", "generated/",
+	};
+	static const char *const compiler[] = {
+		"stddef.h", "stdarg.h", "stdbool.h", "float.h", "stdalign.h", "iso646.h",
+		"stdnoreturn.h", "__stddef_max_align_t.h",
+	};
+	struct stat st;
+
+	for (size_t k = 0; k < sizeof(kernel_dirs) / sizeof(kernel_dirs[0]); k++)
+		if (!strncmp(h, kernel_dirs[k], strlen(kernel_dirs[k])))
+			return true;
+	for (size_t k = 0; k < sizeof(compiler) / sizeof(compiler[0]); k++)
+		if (!strcmp(h, compiler[k]))
+			return true;
+	if ((quoted || h[0] == '/') && !stat(h, &st))
+		return true;
+	const char *slash = lx->file ? strrchr(lx->file, '/') : NULL;
+	if (quoted && h[0] != '/' && slash) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - lx->file), lx->file, h);
+		return !stat(path, &st);
+	}
+	return false;
 }
 
 /* #include <H> or "H": define what lex_header_consts knows of H, or what
- * the system's H defines. */
-static void lex_include(struct lexer *lx, const char *s, size_t i, size_t n)
+ * the system's H defines; a header found nowhere is an error, as clang's
+ * "file not found" is for bpftrace. */
+static int lex_include(struct lexer *lx, struct src_loc loc, const char *s, size_t i, size_t n)
 {
 	i = lex_skip_blank(s, i, n);
 	if (i >= n || (s[i] != '<' && s[i] != '"'))
-		return;
+		return lex_error(lx, lex_sub_loc(loc, i, n - i),
+				 "'#include' needs <FILE> or \"FILE\"");
 	char close = s[i] == '<' ? '>' : '"';
 	size_t start = ++i;
 	while (i < n && s[i] != close)
 		i++;
 	size_t len = i - start;
+	struct src_loc hloc = lex_sub_loc(loc, start, len);
+	if (i >= n)
+		return lex_error(lx, lex_sub_loc(loc, start - 1, n - start + 1),
+				 "'#include': missing the closing '%c'", close);
+	if (len == 0 || len >= 256)
+		return lex_error(lx, hloc, "'#include': bad file name");
 	bool known = false;
 	for (size_t k = 0; k < sizeof(lex_header_consts) /
 			       sizeof(lex_header_consts[0]); k++) {
 		const struct lex_header_const *c = &lex_header_consts[k];
-		if (strlen(c->header) != len || memcmp(c->header, s + start, len) ||
-		    lex_find_define(lx, c->name, strlen(c->name)))
+		if (strlen(c->header) != len || memcmp(c->header, s + start, len))
+			continue;
+		known = true;
+		if (lex_find_define(lx, c->name, strlen(c->name)))
 			continue;
 		struct lex_tok *t = arena_new_obj(lx->arena, struct lex_tok);
 		t->kind = TOK_INT;
@@ -362,15 +411,16 @@ static void lex_include(struct lexer *lx, const char *s, size_t i, size_t n)
 		t->text = arena_printf(lx->arena, "%llu",
 				       (unsigned long long)c->value);
 		lex_add_define(lx, c->name, t, false);
-		known = true;
 	}
-	if (!known && len < 256) {
-		char h[256];
-		struct lex_hdr_walk w = {0};
-		memcpy(h, s + start, len);
-		h[len] = '\0';
-		lex_hdr_file(lx, &w, h, 0);
-	}
+	if (known)
+		return 0;
+	char h[256];
+	struct lex_hdr_walk w = {0};
+	memcpy(h, s + start, len);
+	h[len] = '\0';
+	if (lex_hdr_file(lx, &w, h, 0) || lex_header_elsewhere(lx, h, close == '"'))
+		return 0;
+	return lex_error(lx, hloc, "'#include': file not found: '%s'", h);
 }
 
 static int lex_push_cond(struct lexer *lx, struct src_loc loc,
@@ -424,10 +474,8 @@ int lex_directive(struct lexer *lx, struct src_loc loc,
 		return lex_invalid(lx, lex_sub_loc(loc, hash, 1), '#');
 	}
 #define IS(word) (wlen == sizeof(word) - 1 && memcmp(w, word, wlen) == 0)
-	if (IS("include")) {
-		lex_include(lx, s, wend, n);
-		return 0;
-	}
+	if (IS("include"))
+		return lex_include(lx, loc, s, wend, n);
 	if (IS("pragma"))
 		return 0;
 	if (IS("define") || IS("undef") || IS("ifdef") || IS("ifndef")) {

@@ -43,6 +43,23 @@ enum pr_kind {
 struct pr_key {
 	const char *text;
 	bool is_str;
+	const struct pr_stack *stack;	/* a kstack/ustack element, for writers with `stacks` */
+};
+
+/* One frame of a stack key, for the picture formats: `line` is the frame
+ * as the text output prints it, indentation dropped ("main+22", as
+ * stackcollapse-bpftrace.pl keeps it); `func` the function alone ("main",
+ * or "0x7f12..." when unresolved); module the mapped file (user frames,
+ * NULL when unknown). */
+struct pr_frame {
+	const char *line, *func, *module;
+	uint64_t addr;
+};
+/* frames leaf first, as the kernel walks them */
+struct pr_stack {
+	const struct pr_frame *frames;
+	int n;
+	bool kernel;
 };
 
 /*
@@ -81,8 +98,8 @@ struct pr_map {
 	struct pr_entry *entries;
 	size_t nentries;
 	bool is_unsigned;	/* PR_INT: ival is a uint64 (prints, sorts, divides so) */
+	bool counter;		/* PR_INT from count() (a counter, not a gauge; pprof's unit) */
 	/* scrape formats only */
-	bool counter;		/* PR_INT from count() (a counter, not a gauge) */
 	size_t series_cap;	/* most series written (0: no cap) */
 	size_t byte_limit;	/* stop before the stream passes this offset (0: none) */
 	size_t series_dropped;	/* out: series the cap or the limit left out */
@@ -105,6 +122,11 @@ struct output_writer {
 	 * every interval (-o FILE), never printed at exit; events go to stdout */
 	bool scrape;
 	bool openmetrics;	/* scrape format is OpenMetrics 1.0 (else Prometheus 0.0.4) */
+	/* stack key elements come with their frames (pr_key.stack) */
+	bool stacks;
+	/* a picture format: -o FILE is the picture, which `finish` writes at
+	 * exit; `out` of every other hook is the terminal (stdout) */
+	bool picture;
 	/* "Attached N probes" after attaching (not with -q) */
 	void (*attached)(FILE *out, FILE *diag, int nprobes);
 	/* printf, and the other text events as bpftrace names them: "time",
@@ -128,9 +150,13 @@ struct output_writer {
 	void (*map)(FILE *out, struct pr_map *m, uint32_t top, uint32_t div);
 	/* events the ring buffer dropped */
 	void (*lost_events)(FILE *out, FILE *diag, uint64_t lost);
+	/* picture formats: write the picture to `out` (the -o FILE) at exit;
+	 * NULL in the formats that write as they go */
+	void (*finish)(FILE *out);
 };
 
-extern const struct output_writer output_text, output_json, output_prometheus, output_openmetrics;
+extern const struct output_writer output_text, output_json, output_prometheus, output_openmetrics,
+	output_folded, output_flamegraph, output_heatmap, output_pprof;
 
 /* sonde's own metrics, written after the maps of a scrape */
 struct pr_probe_stat {
@@ -159,6 +185,19 @@ void pr_lhist_text(FILE *out, const uint64_t *buckets, int nbuckets,
 		   int64_t min, int64_t max, int64_t step);
 /* "[4K, 8K)" style label for hist bucket i into buf ("(..., 0)" for 0, "[0]", "[1]") */
 void pr_hist_label(char *buf, size_t len, int i);
+
+/* lhist bucket i's label as the text output prints it ("[10, 20)") */
+void pr_lhist_label(char *buf, size_t len, int i, int nbuckets, int64_t min, int64_t max,
+		    int64_t step);
+
+/* folded.c: a map the stack formats draw: an integer value (count, sum)
+ * and a stack in the key of an entry */
+bool pr_is_stack_map(const struct pr_map *m);
+
+/* pprof.c: the maps' stack entries as a gzipped profile.proto into *buf
+ * (malloc'd, *len bytes); duration_ns of the profile; 0 or -errno */
+int pr_pprof_encode(const struct pr_map *maps, int nmaps, int64_t time_ns, int64_t duration_ns,
+		    uint8_t **buf, size_t *len);
 
 /* JSON helpers, for rendering values as JSON */
 void pr_json_string(FILE *out, const char *s, size_t len);	/* quoted, escaped */
@@ -209,5 +248,8 @@ struct vf_frame {
  * n == 0 gives "" (bpftrace prints a stack it could not read as nothing). */
 const char *vf_stack(struct arena *a, const struct vf_frame *f, int n, enum vf_stack_mode mode,
 		     int indent, bool user);
+/* one frame's line of vf_stack, without the indentation */
+const char *vf_frame_line(struct arena *a, const struct vf_frame *f, enum vf_stack_mode mode,
+			  bool user);
 
 #endif

@@ -34,6 +34,10 @@ static const struct output_writer *const writers[] = {
 	&output_json,
 	&output_prometheus,
 	&output_openmetrics,
+	&output_folded,
+	&output_flamegraph,
+	&output_heatmap,
+	&output_pprof,
 };
 
 const struct output_writer *output_find(const char *name)
@@ -55,6 +59,33 @@ const char *output_names(void)
 			strcat(names, writers[i]->name);
 		}
 	return names;
+}
+
+void *pr_xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		abort();	/* as the arena does: no recovery from a few KiB */
+	return p;
+}
+
+char *pr_xstrdup(const char *s)
+{
+	return strcpy(pr_xrealloc(NULL, strlen(s) + 1), s);
+}
+
+/* text in XML and HTML: the five specials as entities; control bytes,
+ * which XML 1.0 does not allow, as "?" */
+void pr_xml_text(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		switch (*s) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		default: fputc((unsigned char)*s < 0x20 ? '?' : *s, out);
+		}
 }
 
 /* ----------------------------------------------------- bucket labels */

@@ -64,8 +64,8 @@ static void lhist_num_label(char *buf, size_t len, int64_t v)
 		snprintf(buf, len, "%" PRId64, v);
 }
 
-static void lhist_label(char *buf, size_t len, int i, int nbuckets,
-			int64_t min, int64_t max, int64_t step)
+void pr_lhist_label(char *buf, size_t len, int i, int nbuckets,
+		    int64_t min, int64_t max, int64_t step)
 {
 	char lo[32], hi[32];
 
@@ -92,7 +92,7 @@ void pr_lhist_text(FILE *out, const uint64_t *buckets, int nbuckets,
 	if (!buckets || !pr_bucket_range(buckets, nbuckets, &first, &last, &top))
 		return;
 	for (int i = first; i <= last; i++) {
-		lhist_label(label, sizeof(label), i, nbuckets, min, max, step);
+		pr_lhist_label(label, sizeof(label), i, nbuckets, min, max, step);
 		bar_line(out, label, buckets[i], buckets[i], top);
 	}
 }
@@ -173,42 +173,42 @@ static void map_text(FILE *out, const struct pr_map *m, size_t first,
 		fputc('\n', out);
 }
 
-static void text_map(FILE *out, struct pr_map *m, uint32_t top, uint32_t div)
+void pr_text_map(FILE *out, struct pr_map *m, uint32_t top, uint32_t div)
 {
 	size_t first = pr_map_order(m, &top, &div);
 
 	map_text(out, m, first, div);
 }
 
-static void text_message(FILE *out, const char *type, const char *text, size_t len)
+void pr_text_message(FILE *out, const char *type, const char *text, size_t len)
 {
 	if (len)
 		fwrite(text, 1, len, out);
 }
 
-static void text_value_line(FILE *out, const char *rendered)
+void pr_text_value(FILE *out, const char *rendered)
 {
 	fprintf(out, "%s\n", rendered);
 }
 
-static void text_join(FILE *out, const char *text, size_t len)
+void pr_text_join(FILE *out, const char *text, size_t len)
 {
 	fwrite(text, 1, len, out);
 	fputc('\n', out);
 }
 
-static void text_attached(FILE *out, FILE *diag, int nprobes)
+void pr_text_attached(FILE *out, FILE *diag, int nprobes)
 {
 	fprintf(diag, "Attached %d probe%s\n", nprobes, nprobes == 1 ? "" : "s");
 }
 
 /* as bpftrace, two newlines before the maps at exit, even with no maps */
-static void text_maps_begin(FILE *out)
+void pr_text_maps_begin(FILE *out)
 {
 	fputs("\n\n", out);
 }
 
-static void text_lost_events(FILE *out, FILE *diag, uint64_t lost)
+void pr_text_lost_events(FILE *out, FILE *diag, uint64_t lost)
 {
 	fprintf(diag, "Lost %" PRIu64 " events\n", lost);
 }
@@ -216,11 +216,11 @@ static void text_lost_events(FILE *out, FILE *diag, uint64_t lost)
 const struct output_writer output_text = {
 	.name = "text",
 	.render = PR_RENDER_TEXT,
-	.attached = text_attached,
-	.message = text_message,
-	.value = text_value_line,
-	.join = text_join,
-	.maps_begin = text_maps_begin,
-	.map = text_map,
-	.lost_events = text_lost_events,
+	.attached = pr_text_attached,
+	.message = pr_text_message,
+	.value = pr_text_value,
+	.join = pr_text_join,
+	.maps_begin = pr_text_maps_begin,
+	.map = pr_text_map,
+	.lost_events = pr_text_lost_events,
 };

@@ -91,6 +91,28 @@ struct timespec vf_mono_to_wall(uint64_t mono_ns, const struct timespec *now_rea
 	return ts;
 }
 
+const char *vf_frame_line(struct arena *a, const struct vf_frame *f, enum vf_stack_mode mode,
+			  bool user)
+{
+	char sym[512];
+	if (f->sym)
+		snprintf(sym, sizeof(sym), "%s+%" PRIu64, f->sym, f->off);
+	else
+		snprintf(sym, sizeof(sym), "0x%" PRIx64, f->addr);
+	switch (mode) {
+	case VF_STACK_BPFTRACE:
+		break;
+	case VF_STACK_PERF:
+		if (user)
+			return arena_printf(a, "%" PRIx64 " %s (%s)", f->addr, sym,
+					    f->sym && f->module ? f->module : "[unknown]");
+		return arena_printf(a, "%" PRIx64 " %s", f->addr, sym);
+	case VF_STACK_RAW:
+		return arena_printf(a, "%" PRIx64, f->addr);
+	}
+	return arena_strdup(a, sym);
+}
+
 const char *vf_stack(struct arena *a, const struct vf_frame *f, int n, enum vf_stack_mode mode,
 		     int indent, bool user)
 {
@@ -103,25 +125,13 @@ const char *vf_stack(struct arena *a, const struct vf_frame *f, int n, enum vf_s
 		return "";
 	fputc('\n', m);
 	for (int i = 0; i < n; i++) {
-		char sym[512];
-		if (f[i].sym)
-			snprintf(sym, sizeof(sym), "%s+%" PRIu64, f[i].sym, f[i].off);
+		const char *line = vf_frame_line(a, &f[i], mode, user);
+		if (mode == VF_STACK_PERF)
+			fprintf(m, "\t%s\n", line);
+		else if (mode == VF_STACK_RAW)
+			fprintf(m, "%s\n", line);
 		else
-			snprintf(sym, sizeof(sym), "0x%" PRIx64, f[i].addr);
-		switch (mode) {
-		case VF_STACK_BPFTRACE:
-			fprintf(m, "%*s%s\n", indent, "", sym);
-			break;
-		case VF_STACK_PERF:
-			fprintf(m, "\t%" PRIx64 " %s", f[i].addr, sym);
-			if (user)
-				fprintf(m, " (%s)", f[i].sym && f[i].module ? f[i].module : "[unknown]");
-			fputc('\n', m);
-			break;
-		case VF_STACK_RAW:
-			fprintf(m, "%" PRIx64 "\n", f[i].addr);
-			break;
-		}
+			fprintf(m, "%*s%s\n", indent, "", line);
 	}
 	fclose(m);
 	const char *r = arena_strndup(a, buf, len);

@@ -57,16 +57,128 @@ const char *ast_kind_name(enum node_kind kind)
 	case N_IF:		return "if";
 	case N_WHILE:		return "while";
 	case N_UNROLL:		return "unroll";
+	case N_FOR:		return "for";
 	case N_RETURN:		return "return";
 	case N_BREAK:		return "break";
 	case N_CONTINUE:	return "continue";
 	case N_BLOCK:		return "block";
 	case N_PROBE:		return "probe";
+	case N_MACRO:		return "macro";
 	case N_STRUCT_DEF:	return "struct_def";
 	case N_PROGRAM:		return "program";
 	}
 	return "?";
 }
+
+static void each_list(const struct ast_node *n, void (*fn)(const struct ast_node *, void *), void *ctx)
+{
+	for (; n; n = n->next)
+		fn(n, ctx);
+}
+
+#define EACH(x) do { if (x) fn((x), ctx); } while (0)
+
+void ast_each_child(const struct ast_node *n, void (*fn)(const struct ast_node *, void *), void *ctx)
+{
+	switch (n->kind) {
+	case N_INT: case N_STR: case N_IDENT: case N_VAR: case N_POSITIONAL:
+	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_STRUCT_DEF:
+		return;
+	case N_MAP: each_list(n->map.keys, fn, ctx); return;
+	case N_CALL: each_list(n->call.args, fn, ctx); return;
+	case N_BINARY: EACH(n->bin.lhs); EACH(n->bin.rhs); return;
+	case N_UNARY: EACH(n->un.operand); return;
+	case N_INCDEC: EACH(n->incdec.target); return;
+	case N_TERNARY: EACH(n->tern.cond); EACH(n->tern.then); EACH(n->tern.els); return;
+	case N_FIELD: EACH(n->field.base); return;
+	case N_INDEX: EACH(n->index.base); EACH(n->index.index); return;
+	case N_CAST: EACH(n->cast.operand); return;
+	case N_SIZEOF: EACH(n->size_of.expr); return;
+	case N_TUPLE: each_list(n->tuple.elems, fn, ctx); return;
+	case N_EXPR_STMT: EACH(n->expr_stmt.expr); return;
+	case N_ASSIGN: EACH(n->assign.target); EACH(n->assign.value); return;
+	case N_IF: EACH(n->if_.cond); EACH(n->if_.then); EACH(n->if_.els); return;
+	case N_WHILE: EACH(n->while_.cond); EACH(n->while_.body); return;
+	case N_UNROLL: EACH(n->unroll.count); EACH(n->unroll.body); return;
+	case N_FOR:
+		EACH(n->for_.var); EACH(n->for_.map); EACH(n->for_.start); EACH(n->for_.end);
+		EACH(n->for_.body);
+		return;
+	case N_BLOCK: each_list(n->block.stmts, fn, ctx); EACH(n->block.value); return;
+	case N_MACRO: each_list(n->macro.params, fn, ctx); EACH(n->macro.body); return;
+	case N_PROBE: EACH(n->probe.pred); EACH(n->probe.body); return;
+	case N_PROGRAM: each_list(n->program.items, fn, ctx); return;
+	}
+}
+
+#undef EACH
+
+bool ast_block_take_value(struct ast_node *block)
+{
+	if (block->kind != N_BLOCK || !block->block.open_end || !block->block.stmts)
+		return block->kind == N_BLOCK && block->block.value;
+	struct ast_node **last = &block->block.stmts;
+	while ((*last)->next)
+		last = &(*last)->next;
+	if ((*last)->kind != N_EXPR_STMT)
+		return false;
+	block->block.value = (*last)->expr_stmt.expr;
+	*last = NULL;
+	block->block.open_end = false;
+	return true;
+}
+
+static struct ast_node *copy_list(struct arena *a, const struct ast_node *n)
+{
+	struct ast_node *head = NULL, **tail = &head;
+	for (; n; n = n->next) {
+		*tail = ast_copy(a, n);
+		tail = &(*tail)->next;
+	}
+	return head;
+}
+
+#define COPY(f) (c->f = ast_copy(a, n->f))
+#define COPY_LIST(f) (c->f = copy_list(a, n->f))
+
+struct ast_node *ast_copy(struct arena *a, const struct ast_node *n)
+{
+	if (!n)
+		return NULL;
+	struct ast_node *c = ast_new(a, n->kind, n->loc);
+	*c = *n;
+	c->next = NULL;
+	switch (n->kind) {
+	case N_INT: case N_STR: case N_IDENT: case N_VAR: case N_POSITIONAL:
+	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_STRUCT_DEF:
+		break;
+	case N_MAP: COPY_LIST(map.keys); break;
+	case N_CALL: COPY_LIST(call.args); break;
+	case N_BINARY: COPY(bin.lhs); COPY(bin.rhs); break;
+	case N_UNARY: COPY(un.operand); break;
+	case N_INCDEC: COPY(incdec.target); break;
+	case N_TERNARY: COPY(tern.cond); COPY(tern.then); COPY(tern.els); break;
+	case N_FIELD: COPY(field.base); break;
+	case N_INDEX: COPY(index.base); COPY(index.index); break;
+	case N_CAST: COPY(cast.operand); break;
+	case N_SIZEOF: COPY(size_of.expr); break;
+	case N_TUPLE: COPY_LIST(tuple.elems); break;
+	case N_EXPR_STMT: COPY(expr_stmt.expr); break;
+	case N_ASSIGN: COPY(assign.target); COPY(assign.value); break;
+	case N_IF: COPY(if_.cond); COPY(if_.then); COPY(if_.els); break;
+	case N_WHILE: COPY(while_.cond); COPY(while_.body); break;
+	case N_UNROLL: COPY(unroll.count); COPY(unroll.body); break;
+	case N_FOR: COPY(for_.var); COPY(for_.map); COPY(for_.start); COPY(for_.end); COPY(for_.body); break;
+	case N_BLOCK: COPY_LIST(block.stmts); COPY(block.value); break;
+	case N_MACRO: COPY_LIST(macro.params); COPY(macro.body); break;
+	case N_PROBE: COPY(probe.pred); COPY(probe.body); break;
+	case N_PROGRAM: COPY_LIST(program.items); break;
+	}
+	return c;
+}
+
+#undef COPY
+#undef COPY_LIST
 
 /* The operator as written; "" for OP_NONE (plain '=' is "" + "="). */
 const char *ast_op_text(enum ast_op op)
@@ -351,7 +463,7 @@ static void dump_head(FILE *f, const struct ast_node *n)
 		}
 		break;
 	case N_ASSIGN:
-		fprintf(f, " %s=", ast_op_text(n->assign.op));
+		fprintf(f, "%s %s=", n->assign.is_let ? " let" : "", ast_op_text(n->assign.op));
 		break;
 	case N_PROBE:
 		fprintf(f, " #%d", n->probe.index);
@@ -371,11 +483,13 @@ static void dump_head(FILE *f, const struct ast_node *n)
 	case N_IF:
 	case N_WHILE:
 	case N_UNROLL:
+	case N_FOR:
 	case N_RETURN:
 	case N_BREAK:
 	case N_CONTINUE:
 	case N_BLOCK:
 	case N_PROGRAM:
+	case N_MACRO:
 		break;
 	}
 }
@@ -455,12 +569,24 @@ static void dump_node(FILE *f, const struct ast_node *n, int depth)
 		dump_node(f, n->while_.cond, d);
 		dump_node(f, n->while_.body, d);
 		break;
+	case N_FOR:
+		dump_node(f, n->for_.var, d);
+		dump_node(f, n->for_.map, d);
+		dump_node(f, n->for_.start, d);
+		dump_node(f, n->for_.end, d);
+		dump_node(f, n->for_.body, d);
+		break;
 	case N_UNROLL:
 		dump_node(f, n->unroll.count, d);
 		dump_node(f, n->unroll.body, d);
 		break;
 	case N_BLOCK:
 		dump_list(f, n->block.stmts, d);
+		dump_node(f, n->block.value, d);
+		break;
+	case N_MACRO:
+		dump_list(f, n->macro.params, d);
+		dump_node(f, n->macro.body, d);
 		break;
 	case N_PROBE:
 		dump_node(f, n->probe.pred, d);

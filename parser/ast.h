@@ -119,12 +119,14 @@ enum node_kind {
 	N_IF,		/* if (c) {..} else if .. else {..} */
 	N_WHILE,	/* while (c) {..} */
 	N_UNROLL,	/* unroll(N) {..} */
+	N_FOR,		/* for ($kv : @m) {..}  for ($i : a..b) {..} */
 	N_RETURN,	/* return; */
 	N_BREAK,	/* break; */
 	N_CONTINUE,	/* continue; */
 	N_BLOCK,	/* { stmts } */
 	/* top level */
 	N_PROBE,	/* attach, attach /pred/ { body } */
+	N_MACRO,	/* macro name(params) { body }: expanded away by the parser */
 	N_STRUCT_DEF,	/* struct name { fields };  union name { fields };
 			 * enum name? { A = 1, B }; */
 	N_PROGRAM,
@@ -227,11 +229,17 @@ struct ast_node {
 		struct { struct ast_ctype ctype; struct ast_node *expr; } size_of; /* N_SIZEOF: expr NULL for a type */
 		struct { struct ast_node *elems; int nelems; } tuple;	/* N_TUPLE */
 		struct { struct ast_node *expr; } expr_stmt;		/* N_EXPR_STMT */
-		struct { struct ast_node *target; enum ast_op op; struct ast_node *value; } assign; /* N_ASSIGN */
+		struct { struct ast_node *target; enum ast_op op; struct ast_node *value;
+			 bool is_let, has_ctype; struct ast_ctype ctype; } assign; /* N_ASSIGN; "let $x": is_let,
+			 * value NULL without "= e", ctype when ": type" is written */
+		struct { struct ast_node *var, *map, *start, *end, *body; } for_;	/* N_FOR: map, or start..end */
 		struct { struct ast_node *cond, *then, *els; } if_;	/* N_IF: then is N_BLOCK; els NULL, N_BLOCK or N_IF */
 		struct { struct ast_node *cond, *body; } while_;	/* N_WHILE */
 		struct { struct ast_node *count, *body; } unroll;	/* N_UNROLL: count is an expression (N_INT after sema) */
-		struct { struct ast_node *stmts; } block;		/* N_BLOCK */
+		struct { struct ast_node *stmts, *value; bool open_end; } block;	/* N_BLOCK: value, the last
+			 * expression of a block used as a value ({ ..; e }); open_end: the
+			 * last statement had no ';' (it may become the value) */
+		struct { const char *name; struct ast_node *params, *body; int nparams; } macro; /* N_MACRO */
 		struct { struct ast_attach *attach; struct ast_node *pred, *body; int index; } probe; /* N_PROBE: pred may be NULL; body is N_BLOCK */
 		struct { const char *name; struct ast_struct_field *fields; enum ast_tag tag; } sdef;	/* N_STRUCT_DEF: name NULL for an anonymous enum; an enum's fields are its enumerators */
 		struct { struct ast_node *items; struct ast_config *config; } program;	/* N_PROGRAM: N_PROBE and N_STRUCT_DEF in source order; the config block */
@@ -239,6 +247,14 @@ struct ast_node {
 };
 
 struct ast_node *ast_new(struct arena *a, enum node_kind kind, struct src_loc loc);
+/* fn(child, ctx) for each direct child of n (expressions, statements,
+ * blocks), in source order */
+void ast_each_child(const struct ast_node *n, void (*fn)(const struct ast_node *, void *), void *ctx);
+/* a block whose last statement is an expression with no ';' after it:
+ * that expression becomes block.value; false when there is none */
+bool ast_block_take_value(struct ast_node *block);
+/* a copy of the tree under n (lists included, n's own next excluded) */
+struct ast_node *ast_copy(struct arena *a, const struct ast_node *n);
 const char *ast_kind_name(enum node_kind kind);
 const char *ast_op_text(enum ast_op op);
 /* --emit ast: an indented tree, one node a line, with types once sema ran */

@@ -108,14 +108,16 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 %token <op> ASSIGN_OP	"compound assignment"
 %token IF "'if'" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'"
 %token RETURN "'return'" BREAK "'break'" CONTINUE "'continue'"
+%token LET "'let'" FOR "'for'" DOTDOT "'..'" MACRO "'macro'"
 %token SIZEOF "'sizeof'" STRUCT "'struct'" CONFIG "'config'" UNION "'union'" ENUM "'enum'"
 %token ENDPRED "'/'"
 %token OR_OR "'||'" AND_AND "'&&'" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
 %token SHL "'<<'" SHR "'>>'" INC "'++'" DEC "'--'" ARROW "'->'"
 
-%type <list> items stmts stmt_seq expr_list
+%type <list> items stmts stmt_seq expr_list call_args macro_params
 %type <node> item probe pred block simple_stmt compound_stmt if_stmt
 %type <node> lvalue map expr unary cast_operand postfix primary struct_def
+%type <node> value if_value macro_def macro_param
 %type <attach> attach_list
 %type <config> config settings setting_list
 %type <setting> setting
@@ -184,10 +186,32 @@ items
 	| items item		{ $$ = parse_list_add($1, $2); }
 	;
 
-/* item = probe | struct_def (struct, union and enum definitions) */
+/* item = probe | struct_def (struct, union and enum definitions) | macro_def */
 item
 	: probe
 	| struct_def
+	| macro_def
+	;
+
+/* macro_def = "macro" name "(" (macro_param ("," macro_param)*)? ")" block
+ * macro_param = "$" name | map | name */
+macro_def
+	: MACRO IDENT '(' ')' block
+				{ $$ = parse_macro(px, $2, (struct parse_list){0}, $5, @$); }
+	| MACRO IDENT '(' macro_params ')' block
+				{ $$ = parse_macro(px, $2, $4, $6, @$); }
+	;
+
+macro_params
+	: macro_param		{ $$ = parse_list_add((struct parse_list){0}, $1); }
+	| macro_params ',' macro_param
+				{ $$ = parse_list_add($1, $3); }
+	;
+
+macro_param
+	: VAR			{ $$ = parse_name(px, N_VAR, $1, @$); }
+	| MAP			{ $$ = parse_map(px, $1, (struct parse_list){0}, @$); }
+	| IDENT			{ $$ = parse_name(px, N_IDENT, $1, @$); }
 	;
 
 /* probe = attach ("," attach)* ("/" expr "/")? block */
@@ -216,7 +240,7 @@ block
 
 stmts
 	: stmt_seq
-	| stmt_seq simple_stmt	{ $$ = parse_list_add($1, $2); }
+	| stmt_seq simple_stmt	{ $$ = parse_list_add($1, $2); $$.open_end = true; }
 	;
 
 stmt_seq
@@ -229,10 +253,16 @@ stmt_seq
 	;
 
 /* simple_stmt = expr | lvalue ("=" | "+=" | ...) expr
+ *             | "let" "$" name (":" ctype)? ("=" expr)?
  *             | "return" | "break" | "continue" */
 simple_stmt
 	: expr			{ CHECK($$ = parse_expr_stmt(px, $1)); }
-	| lvalue '=' expr	{ CHECK($$ = parse_assign(px, $1, OP_NONE, $3, @$)); }
+	| LET VAR		{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), NULL, NULL, @$)); }
+	| LET VAR '=' value	{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), NULL, $4, @$)); }
+	| LET VAR ':' ctype	{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), &$4, NULL, @$)); }
+	| LET VAR ':' ctype '=' value
+				{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), &$4, $6, @$)); }
+	| lvalue '=' value	{ CHECK($$ = parse_assign(px, $1, OP_NONE, $3, @$)); }
 	| lvalue ASSIGN_OP expr	{ CHECK($$ = parse_assign(px, $1, $2, $3, @$)); }
 	| RETURN		{ $$ = parse_jump(px, N_RETURN, @$); }
 	| BREAK			{ $$ = parse_jump(px, N_BREAK, @$); }
@@ -240,9 +270,16 @@ simple_stmt
 	;
 
 /* compound_stmt = if_stmt | "while" "(" expr ")" block
- *               | "unroll" "(" expr ")" block | block */
+ *               | "unroll" "(" expr ")" block | block
+ *               | "for" "(" "$" name ":" (map | unary ".." unary) ")" block */
 compound_stmt
 	: if_stmt
+	| FOR '(' VAR ':' MAP ')' block
+				{ CHECK($$ = parse_for(px, parse_name(px, N_VAR, $3, @3),
+						       parse_map(px, $5, (struct parse_list){0}, @5),
+						       NULL, $7, @$)); }
+	| FOR '(' VAR ':' unary DOTDOT unary ')' block
+				{ CHECK($$ = parse_for(px, parse_name(px, N_VAR, $3, @3), $5, $7, $9, @$)); }
 	| WHILE '(' expr ')' block
 				{ CHECK($$ = parse_loop(px, N_WHILE, $3, $5, @$)); }
 	| UNROLL '(' expr ')' block
@@ -261,6 +298,23 @@ if_stmt
 				{ CHECK($$ = parse_if(px, $2, $3, $5, @$)); }
 	;
 
+/* value = expr | block | if_value: where a value is stored or passed, a
+ * block whose last statement is an expression without ';' is that
+ * expression's value ({ let $b = 1; $b }), and an if with an else is one */
+value
+	: expr
+	| block			{ CHECK($$ = parse_block_value(px, $1)); }
+	| if_value
+	;
+
+/* if_value = "if" expr block ("else" (block | if_value)) */
+if_value
+	: IF expr block ELSE block
+				{ CHECK($$ = parse_if_value(px, $2, $3, $5, @$)); }
+	| IF expr block ELSE if_value
+				{ CHECK($$ = parse_if_value(px, $2, $3, $5, @$)); }
+	;
+
 /* lvalue = "$" name | map */
 lvalue
 	: VAR			{ $$ = parse_name(px, N_VAR, $1, @$); }
@@ -276,6 +330,11 @@ map
 expr_list
 	: expr			{ $$ = parse_list_add((struct parse_list){0}, $1); }
 	| expr_list ',' expr	{ $$ = parse_list_add($1, $3); }
+	;
+
+call_args
+	: value			{ $$ = parse_list_add((struct parse_list){0}, $1); }
+	| call_args ',' value	{ $$ = parse_list_add($1, $3); }
 	;
 
 /* expr = expr "?" expr ":" expr | expr binop expr | unary
@@ -367,7 +426,7 @@ primary
 	| POSITIONAL		{ $$ = parse_positional(px, $1, @$); }
 	| map
 	| IDENT '(' ')'		{ $$ = parse_call(px, $1, (struct parse_list){0}, @$); }
-	| IDENT '(' expr_list ')'
+	| IDENT '(' call_args ')'
 				{ $$ = parse_call(px, $1, $3, @$); }
 	| '(' IDENT ')'		{ $$ = parse_name(px, N_IDENT, $2, @2); }
 	| '(' expr ')'		{ $$ = $2; }
@@ -540,13 +599,13 @@ static bool parse_is_closer(yysymbol_kind_t sym)
 	return false;
 }
 
-/* Bison's "custom" syntax-error hook: one located message.  Up to six
+/* Bison's "custom" syntax-error hook: one located message.  Up to seven
  * expected tokens are listed.  A longer list is cut down to the closers in
  * it (';' '}' ')' ']' ',' ':'), or else reads "expecting an expression"
  * when an expression could start here, or else is left out. */
 static int yyreport_syntax_error(const yypcontext_t *ctx, struct parse_ctx *px)
 {
-	enum { MAX_LISTED = 6 };
+	enum { MAX_LISTED = 7 };
 	yysymbol_kind_t expected[YYNTOKENS];
 	char what[128], name[64], tail[320];
 

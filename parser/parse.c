@@ -86,7 +86,12 @@ static bool parse_depth_ok(struct parse_ctx *px, const struct ast_node *n, int d
 		return parse_depth_ok(px, n->while_.cond, d) && parse_depth_ok(px, n->while_.body, d);
 	case N_UNROLL:
 		return parse_depth_ok(px, n->unroll.count, d) && parse_depth_ok(px, n->unroll.body, d);
-	case N_BLOCK: return parse_depth_list(px, n->block.stmts, d);
+	case N_FOR:
+		return parse_depth_ok(px, n->for_.map, d) && parse_depth_ok(px, n->for_.start, d) &&
+		       parse_depth_ok(px, n->for_.end, d) && parse_depth_ok(px, n->for_.body, d);
+	case N_BLOCK:
+		return parse_depth_list(px, n->block.stmts, d) && parse_depth_ok(px, n->block.value, d);
+	case N_MACRO: return parse_depth_ok(px, n->macro.body, d);
 	case N_PROBE:
 		return parse_depth_ok(px, n->probe.pred, d) && parse_depth_ok(px, n->probe.body, d);
 	case N_PROGRAM: return parse_depth_list(px, n->program.items, d);
@@ -103,6 +108,8 @@ struct ast_node *parse_program(struct arena *a, struct diag *d,
 	bool bad = rc != 0 || px.failed || lex_failed(px.lx) || !px.root;
 	lex_free(px.lx);
 	if (!bad && !parse_depth_ok(&px, px.root, 0))
+		bad = true;
+	if (!bad && !parse_expand_macros(&px, px.root))
 		bad = true;
 	return bad ? NULL : px.root;
 }
@@ -490,6 +497,44 @@ struct ast_node *parse_assign(struct parse_ctx *px, struct ast_node *target,
 	return n;
 }
 
+/* simple_stmt = "let" "$" name (":" ctype)? ("=" expr)?: an assignment
+ * that declares a variable of its block (value NULL: zero) */
+struct ast_node *parse_let(struct parse_ctx *px, struct ast_node *var,
+			   const struct ast_ctype *ct, struct ast_node *value,
+			   struct src_loc loc)
+{
+	if (!parse_stmt_end(px))
+		return NULL;
+	struct ast_node *n = ast_new(px->arena, N_ASSIGN, loc);
+	n->assign.target = var;
+	n->assign.value = value;
+	n->assign.is_let = true;
+	if (ct) {
+		n->assign.has_ctype = true;
+		n->assign.ctype = *ct;
+	}
+	return n;
+}
+
+/* compound_stmt = "for" "(" "$" name ":" (map | unary ".." unary) ")" block */
+struct ast_node *parse_for(struct parse_ctx *px, struct ast_node *var,
+			   struct ast_node *start, struct ast_node *end,
+			   struct ast_node *body, struct src_loc loc)
+{
+	if (!parse_stmt_end(px))
+		return NULL;
+	struct ast_node *n = ast_new(px->arena, N_FOR, loc);
+	n->for_.var = var;
+	if (end) {
+		n->for_.start = start;
+		n->for_.end = end;
+	} else {
+		n->for_.map = start;
+	}
+	n->for_.body = body;
+	return n;
+}
+
 /* if_stmt = "if" "(" expr ")" block ("else" (block | if_stmt))? */
 struct ast_node *parse_if(struct parse_ctx *px, struct ast_node *cond,
 			  struct ast_node *then, struct ast_node *els,
@@ -535,6 +580,43 @@ struct ast_node *parse_block(struct parse_ctx *px, struct parse_list stmts,
 {
 	struct ast_node *n = ast_new(px->arena, N_BLOCK, loc);
 	n->block.stmts = stmts.head;
+	n->block.open_end = stmts.open_end;
+	return n;
+}
+
+/* value = block: { stmt; ...; expr } */
+struct ast_node *parse_block_value(struct parse_ctx *px, struct ast_node *block)
+{
+	if (!ast_block_take_value(block)) {
+		parse_error(px, block->loc, "a block used as a value must end in an expression "
+			    "without ';' after it ({ ...; $x })");
+		return NULL;
+	}
+	return block;
+}
+
+/* if_value = "if" expr block "else" (block | if_value) */
+struct ast_node *parse_if_value(struct parse_ctx *px, struct ast_node *cond,
+				struct ast_node *then, struct ast_node *els,
+				struct src_loc loc)
+{
+	if (!parse_block_value(px, then) || (els->kind == N_BLOCK && !parse_block_value(px, els)))
+		return NULL;
+	struct ast_node *n = parse_ternary(px, cond, then, els);
+	n->loc = loc;
+	return n;
+}
+
+/* macro_def = "macro" name "(" params ")" block */
+struct ast_node *parse_macro(struct parse_ctx *px, const char *name,
+			     struct parse_list params, struct ast_node *body,
+			     struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, N_MACRO, loc);
+	n->macro.name = name;
+	n->macro.params = params.head;
+	n->macro.nparams = params.n;
+	n->macro.body = body;
 	return n;
 }
 

@@ -42,6 +42,7 @@ void parse_error(struct parse_ctx *px, struct src_loc loc, const char *fmt, ...)
 struct parse_list {
 	struct ast_node *head, *tail;
 	int n;
+	bool open_end;		/* statements: the last had no ';' after it */
 };
 
 struct parse_attach_list {
@@ -140,9 +141,28 @@ struct ast_node *parse_if(struct parse_ctx *px, struct ast_node *cond,
 struct ast_node *parse_loop(struct parse_ctx *px, enum node_kind kind,
 			    struct ast_node *head, struct ast_node *body,
 			    struct src_loc loc);
+/* "let $x (: type)? (= e)?": ct and value may be NULL */
+struct ast_node *parse_let(struct parse_ctx *px, struct ast_node *var,
+			   const struct ast_ctype *ct, struct ast_node *value,
+			   struct src_loc loc);
+/* "for ($kv : @m) {}" (end NULL, start the map) or "for ($i : a..b) {}" */
+struct ast_node *parse_for(struct parse_ctx *px, struct ast_node *var,
+			   struct ast_node *start, struct ast_node *end,
+			   struct ast_node *body, struct src_loc loc);
 struct ast_node *parse_jump(struct parse_ctx *px, enum node_kind kind,
 			    struct src_loc loc);
 struct ast_node *parse_block(struct parse_ctx *px, struct parse_list stmts,
+			     struct src_loc loc);
+/* a block where a value goes: its last statement, an expression without
+ * ';', becomes block.value; NULL (after reporting) when there is none */
+struct ast_node *parse_block_value(struct parse_ctx *px, struct ast_node *block);
+/* if c { a } else { b } as a value: c ? a : b over block values */
+struct ast_node *parse_if_value(struct parse_ctx *px, struct ast_node *cond,
+				struct ast_node *then, struct ast_node *els,
+				struct src_loc loc);
+/* macro_def: params are N_VAR, N_MAP (no keys) and N_IDENT nodes */
+struct ast_node *parse_macro(struct parse_ctx *px, const char *name,
+			     struct parse_list params, struct ast_node *body,
 			     struct src_loc loc);
 
 /* top level */
@@ -172,6 +192,9 @@ struct ast_config *parse_config_item(struct parse_ctx *px, const char *name,
 				     struct src_loc value_loc);
 struct parse_config_list parse_config_add(struct parse_config_list l, struct ast_config *c);
 const char *parse_int_text(struct parse_ctx *px, uint64_t v);
+/* macro.c: replace macro calls by their expansions and drop the
+ * definitions; false after reporting an error */
+bool parse_expand_macros(struct parse_ctx *px, struct ast_node *prog);
 struct ast_node *parse_program_node(struct parse_ctx *px, struct parse_config_list config,
 				    struct parse_list items, struct src_loc loc);
 

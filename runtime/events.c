@@ -124,94 +124,88 @@ static void helper_warning(struct rt *rt, const struct cg_site *site, int64_t co
 		  (long long)code);
 }
 
-/*
- * system()'s command line without a shell: the format is split into words
- * at its blanks (single and double quotes in the format group blanks and
- * are removed), then each word is formatted on its own.  A substituted
- * value is always one whole argument, whatever it holds: a traced process
- * named "a;touch /tmp/p" is an argument, not a second command.  Returns a
- * NULL-terminated argv in the event's arena, or NULL for an empty command.
- */
-static char **system_argv(struct rt *rt, const struct sema_event *ev, const struct fmt_val *v)
+/* one value for the shell: in single quotes, a quote inside as '\'' */
+static void shell_quote(FILE *m, const char *s)
 {
-	const char *fmt = ev->fmt;
-	size_t n = strlen(fmt);
-	char **argv = arena_new_array(rt->a, char *, n / 2 + 2);
-	char *word = arena_alloc(rt->a, n + 1);	/* one word's format */
-	int argc = 0, conv = 0, first_arg = 0, wlen = 0, nv = ev->args.nfields;
-	bool in_word = false;
-	char quote = 0;
-	for (size_t i = 0;; i++) {
-		bool blank = i == n || (!quote && (fmt[i] == ' ' || fmt[i] == '\t' || fmt[i] == '\n'));
-		if (blank) {
-			if (in_word) {
-				word[wlen] = '\0';
-				int from = first_arg < nv ? first_arg : nv;
-				int k = (conv < nv ? conv : nv) - from;
-				char *w = fmt_format(word, NULL, v + from, k, NULL);
-				argv[argc++] = arena_strdup(rt->a, w ? w : "");
-				free(w);
-			}
-			in_word = false;
-			wlen = 0;
-			first_arg = conv;
-			if (i == n)
-				break;
-			continue;
-		}
-		in_word = true;
-		if (ev->spec && conv < ev->spec->nconvs && (int)i == ev->spec->convs[conv].offset) {
-			int len = ev->spec->convs[conv].length;
-			memcpy(word + wlen, fmt + i, (size_t)len);
-			wlen += len;
-			i += (size_t)len - 1;
-			conv++;
-		} else if (fmt[i] == '%' && fmt[i + 1] == '%') {
-			word[wlen++] = '%';
-			word[wlen++] = '%';
-			i++;
-		} else if (fmt[i] == '\'' || fmt[i] == '"') {
-			if (!quote)
-				quote = fmt[i];
-			else if (quote == fmt[i])
-				quote = 0;
-			else
-				word[wlen++] = fmt[i];
-		} else {
-			word[wlen++] = fmt[i];
-		}
-	}
-	argv[argc] = NULL;
-	return argc ? argv : NULL;
+	fputc('\'', m);
+	for (; *s; s++)
+		if (*s == '\'')
+			fputs("'\\''", m);
+		else
+			fputc(*s, m);
+	fputc('\'', m);
 }
 
-/* system(): run the command (no shell) and capture its stdout as a
+/*
+ * system()'s command line for `sh -c`, as bpftrace runs it: the format's
+ * literal text is the shell's (pipes, redirections, $VAR work as in
+ * bpftrace's scripts), and each value a conversion substitutes is
+ * formatted on its own (width and precision included) and then quoted for
+ * the shell, so a traced value is one word and never shell syntax: a
+ * process named ";reboot" is printed by system("echo %s", comm), not run.
+ * A malloc'd string, or NULL when out of memory.
+ */
+static char *system_command(const struct sema_event *ev, const struct fmt_val *v)
+{
+	const char *fmt = ev->fmt;
+	char *cmd = NULL, *one = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&cmd, &len);
+	if (!m)
+		return NULL;
+	int conv = 0, nconvs = ev->spec ? ev->spec->nconvs : 0;
+	for (size_t i = 0; fmt[i]; i++) {
+		if (conv < nconvs && (int)i == ev->spec->convs[conv].offset) {
+			size_t n = (size_t)ev->spec->convs[conv].length;
+			one = strndup(fmt + i, n);
+			char *w = one && conv < ev->args.nfields ? fmt_format(one, NULL, v + conv, 1, NULL) : NULL;
+			shell_quote(m, w ? w : "");
+			free(w);
+			free(one);
+			one = NULL;
+			i += n - 1;
+			conv++;
+		} else if (fmt[i] == '%' && fmt[i + 1] == '%') {
+			fputc('%', m);
+			i++;
+		} else {
+			fputc(fmt[i], m);
+		}
+	}
+	if (fclose(m)) {
+		free(cmd);
+		return NULL;
+	}
+	return cmd;
+}
+
+/* system(): run the command with `sh -c` and capture its stdout as a
  * "syscall" message (bpftrace's name), so it lands in -o FILE and stays
  * valid JSON; its stderr stays sonde's */
 static void do_system(struct rt *rt, const struct sema_event *ev, const uint8_t *args)
 {
-	char **argv = system_argv(rt, ev, decode(rt, ev, args));
-	if (!argv)
+	char *cmd = system_command(ev, decode(rt, ev, args));
+	if (!cmd)
 		return;
 	fflush(rt->o->out);
 	int fds[2];
-	if (pipe2(fds, O_CLOEXEC)) {
-		fprintf(stderr, "sonde: system(\"%s\"): %m\n", argv[0]);
-		return;
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		fprintf(stderr, "sonde: system(\"%s\"): %m\n", argv[0]);
+	pid_t pid = -1;
+	if (pipe2(fds, O_CLOEXEC) == 0 && (pid = fork()) < 0) {
 		close(fds[0]);
 		close(fds[1]);
+	}
+	if (pid < 0) {
+		fprintf(stderr, "sonde: system(\"%s\"): %m\n", cmd);
+		free(cmd);
 		return;
 	}
 	if (pid == 0) {
 		dup2(fds[1], STDOUT_FILENO);
-		execvp(argv[0], argv);
-		fprintf(stderr, "sonde: system(): cannot run '%s': %m\n", argv[0]);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		fprintf(stderr, "sonde: system(): cannot run /bin/sh: %m\n");
 		_exit(127);
 	}
+	free(cmd);
 	close(fds[1]);
 	FILE *p = fdopen(fds[0], "r");
 	size_t len = 0;
@@ -281,6 +275,12 @@ static int handle(struct rt *rt, void *data, size_t size)
 	memcpy(&id, (uint8_t *)data + 4, 4);
 	const uint8_t *args = (const uint8_t *)data + 8;
 	const struct sema_result *r = rt->r;
+	/* after exit(): nothing that a probe sent later prints, as in
+	 * bpftrace (the other CPUs run on until the detach); what was queued
+	 * before it did print.  Symbols of a new pid are still learnt, for
+	 * the stacks the exit-time maps print. */
+	if (rt->ev.exited && kind != EV_PID_SEEN)
+		return 0;
 	switch ((enum event_kind)kind) {
 	case EV_SYSTEM:
 		if (id < (uint32_t)r->nevents)
@@ -328,6 +328,7 @@ static int handle(struct rt *rt, void *data, size_t size)
 		break;
 	case EV_EXIT:
 		rt->stop = 1;
+		rt->ev.exited = true;
 		break;
 	case EV_JOIN:
 		if (id < (uint32_t)r->nevents)

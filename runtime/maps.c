@@ -293,8 +293,17 @@ static void fill_key(struct rt *rt, const struct sema_map *m, const uint8_t *key
 	rt->render_in_key = true;
 	fill_key_into(rt, m, key, e);
 	rt->render_in_key = false;
-	if (rt->o->writer->scrape)	/* the key as named labels (scrape.c) */
+	/* the key as named labels (scrape.c; pprof's labels) */
+	if (rt->o->writer->scrape || rt->stacks)
 		rt_scrape_labels(rt, m, key, e);
+}
+
+/* one key element: its text, and a stack's frames for the writers that draw them */
+static void key_element(struct rt *rt, const struct type *t, const uint8_t *p, struct pr_key *k)
+{
+	k->text = rt_render(rt, t, p, &k->is_str);
+	if (rt->stacks && (t->kind == TY_USTACK || t->kind == TY_KSTACK))
+		k->stack = rt_stack_frames(rt, t, p);
 }
 
 static void fill_key_into(struct rt *rt, const struct sema_map *m, const uint8_t *key,
@@ -306,13 +315,12 @@ static void fill_key_into(struct rt *rt, const struct sema_map *m, const uint8_t
 		e->nkey = m->key.nfields;
 		e->key = arena_new_array(rt->a, struct pr_key, e->nkey);
 		for (int i = 0; i < e->nkey; i++)
-			e->key[i].text = rt_render(rt, &m->key.fields[i].type, key + m->key.fields[i].offset,
-						   &e->key[i].is_str);
+			key_element(rt, &m->key.fields[i].type, key + m->key.fields[i].offset, &e->key[i]);
 		return;
 	}
 	e->nkey = 1;
 	e->key = arena_new_obj(rt->a, struct pr_key);
-	e->key->text = rt_render(rt, &m->key, key, &e->key->is_str);
+	key_element(rt, &m->key, key, e->key);
 }
 
 int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
@@ -324,6 +332,7 @@ int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
 		return err;
 	memset(pm, 0, sizeof(*pm));
 	pm->name = m->name;
+	pm->counter = m->kind == MK_COUNT;
 	pm->entries = arena_new_array(rt->a, struct pr_entry, n ? n : 1);
 	switch (m->kind) {
 	case MK_NONE: case MK_COUNT: case MK_SUM: case MK_MIN: case MK_MAX:

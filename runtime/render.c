@@ -182,6 +182,8 @@ static const char *render_into(struct rt *rt, const struct type *t, const uint8_
 			return rt->attach_names[v];
 		if (v >= 1u << 20 && v - (1u << 20) < (uint64_t)rt->nsite_names)
 			return rt->site_names[v - (1u << 20)];
+		if (v >= SEMA_FUNC_OF_ATTACH && v - SEMA_FUNC_OF_ATTACH < (uint64_t)rt->nattach_names)
+			return rt->attach_funcs[v - SEMA_FUNC_OF_ATTACH];
 		return arena_printf(rt->a, "probe#%" PRIu64, v);
 	case TY_USERNAME:
 		*is_str = true;

@@ -6,6 +6,7 @@
 
 #include <bpf/libbpf.h>
 #include <signal.h>
+#include <time.h>
 
 #include "common/arena.h"
 #include "host/host.h"
@@ -25,6 +26,8 @@ struct rt_events {
 	uint64_t handled, budget;	/* records this drain, and its limit */
 	bool pause_on_stop;	/* a signal or exit() ends the drain (not the last one) */
 	bool more;		/* the last drain stopped with records left */
+	bool exited;		/* an exit() event came: what probes sent after it is
+				 * not printed (bpftrace); END clears it */
 	uint64_t lost_reported;	/* lost events already reported */
 	uint64_t lost_checked_ms;	/* CLOCK_MONOTONIC of the last check */
 };
@@ -46,6 +49,7 @@ struct rt_stop {
 	const volatile uint64_t *exit_word;	/* set by exit() in BPF (mmap'd) */
 	size_t exit_len;
 	volatile sig_atomic_t child_changed;	/* SIGCHLD: look at the -c command */
+	volatile sig_atomic_t dump;	/* SIGUSR1: print the maps and go on */
 	bool child_done, target_done;
 	int child_status;	/* the -c command's wait status, once done */
 	bool draining;		/* after the stop: no more stops, print what is queued */
@@ -81,10 +85,17 @@ struct rt {
 	struct rs_symcache *syms;
 	struct rs_cgcache *cgroups;
 	const char **attach_names;	/* global attach index -> probe name */
+	const char **attach_funcs;	/* ... -> its function (func without cookies) */
 	int nattach_names;
 	const char **site_names;	/* uprobe cookie -> function name */
 	int nsite_names;
+	bool stacks;		/* stack key elements come with their frames (pr_key.stack) */
 	bool render_in_key;	/* stacks in map keys indent 4 columns, else 8 */
+	/* one reading of CLOCK_REALTIME and CLOCK_MONOTONIC for every
+	 * strftime() of the run, so two timestamps print exactly their
+	 * difference apart (bpftrace's strftime_microsecond_extension) */
+	struct timespec clock_real, clock_mono;
+	bool clocks_read;
 	bool stack_lost_warned;
 	bool child_traced;	/* -c child under ptrace (symbols.c) */
 	struct rt_follow *follow;	/* --follow: uprobe queries kept for rescans */
@@ -144,6 +155,8 @@ void rt_events_close(struct rt *rt);
 /* symbols.c: stacks, usym, buf, ntop, strftime as text; join events;
  * reading a process's mappings while it lives (EV_PID_SEEN) */
 const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *p);
+/* symbols.c: a stack value's frames, for the writers that draw stacks */
+const struct pr_stack *rt_stack_frames(struct rt *rt, const struct type *t, const uint8_t *p);
 void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *args, size_t len);
 void rt_prime_pid(struct rt *rt, int pid);
 /* the -c child: trace it to read its mappings as it exits (only when the
@@ -248,6 +261,8 @@ int rt_stop_open(struct rt *rt);
 void rt_stop_close(struct rt *rt);
 bool rt_stop_due(struct rt *rt);
 int rt_stop_wait(struct rt *rt, int timeout_ms);
+/* SIGUSR1 came: print every map now (stop.c) */
+void rt_stop_dump(struct rt *rt);
 bool rt_stop_update(struct rt *rt);
 bool rt_stop_skip_event(struct rt *rt);
 void rt_stop_drain(struct rt *rt);
@@ -277,5 +292,12 @@ int rt_serve_start(struct rt *rt, const char *addr);
 int rt_serve_timeout(struct rt *rt, int timeout_ms);
 void rt_serve_run(struct rt *rt);
 void rt_serve_stop(struct rt *rt);
+/* profile.c: /debug/pprof/profile?seconds=N.  begin reads every stack map
+ * (NULL when out of memory); end reads them again and encodes the growth
+ * since begin as a gzipped pprof profile (*buf malloc'd), and frees b */
+struct rt_baseline;
+struct rt_baseline *rt_profile_begin(struct rt *rt);
+int rt_profile_end(struct rt *rt, struct rt_baseline *b, uint8_t **buf, size_t *len);
+void rt_profile_free(struct rt_baseline *b);
 
 #endif

@@ -253,14 +253,17 @@ static void name_attach_points(struct rt *rt)
 {
 	const struct sema_result *r = rt->r;
 	rt->attach_names = arena_new_array(rt->perm, const char *, r->nattach ? r->nattach : 1);
+	rt->attach_funcs = arena_new_array(rt->perm, const char *, r->nattach ? r->nattach : 1);
 	for (int i = 0; i < r->nprobes; i++)
-		for (int j = 0; j < r->probes[i].nattach; j++)
-			rt->attach_names[rt->nattach_names++] = r->probes[i].attach[j].name;
+		for (int j = 0; j < r->probes[i].nattach; j++, rt->nattach_names++) {
+			rt->attach_names[rt->nattach_names] = r->probes[i].attach[j].name;
+			rt->attach_funcs[rt->nattach_names] = r->probes[i].attach[j].func;
+		}
 }
 
 int rt_run(const struct sema_result *r, const struct cg_object *obj, const struct rt_opts *o)
 {
-	struct rt rt = {.r = r, .obj = obj, .o = o, .stats_fd = -1,
+	struct rt rt = {.r = r, .obj = obj, .o = o, .stats_fd = -1, .stacks = o->writer->stacks,
 			.stopper = {.wake = {-1, -1}, .target_fd = -1, .extra_fd = -1}};
 	if (!attachers_complete())
 		return 1;
@@ -328,14 +331,14 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	}
 
 	/* scrape formats: the maps are read while the probes run */
-	if (o->writer->scrape && (rt_scrape_start(&rt) ||
-				  (o->serve_addr && rt_serve_start(&rt, o->serve_addr))))
+	if ((o->writer->scrape && rt_scrape_start(&rt)) ||
+	    (o->serve_addr && rt_serve_start(&rt, o->serve_addr)))
 		goto out;
 	/* stop.c: signals, exit(), the -c command and the -p process each
 	 * end the loop at once, whatever the event rate; events.c takes a
 	 * bounded share of the ring each time (no wait while some is left) */
 	if (!rt_stop_update(&rt) &&
-	    !(only_special(r) && !o->child_pid && !o->pid && !o->writer->scrape)) {
+	    !(only_special(r) && !o->child_pid && !o->pid && !o->writer->scrape && !o->serve_addr)) {
 		while (!rt_stop_update(&rt)) {
 			/* --serve: HTTP clients wake the same wait (serve.c) */
 			int timeout = rt.ev.more ? 0 : 100;
@@ -353,8 +356,9 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 			rt_scrape_tick(&rt);
 			rt_overhead_tick(&rt);
 		}
-	} else if (!rt.stop) {
-		/* only BEGIN/END and no exit(): wait for Ctrl-C, as bpftrace.
+	} else if (!rt.stop && !r->ends_itself) {
+		/* only BEGIN/END and no exit(): wait for Ctrl-C, as bpftrace
+		 * 0.17 (a script that writes "begin" ends here, as newer ones).
 		 * The signals stay blocked between the test and the wait, so
 		 * one that arrives in between is not lost. */
 		sigset_t block, old;
@@ -362,14 +366,18 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		sigemptyset(&block);
 		sigaddset(&block, SIGINT);
 		sigaddset(&block, SIGTERM);
+		sigaddset(&block, SIGUSR1);
 		sigprocmask(SIG_BLOCK, &block, &old);
-		while (!rt.stop)
+		while (!rt.stop) {
 			sigsuspend(&old);
+			rt_stop_dump(&rt);
+		}
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
 	rt_agent_detach(&rt);
 	detach_all(&rt);
 	rt_stop_drain(&rt);
+	rt.ev.exited = false;	/* END's own output prints */
 	run_special(&rt, PT_END);
 	rt_events_drain(&rt);
 	/* a scrape format prints no maps at exit; the textfile gets its last
@@ -380,6 +388,9 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		o->writer->maps_begin(o->out);
 		rt_maps_print_all(&rt);
 	}
+	/* a picture format draws what was printed (flame graph, heatmap, pprof) */
+	if (o->writer->finish && o->picture)
+		o->writer->finish(o->picture);
 	rt_maps_report_full(&rt);
 	rt_events_report_lost(&rt);
 	fflush(o->out);

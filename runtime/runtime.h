@@ -21,7 +21,8 @@ struct rs_container;
 
 struct rt_opts {
 	const struct output_writer *writer;	/* -f */
-	FILE *out;		/* stdout or -o FILE */
+	FILE *out;		/* stdout or -o FILE (a picture format: stdout) */
+	FILE *picture;		/* a picture format's -o FILE (writer->finish), or NULL */
 	bool quiet;		/* -q: no "Attached N probes" */
 	int verbose;		/* -v */
 	bool dry_run;		/* load, attach, detach, exit 0 */

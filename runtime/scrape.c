@@ -161,7 +161,6 @@ void rt_scrape(struct rt *rt, FILE *out, const struct output_writer *w)
 			fprintf(stderr, "sonde: map '%s': cannot read\n", m->name);
 			continue;
 		}
-		pm.counter = m->kind == MK_COUNT;
 		pm.series_cap = rt->o->series_cap;
 		pm.byte_limit = SCRAPE_BYTE_LIMIT;
 		w->map(out, &pm, 0, 0);

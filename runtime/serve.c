@@ -11,7 +11,14 @@
  * What a scrape costs the loop is the rendering itself, bounded by the
  * series cap and the response byte limit (scrape.c).
  *
- * Only GET (and HEAD) of /metrics and / are answered; everything else is
+ * /debug/pprof/profile?seconds=N (default 30, as Go's net/http/pprof)
+ * answers as a Go service does, with a gzipped pprof profile of the stack
+ * maps' growth over the next N seconds (profile.c): the request is
+ * suspended in libmicrohttpd meanwhile, and resumed by the main loop when
+ * its time is up (or at exit, with what it has).  With -f pprof this is
+ * the only endpoint besides /; /metrics needs a metrics format.
+ *
+ * Only GET (and HEAD) of those paths are answered; everything else is
  * 404 or 405.  Connections are capped in total and per client address and
  * time out when idle.  The address defaults to 127.0.0.1: exposing a
  * node's processes to the network is a choice the user makes by naming an
@@ -25,6 +32,7 @@
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define SERVE_MAX_CONNECTIONS 16
 #define SERVE_MAX_PER_CLIENT 4
@@ -33,11 +41,31 @@
 #define CT_TEXT "text/plain; version=0.0.4; charset=utf-8"
 #define CT_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
 
+#define PROFILE_SECONDS_DEFAULT 30
+#define PROFILE_SECONDS_MAX 3600
+
+/* a /debug/pprof/profile request waiting for its seconds */
+struct profile_req {
+	struct MHD_Connection *c;
+	struct rt_baseline *base;
+	double deadline;	/* CLOCK_MONOTONIC seconds */
+	bool resumed;
+	struct profile_req *next;
+};
+
 struct rt_serve {
 	struct MHD_Daemon *d;
 	int epfd;
 	char url[300];
+	struct profile_req *waiting;
 };
+
+static double mono_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
 
 /*
  * OpenMetrics when the client prefers it: the Accept header lists media
@@ -93,12 +121,92 @@ static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, con
 	return body ? reply(c, status, type, body, strlen(body)) : MHD_NO;
 }
 
+/* first call: read the baseline and wait suspended; called again once
+ * resumed (rt_serve_run): the profile of the time between */
+static enum MHD_Result profile(struct rt *rt, struct MHD_Connection *c, void **state)
+{
+	struct profile_req *req = *state;
+	if (!req) {
+		const char *sec = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
+		char *end = NULL;
+		long n = sec ? strtol(sec, &end, 10) : PROFILE_SECONDS_DEFAULT;
+		if (sec && (!*sec || *end || n < 1 || n > PROFILE_SECONDS_MAX))
+			return reply_text(c, MHD_HTTP_BAD_REQUEST, "text/plain",
+					  "seconds: a whole number from 1 to 3600\n");
+		req = calloc(1, sizeof(*req));
+		if (!req || !(req->base = rt_profile_begin(rt))) {
+			free(req);
+			return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", "out of memory\n");
+		}
+		req->c = c;
+		req->deadline = mono_s() + (double)n;
+		req->next = rt->serve->waiting;
+		rt->serve->waiting = req;
+		*state = req;
+		MHD_suspend_connection(c);
+		return MHD_YES;
+	}
+	if (!req->resumed)
+		return MHD_YES;
+	*state = NULL;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int err = rt_profile_end(rt, req->base, &buf, &len);
+	free(req);
+	if (err)
+		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", "cannot encode the profile\n");
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(buf);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
+	MHD_add_response_header(r, "Content-Disposition", "attachment; filename=\"profile\"");
+	enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* resume the requests whose time is up (all of them when `all`) */
+static void resume_due(struct rt_serve *s, bool all)
+{
+	double now = mono_s();
+	for (struct profile_req **p = &s->waiting; *p;) {
+		struct profile_req *r = *p;
+		if (all || now >= r->deadline) {
+			*p = r->next;
+			r->resumed = true;
+			MHD_resume_connection(r->c);
+		} else {
+			p = &r->next;
+		}
+	}
+}
+
+/* a request that ends without its second call (the client went away)
+ * still frees its baseline */
+static void completed(void *cls, struct MHD_Connection *c, void **state,
+		      enum MHD_RequestTerminationCode why)
+{
+	struct profile_req *req = *state;
+	if (!req)
+		return;
+	rt_profile_free(req->base);
+	free(req);
+	*state = NULL;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 			      const char *version, const char *upload, size_t *upload_size, void **state)
 {
 	struct rt *rt = cls;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "only GET\n");
+	if (!strcmp(url, "/debug/pprof/profile"))
+		return profile(rt, c, state);
+	if (!strcmp(url, "/metrics") && !rt->o->writer->scrape)
+		return reply_text(c, MHD_HTTP_NOT_FOUND, "text/plain",
+				  "not found: this run serves /debug/pprof/profile (-f pprof)\n");
 	if (!strcmp(url, "/metrics")) {
 		const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 		bool om = accept && wants_openmetrics(accept);
@@ -127,8 +235,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 				fprintf(f, "&#%d;", *p);
 			else
 				fputc(*p, f);
-		fputs("</code> as <a href=\"/metrics\">/metrics</a> (Prometheus text 0.0.4, or "
-		      "OpenMetrics 1.0 by Accept header).</p>\n</body></html>\n", f);
+		if (rt->o->writer->scrape)
+			fputs("</code> as <a href=\"/metrics\">/metrics</a> (Prometheus text 0.0.4, or "
+			      "OpenMetrics 1.0 by Accept header)", f);
+		else
+			fputs("</code>", f);
+		fputs(", and its stack maps as a pprof profile at <a href=\"/debug/pprof/profile?seconds=30\">"
+		      "/debug/pprof/profile?seconds=N</a>.</p>\n</body></html>\n", f);
 		fclose(f);
 		return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", body, len);
 	}
@@ -179,13 +292,14 @@ int rt_serve_start(struct rt *rt, const char *spec)
 	struct rt_serve *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	unsigned flags = MHD_USE_EPOLL | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0) |
+	unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0) |
 			 (rt->o->verbose ? MHD_USE_ERROR_LOG : 0);
 	s->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, rt,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)SERVE_MAX_CONNECTIONS,
 				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)SERVE_MAX_PER_CLIENT,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_IDLE_TIMEOUT_S,
+				MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
 				MHD_OPTION_END);
 	if (!s->d) {
 		int err = errno ? -errno : -EADDRINUSE;
@@ -197,18 +311,24 @@ int rt_serve_start(struct rt *rt, const char *spec)
 	const union MHD_DaemonInfo *pi = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
 	s->epfd = ep ? ep->epoll_fd : -1;
 	bool v6 = ss.ss_family == AF_INET6;
-	snprintf(s->url, sizeof(s->url), "http://%s%s%s:%u/metrics", v6 ? "[" : "", host, v6 ? "]" : "",
-		 pi ? pi->port : 0);
+	bool scrape = rt->o->writer->scrape;
+	snprintf(s->url, sizeof(s->url), "http://%s%s%s:%u%s", v6 ? "[" : "", host, v6 ? "]" : "",
+		 pi ? pi->port : 0, scrape ? "/metrics" : "/debug/pprof/profile");
 	rt->serve = s;
 	rt->stopper.extra_fd = s->epfd;
 	/* the port chosen for PORT 0 is only known here: tests read it */
-	fprintf(stderr, "sonde: serving metrics at %s\n", s->url);
+	fprintf(stderr, "sonde: serving %s at %s\n", scrape ? "metrics" : "profiles", s->url);
 	return 0;
 }
 
 int rt_serve_timeout(struct rt *rt, int timeout_ms)
 {
 	MHD_UNSIGNED_LONG_LONG to;
+	for (struct profile_req *r = rt->serve->waiting; r; r = r->next) {
+		double left = r->deadline - mono_s();
+		int ms = left > 0 ? (int)(left * 1000) + 1 : 0;
+		timeout_ms = ms < timeout_ms ? ms : timeout_ms;
+	}
 	if (MHD_get_timeout(rt->serve->d, &to) == MHD_YES && to < (MHD_UNSIGNED_LONG_LONG)timeout_ms)
 		return (int)to;
 	return timeout_ms;
@@ -216,6 +336,7 @@ int rt_serve_timeout(struct rt *rt, int timeout_ms)
 
 void rt_serve_run(struct rt *rt)
 {
+	resume_due(rt->serve, false);
 	MHD_run(rt->serve->d);
 }
 
@@ -224,6 +345,12 @@ void rt_serve_stop(struct rt *rt)
 	if (!rt->serve)
 		return;
 	rt->stopper.extra_fd = -1;
+	/* a suspended request gets what it has: libmicrohttpd stops only
+	 * with every connection resumed */
+	if (rt->serve->waiting) {
+		resume_due(rt->serve, true);
+		MHD_run(rt->serve->d);
+	}
 	MHD_stop_daemon(rt->serve->d);
 	free(rt->serve);
 	rt->serve = NULL;

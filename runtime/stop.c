@@ -17,6 +17,8 @@
  *    the self-pipe and the pidfd, and the event callback asks
  *    rt_stop_due() after every event, leaving libbpf's drain loop as soon
  *    as a cause is there.
+ * SIGUSR1 is no stop: it sets a flag of its own, and the main loop prints
+ * every map and goes on, as bpftrace does.
  * After the stop, what is still queued is printed for at most
  * STOP_DRAIN_MS; the rest is only counted and reported, so a slow terminal
  * cannot hold END and the maps back.
@@ -84,6 +86,15 @@ static void on_child_signal(int sig)
 	}
 }
 
+static void on_dump_signal(int sig)
+{
+	(void)sig;
+	if (signal_rt) {
+		signal_rt->stopper.dump = 1;
+		wake(signal_rt);
+	}
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -138,6 +149,9 @@ int rt_stop_open(struct rt *rt)
 	}
 	signal_rt = rt;
 	rt_stop_signals();
+	/* SA_RESTART: a read of system()'s command must not break */
+	struct sigaction su = {.sa_handler = on_dump_signal, .sa_flags = SA_RESTART};
+	sigaction(SIGUSR1, &su, NULL);
 	if (early_stop)
 		rt->stop = 1;
 	if (rt->o->child_pid) {
@@ -154,6 +168,7 @@ void rt_stop_close(struct rt *rt)
 	if (signal_rt == rt) {
 		struct sigaction dfl = {.sa_handler = SIG_DFL};
 		sigaction(SIGCHLD, &dfl, NULL);
+		sigaction(SIGUSR1, &dfl, NULL);
 		signal_rt = NULL;
 	}
 	if (st->exit_word)
@@ -193,7 +208,7 @@ bool rt_stop_due(struct rt *rt)
 	struct rt_stop *st = &rt->stopper;
 	if (st->draining)
 		return false;
-	if (rt->stop || st->child_changed || (st->exit_word && *st->exit_word))
+	if (rt->stop || st->child_changed || st->dump || (st->exit_word && *st->exit_word))
 		return true;
 	/* what has no flag of its own (the -p process ending, --follow's
 	 * rescans) waits at most STOP_LOOK_MS for the main loop */
@@ -231,10 +246,24 @@ int rt_stop_wait(struct rt *rt, int timeout_ms)
 	return p[0].revents ? 1 : 0;
 }
 
+/* SIGUSR1: every map as it is now, without the exit-time separator (as
+ * bpftrace 0.17 prints it) */
+void rt_stop_dump(struct rt *rt)
+{
+	if (!rt->stopper.dump)
+		return;
+	rt->stopper.dump = 0;
+	if (rt->o->writer->scrape)
+		return;	/* --serve and the textfile show the maps already */
+	rt_maps_print_all(rt);
+	fflush(rt->o->out);
+}
+
 bool rt_stop_update(struct rt *rt)
 {
 	struct rt_stop *st = &rt->stopper;
 	st->looked_ns = now_ns();
+	rt_stop_dump(rt);
 	if (st->exit_word && *st->exit_word)
 		rt->stop = 1;
 	if (rt->o->child_pid && !st->child_done) {

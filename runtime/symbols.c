@@ -31,6 +31,7 @@
 #include "output/output.h"
 
 #define STACK_MAX 127
+#define STACK_DEPTH_MAX 1024
 
 static struct rs_symcache *symcache(struct rt *rt)
 {
@@ -75,27 +76,27 @@ static const char *usym(struct rt *rt, uint64_t addr, int pid)
 	return pointer(rt, addr);
 }
 
-static const char *stack(struct rt *rt, const struct type *t, uint64_t v)
+/* the frames of a stack value {id, pid}, resolved; the count, 0 when
+ * there is no stack (-EFAULT: none of that kind here, kstack in a uprobe) */
+static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct vf_frame *f)
 {
 	bool user = t->kind == TY_USTACK;
 	int32_t id = (int32_t)(uint32_t)v;
 	int pid = (int)(v >> 32);
 	uint32_t depth = t->count ? t->count : STACK_MAX;
 	if (id < 0) {
-		/* -EFAULT: no stack of that kind here (kstack in a uprobe) */
 		if (id == -EEXIST && !rt->stack_lost_warned) {
 			rt->stack_lost_warned = true;
 			fprintf(stderr, "sonde: warning: some stacks were lost to stack map hash collisions\n");
 		}
-		return "";
+		return 0;
 	}
 	char name[32];
 	snprintf(name, sizeof(name), CG_STACK_MAP_FMT, depth);
 	int fd = bpf_object__find_map_fd_by_name(rt->bpf, name);
-	uint64_t ips[1024];
-	if (fd < 0 || depth > 1024 || bpf_map_lookup_elem(fd, &id, ips))
-		return "";
-	struct vf_frame f[1024];
+	uint64_t ips[STACK_DEPTH_MAX];
+	if (fd < 0 || depth > STACK_DEPTH_MAX || bpf_map_lookup_elem(fd, &id, ips))
+		return 0;
 	int n = 0;
 	for (uint32_t i = 0; i < depth && ips[i]; i++, n++) {
 		f[n] = (struct vf_frame){.addr = ips[i]};
@@ -112,8 +113,36 @@ static const char *stack(struct rt *rt, const struct type *t, uint64_t v)
 			f[n].sym = ks ? ksyms_lookup(ks, ips[i], &f[n].off) : NULL;
 		}
 	}
+	return n;
+}
+
+static const char *stack(struct rt *rt, const struct type *t, uint64_t v)
+{
+	struct vf_frame f[STACK_DEPTH_MAX];
+	int n = stack_frames(rt, t, v, f);
 	return vf_stack(rt->a, f, n, (enum vf_stack_mode)t->stack_mode, rt->render_in_key ? 4 : 8,
-			user);
+			t->kind == TY_USTACK);
+}
+
+const struct pr_stack *rt_stack_frames(struct rt *rt, const struct type *t, const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	struct vf_frame f[STACK_DEPTH_MAX];
+	int n = stack_frames(rt, t, v, f);
+	bool user = t->kind == TY_USTACK;
+	struct pr_stack *s = arena_new_obj(rt->a, struct pr_stack);
+	struct pr_frame *pf = arena_new_array(rt->a, struct pr_frame, n ? n : 1);
+	for (int i = 0; i < n; i++)
+		pf[i] = (struct pr_frame){
+			.line = vf_frame_line(rt->a, &f[i], (enum vf_stack_mode)t->stack_mode, user),
+			.func = f[i].sym ? arena_strdup(rt->a, f[i].sym)
+					 : arena_printf(rt->a, "0x%" PRIx64, f[i].addr),
+			.module = f[i].sym && f[i].module ? arena_strdup(rt->a, f[i].module) : NULL,
+			.addr = f[i].addr,
+		};
+	*s = (struct pr_stack){.frames = pf, .n = n, .kernel = !user};
+	return s;
 }
 
 const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *p)
@@ -136,10 +165,12 @@ const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *
 	if (t->kind == TY_INET)	/* {family, address} */
 		return vf_inet(rt->a, v, p + 8);
 	if (t->kind == TY_TIMESTAMP) {
-		struct timespec real, mono;
-		clock_gettime(CLOCK_REALTIME, &real);
-		clock_gettime(CLOCK_MONOTONIC, &mono);
-		struct timespec wall = vf_mono_to_wall(v, &real, &mono);
+		if (!rt->clocks_read) {
+			clock_gettime(CLOCK_REALTIME, &rt->clock_real);
+			clock_gettime(CLOCK_MONOTONIC, &rt->clock_mono);
+			rt->clocks_read = true;
+		}
+		struct timespec wall = vf_mono_to_wall(v, &rt->clock_real, &rt->clock_mono);
 		return vf_strftime(rt->a, t->fmt ? t->fmt : "%H:%M:%S", &wall, false);
 	}
 	return "";

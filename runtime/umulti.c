@@ -8,7 +8,7 @@
  * set of offsets in one call and unregisters them with one wait.  libbpf
  * 1.1 predates it, and so do the uapi headers this builds against (6.1), so
  * the link is created with the bpf() syscall directly, in the layout the
- * kernel's uapi gives it.  A program must be loaded with the expected
+ * kernel's uapi gives it (host_umulti_link, beside the feature probe).  A program must be loaded with the expected
  * attach type BPF_TRACE_UPROBE_MULTI to use such a link, and then cannot
  * use a classic one, so the choice is made once, before loading, by
  * asking the kernel (rt_umulti_supported).
@@ -24,75 +24,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* from the kernel's uapi (include/uapi/linux/bpf.h, 6.6) */
-#define UMULTI_ATTACH_TYPE 48	/* BPF_TRACE_UPROBE_MULTI */
-#define UMULTI_F_RETURN 1u	/* BPF_F_UPROBE_MULTI_RETURN */
-
-/* union bpf_attr as BPF_LINK_CREATE reads it for a multi-uprobe link */
-struct umulti_attr {
-	uint32_t prog_fd;
-	uint32_t target_fd;
-	uint32_t attach_type;
-	uint32_t flags;
-	uint64_t path;
-	uint64_t offsets;
-	uint64_t ref_ctr_offsets;
-	uint64_t cookies;
-	uint32_t cnt;
-	uint32_t umulti_flags;
-	uint32_t pid;
-	uint32_t pad;
-};
+#define UMULTI_ATTACH_TYPE HOST_UMULTI_ATTACH_TYPE
 
 int rt_umulti_link(int prog_fd, const char *path, const uint64_t *offsets,
 		   const uint64_t *cookies, uint32_t n, int pid, bool retprobe)
 {
-	struct umulti_attr a;
-	memset(&a, 0, sizeof(a));
-	a.prog_fd = (uint32_t)prog_fd;
-	a.attach_type = UMULTI_ATTACH_TYPE;
-	a.path = (uint64_t)(uintptr_t)path;
-	a.offsets = (uint64_t)(uintptr_t)offsets;
-	a.cookies = (uint64_t)(uintptr_t)cookies;
-	a.cnt = n;
-	a.umulti_flags = retprobe ? UMULTI_F_RETURN : 0;
-	a.pid = pid > 0 ? (uint32_t)pid : 0;
-	int fd = (int)syscall(SYS_bpf, BPF_LINK_CREATE, &a, sizeof(a));
-	return fd < 0 ? -errno : fd;
+	return host_umulti_link(prog_fd, path, offsets, cookies, n, pid, retprobe);
 }
 
-/*
- * Does this kernel have multi-uprobe links?  A two-instruction program
- * loaded for them, then a link on "/": a kernel that knows the link type
- * refuses the directory with EBADF; one that does not, refuses the type
- * (EINVAL) or the program.
- */
-static bool probe_kernel(void)
-{
-	struct bpf_insn insns[2];
-	memset(insns, 0, sizeof(insns));
-	insns[0].code = BPF_ALU64 | BPF_MOV | BPF_K;	/* r0 = 0 */
-	insns[1].code = BPF_JMP | BPF_EXIT;
-	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = UMULTI_ATTACH_TYPE);
-	int pfd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "sonde_umulti", "GPL", insns, 2, &po);
-	if (pfd < 0)
-		return false;
-	uint64_t off = 0;
-	int lfd = rt_umulti_link(pfd, "/", &off, NULL, 1, 0, false);
-	close(pfd);
-	if (lfd >= 0) {
-		close(lfd);
-		return true;
-	}
-	return lfd == -EBADF;
-}
-
+/* host/features.c asks the kernel, once */
 bool rt_umulti_supported(void)
 {
-	static int known = -1;
-	if (known < 0)
-		known = probe_kernel();
-	return known;
+	return host_feature(HF_UPROBE_MULTI);
 }
 
 /* uprobes and uretprobes use the multi link; USDT probes keep the

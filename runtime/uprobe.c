@@ -100,7 +100,10 @@ int rt_attach_uprobe_site(struct rt *rt, struct bpf_program *prog,
 	if (rt_umulti_prog(prog))
 		return attach_multi(rt, prog, at, &s, 1, later);
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = at->type == PT_URETPROBE,
-		    .bpf_cookie = rt_site_cookie(rt, s->sym));
+		    /* without cookies (5.10) libbpf refuses any but 0, and
+		     * func is a constant of one program per attach point
+		     * (stdlib/process.c) */
+		    .bpf_cookie = host_feature(HF_COOKIE) ? rt_site_cookie(rt, s->sym) : 0);
 	struct bpf_link *l = bpf_program__attach_uprobe_opts(prog, rt->o->pid ? rt->o->pid : -1,
 							     s->file->attach_path, s->offset, &uo);
 	if (!l)

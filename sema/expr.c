@@ -472,12 +472,22 @@ static struct type *positional(struct sema_ctx *s, struct ast_node *e, bool as_t
 	char *end = NULL;
 	errno = 0;
 	long long x = v && *v ? strtoll(v, &end, 0) : 0;
-	if (errno == ERANGE && v[0] != '-')	/* 0xffffffffffffffff: all 64 bits */
+	if (errno == ERANGE && v[0] != '-') {	/* 0xffffffffffffffff: all 64 bits */
+		errno = 0;
 		x = (long long)strtoull(v, &end, 0);
+	}
+	if (e->pos.index > 0 && !as_text && v && *v && !*end && errno == ERANGE) {
+		/* 18446744073709551616 is no number of 64 bits (bpftrace 0.17
+		 * refuses it too); it must not quietly become -1 */
+		sema_error(s, e->loc, "$%d used numerically but given \"%s\", which does not "
+			   "fit in 64 bits; str($%d) is the text", e->pos.index, v, e->pos.index);
+		return sema_err_type(e);
+	}
 	if (e->pos.index == 0 || (!as_text && (!v || !*v || !*end))) {
 		e->kind = N_INT;
 		e->i.value = (uint64_t)(e->pos.index == 0 ? s->opts->npos_args : x);
 		e->i.is_char = false;
+		e->i.is_signed = true;
 		return sema_set(e, ty_int64);
 	}
 	if (!v)
@@ -591,12 +601,25 @@ static struct type *check_ternary(struct sema_ctx *s, struct ast_node *e, bool a
 	return sema_set(e, r);
 }
 
+/* { stmts; value }: the value's type, or void; as a statement the value
+ * may be a call with none (a macro's body, { printf("hi") }) */
+static struct type *check_block_expr(struct sema_ctx *s, struct ast_node *e, bool as_stmt)
+{
+	sema_check_stmts(s, e);
+	if (!e->block.value)
+		return sema_set(e, (struct type){.kind = TY_VOID});
+	struct type *t = as_stmt ? sema_check_expr_stmt(s, e->block.value) : sema_expr(s, e->block.value);
+	return sema_set(e, *t);
+}
+
 struct type *sema_check_expr_stmt(struct sema_ctx *s, struct ast_node *e)
 {
 	if (e->kind == N_CALL)
 		return sema_check_call(s, e, true);
 	if (e->kind == N_TERNARY)
 		return check_ternary(s, e, true);
+	if (e->kind == N_BLOCK)
+		return check_block_expr(s, e, true);
 	return sema_expr(s, e);
 }
 
@@ -695,6 +718,7 @@ static struct type *check_sizeof(struct sema_ctx *s, struct ast_node *e)
 	e->kind = N_INT;
 	e->i.value = t.size;
 	e->i.is_char = false;
+	e->i.is_signed = false;
 	return sema_set(e, ty_uint64);
 }
 
@@ -757,8 +781,10 @@ struct type *sema_expr(struct sema_ctx *s, struct ast_node *e)
 		return check_sizeof(s, e);
 	case N_TUPLE:
 		return check_tuple(s, e);
-	case N_EXPR_STMT: case N_ASSIGN: case N_IF: case N_WHILE: case N_UNROLL:
-	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_BLOCK: case N_PROBE:
+	case N_BLOCK:
+		return check_block_expr(s, e, false);
+	case N_EXPR_STMT: case N_ASSIGN: case N_IF: case N_WHILE: case N_UNROLL: case N_FOR:
+	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_PROBE: case N_MACRO:
 	case N_STRUCT_DEF: case N_PROGRAM:
 		break;
 	}

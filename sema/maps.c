@@ -16,6 +16,7 @@
 #include "common/format.h"
 #include "common/explain.h"
 #include "common/suggest.h"
+#include "host/host.h"
 
 /* ---- maps --------------------------------------------------------------- */
 
@@ -208,12 +209,35 @@ void sema_map_unassigned(struct sema_ctx *s, const struct sema_map *map, struct 
 		   suggest_text(&sg, 3, hint, sizeof(hint)));
 }
 
+/*
+ * An aggregation read in BPF folds every CPU's slot with
+ * bpf_map_lookup_percpu_elem (codegen/maps.c), which came in Linux 5.19:
+ * on an older kernel that is a located error naming the feature, not the
+ * verifier's "invalid func unknown#195".  With --user-probes a uprobe's
+ * body runs in the agent, which has its own (agent/interp.c).
+ */
+static void need_percpu_lookup(struct sema_ctx *s, const struct sema_map *map, struct ast_node *m)
+{
+	const struct sema_probe *p = sema_cur_probe(s);
+	bool in_agent = sema_options(s)->user_probes && p->nattach > 0;
+	for (int i = 0; in_agent && i < p->nattach; i++)
+		in_agent = p->attach[i].type == PT_UPROBE || p->attach[i].type == PT_URETPROBE;
+	if (in_agent || s->quiet || host_feature(HF_PERCPU_LOOKUP))
+		return;
+	sema_error(s, m->loc, "reading the aggregation '%s' in an expression needs %s (Linux %s), "
+		   "which this kernel does not have", map->name, host_feature_what(HF_PERCPU_LOOKUP),
+		   host_feature_since(HF_PERCPU_LOOKUP));
+}
+
 /* a map read in an expression */
 struct type sema_map_read_type(struct sema_ctx *s, struct ast_node *m)
 {
 	struct sema_map *map = sema_map_of(s, m);
+	if (map->kind != MK_NONE && map->kind != MK_VALUE)
+		need_percpu_lookup(s, map, m);
 	switch (map->kind) {
 	case MK_NONE:
+		s->unknown_reads++;
 		if (!s->quiet && !map->poisoned)
 			sema_map_unassigned(s, map, m->loc, "read");
 		return (struct type){.kind = TY_ERROR};

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/explain.h"
 #include "common/suggest.h"
@@ -56,11 +57,16 @@ const struct probe_provider *sema_provider(enum probe_type t)
 	return &providers[t];
 }
 
+/* Exact names and aliases first ("U" is usdt, "u" uprobe); then, as newer
+ * bpftrace, a provider's full name in any case ("begin", "Tracepoint"). */
 const struct probe_provider *sema_provider_named(const char *name)
 {
 	for (size_t i = 0; i < PT_COUNT; i++)
 		if (!strcmp(name, providers[i].name) ||
 		    (providers[i].alias && !strcmp(name, providers[i].alias)))
+			return &providers[i];
+	for (size_t i = 0; i < PT_COUNT; i++)
+		if (!strcasecmp(name, providers[i].name))
 			return &providers[i];
 	return NULL;
 }
@@ -152,17 +158,53 @@ static bool has_glob(const char *s)
 	return strpbrk(s, "*?[") != NULL;
 }
 
-/* interval:s:N, interval:ms:N, interval:us:N, interval:hz:N, profile:hz:N */
+/* newer bpftrace's one-part rate: "1s", "100ms", "5us", "1000000" (ns),
+ * "99hz"; splits it into a unit and a number ("ns" when none is written) */
+static bool split_rate(struct sema_ctx *s, const char *text, const char **unit, const char **num)
+{
+	size_t d = strspn(text, "0123456789");
+	static const char *const units[] = {"ns", "us", "ms", "s", "m", "h", "d", "hz"};
+	if (!d)
+		return false;
+	*num = arena_strndup(s->a, text, d);
+	if (!text[d]) {
+		*unit = "ns";
+		return true;
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(text + d, units[i])) {
+			*unit = units[i];
+			return true;
+		}
+	return false;
+}
+
+/* interval:s:N, interval:ms:N, interval:us:N, interval:hz:N, profile:hz:N,
+ * and the newer interval:1s, interval:100ms, profile:99hz, interval:N (ns) */
 static bool parse_rate(struct sema_ctx *s, struct ast_attach *raw, const char **parts, int n,
 		       struct sema_attach *at)
 {
 	uint64_t v;
-	if (n != 3 || !parse_u64(parts[2], &v) || v == 0) {
-		sema_error(s, raw->loc, "%s probe expects %s:UNIT:N with UNIT one of s, ms, us, hz and N > 0",
-			   parts[0], parts[0]);
+	const char *unit = n == 3 ? parts[1] : NULL, *num = n == 3 ? parts[2] : NULL;
+	if ((n == 2 && !split_rate(s, parts[1], &unit, &num)) || (n != 2 && n != 3) ||
+	    !parse_u64(num, &v) || v == 0) {
+		sema_error(s, raw->loc, "%s probe expects %s:UNIT:N with UNIT one of s, ms, us, hz and N > 0, "
+			   "or %s:Ns, Nms, Nus, Nhz", parts[0], parts[0], parts[0]);
 		return false;
 	}
-	const char *u = parts[1];
+	static const struct { const char *unit; uint64_t ns; } longer[] = {
+		{"ns", 1}, {"m", 60000000000ull}, {"h", 3600000000000ull}, {"d", 86400000000000ull},
+	};
+	for (size_t i = 0; i < sizeof(longer) / sizeof(longer[0]); i++)
+		if (!strcmp(unit, longer[i].unit)) {
+			if (v > UINT64_MAX / longer[i].ns) {
+				sema_error(s, raw->loc, "%s period is too long", parts[0]);
+				return false;
+			}
+			at->period_ns = v * longer[i].ns;
+			return true;
+		}
+	const char *u = unit;
 	if (!strcmp(u, "s") || !strcmp(u, "sec"))
 		at->period_ns = v * 1000000000ull;
 	else if (!strcmp(u, "ms"))
@@ -288,6 +330,10 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 		return;
 	}
 	enum probe_type type = pv->type;
+	/* "begin"/"end" are the newest release's spelling, which 0.17 does
+	 * not parse: such a script ends by itself after them (run.c) */
+	if (pv->runs_once && strcmp(parts[0], pv->name))
+		s->r->ends_itself = true;
 	parts[0] = pv->name;
 	if (s->opts->user_probes && !pv->user_mode) {
 		sema_error(s, raw->loc, "%s probes are not available with --user-probes (uprobe and uretprobe "
@@ -386,7 +432,8 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 		struct sema_attach at = {.type = type, .loc = raw->loc};
 		if (!parse_rate(s, raw, parts, n, &at))
 			return;
-		at.name = arena_printf(s->a, "%s:%s:%s", parts[0], parts[1], parts[2]);
+		at.name = n == 2 ? arena_printf(s->a, "%s:%s", parts[0], parts[1])
+				 : arena_printf(s->a, "%s:%s:%s", parts[0], parts[1], parts[2]);
 		*push(s, p) = at;
 		return;
 	}

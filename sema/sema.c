@@ -99,6 +99,91 @@ void sema_var_assign(struct sema_ctx *s, struct ast_node *target, const struct t
 /* ---- statements --------------------------------------------------------- */
 
 static void check_block(struct sema_ctx *s, struct ast_node *b);
+static void check_cond(struct sema_ctx *s, struct ast_node *c);
+
+/* the type a variable had at the end of the first pass (NULL: none) */
+static const struct type *learned_type(struct sema_ctx *s, const char *name)
+{
+	for (struct sema_var *w = s->quiet ? NULL : s->learned[s->probe->index]; w; w = w->next)
+		if (!strcmp(w->name, name))
+			return &w->type;
+	return NULL;
+}
+
+/* "let $x", "let $x = e", "let $x: T", "let $x: T = e" (scope.c gave $x a
+ * name of its own).  Without a value the variable starts at zero; without
+ * a type its first assignment decides it. */
+static void check_let(struct sema_ctx *s, struct ast_node *st)
+{
+	struct ast_node *t = st->assign.target, *v = st->assign.value;
+	struct type decl = {0};
+	if (st->assign.has_ctype && !sema_ctype(s, &st->assign.ctype, st->loc, &decl))
+		return;
+	if (v) {
+		struct type *vt = sema_expr(s, v);
+		if (!st->assign.has_ctype) {
+			sema_var_assign(s, t, vt, v->loc);
+			return;
+		}
+		if (!sema_is_error(vt) && !(sema_is_int(&decl) && sema_is_int(vt)) &&
+		    !sema_compatible(&decl, vt, false)) {
+			sema_error(s, v->loc, "variable '$%s' is declared %s, cannot assign %s",
+				   st->assign.ctype.name ? st->assign.ctype.name : "", type_str(s->a, &decl),
+				   type_str(s->a, vt));
+			return;
+		}
+	}
+	if (!st->assign.has_ctype) {
+		/* "let $x;": the type of its first assignment, known in the
+		 * second pass; never assigned, an integer */
+		const struct type *w = learned_type(s, t->var.name);
+		if (!w && s->quiet)
+			return;
+		decl = w ? *w : ty_int64;
+	}
+	sema_layout(&decl);
+	sema_var_assign(s, t, &decl, st->loc);
+}
+
+/* for ($kv : @m): $kv is (key, value), the key a tuple for several keys;
+ * for ($i : a..b): an int64 from a up to b - 1 */
+static void check_for(struct sema_ctx *s, struct ast_node *st)
+{
+	struct type vt;
+	if (st->for_.map) {
+		struct ast_node *m = st->for_.map;
+		struct sema_map *map = sema_map_of(s, m);
+		if (map->kind == MK_NONE) {
+			if (!s->quiet)
+				sema_map_unassigned(s, map, m->loc, "iterated over");
+			return;
+		}
+		if (map->key.kind == TY_NONE) {
+			sema_error(s, m->loc, "map '%s' has no keys: a for loop iterates over a map with keys",
+				   map->name);
+			return;
+		}
+		if (map->kind != MK_VALUE) {
+			sema_error(s, m->loc, "map '%s' holds %s: for loops iterate over maps of values "
+				   "(@m[k] = v), not aggregations", map->name, sema_kind_name(map->kind));
+			return;
+		}
+		vt = (struct type){.kind = TY_TUPLE, .nfields = 2};
+		vt.fields = arena_new_array(s->a, struct type_field, 2);
+		vt.fields[0].type = sema_deep_copy(s->a, &map->key);
+		vt.fields[1].type = sema_deep_copy(s->a, &map->value);
+		m->type = map->value;
+	} else {
+		check_cond(s, st->for_.start);
+		check_cond(s, st->for_.end);
+		vt = ty_int64;
+	}
+	sema_layout(&vt);
+	sema_var_assign(s, st->for_.var, &vt, st->for_.var->loc);
+	s->loop_depth++;
+	check_block(s, st->for_.body);
+	s->loop_depth--;
+}
 
 /* The statements a block becomes once every unroll in it is expanded
  * (saturating: nested unrolls multiply). */
@@ -114,6 +199,9 @@ static uint64_t expanded_stmt(const struct ast_node *st)
 	case N_WHILE:
 		n += expanded(st->while_.body);
 		break;
+	case N_FOR:
+		n += expanded(st->for_.body);
+		break;
 	case N_UNROLL:
 		k = st->unroll.count->kind == N_INT ? st->unroll.count->i.value : 1;
 		n = expanded(st->unroll.body);
@@ -126,6 +214,7 @@ static uint64_t expanded_stmt(const struct ast_node *st)
 	case N_INT: case N_STR: case N_IDENT: case N_VAR: case N_MAP: case N_POSITIONAL: case N_CALL:
 	case N_BINARY: case N_UNARY: case N_INCDEC: case N_TERNARY: case N_FIELD: case N_INDEX:
 	case N_CAST: case N_SIZEOF: case N_TUPLE: case N_PROBE: case N_STRUCT_DEF: case N_PROGRAM:
+	case N_MACRO:
 		break;
 	}
 	return n;
@@ -189,6 +278,10 @@ static void check_assign(struct sema_ctx *s, struct ast_node *st)
 		t->type = sema_map_of(s, t)->value;
 		return;
 	}
+	if (st->assign.is_let) {
+		check_let(s, st);
+		return;
+	}
 	struct type *vt = sema_expr(s, v);
 	if (st->assign.op != OP_NONE) {
 		struct sema_var *var = sema_var_find(s, t->var.name);
@@ -233,6 +326,9 @@ static void check_stmt(struct sema_ctx *s, struct ast_node *st)
 		check_block(s, st->while_.body);
 		s->loop_depth--;
 		return;
+	case N_FOR:
+		check_for(s, st);
+		return;
 	case N_UNROLL: {
 		int64_t n;
 		/* checked first: a positional parameter becomes its value */
@@ -243,6 +339,10 @@ static void check_stmt(struct sema_ctx *s, struct ast_node *st)
 					   "unroll count must be 1 to 100, not %lld", (long long)n);
 			st->unroll.count->kind = N_INT;
 			st->unroll.count->i.value = (uint64_t)n;
+			/* the node was a unary minus, a positional ...: its union
+			 * holds no flags of a literal */
+			st->unroll.count->i.is_char = false;
+			st->unroll.count->i.is_signed = true;
 		}
 		check_block(s, st->unroll.body);
 		/* refused at once: the copies would take minutes to compile
@@ -267,19 +367,28 @@ static void check_stmt(struct sema_ctx *s, struct ast_node *st)
 	case N_BREAK:
 	case N_CONTINUE:
 		if (!s->loop_depth)
-			sema_error(s, st->loc, "'%s' outside a while loop",
+			sema_error(s, st->loc, "'%s' outside a loop",
 				   st->kind == N_BREAK ? "break" : "continue");
 		return;
 	case N_BLOCK:
-		check_block(s, st);
+		if (st->block.value)	/* a macro's expansion, { ...; e } */
+			sema_check_expr_stmt(s, st);
+		else
+			check_block(s, st);
 		return;
 	case N_INT: case N_STR: case N_IDENT: case N_VAR: case N_MAP: case N_POSITIONAL:
 	case N_CALL: case N_BINARY: case N_UNARY: case N_INCDEC: case N_TERNARY: case N_FIELD:
 	case N_INDEX: case N_CAST: case N_SIZEOF: case N_TUPLE: case N_PROBE: case N_STRUCT_DEF:
-	case N_PROGRAM:
+	case N_PROGRAM: case N_MACRO:
 		sema_expr(s, st);
 		return;
 	}
+}
+
+void sema_check_stmts(struct sema_ctx *s, struct ast_node *block)
+{
+	for (struct ast_node *st = block->block.stmts; st; st = st->next)
+		check_stmt(s, st);
 }
 
 static void check_block(struct sema_ctx *s, struct ast_node *b)
@@ -297,6 +406,15 @@ static void check_block(struct sema_ctx *s, struct ast_node *b)
 static int map_cmp(const void *a, const void *b)
 {
 	return strcmp((*(struct sema_map *const *)a)->name, (*(struct sema_map *const *)b)->name);
+}
+
+/* how many maps have a kind: what a quiet pass learns */
+static int known_maps(const struct sema_ctx *s)
+{
+	int n = 0;
+	for (int i = 0; i < s->nmaps; i++)
+		n += s->maps[i]->kind != MK_NONE;
+	return n;
 }
 
 static void check_probes(struct sema_ctx *s)
@@ -396,6 +514,7 @@ struct sema_result *sema_run(struct arena *a, struct diag *d, struct ast_node *p
 		p->node = it;
 		p->index = r->nprobes++;
 		it->probe.index = p->index;
+		sema_scope_probe(&s, it);
 		sema_resolve_attach(&s, p);
 		r->nattach += p->nattach;
 	}
@@ -407,12 +526,24 @@ struct sema_result *sema_run(struct arena *a, struct diag *d, struct ast_node *p
 		sema_check_attach_limits(&s);
 	if (s.errors)
 		return NULL;
+	/* quiet passes until they learn no more maps: a map read before the
+	 * assignment that gives its kind (seeksize.bt; `$x = @l; @s = $x;
+	 * @l = 1`) makes what it flows into known one pass later */
 	s.quiet = true;
-	check_probes(&s);
+	for (int pass = 0, known = -1; pass < SEMA_MAX_QUIET_PASSES; pass++) {
+		int now = known_maps(&s);
+		if (now == known || (pass && !s.unknown_reads))
+			break;
+		known = now;
+		s.unknown_reads = 0;
+		for (int i = 0; i < s.nmaps; i++)
+			s.maps[i]->poisoned = false;
+		check_probes(&s);
+	}
 	s.quiet = false;
 	s.errors = 0;
-	/* a map poisoned in the first pass may have been poisoned by its own
-	 * read (`@s = @s`): the second pass decides again, and reports */
+	/* a map poisoned in a quiet pass may have been poisoned by its own
+	 * read (`@s = @s`): the last pass decides again, and reports */
 	for (int i = 0; i < s.nmaps; i++)
 		s.maps[i]->poisoned = false;
 	check_probes(&s);

@@ -48,6 +48,10 @@ enum probe_ctx {
 	PC_USER = 1u << 5,	/* probes user-space code: uaddr(), user reads */
 	PC_TP_ARGS = 1u << 6,	/* args->FIELD from a tracepoint format */
 };
+/* func's value without BPF cookies (before Linux 5.15): this plus the
+ * global attach index, whose function the runtime prints (one program per
+ * attach point then); with cookies it is the site's cookie (1 << 20 + i) */
+#define SEMA_FUNC_OF_ATTACH (2u << 20)
 
 /*
  * The provider table: one row per probe type, indexed by enum probe_type.
@@ -225,6 +229,9 @@ struct sema_result {
 	struct sema_event **events;
 	int nevents;
 	int nattach;		/* total concrete attach points */
+	bool ends_itself;	/* a BEGIN/END written "begin"/"end" (bpftrace 0.24 on):
+				 * with only those probes, the run ends after BEGIN
+				 * instead of waiting for Ctrl-C as 0.17 does */
 	bool own_scope;		/* the script reads in_scope/scoped: it applies -p and
 				 * --container itself, sonde filters none of its probes */
 };

@@ -38,7 +38,8 @@ struct sema_ctx {
 	struct diag *d;
 	const struct sema_opts *opts;
 	struct sema_result *r;
-	bool quiet;		/* first pass: infer map kinds, report nothing */
+	bool quiet;		/* first passes: infer map kinds, report nothing */
+	int unknown_reads;	/* reads of a map with no kind yet, this pass */
 	int errors;
 	struct sema_probe *probe;	/* being checked */
 	struct sema_var *vars;		/* scratch variables of this probe */
@@ -61,6 +62,7 @@ struct sema_ctx {
 
 #define STR_MAX 64	/* bytes of a string value, NUL included */
 #define MAX_TUPLE 16	/* fields of a tuple, keys of a map */
+#define SEMA_MAX_QUIET_PASSES 16	/* a chain of maps read before assigned, this deep */
 
 /* types.c */
 bool sema_is_int(const struct type *t);		/* an integer or a pointer */
@@ -108,6 +110,10 @@ void sema_var_assign(struct sema_ctx *s, struct ast_node *target, const struct t
 		     struct src_loc loc);
 
 void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p);
+/* sema.c: the statements of a block (not its value) */
+void sema_check_stmts(struct sema_ctx *s, struct ast_node *block);
+/* scope.c: `let` and `for` variables get names of their own per block */
+void sema_scope_probe(struct sema_ctx *s, struct ast_node *probe);
 /* probes.c: limits the kernel puts on attach points, checked once all
  * probes are resolved (programs on one tracepoint) */
 void sema_check_attach_limits(struct sema_ctx *s);

@@ -232,6 +232,7 @@ static void enumerators_to_ints(struct sema_ctx *s, struct ast_node *e)
 				e->kind = N_INT;
 				e->i.value = v->value;
 				e->i.is_char = false;
+				e->i.is_signed = true;
 				return;
 			}
 	}

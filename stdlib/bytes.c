@@ -57,7 +57,9 @@ static void check_buf(struct sema_ctx *s, struct ast_node *n)
 				n->type.kind = TY_ERROR;
 				return;
 			}
-			if (!bytes || (uint32_t)v < size)
+			/* a string is zero-padded as bpftrace's string buffer is:
+			 * buf("ok_key", 8) is ok_key\x00\x00 */
+			if (!bytes || (uint32_t)v < size || t->kind == TY_STR)
 				size = (uint32_t)v;
 		}
 	}
@@ -75,15 +77,19 @@ static LLVMValueRef lower_buf(struct cg_ctx *cg, struct ast_node *n)
 	LLVMValueRef src = cg_expr(cg, a);
 	if (a->type.kind == TY_ARRAY || a->type.kind == TY_STR) {
 		uint32_t k = a->type.size < cap ? a->type.size : cap;
+		/* a string's bytes past its end are zeros, up to the length asked */
+		uint32_t most = a->type.kind == TY_STR ? cap : k;
 		LLVMValueRef nb = cg_const(cg, k);
 		if (len && len->kind != N_INT) {
 			/* run-time length within the array */
 			LLVMValueRef l = cg_expr(cg, len);
-			LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGT, l, nb, "");
-			nb = LLVMBuildSelect(b, big, nb, l, "");
+			LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGT, l, cg_const(cg, most), "");
+			nb = LLVMBuildSelect(b, big, cg_const(cg, most), l, "");
 		} else if (len) {
-			nb = cg_const(cg, len->i.value < k ? len->i.value : k);
+			nb = cg_const(cg, len->i.value < most ? len->i.value : most);
 		}
+		if (k < cap)
+			cg_memset0(cg, cg_gep(cg, out, 8 + k), cap - k);
 		cg_memcpy(cg, cg_gep(cg, out, 8), src, k);
 		cg_store_i64(cg, nb, out);
 		return out;

@@ -92,17 +92,12 @@ static void check_probe(struct sema_ctx *s, struct ast_node *n)
 	n->type = (struct type){.kind = TY_PROBE, .size = 8};
 }
 
+static uint64_t attach_index(struct cg_ctx *cg);
+
+/* the global attach index: probes before this one, plus this attach's slot */
 static LLVMValueRef lower_probe(struct cg_ctx *cg, struct ast_node *n)
 {
-	/* global attach index: probes before this one, plus this attach's slot */
-	const struct sema_result *r = cg_sema(cg);
-	const struct sema_attach *at = cg_attach(cg);
-	uint64_t idx = 0;
-	for (int i = 0; i < r->nprobes; i++)
-		for (int j = 0; j < r->probes[i].nattach; j++, idx++)
-			if (&r->probes[i].attach[j] == at)
-				return cg_const(cg, idx);
-	return cg_const(cg, 0);
+	return cg_const(cg, attach_index(cg));
 }
 
 /* x86-64 struct pt_regs offsets */
@@ -212,8 +207,16 @@ static LLVMValueRef lower_retval(struct cg_ctx *cg, struct ast_node *n)
  * attach point resolved to (wildcards, one site per library file), so the
  * runtime gives each site a BPF cookie naming its symbol; func reads it
  * back and prints the name, in uprobes and uretprobes alike.  In
- * tracepoints func is the probe's name.
+ * tracepoints func is the probe's name.  A kernel without BPF cookies
+ * (before 5.15) gets one program per attach point instead, each with its
+ * function as a constant; a wildcard there would need a program per
+ * matching function, so it is a located error.
  */
+static bool has_wildcard(const char *s)
+{
+	return s && strpbrk(s, "*?[") != NULL;
+}
+
 static void check_func(struct sema_ctx *s, struct ast_node *n)
 {
 	const struct sema_probe *p = sema_cur_probe(s);
@@ -229,14 +232,54 @@ static void check_func(struct sema_ctx *s, struct ast_node *n)
 			n->type.kind = TY_ERROR;
 			return;
 		}
+		if (!host_feature(HF_COOKIE) && has_wildcard(p->attach[i].func)) {
+			sema_error(s, n->loc, "func in the wildcard probe %s needs %s (Linux %s), which this "
+				   "kernel does not have: name each function", p->attach[i].name,
+				   host_feature_what(HF_COOKIE), host_feature_since(HF_COOKIE));
+			n->type.kind = TY_ERROR;
+			return;
+		}
 	}
+	if (!host_feature(HF_COOKIE))
+		sema_need_per_attach(s);
 	n->type = (struct type){.kind = TY_PROBE, .size = 8};
+}
+
+/* the global attach index of the attach point being lowered */
+static uint64_t attach_index(struct cg_ctx *cg)
+{
+	const struct sema_result *r = cg_sema(cg);
+	const struct sema_attach *at = cg_attach(cg);
+	uint64_t idx = 0;
+	for (int i = 0; i < r->nprobes; i++)
+		for (int j = 0; j < r->probes[i].nattach; j++, idx++)
+			if (&r->probes[i].attach[j] == at)
+				return idx;
+	return 0;
+}
+
+/* the first global attach index probing the same function: one value per
+ * name, so a uprobe and a uretprobe of one function are one map key */
+static uint64_t first_attach_of_func(struct cg_ctx *cg)
+{
+	const struct sema_result *r = cg_sema(cg);
+	const char *fn = cg_attach(cg)->func;
+	uint64_t idx = 0;
+	for (int i = 0; i < r->nprobes; i++)
+		for (int j = 0; j < r->probes[i].nattach; j++, idx++) {
+			const struct sema_attach *a = &r->probes[i].attach[j];
+			if ((sema_provider(a->type)->ctx & PC_FUNC) && fn && a->func && !strcmp(a->func, fn))
+				return idx;
+		}
+	return attach_index(cg);
 }
 
 static LLVMValueRef lower_func(struct cg_ctx *cg, struct ast_node *n)
 {
 	if (!(sema_provider(cg_attach(cg)->type)->ctx & PC_FUNC))
 		return lower_probe(cg, n);
+	if (!host_feature(HF_COOKIE))
+		return cg_const(cg, SEMA_FUNC_OF_ATTACH + first_attach_of_func(cg));
 	LLVMValueRef args[] = {cg_ctx_arg(cg)};
 	return cg_helper_call(cg, BPF_FUNC_get_attach_cookie, args, 1);
 }
@@ -300,6 +343,7 @@ static void check_scoped(struct sema_ctx *s, struct ast_node *n)
 	n->kind = N_INT;
 	n->i.value = sema_options(s)->scoped;
 	n->i.is_char = false;
+	n->i.is_signed = true;
 }
 
 #define INT_VAR(nm, fn, sgn, usr, doc) \

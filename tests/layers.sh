@@ -6,7 +6,7 @@
 # only.  codegen and stdlib are one level: builtins lower themselves through
 # codegen's BPF-domain layer and codegen finds builtins in stdlib's table.
 # Every include names its folder from the root ("host/host.h"), except the
-# generated parser.h and syscall_names.h.  tests/ is exempt.  Writes "PASS|FAIL layers:FOLDER" lines to $1 (or
+# generated parser.h, syscall_names.h and profile.pb-c.h.  tests/ is exempt.  Writes "PASS|FAIL layers:FOLDER" lines to $1 (or
 # stdout) and exits non-zero on any arrow back up.
 cd "$(dirname "$0")/.." || exit 2
 out=${1:-/dev/stdout}
@@ -26,7 +26,7 @@ for dir in common host agent lexer parser sema codegen stdlib output runtime cli
 		to=${inc%%/*}
 		if [ "$to" = "$inc" ]; then
 			# only generated headers (build/gen) go without a folder
-			case $inc in parser.h|syscall_names.h) continue ;; esac
+			case $inc in parser.h|syscall_names.h|profile.pb-c.h) continue ;; esac
 			bad="$bad $file->$inc(no folder)"
 			continue
 		fi

@@ -26,6 +26,15 @@ build_workload() {
 	gcc -O1 -g -pthread "$@" -o "$B/$name" "$top/tests/workloads/$name.c"
 }
 
+# sh_script NAME TEXT: TEXT as the executable shell script $B/NAME.sh,
+# whose path it prints: -c CMD is split at its spaces, as bpftrace splits
+# it, and runs no shell, so a pipeline or a quoted word needs a script
+sh_script() {
+	printf '#!/bin/sh\n%s\n' "$2" > "$B/$1.sh"
+	chmod +x "$B/$1.sh"
+	echo "$B/$1.sh"
+}
+
 # expect_eq NAME EXPECTED ACTUAL: exact bytes, with a diff on failure
 expect_eq() {
 	if [ "$2" == "$3" ]; then pass "$1"; else

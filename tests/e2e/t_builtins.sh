@@ -96,7 +96,7 @@ expect_eq builtins:kaddr_ksym "$(printf '%u\nvfs_read|vfs_read' "0x$addr")" "$ou
 # -- uaddr is the run-time address in a PIE (0.17 gives the link-time one);
 #    reg(); buf() of user memory and %r ---------------------------------------
 if [ $have_sdt = 1 ]; then
-out=$("$SONDE" -q -c "$S 5 >/dev/null" -e 'uprobe:'$S':step /arg0 == 3/ { printf("%d %d %d\n", *uaddr("glob"), reg("di"), arg0); printf("%r|", buf(arg2, 6)); print(buf(arg2, arg0 + 1)); @b = buf(arg2, 5); }' 2>&1)
+out=$("$SONDE" -q -c "$(sh_script sdt5 "exec $S 5 >/dev/null")" -e 'uprobe:'$S':step /arg0 == 3/ { printf("%d %d %d\n", *uaddr("glob"), reg("di"), arg0); printf("%r|", buf(arg2, 6)); print(buf(arg2, arg0 + 1)); @b = buf(arg2, 5); }' 2>&1)
 expect_eq builtins:uaddr_reg_buf "$(printf '42 3 3\nitem3\\x00|item\n\n\n@b: item3')" "$out"
 
 fi
@@ -106,13 +106,19 @@ out=$("$SONDE" -q -c "$W 1 two three" -e 'uprobe:'$W':main { join(arg1); join(ar
 expect_eq builtins:join "$(printf '%s 1 two three\n%s,1,two,three' "$W" "$W")" "$(printf '%s\n' "$out" | head -2)"
 
 # -- ntop of tracepoint arrays (IPv4 and IPv6) and of an integer ---------------
-out=$(timeout 20 "$SONDE" -q -c "bash -c 'exec 3<>/dev/tcp/127.0.0.1/1; exit 0' 2>/dev/null" -e 'tracepoint:sock:inet_sock_set_state /args->newstate == 2 && args->family == 2/ { printf("%s %s %s\n", ntop(args->daddr), ntop(10, args->daddr_v6), ntop(0x0101a8c0)); @[ntop(args->daddr)] = count(); exit(); }' 2>&1)
+out=$(timeout 20 "$SONDE" -q -c "$(sh_script tcp1 "exec bash -c 'exec 3<>/dev/tcp/127.0.0.1/1; exit 0' 2>/dev/null")" -e 'tracepoint:sock:inet_sock_set_state /args->newstate == 2 && args->family == 2/ { printf("%s %s %s\n", ntop(args->daddr), ntop(10, args->daddr_v6), ntop(0x0101a8c0)); @[ntop(args->daddr)] = count(); exit(); }' 2>&1)
 expect_eq builtins:ntop "$(printf '127.0.0.1 ::ffff:127.0.0.1 192.168.1.1\n\n\n@[127.0.0.1]: 1')" "$out"
 
 # -- strftime: wall-clock time of a monotonic timestamp, %f microseconds --------
 out=$("$SONDE" -q -e 'BEGIN { printf("%s\n", strftime("%Y-%m-%d %H", nsecs)); @t = strftime("%f", nsecs); exit(); }' 2>&1)
 expect_eq builtins:strftime_date "$(date '+%Y-%m-%d %H')" "$(printf '%s\n' "$out" | head -1)"
 expect_match builtins:strftime_micros '^@t: [0-9]{6}$' "$out"
+# two timestamps 123 us apart print 123 us apart, past a second too (bpftrace's
+# strftime_microsecond_extension[_rollover]): one clock offset for the run,
+# integer nanoseconds; 500 pairs, as a fresh offset per call missed 1 in 200
+out=$("$SONDE" -q -e 'BEGIN { $i = 0; while ($i < 250) { printf("%s %s\n%s %s\n", strftime("%f", 1000123000), strftime("%f", 0), strftime("%f", 1000000123000), strftime("%f", 0)); $i++; } exit(); }' 2>&1)
+expect_eq builtins:strftime_micros_difference "500 123" \
+	"$(printf '%s\n' "$out" | awk 'NF == 2 { d[($1 - $2 + 1000000) % 1000000]++ } END { for (k in d) print d[k], k }')"
 
 # -- cgroupid: the inode of a cgroup v2 directory --------------------------------
 cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
@@ -145,7 +151,7 @@ if command -v bpftrace >/dev/null; then
 else
 	skip builtins:usdt_list_as_bpftrace "bpftrace is not installed"
 fi
-out=$("$SONDE" -q -c "$S 10 >/dev/null" -e '
+out=$("$SONDE" -q -c "$(sh_script sdt10 "exec $S 10 >/dev/null")" -e '
 usdt:'$S':sondet:step /arg0 == 4/ { printf("step %d %d %d %d %s\n", arg0, arg1, arg2, arg3, str(arg4)); }
 usdt:'$S':glob /arg0 == 42/ { @glob = count(); }
 usdt:'$S':sondet:consts /arg2 == 1/ { printf("consts %d %d %d\n", arg0, arg1, arg2); }
@@ -185,7 +191,7 @@ expect_eq builtins:interval_hz "$(printf '\n\n@n: 3')" "$out"
 
 # -- -f json stays valid with stacks, symbols, buffers ------------------------------
 if [ $have_sdt = 1 ]; then
-out=$("$SONDE" -f json -c "$S 5 >/dev/null" -e 'uprobe:'$S':step /arg0 == 3/ { @[ustack(2)] = count(); @u[usym(reg("ip"))] = count(); @b = buf(arg2, 8); print(ustack(1)); print(ntop(1)); @t = strftime("%H", nsecs); }' 2>&1)
+out=$("$SONDE" -f json -c "$(sh_script sdt5 "exec $S 5 >/dev/null")" -e 'uprobe:'$S':step /arg0 == 3/ { @[ustack(2)] = count(); @u[usym(reg("ip"))] = count(); @b = buf(arg2, 8); print(ustack(1)); print(ntop(1)); @t = strftime("%H", nsecs); }' 2>&1)
 if printf '%s\n' "$out" | python3 -c 'import json,sys; [json.loads(l) for l in sys.stdin if l.strip()]' 2>/dev/null; then
 	pass builtins:json_valid; else fail builtins:json_valid; printf '%s\n' "$out" | sed 's/^/    /'; fi
 expect_match builtins:json_stack_key '"@": \{"\\n    step\+0\\n' "$out"

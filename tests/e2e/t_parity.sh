@@ -180,12 +180,24 @@ Attached 1 probe
 out=$("$SONDE" -e "uprobe:$P:no_such_fn, uprobe:$P:nor_this { @ = count(); }" 2>&1; echo "rc=$?")
 expect_eq parity:partial_attach_nothing_left "sonde: uprobe:$P:no_such_fn: symbol 'no_such_fn' not found in $P
 rc=1" "$out"
+# glibc 2.34 moved pthread_create into libc and left a libpthread that needs
+# libc (DT_NEEDED): the probe lands in libc, as the dynamic linker resolves
+# the name, and counts threads_loop's 3 threads (issue 19); -v says where
+build_workload threads_loop
 libpthread=$(ls /lib/x86_64-linux-gnu/libpthread.so.0 /usr/lib/x86_64-linux-gnu/libpthread.so.0 2>/dev/null | head -1)
 if [ -n "$libpthread" ] && ! nm -D "$libpthread" 2>/dev/null | grep -q ' T pthread_create'; then
-	out=$("$SONDE" -e 'uprobe:libpthread:pthread_create { @ = count(); }' 2>&1; echo "rc=$?")
-	expect_match parity:moved_symbol_hint "pthread_create is in libc\.so\.6 \(glibc moved it there in 2\.34\): uprobe:libc:pthread_create" "$out"
+	for t in "$libpthread" libpthread; do
+		out=$("$SONDE" -q -c "$B/threads_loop 3 1" -e "uprobe:$t:pthread_create /pid == cpid/ { @ = count(); }" 2>&1; echo "rc=$?")
+		expect_eq "parity:moved_symbol_needed_${t##*/}" "@: 3
+rc=0" "$(printf '%s\n' "$out" | grep -v '^$')"
+	done
+	out=$("$SONDE" -v --dry-run -e "uprobe:$libpthread:pthread_create { @ = count(); }" 2>&1)
+	expect_match parity:moved_symbol_verbose "^sonde: 'pthread_create' is not in $libpthread: probing it in /.*/libc\.so\.6, which that file needs \(DT_NEEDED\)" "$out"
+	out=$("$SONDE" -e "uprobe:$libpthread:pthread_nope { @ = count(); }" 2>&1; echo "rc=$?")
+	expect_eq parity:moved_symbol_none "sonde: uprobe:$libpthread:pthread_nope: symbol 'pthread_nope' not found in $libpthread
+rc=1" "$out"
 else
-	skip parity:moved_symbol_hint "this glibc's libpthread still defines pthread_create (before 2.34)"
+	skip parity:moved_symbol_needed "this glibc's libpthread still defines pthread_create (before 2.34)"
 fi
 
 # -- -k / -kk: helper failures as warnings --------------------------------

@@ -124,7 +124,7 @@ done
 # found by name, as after make install (SONDE_SCRIPTS stands in for the
 # install directory)
 out=$(SONDE_SCRIPTS=$R "$SONDE" --dry-run runqlat 2>&1)
-expect_match recipes:by_name "^sonde: dry run: 5 probes loaded and attached$" "$out"
+expect_match recipes:by_name "^sonde: dry run: 6 probes loaded and attached$" "$out"
 
 # ---- runqlat -----------------------------------------------------------------
 "$B/spin" 2 2500 &
@@ -159,7 +159,7 @@ else
 	sh -c "echo \$\$ > $rc_cg/cgroup.procs && exec sleep 30" &
 	rc_pids+=("$!")
 	for _ in $(seq 50); do [ -s "$rc_cg/cgroup.procs" ] && break; sleep 0.02; done
-	join="sh -c 'echo \$\$ > $rc_cg/cgroup.procs && exec $B/malloc_loop 3000'"
+	join=$(sh_script rc_join "echo \$\$ > $rc_cg/cgroup.procs && exec $B/malloc_loop 3000")
 	out=$("$SONDE" -q -c "$join" "$R/malloc-per-pid.sonde" 2>&1)
 	expect_eq recipes:malloc:container_column 3000 \
 		"$(sum_of "^@malloc_calls\[$short, [0-9]+, malloc_loop\]: " "$out")"
@@ -194,7 +194,7 @@ fi
 
 # ---- ioctl-latency ----------------------------------------------------------------
 # _IOWR('F', 42, 48), _IO('T', 1) (TCGETS), _IOR(0x1b, 5, 8)
-out=$("$SONDE" -q -c "sh -c '$B/ioctl_loop 300 0xc030462a; $B/ioctl_loop 200 0x5401; $B/ioctl_loop 100 0x80081b05'" \
+out=$("$SONDE" -q -c "$(sh_script rc_ioctls "$B/ioctl_loop 300 0xc030462a; $B/ioctl_loop 200 0x5401; $B/ioctl_loop 100 0x80081b05")" \
 	"$R/ioctl-latency.sonde" 2>&1)
 expect_eq recipes:ioctl:decoded_rw_F 300 \
 	"$(sum_of "^@ioctls\[ioctl_loop, [0-9]+, [^]]*, RW, 'F', 42, 48\]: " "$out")"
@@ -209,8 +209,8 @@ if ! unshare --mount --propagation private true 2>/dev/null; then
 	skip recipes:ioctl:gpu_label "cannot create a mount namespace (unshare --mount)"
 else
 	# /dev/nvidiactl as a driver's device file, in a private /dev
-	gpu="unshare --mount --propagation private sh -c 'mount -t tmpfs none /dev &&
-		mknod -m 666 /dev/nvidiactl c 1 3 && exec $B/ioctl_dev /dev/nvidiactl 500 0xc030462a 1300'"
+	gpu=$(sh_script rc_gpu "exec unshare --mount --propagation private sh -c 'mount -t tmpfs none /dev &&
+		mknod -m 666 /dev/nvidiactl c 1 3 && exec $B/ioctl_dev /dev/nvidiactl 500 0xc030462a 1300'")
 	out=$("$SONDE" -q -c "$gpu" "$R/ioctl-latency.sonde" 2>&1)
 	expect_eq recipes:ioctl:gpu_label 500 \
 		"$(sum_of "^@ioctls\[ioctl_dev, [0-9]+, /dev/nvidiactl \(GPU driver\), RW, 'F', 42, 48\]: " "$out")"
@@ -332,10 +332,10 @@ in_range recipes:threads:process_total 285000 400000 "$(sum_of "^@process_cpu_us
 
 # ---- execsnoop -------------------------------------------------------------------------
 cp /bin/true "$W/xprobe1"
-out=$("$SONDE" -q -c "sh -c '$W/xprobe1; true'" "$R/execsnoop.sonde" 2>&1)
+out=$("$SONDE" -q -c "/bin/sh $(sh_script rc_exec "$W/xprobe1; true")" "$R/execsnoop.sonde" 2>&1)
 expect_match recipes:execsnoop:header '^TIME +PID +PPID +COMM +FILE$' "$out"
 line=$(printf '%s\n' "$out" | awk '$4 == "xprobe1"')
-shpid=$(printf '%s\n' "$out" | awk '$4 == "sh" && $5 == "/bin/sh" { print $2; exit }')
+shpid=$(printf '%s\n' "$out" | awk '$5 == "/bin/sh" { print $2; exit }')
 file=$W/xprobe1
 file=${file:0:63}	# str() keeps 63 bytes
 expect_match recipes:execsnoop:exec_line "^[0-9:]{8} +[0-9]+ +$shpid +xprobe1 +$file\$" "$line"

@@ -96,16 +96,25 @@ out=$("$SONDE" -q -e 'BEGIN { printf("x\n"); exit(); }' 2>&1 >/dev/full; echo "r
 expect_eq secure:stdout_dev_full "sonde: writing standard output failed: output was lost
 rc=1" "$out"
 
-# -- system(): no shell; a substituted value is one argument -----------------
+# -- system(): sh -c, as bpftrace, and each substituted value quoted for the
+#    shell: a hostile comm is printed, never run (issue 19) ---------------------
 build_workload named
+sys_named() {	# COMM SCRIPT-BODY: the output of one system() for a process named COMM
+	local wl
+	wl=$(sh_script sec_named "exec $B/named \"\$SEC_NAME\" 1")
+	(cd "$sec" && SEC_NAME=$1 "$SONDE" -q --unsafe -c "$wl" \
+		-e "tracepoint:syscalls:sys_enter_getppid /pid == cpid && comm != \"sec_named.sh\"/ { $2 exit(); }" 2>&1 | grep -v '^$')
+}
 rm -f "$sec/pwned"
-# (-c runs this through sh, which calls getppid itself before the exec)
-out=$(cd "$sec" && "$SONDE" -q --unsafe -c "$B/named 'a;touch pwned' 1" \
-	-e 'tracepoint:syscalls:sys_enter_getppid /pid == cpid && comm != "sh"/ { system("printf %%s|%%s\\n %s \"two  words\"", comm); exit(); }' 2>&1)
-expect_eq secure:system_no_shell "a;touch pwned|two  words
-no file" "$(printf '%s\n' "$out" | grep -v '^$')
+out=$(sys_named 'a;touch pwned' 'system("echo %s | tr a-z A-Z; echo %.3s%d", comm, comm, 5);')
+expect_eq secure:system_shell_quoted "A;TOUCH PWNED
+a;t5
+no file" "$out
 $( [ -e "$sec/pwned" ] && echo PWNED || echo no file)"
-
+out=$(sys_named "'\$(touch pwned)" 'system("printf \"%%s|%%s\\n\" %s %-4s", comm, "x");')
+expect_eq secure:system_quote_in_value "'\$(touch pwned)|x   
+no file" "$out
+$( [ -e "$sec/pwned" ] && echo PWNED || echo no file)"
 
 # -- misleading messages: root without the capabilities, -l as a user who
 #    cannot read a mounted tracefs, a probed file rewritten in place --------

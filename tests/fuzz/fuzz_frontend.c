@@ -204,7 +204,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* the rest of the front end: sema must either accept (then codegen
 		 * must succeed: a program sema accepts is valid IR) or explain */
 		int before = d.errors;
-		struct sema_opts so = {.builtins = stdlib_find};
+		/* $1 a number, $2 text, $3 past 64 bits (an error when used as
+		 * a number) */
+		static const char *pos[] = {"1", "bash", "18446744073709551616"};
+		struct sema_opts so = {.builtins = stdlib_find, .pos_args = pos, .npos_args = 3};
 		struct sema_result *r = sema_run(a, &d, root, &so);
 		if (!r && d.errors == before)
 			fuzz_fail("sema rejected without a message", NULL);

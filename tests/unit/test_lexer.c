@@ -158,6 +158,15 @@ static void test_integers(void **state)
 		     "int:10000000000000000000 }");
 }
 
+/* newer bpftrace: duration suffixes are nanoseconds, C's suffixes nothing */
+static void test_durations(void **state)
+{
+	check_tokens("a{ 1s 100ms 5us 7ns 2m 1h 1d 0s 1_000ms 123UL 7u 9LL }",
+		     "attach:a { int:1000000000 int:100000000 int:5000 int:7 int:120000000000 "
+		     "int:3600000000000 int:86400000000000 int:0 int:1000000000 int:123 int:7 int:9 }");
+	(void)state;
+}
+
 static void test_integer_errors(void **state)
 {
 	check_error("a{ 18446744073709551616 }", "attach:a { error",
@@ -178,7 +187,7 @@ static void test_integer_errors(void **state)
 		    "test.bt:1:4: error: invalid integer literal '08'\n"
 		    "a{ 08 }\n"
 		    "   ^~\n");
-	const char *bad[] = { "1_", "1__0", "0x", "0x_1", "1e", "1e+3", "10ms",
+	const char *bad[] = { "1_", "1__0", "0x", "0x_1", "1e", "1e+3", "10xs", "010ms", "1sec",
 			      "0xfg", "5e" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char src[64];
@@ -421,7 +430,7 @@ static void test_define_errors(void **state)
 static void test_directives(void **state)
 {
 	check_tokens("#!/usr/bin/env bpftrace\n#include <linux/sched.h>\n"
-		     "#include \"x.h\"\n#pragma once\n#\nBEGIN{}",
+		     "#include \"linux/x.h\"\n#pragma once\n#\nBEGIN{}",
 		     "attach:BEGIN { }");
 	check_tokens("#ifndef BPFTRACE_HAVE_BTF\n#include <a.h>\nX\n#else\n"
 		     "Y\n#endif\n", "attach:Y");
@@ -446,6 +455,20 @@ static void test_directives(void **state)
 
 static void test_directive_errors(void **state)
 {
+	/* a header found nowhere is an error naming it, as clang's for
+	 * bpftrace; a kernel header is BTF's (see test_directives) */
+	check_error("#include <nonexistent/foo.h>\nBEGIN {}\n", "error",
+		    "test.bt:1:11: error: '#include': file not found: 'nonexistent/foo.h'\n"
+		    "#include <nonexistent/foo.h>\n"
+		    "          ^~~~~~~~~~~~~~~~~\n");
+	check_error("#include \"nonexistent.h\"\n", "error",
+		    "test.bt:1:11: error: '#include': file not found: 'nonexistent.h'\n"
+		    "#include \"nonexistent.h\"\n"
+		    "          ^~~~~~~~~~~~~\n");
+	check_error("#include <errno.h\n", "error",
+		    "test.bt:1:10: error: '#include': missing the closing '>'\n"
+		    "#include <errno.h\n"
+		    "         ^~~~~~~~\n");
 	check_error("#ifndef X\nBEGIN {}\n", "attach:BEGIN { } error",
 		    "test.bt:1:1: error: '#ifndef' without '#endif'\n"
 		    "#ifndef X\n"
@@ -506,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_predicates),
 		cmocka_unit_test(test_operators),
 		cmocka_unit_test(test_integers),
+		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_integer_errors),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_string_errors),

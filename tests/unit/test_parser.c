@@ -182,10 +182,34 @@ static void sexp(FILE *f, const struct ast_node *n)
 		sexp(f, n->expr_stmt.expr);
 		break;
 	case N_ASSIGN:
-		fprintf(f, "(%s= ", ast_op_text(n->assign.op));
-		sexp(f, n->assign.target);
+		if (n->assign.is_let) {
+			fputs("(let ", f);
+			sexp(f, n->assign.target);
+			if (n->assign.has_ctype)
+				fprintf(f, " <%s>", n->assign.ctype.name);
+		} else {
+			fprintf(f, "(%s= ", ast_op_text(n->assign.op));
+			sexp(f, n->assign.target);
+		}
+		if (n->assign.value) {
+			fputc(' ', f);
+			sexp(f, n->assign.value);
+		}
+		fputc(')', f);
+		break;
+	case N_FOR:
+		fputs("(for ", f);
+		sexp(f, n->for_.var);
 		fputc(' ', f);
-		sexp(f, n->assign.value);
+		if (n->for_.map) {
+			sexp(f, n->for_.map);
+		} else {
+			sexp(f, n->for_.start);
+			fputs("..", f);
+			sexp(f, n->for_.end);
+		}
+		fputc(' ', f);
+		sexp(f, n->for_.body);
 		fputc(')', f);
 		break;
 	case N_IF:
@@ -229,7 +253,14 @@ static void sexp(FILE *f, const struct ast_node *n)
 			if (s->next)
 				fputc(' ', f);
 		}
+		if (n->block.value) {
+			fputs(n->block.stmts ? " => " : "=> ", f);
+			sexp(f, n->block.value);
+		}
 		fputc('}', f);
+		break;
+	case N_MACRO:	/* expanded away: never in a parsed tree */
+		fputs("(macro)", f);
 		break;
 	case N_PROBE:
 		fprintf(f, "(probe#%d ", n->probe.index);
@@ -645,6 +676,23 @@ static void test_control_flow(void **state)
 		   "{(unroll 5 {(post++ @n)}) (unroll (+ 2 1) {})}");
 	check_body("if ($a) { if ($b) { while (1) { unroll(2) { return } } } }",
 		   "{(if $a {(if $b {(while 1 {(unroll 2 {return})})})})}");
+	/* newer bpftrace: let, for over a map and over a range */
+	check_body("let $a; let $b = 1; let $c: int32; let $d: uint8 = $b + 1;",
+		   "{(let $a) (let $b 1) (let $c <int32>) (let $d <uint8> (+ $b 1))}");
+	check_body("for ($kv : @m) { print($kv.0); break } for ($i : 0..5) { continue }",
+		   "{(for $kv @m {(call print (. $kv 0)) break}) (for $i 0..5 {continue})}");
+	check_body("for ($i : (1 + 1)..@n[2]) { } for ($i : -3..$x) { }",
+		   "{(for $i (+ 1 1)..(@n 2) {}) (for $i (u- 3)..$x {})}");
+	/* block expressions and if as a value */
+	check_body("$a = { let $b = 1; $b }; let $c = if $a { 1 } else if $b { 2 } else { 3 };",
+		   "{(= $a {(let $b 1) => $b}) (let $c (? $a {=> 1} (? $b {=> 2} {=> 3})))}");
+	check_body("f({ printf(\"x\") }, { 1; 2 })",
+		   "{(call f {=> (call printf \"x\")} {1 => 2})}");
+	/* macros: calls become the body, parameters the arguments, the body's
+	 * variables names of each expansion */
+	check_program("macro inc(x) { x + 1 } macro two() { 2 } macro bump($v, @m) { let $t = $v; $v += 1; @m = $t }"
+		      " begin { $r = inc(inc(two)); bump($r, @q); }",
+		      "(probe#0 begin {(= $r {=> (+ {=> (+ {=> 2} 1)} 1)}) {(let $t'm4 $r) (+= $r 1) (= @q $t'm4)}})");
 	/* newer bpftrace's "if cond {": the same tree as with parentheses */
 	check_body("if $x > 1 { $y = 1 } else if $x { } else { $y = 2 }",
 		   "{(if (> $x 1) {(= $y 1)} (if $x {} {(= $y 2)}))}");
@@ -676,7 +724,7 @@ static void test_config_block(void **state)
 	check_program("config = { a = 1 }\nBEGIN { }", "(probe#0 BEGIN {})");
 	check_error("BEGIN { } config = { a = 1 }",
 		    "test.bt:1:11: error: syntax error: unexpected 'config', "
-		    "expecting end of input, attach point, 'struct', 'union' or 'enum'\n"
+		    "expecting end of input, attach point, 'macro', 'struct', 'union' or 'enum'\n"
 		    "BEGIN { } config = { a = 1 }\n"
 		    "          ^~~~~~\n");
 	(void)state;
@@ -781,7 +829,7 @@ static void test_syntax_errors(void **state)
 		    "             ^\n");
 	check_error("BEGIN { $x = 1 }}",
 		    "test.bt:1:17: error: syntax error: unexpected '}', "
-		    "expecting end of input, attach point, 'struct', 'union' or 'enum'\n"
+		    "expecting end of input, attach point, 'macro', 'struct', 'union' or 'enum'\n"
 		    "BEGIN { $x = 1 }}\n"
 		    "                ^\n");
 	check_error("BEGIN { if ($x) { print(1);\n",
@@ -801,7 +849,7 @@ static void test_syntax_errors(void **state)
 		    "     ^\n");
 	check_error("{ }",
 		    "test.bt:1:1: error: syntax error: unexpected '{', "
-		    "expecting end of input, attach point, 'struct', 'config', 'union' or 'enum'\n"
+		    "expecting end of input, attach point, 'macro', 'struct', 'config', 'union' or 'enum'\n"
 		    "{ }\n"
 		    "^\n");
 	check_error("BEGIN { @x[1 = 2] }",
@@ -842,7 +890,7 @@ static void test_syntax_errors(void **state)
 		    "       ^\n");
 	check_error("BEGIN { }\n  ,END { }",
 		    "test.bt:2:3: error: syntax error: unexpected ',', "
-		    "expecting end of input, attach point, 'struct', 'union' or 'enum'\n"
+		    "expecting end of input, attach point, 'macro', 'struct', 'union' or 'enum'\n"
 		    "  ,END { }\n"
 		    "  ^\n");
 }

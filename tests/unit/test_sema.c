@@ -168,6 +168,33 @@ static void test_positional(void **state)
 	checked_free(&c);
 }
 
+/* a number past 64 bits is refused, as bpftrace 0.17 does; it was -1 */
+static void test_positional_out_of_range(void **state)
+{
+	static const char *const bad[] = {"18446744073709551616", "99999999999999999999999",
+					  "-9223372036854775809"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *pos[] = {bad[i]};
+		struct checked c;
+		char want[256];
+		snprintf(want, sizeof(want),
+			 "t.bt:1:14: error: $1 used numerically but given \"%s\", which does not "
+			 "fit in 64 bits; str($1) is the text\n"
+			 "BEGIN { @a = $1; }\n"
+			 "             ^~\n", bad[i]);
+		check(&c, "BEGIN { @a = $1; }", pos, 1);
+		assert_null(c.r);
+		assert_string_equal(c.msgs, want);
+		checked_free(&c);
+	}
+	/* all 64 bits, and text, still do */
+	const char *pos[] = {"0xffffffffffffffff", "99999999999999999999999"};
+	struct checked c;
+	check(&c, "BEGIN { @a = $1; @b = str($2); }", pos, 2);
+	assert_non_null(c.r);
+	checked_free(&c);
+}
+
 static void test_printf_event(void **state)
 {
 	struct checked c;
@@ -187,6 +214,48 @@ static void expect_error(const char *src, const char *msg)
 	assert_null(c.r);
 	assert_string_equal(c.msgs, msg);
 	checked_free(&c);
+}
+
+/* let and for variables live in their block (scope.c); a variable
+ * without let in the whole probe, as in 0.17 */
+static void test_let_and_for(void **state)
+{
+	struct checked c;
+	check(&c, "begin { let $a = 1; if ($a) { let $a = \"s\"; $t = $a; } $b = $a + 1; "
+		  "@m[1, \"k\"] = (2, 3); for ($kv : @m) { $k = $kv.0.1; $v = $kv.1.0; } "
+		  "for ($i : 0..$b) { $n = $i; } let $z: uint8; }", NULL, 0);
+	assert_non_null(c.r);
+	assert_true(c.r->ends_itself);
+	checked_free(&c);
+	check(&c, "BEGIN { $x = 1 }", NULL, 0);
+	assert_non_null(c.r);
+	assert_false(c.r->ends_itself);	/* 0.17's spelling: waits for Ctrl-C */
+	checked_free(&c);
+	expect_error("begin { if (1) { let $x = 1; } print($x); }",
+		     "t.bt:1:38: error: variable '$x' is used before it is assigned\n"
+		     "begin { if (1) { let $x = 1; } print($x); }\n"
+		     "                                     ^~\n");
+	expect_error("begin { let $x = 1; let $x = 2; }",
+		     "t.bt:1:25: error: variable '$x' is already declared in this block\n"
+		     "begin { let $x = 1; let $x = 2; }\n"
+		     "                        ^~\n");
+	expect_error("begin { for ($i : 0..2) { } print($i); }",
+		     "t.bt:1:35: error: variable '$i' is used before it is assigned\n"
+		     "begin { for ($i : 0..2) { } print($i); }\n"
+		     "                                  ^~\n");
+	expect_error("begin { @c[1] = count(); for ($kv : @c) { } }",
+		     "t.bt:1:37: error: map '@c' holds count: for loops iterate over maps of values "
+		     "(@m[k] = v), not aggregations\n"
+		     "begin { @c[1] = count(); for ($kv : @c) { } }\n"
+		     "                                    ^~\n");
+	expect_error("begin { @s = 1; for ($kv : @s) { } }",
+		     "t.bt:1:28: error: map '@s' has no keys: a for loop iterates over a map with keys\n"
+		     "begin { @s = 1; for ($kv : @s) { } }\n"
+		     "                           ^~\n");
+	expect_error("begin { break; }",
+		     "t.bt:1:9: error: 'break' outside a loop\n"
+		     "begin { break; }\n"
+		     "        ^~~~~\n");
 }
 
 static void test_errors(void **state)
@@ -250,7 +319,9 @@ int main(void)
 		cmocka_unit_test(test_key_layout),
 		cmocka_unit_test(test_per_attach),
 		cmocka_unit_test(test_positional),
+		cmocka_unit_test(test_positional_out_of_range),
 		cmocka_unit_test(test_printf_event),
+		cmocka_unit_test(test_let_and_for),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

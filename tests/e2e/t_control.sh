@@ -1,0 +1,47 @@
+# t_control.sh - how a run is steered (issue 19): SIGUSR1 prints the maps
+# and the run goes on, as in bpftrace 0.17; nothing a probe sends after the
+# probe that called exit() prints.  (-c CMD's words: diff 438-c-words;
+# system() through sh -c: t_secure.sh.)
+
+if need_root control:bpf; then
+
+# -- SIGUSR1: every map, as bpftrace 0.17 prints them (no blank line before
+#    them), twice, then the exit-time maps after Ctrl-C; both the BEGIN-only
+#    wait and the event loop.  Compared with bpftrace's bytes of one such run.
+usr1_run() {	# SCRIPT: the stdout of USR1, USR1, INT
+	"$SONDE" -e "$1" > "$B/usr1.out" 2> "$B/usr1.err" &
+	local sp=$!
+	wait_for "$B/usr1.err" 'Attached' 20
+	kill -USR1 $sp; wait_for "$B/usr1.out" '^@h' 10
+	kill -USR1 $sp; sleep 0.3
+	kill -INT $sp; wait $sp
+	echo "rc=$?"
+	cat "$B/usr1.out"
+}
+usr1_maps='@a: 1
+@b[1]: 2
+@h: 
+[4, 8)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+'
+usr1_want="rc=0
+$usr1_maps
+$usr1_maps
+
+
+$usr1_maps"
+usr1_want=${usr1_want%$'\n'}	# $(...) drops the last newline
+out=$(usr1_run 'BEGIN { @a = 1; @b[1] = 2; @h = hist(5); }')
+expect_eq control:sigusr1_begin_only "$usr1_want" "$out"
+out=$(usr1_run 'BEGIN { @a = 1; @b[1] = 2; @h = hist(5); } interval:s:1000 { exit(); }')
+expect_eq control:sigusr1_event_loop "$usr1_want" "$out"
+
+# -- exit(): one probe on each of 4 threads prints and exits at once.  Each
+#    CPU may have sent one line before the first exit() reached the ring;
+#    no line after it prints (main printed hundreds), and END still prints.
+build_workload threads_loop
+ncpu=$(getconf _NPROCESSORS_ONLN)
+out=$("$SONDE" -q -c "$B/threads_loop 4 200000" -e 'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { printf("x\n"); exit(); } END { printf("end\n"); }' 2>&1)
+n=$(printf '%s\n' "$out" | grep -c '^x$')
+expect_eq control:exit_no_later_output "yes end" "$([ "$n" -ge 1 ] && [ "$n" -le "$ncpu" ] && echo yes || echo "no: $n lines") $(printf '%s\n' "$out" | grep -x end)"
+
+fi

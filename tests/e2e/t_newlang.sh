@@ -1,0 +1,142 @@
+# t_newlang.sh - the syntax of bpftrace 0.20-0.26 (issue #21): lower-case
+# begin/end and scripts that end by themselves, let, for loops, duration
+# literals, macros, block expressions, map declarations.  Expected output
+# is the reference guide's and tests/runtime's (0.17 has none of these);
+# where 0.17 has the construct the case is differential (tests/diff).
+
+if need_root newlang:bpf; then
+
+# run PROGRAM: sonde -q -e PROGRAM, stdout and stderr; a script that should
+# end by itself and hangs is cut off (and fails its comparison)
+nl_run() { timeout 60 "$SONDE" -q -e "$1" 2>&1; }
+
+# -- begin/end: lower case, any case for provider names, and a script of
+#    only begin/end probes ends by itself after them ---------------------
+out=$(nl_run 'begin { printf("hi\n"); @a = 1; } end { printf("bye\n"); }')
+expect_eq newlang:begin_end_ends_itself $'hi\nbye\n\n\n@a: 1' "$out"
+out=$(nl_run 'begin { @x = 1 } Interval:ms:1 { @y = 2; exit() }')
+expect_eq newlang:provider_any_case $'\n\n@x: 1\n@y: 2' "$out"
+# BEGIN as 0.17 writes it keeps 0.17's behaviour: it runs until Ctrl-C
+f=$B/newlang-langa-begin.out
+"$SONDE" -q -e 'BEGIN { printf("up\n"); }' > "$f" 2>&1 &
+p=$!
+if wait_for "$f" '^up$' && sleep 0.3 && kill -0 $p 2>/dev/null; then
+	kill -INT $p; wait $p; rc=$?
+	expect_eq newlang:BEGIN_waits_as_017 "up rc=0" "$(cat "$f") rc=$rc"
+else
+	fail newlang:BEGIN_waits_as_017; cat "$f" | sed 's/^/    /'; kill_reap $p
+# -- duration literals (nanoseconds) and the one-part interval/profile forms -
+out=$(nl_run 'begin { $a = 1m; print($a); print(1s + 100ms + 5us + 7ns); print(2h / 1h + 1d / 1h); print(123UL + 1_000); }' | sed '/^$/d')
+expect_eq newlang:duration_literals $'60000000000\n1100005007\n26\n1123' "$out"
+# the period: consecutive ticks are at least 90 ms apart (a timer fires
+# some microseconds early or late, never 10 ms early)
+for ap in interval:100ms interval:100000000 interval:ms:100; do
+	# (exit() is asynchronous: ticks after the third print nothing)
+	out=$(nl_run "$ap { @n++; if (@n <= 3) { if (@n > 1) { printf(\"%s %d\\n\", probe, (nsecs - @t) >= 90ms); } @t = nsecs; } if (@n == 3) { exit(); } }" | grep -v '^@' | sed '/^$/d')
+	expect_eq "newlang:${ap//:/_}" "$ap 1"$'\n'"$ap 1" "$out"
+done
+out=$(nl_run 'profile:99hz { @p = count(); exit(); }' | sed '/^$/d')
+expect_match newlang:profile_99hz '^@p: [1-9][0-9]*$' "$out"
+out=$(nl_run 'interval:1x { }' | head -1)
+expect_eq newlang:interval_bad_unit 'stdin:1:1: error: interval probe expects interval:UNIT:N with UNIT one of s, ms, us, hz and N > 0, or interval:Ns, Nms, Nus, Nhz' "$out"
+
+# -- block expressions and if as a value (the reference guide's) ------------
+out=$(nl_run 'begin { let $a = { let $b = 1; $b }; print($a); $c = if ($a == 1) { "one" } else { "other" }; print($c); $d = if ($a > 5) { 1 } else if ($a > 0) { 2 } else { 3 }; print($d); @m = { 5 }; }' | sed '/^$/d')
+expect_eq newlang:block_expressions $'1\none\n2\n@m: 5' "$out"
+out=$(nl_run 'begin { $a = { 1; }; }' | head -1)
+expect_eq newlang:block_value_needs_expression "stdin:1:14: error: a block used as a value must end in an expression without ';' after it ({ ...; \$x })" "$out"
+
+# -- macros: the reference guide's examples, with the outputs it gives ------
+out=$(timeout 60 "$SONDE" -q "$top/tests/e2e/newlang/macros.bt" 2>&1 | sed '/^$/d')
+expect_eq newlang:macros_reference $'1\n1\n11\n3\n17\nhihihi3\n@b: 6' "$out"
+# hygiene: the body's $x is its own, the argument the caller's
+out=$(nl_run 'macro add_one(x) { let $x = x; $x + 1 } begin { $x = 5; print(add_one($x)); print($x); }' | sed '/^$/d')
+expect_eq newlang:macro_hygiene $'6\n5' "$out"
+out=$(nl_run 'macro each(@a) { for ($kv : @a) { print($kv.1); } } begin { @q[3] = 4; each(@q); clear(@q); }' | sed '/^$/d')
+expect_eq newlang:macro_map_for '4' "$out"
+out=$(nl_run 'macro unhygienic_access() { @x++ } begin { @x = 1; unhygienic_access(); }' | head -1)
+expect_eq newlang:macro_unhygienic "stdin:1:29: error: macro 'unhygienic_access' uses map '@x', which is not one of its parameters (a macro reaches only the maps passed to it)" "$out"
+out=$(nl_run 'macro wrong_parameter_type($x) { $x++ } begin { wrong_parameter_type(1 + 1); }' | head -1)
+expect_eq newlang:macro_wrong_parameter "stdin:1:70: error: macro 'wrong_parameter_type': parameter \$x takes a variable (\$name)" "$out"
+# the standard library's assert: a failed one ends the run with status 1
+out=$(nl_run 'begin { assert(1 == 1, "fine"); assert(1 == 2, "math"); printf("not reached\n"); }'; echo "rc=$?")
+expect_eq newlang:assert $'assert failed: math\n\n\nrc=1' "$out"
+
+fi
+rm -f "$f"
+
+# -- let: block scope; without let, 0.17's probe-wide scope ----------------
+out=$(nl_run 'begin { let $a = 1; if ($a == 1) { let $a = 5; printf("%d\n", $a); $b = 2; } printf("%d %d\n", $a, $b); let $z; let $c: int32 = -3; printf("%d %d\n", $z, $c); }')
+expect_eq newlang:let_block_scope $'5\n1 2\n0 -3' "$out"
+out=$(nl_run 'begin { if (1) { let $x = 1; } print($x); }' | head -1)
+expect_eq newlang:let_out_of_scope "stdin:1:38: error: variable '\$x' is used before it is assigned" "$out"
+# a let runs each time: zero again on every iteration
+out=$(nl_run 'begin { for ($i : 0..3) { let $n; $n += $i; printf("%d ", $n); } }')
+expect_eq newlang:let_reinitialised '0 1 2 ' "$out"
+
+# -- for: tests/runtime/for and the reference guide's examples --------------
+out=$(nl_run 'begin { @map[16] = 32; @map[64] = 128; for ($kv : @map) { print($kv); } clear(@map); }' | sed '/^$/d' | sort)
+expect_eq newlang:for_map_one_key $'(16, 32)\n(64, 128)' "$out"
+out=$(nl_run 'begin { @map[10,11] = 20; for ($kv : @map) { print($kv.0.0); print($kv.0.1); print($kv.1); } clear(@map); }')
+expect_eq newlang:for_map_two_keys $'10\n11\n20' "$out"
+out=$(nl_run 'begin { @map["foo"] = 1; @map["bar"] = 2; print("start"); for ($i : @map) { print($i.0); break; } print("done"); clear(@map); }')
+expect_match newlang:for_map_break '^start
+(foo|bar)
+done$' "$(printf '%s\n' "$out" | tr '\n' '|' | sed 's/|/\n/g')"
+expect_eq newlang:for_map_break_lines 3 "$(printf '%s\n' "$out" | wc -l)"
+out=$(nl_run 'begin { @map["foo"] = 1; @map["bar"] = 2; print("start"); for ($i : @map) { if ($i.0 == "bar") { continue; } print($i.0); } clear(@map); }')
+expect_eq newlang:for_map_continue $'start\nfoo' "$out"
+out=$(nl_run 'begin { for ($i : 0..5) { print($i); } $start = 2; $end = 7; for ($i : $start..$end) { print($i); } }' | sed '/^$/d' | tr '\n' ' ')
+expect_eq newlang:for_range '0 1 2 3 4 2 3 4 5 6 ' "$out"
+out=$(nl_run 'begin { for ($i : (1+1)..(2*4)) { printf("%d ", $i); } for ($i : (-3)..3) { printf("%d ", $i); } for ($i : 1..0) { print("here"); } for ($i : 5..5) { print("here"); } }' | sed '/^$/d')
+expect_eq newlang:for_range_bounds '2 3 4 5 6 7 -3 -2 -1 0 1 2 ' "$out"
+out=$(nl_run 'begin { $sum = 0; for ($i : 1..5) { $sum += $i; } print($sum); @a = 10; for ($i : 0..@a) { @a += 1; } }')
+expect_eq newlang:for_outer_variables $'10\n\n\n@a: 20' "$out"
+out=$(nl_run 'begin { for ($i : 1..4) { if ($i == 2) { break; } print($i); } print("5"); for ($i : 1..4) { if ($i == 2) { continue; } print($i); } }' | sed '/^$/d' | tr '\n' ' ')
+expect_eq newlang:for_range_break_continue '1 5 1 3 ' "$out"
+# return in a loop ends the probe; loops nest
+out=$(nl_run 'begin { for ($i : 0..3) { for ($j : 0..2) { @[$i, $j] = $i * 10 + $j; } } for ($kv : @) { if ($kv.1 == 21) { return; } } printf("not reached\n"); } end { printf("end\n"); clear(@); }')
+expect_eq newlang:for_return_nested 'end' "$out"
+# in a tracepoint: builtins and args inside the body, counted exactly
+build_workload syscall_loop
+out=$(timeout 60 "$SONDE" -q -c "$B/syscall_loop 5" -e 'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { for ($i : 0..3) { @n[comm, args->__syscall_nr > 0] = count(); } }' 2>/dev/null | grep -v '^[0-9.][0-9.]*$')
+expect_eq newlang:for_in_tracepoint $'\n\n@n[syscall_loop, 1]: 15' "$out"
+
+# -- duration literals (nanoseconds) and the one-part interval/profile forms -
+out=$(nl_run 'begin { $a = 1m; print($a); print(1s + 100ms + 5us + 7ns); print(2h / 1h + 1d / 1h); print(123UL + 1_000); }' | sed '/^$/d')
+expect_eq newlang:duration_literals $'60000000000\n1100005007\n26\n1123' "$out"
+# the period: consecutive ticks are at least 90 ms apart (a timer fires
+# some microseconds early or late, never 10 ms early)
+for ap in interval:100ms interval:100000000 interval:ms:100; do
+	# (exit() is asynchronous: ticks after the third print nothing)
+	out=$(nl_run "$ap { @n++; if (@n <= 3) { if (@n > 1) { printf(\"%s %d\\n\", probe, (nsecs - @t) >= 90ms); } @t = nsecs; } if (@n == 3) { exit(); } }" | grep -v '^@' | sed '/^$/d')
+	expect_eq "newlang:${ap//:/_}" "$ap 1"$'\n'"$ap 1" "$out"
+done
+out=$(nl_run 'profile:99hz { @p = count(); exit(); }' | sed '/^$/d')
+expect_match newlang:profile_99hz '^@p: [1-9][0-9]*$' "$out"
+out=$(nl_run 'interval:1x { }' | head -1)
+expect_eq newlang:interval_bad_unit 'stdin:1:1: error: interval probe expects interval:UNIT:N with UNIT one of s, ms, us, hz and N > 0, or interval:Ns, Nms, Nus, Nhz' "$out"
+
+# -- block expressions and if as a value (the reference guide's) ------------
+out=$(nl_run 'begin { let $a = { let $b = 1; $b }; print($a); $c = if ($a == 1) { "one" } else { "other" }; print($c); $d = if ($a > 5) { 1 } else if ($a > 0) { 2 } else { 3 }; print($d); @m = { 5 }; }' | sed '/^$/d')
+expect_eq newlang:block_expressions $'1\none\n2\n@m: 5' "$out"
+out=$(nl_run 'begin { $a = { 1; }; }' | head -1)
+expect_eq newlang:block_value_needs_expression "stdin:1:14: error: a block used as a value must end in an expression without ';' after it ({ ...; \$x })" "$out"
+
+# -- macros: the reference guide's examples, with the outputs it gives ------
+out=$(timeout 60 "$SONDE" -q "$top/tests/e2e/newlang/macros.bt" 2>&1 | sed '/^$/d')
+expect_eq newlang:macros_reference $'1\n1\n11\n3\n17\nhihihi3\n@b: 6' "$out"
+# hygiene: the body's $x is its own, the argument the caller's
+out=$(nl_run 'macro add_one(x) { let $x = x; $x + 1 } begin { $x = 5; print(add_one($x)); print($x); }' | sed '/^$/d')
+expect_eq newlang:macro_hygiene $'6\n5' "$out"
+out=$(nl_run 'macro each(@a) { for ($kv : @a) { print($kv.1); } } begin { @q[3] = 4; each(@q); clear(@q); }' | sed '/^$/d')
+expect_eq newlang:macro_map_for '4' "$out"
+out=$(nl_run 'macro unhygienic_access() { @x++ } begin { @x = 1; unhygienic_access(); }' | head -1)
+expect_eq newlang:macro_unhygienic "stdin:1:29: error: macro 'unhygienic_access' uses map '@x', which is not one of its parameters (a macro reaches only the maps passed to it)" "$out"
+out=$(nl_run 'macro wrong_parameter_type($x) { $x++ } begin { wrong_parameter_type(1 + 1); }' | head -1)
+expect_eq newlang:macro_wrong_parameter "stdin:1:70: error: macro 'wrong_parameter_type': parameter \$x takes a variable (\$name)" "$out"
+# the standard library's assert: a failed one ends the run with status 1
+out=$(nl_run 'begin { assert(1 == 1, "fine"); assert(1 == 2, "math"); printf("not reached\n"); }'; echo "rc=$?")
+expect_eq newlang:assert $'assert failed: math\n\n\nrc=1' "$out"
+
+fi
