@@ -425,7 +425,9 @@ static void report_too_large(struct cg_ctx *cg, const char *fn, long ninsn)
 	}
 	fprintf(stderr, "note: it holds %ld LLVM instructions (unroll() copies its body), and a BPF "
 		"jump reaches 32,767 instructions: make unroll counts smaller, use a while loop, or "
-		"split the work across probes\nnote: sonde --explain %s tells more\n", ninsn, x->code);
+		"split the work across probes\n", ninsn);
+	if (!p || !cg->opts->src)
+		explain_note(stderr, x, false);	/* diag_error() did, for a line */
 }
 
 /*

@@ -46,6 +46,11 @@ struct explain {
 const struct explain *explain_get(enum ex_code c);
 /* by code, case-insensitive ("s0101"); NULL when unknown */
 const struct explain *explain_find(const char *code);
+/* The class a message names: it ends in " [S0101]"; NULL when none. */
+const struct explain *explain_of(const char *msg);
+/* The lines after a coded error: the class's first sentence unless the
+ * message said it, and where to read more. */
+void explain_note(FILE *out, const struct explain *e, bool said_summary);
 /* the page, as text for a terminal or as a Markdown section */
 void explain_page(FILE *out, const struct explain *e, bool markdown);
 /* docs/errors.md: the header and every page */

@@ -47,8 +47,9 @@ int rt_attach_kprobe(struct rt *rt, struct bpf_program *prog, const struct sema_
 				"it is on the kprobe blacklist (/sys/kernel/debug/kprobes/blacklist): a "
 				"probe there could recurse into the probe's own handler" :
 				"it is notrace or otherwise refused by the kernel";
-		fprintf(stderr, "sonde: %s: %s: %s (%s) [%s]\nnote: sonde --explain %s tells more\n",
-			at->name, x->summary, why, strerror(-err), x->code, x->code);
+		fprintf(stderr, "sonde: %s: %s: %s (%s) [%s]\n", at->name, x->summary, why,
+			strerror(-err), x->code);
+		explain_note(stderr, x, true);
 		return err;
 	}
 	return rt_keep_link(rt, at, l, count);

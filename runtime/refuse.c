@@ -85,7 +85,7 @@ static void say_missing_caps(int err)
 		fprintf(stderr, "sonde: loading BPF programs needs root (or %s): run sonde as "
 			"root%s [%s]\n", missing, unpriv[0] && unpriv[0] != '0' ?
 			" (kernel.unprivileged_bpf_disabled keeps other users out)" : "", code);
-	fprintf(stderr, "note: sonde --explain %s tells more\n", code);
+	explain_note(stderr, explain_get(EX_PERMISSION), false);
 }
 
 /* the end column of what starts at col: a name or number with its call's
@@ -168,8 +168,10 @@ static void say_refused(struct rt *rt, const struct cg_prog *p, const char *prob
 		fprintf(stderr, "note: the kernel said: %.*s\n", (int)vlen, v);
 	else
 		fprintf(stderr, "note: the kernel said: %s\n", strerror(-err));
-	fprintf(stderr, "note: sonde --explain %s tells more%s\n", x->code,
-		rt->o->verbose ? "" : "; -v shows the verifier's whole log");
+	if (line <= 0 || !rt->o->src)
+		explain_note(stderr, x, true);	/* diag_error() did, for a line */
+	if (!rt->o->verbose)
+		fprintf(stderr, "note: -v shows the verifier's whole log\n");
 }
 
 /* "libbpf: map 'm0_x': failed to create: ..." names a map of the script */
@@ -192,7 +194,7 @@ static bool say_map_refused(struct rt *rt, const char *log, int err)
 		"kernels before 5.11) does not leave room for it [%s]\n",
 		name ? (int)strlen(name) : (int)(f - q), name ? name : q, x->summary, strerror(-err),
 		x->code);
-	fprintf(stderr, "note: sonde --explain %s tells more\n", x->code);
+	explain_note(stderr, x, true);
 	return true;
 }
 

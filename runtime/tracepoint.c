@@ -26,8 +26,8 @@ int rt_attach_raw_tracepoint(struct rt *rt, struct bpf_program *prog,
 	if (!l && errno == EINVAL) {	/* sema checks argN where BTF says */
 		const struct explain *x = explain_get(EX_MEMORY);
 		fprintf(stderr, "sonde: %s: %s: it reads an argument this raw tracepoint does not "
-			"pass [%s]\nnote: sonde --explain %s tells more\n", at->name, x->summary,
-			x->code, x->code);
+			"pass [%s]\n", at->name, x->summary, x->code);
+		explain_note(stderr, x, true);
 		return -EINVAL;
 	}
 	return rt_keep_link(rt, at, l, count);

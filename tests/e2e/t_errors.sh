@@ -63,9 +63,15 @@ if need_root errors:bpf; then
 		got=$("${run[@]}" "$SONDE" --dry-run --unsafe -e "$ex" 2>&1; echo "rc=$?")
 		expect_match "errors:explain_${code}_example_triggers" "\[$code\](.|$)" "$got"
 		expect_match "errors:explain_${code}_example_fails" "rc=1$" "$got"
+		# the page's first sentence, in the message or a note under it
+		first=${summary%.}
+		if printf '%s\n' "$got" | grep -iqF -- "$first"; then
+			pass "errors:explain_${code}_example_says_first_sentence"
+		else
+			fail "errors:explain_${code}_example_says_first_sentence"; printf '%s\n' "$got" | head -8 | sed 's/^/    /'
+		fi
 		got=$("$SONDE" --dry-run --unsafe -e "$fixed" 2>&1; echo "rc=$?")
 		expect_match "errors:explain_${code}_fixed_loads" "dry run: 1 probe loaded and attached" "$got"
-		[ -n "$summary" ] && pass "errors:explain_${code}_has_summary" || fail "errors:explain_${code}_has_summary"
 	done
 
 	# -- the issue's scripts: located line and column, code, first sentence --
@@ -73,8 +79,9 @@ if need_root errors:bpf; then
 	expect_eq errors:budget_located "stdin:1:42: error: the kernel's verifier refused the program for BEGIN: the verifier walked its budget of 1,000,000 instructions without finishing the program [S0101]
 BEGIN { \$i = 0; while (\$i < 100000000) { \$i++; } exit(); }
                                          ^~~~
+note: sonde --explain S0101 tells more
 note: the kernel said: BPF program is too large. Processed 1000001 insn
-note: sonde --explain S0101 tells more; -v shows the verifier's whole log
+note: -v shows the verifier's whole log
 rc=1" "$out"
 	out=$("$SONDE" --dry-run -e 'tracepoint:syscalls:sys_enter_openat { $i = 0; while ($i < 10000) { @[$i] = count(); $i++; } }' 2>&1 | head -3)
 	expect_eq errors:loop_map_located "stdin:1:69: error: the kernel's verifier refused the program for tracepoint:syscalls:sys_enter_openat: the verifier cannot prove that this loop ends within its limits [S0102]
@@ -101,6 +108,8 @@ out=$("$SONDE" --dry-run -e 'BEGIN { unroll(100) { unroll(100) { unroll(100) { @
 expect_eq errors:unroll_arithmetic "stdin:1:9: error: unroll(100) of 10000 statements (its body, unrolled) makes 1000000 statements, each at least one BPF instruction besides the program's own: past the 1000000 a BPF program may hold [S0109]
 BEGIN { unroll(100) { unroll(100) { unroll(100) { @x = @x + 1; } } } }
         ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+note: The program for this probe has more instructions than BPF allows.
+note: sonde --explain S0109 tells more
 rc=1" "$out"
 out=$("$SONDE" --dry-run -e 'BEGIN { printf("%d\n", 7 % (2 - 2)); }' 2>&1 | head -1)
 expect_eq errors:modulo_by_zero "stdin:1:29: error: modulo by zero: the divisor is zero [S0108]" "$out"
@@ -109,6 +118,7 @@ expect_eq errors:tracepoint_nearest "stdin:1:1: error: tracepoint 'syscalls:sys_
 if need_root errors:stripped; then
 	out=$("$SONDE" --dry-run -e 'uprobe:/bin/true:main { }' 2>&1; echo "rc=$?")
 	expect_eq errors:uprobe_stripped "sonde: uprobe:/bin/true:main: symbol 'main' not found in /bin/true: the binary has no symbol table, so its functions cannot be found by name (stripped: only its exported symbols remain); install its debug symbols, or give the address (uprobe:/bin/true:0xADDR from objdump -d) [S0203]
+note: sonde --explain S0203 tells more
 rc=1" "$out"
 fi
 
@@ -129,12 +139,14 @@ out=$("$SONDE" --dry-run -e 'rawtracepoint:sys_enter { @ = arg5; }' 2>&1; echo "
 expect_eq errors:rawtp_arg_past_args "stdin:1:31: error: arg5: raw tracepoint 'sys_enter' passes 2 arguments (arg0 to arg1): the program reads memory the kernel does not let it read directly [S0105]
 rawtracepoint:sys_enter { @ = arg5; }
                               ^~~~
+note: sonde --explain S0105 tells more
 rc=1" "$out"
 
 # -- privileges (S0110): what is missing, in one sentence --------------------
 if need_root errors:caps; then
 	out=$(setpriv --inh-caps=-all --bounding-set=-all "$SONDE" --dry-run -e 'BEGIN { exit(); }' 2>&1; echo "rc=$?")
 	expect_eq errors:root_without_caps "sonde: loading BPF programs needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN): this process runs as root without them (a container or a capability bounding set took them away) [S0110]
+note: This process may not load BPF programs.
 note: sonde --explain S0110 tells more
 rc=1" "$out"
 	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all "$SONDE" --dry-run -e 'BEGIN { exit(); }' 2>&1 | head -1)
