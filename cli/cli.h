@@ -1,7 +1,8 @@
 /*
  * cli.h - what the command line shares between its files: finding the
  * recipe a bare name stands for, and opening and closing the -o file
- * (files.c); --info (info.c).
+ * (files.c); --info (info.c); sonde diagnose (diagnose.c); the -p and -c
+ * helpers main.c lends it.
  */
 #ifndef SONDE_CLI_H
 #define SONDE_CLI_H
@@ -31,5 +32,15 @@ int cli_close_output(FILE *f, const char *name);
 
 /* --info: the kernel's BPF features (libbpf's probes) and the build */
 void cli_info(FILE *out, const char *version);
+
+/* -p PID: the pid of a running process, or -1 after a message */
+int cli_parse_pid(const char *arg);
+
+/* -c CMD: fork the child, held before exec until a byte is written to
+ * *go_fd; agent_lib (or NULL) is preloaded.  The pid, or -errno. */
+int cli_start_child(const char *cmd, int *go_fd, const char *agent_lib, const char *agent_dir);
+
+/* sonde diagnose ARGS (argv[0] is "diagnose"): the exit status */
+int cli_diagnose(int argc, char **argv);
 
 #endif

@@ -48,6 +48,7 @@ static void usage(FILE *out)
 		"    sonde [options] - [ARGS...]       (the program on standard input)\n"
 		"    sonde -l [PATTERN]\n"
 		"    sonde --info\n"
+		"    sonde diagnose [-p PID | --container ID | -c CMD] [SECONDS]   (sonde diagnose -h)\n"
 		"\n"
 		"OPTIONS:\n"
 		"    -e PROGRAM       trace this program\n"
@@ -172,7 +173,7 @@ static int list(const char *pattern, bool verbose, int pid)
 }
 
 /* -p PID: a number, within pid_max, of a process that runs now */
-static int parse_pid(const char *arg)
+int cli_parse_pid(const char *arg)
 {
 	char *end;
 	errno = 0;
@@ -240,7 +241,7 @@ static char **child_argv(const char *cmd)
 	return av;
 }
 
-static int start_child(const char *cmd, int *go_fd, const char *agent_lib, const char *agent_dir)
+int cli_start_child(const char *cmd, int *go_fd, const char *agent_lib, const char *agent_dir)
 {
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC))
@@ -325,6 +326,8 @@ int main(int argc, char **argv)
 		{"overhead", no_argument, NULL, OPT_OVERHEAD},
 		{0},
 	};
+	if (argc > 1 && !strcmp(argv[1], "diagnose"))
+		return cli_diagnose(argc - 1, argv + 1);
 	const char *prog_text = NULL, *out_path = NULL, *cmd = NULL, *container = NULL, *emit = NULL;
 	bool do_list = false, unsafe = false, dry_run = false, quiet = false, follow = false;
 	bool exclude_self = false, overhead = false;
@@ -344,7 +347,7 @@ int main(int argc, char **argv)
 		case 'v': verbose++; break;
 		case 'q': quiet = true; break;
 		case 'p':
-			pid = parse_pid(optarg);
+			pid = cli_parse_pid(optarg);
 			if (pid < 0)
 				return 1;
 			break;
@@ -502,9 +505,20 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* after the script: "--name[=value]" are getopt()'s named options
+	 * (the newest bpftrace's), the rest $1, $2 ... in order */
+	const char **pos = arena_new_array(a, const char *, (size_t)(argc - optind) + 1);
+	const char **named = arena_new_array(a, const char *, (size_t)(argc - optind) + 1);
+	int npos = 0, nnamed = 0;
+	for (int i = optind; i < argc; i++) {
+		if (!strncmp(argv[i], "--", 2) && argv[i][2] && argv[i][2] != '=')
+			named[nnamed++] = argv[i];
+		else
+			pos[npos++] = argv[i];
+	}
 	struct sema_opts so = {
 		.builtins = stdlib_find, .suggest = stdlib_suggest,
-		.pos_args = (const char **)argv + optind, .npos_args = argc - optind,
+		.pos_args = pos, .npos_args = npos, .named_args = named, .nnamed_args = nnamed,
 		.target_pid = pid, .unsafe = unsafe, .has_cpid = cmd != NULL,
 		.scoped = pid || container, .user_probes = user_probes,
 	};
@@ -530,7 +544,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "sonde: --user-probes -c: cannot find libsonde-agent.so (set SONDE_AGENT_LIB)\n");
 			goto out_cont;
 		}
-		child = start_child(cmd, &go_fd, lib, agent_dir ? agent_dir : rt_agent_dir());
+		child = cli_start_child(cmd, &go_fd, lib, agent_dir ? agent_dir : rt_agent_dir());
 		if (child < 0) {
 			fprintf(stderr, "sonde: cannot run '%s': %s\n", cmd, strerror(-child));
 			goto out_cont;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/arena.h"
+#include "common/settings.h"
 
 static LLVMValueRef call_ret(struct cg_ctx *cg, int helper, LLVMTypeRef ret, LLVMValueRef *args,
 			     int nargs)
@@ -65,12 +66,36 @@ LLVMValueRef cg_helper_call(struct cg_ctx *cg, int helper, LLVMValueRef *args, i
 	return r;
 }
 
+/* temporaries above on_stack_limit bytes (128 unless the config says)
+ * go to the function's per-CPU frame (module.c) rather than the 512-byte
+ * BPF stack; 8-byte slots always stay on the stack */
+static uint32_t stack_slot_max(void)
+{
+	int64_t n = settings_int(SET_ON_STACK_LIMIT);
+	return n < 8 ? 8 : (uint32_t)n;
+}
+
 LLVMValueRef cg_alloca_nozero(struct cg_ctx *cg, uint32_t size, const char *name)
 {
 	size = (size + 7) & ~7u;
 	if (!size)
 		size = 8;
 	LLVMBasicBlockRef cur = LLVMGetInsertBlock(cg->b);
+	if (size > stack_slot_max() && cg->init) {
+		/* an offset into the frame, computed in init, which dominates
+		 * every use; the frame is looked up once, before init runs */
+		if (!cg->frame_slot) {
+			LLVMPositionBuilderAtEnd(cg->b, cg->entry);
+			cg->frame_slot = LLVMBuildAlloca(cg->b, cg->ptr, "frameptr");
+			LLVMPositionBuilderAtEnd(cg->b, cg->init);
+			cg->frame_base = LLVMBuildLoad2(cg->b, cg->ptr, cg->frame_slot, "frame");
+		}
+		LLVMPositionBuilderAtEnd(cg->b, cg->init);
+		LLVMValueRef p = cg_gep(cg, cg->frame_base, cg->frame_size);
+		cg->frame_size += size;
+		LLVMPositionBuilderAtEnd(cg->b, cur);
+		return p;
+	}
 	LLVMPositionBuilderAtEnd(cg->b, cg->entry);
 	/* i64 elements keep the slot 8-byte aligned */
 	LLVMValueRef a = LLVMBuildAlloca(cg->b, LLVMArrayType(cg->i64, size / 8), name);
@@ -84,6 +109,8 @@ LLVMValueRef cg_alloca_nozero(struct cg_ctx *cg, uint32_t size, const char *name
  * lookups does not pay 512 bytes of keys it never holds at once */
 void cg_lifetime(struct cg_ctx *cg, LLVMValueRef slot, uint32_t size, bool start)
 {
+	if (!LLVMIsAAllocaInst(slot))	/* a slot in the frame */
+		return;
 	const char *name = start ? "llvm.lifetime.start" : "llvm.lifetime.end";
 	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
 	LLVMTypeRef ptr = cg->ptr;
@@ -328,8 +355,15 @@ void cg_event_emit(struct cg_ctx *cg, const struct sema_event *ev, struct ast_no
 LLVMValueRef cg_aux_map(struct cg_ctx *cg, const char *name, uint32_t type, uint32_t max_entries,
 			uint32_t key_size, uint32_t value_size)
 {
+	return cg_aux_map_flags(cg, name, type, max_entries, key_size, value_size, 0);
+}
+
+LLVMValueRef cg_aux_map_flags(struct cg_ctx *cg, const char *name, uint32_t type,
+			      uint32_t max_entries, uint32_t key_size, uint32_t value_size,
+			      uint32_t flags)
+{
 	LLVMValueRef g = LLVMGetNamedGlobal(cg->mod, name);
-	return g ? g : cg_declare_map(cg, name, type, max_entries, key_size, value_size, 0);
+	return g ? g : cg_declare_map(cg, name, type, max_entries, key_size, value_size, flags);
 }
 
 LLVMValueRef cg_scratch(struct cg_ctx *cg, const char *name, uint32_t size)

@@ -41,11 +41,18 @@ struct cg_ctx {
 	/* the function being generated */
 	LLVMValueRef fn;
 	LLVMValueRef ctx_arg;
-	LLVMBasicBlockRef entry;
+	LLVMBasicBlockRef entry;	/* the allocas, then a branch to init */
+	LLVMBasicBlockRef init;		/* zeroing of variables, the frame's slots */
+	/* values too big for the 512-byte stack (a 1024-byte string) live in
+	 * this function's per-CPU frame: frame_base points into it (loaded in
+	 * init), frame_size bytes are taken so far */
+	LLVMValueRef frame_slot, frame_base;
+	uint32_t frame_size;
 	const struct sema_probe *probe;
 	const struct sema_attach *attach;
 	struct cg_var *vars;
 	struct cg_loop *loop;
+	bool reads_cookie;		/* cg_attach_cookie was called for it */
 	LLVMValueRef ret_flag;	/* in a for loop's callback (loops.c): the word a
 				 * `return` sets before it stops the iteration */
 	int nprogs;

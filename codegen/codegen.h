@@ -61,6 +61,8 @@ struct cg_prog {
 	const char *name;	/* function / program name in the object */
 	const struct sema_probe *probe;
 	int first_attach, nattach;	/* slice of probe->attach */
+	bool reads_cookie;	/* the code reads its BPF cookie (func, probe in a
+				 * shared kprobe program): the runtime must set one */
 };
 
 struct cg_object {
@@ -84,8 +86,18 @@ struct cg_object {
 #define CG_MAP_FAILS_MAP "map_fails"
 /* exit()'s flag: a one-word mmap'able array, present when the script exits */
 #define CG_STOP_MAP "sonde_stop"
-/* stack traces of depth N live in the STACK_TRACE map "stk_N" */
-#define CG_STACK_MAP_FMT "stk_%u"
+/* stack traces of depth N: the hash "ustk_N" (user) or "kstk_N" (kernel)
+ * from the frames (N u64, zero padded) to a u32 id; CG_STACK_LOST_MAP
+ * counts the stacks they had no room for (per CPU), and CG_STACK_LOST_ID
+ * is the id such a stack gets.  Kernel and user stacks have maps of their
+ * own so that one program run (@[kstack, ustack] in a perf event's NMI)
+ * inserts at most one new stack into each: the kernel's allocator for
+ * maps that are not preallocated keeps one free element per CPU at first
+ * and refills only after the program returns. */
+#define CG_STACK_MAP_FMT "%cstk_%u"
+#define CG_STACK_MAP_ENTRIES 131072
+#define CG_STACK_LOST_MAP "stk_lost"
+#define CG_STACK_LOST_ID (-28)	/* -ENOSPC */
 /* a join() event: header, u64 count, then CG_JOIN_ARGS NUL-terminated
  * slots of CG_JOIN_ARG_SIZE bytes (only `count` of them sent) */
 #define CG_JOIN_ARGS 16
@@ -115,6 +127,10 @@ LLVMValueRef cg_const(struct cg_ctx *cg, uint64_t v);	/* i64 */
 LLVMValueRef cg_ctx_arg(struct cg_ctx *cg);	/* the program's context pointer */
 const struct sema_attach *cg_attach(struct cg_ctx *cg);	/* attach point being generated */
 const struct sema_result *cg_sema(struct cg_ctx *cg);
+/* does the program being generated serve several attach points? */
+bool cg_shared_program(struct cg_ctx *cg);
+/* bpf_get_attach_cookie(ctx), and the note that the runtime must set it */
+LLVMValueRef cg_attach_cookie(struct cg_ctx *cg);
 const struct cg_opts *cg_options(struct cg_ctx *cg);
 
 /* integer or pointer-to-bytes, see struct builtin's lower */
@@ -138,6 +154,9 @@ void cg_memset0(struct cg_ctx *cg, LLVMValueRef dst, uint32_t size);
 void cg_memcpy(struct cg_ctx *cg, LLVMValueRef dst, LLVMValueRef src, uint32_t size);
 LLVMValueRef cg_gep(struct cg_ctx *cg, LLVMValueRef base, uint32_t off);
 LLVMValueRef cg_load_i64(struct cg_ctx *cg, LLVMValueRef ptr);	/* 8-byte load */
+/* fentry/fexit: the 8-byte context slot at off as a value of type t (an
+ * integer narrower than 8 bytes is its low part, extended as t says) */
+LLVMValueRef cg_kfunc_slot(struct cg_ctx *cg, uint32_t off, const struct type *t);
 void cg_store_i64(struct cg_ctx *cg, LLVMValueRef v, LLVMValueRef ptr);
 
 LLVMValueRef cg_helper_call(struct cg_ctx *cg, int helper, LLVMValueRef *args, int nargs);
@@ -176,6 +195,10 @@ void cg_event_output(struct cg_ctx *cg, LLVMValueRef buf, LLVMValueRef size);
  * declared on first use; the same name always gives the same map */
 LLVMValueRef cg_aux_map(struct cg_ctx *cg, const char *name, uint32_t type,
 			uint32_t max_entries, uint32_t key_size, uint32_t value_size);
+/* the same with map_flags (BPF_F_NO_PREALLOC ...) */
+LLVMValueRef cg_aux_map_flags(struct cg_ctx *cg, const char *name, uint32_t type,
+			      uint32_t max_entries, uint32_t key_size, uint32_t value_size,
+			      uint32_t flags);
 /* `size` bytes of per-CPU scratch memory named `name`, for temporaries too
  * big for the 512-byte BPF stack (join buffers ...).  Not zeroed; valid
  * until the program returns; the program returns if the lookup fails. */

@@ -144,7 +144,7 @@ static struct cg_var *var_slot(struct cg_ctx *cg, struct ast_node *v, bool creat
 	/* zero once at function entry: a variable read on a path that did not
 	 * assign it must not read uninitialised stack */
 	LLVMBasicBlockRef cur = LLVMGetInsertBlock(cg->b);
-	LLVMPositionBuilderAtEnd(cg->b, cg->entry);
+	LLVMPositionBuilderAtEnd(cg->b, cg->init);
 	cg_memset0(cg, x->slot, is_int_kind(&v->type) ? 8 : v->type.size);
 	LLVMPositionBuilderAtEnd(cg->b, cur);
 	x->next = cg->vars;
@@ -219,12 +219,41 @@ LLVMValueRef cg_cond(struct cg_ctx *cg, struct ast_node *e)
 
 /* strings compare equal when their bytes up to the shorter size match;
  * both are NUL-padded, so this is C string equality */
+/* Strings are NUL-padded, so equal strings have equal bytes: compare the
+ * shorter one's size, 8 bytes a turn in a bounded loop (an unrolled
+ * compare of two 1024-byte strings would spill past the stack), then the
+ * last few bytes one by one. */
 static LLVMValueRef str_eq(struct cg_ctx *cg, struct ast_node *l, struct ast_node *r)
 {
 	LLVMValueRef a = cg_expr(cg, l), b = cg_expr(cg, r);
 	uint32_t n = l->type.size < r->type.size ? l->type.size : r->type.size;
 	LLVMValueRef diff = cg_const(cg, 0);
-	for (uint32_t off = 0; off < n; off++) {
+	uint32_t words = n / 8;
+	if (words > 1) {
+		LLVMValueRef acc = cg_alloca(cg, 8, "streq.diff"), i = cg_alloca(cg, 8, "streq.i");
+		LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "streq.head");
+		LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "streq.body");
+		LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "streq.done");
+		LLVMBuildBr(cg->b, head);
+		LLVMPositionBuilderAtEnd(cg->b, head);
+		LLVMValueRef k = cg_load_i64(cg, i);
+		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntULT, k, cg_const(cg, words), ""),
+				body, done);
+		LLVMPositionBuilderAtEnd(cg->b, body);
+		LLVMValueRef off = LLVMBuildShl(cg->b, k, cg_const(cg, 3), "");
+		LLVMValueRef x = LLVMBuildLoad2(cg->b, cg->i64, LLVMBuildGEP2(cg->b, cg->i8, a, &off, 1, ""), "");
+		LLVMValueRef y = LLVMBuildLoad2(cg->b, cg->i64, LLVMBuildGEP2(cg->b, cg->i8, b, &off, 1, ""), "");
+		LLVMSetAlignment(x, 1);
+		LLVMSetAlignment(y, 1);
+		cg_store_i64(cg, LLVMBuildOr(cg->b, cg_load_i64(cg, acc), LLVMBuildXor(cg->b, x, y, ""), ""), acc);
+		cg_store_i64(cg, LLVMBuildAdd(cg->b, k, cg_const(cg, 1), ""), i);
+		LLVMBuildBr(cg->b, head);
+		LLVMPositionBuilderAtEnd(cg->b, done);
+		diff = cg_load_i64(cg, acc);
+	} else {
+		words = 0;
+	}
+	for (uint32_t off = words * 8; off < n; off++) {
 		LLVMValueRef x = LLVMBuildLoad2(cg->b, cg->i8, cg_gep(cg, a, off), "");
 		LLVMValueRef y = LLVMBuildLoad2(cg->b, cg->i8, cg_gep(cg, b, off), "");
 		LLVMValueRef d = LLVMBuildZExt(cg->b, LLVMBuildXor(cg->b, x, y, ""), cg->i64, "");
@@ -321,6 +350,41 @@ static LLVMValueRef tp_field(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef
 	return cg_load_ext(cg, p, size, e->type.kind == TY_INT && e->type.is_signed);
 }
 
+LLVMValueRef cg_kfunc_slot(struct cg_ctx *cg, uint32_t off, const struct type *t)
+{
+	/* The verifier checks 8-byte loads of the context against BTF, and
+	 * before 5.16 or so refuses a pointer to anything but a struct
+	 * ("arg3 type INT is not a struct" for vfs_read's loff_t *pos):
+	 * such a slot is read as plain memory instead. */
+	if (t->kind == TY_PTR && !(t->elem && t->elem->kind == TY_STRUCT)) {
+		LLVMValueRef tmp = cg_alloca(cg, 8, "kslot");
+		cg_probe_read(cg, tmp, 8, LLVMBuildPtrToInt(cg->b, cg_gep(cg, cg->ctx_arg, off),
+							     cg->i64, ""), 0, 0);
+		return cg_load_i64(cg, tmp);
+	}
+	LLVMValueRef v = cg_load_i64(cg, cg_gep(cg, cg->ctx_arg, off));
+	if (t->kind != TY_INT || t->size >= 8 || !t->size)
+		return v;
+	LLVMValueRef n = LLVMBuildTrunc(cg->b, v, LLVMIntTypeInContext(cg->ctx, t->size * 8), "");
+	return t->is_signed ? LLVMBuildSExt(cg->b, n, cg->i64, "") : LLVMBuildZExt(cg->b, n, cg->i64, "");
+}
+
+/* fentry/fexit args.NAME: a parameter's slot of the context */
+static bool is_karg_field(struct cg_ctx *cg, struct ast_node *e)
+{
+	return e->kind == N_FIELD && e->field.base->kind == N_IDENT &&
+	       !strcmp(e->field.base->ident.name, "args") && cg->attach->kf;
+}
+
+static LLVMValueRef karg_field(struct cg_ctx *cg, struct ast_node *e)
+{
+	const struct sema_kfunc *kf = cg->attach->kf;
+	for (int i = 0; i < kf->nargs; i++)
+		if (!strcmp(kf->names[i], e->field.name))
+			return cg_kfunc_slot(cg, kf->offsets[i], &e->type);
+	return cg_const(cg, 0);	/* sema checked every attach point */
+}
+
 /* is `e` args->field with an array type? */
 static bool is_tp_array(struct cg_ctx *cg, struct ast_node *e)
 {
@@ -372,6 +436,8 @@ static LLVMValueRef cg_field(struct cg_ctx *cg, struct ast_node *e)
 	struct ast_node *b = e->field.base;
 	if (is_tp_field(cg, e))
 		return tp_field(cg, e, NULL);
+	if (is_karg_field(cg, e))
+		return karg_field(cg, e);
 	if (cg_in_memory(e))	/* p->f, p->s.f */
 		return cg_mem_read(cg, e);
 	LLVMValueRef base = cg_expr(cg, b);
@@ -443,6 +509,8 @@ static LLVMValueRef cg_incdec(struct cg_ctx *cg, struct ast_node *e)
 		return e->incdec.is_post ? old : nv;
 	}
 	LLVMValueRef old, nv;
+	if (t->type.kind == TY_PTR)	/* @p++: the next element */
+		one = cg_const(cg, cg_elem_size(&t->type));
 	cg_map_compound(cg, t, op, one, &old, &nv);
 	return e->incdec.is_post ? old : nv;
 }
@@ -485,7 +553,8 @@ static LLVMValueRef expr_value(struct cg_ctx *cg, struct ast_node *e)
 	case N_BINARY: {	/* a OP b */
 		if (e->bin.op == OP_LAND || e->bin.op == OP_LOR)
 			return logical(cg, e);
-		if (e->bin.lhs->type.kind == TY_STR || e->bin.lhs->type.kind == TY_ARRAY) {
+		if (e->bin.lhs->type.kind == TY_STR || e->bin.lhs->type.kind == TY_ARRAY ||
+		    e->bin.lhs->type.kind == TY_BUF) {
 			LLVMValueRef eq = str_eq(cg, e->bin.lhs, e->bin.rhs);
 			if (e->bin.op == OP_NE)
 				eq = LLVMBuildNot(cg->b, eq, "");
@@ -532,6 +601,12 @@ static LLVMValueRef expr_value(struct cg_ctx *cg, struct ast_node *e)
 		return cg_index(cg, e);
 	case N_CAST: {	/* (type)e */
 		LLVMValueRef v = cg_expr(cg, e->cast.operand);
+		if (e->type.is_bool) {
+			if (e->cast.operand->type.kind == TY_STR)	/* its first byte */
+				v = LLVMBuildZExt(cg->b, LLVMBuildLoad2(cg->b, cg_i8(cg), v, ""), cg->i64, "");
+			return LLVMBuildZExt(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, v, cg_const(cg, 0), ""),
+					     cg->i64, "bool");
+		}
 		if (e->type.kind == TY_INT)
 			return narrow(cg, v, e->type.size, e->type.is_signed);
 		return v;
@@ -603,6 +678,8 @@ void cg_stmt(struct cg_ctx *cg, struct ast_node *st)
 			assign_var(cg, st);
 		} else if (st->assign.op != OP_NONE) {
 			LLVMValueRef v = cg_expr(cg, st->assign.value);
+			if (t->type.kind == TY_PTR)	/* @p += n: n elements */
+				v = LLVMBuildMul(cg->b, v, cg_const(cg, cg_elem_size(&t->type)), "");
 			cg_map_compound(cg, t, st->assign.op, v, NULL, NULL);
 		} else {
 			cg_map_assign(cg, t, st->assign.value);

@@ -6,7 +6,8 @@
  * userspace folds the CPUs together when it prints.  hist and lhist store
  * one slot per (key, bucket): the bucket index is the key's last 8 bytes.
  * Aggregations without keys are per-CPU arrays (sema_map.array_slots):
- * the key is a u32 index, 0 or the bucket, and the slot always exists.
+ * the key is a u32 index, 0 or the bucket (the last slot of a hist or
+ * lhist is its sum), and the slot always exists.
  * Values assigned with '=' live in shared hashes; '+=' and '++' on them
  * use atomic adds.
  */
@@ -86,7 +87,18 @@ LLVMValueRef cg_map_key(struct cg_ctx *cg, struct ast_node *m, int with_bucket)
 	LLVMValueRef key = cg_alloca_nozero(cg, map->key_size, "key");
 	cg_lifetime(cg, key, map->key_size, true);
 	key_zero_gaps(cg, m, map, key);
-	if (m->map.nkeys == 1) {
+	if (m->map.nkeys == 1 && map->key.kind == TY_TUPLE) {
+		/* a tuple value ($k = (a, b); @m[$k]): element by element, as
+		 * the map's key may hold wider strings than this tuple */
+		const struct type *t = &m->map.keys->type;
+		LLVMValueRef src = cg_expr(cg, m->map.keys);
+		for (int i = 0; i < t->nfields && i < map->key.nfields; i++) {
+			uint32_t n = t->fields[i].type.size < map->key.fields[i].type.size
+					     ? t->fields[i].type.size : map->key.fields[i].type.size;
+			cg_memcpy(cg, cg_gep(cg, key, map->key.fields[i].offset),
+				  cg_gep(cg, src, t->fields[i].offset), n);
+		}
+	} else if (m->map.nkeys == 1) {
 		cg_expr_store(cg, m->map.keys, key, map->key.size);
 	} else if (m->map.nkeys > 1) {
 		int i = 0;
@@ -424,7 +436,10 @@ void cg_agg_update(struct cg_ctx *cg, struct ast_node *mn, struct ast_node *call
 	agg_slot(cg, m, key, bi->agg, v);
 	/* the sum beside the buckets, in a slot the text printers skip */
 	if ((bi->agg == MK_HIST || bi->agg == MK_LHIST) && cg->opts->hist_sum) {
-		cg_store_i64(cg, cg_const(cg, CG_HIST_SUM_BUCKET), cg_gep(cg, key, m->key_size - 8));
+		if (m->array_slots)
+			LLVMBuildStore(cg->b, LLVMConstInt(cg->i32, m->array_slots - 1, 0), key);
+		else
+			cg_store_i64(cg, cg_const(cg, CG_HIST_SUM_BUCKET), cg_gep(cg, key, m->key_size - 8));
 		agg_slot(cg, m, key, MK_SUM, v);
 	}
 }

@@ -45,6 +45,18 @@ LLVMTypeRef cg_i64(struct cg_ctx *cg) { return cg->i64; }
 LLVMTypeRef cg_ptr(struct cg_ctx *cg) { return cg->ptr; }
 LLVMValueRef cg_ctx_arg(struct cg_ctx *cg) { return cg->ctx_arg; }
 const struct sema_attach *cg_attach(struct cg_ctx *cg) { return cg->attach; }
+
+bool cg_shared_program(struct cg_ctx *cg)
+{
+	return cg->probe->nattach > 1 && !cg->probe->uses_args;
+}
+
+LLVMValueRef cg_attach_cookie(struct cg_ctx *cg)
+{
+	cg->reads_cookie = true;
+	LLVMValueRef args[] = {cg->ctx_arg};
+	return cg_helper_call(cg, BPF_FUNC_get_attach_cookie, args, 1);
+}
 const struct sema_result *cg_sema(struct cg_ctx *cg) { return cg->r; }
 const struct cg_opts *cg_options(struct cg_ctx *cg) { return cg->opts; }
 
@@ -175,7 +187,8 @@ static const char *section_of(struct cg_ctx *cg, const struct sema_attach *at)
 
 	if (!pv->section_names_point)
 		return pv->section;
-	if (at->target)
+	/* libbpf finds fentry/FUNC's BTF id itself, in vmlinux or a module */
+	if (at->target && !at->kf)
 		return arena_printf(cg->a, "%s/%s/%s", pv->section, at->target, at->func);
 	return arena_printf(cg->a, "%s/%s", pv->section, at->func);
 }
@@ -238,6 +251,19 @@ static void emit_filters(struct cg_ctx *cg)
 	cg_end_if(cg, &f);
 }
 
+/*
+ * The frame of function `name`: one per-CPU array slot of frame_size
+ * bytes (its own map, so no other program's frame is the same memory),
+ * looked up at the end of entry; init reads its address from frame_slot.
+ * (The kernel limits a per-CPU value to 32 KB: some 30 strings of the
+ * largest max_strlen.)
+ */
+static void emit_frame(struct cg_ctx *cg, const char *name)
+{
+	LLVMValueRef p = cg_scratch(cg, arena_printf(cg->a, "f%s", name), cg->frame_size);
+	LLVMBuildStore(cg->b, p, cg->frame_slot);
+}
+
 static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int first, int n)
 {
 	const struct sema_attach *at = &p->attach[first];
@@ -270,13 +296,17 @@ static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int firs
 	cg->attach = at;
 	cg->vars = NULL;
 	cg->loop = NULL;
+	cg->reads_cookie = false;
 	cg->entry = LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry");
 	LLVMPositionBuilderAtEnd(cg->b, cg->entry);
 	cg_set_loc(cg, p->node->loc);
 	LLVMMetadataRef dl = LLVMDIBuilderCreateDebugLocation(cg->ctx, (unsigned)line, 1, sp, NULL);
 	LLVMDIBuilderInsertDbgValueAtEnd(cg->dib, arg, pv, LLVMDIBuilderCreateExpression(cg->dib, NULL, 0),
 					 dl, cg->entry);
-	/* a fresh block after the allocas' entry block keeps allocas first */
+	/* fresh blocks after the allocas' entry block keep allocas first */
+	cg->init = LLVMAppendBasicBlockInContext(cg->ctx, fn, "init");
+	cg->frame_slot = cg->frame_base = NULL;
+	cg->frame_size = 0;
 	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cg->ctx, fn, "body");
 	LLVMPositionBuilderAtEnd(cg->b, body);
 
@@ -292,13 +322,19 @@ static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int firs
 	cg_stmt(cg, p->node->probe.body);
 	if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(cg->b)))
 		LLVMBuildRet(cg->b, LLVMConstInt(cg->i32, 0, 0));
-	/* entry falls through to body once all allocas are placed */
-	LLVMPositionBuilderAtEnd(cg->b, cg->entry);
+	/* entry falls through to init, and init to body, once all allocas and
+	 * frame slots are placed */
+	LLVMPositionBuilderAtEnd(cg->b, cg->init);
 	LLVMBuildBr(cg->b, body);
+	LLVMPositionBuilderAtEnd(cg->b, cg->entry);
+	if (cg->frame_size)
+		emit_frame(cg, name);
+	LLVMBuildBr(cg->b, cg->init);
+	cg->init = NULL;
 	cg->di_sp = NULL;
 
 	cg->progs = arena_grow(cg->a, cg->progs, (size_t)cg->nprogs, sizeof(*cg->progs));
-	cg->progs[cg->nprogs++] = (struct cg_prog){name, p, first, n};
+	cg->progs[cg->nprogs++] = (struct cg_prog){name, p, first, n, cg->reads_cookie};
 }
 
 /* ---- driver ----------------------------------------------------------------- */
@@ -345,7 +381,8 @@ static void report_llvm_error(const struct cg_opts *opts, const char *file, cons
 	bool stack = strstr(msg, "stack limit") != NULL;
 	const char *what = stack ? "this probe needs more than the 512 bytes of stack a BPF program may "
 				   "use: each string takes 64 bytes, so keep fewer strings in $variables "
-				   "and map keys at once"
+				   "and map keys at once, or set a lower on_stack_limit (config = { "
+				   "on_stack_limit = 32 }) to keep more of them in per-CPU memory"
 				 : text;
 	if (line > 0 && opts->src) {
 		struct diag d;

@@ -22,8 +22,11 @@
 #include "common/suggest.h"
 
 struct setting_def {
-	const char *name;	/* after BPFTRACE_ / SONDE_ */
+	const char *name;	/* after BPFTRACE_ / SONDE_ (bpftrace 0.17's name) */
 	const char *config;	/* in a config block */
+	const char *alias;	/* the newest bpftrace's name after BPFTRACE_, or NULL */
+	const char *config_alias;	/* its config name where it differs, or NULL */
+	const char *sdef;	/* a string setting: its default (min and max unused) */
 	int64_t def, min, max;
 	const char *const *words;	/* accepted words (value = index), or NULL */
 	const char *what;	/* what a word names, for the error */
@@ -35,30 +38,51 @@ static const char *const stack_modes[] = {"bpftrace", "perf", "raw", NULL};
 static const char *const missing_words[] = {"warn", "ignore", "error", NULL};
 static const char *const bool_words[] = {"false", "true", NULL};
 
+/* Rows name the limits as bpftrace 0.17 did, with the newest release's
+ * names as aliases.  max_strlen keeps 0.17's default of 64 (the newest
+ * has 1024): bpftrace 0.17 is the oracle of the differential tests, and a
+ * 1024-byte str() in every key and event costs memory a one-liner never
+ * needs; 1024 is allowed.  on_stack_limit: the newest keeps values above
+ * 32 bytes off the stack; sonde's default of 128 keeps 0.17's strings and
+ * keys on it, where they are cheapest.  str_trunc_trailer is '' (the
+ * newest: '..'), so that str() prints as 0.17 prints it unless the script
+ * asks for a trailer. */
 static const struct setting_def defs[SET__COUNT] = {
-	[SET_STRLEN] = {"STRLEN", "max_strlen", 64, 1, 200, NULL, NULL, false,
-			"bytes of a str() value"},
-	[SET_CAT_BYTES_MAX] = {"CAT_BYTES_MAX", "cat_bytes_max", 10240, 1, 1 << 30, NULL, NULL,
-			       false, "bytes cat() prints of a file"},
-	[SET_STACK_MODE] = {"STACK_MODE", "stack_mode", 0, 0, 2, stack_modes, "a stack mode", false,
+	[SET_STRLEN] = {"STRLEN", "max_strlen", "MAX_STRLEN", NULL, NULL, 64, 1, 1024, NULL, NULL,
+			false, "bytes of a str() value"},
+	[SET_CAT_BYTES_MAX] = {"CAT_BYTES_MAX", "cat_bytes_max", "MAX_CAT_BYTES", "max_cat_bytes",
+			       NULL, 10240, 1, 1 << 30, NULL, NULL, false,
+			       "bytes cat() prints of a file"},
+	[SET_STACK_MODE] = {"STACK_MODE", "stack_mode", NULL, NULL, NULL, 0, 0, 2, stack_modes, "a stack mode", false,
 			    "ustack/kstack format without a mode: bpftrace, perf or raw"},
-	[SET_MAX_PROBES] = {"MAX_PROBES", "max_probes", 512, 1, 1 << 20, NULL, NULL, false,
+	[SET_MAX_PROBES] = {"MAX_PROBES", "max_probes", NULL, NULL, NULL, 512, 1, 1 << 20, NULL, NULL, false,
 			    "attach points a script may have"},
-	[SET_MAX_BPF_PROGS] = {"MAX_BPF_PROGS", "max_bpf_progs", 512, 1, 1 << 20, NULL, NULL, false,
+	[SET_MAX_BPF_PROGS] = {"MAX_BPF_PROGS", "max_bpf_progs", NULL, NULL, NULL, 512, 1, 1 << 20, NULL, NULL, false,
 			       "BPF programs a script may generate"},
 	/* hist and lhist maps hold 16 slots a key, which must fit a u32 */
-	[SET_MAP_KEYS_MAX] = {"MAP_KEYS_MAX", "max_map_keys", 4096, 1, 1 << 24, NULL, NULL, false,
+	[SET_MAP_KEYS_MAX] = {"MAP_KEYS_MAX", "max_map_keys", "MAX_MAP_KEYS", NULL, NULL, 4096, 1, 1 << 24, NULL, NULL, false,
 			      "keys a map holds (also --map-keys-max)"},
-	[SET_PERF_RB_PAGES] = {"PERF_RB_PAGES", "perf_rb_pages", 0, 1, 1 << 18, NULL, NULL, true,
+	[SET_PERF_RB_PAGES] = {"PERF_RB_PAGES", "perf_rb_pages", NULL, NULL, NULL, 0, 1, 1 << 18, NULL, NULL, true,
 			       "event ring pages per CPU (also --rb-pages; default: a second's burst)"},
-	[SET_MISSING_PROBES] = {"MISSING_PROBES", "missing_probes", SET_MISSING_WARN, 0, 2,
+	[SET_MISSING_PROBES] = {"MISSING_PROBES", "missing_probes", NULL, NULL, NULL,
+				SET_MISSING_WARN, 0, 2,
 				missing_words, "a missing-probes policy", false,
 				"an attach point a uprobe cannot find: warn, ignore or error"},
-	[SET_PRINT_MAPS_ON_EXIT] = {"PRINT_MAPS_ON_EXIT", "print_maps_on_exit", 1, 0, 1, bool_words,
-				    "true or false", false, "print the maps at exit"},
+	[SET_PRINT_MAPS_ON_EXIT] = {"PRINT_MAPS_ON_EXIT", "print_maps_on_exit", NULL, NULL, NULL, 1,
+				    0, 1, bool_words, "true or false", false, "print the maps at exit"},
+	[SET_STR_TRUNC_TRAILER] = {"STR_TRUNC_TRAILER", "str_trunc_trailer", NULL, NULL, "", 0, 0,
+				   0, NULL, NULL, false,
+				   "printed after a str() that filled max_strlen (it may go on)"},
+	[SET_LAZY_SYMBOLICATION] = {"LAZY_SYMBOLICATION", "lazy_symbolication", NULL, NULL, NULL, 0,
+				    0, 1, bool_words, "true or false", false,
+				    "read symbols when first printed (sonde does so either way)"},
+	[SET_ON_STACK_LIMIT] = {"ON_STACK_LIMIT", "on_stack_limit", NULL, NULL, NULL, 128, 0, 4096,
+				NULL, NULL, false,
+				"values above this many bytes live in per-CPU memory, not the stack"},
 };
 
 static int64_t values[SET__COUNT];
+static char svalues[SET__COUNT][256];	/* string settings */
 static char sources[SET__COUNT][64];	/* the variable that set it, "": default */
 static bool loaded;
 
@@ -66,16 +90,21 @@ static void defaults(void)
 {
 	for (int i = 0; i < SET__COUNT; i++) {
 		values[i] = defs[i].def;
+		snprintf(svalues[i], sizeof(svalues[i]), "%s", defs[i].sdef ? defs[i].sdef : "");
 		sources[i][0] = '\0';
 	}
 	loaded = true;
 }
 
-/* the value of SONDE_NAME, else BPFTRACE_NAME; *var names the one used */
-static const char *lookup(const char *name, char *var, size_t len)
+/* the value of SONDE_NAME, else BPFTRACE_NAME, else the newest release's
+ * BPFTRACE_ALIAS; *var names the one used */
+static const char *lookup(const struct setting_def *d, char *var, size_t len)
 {
-	static const char *const prefixes[] = {"SONDE_", "BPFTRACE_"};
-	for (size_t p = 0; p < 2; p++) {
+	static const char *const prefixes[] = {"SONDE_", "BPFTRACE_", "BPFTRACE_"};
+	for (size_t p = 0; p < 3; p++) {
+		const char *name = p < 2 ? d->name : d->alias;
+		if (!name)
+			continue;
 		snprintf(var, len, "%s%s", prefixes[p], name);
 		const char *v = getenv(var);
 		if (v && *v)
@@ -99,6 +128,14 @@ static void join_words(const char *const *w, char *buf, size_t len)
 static int parse_value(const struct setting_def *d, const char *who, const char *v, int64_t *out,
 		       char *msg, size_t len)
 {
+	if (d->sdef) {
+		if (strlen(v) >= sizeof(svalues[0])) {
+			snprintf(msg, len, "%s: a string of at most %zu bytes", who, sizeof(svalues[0]) - 1);
+			return -EINVAL;
+		}
+		*out = 0;
+		return 0;
+	}
 	if (d->words) {
 		for (int k = 0; d->words[k]; k++)
 			if (!strcasecmp(d->words[k], v)) {
@@ -141,13 +178,15 @@ int settings_load(FILE *err)
 	defaults();
 	for (int i = 0; i < SET__COUNT; i++) {
 		char var[64], msg[256];
-		const char *v = lookup(defs[i].name, var, sizeof(var));
+		const char *v = lookup(&defs[i], var, sizeof(var));
 		if (!v)
 			continue;
 		if (parse_value(&defs[i], var, v, &values[i], msg, sizeof(msg))) {
 			fprintf(err, "sonde: %s\n", msg);
 			return -EINVAL;
 		}
+		if (defs[i].sdef)
+			snprintf(svalues[i], sizeof(svalues[i]), "%s", v);
 		snprintf(sources[i], sizeof(sources[i]), "%s", var);
 	}
 	return 0;
@@ -158,22 +197,27 @@ int settings_set(enum setting s, const char *who, const char *value, char *msg, 
 	if (!loaded)
 		defaults();
 	int err = parse_value(&defs[s], who, value, &values[s], msg, len);
+	if (!err && defs[s].sdef)
+		snprintf(svalues[s], sizeof(svalues[s]), "%s", value);
 	if (!err)
 		snprintf(sources[s], sizeof(sources[s]), "%s", who);
 	return err;
 }
 
 /* the row a config name stands for: "max_strlen", "BPFTRACE_STRLEN",
- * "SONDE_STRLEN" */
+ * "SONDE_STRLEN", and the newest release's "max_cat_bytes",
+ * "BPFTRACE_MAX_STRLEN" */
 static int config_row(const char *name)
 {
 	for (int i = 0; i < SET__COUNT; i++) {
+		const struct setting_def *d = &defs[i];
 		const char *n = name;
 		if (!strncmp(n, "BPFTRACE_", 9))
 			n += 9;
 		else if (!strncmp(n, "SONDE_", 6))
 			n += 6;
-		if (!strcmp(name, defs[i].config) || (n != name && !strcmp(n, defs[i].name)))
+		if (!strcmp(name, d->config) || (d->config_alias && !strcmp(name, d->config_alias)) ||
+		    (n != name && (!strcmp(n, d->name) || (d->alias && !strcmp(n, d->alias)))))
 			return i;
 	}
 	return -1;
@@ -188,8 +232,11 @@ int settings_config(const char *name, const char *value, char *msg, size_t len)
 		struct suggest sg;
 		char hint[256];
 		suggest_init(&sg, name);
-		for (int k = 0; k < SET__COUNT; k++)
+		for (int k = 0; k < SET__COUNT; k++) {
 			suggest_add(&sg, defs[k].config);
+			if (defs[k].config_alias)
+				suggest_add(&sg, defs[k].config_alias);
+		}
 		snprintf(msg, len, "unknown config '%s'%s", name, suggest_text(&sg, 3, hint, sizeof(hint)));
 		return -ENOENT;
 	}
@@ -199,6 +246,8 @@ int settings_config(const char *name, const char *value, char *msg, size_t len)
 		return err;
 	if (!sources[i][0]) {	/* the environment wins */
 		values[i] = v;
+		if (defs[i].sdef)
+			snprintf(svalues[i], sizeof(svalues[i]), "%s", value);
 		snprintf(sources[i], sizeof(sources[i]), "config %s", defs[i].config);
 	}
 	return 0;
@@ -211,6 +260,18 @@ int64_t settings_int(enum setting s)
 	return values[s];
 }
 
+const char *settings_str(enum setting s)
+{
+	if (!loaded)
+		defaults();
+	return svalues[s];
+}
+
+bool settings_given(enum setting s)
+{
+	return loaded && sources[s][0];
+}
+
 void settings_usage(FILE *out)
 {
 	fprintf(out, "ENVIRONMENT (BPFTRACE_NAME, or SONDE_NAME which wins; a script's config = { } block\n"
@@ -218,13 +279,18 @@ void settings_usage(FILE *out)
 	for (int i = 0; i < SET__COUNT; i++) {
 		const struct setting_def *d = &defs[i];
 		char def[32];
-		if (d->words)
+		if (d->sdef)
+			snprintf(def, sizeof(def), "'%s'", d->sdef);
+		else if (d->words)
 			snprintf(def, sizeof(def), "%s", d->words[d->def]);
 		else if (d->pow2 && !d->def)
 			snprintf(def, sizeof(def), "auto");
 		else
 			snprintf(def, sizeof(def), "%lld", (long long)d->def);
 		fprintf(out, "    %-18s %-18s [default: %s] %s\n", d->name, d->config, def, d->help);
+		if (d->alias || d->config_alias)
+			fprintf(out, "    %-18s %-18s (the newest bpftrace's names)\n",
+				d->alias ? d->alias : d->name, d->config_alias ? d->config_alias : d->config);
 	}
 }
 
@@ -234,7 +300,9 @@ void settings_dump(FILE *out)
 		const struct setting_def *d = &defs[i];
 		int64_t v = settings_int((enum setting)i);
 		fprintf(out, "  %s: ", d->name);
-		if (d->words)
+		if (d->sdef)
+			fprintf(out, "'%s'", settings_str((enum setting)i));
+		else if (d->words)
 			fprintf(out, "%s", d->words[v]);
 		else if (d->pow2 && !v)
 			fprintf(out, "auto");

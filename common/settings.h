@@ -3,8 +3,9 @@
  *
  * bpftrace 0.17 reads a few limits from BPFTRACE_* environment variables
  * (string size, cat() bytes, verifier log size ...).  sonde reads the same
- * names, and SONDE_* ones (SONDE_STRLEN ...) which win when both are set,
- * so a script's documented knobs keep working.  Values are read and checked
+ * names, the names newer releases gave them (BPFTRACE_MAX_STRLEN for
+ * BPFTRACE_STRLEN), and SONDE_* ones (SONDE_STRLEN ...) which win when both
+ * are set, so a script's documented knobs keep working.  Values are read and checked
  * once (settings_load), so a bad one is one clear error at startup, not a
  * surprise later.  A script's config block (newer bpftrace's
  * "config = { max_strlen = 128 }") sets what the environment leaves, and
@@ -13,6 +14,7 @@
 #ifndef SONDE_SETTINGS_H
 #define SONDE_SETTINGS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -26,6 +28,9 @@ enum setting {
 	SET_PERF_RB_PAGES,	/* event ring pages per CPU (0: sized for a second's burst) */
 	SET_MISSING_PROBES,	/* an attach point that is not there: 0 warn, 1 ignore, 2 error */
 	SET_PRINT_MAPS_ON_EXIT,	/* 1: print the maps at exit */
+	SET_STR_TRUNC_TRAILER,	/* a string (settings_str): printed after a str() that filled its size */
+	SET_LAZY_SYMBOLICATION,	/* 1: symbols read when first printed (sonde always does) */
+	SET_ON_STACK_LIMIT,	/* values above this many bytes live in per-CPU memory, not the stack */
 	SET__COUNT,
 };
 
@@ -43,6 +48,10 @@ int settings_load(FILE *err);
 int settings_set(enum setting s, const char *who, const char *value, char *msg, size_t len);
 int settings_config(const char *name, const char *value, char *msg, size_t len);
 int64_t settings_int(enum setting s);
+/* a string setting's value (SET_STR_TRUNC_TRAILER) */
+const char *settings_str(enum setting s);
+/* was s set (environment, config block or flag), not left at its default? */
+bool settings_given(enum setting s);
 /* the ENVIRONMENT section of -h, and the values in effect for --info */
 void settings_usage(FILE *out);
 void settings_dump(FILE *out);

@@ -12,11 +12,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 
 static struct btf *kernel_btf;
 static int kernel_btf_err;
@@ -69,4 +72,114 @@ int host_raw_tp_nargs(const char *name)
 	t = t ? btf__type_by_id(btf, t->type) : NULL;	/* the pointer */
 	t = t && btf_is_ptr(t) ? btf__type_by_id(btf, t->type) : NULL;
 	return t && btf_is_func_proto(t) && btf_vlen(t) ? (int)btf_vlen(t) - 1 : -1;
+}
+
+/* ---- modules, and functions as -lv prints them ------------------------- */
+
+struct mod_btf {
+	struct mod_btf *next;
+	char *name;
+	struct btf *btf;
+};
+static struct mod_btf *mod_btfs;
+
+const struct btf *host_module_btf(const char *module)
+{
+	const struct btf *base = host_kernel_btf();
+	if (!module || !strcmp(module, "vmlinux") || !base)
+		return base;
+	for (struct mod_btf *m = mod_btfs; m; m = m->next)
+		if (!strcmp(m->name, module))
+			return m->btf;
+	char path[512];
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", module);
+	struct btf *b = btf__parse_split(path, (struct btf *)base);
+	struct mod_btf *m = calloc(1, sizeof(*m));
+	if (!m || !(m->name = strdup(module))) {
+		free(m);
+		btf__free(b);
+		errno = ENOMEM;
+		return NULL;
+	}
+	m->btf = libbpf_get_error(b) ? NULL : b;
+	m->next = mod_btfs;
+	mod_btfs = m;
+	if (!m->btf)
+		errno = ENOENT;
+	return m->btf;
+}
+
+/* "struct file *", "const char *", "size_t": a type as C writes it
+ * before a name (function pointers as "void *") */
+static void type_text(const struct btf *b, uint32_t id, char *buf, size_t len)
+{
+	const struct btf_type *t = id ? btf__type_by_id(b, id) : NULL;
+	if (!t) {
+		snprintf(buf, len, "void");
+		return;
+	}
+	const char *name = btf__name_by_offset(b, t->name_off);
+	char inner[256];
+	switch (btf_kind(t)) {
+	case BTF_KIND_PTR: {
+		const struct btf_type *pt = t->type ? btf__type_by_id(b, t->type) : NULL;
+		if (pt && btf_is_func_proto(pt)) {
+			snprintf(buf, len, "void *");
+			return;
+		}
+		type_text(b, t->type, inner, sizeof(inner));
+		snprintf(buf, len, "%s%s*", inner, inner[strlen(inner) - 1] == '*' ? "" : " ");
+		return;
+	}
+	case BTF_KIND_CONST:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_RESTRICT:
+		type_text(b, t->type, inner, sizeof(inner));
+		snprintf(buf, len, "%s %s", btf_is_const(t) ? "const" : btf_is_volatile(t) ?
+			 "volatile" : "restrict", inner);
+		return;
+	case BTF_KIND_TYPE_TAG:
+	case BTF_KIND_DECL_TAG:
+		type_text(b, t->type, buf, len);
+		return;
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+	case BTF_KIND_FWD: {
+		const char *kw = btf_is_union(t) || (btf_is_fwd(t) && btf_kflag(t)) ? "union" :
+				 btf_is_struct(t) || btf_is_fwd(t) ? "struct" : "enum";
+		snprintf(buf, len, "%s %s", kw, name && *name ? name : "(anon)");
+		return;
+	}
+	case BTF_KIND_ARRAY:
+		type_text(b, btf_array(t)->type, inner, sizeof(inner));
+		snprintf(buf, len, "%s[%u]", inner, btf_array(t)->nelems);
+		return;
+	default:
+		snprintf(buf, len, "%s", name && *name ? name : "?");
+		return;
+	}
+}
+
+int host_btf_func_proto(const struct btf *b, const char *fn, FILE *out)
+{
+	int32_t id = b ? btf__find_by_name_kind(b, fn, BTF_KIND_FUNC) : -ENOENT;
+	if (id <= 0)
+		return -ENOENT;
+	const struct btf_type *f = btf__type_by_id(b, (uint32_t)id);
+	const struct btf_type *proto = btf__type_by_id(b, f->type);
+	if (!proto || !btf_is_func_proto(proto))
+		return -ENOENT;
+	const struct btf_param *p = btf_params(proto);
+	char text[512];
+	for (int i = 0; i < btf_vlen(proto); i++) {
+		type_text(b, p[i].type, text, sizeof(text));
+		fprintf(out, "    %s %s\n", text, btf__name_by_offset(b, p[i].name_off));
+	}
+	if (proto->type) {
+		type_text(b, proto->type, text, sizeof(text));
+		fprintf(out, "    %s retval\n", text);
+	}
+	return 0;
 }

@@ -532,9 +532,45 @@ const struct rs_sym *rs_elf_syms(const struct rs_elf *e, size_t *n)
 	return e->syms;
 }
 
+/* libstdc++'s (<cxxabi.h> declares it for C++ only) */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+char *rs_demangle(const char *name)
+{
+	int status = 0;
+	if (!name || strncmp(name, "_Z", 2))
+		return NULL;
+	char *d = __cxa_demangle(name, NULL, NULL, &status);
+	if (d && status) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* does C++ name pattern p (ns::func, ns::*) match demangled d, written
+ * whole ("ns::func(int)") or without its parameters ("ns::func")? */
+static bool cpp_match(const char *p, const char *d, bool glob)
+{
+	if (glob ? !fnmatch(p, d, 0) : !strcmp(p, d))
+		return true;
+	const char *paren = strchr(d, '(');
+	if (!paren)
+		return false;
+	char bare[512];
+	snprintf(bare, sizeof(bare), "%.*s", (int)(paren - d), d);
+	return glob ? !fnmatch(p, bare, 0) : !strcmp(p, bare);
+}
+
 int rs_elf_each_match(const struct rs_elf *e, const char *name,
 		      int (*cb)(const struct rs_sym *s, void *ctx), void *ctx)
 {
+	/* uprobe:BIN:cpp:"ns::func" (the newest bpftrace's), or a name
+	 * with "::" (0.17's): matched against the demangled names */
+	bool cpp = !strncmp(name, "cpp:", 4);
+	if (cpp)
+		name += 4;
+	cpp |= strstr(name, "::") != NULL;
 	bool glob = strpbrk(name, "*?[") != NULL;
 	int count = 0;
 
@@ -542,7 +578,13 @@ int rs_elf_each_match(const struct rs_elf *e, const char *name,
 		const struct rs_sym *s = &e->syms[i];
 		int r;
 
-		if (glob) {
+		if (cpp) {
+			char *d = rs_demangle(s->name);
+			bool m = d ? cpp_match(name, d, glob) : !strcmp(name, s->name);
+			free(d);
+			if (!m)
+				continue;
+		} else if (glob) {
 			/* GCC's split-off .part.N pieces are not functions a
 			 * caller enters; bpftrace leaves them out of globs */
 			if (strstr(s->name, ".part.") ||

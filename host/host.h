@@ -12,6 +12,7 @@
  *   usdt.c       usdt_  SDT notes and their argument strings
  *   list.c       host_list_  `sonde -l` for each probe provider
  *   btf.c        host_       the kernel's BTF, for kernel types
+ *   kfuncs.c     kfn_   kernel functions kprobes and fentry can attach to
  *   features.c   host_feature  what the kernel's BPF accepts (probed once)
  *   procmaps.c, elfsym.c, container.c, uresolve.c   rs_ (see below)
  */
@@ -135,7 +136,8 @@ bool tfs_have_kprobes(void);
 /*
  * ksyms.h - kernel symbols from /proc/kallsyms, for ksym() and kstack.
  *
- * Only text symbols (t T w W) answer address lookups; ksyms_find knows
+ * Text symbols (t T w W) answer address lookups for stacks, data symbols
+ * too for ksym(); ksyms_find knows
  * every symbol, for kaddr().  Loading costs one read of /proc/kallsyms
  * (~50 ms of kernel time for 120k symbols), so callers load it lazily,
  * when a script first prints a kernel symbol, and keep it.
@@ -157,6 +159,9 @@ void ksyms_free(struct ksyms *ks);
  * start in *offset when offset is not NULL.  NULL below the first symbol. */
 const char *ksyms_lookup(const struct ksyms *ks, uint64_t addr,
 			 uint64_t *offset);
+/* The same among text and data symbols (d D b B r R): ksym() of a
+ * variable's address names the variable. */
+const char *ksyms_lookup_any(const struct ksyms *ks, uint64_t addr, uint64_t *offset);
 /* Address of the symbol called name, text symbols first, then the first
  * other one in file order.  0 or -ENOENT. */
 int ksyms_find(const struct ksyms *ks, const char *name, uint64_t *addr);
@@ -196,7 +201,7 @@ struct usdt_arg {
 	const char *sym;	/* MEM relative to %rip: the symbol, NULL otherwise */
 };
 
-#define USDT_MAX_ARGS 12
+#define USDT_MAX_ARGS 32	/* <sys/sdt.h> writes 12; hand-made notes have more */
 
 struct usdt_note {
 	const char *provider, *name;
@@ -349,6 +354,9 @@ const struct rs_sym *rs_elf_syms(const struct rs_elf *e, size_t *n);
 /* Call cb for each symbol named name, or matching it when it holds glob
  * characters (fnmatch; names with ".part." are skipped as bpftrace does).
  * Returns cb's non-zero value, else the number of matches (>= 0). */
+/* a C++ symbol's demangled form (malloc'd, the caller frees), NULL for
+ * a name that is not a mangled C++ one */
+char *rs_demangle(const char *name);
 int rs_elf_each_match(const struct rs_elf *e, const char *name,
 		      int (*cb)(const struct rs_sym *s, void *ctx), void *ctx);
 
@@ -524,6 +532,37 @@ const struct btf *host_kernel_btf(void);
 /* the arguments raw tracepoint `name` passes (its btf_trace_NAME
  * prototype, less the leading void *), or -1 when BTF does not say */
 int host_raw_tp_nargs(const char *name);
+/* a module's BTF (/sys/kernel/btf/MODULE, split on the kernel's), kept;
+ * the kernel's for NULL or "vmlinux"; NULL (errno set) when none */
+const struct btf *host_module_btf(const char *module);
+/* -lv of a kernel function: a line "    TYPE NAME" per parameter and
+ * "    TYPE retval" unless it returns void, as bpftrace prints them;
+ * 0, or -ENOENT when b has no function fn */
+int host_btf_func_proto(const struct btf *b, const char *fn, FILE *out);
+
+/* ---- kernel functions (kfuncs.c) -------------------------------------- */
+
+/* One function of available_filter_functions; module NULL for vmlinux's. */
+struct kfn {
+	const char *name;
+	const char *module;
+};
+
+/* Every function, sorted by name (then module; duplicates dropped),
+ * loaded once; 0 or -errno (the file missing or unreadable). */
+int kfn_load(const struct kfn **funcs, size_t *n);
+/* The entry of name (in module, when not NULL), or NULL. */
+const struct kfn *kfn_find(const char *module, const char *name);
+/* Is module the name of a module that has traceable functions? */
+bool kfn_is_module(const char *module);
+/* Why name must not be probed, NULL when it may: bpftrace's banned list
+ * for return probes (ret), and with kprobe the kernel's kprobe
+ * blacklist.  The text follows the probe's name ("kretprobe:f can't..."). */
+const char *kfn_refusal(const char *name, bool ret, bool kprobe);
+/* The file read for the functions; tests point both files elsewhere
+ * (NULL: the real ones again). */
+const char *kfn_funcs_path(void);
+void kfn_set_paths(const char *funcs, const char *blacklist);
 
 /* ---- kernel features (features.c) -------------------------------------- */
 
@@ -570,6 +609,7 @@ int host_list_tracepoints(FILE *out, const char *kind, const char *pattern, bool
 int host_list_software(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_hardware(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_kprobes(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
+int host_list_fentry(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_usdt(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_uprobes(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 

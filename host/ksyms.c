@@ -31,7 +31,16 @@ struct ksyms {
 	char *buf;
 	struct ksym_ent *ents;	/* text symbols sorted by address, then the rest */
 	size_t ntext, nents;
+	struct ksym_ent *data;	/* data symbols in the kernel's half, by address */
+	size_t ndata;
 };
+
+/* d D b B r R: variables, bss, read-only data (not absolute or per-CPU
+ * offsets, which are not addresses) */
+static bool is_data(char type)
+{
+	return strchr("dDbBrR", type) != NULL;
+}
 
 static bool is_text(char type)
 {
@@ -116,7 +125,9 @@ static struct ksyms *parse_owned(char *buf, size_t len)
 		if (is_text(type))
 			ks->ents[front++] = (struct ksym_ent){ addr, (uint32_t)(name - buf), line };
 		else
-			ks->ents[--back] = (struct ksym_ent){ addr, (uint32_t)(name - buf), line };
+			ks->ents[--back] = (struct ksym_ent){ addr, (uint32_t)(name - buf),
+							     line | (is_data(type) && addr >> 63 ?
+								     1u << 31 : 0) };
 next:
 		s = nl + 1;
 	}
@@ -129,12 +140,32 @@ next:
 		return NULL;
 	}
 
-	/* close the gap between the two parts, others in file order */
+	/* close the gap between the two parts, others in file order: the
+	 * back part reversed in place, then moved (copying it backwards into
+	 * the gap overwrote entries not yet copied when the other symbols
+	 * outnumber the gap, as with CONFIG_KALLSYMS_ALL's data symbols) */
 	nother = nlines - back;
-	for (size_t i = 0; i < nother; i++)
-		ks->ents[front + i] = ks->ents[nlines - 1 - i];
+	for (size_t i = 0; i < nother / 2; i++) {
+		struct ksym_ent tmp = ks->ents[back + i];
+		ks->ents[back + i] = ks->ents[nlines - 1 - i];
+		ks->ents[nlines - 1 - i] = tmp;
+	}
+	memmove(ks->ents + front, ks->ents + back, nother * sizeof(*ks->ents));
 	ks->ntext = front;
 	ks->nents = front + nother;
+
+	/* the data symbols, by address, for ksym() of a variable's address
+	 * (the top bit of line marked them) */
+	ks->data = malloc((nother ? nother : 1) * sizeof(*ks->data));
+	for (size_t i = 0; ks->data && i < nother; i++) {
+		struct ksym_ent *e = &ks->ents[front + i];
+		if (e->line >> 31) {
+			e->line &= ~(1u << 31);
+			ks->data[ks->ndata++] = *e;
+		}
+	}
+	if (ks->data)
+		qsort(ks->data, ks->ndata, sizeof(*ks->data), cmp_ent);
 
 	/* vmlinux's text is already in order; modules may not be */
 	for (size_t i = 1; i < ks->ntext; i++) {
@@ -176,20 +207,22 @@ void ksyms_free(struct ksyms *ks)
 	if (!ks)
 		return;
 	free(ks->ents);
+	free(ks->data);
 	free(ks->buf);
 	free(ks);
 }
 
-const char *ksyms_lookup(const struct ksyms *ks, uint64_t addr,
-			 uint64_t *offset)
+/* the entry of v (n, sorted by address) containing addr: the nearest at
+ * or below it, the first of several at one address; NULL below the first */
+static const struct ksym_ent *nearest(const struct ksym_ent *v, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = ks->ntext;
+	size_t lo = 0, hi = n;
 
 	/* first entry above addr */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (ks->ents[mid].addr <= addr)
+		if (v[mid].addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -197,11 +230,32 @@ const char *ksyms_lookup(const struct ksyms *ks, uint64_t addr,
 	if (lo == 0)
 		return NULL;
 	lo--;
-	while (lo > 0 && ks->ents[lo - 1].addr == ks->ents[lo].addr)
+	while (lo > 0 && v[lo - 1].addr == v[lo].addr)
 		lo--;
+	return &v[lo];
+}
+
+const char *ksyms_lookup(const struct ksyms *ks, uint64_t addr,
+			 uint64_t *offset)
+{
+	const struct ksym_ent *e = nearest(ks->ents, ks->ntext, addr);
+	if (!e)
+		return NULL;
 	if (offset)
-		*offset = addr - ks->ents[lo].addr;
-	return ks->buf + ks->ents[lo].name;
+		*offset = addr - e->addr;
+	return ks->buf + e->name;
+}
+
+const char *ksyms_lookup_any(const struct ksyms *ks, uint64_t addr, uint64_t *offset)
+{
+	const struct ksym_ent *t = nearest(ks->ents, ks->ntext, addr);
+	const struct ksym_ent *d = nearest(ks->data, ks->ndata, addr);
+	const struct ksym_ent *e = d && (!t || d->addr > t->addr) ? d : t;
+	if (!e)
+		return NULL;
+	if (offset)
+		*offset = addr - e->addr;
+	return ks->buf + e->name;
 }
 
 int ksyms_find(const struct ksyms *ks, const char *name, uint64_t *addr)

@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/file.h"
+#include <bpf/btf.h>
+
 
 int host_list_tracepoints(FILE *out, const char *kind, const char *pattern, bool verbose,
 			  int pid)
@@ -36,29 +37,111 @@ int host_list_hardware(FILE *out, const char *kind, const char *pattern, bool ve
 }
 
 /* kernel functions kprobes can attach to (tracefs's
- * available_filter_functions), or one sentence on why there are none */
+ * available_filter_functions), sorted by name as bpftrace lists them:
+ * 'kprobe:GLOB' names each once, 'kprobe:MODULE:GLOB' a module's own */
 int host_list_kprobes(FILE *out, const char *kind, const char *pattern, bool verbose, int pid)
 {
-	const char *glob = strrchr(pattern, ':') + 1;
+	const char *rest = strchr(pattern, ':') + 1, *colon = strchr(rest, ':');
+	char module[256] = "";
+	if (colon)
+		snprintf(module, sizeof(module), "%.*s", (int)(colon - rest), rest);
+	const char *glob = colon ? colon + 1 : rest;
 	if (!tfs_have_kprobes()) {
 		fprintf(stderr, "sonde: this kernel has no kprobes (no kprobe event source): nothing "
 			"to list; its tracepoints cover most kernel events: sonde -l 'tracepoint:*'\n");
 		return -ENOENT;
 	}
-	const char *root = tfs_root();
-	char path[4096], *text;
-	snprintf(path, sizeof(path), "%s/available_filter_functions", root ? root : "/sys/kernel/tracing");
-	int err = file_read_all(path, 1u << 20, &text, NULL);
+	const struct kfn *v;
+	size_t n;
+	int err = kfn_load(&v, &n);
 	if (err) {
-		fprintf(stderr, "sonde: cannot read %s: %s\n", path, strerror(-err));
+		fprintf(stderr, "sonde: cannot read %s: %s\n", kfn_funcs_path(), strerror(-err));
 		return err;
 	}
-	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-		line[strcspn(line, " \t")] = '\0';	/* drop " [module]" */
-		if (!fnmatch(*glob ? glob : "*", line, 0))
-			fprintf(out, "%s:%s\n", kind, line);
+	for (size_t i = 0; i < n; i++) {
+		if (fnmatch(*glob ? glob : "*", v[i].name, 0))
+			continue;
+		if (*module && !(v[i].module && !fnmatch(module, v[i].module, 0)))
+			continue;
+		if (*module)
+			fprintf(out, "%s:%s:%s\n", kind, v[i].module, v[i].name);
+		else if (!i || strcmp(v[i - 1].name, v[i].name))
+			fprintf(out, "%s:%s\n", kind, v[i].name);
 	}
-	free(text);
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* fentry:[MODULE:]GLOB: the functions ftrace can hook that BTF declares,
+ * "fentry:vmlinux:vfs_read" (a module's under its name), sorted by name;
+ * -v adds the BTF signature, a parameter a line and retval, as bpftrace's
+ * -lv kfunc: does.  Where the ftrace list cannot be read, every function
+ * of vmlinux's BTF. */
+int host_list_fentry(FILE *out, const char *kind, const char *pattern, bool verbose, int pid)
+{
+	const char *rest = strchr(pattern, ':') + 1, *colon = strchr(rest, ':');
+	char module[256] = "";
+	if (colon)
+		snprintf(module, sizeof(module), "%.*s", (int)(colon - rest), rest);
+	const char *glob = colon ? colon + 1 : rest;
+	if (!*glob)
+		glob = "*";
+	const struct btf *vml = host_kernel_btf();
+	if (!vml) {
+		fprintf(stderr, "sonde: %s probes need the kernel's BTF (/sys/kernel/btf/vmlinux): %s\n",
+			kind, strerror(errno));
+		return -ENOENT;
+	}
+	const struct kfn *v;
+	size_t n;
+	if (!kfn_load(&v, &n)) {
+		for (size_t i = 0; i < n; i++) {
+			const char *mod = v[i].module ? v[i].module : "vmlinux";
+			if (fnmatch(glob, v[i].name, 0) || (*module && fnmatch(module, mod, 0)))
+				continue;
+			const struct btf *b = v[i].module ? host_module_btf(v[i].module) : vml;
+			if (!b || btf__find_by_name_kind(b, v[i].name, BTF_KIND_FUNC) <= 0)
+				continue;
+			fprintf(out, "%s:%s:%s\n", kind, mod, v[i].name);
+			if (verbose)
+				host_btf_func_proto(b, v[i].name, out);
+		}
+		return 0;
+	}
+	if (*module && fnmatch(module, "vmlinux", 0))
+		return 0;
+	size_t cap = 0, k = 0;
+	const char **names = NULL;
+	for (uint32_t id = 1; id < btf__type_cnt(vml); id++) {
+		const struct btf_type *t = btf__type_by_id(vml, id);
+		const char *name = btf_is_func(t) ? btf__name_by_offset(vml, t->name_off) : NULL;
+		if (!name || fnmatch(glob, name, 0))
+			continue;
+		if (k == cap) {
+			cap = cap ? cap * 2 : 1024;
+			const char **nv = realloc(names, cap * sizeof(*nv));
+			if (!nv) {
+				free(names);
+				return -ENOMEM;
+			}
+			names = nv;
+		}
+		names[k++] = name;
+	}
+	if (k)
+		qsort(names, k, sizeof(*names), by_name);
+	for (size_t i = 0; i < k; i++) {
+		if (i && !strcmp(names[i - 1], names[i]))
+			continue;
+		fprintf(out, "%s:vmlinux:%s\n", kind, names[i]);
+		if (verbose)
+			host_btf_func_proto(vml, names[i], out);
+	}
+	free(names);
 	return 0;
 }
 

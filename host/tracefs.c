@@ -36,7 +36,7 @@
 /* ---- finding tracefs ------------------------------------------------ */
 
 static char root_path[PATH_MAX];
-static bool root_known;
+static bool root_known, root_set;	/* root_set: by tfs_set_root */
 
 /* The tracepoint list, loaded once per tracefs root: a misspelled
  * tracepoint's "did you mean" and each wildcard probe walk the same list,
@@ -60,10 +60,10 @@ void tfs_set_root(const char *dir)
 	ev_list_free(&ev_cache);
 	memset(&ev_cache, 0, sizeof(ev_cache));
 	ev_cached = false;
-	root_known = false;
+	root_known = root_set = false;
 	if (dir && strlen(dir) < sizeof(root_path)) {
 		strcpy(root_path, dir);
-		root_known = true;
+		root_known = root_set = true;
 	}
 }
 
@@ -833,7 +833,15 @@ bool tfs_have_pmu(void)
 	       access("/sys/bus/event_source/devices/armv8_pmuv3_0", F_OK) == 0;
 }
 
+/* the kprobe PMU; a tracefs root given by tfs_set_root (a test's fake
+ * tree) answers by its own kprobe_events file, as tracefs has one exactly
+ * when the kernel has kprobe events */
 bool tfs_have_kprobes(void)
 {
+	if (root_set) {
+		char p[PATH_MAX];
+		snprintf(p, sizeof(p), "%s/kprobe_events", root_path);
+		return access(p, F_OK) == 0;
+	}
 	return access("/sys/bus/event_source/devices/kprobe", F_OK) == 0;
 }

@@ -57,6 +57,9 @@ struct lexer {
 	const char *file;
 	int line, col;			/* where the next byte sits */
 	int depth;			/* brace depth in CODE */
+	bool in_def;			/* CODE is a struct or union definition: a
+					 * name before a name or '*' is a type
+					 * (uint8_t a; size_t *p;) */
 	struct src_loc last;		/* the last token returned */
 	bool have_last;
 	struct lex_define *own_defs;
@@ -89,6 +92,9 @@ void lex_pop_skip(struct lexer *lx);
 const struct lex_define *lex_find_define(const struct lexer *lx, const char *name, size_t len);
 void lex_add_define(struct lexer *lx, const char *name, struct lex_tok *tokens, bool undefined);
 int lex_directive(struct lexer *lx, struct src_loc loc, const char *s, size_t n);
+/* kconst.c: the kernel's ABI constants a kernel header's nested includes
+ * would define (errno, AF_*, DT_*, O_*, signals ...), each unless defined */
+void lex_kernel_consts(struct lexer *lx);
 int lex_skip_directive(struct lexer *lx, struct src_loc loc, const char *s, size_t n);
 
 #endif

@@ -345,7 +345,7 @@ static bool lex_hdr_file(struct lexer *lx, struct lex_hdr_walk *w, const char *n
  * ships stddef.h), or a file the path names (bashfunc.bt's
  * "/home/.../variables.h"; a quoted name also beside the script).
  */
-static bool lex_header_elsewhere(const struct lexer *lx, const char *h, bool quoted)
+static bool lex_kernel_header(const char *h)
 {
 	static const char *const kernel_dirs[] = {
 		"linux/", "net/", "asm/", "asm-generic/", "uapi/", "trace/", "scsi/",
@@ -353,15 +353,22 @@ static bool lex_header_elsewhere(const struct lexer *lx, const char *h, bool quo
 		"keys/", "soc/", "misc/", "acpi/", "clocksource/", "dt-bindings/", "vdso/",
 		"ras/", "target/", "pcmcia/", "math-emu/", "generated/",
 	};
+	for (size_t k = 0; k < sizeof(kernel_dirs) / sizeof(kernel_dirs[0]); k++)
+		if (!strncmp(h, kernel_dirs[k], strlen(kernel_dirs[k])))
+			return true;
+	return false;
+}
+
+static bool lex_header_elsewhere(const struct lexer *lx, const char *h, bool quoted)
+{
 	static const char *const compiler[] = {
 		"stddef.h", "stdarg.h", "stdbool.h", "float.h", "stdalign.h", "iso646.h",
 		"stdnoreturn.h", "__stddef_max_align_t.h",
 	};
 	struct stat st;
 
-	for (size_t k = 0; k < sizeof(kernel_dirs) / sizeof(kernel_dirs[0]); k++)
-		if (!strncmp(h, kernel_dirs[k], strlen(kernel_dirs[k])))
-			return true;
+	if (lex_kernel_header(h))
+		return true;
 	for (size_t k = 0; k < sizeof(compiler) / sizeof(compiler[0]); k++)
 		if (!strcmp(h, compiler[k]))
 			return true;
@@ -412,14 +419,17 @@ static int lex_include(struct lexer *lx, struct src_loc loc, const char *s, size
 				       (unsigned long long)c->value);
 		lex_add_define(lx, c->name, t, false);
 	}
-	if (known)
-		return 0;
 	char h[256];
 	struct lex_hdr_walk w = {0};
 	memcpy(h, s + start, len);
 	h[len] = '\0';
-	if (lex_hdr_file(lx, &w, h, 0) || lex_header_elsewhere(lx, h, close == '"'))
+	/* a kernel header brings what its nested includes define (kconst.c),
+	 * after what the system's copy of it defines */
+	if (known || lex_hdr_file(lx, &w, h, 0) || lex_header_elsewhere(lx, h, close == '"')) {
+		if (lex_kernel_header(h))
+			lex_kernel_consts(lx);
 		return 0;
+	}
 	return lex_error(lx, hloc, "'#include': file not found: '%s'", h);
 }
 

@@ -31,6 +31,8 @@
 #define FG_FRAME_H 16
 #define FG_TITLE_H 54
 #define FG_MIN_WIDTH 0.1
+#define FG_STR_(x) #x
+#define FG_STR(x) FG_STR_(x)	/* the layout's numbers, for the script */
 
 struct node {
 	char *name;
@@ -193,7 +195,7 @@ static void draw(FILE *out, const struct node *n, uint64_t total, double x, int 
 
 /* the interactive part: text fitting, tooltip details, zoom, search */
 static const char fg_script[] =
-	"var fontw = 7.2, xpad = " "10" ", full = " "1180" ";\n"
+	"var fontw = 7.2, xpad = " FG_STR(FG_XPAD) ", full = " FG_STR(FG_WIDTH - 2 * FG_XPAD) ";\n"
 	"function frames(s) { return document.querySelectorAll('g.f' + (s === undefined ? '' : '[data-s=\"' + s + '\"]')); }\n"
 	"function fit(g) {\n"
 	"  var r = g.querySelector('rect'), t = g.querySelector('text'), name = g.querySelector('desc').textContent;\n"
@@ -218,8 +220,10 @@ static const char fg_script[] =
 	"  var s = g.dataset.s, d = +g.dataset.d, x0 = +g.dataset.x, w0 = +g.dataset.w, k = full / w0;\n"
 	"  frames(s).forEach(function (e) {\n"
 	"    var r = e.querySelector('rect'), x = +e.dataset.x, w = +e.dataset.w, ed = +e.dataset.d;\n"
-	"    var inside = x >= x0 - 1e-6 && x + w <= x0 + w0 + 1e-6;\n"
-	"    var under = ed < d && x <= x0 + 1e-6 && x + w >= x0 + w0 - 1e-6;\n"
+	/* x and width are written to 4 decimals: a callee's end may pass
+	 * its caller's by the rounding, never by a box (0.1 px at least) */
+	"    var inside = x >= x0 - 0.01 && x + w <= x0 + w0 + 0.01;\n"
+	"    var under = ed < d && x <= x0 + 0.01 && x + w >= x0 + w0 - 0.01;\n"
 	"    e.classList.remove('hide', 'parent');\n"
 	"    if (ed >= d && inside) { r.setAttribute('x', xpad + (x - x0) * k); r.setAttribute('width', w * k); }\n"
 	"    else if (under) { r.setAttribute('x', xpad); r.setAttribute('width', full); e.classList.add('parent'); }\n"

@@ -212,6 +212,11 @@ void pr_json_event(FILE *out, const char *type, const char *data_json);	/* {"typ
  * 0.17.  Results live in the arena a.
  */
 
+/* a C++ symbol ("_ZN2ns4funcEi") as C++ writes it ("ns::func(int)"),
+ * through libstdc++'s demangler, as bpftrace prints func, usym and
+ * ustack; any other name as it is */
+const char *vf_demangle(struct arena *a, const char *name);
+
 /* buf(): printable ASCII (32..126) as itself, every other byte as \xNN */
 const char *vf_buf(struct arena *a, const uint8_t *p, size_t n);
 /* printf's %rx (mode 'x'): every byte as \xNN; %rh (mode 'h'): every byte
@@ -251,5 +256,79 @@ const char *vf_stack(struct arena *a, const struct vf_frame *f, int n, enum vf_s
 /* one frame's line of vf_stack, without the indentation */
 const char *vf_frame_line(struct arena *a, const struct vf_frame *f, enum vf_stack_mode mode,
 			  bool user);
+
+
+/*
+ * report.c - sonde diagnose's report: where each thread's wall-clock time
+ * went (nanoseconds per category), the blind spots ranked by their share
+ * of the busiest threads' time, and what to do.  Filled by the cli from a
+ * run; dx_analyse groups, splits and ranks, the printers only print.
+ */
+enum dx_cat {
+	DX_RUN, DX_RUNQ, DX_THROTTLED, DX_FAULT, DX_IO, DX_GPU,
+	DX_FUTEX, DX_SLEEP, DX_POLL, DX_OTHER, DX_NCAT
+};
+extern const char *const dx_cat_names[DX_NCAT];
+
+struct dx_thread {
+	int pid, tid;
+	const char *comm;
+	int cgroup;			/* index into dx_report.cgroups, -1: none */
+	uint64_t wall_ns;		/* time inside the window */
+	uint64_t ns[DX_NCAT];		/* DX_RUNQ holds the whole wait until dx_analyse */
+	uint64_t wait_max_ns, wait_hist[PR_HIST_BUCKETS];	/* waits for a CPU, us */
+	uint64_t majflt, minflt;	/* the kernel's counters, over the window */
+	uint64_t bio_n, bio_ns;		/* block requests it issued */
+	uint64_t kernel_run_delay_ns;	/* schedstat's run_delay over the window */
+	bool kernel_known;
+};
+struct dx_group {			/* one process's threads of one name */
+	int pid, nthreads;
+	const char *comm;
+	bool busy;
+	uint64_t wall_ns, ns[DX_NCAT], wait_max_ns, wait_hist[PR_HIST_BUCKETS];
+	uint64_t majflt, minflt, bio_n, bio_ns, kernel_run_delay_ns;
+	bool kernel_known;
+};
+struct dx_cgroup {
+	const char *path, *quota;	/* "max" or "20000/100000 us" */
+	uint64_t nr_periods, nr_throttled, throttled_ns;	/* cpu.stat over the window */
+};
+struct dx_other { const char *comm; int pid; uint64_t ns; };
+struct dx_ioctl {
+	int pid;
+	const char *comm, *path, *name;	/* name: "NV_ESC_RM_CONTROL (NV2080 0x20800110)" */
+	uint64_t cmd, n, ns;
+};
+struct dx_cuda { const char *func; uint64_t n, ns; };
+struct dx_finding {
+	enum dx_cat cat;
+	double share;			/* of the busiest threads' wall time */
+	const char *evidence, *advice;
+};
+struct dx_report {
+	const char *target;		/* "pid 123 (python3)" */
+	double seconds;
+	uint64_t lost;
+	struct dx_thread *threads;
+	int nthreads;
+	struct dx_cgroup *cgroups;
+	int ncgroups;
+	struct dx_other *instead;	/* sorted, longest first */
+	int ninstead;
+	struct dx_ioctl *ioctls;
+	int nioctls;
+	struct dx_cuda *cuda;
+	int ncuda;
+	const char *cudart;		/* the libcudart traced */
+	/* dx_analyse */
+	struct dx_group *groups;
+	int ngroups;
+	struct dx_finding findings[DX_NCAT];
+	int nfindings;
+};
+void dx_analyse(struct arena *a, struct dx_report *r);
+void dx_print_text(FILE *out, const struct dx_report *r);
+void dx_print_json(FILE *out, const struct dx_report *r);
 
 #endif

@@ -224,6 +224,48 @@ static int gzip_buf(const uint8_t *in, size_t n, uint8_t **out, size_t *len)
 	return 0;
 }
 
+/*
+ * pprof takes the first mapping for the main binary (its "File:" line):
+ * the user file where most of the samples were (their leaf-most user
+ * frame: libc, which every process passes through at its root, does not
+ * win by that), the kernel last.  Ids, not positions, link locations to
+ * mappings, and mappings[id - 1] is still the mapping of that id here.
+ */
+static const struct builder *weigh_b;
+static int64_t *weigh;
+static int by_weight(const void *x, const void *y)
+{
+	const Mapping *a = *(Mapping *const *)x, *b = *(Mapping *const *)y;
+	bool ka = !strcmp(weigh_b->strings[a->filename], "[kernel.kallsyms]");
+	bool kb = !strcmp(weigh_b->strings[b->filename], "[kernel.kallsyms]");
+	if (ka != kb)
+		return ka - kb;
+	int64_t wa = weigh[a->id - 1], wb = weigh[b->id - 1];
+	return wa != wb ? (wa < wb) - (wa > wb) : (a->id > b->id) - (a->id < b->id);
+}
+
+static void order_mappings(struct builder *b, Sample **samples, size_t nsamples)
+{
+	if (b->nmappings < 2)
+		return;
+	int64_t *w = arena_alloc(b->a, b->nmappings * sizeof(*w));
+	for (size_t i = 0; i < nsamples; i++) {
+		int64_t v = 0;
+		for (size_t t = 0; t < samples[i]->n_value; t++)
+			v += samples[i]->value[t];
+		for (size_t l = 0; l < samples[i]->n_location_id; l++) {
+			uint64_t m = b->locations[samples[i]->location_id[l] - 1]->mapping_id;
+			if (strcmp(b->strings[b->mappings[m - 1]->filename], "[kernel.kallsyms]")) {
+				w[m - 1] += v;
+				break;
+			}
+		}
+	}
+	weigh_b = b;
+	weigh = w;
+	qsort(b->mappings, b->nmappings, sizeof(*b->mappings), by_weight);
+}
+
 int pr_pprof_encode(const struct pr_map *maps, int nmaps, int64_t time_ns, int64_t duration_ns,
 		    uint8_t **buf, size_t *len)
 {
@@ -275,15 +317,7 @@ int pr_pprof_encode(const struct pr_map *maps, int nmaps, int64_t time_ns, int64
 	p.n_location = b.nlocations;
 	p.function = b.functions;
 	p.n_function = b.nfunctions;
-	/* pprof takes the first mapping for the main binary: a user file,
-	 * the kernel last (ids, not positions, link locations to mappings) */
-	for (size_t i = 0; i + 1 < b.nmappings; i++)
-		if (!strcmp(b.strings[b.mappings[i]->filename], "[kernel.kallsyms]")) {
-			Mapping *k = b.mappings[i];
-			memmove(&b.mappings[i], &b.mappings[i + 1], (b.nmappings - i - 1) * sizeof(*b.mappings));
-			b.mappings[b.nmappings - 1] = k;
-			break;
-		}
+	order_mappings(&b, samples, nsamples);
 	p.mapping = b.mappings;
 	p.n_mapping = b.nmappings;
 	p.string_table = b.strings;

@@ -16,6 +16,17 @@
 #include <string.h>
 
 #include "common/arena.h"
+#include "host/host.h"
+
+const char *vf_demangle(struct arena *a, const char *name)
+{
+	char *d = rs_demangle(name);
+	if (!d)
+		return name;
+	const char *r = arena_strdup(a, d);
+	free(d);
+	return r;
+}
 
 const char *vf_buf(struct arena *a, const uint8_t *p, size_t n)
 {

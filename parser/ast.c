@@ -228,7 +228,10 @@ static void type_print(FILE *f, const struct type *t, int depth)
 	case TY_NONE:		fputs("none", f); break;
 	case TY_VOID:		fputs("void", f); break;
 	case TY_INT:
-		fprintf(f, "%s%u", t->is_signed ? "int" : "uint", t->size * 8);
+		if (t->is_bool)
+			fputs("bool", f);
+		else
+			fprintf(f, "%s%u", t->is_signed ? "int" : "uint", t->size * 8);
 		break;
 	case TY_STR:		fprintf(f, "string[%u]", t->size); break;
 	case TY_BUF:		fprintf(f, "buffer[%u]", t->size); break;
@@ -302,10 +305,12 @@ static const unsigned traits[] = {
 	[TY_STATS] = TT_AGGREGATE,
 	[TY_HIST] = TT_AGGREGATE,
 	[TY_LHIST] = TT_AGGREGATE,
-	[TY_USYM] = 0,		/* {address, pid}: 16 bytes */
+	/* {address, pid}: 16 bytes; one function in two processes */
+	[TY_USYM] = TT_MANY_TO_ONE,
 	[TY_KSYM] = INT8,
-	[TY_USTACK] = INT8,
-	[TY_KSTACK] = INT8,
+	/* a user stack is {pid, id}: one stack in two processes prints once */
+	[TY_USTACK] = INT8 | TT_MANY_TO_ONE,
+	[TY_KSTACK] = INT8 | TT_MANY_TO_ONE,	/* an empty stack and a lost one */
 	[TY_INET] = 0,
 	[TY_TIMESTAMP] = INT8,
 	[TY_USERNAME] = INT8,

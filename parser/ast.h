@@ -69,6 +69,10 @@ struct type {
 	uint32_t csize;		/* an integer widened into an 8-byte slot: its C
 				 * size (sizeof of a tuple holding it); 0: size */
 	bool is_signed;		/* TY_INT */
+	bool is_bool;		/* TY_INT: a bool (true/false, has_key()), printed
+				 * as a word, as the newest bpftrace prints it */
+	bool trunc_mark;	/* TY_STR read by str(): one that fills its size
+				 * (it may go on) prints with str_trunc_trailer */
 	bool is_user;		/* address space: a TY_PTR points into user memory;
 				 * a struct or array value was read from there, so
 				 * the pointers it holds do too */

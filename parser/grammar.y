@@ -121,7 +121,7 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 %type <attach> attach_list
 %type <config> config settings setting_list
 %type <setting> setting
-%type <fields> field_decls field_decl declarators enumerators
+%type <fields> field_decls member_decls field_decl declarators enumerators
 %type <field> declarator enumerator
 %type <type> type_spec type_item
 %type <ctype> ctype
@@ -183,7 +183,7 @@ setting
 
 items
 	: %empty		{ $$ = (struct parse_list){0}; }
-	| items item		{ $$ = parse_list_add($1, $2); }
+	| items item		{ $$ = parse_list_add(parse_take_anon(px, $1), $2); }
 	;
 
 /* item = probe | struct_def (struct, union and enum definitions) | macro_def */
@@ -456,6 +456,10 @@ type_item
 	| UNION TYPE_NAME	{ $$ = parse_type_tag(px, TAG_UNION, $2, @$); }
 	| ENUM IDENT		{ $$ = parse_type_tag(px, TAG_ENUM, $2, @$); }
 	| ENUM TYPE_NAME	{ $$ = parse_type_tag(px, TAG_ENUM, $2, @$); }
+	| STRUCT '{' member_decls '}'
+				{ $$ = parse_anon_tag(px, TAG_STRUCT, $3, @$); }
+	| UNION '{' member_decls '}'
+				{ $$ = parse_anon_tag(px, TAG_UNION, $3, @$); }
 	;
 
 stars
@@ -463,12 +467,12 @@ stars
 	| stars '*'		{ $$ = $1 + 1; }
 	;
 
-/* struct_def = ("struct" | "union") name "{" field_decl* "}" ";"?
+/* struct_def = ("struct" | "union") name "{" field_decl* last_decl? "}" ";"?
  *            | "enum" name? "{" enumerator ("," enumerator)* ","? "}" ";"? */
 struct_def
-	: STRUCT IDENT '{' field_decls '}' semi_opt
+	: STRUCT IDENT '{' member_decls '}' semi_opt
 				{ $$ = parse_struct_def(px, TAG_STRUCT, $2, $4, @$); }
-	| UNION IDENT '{' field_decls '}' semi_opt
+	| UNION IDENT '{' member_decls '}' semi_opt
 				{ $$ = parse_struct_def(px, TAG_UNION, $2, $4, @$); }
 	| ENUM IDENT '{' enumerators comma_opt '}' semi_opt
 				{ $$ = parse_struct_def(px, TAG_ENUM, $2, $4, @$); }
@@ -511,10 +515,28 @@ field_decls
 				  } }
 	;
 
-/* field_decl = type_spec declarator ("," declarator)* ";" */
+/* member_decls = field_decl* (type_spec declarator ("," declarator)*)?
+ * The last member may go without its ';', as bpftrace takes it. */
+member_decls
+	: field_decls
+	| field_decls type_spec declarators
+				{ $$ = $1;
+				  CHECK(parse_field_decl(px, &$2, $3));
+				  if ($$.tail)
+					$$.tail->next = $3.head;
+				  else
+					$$.head = $3.head;
+				  $$.tail = $3.tail; }
+	;
+
+/* field_decl = type_spec declarator ("," declarator)* ";"
+ *            | type_spec ";"   (an anonymous struct or union member) */
 field_decl
 	: type_spec declarators ';'
 				{ $$ = $2; CHECK(parse_field_decl(px, &$1, $2)); }
+	| type_spec ';'		{ $$ = parse_field_add((struct parse_field_list){0},
+						       parse_declarator(px, 0, NULL, @$));
+				  CHECK(parse_field_decl(px, &$1, $$)); }
 	;
 
 declarators

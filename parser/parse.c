@@ -719,6 +719,31 @@ struct ast_node *parse_struct_def(struct parse_ctx *px, enum ast_tag tag,
 	return n;
 }
 
+struct parse_type parse_anon_tag(struct parse_ctx *px, enum ast_tag tag,
+				 struct parse_field_list fields, struct src_loc loc)
+{
+	const char *name = arena_printf(px->arena, "(anonymous %s at %d:%d)",
+					tag == TAG_UNION ? "union" : "struct", loc.line, loc.col);
+	struct ast_node *d = parse_struct_def(px, tag, name, fields, loc);
+	if (px->anon_tail)
+		px->anon_tail->next = d;
+	else
+		px->anon_head = d;
+	px->anon_tail = d;
+	return parse_type_tag(px, tag, name, loc);
+}
+
+struct parse_list parse_take_anon(struct parse_ctx *px, struct parse_list l)
+{
+	for (struct ast_node *d = px->anon_head, *next; d; d = next) {
+		next = d->next;
+		d->next = NULL;
+		l = parse_list_add(l, d);
+	}
+	px->anon_head = px->anon_tail = NULL;
+	return l;
+}
+
 struct ast_struct_field *parse_enumerator(struct parse_ctx *px, const char *name,
 					  struct ast_node *value, struct src_loc loc)
 {

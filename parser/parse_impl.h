@@ -30,6 +30,10 @@ struct parse_ctx {
 	int nprobes;		/* probes seen so far: the next probe's index */
 	int expr_nodes;		/* expression nodes of the current statement */
 	bool failed;		/* a builder reported an error */
+	/* anonymous structs and unions met inside a definition, named by
+	 * where they are: they go into the program before the item holding
+	 * them */
+	struct ast_node *anon_head, *anon_tail;
 };
 
 /* One error per parse: the first is reported, and the parse has failed;
@@ -69,6 +73,13 @@ struct parse_type {
 	bool is_union, is_enum;	/* "union NAME", "enum NAME" */
 	int n_signed, n_unsigned, n_char, n_short, n_int, n_long, n_other;
 };
+
+/* "struct { ... }" as a type: a definition named by its place, kept for
+ * parse_take_anon; the type names it */
+struct parse_type parse_anon_tag(struct parse_ctx *px, enum ast_tag tag,
+				 struct parse_field_list fields, struct src_loc loc);
+/* the anonymous definitions made so far appended to l, first */
+struct parse_list parse_take_anon(struct parse_ctx *px, struct parse_list l);
 
 /* Implemented by the generated grammar. */
 int parse_yyparse(struct parse_ctx *px);

@@ -196,12 +196,17 @@ struct site_req {
 
 struct addr_find {
 	uint64_t dev, ino, off, addr;
+	const char *path;	/* as the process sees it */
 };
 
+/* the mapping of the site's file: by (dev, inode), or by path where the
+ * file is on overlayfs, whose maps lines show the layer's inode and stat()
+ * the overlay's (a container's root, the test VM's) */
 static int find_addr(const struct rs_mapping *m, void *ctx)
 {
 	struct addr_find *f = ctx;
-	if (makedev(m->dev_major, m->dev_minor) != f->dev || m->inode != f->ino)
+	if ((makedev(m->dev_major, m->dev_minor) != f->dev || m->inode != f->ino) &&
+	    (m->deleted || strcmp(m->path, f->path)))
 		return 0;
 	if (f->off < m->offset || f->off >= m->offset + (m->end - m->start))
 		return 0;
@@ -223,7 +228,8 @@ static int resolve_sites(struct rt *rt, int pid, const struct sema_attach *at, u
 	}
 	for (size_t i = 0; i < sites->nsites && !rc; i++) {
 		const struct rs_site *s = &sites->sites[i];
-		struct addr_find f = {.dev = s->file->dev, .ino = s->file->ino, .off = s->offset};
+		struct addr_find f = {.dev = s->file->dev, .ino = s->file->ino, .off = s->offset,
+				      .path = s->file->path};
 		if (s->ifunc) {
 			fprintf(stderr, "sonde: %s: pid %d: %s is an ifunc resolver; user probes need the function "
 				"itself (use kernel mode)\n", at->name, pid, s->sym);

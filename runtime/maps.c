@@ -167,6 +167,13 @@ static bool all_zero(const uint8_t *p, size_t n)
 	return true;
 }
 
+/* a keyless hist/lhist's slot i as a hash's bucket: its last slot is
+ * the sum (sema_map.array_slots) */
+static uint64_t array_bucket(const struct sema_map *m, uint32_t i)
+{
+	return i == m->array_slots - 1 ? CG_HIST_SUM_BUCKET : i;
+}
+
 /* a per-CPU array (an aggregation without keys): slot i is bucket i of a
  * hist/lhist, or the only value; a slot no CPU touched is not an entry,
  * as a hash would not hold it, unless zero() kept it (a hash keeps a
@@ -185,7 +192,7 @@ static int read_array_slots(struct rt *rt, const struct sema_map *m, struct slot
 		if (bpf_map_lookup_elem(fd, &i, val) || all_zero(val, vsize))
 			continue;
 		if (m->kind == MK_HIST || m->kind == MK_LHIST) {
-			uint64_t bucket = i;
+			uint64_t bucket = array_bucket(m, i);
 			memcpy(key + m->key_size - 8, &bucket, 8);
 		}
 		add_slot(rt, m, &slots, &cnt, key, val, rt->ncpus);
@@ -220,7 +227,7 @@ static int agent_entry(void *ctx, const uint8_t *key, const uint8_t *vals, int n
 		if (m->kind == MK_HIST || m->kind == MK_LHIST) {
 			uint32_t i;
 			memcpy(&i, key, 4);
-			uint64_t bucket = i;
+			uint64_t bucket = array_bucket(m, i);
 			memcpy(k + m->key_size - 8, &bucket, 8);
 		}
 		key = k;
@@ -340,7 +347,8 @@ int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
 		break;
 	case MK_VALUE:
 		/* pointers too: bpftrace prints pointer values (not keys) in decimal */
-		pm->kind = type_is(&m->value, TT_PRINTS_NUMBER) ? PR_INT : PR_TEXT_VAL;
+		pm->kind = type_is(&m->value, TT_PRINTS_NUMBER) && !m->value.is_bool ? PR_INT
+											: PR_TEXT_VAL;
 		break;
 	case MK_AVG: pm->kind = PR_AVG; break;
 	case MK_STATS: pm->kind = PR_STATS; break;

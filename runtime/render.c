@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/settings.h"
 #include "host/host.h"
 
 static const char *render_into(struct rt *rt, const struct type *t, const uint8_t *p, bool *is_str);
@@ -167,21 +168,30 @@ static const char *render_into(struct rt *rt, const struct type *t, const uint8_
 	*is_str = false;
 	switch (t->kind) {
 	case TY_INT:
+		if (t->is_bool)
+			return v ? "true" : "false";
 		if (t->is_signed)
 			return arena_printf(rt->a, "%" PRId64, (int64_t)v);
 		return arena_printf(rt->a, "%" PRIu64, v);
 	case TY_PTR:
 		return arena_printf(rt->a, "0x%" PRIx64, v);
-	case TY_STR:
+	case TY_STR: {
 		*is_str = true;
-		return arena_strndup(rt->a, (const char *)p, strnlen((const char *)p, t->size));
+		size_t n = strnlen((const char *)p, t->size);
+		/* a str() that filled its buffer may have been cut short: the
+		 * newest bpftrace's str_trunc_trailer ('' by default, as 0.17) */
+		const char *trailer = settings_str(SET_STR_TRUNC_TRAILER);
+		if (t->trunc_mark && *trailer && t->size > 1 && n + 1 >= t->size)
+			return arena_printf(rt->a, "%.*s%s", (int)n, (const char *)p, trailer);
+		return arena_strndup(rt->a, (const char *)p, n);
+	}
 	case TY_TUPLE:
 		return tuple(rt, t, p);
 	case TY_PROBE:
 		if (v < (uint64_t)rt->nattach_names)
 			return rt->attach_names[v];
 		if (v >= 1u << 20 && v - (1u << 20) < (uint64_t)rt->nsite_names)
-			return rt->site_names[v - (1u << 20)];
+			return vf_demangle(rt->a, rt->site_names[v - (1u << 20)]);
 		if (v >= SEMA_FUNC_OF_ATTACH && v - SEMA_FUNC_OF_ATTACH < (uint64_t)rt->nattach_names)
 			return rt->attach_funcs[v - SEMA_FUNC_OF_ATTACH];
 		return arena_printf(rt->a, "probe#%" PRIu64, v);

@@ -14,6 +14,7 @@
 
 struct ksyms;
 struct rs_symcache;
+struct rt_stacks;
 struct rs_cgcache;
 struct rt_follow;
 struct rt_watch;
@@ -85,18 +86,18 @@ struct rt {
 	struct rs_symcache *syms;
 	struct rs_cgcache *cgroups;
 	const char **attach_names;	/* global attach index -> probe name */
-	const char **attach_funcs;	/* ... -> its function (func without cookies) */
+	const char **attach_funcs;	/* ... -> its function (func: SEMA_FUNC_OF_ATTACH) */
 	int nattach_names;
 	const char **site_names;	/* uprobe cookie -> function name */
 	int nsite_names;
 	bool stacks;		/* stack key elements come with their frames (pr_key.stack) */
 	bool render_in_key;	/* stacks in map keys indent 4 columns, else 8 */
+	struct rt_stacks *stack_index;	/* stack id -> frames, read from the stack maps (symbols.c) */
 	/* one reading of CLOCK_REALTIME and CLOCK_MONOTONIC for every
 	 * strftime() of the run, so two timestamps print exactly their
 	 * difference apart (bpftrace's strftime_microsecond_extension) */
 	struct timespec clock_real, clock_mono;
 	bool clocks_read;
-	bool stack_lost_warned;
 	bool child_traced;	/* -c child under ptrace (symbols.c) */
 	struct rt_follow *follow;	/* --follow: uprobe queries kept for rescans */
 	struct rt_watch *watch;		/* --follow, -v: uprobe files to notice changes of */
@@ -155,6 +156,9 @@ void rt_say_refused(struct rt *rt, int err, const char *log);
 /* symbols.c: stacks, usym, buf, ntop, strftime as text; join events;
  * reading a process's mappings while it lives (EV_PID_SEEN) */
 const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *p);
+/* symbols.c: the stacks the stack maps had no room for, once at exit */
+void rt_stacks_report_lost(struct rt *rt);
+void rt_stacks_free(struct rt *rt);
 /* symbols.c: a stack value's frames, for the writers that draw stacks */
 const struct pr_stack *rt_stack_frames(struct rt *rt, const struct type *t, const uint8_t *p);
 void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *args, size_t len);
@@ -178,6 +182,11 @@ typedef int rt_attach_fn(struct rt *rt, struct bpf_program *prog, const struct s
 			 int *count);
 rt_attach_fn rt_attach_uprobe, rt_attach_usdt;		/* uprobe.c */
 rt_attach_fn rt_attach_kprobe;				/* kprobe.c */
+rt_attach_fn rt_attach_fentry;				/* fentry.c */
+/* kprobe.c: before loading, the programs that serve several kernel
+ * functions take the kprobe_multi attach type where the kernel has it
+ * (SONDE_NO_KPROBE_MULTI=1 keeps a link per function) */
+void rt_kprobe_prepare(struct rt *rt);
 rt_attach_fn rt_attach_tracepoint, rt_attach_raw_tracepoint;	/* tracepoint.c */
 rt_attach_fn rt_attach_perf;	/* perf.c: interval, profile, software, hardware */
 /* uprobe.c: plan resolves every uprobe attach point in source order

@@ -6,8 +6,8 @@
  * BEGIN-only script does no attach work at all.  Every other probe type
  * attaches through its row of attachers[], whose functions live in one
  * file per probe family: uprobe.c (uprobes, USDT; umulti.c for multi
- * links), kprobe.c, tracepoint.c, perf.c (interval, profile, software,
- * hardware).
+ * links), kprobe.c, fentry.c, tracepoint.c, perf.c (interval, profile,
+ * software, hardware).
  */
 #include "runtime/rt_int.h"
 
@@ -94,6 +94,8 @@ static rt_attach_fn *const attachers[] = {
 	[PT_USDT] = rt_attach_usdt,
 	[PT_KPROBE] = rt_attach_kprobe,
 	[PT_KRETPROBE] = rt_attach_kprobe,
+	[PT_FENTRY] = rt_attach_fentry,
+	[PT_FEXIT] = rt_attach_fentry,
 	[PT_INTERVAL] = rt_attach_perf,
 	[PT_PROFILE] = rt_attach_perf,
 	[PT_SOFTWARE] = rt_attach_perf,
@@ -129,6 +131,7 @@ static int load(struct rt *rt)
 		return -errno;
 	}
 	rt_umulti_prepare(rt);
+	rt_kprobe_prepare(rt);
 	int err = rt_events_size(rt);
 	if (err) {
 		fprintf(stderr, "sonde: cannot size the event ring buffer: %s\n", strerror(-err));
@@ -257,7 +260,7 @@ static void name_attach_points(struct rt *rt)
 	for (int i = 0; i < r->nprobes; i++)
 		for (int j = 0; j < r->probes[i].nattach; j++, rt->nattach_names++) {
 			rt->attach_names[rt->nattach_names] = r->probes[i].attach[j].name;
-			rt->attach_funcs[rt->nattach_names] = r->probes[i].attach[j].func;
+			rt->attach_funcs[rt->nattach_names] = vf_demangle(rt->perm, r->probes[i].attach[j].func);
 		}
 }
 
@@ -392,6 +395,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	if (o->writer->finish && o->picture)
 		o->writer->finish(o->picture);
 	rt_maps_report_full(&rt);
+	rt_stacks_report_lost(&rt);
 	rt_events_report_lost(&rt);
 	fflush(o->out);
 	rt_overhead_report(&rt);
@@ -431,6 +435,7 @@ out:
 		rs_cgcache_free(rt.cgroups);
 	if (rt.syms)
 		rs_symcache_free(rt.syms);
+	rt_stacks_free(&rt);
 	if (rt.ksyms)
 		ksyms_free(rt.ksyms);
 	arena_free(rt.scratch);

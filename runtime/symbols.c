@@ -5,7 +5,7 @@
  *
  * The BPF side stores only numbers: a stack id (with the pid for user
  * stacks), an address and a pid, a monotonic timestamp.  Here they meet
- * the STACK_TRACE maps, /proc/kallsyms (ksyms.h) and the per-process ELF
+ * the stack maps (an index by id, read on first need), /proc/kallsyms (ksyms.h) and the per-process ELF
  * symbol cache (resolve.h: PIE, shared libraries and containers through
  * /proc/PID/maps and map_files).  A process that exits before the maps
  * are printed can no longer be read, so the first ustack/usym of each pid
@@ -63,7 +63,7 @@ static const char *pointer(struct rt *rt, uint64_t addr)
 static const char *ksym(struct rt *rt, uint64_t addr)
 {
 	struct ksyms *ks = kernel_syms(rt);
-	const char *name = ks ? ksyms_lookup(ks, addr, NULL) : NULL;
+	const char *name = ks ? ksyms_lookup_any(ks, addr, NULL) : NULL;
 	return name ? name : pointer(rt, addr);
 }
 
@@ -72,30 +72,172 @@ static const char *usym(struct rt *rt, uint64_t addr, int pid)
 	struct rs_usym u;
 	struct rs_symcache *c = symcache(rt);
 	if (c && !rs_usym(c, pid, addr, &u) && u.name)
-		return u.name;
+		return vf_demangle(rt->a, u.name);
 	return pointer(rt, addr);
 }
 
+/* ---- stacks: the id -> frames index of each stack map ----------------------- */
+
+/* one stack map (stdlib/stacks.c: frames -> id), read into an index by id */
+struct stack_table {
+	char kind;		/* 'u' or 'k', as the map's name */
+	uint32_t depth;
+	int fd;
+	size_t n, cap;
+	uint32_t *ids;
+	uint64_t *frames;	/* n stacks of depth frames */
+	uint32_t *slot;		/* open addressing by id: index + 1, 0 empty */
+	size_t nslot;
+};
+
+struct rt_stacks {
+	struct stack_table t[8];
+	int n;
+};
+
+static uint32_t id_hash(uint32_t id)
+{
+	return id * 2654435761u;
+}
+
+static long table_find(const struct stack_table *st, uint32_t id)
+{
+	if (!st->nslot)
+		return -1;
+	for (size_t i = id_hash(id) & (st->nslot - 1);; i = (i + 1) & (st->nslot - 1)) {
+		if (!st->slot[i])
+			return -1;
+		if (st->ids[st->slot[i] - 1] == id)
+			return (long)st->slot[i] - 1;
+	}
+}
+
+static int table_add(struct stack_table *st, uint32_t id, const uint64_t *frames)
+{
+	if (st->n + 1 > st->cap) {
+		size_t cap = st->cap ? st->cap * 2 : 256;
+		uint32_t *ids = realloc(st->ids, cap * sizeof(*ids));
+		if (!ids)
+			return -ENOMEM;
+		st->ids = ids;
+		uint64_t *fr = realloc(st->frames, cap * st->depth * 8);
+		if (!fr)
+			return -ENOMEM;
+		st->frames = fr;
+		st->cap = cap;
+	}
+	if ((st->n + 1) * 2 > st->nslot) {	/* at most half full */
+		size_t nslot = st->nslot ? st->nslot * 2 : 512;
+		uint32_t *slot = calloc(nslot, sizeof(*slot));
+		if (!slot)
+			return -ENOMEM;
+		free(st->slot);
+		st->slot = slot;
+		st->nslot = nslot;
+		for (size_t k = 0; k < st->n; k++) {
+			size_t i = id_hash(st->ids[k]) & (nslot - 1);
+			while (slot[i])
+				i = (i + 1) & (nslot - 1);
+			slot[i] = (uint32_t)k + 1;
+		}
+	}
+	st->ids[st->n] = id;
+	memcpy(st->frames + st->n * st->depth, frames, st->depth * 8);
+	size_t i = id_hash(id) & (st->nslot - 1);
+	while (st->slot[i])
+		i = (i + 1) & (st->nslot - 1);
+	st->slot[i] = (uint32_t)++st->n;
+	return 0;
+}
+
+/* add the map's stacks not yet in the index (ids are never reused) */
+static void table_scan(struct stack_table *st)
+{
+	uint64_t key[STACK_MAX], next[STACK_MAX];
+	uint32_t id;
+	void *prev = NULL;
+	while (!bpf_map_get_next_key(st->fd, prev, next)) {
+		memcpy(key, next, st->depth * 8);
+		prev = key;
+		if (!bpf_map_lookup_elem(st->fd, key, &id) && table_find(st, id) < 0 &&
+		    table_add(st, id, key))
+			return;
+	}
+}
+
+static struct stack_table *stack_table(struct rt *rt, char kind, uint32_t depth)
+{
+	if (!rt->stack_index && !(rt->stack_index = calloc(1, sizeof(*rt->stack_index))))
+		return NULL;
+	struct rt_stacks *s = rt->stack_index;
+	for (int i = 0; i < s->n; i++)
+		if (s->t[i].kind == kind && s->t[i].depth == depth)
+			return &s->t[i];
+	char name[32];
+	snprintf(name, sizeof(name), CG_STACK_MAP_FMT, kind, depth);
+	int fd = bpf_object__find_map_fd_by_name(rt->bpf, name);
+	if (fd < 0 || s->n == (int)(sizeof(s->t) / sizeof(s->t[0])))
+		return NULL;
+	s->t[s->n] = (struct stack_table){.kind = kind, .depth = depth, .fd = fd};
+	return &s->t[s->n++];
+}
+
+/* the addresses of stack id (depth of them, zero padded), or NULL */
+static const uint64_t *stack_ips(struct rt *rt, char kind, uint32_t depth, uint32_t id)
+{
+	struct stack_table *st = stack_table(rt, kind, depth);
+	if (!st)
+		return NULL;
+	long i = table_find(st, id);
+	if (i < 0) {	/* a stack seen since the last scan */
+		table_scan(st);
+		i = table_find(st, id);
+	}
+	return i < 0 ? NULL : st->frames + (size_t)i * depth;
+}
+
+void rt_stacks_free(struct rt *rt)
+{
+	if (!rt->stack_index)
+		return;
+	for (int i = 0; i < rt->stack_index->n; i++) {
+		free(rt->stack_index->t[i].ids);
+		free(rt->stack_index->t[i].frames);
+		free(rt->stack_index->t[i].slot);
+	}
+	free(rt->stack_index);
+	rt->stack_index = NULL;
+}
+
+void rt_stacks_report_lost(struct rt *rt)
+{
+	int fd = bpf_object__find_map_fd_by_name(rt->bpf, "scr_" CG_STACK_LOST_MAP);
+	uint64_t *v = fd >= 0 ? calloc((size_t)rt->ncpus, 8) : NULL;
+	uint32_t k = 0;
+	uint64_t lost = 0;
+	if (v && !bpf_map_lookup_elem(fd, &k, v))
+		for (int c = 0; c < rt->ncpus; c++)
+			lost += v[c];
+	free(v);
+	if (lost)
+		fprintf(stderr, "sonde: warning: %llu stack%s lost: the stack map holds %u distinct "
+			"stacks and was full (they print as empty stacks)\n", (unsigned long long)lost,
+			lost == 1 ? " was" : "s were", CG_STACK_MAP_ENTRIES);
+}
+
 /* the frames of a stack value {id, pid}, resolved; the count, 0 when
- * there is no stack (-EFAULT: none of that kind here, kstack in a uprobe) */
+ * there is no stack (none of that kind here, or lost) */
 static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct vf_frame *f)
 {
 	bool user = t->kind == TY_USTACK;
 	int32_t id = (int32_t)(uint32_t)v;
 	int pid = (int)(v >> 32);
 	uint32_t depth = t->count ? t->count : STACK_MAX;
-	if (id < 0) {
-		if (id == -EEXIST && !rt->stack_lost_warned) {
-			rt->stack_lost_warned = true;
-			fprintf(stderr, "sonde: warning: some stacks were lost to stack map hash collisions\n");
-		}
-		return 0;
-	}
-	char name[32];
-	snprintf(name, sizeof(name), CG_STACK_MAP_FMT, depth);
-	int fd = bpf_object__find_map_fd_by_name(rt->bpf, name);
-	uint64_t ips[STACK_DEPTH_MAX];
-	if (fd < 0 || depth > STACK_DEPTH_MAX || bpf_map_lookup_elem(fd, &id, ips))
+	/* < 0: no stack of that kind here (-EFAULT: kstack in a uprobe), or
+	 * one the full map had no room for (counted: rt_stacks_report_lost) */
+	const uint64_t *ips = id < 0 || depth > STACK_MAX ? NULL
+						       : stack_ips(rt, user ? 'u' : 'k', depth, (uint32_t)id);
+	if (!ips)
 		return 0;
 	int n = 0;
 	for (uint32_t i = 0; i < depth && ips[i]; i++, n++) {
@@ -104,7 +246,7 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 			struct rs_usym u;
 			struct rs_symcache *c = symcache(rt);
 			if (c && !rs_usym(c, pid, ips[i], &u) && u.name) {
-				f[n].sym = u.name;
+				f[n].sym = vf_demangle(rt->a, u.name);
 				f[n].off = u.off;
 				f[n].module = u.file;
 			}

@@ -320,9 +320,13 @@ int rt_plan_uprobes(struct rt *rt)
 		}
 		/* missing_probes (config block or BPFTRACE_MISSING_PROBES):
 		 * warn (the default) or ignore a point that is not there
-		 * while others of its probe attach; error stops at it */
+		 * while others of its probe attach; error stops at it.  Set
+		 * to warn or ignore, it also lets a probe with nothing left
+		 * go, as the newest bpftrace does; left at the default, such a
+		 * probe stops sonde, as in bpftrace 0.17 */
 		int64_t missing = settings_int(SET_MISSING_PROBES);
-		if (pl->rc != -ENOENT || !others || missing == SET_MISSING_ERROR) {
+		if (pl->rc != -ENOENT || missing == SET_MISSING_ERROR ||
+		    (!others && !settings_given(SET_MISSING_PROBES))) {
 			fprintf(stderr, "sonde: %s: %s\n", pl->at->name, pl->err);
 			const struct explain *x = explain_of(pl->err);
 			if (x)

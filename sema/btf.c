@@ -304,3 +304,48 @@ struct type sema_kernel_ptr(struct sema_ctx *s, const char *name)
 	*p.elem = st;
 	return p;
 }
+
+/* does the pointer type id point to memory tagged __user (BTF type tag
+ * "user", from kernels built with a compiler that emits them)? */
+static bool points_to_user(const struct btf *b, uint32_t id)
+{
+	const struct btf_type *t = btf__type_by_id(b, id);
+	if (!t || !btf_is_ptr(t))
+		return false;
+	for (id = t->type; (t = id ? btf__type_by_id(b, id) : NULL) &&
+	     (btf_is_mod(t) || btf_is_type_tag(t) || btf_is_typedef(t)); id = t->type)
+		if (btf_is_type_tag(t) && !strcmp(btf__name_by_offset(b, t->name_off), "user"))
+			return true;
+	return false;
+}
+
+const struct sema_kfunc *sema_btf_kfunc(struct sema_ctx *s, const char *module, const char *fn)
+{
+	const struct btf *b = host_module_btf(module);
+	int32_t id = b ? btf__find_by_name_kind(b, fn, BTF_KIND_FUNC) : -1;
+	const struct btf_type *proto = id > 0 ? btf__type_by_id(b, btf__type_by_id(b, (uint32_t)id)->type)
+				       : NULL;
+	if (!proto || !btf_is_func_proto(proto))
+		return NULL;
+	struct sema_kfunc *kf = arena_new_obj(s->a, struct sema_kfunc);
+	const struct btf_param *prm = btf_params(proto);
+	kf->nargs = btf_vlen(proto);
+	kf->names = arena_new_array(s->a, const char *, kf->nargs ? kf->nargs : 1);
+	kf->types = arena_new_array(s->a, struct type, kf->nargs ? kf->nargs : 1);
+	kf->offsets = arena_new_array(s->a, uint32_t, kf->nargs ? kf->nargs : 1);
+	uint32_t off = 0;
+	for (int i = 0; i < kf->nargs; i++) {
+		const char *name = btf__name_by_offset(b, prm[i].name_off);
+		kf->names[i] = arena_strdup(s->a, name && *name ? name : "");
+		kf->types[i] = convert(s, b, prm[i].type);
+		kf->types[i].is_user = points_to_user(b, prm[i].type);
+		kf->offsets[i] = off;
+		off += kf->types[i].size > 8 ? 16 : 8;
+	}
+	kf->ret_offset = off;
+	if (proto->type)
+		kf->ret = convert(s, b, proto->type);
+	else
+		kf->ret = (struct type){.kind = TY_NONE};
+	return kf;
+}

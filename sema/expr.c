@@ -9,14 +9,26 @@
 #include "sema/sema_int.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/explain.h"
+#include "common/settings.h"
 #include "common/suggest.h"
 #include "host/host.h"
 
 /* ---- expressions -------------------------------------------------------- */
+
+/* string literals (and positional parameters as text) hold up to
+ * max_strlen bytes, NUL included, as str() values do; at least 64, as
+ * bpftrace 0.17 took literals of 63 characters whatever its strlen */
+static uint32_t str_literal_max(void)
+{
+	int64_t n = settings_int(SET_STRLEN);
+	return n > STR_MAX ? (uint32_t)n : STR_MAX;
+}
+
 
 /* constant folding for the few places that need a compile-time integer
  * (lhist bounds, unroll counts, print() arguments) */
@@ -94,9 +106,19 @@ static void check_user_builtin(struct sema_ctx *s, const struct builtin *b, stru
 			   b->kind == BI_VAR ? "" : "()");
 }
 
+static struct type *check_ident(struct sema_ctx *s, struct ast_node *e);
+
 struct type *sema_check_call(struct sema_ctx *s, struct ast_node *e, bool as_stmt)
 {
 	const struct builtin *b = s->opts->builtins(e->call.name, true);
+	if (!b && !e->call.nargs && s->opts->builtins(e->call.name, false)) {
+		/* pid(), comm(): the newest bpftrace's call form of a builtin
+		 * variable is the variable */
+		const char *name = e->call.name;
+		e->kind = N_IDENT;
+		e->ident.name = name;
+		return check_ident(s, e);
+	}
 	if (!b) {
 		char hint[256];
 		sema_error(s, e->loc, "unknown function '%s'%s", e->call.name,
@@ -357,8 +379,20 @@ static struct type *check_binary(struct sema_ctx *s, struct ast_node *e)
 			   type_str(s->a, l), type_str(s->a, r));
 		return sema_err_type(e);
 	}
-	if (l->kind == TY_STR || r->kind == TY_STR) {
-		if ((op == OP_EQ || op == OP_NE) && l->kind == TY_STR && r->kind == TY_STR)
+	int64_t k;
+	if (op == OP_ADD && e->bin.lhs->kind == N_STR && sema_fold_const(e->bin.rhs, &k) && k >= 0 &&
+	    (uint64_t)k <= e->bin.lhs->s.len) {
+		/* "hello" + 1 (str($1 + 1) with $1 "hello"): the literal from
+		 * that byte on, as pointer arithmetic on it is in bpftrace */
+		struct ast_node *lit = e->bin.lhs;
+		e->kind = N_STR;
+		e->s.value = lit->s.value + k;
+		e->s.len = lit->s.len - (uint32_t)k;
+		return sema_set(e, ty_str(e->s.len + 1));
+	}
+	if (l->kind == TY_STR || r->kind == TY_STR || l->kind == TY_BUF || r->kind == TY_BUF) {
+		/* buffers compare as their length and bytes, as in bpftrace */
+		if ((op == OP_EQ || op == OP_NE) && l->kind == r->kind)
 			return sema_set(e, ty_int64);
 		sema_error(s, e->loc, "operator '%s' cannot take %s and %s", ast_op_text(op),
 			   type_str(s->a, l), type_str(s->a, r));
@@ -393,6 +427,42 @@ static struct type *check_binary(struct sema_ctx *s, struct ast_node *e)
 	return sema_set(e, sgn ? ty_int64 : ty_uint64);
 }
 
+/* fentry/fexit args.NAME (or args->NAME): a parameter by its BTF name,
+ * of the same kind in every attach point of the probe */
+static struct type *check_kargs_field(struct sema_ctx *s, struct ast_node *e)
+{
+	struct sema_probe *p = s->probe;
+	struct type t = {.kind = TY_ERROR};
+	for (int i = 0; i < p->nattach; i++) {
+		const struct sema_attach *at = &p->attach[i];
+		const struct sema_kfunc *kf = at->kf;
+		int k = 0;
+		while (kf && k < kf->nargs && strcmp(kf->names[k], e->field.name))
+			k++;
+		if (!kf || k == kf->nargs) {
+			struct suggest sg;
+			char hint[512];
+			suggest_init(&sg, e->field.name);
+			for (int j = 0; kf && j < kf->nargs; j++)
+				suggest_add(&sg, kf->names[j]);
+			sema_error(s, e->loc, "%s has no argument '%s'%s", at->name, e->field.name,
+				   suggest_text(&sg, 3, hint, sizeof(hint)));
+			return sema_err_type(e);
+		}
+		if (kf->types[k].size > 8) {
+			sema_error(s, e->loc, "%s: argument '%s' is a struct passed by value, which sonde "
+				   "cannot read", at->name, e->field.name);
+			return sema_err_type(e);
+		}
+		if (i == 0)
+			t = ptr_complete(s, &kf->types[k]);
+		else if (t.kind != kf->types[k].kind)
+			sema_error(s, e->loc, "argument '%s' has different types in %s and %s",
+				   e->field.name, p->attach[0].name, at->name);
+	}
+	return sema_set(e, t);
+}
+
 static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 {
 	struct ast_node *b = e->field.base;
@@ -401,11 +471,20 @@ static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 			sema_set(b, (struct type){.kind = TY_PTR, .size = 8});
 			return check_args_field(s, e);
 		}
+		if (s->probe->nattach && (sema_provider(s->probe->attach[0].type)->ctx & PC_KARGS)) {
+			sema_set(b, (struct type){.kind = TY_PTR, .size = 8});
+			return check_kargs_field(s, e);
+		}
 	}
 	struct type *bt = sema_expr(s, b);
 	if (sema_is_error(bt))
 		return sema_err_type(e);
 	const struct type *st = bt;
+	/* `.` on a pointer to a struct dereferences it, as `->` does: the
+	 * newest bpftrace's tools write `$sk.__sk_common.skc_family` and
+	 * `curtask.pid` */
+	if (!e->field.is_arrow && bt->kind == TY_PTR && bt->elem && bt->elem->kind == TY_STRUCT)
+		e->field.is_arrow = true;
 	if (e->field.is_arrow) {
 		if (bt->kind != TY_PTR || !bt->elem || bt->elem->kind != TY_STRUCT) {
 			sema_error(s, e->loc, "'->' needs a pointer to a struct, not %s",
@@ -492,9 +571,9 @@ static struct type *positional(struct sema_ctx *s, struct ast_node *e, bool as_t
 	}
 	if (!v)
 		v = "";		/* str($3) with two parameters: "" */
-	uint32_t n = (uint32_t)strlen(v);
-	if (n >= STR_MAX)
-		n = STR_MAX - 1;
+	uint32_t n = (uint32_t)strlen(v), max = str_literal_max();
+	if (n >= max)
+		n = max - 1;
 	e->kind = N_STR;
 	e->s.value = arena_strndup(s->a, v, n);
 	e->s.len = n;
@@ -536,7 +615,7 @@ static struct type *check_unary(struct sema_ctx *s, struct ast_node *e)
 		return sema_err_type(e);
 	}
 	if (e->un.op == OP_LNOT)
-		return sema_set(e, ty_int64);
+		return sema_set(e, t->is_bool ? ty_bool : ty_int64);
 	return sema_set(e, t->kind == TY_INT ? *t : ty_uint64);
 }
 
@@ -562,12 +641,13 @@ static struct type *check_incdec(struct sema_ctx *s, struct ast_node *e)
 		sema_map_keys(s, t);
 		sema_map_store_value(s, t, &ty_int64, e->loc);
 		struct sema_map *m = sema_map_of(s, t);
-		if (m->kind == MK_VALUE && m->value.kind != TY_INT && !sema_is_error(&m->value)) {
+		/* a pointer steps by its element, as bpftrace's @p++ */
+		if (m->kind == MK_VALUE && !sema_is_int(&m->value) && !sema_is_error(&m->value)) {
 			sema_error(s, e->loc, "map '%s' holds %s: '++'/'--' need an integer", m->name,
 				   type_str(s->a, &m->value));
 			return sema_err_type(e);
 		}
-		t->type = m->kind == MK_VALUE && m->value.kind == TY_INT ? m->value : ty_int64;
+		t->type = m->kind == MK_VALUE && sema_is_int(&m->value) ? m->value : ty_int64;
 		return sema_set(e, t->type);
 	}
 	sema_error(s, e->loc, "'++'/'--' apply to $variables and @maps only");
@@ -623,6 +703,8 @@ struct type *sema_check_expr_stmt(struct sema_ctx *s, struct ast_node *e)
 	return sema_expr(s, e);
 }
 
+static struct type *check_field(struct sema_ctx *s, struct ast_node *e);
+
 static struct type *check_index(struct sema_ctx *s, struct ast_node *e)
 {
 	struct type *b = sema_expr(s, e->index.base);
@@ -631,6 +713,26 @@ static struct type *check_index(struct sema_ctx *s, struct ast_node *e)
 		return sema_err_type(e);
 	if (!sema_is_int(i)) {
 		sema_error(s, e->index.index->loc, "index must be an integer");
+		return sema_err_type(e);
+	}
+	int64_t k;
+	bool is_const = sema_fold_const(e->index.index, &k);
+	if (b->kind == TY_TUPLE) {
+		/* $t[1] is $t.1: the index must be a constant */
+		if (!is_const) {
+			sema_error(s, e->index.index->loc, "a tuple's index must be a constant");
+			return sema_err_type(e);
+		}
+		struct ast_node *base = e->index.base;
+		e->kind = N_FIELD;
+		e->field.base = base;
+		e->field.name = arena_printf(s->a, "%" PRId64, k);
+		e->field.is_arrow = false;
+		return check_field(s, e);
+	}
+	if (b->kind == TY_ARRAY && is_const && (k < 0 || (uint64_t)k >= b->count)) {
+		sema_error(s, e->index.index->loc, "index %" PRId64 " is out of bounds for %s",
+			   k, type_str(s->a, b));
 		return sema_err_type(e);
 	}
 	if (b->kind == TY_PTR)
@@ -652,7 +754,16 @@ static struct type *check_cast(struct sema_ctx *s, struct ast_node *e)
 	if (sema_is_error(t))
 		return sema_err_type(e);
 	struct type to;
-	if (!sema_ctype(s, &e->cast.ctype, e->loc, &to))
+	const struct ast_ctype *ct = &e->cast.ctype;
+	if (!ct->is_struct && !ct->is_enum && !ct->ptr_depth && !strcmp(ct->name, "bool")) {
+		/* (bool)x: true unless zero; a string is true unless empty */
+		if (!sema_is_int(t) && !sema_is_int_storage(t) && t->kind != TY_STR) {
+			sema_error(s, e->loc, "cannot cast %s to bool", type_str(s->a, t));
+			return sema_err_type(e);
+		}
+		return sema_set(e, ty_bool);
+	}
+	if (!sema_ctype(s, ct, e->loc, &to))
 		return sema_err_type(e);
 	if (!sema_is_int(t) && !sema_is_int_storage(t)) {
 		sema_error(s, e->loc, "cannot cast %s to %s", type_str(s->a, t), type_str(s->a, &to));
@@ -747,8 +858,9 @@ struct type *sema_expr(struct sema_ctx *s, struct ast_node *e)
 	case N_INT:
 		return sema_set(e, e->i.value > INT64_MAX && !e->i.is_signed ? ty_uint64 : ty_int64);
 	case N_STR:
-		if (e->s.len + 1 > STR_MAX) {
-			sema_error(s, e->loc, "string literal is longer than %d bytes", STR_MAX - 1);
+		if (e->s.len + 1 > str_literal_max()) {
+			sema_error(s, e->loc, "string literal is longer than %u bytes (max_strlen - 1)",
+				   str_literal_max() - 1);
 			return sema_err_type(e);
 		}
 		return sema_set(e, ty_str(e->s.len + 1));

@@ -109,14 +109,15 @@ static const char *key_label(struct ast_node *k)
 	return NULL;
 }
 
-/* one label name per key element; key<i> where the expression gives
- * none, and a repeated name numbered by position (pid, pid_2) */
-static void name_labels(struct sema_ctx *s, struct sema_map *map, struct ast_node *m)
+/* one label name per key element (n of them: a tuple value as the key
+ * has its elements); key<i> where the expression gives none, and a
+ * repeated name numbered by position (pid, pid_2) */
+static void name_labels(struct sema_ctx *s, struct sema_map *map, struct ast_node *m, int n)
 {
-	map->labels = arena_new_array(s->a, const char *, (size_t)m->map.nkeys);
-	int i = 0;
-	for (struct ast_node *k = m->map.keys; k; k = k->next, i++) {
-		const char *l = key_label(k);
+	map->labels = arena_new_array(s->a, const char *, (size_t)n);
+	struct ast_node *k = m->map.keys;
+	for (int i = 0; i < n; i++, k = k ? k->next : NULL) {
+		const char *l = n == m->map.nkeys ? key_label(k) : NULL;
 		char buf[64];
 		if (!l)
 			snprintf(buf, sizeof(buf), "key%d", i);
@@ -143,6 +144,11 @@ void sema_map_keys(struct sema_ctx *s, struct ast_node *m)
 			   m->map.name, s->probe->attach[0].name, s->probe->attach[0].name);
 	struct sema_map *map = sema_map_of(s, m);
 	struct type key = {.kind = TY_NONE};
+	/* @m[(a, b)] is @m[a, b], as in the newest bpftrace */
+	if (m->map.nkeys == 1 && m->map.keys->kind == N_TUPLE) {
+		m->map.nkeys = m->map.keys->tuple.nelems;
+		m->map.keys = m->map.keys->tuple.elems;
+	}
 	if (m->map.nkeys > MAX_TUPLE) {
 		sema_error(s, m->loc, "map '%s': at most %d keys [%s]", map->name, MAX_TUPLE,
 			   explain_get(EX_MAP_SIZE)->code);
@@ -163,11 +169,14 @@ void sema_map_keys(struct sema_ctx *s, struct ast_node *m)
 			return;
 	if (sema_is_error(&key))
 		return;
+	/* a tuple value as the one key ($k = (a, b); @m[$k]) is its elements */
+	bool tuple_key = m->map.nkeys == 1 && key.kind == TY_TUPLE;
+	int have = tuple_key ? key.nfields : m->map.nkeys;
 	for (struct ast_node *k = m->map.keys; k; k = k->next) {
 		enum type_kind kk = k->type.kind;
-		if (kk == TY_TUPLE) {
-			sema_error(s, k->loc, "map '%s': a tuple cannot be a map key; write the "
-				   "elements as keys: %s[a, b]", map->name, map->name);
+		if (kk == TY_TUPLE && !tuple_key) {
+			sema_error(s, k->loc, "map '%s': a tuple cannot be one of several keys; "
+				   "write its elements as keys: %s[a, b, c]", map->name, map->name);
 			return;
 		}
 		if (kk == TY_VOID || kk == TY_COUNT || kk == TY_HIST || kk == TY_LHIST ||
@@ -182,13 +191,13 @@ void sema_map_keys(struct sema_ctx *s, struct ast_node *m)
 		map->key = sema_deep_copy(s->a, &key);
 		map->key_size = 1;	/* marks "key seen" even for keyless maps */
 		if (m->map.nkeys)
-			name_labels(s, map, m);
+			name_labels(s, map, m, have);
 		return;
 	}
 	int want = map->key.kind == TY_NONE ? 0 : map->key.kind == TY_TUPLE ? map->key.nfields : 1;
-	if (want != m->map.nkeys) {
+	if (want != have) {
 		sema_error(s, m->loc, "map '%s' has %d key%s here but %d elsewhere", map->name,
-			   m->map.nkeys, m->map.nkeys == 1 ? "" : "s", want);
+			   have, have == 1 ? "" : "s", want);
 		return;
 	}
 	if (!sema_compatible(&map->key, &key, true))
@@ -213,16 +222,12 @@ void sema_map_unassigned(struct sema_ctx *s, const struct sema_map *map, struct 
  * An aggregation read in BPF folds every CPU's slot with
  * bpf_map_lookup_percpu_elem (codegen/maps.c), which came in Linux 5.19:
  * on an older kernel that is a located error naming the feature, not the
- * verifier's "invalid func unknown#195".  With --user-probes a uprobe's
- * body runs in the agent, which has its own (agent/interp.c).
+ * verifier's "invalid func unknown#195".  --user-probes too: the kernel
+ * verifies the program the agent then runs.
  */
 static void need_percpu_lookup(struct sema_ctx *s, const struct sema_map *map, struct ast_node *m)
 {
-	const struct sema_probe *p = sema_cur_probe(s);
-	bool in_agent = sema_options(s)->user_probes && p->nattach > 0;
-	for (int i = 0; in_agent && i < p->nattach; i++)
-		in_agent = p->attach[i].type == PT_UPROBE || p->attach[i].type == PT_URETPROBE;
-	if (in_agent || s->quiet || host_feature(HF_PERCPU_LOOKUP))
+	if (s->quiet || host_feature(HF_PERCPU_LOOKUP))
 		return;
 	sema_error(s, m->loc, "reading the aggregation '%s' in an expression needs %s (Linux %s), "
 		   "which this kernel does not have", map->name, host_feature_what(HF_PERCPU_LOOKUP),

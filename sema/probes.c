@@ -37,9 +37,13 @@ static const struct probe_provider providers[] = {
 	[PT_USDT] = {PT_USDT, "usdt", "U", "uprobe", false, false,
 		     TASK_REGS | PC_ARGN | PC_USER, host_list_usdt},
 	[PT_KPROBE] = {PT_KPROBE, "kprobe", "k", "kprobe", true, false,
-		       TASK_REGS | PC_ARGN, host_list_kprobes},
+		       TASK_REGS | PC_ARGN | PC_FUNC, host_list_kprobes},
 	[PT_KRETPROBE] = {PT_KRETPROBE, "kretprobe", "kr", "kretprobe", true, false,
-			  TASK_REGS | PC_ARGN | PC_RETVAL, host_list_kprobes},
+			  TASK_REGS | PC_ARGN | PC_RETVAL | PC_FUNC, host_list_kprobes},
+	[PT_FENTRY] = {PT_FENTRY, "fentry", "kfunc", "fentry", true, false,
+		       PC_TASK | PC_FUNC | PC_KARGS, host_list_fentry},
+	[PT_FEXIT] = {PT_FEXIT, "fexit", "kretfunc", "fexit", true, false,
+		      PC_TASK | PC_FUNC | PC_KARGS | PC_RETVAL, host_list_fentry},
 	/* an interval fires on a timer, not in the task it interrupts */
 	[PT_INTERVAL] = {PT_INTERVAL, "interval", "i", "perf_event", false, false, PC_REGS, NULL,
 			 true},
@@ -290,9 +294,6 @@ static const char *unsupported_probe(const char *type)
 		const char *names[4];
 		const char *why;
 	} table[] = {
-		{{"kfunc", "kretfunc", "fentry", "fexit"},
-		 "fentry/fexit (kfunc/kretfunc) probes are not supported by sonde: use a "
-		 "tracepoint (sonde -l 'tracepoint:*'), or kprobe/kretprobe where the kernel has kprobes"},
 		{{"watchpoint", "asyncwatchpoint", "w", "aw"},
 		 "watchpoint probes (hardware breakpoints) are not supported by sonde: a uprobe on the "
 		 "code that writes the address, or a tracepoint, can take their place"},
@@ -409,24 +410,13 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 		return;
 	}
 	case PT_KPROBE:
-	case PT_KRETPROBE: {
-		const char *fn = n >= 2 ? parts[n - 1] : NULL;
-		if (!fn || !*fn) {
-			sema_error(s, raw->loc, "%s probe expects %s:FUNCTION", parts[0], parts[0]);
-			return;
-		}
-		if (!tfs_have_kprobes()) {
-			sema_error(s, raw->loc, "this kernel has no kprobes (no kprobe event source): "
-				   "use a tracepoint instead (sonde -l 'tracepoint:*')");
-			return;
-		}
-		struct sema_attach *at = push(s, p);
-		at->type = type;
-		at->func = fn;
-		at->name = arena_printf(s->a, "%s:%s", parts[0], fn);
-		at->loc = raw->loc;
+	case PT_KRETPROBE:
+		sema_kprobe_resolve(s, p, raw, type, parts, n);
 		return;
-	}
+	case PT_FENTRY:
+	case PT_FEXIT:
+		sema_fentry_resolve(s, p, raw, type, parts, n);
+		return;
 	case PT_INTERVAL:
 	case PT_PROFILE: {
 		struct sema_attach at = {.type = type, .loc = raw->loc};
@@ -471,6 +461,15 @@ void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p)
 {
 	for (struct ast_attach *at = p->node->probe.attach; at; at = at->next)
 		resolve_one(s, p, at);
+	/* each fentry program is loaded for one function's BTF id */
+	for (int i = 0; i < p->nattach; i++)
+		if (p->attach[i].type == PT_FENTRY || p->attach[i].type == PT_FEXIT)
+			p->uses_args = p->nattach > 1;
+	if (!p->nattach && p->skipped_attach) {
+		sema_error(s, p->node->loc, "none of this probe's kernel functions exist: nothing to "
+			   "attach it to");
+		return;
+	}
 	for (int i = 1; i < p->nattach; i++) {
 		bool ev = providers[p->attach[0].type].runs_once;
 		bool ev2 = providers[p->attach[i].type].runs_once;

@@ -268,10 +268,15 @@ static void check_assign(struct sema_ctx *s, struct ast_node *st)
 			}
 			sema_map_store_value(s, t, &ty_int64, st->loc);
 			struct sema_map *m = sema_map_of(s, t);
-			if (m->kind == MK_VALUE && m->value.kind != TY_INT && !sema_is_error(&m->value))
+			/* a pointer takes += and -= in elements (@p += 1 is the next one) */
+			bool ptr_ok = m->value.kind == TY_PTR &&
+				      (st->assign.op == OP_ADD || st->assign.op == OP_SUB);
+			if (m->kind == MK_VALUE && m->value.kind != TY_INT && !ptr_ok &&
+			    !sema_is_error(&m->value))
 				sema_error(s, st->loc, "map '%s' holds %s: '%s=' needs an integer", m->name,
 					   type_str(s->a, &m->value), ast_op_text(st->assign.op));
-			t->type = m->kind == MK_VALUE && m->value.kind == TY_INT ? m->value : ty_int64;
+			t->type = m->kind == MK_VALUE && (m->value.kind == TY_INT || ptr_ok) ? m->value
+											       : ty_int64;
 			return;
 		}
 		sema_map_store_value(s, t, vt, v->loc);
@@ -443,16 +448,18 @@ static void check_probes(struct sema_ctx *s)
  * An aggregation without keys lives in a per-CPU array: its lookup is an
  * index the verifier inlines and that always finds its slot, so an update
  * is a load and a store, with no hash and no insert path.  A keyless hist
- * or lhist holds one slot per bucket.  0: a hash.
+ * or lhist holds one slot per bucket and one more, the last, for the sum
+ * of its values (written only for the scrape formats' _sum: cg_opts.hist_sum).
+ * 0: a hash.
  */
 static uint32_t array_slots(const struct sema_map *m)
 {
 	if (!m->percpu || m->key.kind != TY_NONE)
 		return 0;
 	if (m->kind == MK_HIST)
-		return HIST_SLOTS;
+		return HIST_SLOTS + 1;
 	if (m->kind == MK_LHIST) {
-		int64_t n = m->lh_step > 0 ? (m->lh_max - m->lh_min) / m->lh_step + 2 : 0;
+		int64_t n = m->lh_step > 0 ? (m->lh_max - m->lh_min) / m->lh_step + 3 : 0;
 		return n > 0 && n <= LHIST_ARRAY_MAX ? (uint32_t)n : 0;
 	}
 	return 1;

@@ -33,6 +33,7 @@ enum probe_type {
 	PT_TRACEPOINT, PT_RAWTRACEPOINT,
 	PT_UPROBE, PT_URETPROBE, PT_USDT,
 	PT_KPROBE, PT_KRETPROBE,
+	PT_FENTRY, PT_FEXIT,
 	PT_INTERVAL, PT_PROFILE, PT_SOFTWARE, PT_HARDWARE,
 };
 #define PT_COUNT (PT_HARDWARE + 1)
@@ -47,10 +48,27 @@ enum probe_ctx {
 	PC_FUNC = 1u << 4,	/* func names the probed function (site cookie) */
 	PC_USER = 1u << 5,	/* probes user-space code: uaddr(), user reads */
 	PC_TP_ARGS = 1u << 6,	/* args->FIELD from a tracepoint format */
+	PC_KARGS = 1u << 7,	/* args.NAME from a kernel function's BTF (fentry) */
 };
-/* func's value without BPF cookies (before Linux 5.15): this plus the
- * global attach index, whose function the runtime prints (one program per
- * attach point then); with cookies it is the site's cookie (1 << 20 + i) */
+
+/* fentry/fexit: the probed function as BTF declares it.  Each parameter
+ * is one or two 8-byte slots of the context (a struct of up to 16 bytes
+ * passed by value takes two); fexit's return value follows them. */
+struct sema_kfunc {
+	int nargs;
+	const char **names;
+	struct type *types;
+	uint32_t *offsets;	/* bytes into the context */
+	struct type ret;	/* TY_NONE for void */
+	uint32_t ret_offset;
+};
+/* func's value without BPF cookies (before Linux 5.15), and in kernel
+ * functions' probes: this plus the global attach index, whose function
+ * the runtime prints (one program per attach point then); with cookies
+ * it is the site's cookie (1 << 20 + i).  A program serving several
+ * kernel functions (a kprobe wildcard) has a cookie per function: this
+ * value in its low 32 bits, the attach point's global index (probe) in
+ * its high 32 bits. */
 #define SEMA_FUNC_OF_ATTACH (2u << 20)
 
 /*
@@ -88,13 +106,16 @@ bool sema_probe_has(const struct sema_probe *p, unsigned ctx);
 struct sema_attach {
 	enum probe_type type;
 	const char *name;	/* canonical: "tracepoint:sched:sched_switch" */
-	const char *target;	/* tracepoint category, uprobe target, software event */
-	const char *func;	/* tracepoint name, uprobe function */
+	const char *target;	/* tracepoint category, uprobe target, software event,
+				 * kprobe module (NULL: vmlinux or any) */
+	const char *func;	/* tracepoint name, uprobe or kernel function */
 	uint64_t period_ns;	/* interval: period; profile: 0 */
 	uint64_t freq;		/* profile:hz */
 	uint64_t count;		/* software/hardware:EVENT:count */
+	uint64_t offset;	/* kprobe:FUNCTION+OFFSET */
 	struct tp_format *fmt;	/* tracepoints */
 	const struct usdt_note *usdt;	/* usdt: the note of this location */
+	const struct sema_kfunc *kf;	/* fentry/fexit: the function's signature */
 	struct src_loc loc;
 };
 
@@ -103,6 +124,7 @@ struct sema_probe {
 	struct sema_attach *attach;
 	int nattach;
 	bool uses_args;		/* args/arg0.. differ per attach point: one BPF program each */
+	int skipped_attach;	/* attach points left out (a kernel function not there) */
 	int index;
 };
 
@@ -126,7 +148,8 @@ struct sema_map {
 	bool poisoned;		/* assigned a value that had an error: reads are
 				 * quiet errors, not "read but never assigned" */
 	uint32_t array_slots;	/* >0: a per-CPU array of this many slots, indexed by a u32 (0, or
-				 * the hist/lhist bucket), for aggregations without keys */
+				 * the hist/lhist bucket; their last slot is the sum of the
+				 * values), for aggregations without keys */
 	int id;
 	int64_t lh_min, lh_max, lh_step;
 	const char **labels;	/* a Prometheus label name per key element, from the
@@ -212,6 +235,9 @@ struct sema_opts {
 	sema_suggest_fn suggest;	/* optional: hints for unknown builtins */
 	const char **pos_args;	/* positional parameters $1.. */
 	int npos_args;
+	const char **named_args;	/* "--name" and "--name=value" after the
+					 * script, for getopt() (not $N) */
+	int nnamed_args;
 	int target_pid;		/* -p, 0 if none */
 	bool unsafe;
 	bool has_cpid;		/* -c given */
@@ -287,6 +313,8 @@ struct type sema_kernel_ptr(struct sema_ctx *s, const char *name);
 
 /* the common integer types */
 extern const struct type ty_int64, ty_uint64, ty_void;
+/* a bool: an integer 0 or 1 that prints as false or true */
+extern const struct type ty_bool;
 struct type ty_str(uint32_t size);
 
 #endif

@@ -64,6 +64,17 @@ struct sema_ctx {
 #define MAX_TUPLE 16	/* fields of a tuple, keys of a map */
 #define SEMA_MAX_QUIET_PASSES 16	/* a chain of maps read before assigned, this deep */
 
+/* kprobes.c: kprobe/kretprobe attach points from raw's n parts
+ * ("kprobe", ["MODULE",] "FUNCTION[+OFFSET]"), wildcards expanded */
+void sema_kprobe_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
+			 enum probe_type type, const char **parts, int n);
+/* kprobes.c: fentry/fexit attach points, each with its BTF signature */
+void sema_fentry_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
+			 enum probe_type type, const char **parts, int n);
+/* btf.c: the signature of kernel function fn (in module, NULL: the
+ * kernel's own), NULL when BTF does not declare it */
+const struct sema_kfunc *sema_btf_kfunc(struct sema_ctx *s, const char *module, const char *fn);
+
 /* types.c */
 bool sema_is_int(const struct type *t);		/* an integer or a pointer */
 bool sema_is_error(const struct type *t);

@@ -15,6 +15,7 @@
 const struct type ty_int64 = {.kind = TY_INT, .size = 8, .is_signed = true};
 const struct type ty_uint64 = {.kind = TY_INT, .size = 8};
 const struct type ty_void = {.kind = TY_VOID};
+const struct type ty_bool = {.kind = TY_INT, .size = 8, .is_bool = true};
 
 struct type ty_str(uint32_t size)
 {
@@ -156,6 +157,10 @@ static const struct { const char *name; uint32_t size; bool is_signed; } int_typ
 	{"mode_t", 4, false}, {"gid_t", 4, false}, {"clockid_t", 4, true}, {"dev_t", 4, false},
 	{"key_serial_t", 4, true}, {"qid_t", 4, false}, {"timer_t", 4, true},
 	{"aio_context_t", 8, false}, {"time_t", 8, true}, {"rwf_t", 4, true},
+	/* C99's <stdint.h> names, for struct definitions without BTF */
+	{"int8_t", 1, true}, {"int16_t", 2, true}, {"int32_t", 4, true}, {"int64_t", 8, true},
+	{"uint8_t", 1, false}, {"uint16_t", 2, false}, {"uint32_t", 4, false},
+	{"uint64_t", 8, false}, {"uintptr_t", 8, false}, {"intptr_t", 8, true},
 };
 
 bool sema_ctype(struct sema_ctx *s, const struct ast_ctype *ct, struct src_loc loc,
@@ -274,6 +279,33 @@ static void define_enum(struct sema_ctx *s, struct ast_node *d)
 	s->structs = st;
 }
 
+/* An unnamed struct or union member (`union { int a; char b; };`) lends
+ * its members to the struct holding it, at its offset, as C names them;
+ * nested ones were flattened when they were defined. */
+static void flatten_anonymous(struct sema_ctx *s, struct type *t)
+{
+	int n = 0;
+	for (int i = 0; i < t->nfields; i++)
+		n += t->fields[i].name ? 1 : t->fields[i].type.nfields;
+	if (n == t->nfields)
+		return;
+	struct type_field *f = arena_new_array(s->a, struct type_field, n ? n : 1);
+	int k = 0;
+	for (int i = 0; i < t->nfields; i++) {
+		const struct type_field *m = &t->fields[i];
+		if (m->name) {
+			f[k++] = *m;
+			continue;
+		}
+		for (int j = 0; j < m->type.nfields; j++) {
+			f[k] = m->type.fields[j];
+			f[k++].offset += m->offset;
+		}
+	}
+	t->fields = f;
+	t->nfields = k;
+}
+
 /* struct NAME { fields }: C layout, bitfields packed into units of their
  * declared type as x86-64 compilers do; union NAME { fields }: every
  * member at offset 0, as large as the largest */
@@ -344,4 +376,5 @@ void sema_define_struct(struct sema_ctx *s, struct ast_node *d)
 	uint32_t bytes = (uint32_t)((bit + 7) / 8);
 	st->type.size = (bytes + align_max - 1) / align_max * align_max;
 	st->type.nfields = nf;
+	flatten_anonymous(s, &st->type);
 }

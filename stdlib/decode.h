@@ -30,6 +30,14 @@ const char *ioc_type_text(struct arena *a, uint64_t type);
 /* is this path a device file of the NVIDIA GPU driver (/dev/nvidiactl,
  * /dev/nvidiaN, /dev/nvidia-uvm, /dev/nvidia-uvm-tools)? */
 bool ioc_is_gpu_device(const char *path);
+/* An NVIDIA driver request by name, from the numbers in NVIDIA's
+ * open-gpu-kernel-modules headers (nv_escape.h, nv-ioctl-numbers.h,
+ * uvm_ioctl.h): "NV_ESC_RM_ALLOC" on /dev/nvidiactl or /dev/nvidiaN,
+ * "UVM_MIGRATE" on /dev/nvidia-uvm; an NV_ESC_RM_CONTROL call with its
+ * control command (rmcmd, the cmd field of its argument struct; 0 when
+ * not read) as "NV_ESC_RM_CONTROL NV2080_CTRL 0x20800110".  NULL when
+ * path is not a GPU driver file. */
+const char *ioc_nvidia_text(struct arena *a, const char *path, uint64_t cmd, uint32_t rmcmd);
 /* fdpath(pid, fd) is stored as pid << 32 | fd */
 #define FDPATH_PACK(pid, fd) (((uint64_t)(pid) << 32) | ((uint64_t)(fd) & 0xffffffffu))
 /* the file behind fd `fd` of process `pid`, read from PROC_ROOT/PID/fd/FD

@@ -77,6 +77,92 @@ const char *fd_path_text(struct arena *a, const char *proc_root, uint32_t pid, u
 	return arena_strdup(a, target);
 }
 
+/* nv_escape.h (0x27..0x5e) and nv-ioctl-numbers.h (200 and up): the
+ * command number of a type 'F' request on nvidiactl or a GPU's file */
+struct nv_name {
+	uint32_t nr;
+	const char *name;
+};
+static const struct nv_name nv_escapes[] = {
+	{0x27, "NV_ESC_RM_ALLOC_MEMORY"}, {0x28, "NV_ESC_RM_ALLOC_OBJECT"},
+	{0x29, "NV_ESC_RM_FREE"}, {0x2a, "NV_ESC_RM_CONTROL"}, {0x2b, "NV_ESC_RM_ALLOC"},
+	{0x32, "NV_ESC_RM_CONFIG_GET"}, {0x33, "NV_ESC_RM_CONFIG_SET"},
+	{0x34, "NV_ESC_RM_DUP_OBJECT"}, {0x35, "NV_ESC_RM_SHARE"},
+	{0x37, "NV_ESC_RM_CONFIG_GET_EX"}, {0x38, "NV_ESC_RM_CONFIG_SET_EX"},
+	{0x39, "NV_ESC_RM_I2C_ACCESS"}, {0x41, "NV_ESC_RM_IDLE_CHANNELS"},
+	{0x4a, "NV_ESC_RM_VID_HEAP_CONTROL"}, {0x4d, "NV_ESC_RM_ACCESS_REGISTRY"},
+	{0x4e, "NV_ESC_RM_MAP_MEMORY"}, {0x4f, "NV_ESC_RM_UNMAP_MEMORY"},
+	{0x52, "NV_ESC_RM_GET_EVENT_DATA"}, {0x54, "NV_ESC_RM_ALLOC_CONTEXT_DMA2"},
+	{0x56, "NV_ESC_RM_ADD_VBLANK_CALLBACK"}, {0x57, "NV_ESC_RM_MAP_MEMORY_DMA"},
+	{0x58, "NV_ESC_RM_UNMAP_MEMORY_DMA"}, {0x59, "NV_ESC_RM_BIND_CONTEXT_DMA"},
+	{0x5c, "NV_ESC_RM_EXPORT_OBJECT_TO_FD"}, {0x5d, "NV_ESC_RM_IMPORT_OBJECT_FROM_FD"},
+	{0x5e, "NV_ESC_RM_UPDATE_DEVICE_MAPPING_INFO"},
+	{200, "NV_ESC_CARD_INFO"}, {201, "NV_ESC_REGISTER_FD"}, {206, "NV_ESC_ALLOC_OS_EVENT"},
+	{207, "NV_ESC_FREE_OS_EVENT"}, {209, "NV_ESC_STATUS_CODE"},
+	{210, "NV_ESC_CHECK_VERSION_STR"}, {211, "NV_ESC_IOCTL_XFER_CMD"},
+	{212, "NV_ESC_ATTACH_GPUS_TO_FD"}, {213, "NV_ESC_QUERY_DEVICE_INTR"},
+	{214, "NV_ESC_SYS_PARAMS"}, {217, "NV_ESC_EXPORT_TO_DMABUF_FD"},
+	{218, "NV_ESC_WAIT_OPEN_COMPLETE"},
+};
+/* uvm_ioctl.h: nvidia-uvm's requests are plain numbers, not _IOC() */
+static const struct nv_name uvm_ioctls[] = {
+	{1, "UVM_RESERVE_VA"}, {2, "UVM_RELEASE_VA"}, {3, "UVM_REGION_COMMIT"},
+	{4, "UVM_REGION_DECOMMIT"}, {5, "UVM_REGION_SET_STREAM"}, {6, "UVM_SET_STREAM_RUNNING"},
+	{7, "UVM_SET_STREAM_STOPPED"}, {9, "UVM_RUN_TEST"}, {10, "UVM_ADD_SESSION"},
+	{11, "UVM_REMOVE_SESSION"}, {12, "UVM_ENABLE_COUNTERS"}, {13, "UVM_MAP_COUNTER"},
+	{14, "UVM_CREATE_EVENT_QUEUE"}, {15, "UVM_REMOVE_EVENT_QUEUE"},
+	{16, "UVM_MAP_EVENT_QUEUE"}, {17, "UVM_EVENT_CTRL"}, {18, "UVM_REGISTER_MPS_SERVER"},
+	{19, "UVM_REGISTER_MPS_CLIENT"}, {20, "UVM_GET_GPU_UUID_TABLE"},
+	{23, "UVM_CREATE_RANGE_GROUP"}, {24, "UVM_DESTROY_RANGE_GROUP"},
+	{25, "UVM_REGISTER_GPU_VASPACE"}, {26, "UVM_UNREGISTER_GPU_VASPACE"},
+	{27, "UVM_REGISTER_CHANNEL"}, {28, "UVM_UNREGISTER_CHANNEL"},
+	{29, "UVM_ENABLE_PEER_ACCESS"}, {30, "UVM_DISABLE_PEER_ACCESS"},
+	{31, "UVM_SET_RANGE_GROUP"}, {33, "UVM_MAP_EXTERNAL_ALLOCATION"}, {34, "UVM_FREE"},
+	{35, "UVM_MEM_MAP"}, {36, "UVM_DEBUG_ACCESS_MEMORY"}, {37, "UVM_REGISTER_GPU"},
+	{38, "UVM_UNREGISTER_GPU"}, {39, "UVM_PAGEABLE_MEM_ACCESS"},
+	{40, "UVM_PREVENT_MIGRATION_RANGE_GROUPS"}, {41, "UVM_ALLOW_MIGRATION_RANGE_GROUPS"},
+	{42, "UVM_SET_PREFERRED_LOCATION"}, {43, "UVM_UNSET_PREFERRED_LOCATION"},
+	{44, "UVM_ENABLE_READ_DUPLICATION"}, {45, "UVM_DISABLE_READ_DUPLICATION"},
+	{46, "UVM_SET_ACCESSED_BY"}, {47, "UVM_UNSET_ACCESSED_BY"}, {51, "UVM_MIGRATE"},
+	{53, "UVM_MIGRATE_RANGE_GROUP"}, {54, "UVM_ENABLE_SYSTEM_WIDE_ATOMICS"},
+	{55, "UVM_DISABLE_SYSTEM_WIDE_ATOMICS"}, {56, "UVM_TOOLS_INIT_EVENT_TRACKER"},
+	{57, "UVM_TOOLS_SET_NOTIFICATION_THRESHOLD"}, {58, "UVM_TOOLS_EVENT_QUEUE_ENABLE_EVENTS"},
+	{59, "UVM_TOOLS_EVENT_QUEUE_DISABLE_EVENTS"}, {60, "UVM_TOOLS_ENABLE_COUNTERS"},
+	{61, "UVM_TOOLS_DISABLE_COUNTERS"}, {62, "UVM_TOOLS_READ_PROCESS_MEMORY"},
+	{63, "UVM_TOOLS_WRITE_PROCESS_MEMORY"}, {64, "UVM_TOOLS_GET_PROCESSOR_UUID_TABLE"},
+	{0x30000001, "UVM_INITIALIZE"}, {0x30000002, "UVM_DEINITIALIZE"},
+};
+static const char *nv_lookup(const struct nv_name *t, size_t n, uint64_t v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].nr == v)
+			return t[i].name;
+	return NULL;
+}
+#define NV_LOOKUP(tab, v) nv_lookup(tab, sizeof(tab) / sizeof(tab[0]), v)
+
+const char *ioc_nvidia_text(struct arena *a, const char *path, uint64_t cmd, uint32_t rmcmd)
+{
+	const char *name;
+	if (!ioc_is_gpu_device(path))
+		return NULL;
+	if (!strncmp(path, "/dev/nvidia-uvm", strlen("/dev/nvidia-uvm"))) {
+		name = NV_LOOKUP(uvm_ioctls, cmd);
+		return name ? name : arena_printf(a, "uvm request %" PRIu64, cmd);
+	}
+	if (((cmd >> 8) & 0xff) != 'F')
+		return arena_printf(a, "request 0x%" PRIx64, cmd);
+	name = NV_LOOKUP(nv_escapes, cmd & 0xff);
+	if (!name)
+		return arena_printf(a, "NV escape %" PRIu64, cmd & 0xff);
+	if ((cmd & 0xff) == 0x2a && rmcmd)
+		/* a control command is class << 16 | category << 8 | index:
+		 * NV2080_CTRL_* for a subdevice (a GPU), NV0080_* a device,
+		 * NV0000_* the client */
+		return arena_printf(a, "%s NV%04X_CTRL 0x%08x", name, rmcmd >> 16, rmcmd);
+	return name;
+}
+
 /* ---- decoders ----------------------------------------------------------------- */
 
 static const char *render_dir(struct arena *a, uint64_t v)

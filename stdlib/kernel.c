@@ -1,5 +1,6 @@
 /*
- * kernel.c - kernel types and address spaces: curtask, uptr(), kptr().
+ * kernel.c - kernel types and address spaces: curtask, uptr(), kptr(), and
+ * the parent of the current task: ppid, pcomm.
  *
  * curtask is the current task_struct, typed from the kernel's BTF so that
  * `curtask->real_parent->pid` reads as C would (uint64 on a kernel without
@@ -21,6 +22,33 @@ static void check_curtask(struct sema_ctx *s, struct ast_node *n)
 static LLVMValueRef lower_curtask(struct cg_ctx *cg, struct ast_node *n)
 {
 	return cg_helper_call(cg, BPF_FUNC_get_current_task, NULL, 0);
+}
+
+/* ppid, pcomm: curtask->real_parent->tgid and ->comm, as the newest
+ * bpftrace reads them; the node becomes that field read */
+static struct ast_node *node(struct sema_ctx *s, enum node_kind k, struct src_loc loc)
+{
+	struct ast_node *n = arena_new_obj(sema_arena(s), struct ast_node);
+	n->kind = k;
+	n->loc = loc;
+	return n;
+}
+
+static void check_parent(struct sema_ctx *s, struct ast_node *n)
+{
+	const char *field = !strcmp(n->ident.name, "ppid") ? "tgid" : "comm";
+	struct ast_node *task = node(s, N_IDENT, n->loc), *parent = node(s, N_FIELD, n->loc);
+	task->ident.name = "curtask";
+	parent->field.base = task;
+	parent->field.name = "real_parent";
+	parent->field.is_arrow = true;
+	n->kind = N_FIELD;
+	n->field.base = parent;
+	n->field.name = field;
+	n->field.is_arrow = true;
+	sema_expr(s, n);
+	if (n->type.kind == TY_INT)	/* pid_t: as pid, an unsigned 64-bit value */
+		n->type = (struct type){.kind = TY_INT, .size = n->type.size};
 }
 
 /* uptr(p), kptr(p): p's type (an integer becomes a pointer to int64) in
@@ -56,6 +84,10 @@ static LLVMValueRef lower_addrspace(struct cg_ctx *cg, struct ast_node *n)
 const struct builtin stdlib_kernel[] = {
 	{.name = "curtask", .kind = BI_VAR, .check = check_curtask, .lower = lower_curtask,
 	 .summary = "the current task_struct (typed from the kernel's BTF)"},
+	{.name = "ppid", .kind = BI_VAR, .check = check_parent,
+	 .summary = "process id of the current task's parent"},
+	{.name = "pcomm", .kind = BI_VAR, .check = check_parent,
+	 .summary = "name of the current task's parent"},
 	{.name = "uptr", .kind = BI_FUNC, .min_args = 1, .max_args = 1, .check = check_addrspace,
 	 .lower = lower_addrspace, .summary = "the pointer, read as user memory"},
 	{.name = "kptr", .kind = BI_FUNC, .min_args = 1, .max_args = 1, .check = check_addrspace,

@@ -1,5 +1,6 @@
 /*
- * numbers.c - integer conversions: bswap(x).
+ * numbers.c - integer conversions: bswap(x); the bool constants true and
+ * false (an integer 1 or 0 of type bool, which prints as a word).
  *
  * bswap reverses the bytes of an integer at the integer's own width, as
  * bpftrace does: bswap((uint16)0x1122) is 0x2211, a 64-bit value swaps
@@ -42,7 +43,16 @@ static LLVMValueRef lower_bswap(struct cg_ctx *cg, struct ast_node *n)
 	return bits < 64 ? LLVMBuildZExt(b, r, cg_i64(cg), "") : r;
 }
 
+static LLVMValueRef lower_bool_const(struct cg_ctx *cg, struct ast_node *n)
+{
+	return cg_const(cg, n->ident.name[0] == 't');
+}
+
 const struct builtin stdlib_numbers[] = {
+	{.name = "true", .kind = BI_VAR, .type = {.kind = TY_INT, .size = 8, .is_bool = true},
+	 .lower = lower_bool_const, .user = true, .summary = "the bool true"},
+	{.name = "false", .kind = BI_VAR, .type = {.kind = TY_INT, .size = 8, .is_bool = true},
+	 .lower = lower_bool_const, .user = true, .summary = "the bool false"},
 	{.name = "bswap", .kind = BI_FUNC, .min_args = 1, .max_args = 1, .check = check_bswap,
 	 .lower = lower_bswap, .summary = "reverse the bytes of an integer at its width: bswap(x)"},
 	{0},

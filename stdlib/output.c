@@ -150,11 +150,11 @@ static bool key_into_map(struct sema_ctx *s, struct ast_node *n)
 	return true;
 }
 
-/* has_key(@m, key): 1 when the map holds the key */
+/* has_key(@m, key): true when the map holds the key */
 static void check_has_key(struct sema_ctx *s, struct ast_node *n)
 {
 	struct ast_node *a = n->call.args;
-	n->type = ty_int64;
+	n->type = ty_bool;
 	if (!key_into_map(s, n))
 		return;
 	if (a->kind != N_MAP || !a->map.keys) {
@@ -174,11 +174,12 @@ static LLVMValueRef lower_has_key(struct cg_ctx *cg, struct ast_node *n)
 	return LLVMBuildZExt(b, found, cg_i64(cg), "has_key");
 }
 
-/* delete(@m[k]) */
+/* delete(@m[k]), delete(@m, k): true when there was such an entry, as
+ * in bpftrace 0.21 and later (`if (delete(@start, tid))`) */
 static void check_delete(struct sema_ctx *s, struct ast_node *n)
 {
 	struct ast_node *a = n->call.args;
-	n->type = ty_void;
+	n->type = ty_bool;
 	if (a->kind != N_MAP) {
 		sema_error(s, a->loc, "delete() needs a map element, like @m[key]");
 		return;
@@ -204,10 +205,12 @@ static LLVMValueRef lower_delete(struct cg_ctx *cg, struct ast_node *n)
 	 * goes back to zero, as bpftrace prints it after delete(@) */
 	if (m->array_slots) {
 		cg_event_raw(cg, EV_CLEAR, (uint32_t)m->id, NULL, 0);
-		return NULL;
+		return cg_const(cg, 1);
 	}
-	cg_map_delete(cg, m, cg_map_key(cg, a, 0));
-	return NULL;
+	LLVMBuilderRef b = cg_builder(cg);
+	LLVMValueRef rc = cg_map_delete(cg, m, cg_map_key(cg, a, 0));
+	return LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntEQ, rc, cg_const(cg, 0), ""), cg_i64(cg),
+			     "deleted");
 }
 
 #define STMT(nm, lo, hi, chk, low, doc) \
@@ -226,8 +229,9 @@ const struct builtin stdlib_output[] = {
 	STMT("zero", 1, 1, check_map_op, lower_map_op, "set every value of a map to zero"),
 	/* one argument once key_into_map has moved the key into the map */
 	{.name = "has_key", .kind = BI_FUNC, .min_args = 1, .max_args = 2, .check = check_has_key,
-	 .lower = lower_has_key, .user = true, .summary = "1 when a map holds a key: has_key(@m, k)"},
-	{.name = "delete", .kind = BI_STMT, .min_args = 1, .max_args = 2, .check = check_delete,
-	 .lower = lower_delete, .user = true, .summary = "remove one map entry"},
+	 .lower = lower_has_key, .user = true, .summary = "true when a map holds a key: has_key(@m, k)"},
+	{.name = "delete", .kind = BI_FUNC, .min_args = 1, .max_args = 2, .check = check_delete,
+	 .lower = lower_delete, .user = true,
+	 .summary = "remove one map entry; true when there was one"},
 	{0},
 };

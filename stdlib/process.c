@@ -85,10 +85,21 @@ static LLVMValueRef lower_rand(struct cg_ctx *cg, struct ast_node *n)
 	return cg_helper_call(cg, BPF_FUNC_get_prandom_u32, NULL, 0);
 }
 
-/* probe: the attach point's index in the program, printed as its name */
+/* probes on kernel functions: func is the function's name */
+static bool is_kfunc_probe(enum probe_type t)
+{
+	return t == PT_KPROBE || t == PT_KRETPROBE || t == PT_FENTRY || t == PT_FEXIT;
+}
+
+/* probe: the global attach index, a constant in a program of its own.
+ * A kprobe program serves every function of its probe (one
+ * kprobe_multi link), and reads the index back from its cookie. */
 static void check_probe(struct sema_ctx *s, struct ast_node *n)
 {
-	sema_need_per_attach(s);
+	const struct sema_probe *p = sema_cur_probe(s);
+	for (int i = 0; i < p->nattach; i++)
+		if (!is_kfunc_probe(p->attach[i].type) || !host_feature(HF_COOKIE))
+			sema_need_per_attach(s);
 	n->type = (struct type){.kind = TY_PROBE, .size = 8};
 }
 
@@ -97,6 +108,9 @@ static uint64_t attach_index(struct cg_ctx *cg);
 /* the global attach index: probes before this one, plus this attach's slot */
 static LLVMValueRef lower_probe(struct cg_ctx *cg, struct ast_node *n)
 {
+	/* a shared kernel-function program: the cookie's high half */
+	if (is_kfunc_probe(cg_attach(cg)->type) && cg_shared_program(cg))
+		return LLVMBuildLShr(cg_builder(cg), cg_attach_cookie(cg), cg_const(cg, 32), "");
 	return cg_const(cg, attach_index(cg));
 }
 
@@ -183,22 +197,38 @@ static LLVMValueRef lower_sargN(struct cg_ctx *cg, struct ast_node *n)
 	return cg_load_i64(cg, tmp);
 }
 
+/* retval: the return register, or in fexit the slot after the
+ * arguments, typed as BTF declares the function's result */
 static void check_retval(struct sema_ctx *s, struct ast_node *n)
 {
 	const struct sema_probe *p = sema_cur_probe(s);
+	n->type = ty_int64;
 	for (int i = 0; i < p->nattach; i++) {
-		enum probe_type t = p->attach[i].type;
-		if (!(sema_provider(t)->ctx & PC_RETVAL)) {
-			sema_error(s, n->loc, "retval is only available in uretprobe and kretprobe probes");
+		const struct sema_attach *at = &p->attach[i];
+		if (!(sema_provider(at->type)->ctx & PC_RETVAL)) {
+			sema_error(s, n->loc, "retval is only available in uretprobe, kretprobe and "
+				   "fexit probes");
 			n->type.kind = TY_ERROR;
 			return;
 		}
+		if (!at->kf)
+			continue;
+		if (at->kf->ret.kind == TY_NONE || at->kf->ret.size > 8) {
+			sema_error(s, n->loc, "%s: the function returns %s: no retval to read", at->name,
+				   at->kf->ret.kind == TY_NONE ? "void" : "a struct");
+			n->type.kind = TY_ERROR;
+			return;
+		}
+		if (i == 0)
+			n->type = at->kf->ret;
 	}
-	n->type = ty_int64;
 }
 
 static LLVMValueRef lower_retval(struct cg_ctx *cg, struct ast_node *n)
 {
+	const struct sema_kfunc *kf = cg_attach(cg)->kf;
+	if (kf)
+		return cg_kfunc_slot(cg, kf->ret_offset, &n->type);
 	return cg_load_i64(cg, cg_gep(cg, cg_ctx_arg(cg), REG_AX));
 }
 
@@ -207,10 +237,14 @@ static LLVMValueRef lower_retval(struct cg_ctx *cg, struct ast_node *n)
  * attach point resolved to (wildcards, one site per library file), so the
  * runtime gives each site a BPF cookie naming its symbol; func reads it
  * back and prints the name, in uprobes and uretprobes alike.  In
- * tracepoints func is the probe's name.  A kernel without BPF cookies
- * (before 5.15) gets one program per attach point instead, each with its
- * function as a constant; a wildcard there would need a program per
- * matching function, so it is a located error.
+ * tracepoints func is the probe's name.  A kernel function's func is a
+ * constant (SEMA_FUNC_OF_ATTACH + the first attach point of that
+ * function), or in a program serving several functions the low half of
+ * each function's cookie (the high half is its attach point, for probe).
+ * A kernel without BPF cookies (before 5.15) gets one program per attach
+ * point instead, each with its function as a constant; a wildcard uprobe
+ * there would need a program per matching function, so it is a located
+ * error (kprobe wildcards are expanded by sema: a program each).
  */
 static bool has_wildcard(const char *s)
 {
@@ -228,7 +262,8 @@ static void check_func(struct sema_ctx *s, struct ast_node *n)
 			return;
 		}
 		if (!(sema_provider(t)->ctx & PC_FUNC)) {
-			sema_error(s, n->loc, "func is only available in uprobe, uretprobe and tracepoint probes");
+			sema_error(s, n->loc, "func is only available in kprobe, kretprobe, uprobe, "
+				   "uretprobe and tracepoint probes");
 			n->type.kind = TY_ERROR;
 			return;
 		}
@@ -276,24 +311,71 @@ static uint64_t first_attach_of_func(struct cg_ctx *cg)
 
 static LLVMValueRef lower_func(struct cg_ctx *cg, struct ast_node *n)
 {
-	if (!(sema_provider(cg_attach(cg)->type)->ctx & PC_FUNC))
+	enum probe_type t = cg_attach(cg)->type;
+	if (!(sema_provider(t)->ctx & PC_FUNC))
 		return lower_probe(cg, n);
-	if (!host_feature(HF_COOKIE))
+	if (is_kfunc_probe(t) && cg_shared_program(cg))
+		return LLVMBuildAnd(cg_builder(cg), cg_attach_cookie(cg), cg_const(cg, 0xffffffffu), "");
+	if (!host_feature(HF_COOKIE) || is_kfunc_probe(t))
 		return cg_const(cg, SEMA_FUNC_OF_ATTACH + first_attach_of_func(cg));
 	LLVMValueRef args[] = {cg_ctx_arg(cg)};
 	return cg_helper_call(cg, BPF_FUNC_get_attach_cookie, args, 1);
 }
 
-/* args alone (not args->f) */
+/* args alone (not args->f): in fentry/fexit a struct of every argument
+ * (print(args), a map value), one 8-byte slot each, as the context has
+ * them; a tracepoint's record has no such value */
 static void check_args(struct sema_ctx *s, struct ast_node *n)
 {
-	sema_error(s, n->loc, "use args->FIELD to read a tracepoint argument");
-	n->type.kind = TY_ERROR;
+	const struct sema_probe *p = sema_cur_probe(s);
+	const struct sema_kfunc *kf = p->nattach ? p->attach[0].kf : NULL;
+	for (int i = 1; kf && i < p->nattach; i++) {
+		const struct sema_kfunc *o = p->attach[i].kf;
+		bool same = o && o->nargs == kf->nargs;
+		for (int k = 0; same && k < kf->nargs; k++)
+			same = !strcmp(o->names[k], kf->names[k]) && o->types[k].kind == kf->types[k].kind;
+		if (!same) {
+			sema_error(s, n->loc, "args differs between %s and %s: name its fields "
+				   "(args.NAME) instead", p->attach[0].name, p->attach[i].name);
+			n->type.kind = TY_ERROR;
+			return;
+		}
+	}
+	if (!kf) {
+		sema_error(s, n->loc, "use args->FIELD to read a tracepoint argument");
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	struct arena *a = sema_arena(s);
+	struct type t = {.kind = TY_STRUCT, .size = kf->ret_offset ? kf->ret_offset : 8};
+	t.fields = arena_new_array(a, struct type_field, kf->nargs ? kf->nargs : 1);
+	for (int k = 0; k < kf->nargs; k++) {
+		struct type ft = kf->types[k];
+		if (ft.kind == TY_STRUCT)	/* passed by value: its bytes as they are */
+			ft = (struct type){.kind = TY_ARRAY, .size = ft.size, .count = ft.size,
+					   .elem = arena_new_obj(a, struct type)};
+		if (ft.kind == TY_ARRAY && ft.elem && !ft.elem->size)
+			*ft.elem = (struct type){.kind = TY_INT, .size = 1};
+		t.fields[t.nfields++] = (struct type_field){.name = kf->names[k],
+							    .offset = kf->offsets[k], .type = ft};
+	}
+	n->type = t;
 }
 
 static LLVMValueRef lower_args(struct cg_ctx *cg, struct ast_node *n)
 {
-	return cg_const(cg, 0);
+	const struct sema_kfunc *kf = cg_attach(cg)->kf;
+	if (!kf)
+		return cg_const(cg, 0);
+	/* slot by slot: the verifier checks each context load against BTF */
+	LLVMValueRef buf = cg_alloca(cg, n->type.size, "args");
+	const struct type u64 = ty_uint64;
+	for (int k = 0; k < kf->nargs; k++)
+		for (uint32_t off = 0; off < (kf->types[k].size > 8 ? 16u : 8u); off += 8)
+			cg_store_i64(cg, cg_kfunc_slot(cg, kf->offsets[k] + off,
+						       kf->types[k].kind == TY_PTR ? &kf->types[k] : &u64),
+				     cg_gep(cg, buf, kf->offsets[k] + off));
+	return buf;
 }
 
 static void check_cpid(struct sema_ctx *s, struct ast_node *n)
@@ -380,7 +462,7 @@ const struct builtin stdlib_process[] = {
 	{.name = "retval", .kind = BI_VAR, .check = check_retval, .lower = lower_retval, .user = true,
 	 .summary = "return value (uretprobe)"},
 	{.name = "args", .kind = BI_VAR, .check = check_args, .lower = lower_args,
-	 .summary = "tracepoint arguments: args->FIELD"},
+	 .summary = "tracepoint or fentry arguments: args->FIELD, args.NAME"},
 	{.name = "cpid", .kind = BI_VAR, .check = check_cpid, .lower = lower_cpid, .user = true,
 	 .summary = "pid of the -c child command"},
 	{.name = "in_scope", .kind = BI_VAR, .check = check_in_scope, .lower = lower_in_scope,

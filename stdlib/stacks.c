@@ -5,25 +5,31 @@
  *
  * MODE is bpftrace (default: "sym+off" lines), perf ("\taddr sym+off
  * (file)") or raw (hex addresses); N keeps at most N frames (1 to 127,
- * default 127, the kernel's perf_event_max_stack).  The BPF side calls
- * bpf_get_stackid() into a STACK_TRACE map of depth N (CG_STACK_MAP_FMT;
- * one map per depth, so the kernel hashes only the frames kept and
- * ustack(3) aggregates by the top three frames), and stores the id as an
- * 8-byte integer: a user stack carries the pid above it, since its
- * addresses mean something only in that process.  runtime/symbols.c reads
- * the frames back and symbolizes them when the value is printed.
+ * default 127, the kernel's perf_event_max_stack).
  *
- * A hash collision in the stack map loses the newer stack (no
- * BPF_F_REUSE_STACKID: a reused id would make older map keys print the
- * wrong stack); userspace warns once.
+ * The BPF side reads the frames itself (bpf_get_stack, into per-CPU
+ * scratch: 127 frames do not fit the 512-byte stack), as newer bpftrace
+ * does, and looks them up in a hash map keyed by the frames (CG_STACK_MAP_FMT,
+ * one per kind and depth), which gives each distinct stack a u32 id.  A new stack
+ * gets the next id of its CPU's counter (CPU in the low 10 bits) and is
+ * inserted with BPF_NOEXIST; when another CPU inserted it first, its id is
+ * read back.  The kernel's STACK_TRACE map this replaces hashed stacks
+ * into 4,096 buckets and dropped the newer one of a collision (13-25 % of
+ * the stacks of the book's brkstack); a hash keyed by the whole stack has
+ * no collisions, and loses a stack only when it holds
+ * CG_STACK_MAP_ENTRIES of them, counted in CG_STACK_LOST_MAP and reported
+ * at exit.  The value stored is the id as an 8-byte integer; a user stack
+ * carries the pid above it, since its addresses mean something only in
+ * that process.  runtime/symbols.c reads the frames back and symbolizes
+ * them when the value is printed.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "common/settings.h"
 #include "stdlib/stdlib_int.h"
 
 #define STACK_MAX 127
-#define STACK_MAP_ENTRIES 4096
 
 static const char *const modes[] = {"bpftrace", "perf", "raw"};
 
@@ -72,18 +78,74 @@ static void check_stack(struct sema_ctx *s, struct ast_node *n)
 	n->type = t;
 }
 
+/* the u32 id of the stack in buf (its frames, zero padded) in the map;
+ * stored to id (4 bytes) */
+static void stack_id(struct cg_ctx *cg, LLVMValueRef map, LLVMValueRef buf, LLVMValueRef id)
+{
+	LLVMBuilderRef b = cg_builder(cg);
+	LLVMTypeRef i32 = cg_i32(cg);
+	LLVMValueRef look[] = {map, buf};
+	LLVMValueRef p = cg_helper_call(cg, BPF_FUNC_map_lookup_elem, look, 2);
+	p = LLVMBuildIntToPtr(b, p, cg_ptr(cg), "");
+	LLVMValueRef known = LLVMBuildIsNotNull(b, p, "");
+	struct cg_if k = cg_begin_if(cg, known, "stack_known");
+	LLVMBuildStore(b, LLVMBuildLoad2(b, i32, p, ""), id);
+	cg_end_if(cg, &k);
+	struct cg_if f = cg_begin_if(cg, LLVMBuildNot(b, known, ""), "stack_new");
+	/* a new id: this CPU's next number, the CPU in the low 10 bits */
+	LLVMValueRef ctr = cg_scratch(cg, "stk_next", 8);
+	LLVMValueRef next = cg_load_i64(cg, ctr);
+	cg_store_i64(cg, LLVMBuildAdd(b, next, cg_const(cg, 1), ""), ctr);
+	LLVMValueRef cpu = cg_helper_call(cg, BPF_FUNC_get_smp_processor_id, NULL, 0);
+	LLVMValueRef v = LLVMBuildOr(b, LLVMBuildShl(b, next, cg_const(cg, 10), ""),
+				     LLVMBuildAnd(b, cpu, cg_const(cg, 1023), ""), "");
+	v = LLVMBuildAnd(b, v, cg_const(cg, 0x7fffffff), "");
+	LLVMBuildStore(b, LLVMBuildTrunc(b, v, i32, ""), id);
+	LLVMValueRef ins[] = {map, buf, id, cg_const(cg, BPF_NOEXIST)};
+	LLVMValueRef rc = cg_helper_call(cg, BPF_FUNC_map_update_elem, ins, 4);
+	LLVMValueRef raced = LLVMBuildICmp(b, LLVMIntEQ, rc, cg_const(cg, (uint64_t)-EEXIST), "");
+	struct cg_if r = cg_begin_if(cg, raced, "stack_raced");
+	/* another CPU inserted the same stack meanwhile: its id */
+	LLVMValueRef p2 = LLVMBuildIntToPtr(b, cg_helper_call(cg, BPF_FUNC_map_lookup_elem, look, 2),
+					    cg_ptr(cg), "");
+	struct cg_if r2 = cg_begin_if(cg, LLVMBuildIsNotNull(b, p2, ""), "stack_raced_found");
+	LLVMBuildStore(b, LLVMBuildLoad2(b, i32, p2, ""), id);
+	cg_end_if(cg, &r2);
+	cg_end_if(cg, &r);
+	LLVMValueRef full = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntNE, rc, cg_const(cg, 0), ""),
+					 LLVMBuildNot(b, raced, ""), "");
+	struct cg_if l = cg_begin_if(cg, full, "stack_lost");
+	/* the map is full: the stack is lost, and counted */
+	LLVMBuildStore(b, LLVMConstInt(i32, (uint64_t)(int64_t)CG_STACK_LOST_ID, 1), id);
+	LLVMValueRef lost = cg_scratch(cg, CG_STACK_LOST_MAP, 8);
+	cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, lost), cg_const(cg, 1), ""), lost);
+	cg_end_if(cg, &l);
+	cg_end_if(cg, &f);
+}
+
 static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 {
 	LLVMBuilderRef b = cg_builder(cg);
 	bool user = n->type.kind == TY_USTACK;
 	uint32_t depth = n->type.count ? n->type.count : STACK_MAX;
 	char name[32];
-	snprintf(name, sizeof(name), CG_STACK_MAP_FMT, depth);
-	LLVMValueRef map = cg_aux_map(cg, name, BPF_MAP_TYPE_STACK_TRACE, STACK_MAP_ENTRIES, 4,
-				      depth * 8);
-	LLVMValueRef args[] = {cg_ctx_arg(cg), map, cg_const(cg, user ? BPF_F_USER_STACK : 0)};
-	LLVMValueRef id = cg_helper_call(cg, BPF_FUNC_get_stackid, args, 3);
-	LLVMValueRef v = LLVMBuildAnd(b, id, cg_const(cg, 0xffffffff), "stackid");
+	snprintf(name, sizeof(name), CG_STACK_MAP_FMT, user ? 'u' : 'k', depth);
+	/* no preallocation: 128K stacks of 1 KiB would take 130 MB up front */
+	LLVMValueRef map = cg_aux_map_flags(cg, name, BPF_MAP_TYPE_HASH, CG_STACK_MAP_ENTRIES, depth * 8,
+					    4, BPF_F_NO_PREALLOC);
+	LLVMValueRef buf = cg_scratch(cg, name, depth * 8);
+	LLVMValueRef args[] = {cg_ctx_arg(cg), buf, cg_const(cg, depth * 8),
+			       cg_const(cg, user ? BPF_F_USER_STACK : 0)};
+	LLVMValueRef got = cg_helper_call(cg, BPF_FUNC_get_stack, args, 4);
+	/* an error (-EFAULT: no stack of that kind here, kstack in a uprobe)
+	 * is the id, as bpf_get_stackid gave it */
+	LLVMValueRef id = cg_alloca_shared(cg, 4, "sonde.stackid");
+	LLVMBuildStore(b, LLVMBuildTrunc(b, got, cg_i32(cg), ""), id);
+	LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntSGE, got, cg_const(cg, 0), "");
+	struct cg_if f = cg_begin_if(cg, ok, "stack_read");
+	stack_id(cg, map, buf, id);
+	cg_end_if(cg, &f);
+	LLVMValueRef v = LLVMBuildZExt(b, LLVMBuildLoad2(b, cg_i32(cg), id, ""), cg_i64(cg), "stackid");
 	if (!user)
 		return v;
 	LLVMValueRef tg = cg_helper_call(cg, BPF_FUNC_get_current_pid_tgid, NULL, 0);

@@ -10,6 +10,7 @@
  * verifier accepts bounded loops since 5.3) rather than unrolling: two
  * 64-byte strings would unroll into 4096 comparisons.
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include "codegen/codegen.h"
@@ -56,6 +57,7 @@ static void check_str(struct sema_ctx *s, struct ast_node *n)
 		return;
 	}
 	n->type = ty_str(size);
+	n->type.trunc_mark = true;
 }
 
 static void str_into(struct cg_ctx *cg, struct ast_node *n, LLVMValueRef dst, uint32_t size)
@@ -106,8 +108,9 @@ static void check_strncmp(struct sema_ctx *s, struct ast_node *n)
 	n->type = ty_int64;
 	if ((ta->kind != TY_STR && ta->kind != TY_ERROR) || (tb->kind != TY_STR && tb->kind != TY_ERROR))
 		sema_error(s, n->loc, "strncmp() compares two strings");
-	if (sema_const_int(s, len, &l) && (l < 0 || l > STR_MAX))
-		sema_error(s, len->loc, "strncmp() length must be 0 to %d", STR_MAX);
+	int64_t max = settings_int(SET_STRLEN) > STR_MAX ? settings_int(SET_STRLEN) : STR_MAX;
+	if (sema_const_int(s, len, &l) && (l < 0 || l > max))
+		sema_error(s, len->loc, "strncmp() length must be 0 to %" PRId64 " (max_strlen)", max);
 }
 
 static LLVMValueRef lower_strncmp(struct cg_ctx *cg, struct ast_node *n)
@@ -137,6 +140,8 @@ static void check_strcontains(struct sema_ctx *s, struct ast_node *n)
 {
 	struct ast_node *h = n->call.args, *nd = h->next;
 	struct type *th = sema_expr(s, h), *tn = sema_expr(s, nd);
+	/* a bool in the newest bpftrace; 1 or 0 here, as bpftrace 0.17 prints
+	 * it (docs/differences.md) */
 	n->type = ty_uint64;
 	if (th->kind == TY_ERROR || tn->kind == TY_ERROR)
 		return;

@@ -63,10 +63,18 @@ static bool addr_arg(struct sema_ctx *s, struct ast_node *n)
 	return true;
 }
 
-/* the single argument is a string literal */
+/* the single argument is a string literal; str($1) and $1 are one too
+ * (kaddr(str($1)), as bpftrace 0.17 takes it) */
 static const char *literal_arg(struct sema_ctx *s, struct ast_node *n, const char *what)
 {
 	struct ast_node *a = n->call.args;
+	if (a->kind == N_CALL && !strcmp(a->call.name, "str") && a->call.nargs == 1 &&
+	    (a->call.args->kind == N_POSITIONAL || a->call.args->kind == N_STR)) {
+		n->call.args = a->call.args;	/* the text itself */
+		a = n->call.args;
+	}
+	if (a->kind == N_POSITIONAL)
+		sema_positional_text(s, a);
 	if (a->kind != N_STR) {
 		sema_error(s, a->loc, "%s() needs a string literal: %s", n->call.name, what);
 		n->type.kind = TY_ERROR;

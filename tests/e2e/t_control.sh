@@ -9,6 +9,7 @@ if need_root control:bpf; then
 #    them), twice, then the exit-time maps after Ctrl-C; both the BEGIN-only
 #    wait and the event loop.  Compared with bpftrace's bytes of one such run.
 usr1_run() {	# SCRIPT: the stdout of USR1, USR1, INT
+	rm -f "$B/usr1.out" "$B/usr1.err"	# wait_for must not find the last run's lines
 	"$SONDE" -e "$1" > "$B/usr1.out" 2> "$B/usr1.err" &
 	local sp=$!
 	wait_for "$B/usr1.err" 'Attached' 20

@@ -44,7 +44,7 @@ expect_eq parity:delete_map_key $'\n\n@a[3, 4]: 5\n@b[8]: 2\nrc=0' "$out"
 
 # has_key() and exit(N) of newer bpftrace (its runtime tests' cases)
 out=$("$SONDE" -q -e 'config = { print_maps_on_exit = false } BEGIN { @a[1] = 0; @b[1, "x"] = 1; @g = 2; @c[2] = 0; print((has_key(@a, 1), has_key(@a, 2), has_key(@b, (1, "x")), has_key(@c, @g))); exit(); }' 2>&1; echo "rc=$?")
-expect_eq parity:has_key $'(1, 0, 1, 1)\nrc=0' "$out"
+expect_eq parity:has_key $'(true, false, true, true)\nrc=0' "$out"
 out=$("$SONDE" -q -e 'i:ms:10 { @n++; if (@n == 3) { exit(@n + 66); } }' 2>&1; echo "rc=$?")
 expect_eq parity:exit_status $'\n\n@n: 3\nrc=69' "$out"
 
@@ -105,7 +105,7 @@ done
 
 # -- settings: bad values are one error at startup ------------------------
 out=$(BPFTRACE_STRLEN=abc "$SONDE" -e 'BEGIN { exit(); }' 2>&1; echo "rc=$?")
-expect_eq parity:setting_bad_number $'sonde: BPFTRACE_STRLEN: \'abc\' is not a number from 1 to 200\nrc=1' "$out"
+expect_eq parity:setting_bad_number $'sonde: BPFTRACE_STRLEN: \'abc\' is not a number from 1 to 1024\nrc=1' "$out"
 out=$(SONDE_STACK_MODE=fancy "$SONDE" -e 'BEGIN { exit(); }' 2>&1; echo "rc=$?")
 expect_eq parity:setting_bad_word $'sonde: SONDE_STACK_MODE: \'fancy\' is not a stack mode (bpftrace, perf or raw)\nrc=1' "$out"
 

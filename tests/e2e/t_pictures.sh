@@ -38,8 +38,8 @@ mkdir -p "$PD"
 build_workload callchain -fno-omit-frame-pointer -fno-optimize-sibling-calls -fcf-protection=none
 build_workload syscall_loop
 CC=$B/callchain
-SPID=""
-trap '[ -n "$SPID" ] && kill_reap $SPID' EXIT
+PIDS=()	# background processes, stopped on the way out (failures too)
+trap '[ ${#PIDS[@]} -gt 0 ] && kill_reap "${PIDS[@]}"' EXIT
 T=$top/tests/e2e/tools
 
 # ---- folded: exact counts through the known chains ------------------------------
@@ -105,6 +105,7 @@ ok labels drawn
 ok widths proportional to values
 ok click zooms to full width
 ok zoom hides the boxes outside
+ok zoom keeps every callee
 ok search highlights
 ok search shows the share
 ok no request leaves the page" "$res"
@@ -139,10 +140,12 @@ expect_match pictures:heatmap_lhist_labels '<text class="bucket" x="[0-9]+" y="[
 
 # ---- the recipes' pictures ----------------------------------------------------------------
 # cpu-flame on one process: its 3:1 split, as folded lines
-"$CC" spin 100 &
+# (SECONDS 2: the workload outlives the sampling, however slowly sonde starts)
+"$CC" spin 2000 &
 cpid=$!
-"$SONDE" -q -f folded -p $cpid "$top/scripts/cpu-flame.sonde" $cpid > "$PD/cpu-flame.folded" 2>&1
-wait $cpid
+PIDS+=($cpid)
+"$SONDE" -q -f folded -p $cpid "$top/scripts/cpu-flame.sonde" $cpid 2 > "$PD/cpu-flame.folded" 2>&1
+kill_reap $cpid
 a=$(grep -E '^callchain;.*;main\+[0-9]+;spin_a\+[0-9]+;burn\+[0-9]+ [0-9]+$' "$PD/cpu-flame.folded" | awk '{s += $NF} END {print s + 0}')
 b=$(grep -E '^callchain;.*;main\+[0-9]+;spin_b\+[0-9]+;burn\+[0-9]+ [0-9]+$' "$PD/cpu-flame.folded" | awk '{s += $NF} END {print s + 0}')
 others=$(grep -v '^callchain;' "$PD/cpu-flame.folded")
@@ -151,8 +154,9 @@ if [ "$b" -gt 0 ] && [ "$a" -gt "$b" ] && [ -z "$others" ]; then pass pictures:r
 fi
 # runqlat EVERY 1 as a heatmap: two busy threads on one CPU wait ~3 ms for each other
 build_workload spin
-"$B/spin" 2 3000 &
+"$B/spin" 2 8000 &
 spid=$!
+PIDS+=($spid)
 sleep 0.1
 rm -f "$PD/runqlat.html"
 out=$("$SONDE" -q -f heatmap -o "$PD/runqlat.html" "$top/scripts/runqlat.sonde" $spid 1 2 1 2>&1)
@@ -189,6 +193,7 @@ run_b 0 30" "$got"
 	"$SONDE" -q --serve 0 -e 'profile:hz:99 /comm == "callchain"/ { @cpu[ustack] = count(); }' \
 		2> "$PD/serve.err" &
 	SPID=$!
+	PIDS+=($SPID)
 	port=""
 	for i in $(seq 100); do
 		port=$(sed -n 's/^sonde: serving metrics at http:\/\/127.0.0.1:\([0-9]*\)\/metrics$/\1/p' "$PD/serve.err")
@@ -196,10 +201,12 @@ run_b 0 30" "$got"
 		sleep 0.1
 	done
 	rm -f "$PD/served.pb.gz"
-	curl -s -o "$PD/served.pb.gz" "http://127.0.0.1:$port/debug/pprof/profile?seconds=2" &
+	# the workload runs through the whole 2 seconds
+	"$CC" spin 2000 &
 	cpid=$!
-	"$CC" spin 100
-	wait $cpid
+	PIDS+=($cpid)
+	curl -s -o "$PD/served.pb.gz" "http://127.0.0.1:$port/debug/pprof/profile?seconds=2"
+	kill_reap $cpid
 	top=$(go tool pprof -top "$PD/served.pb.gz" 2>&1)
 	expect_match pictures:pprof_served_spin '[0-9]+ +[0-9.]+% +[0-9.]+% +[0-9]+ +[0-9.]+% +burn$' "$top"
 	expect_match pictures:pprof_served_spin_a ' spin_a$' "$top"
@@ -207,7 +214,6 @@ run_b 0 30" "$got"
 	code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/debug/pprof/profile?seconds=0")
 	expect_eq pictures:pprof_served_bad_seconds 400 "$code"
 	kill_reap $SPID
-	SPID=""
 else
 	skip pictures:pprof_top "golang-go is not installed (make deps)"
 fi

@@ -449,6 +449,14 @@ static void test_directives(void **state)
 	check_tokens("a { AF_INET }", "attach:a { ident:AF_INET }");
 	check_tokens("#define AF_INET 99\n#include <linux/socket.h>\na { AF_INET }",
 		     "attach:a { int:99 }");
+	/* a kernel header's nested includes: errno, DT_*, signals, ICMPv6
+	 * (kconst.c), with no kernel headers installed; the script's own
+	 * definition wins */
+	check_tokens("#include <linux/skbuff.h>\na { DT_REG DT_FIFO EPERM SIGKILL "
+		     "ICMPV6_ECHO_REQUEST O_CREAT AF_INET }",
+		     "attach:a { int:8 int:1 int:1 int:9 int:128 int:64 int:2 }");
+	check_tokens("#define EPERM 77\n#include <linux/fs.h>\na { EPERM DT_DIR }",
+		     "attach:a { int:77 int:4 }");
 	/* directives inside a body */
 	check_tokens("a {\n#define K 5\n K\n}", "attach:a { int:5 }");
 }

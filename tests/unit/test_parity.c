@@ -125,10 +125,9 @@ static void test_builtin_suggestions(void **state)
 			 "t.bt:1:14: error: unknown function 'strcontain'; did you mean 'strcontains'?");
 	expect_one_error("BEGIN { @x = qqqqqq(1); }", "t.bt:1:14: error: unknown function 'qqqqqq'");
 	/* bpftrace's probe types sonde lacks say so, not "unknown probe type" */
-	expect_one_error("kfunc:vfs_read { }",
-			 "t.bt:1:1: error: fentry/fexit (kfunc/kretfunc) probes are not supported by sonde: "
-			 "use a tracepoint (sonde -l 'tracepoint:*'), or kprobe/kretprobe where the kernel "
-			 "has kprobes");
+	/* kfunc is fentry now: a misspelled argument is its one error */
+	expect_one_error("kfunc:vfs_read { @ = args.coutn; }",
+			 "t.bt:1:22: error: fentry:vfs_read has no argument 'coutn'; did you mean 'count'?");
 	expect_one_error("watchpoint:0x1000:8:w { }",
 			 "t.bt:1:1: error: watchpoint probes (hardware breakpoints) are not supported by "
 			 "sonde: a uprobe on the code that writes the address, or a tracepoint, can take "
@@ -207,12 +206,31 @@ static void test_settings(void **state)
 	setenv("SONDE_STRLEN", "32", 1);	/* the SONDE_ name wins */
 	assert_int_equal(settings_load(f), 0);
 	assert_int_equal(settings_int(SET_STRLEN), 32);
-	setenv("SONDE_STRLEN", "500", 1);
+	setenv("SONDE_STRLEN", "2000", 1);
 	assert_int_equal(settings_load(f), -EINVAL);
 	fclose(f);
-	assert_string_equal(msgs, "sonde: SONDE_STRLEN: '500' is not a number from 1 to 200\n");
+	assert_string_equal(msgs, "sonde: SONDE_STRLEN: '2000' is not a number from 1 to 1024\n");
 	free(msgs);
 	unsetenv("SONDE_STRLEN");
+	/* the newest bpftrace's names; its trailer, a string */
+	unsetenv("BPFTRACE_STRLEN");
+	setenv("BPFTRACE_MAX_STRLEN", "1024", 1);
+	setenv("BPFTRACE_MAX_CAT_BYTES", "7", 1);
+	setenv("BPFTRACE_MAX_MAP_KEYS", "9", 1);
+	setenv("BPFTRACE_STR_TRUNC_TRAILER", "...", 1);
+	f = fopen("/dev/null", "w");
+	assert_int_equal(settings_load(f), 0);
+	assert_int_equal(settings_int(SET_STRLEN), 1024);
+	assert_int_equal(settings_int(SET_CAT_BYTES_MAX), 7);
+	assert_int_equal(settings_int(SET_MAP_KEYS_MAX), 9);
+	assert_string_equal(settings_str(SET_STR_TRUNC_TRAILER), "...");
+	assert_true(settings_given(SET_STR_TRUNC_TRAILER));
+	assert_false(settings_given(SET_MISSING_PROBES));
+	fclose(f);
+	unsetenv("BPFTRACE_MAX_STRLEN");
+	unsetenv("BPFTRACE_MAX_CAT_BYTES");
+	unsetenv("BPFTRACE_MAX_MAP_KEYS");
+	unsetenv("BPFTRACE_STR_TRUNC_TRAILER");
 	unsetenv("BPFTRACE_STRLEN");
 	unsetenv("BPFTRACE_STACK_MODE");
 	f = fopen("/dev/null", "w");
@@ -241,6 +259,16 @@ static void test_settings_config(void **state)
 	assert_int_equal(settings_int(SET_MISSING_PROBES), SET_MISSING_IGNORE);
 	assert_int_equal(settings_config("print_maps_on_exit", "false", msg, sizeof(msg)), 0);
 	assert_int_equal(settings_int(SET_PRINT_MAPS_ON_EXIT), 0);
+	assert_int_equal(settings_config("max_cat_bytes", "99", msg, sizeof(msg)), 0);
+	assert_int_equal(settings_int(SET_CAT_BYTES_MAX), 99);
+	assert_int_equal(settings_config("BPFTRACE_MAX_MAP_KEYS", "77", msg, sizeof(msg)), 0);
+	assert_int_equal(settings_int(SET_MAP_KEYS_MAX), 77);
+	assert_int_equal(settings_config("str_trunc_trailer", "[cut]", msg, sizeof(msg)), 0);
+	assert_string_equal(settings_str(SET_STR_TRUNC_TRAILER), "[cut]");
+	assert_int_equal(settings_config("lazy_symbolication", "true", msg, sizeof(msg)), 0);
+	assert_int_equal(settings_config("on_stack_limit", "64", msg, sizeof(msg)), 0);
+	assert_int_equal(settings_int(SET_ON_STACK_LIMIT), 64);
+	assert_true(settings_given(SET_MISSING_PROBES));
 	assert_int_equal(settings_config("max_strln", "5", msg, sizeof(msg)), -ENOENT);
 	assert_string_equal(msg, "unknown config 'max_strln'; did you mean 'max_strlen'?");
 	assert_int_equal(settings_config("missing_probes", "maybe", msg, sizeof(msg)), -EINVAL);

@@ -304,10 +304,10 @@ static void test_errors(void **state)
 		     "t.bt:1:14: error: map '@s' is read but never assigned\n"
 		     "BEGIN { @s = @s; }\n"
 		     "             ^~\n");
-	expect_error("BEGIN { @tk[(1, 2)] = 1; }",
-		     "t.bt:1:13: error: map '@tk': a tuple cannot be a map key; write the elements as keys: @tk[a, b]\n"
-		     "BEGIN { @tk[(1, 2)] = 1; }\n"
-		     "            ^~~~~~\n");
+	expect_error("BEGIN { @tk[1, (1, 2)] = 1; }",
+		     "t.bt:1:16: error: map '@tk': a tuple cannot be one of several keys; write its elements as keys: @tk[a, b, c]\n"
+		     "BEGIN { @tk[1, (1, 2)] = 1; }\n"
+		     "               ^~~~~~\n");
 	expect_error("BEGIN { unroll(0) { } }",
 		     "t.bt:1:16: error: unroll count must be 1 to 100, not 0\n"
 		     "BEGIN { unroll(0) { } }\n"

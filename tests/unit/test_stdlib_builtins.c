@@ -193,14 +193,22 @@ static void test_stack_and_scratch_maps(void **state)
 	struct compiled x;
 	compile(&x, "uprobe:/bin/true:main { @a[ustack] = count(); @b[kstack(3)] = count();"
 		    " @c[ustack(perf, 3)] = count(); join(arg1); @l = len(@a); }");
-	const struct bpf_map *m = bpf_object__find_map_by_name(x.bpf, "stk_127");
+	const struct bpf_map *m = bpf_object__find_map_by_name(x.bpf, "ustk_127");
 	assert_non_null(m);
-	assert_int_equal(bpf_map__type(m), BPF_MAP_TYPE_STACK_TRACE);
+	/* the frames are the key (nothing collides), a u32 id the value */
+	assert_int_equal(bpf_map__type(m), BPF_MAP_TYPE_HASH);
+	assert_int_equal(bpf_map__key_size(m), 127 * 8);
+	assert_int_equal(bpf_map__value_size(m), 4);
+	assert_int_equal(bpf_map__max_entries(m), CG_STACK_MAP_ENTRIES);
+	assert_int_equal(bpf_map__map_flags(m), BPF_F_NO_PREALLOC);
+	/* one map per kind and depth; the frames are read into per-CPU
+	 * scratch of that size */
+	m = bpf_object__find_map_by_name(x.bpf, "kstk_3");
+	assert_non_null(m);
+	assert_int_equal(bpf_map__key_size(m), 24);
+	m = bpf_object__find_map_by_name(x.bpf, "scr_ustk_127");
+	assert_non_null(m);
 	assert_int_equal(bpf_map__value_size(m), 127 * 8);
-	/* one map per depth, shared by kstack and ustack of that depth */
-	m = bpf_object__find_map_by_name(x.bpf, "stk_3");
-	assert_non_null(m);
-	assert_int_equal(bpf_map__value_size(m), 24);
 	m = bpf_object__find_map_by_name(x.bpf, "scr_join");
 	assert_non_null(m);
 	assert_int_equal(bpf_map__type(m), BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -94,6 +94,26 @@ static void test_gpu_device(void **state)
 	assert_false(ioc_is_gpu_device(""));
 }
 
+/* NVIDIA requests by name (nv_escape.h, nv-ioctl-numbers.h, uvm_ioctl.h):
+ * _IOWR('F', nr, size) on the control file and a GPU's, plain numbers on
+ * nvidia-uvm; an RM control call with its control command */
+static void test_nvidia_names(void **state)
+{
+	struct arena *a = arena_new();
+	assert_string_equal(ioc_nvidia_text(a, "/dev/nvidiactl", 0xc030462b, 0), "NV_ESC_RM_ALLOC");
+	assert_string_equal(ioc_nvidia_text(a, "/dev/nvidia0", 0xc00446c9, 0), "NV_ESC_REGISTER_FD");
+	assert_string_equal(ioc_nvidia_text(a, "/dev/nvidiactl", 0xc020462a, 0x20800110),
+			    "NV_ESC_RM_CONTROL NV2080_CTRL 0x20800110");
+	assert_string_equal(ioc_nvidia_text(a, "/dev/nvidiactl", 0xc020462a, 0), "NV_ESC_RM_CONTROL");
+	assert_string_equal(ioc_nvidia_text(a, "/dev/nvidiactl", 0xc0204601, 0), "NV escape 1");
+	assert_string_equal(ioc_nvidia_text(a, "/dev/nvidiactl", 0x5401, 0), "request 0x5401");
+	assert_string_equal(ioc_nvidia_text(a, "/dev/nvidia-uvm", 0x30000001, 0), "UVM_INITIALIZE");
+	assert_string_equal(ioc_nvidia_text(a, "/dev/nvidia-uvm", 51, 0), "UVM_MIGRATE");
+	assert_string_equal(ioc_nvidia_text(a, "/dev/nvidia-uvm", 999, 0), "uvm request 999");
+	assert_null(ioc_nvidia_text(a, "/dev/null", 0xc030462b, 0));
+	arena_free(a);
+}
+
 static void test_fd_path_own(void **state)
 {
 	struct arena *a = arena_new();
@@ -285,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_field_macros),
 		cmocka_unit_test(test_dir_text),
 		cmocka_unit_test(test_type_text),
+		cmocka_unit_test(test_nvidia_names),
 		cmocka_unit_test(test_gpu_device),
 		cmocka_unit_test(test_fd_path_own),
 		cmocka_unit_test(test_fd_path_fake_proc),

@@ -97,6 +97,19 @@ static void test_stack_modes(void **state)
 	arena_free(a);
 }
 
+/* C++ names as bpftrace prints them; C names and bad manglings as they are */
+static void test_demangle(void **state)
+{
+	struct arena *a = arena_new();
+	assert_string_equal(vf_demangle(a, "_ZN2ns4funcEi"), "ns::func(int)");
+	assert_string_equal(vf_demangle(a, "_ZN2ns4pokeEPNS_6WidgetEl"), "ns::poke(ns::Widget*, long)");
+	assert_string_equal(vf_demangle(a, "main"), "main");
+	assert_string_equal(vf_demangle(a, "_Zjunk"), "_Zjunk");
+	assert_null(vf_demangle(a, NULL));
+	arena_free(a);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -105,6 +118,7 @@ int main(void)
 		cmocka_unit_test(test_strftime),
 		cmocka_unit_test(test_mono_to_wall),
 		cmocka_unit_test(test_stack_modes),
+		cmocka_unit_test(test_demangle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -728,8 +728,13 @@ static void test_ksyms_lookup(void **state)
 	assert_int_equal(off, 0x10);
 	assert_string_equal(ksyms_lookup(ks, 0xffffffff81001234ULL, &off), "vfs_read");
 	assert_int_equal(off, 0x234);
-	/* data symbols never answer a lookup */
+	/* data symbols never answer a stack's lookup, but do ksym()'s
+	 * (absolute symbols never: they are no addresses) */
 	assert_string_equal(ksyms_lookup(ks, 0xffffffff81200010ULL, NULL), "last_fn");
+	assert_string_equal(ksyms_lookup_any(ks, 0xffffffff81200010ULL, &off), "jiffies_data");
+	assert_int_equal(off, 0x10);
+	assert_string_equal(ksyms_lookup_any(ks, 0xffffffff81001234ULL, NULL), "vfs_read");
+	assert_null(ksyms_lookup_any(ks, 0x10, NULL));
 	/* module symbols came out of order and carry no "[mod]" */
 	assert_string_equal(ksyms_lookup(ks, 0xffffffffc0100008ULL, &off),
 			    "ext4_mod_fn");
@@ -754,6 +759,30 @@ static void test_ksyms_lookup(void **state)
 	assert_int_equal(ksyms_find(ks, "ext4", &addr), -ENOENT);
 	assert_int_equal(ksyms_find(ks, "[ext4]", &addr), -ENOENT);
 	ksyms_free(ks);
+}
+
+/* more data symbols than text ones (CONFIG_KALLSYMS_ALL): each found,
+ * and ksym()'s lookup names them */
+static void test_ksyms_many_data(void **state)
+{
+	char text[2048] = "ffffffff81000000 T _stext\n";
+	for (int i = 0; i < 20; i++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text),
+			 "ffffffff8200%02x00 D var%d\n", i, i);
+	strcat(text, "ffffffff81001000 T vfs_read\n");
+	struct ksyms *ks = ksyms_parse(text, strlen(text));
+	uint64_t addr;
+	assert_non_null(ks);
+	for (int i = 0; i < 20; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "var%d", i);
+		assert_int_equal(ksyms_find(ks, name, &addr), 0);
+		assert_int_equal(addr, 0xffffffff82000000ULL + (uint64_t)i * 0x100);
+		assert_string_equal(ksyms_lookup_any(ks, addr + 4, NULL), name);
+	}
+	assert_string_equal(ksyms_lookup(ks, 0xffffffff82000104ULL, NULL), "vfs_read");
+	ksyms_free(ks);
+	(void)state;
 }
 
 static void test_ksyms_hidden(void **state)
@@ -813,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_software_list),
 		cmocka_unit_test(test_software_lookup),
 		cmocka_unit_test(test_ksyms_lookup),
+		cmocka_unit_test(test_ksyms_many_data),
 		cmocka_unit_test(test_ksyms_hidden),
 		cmocka_unit_test(test_ksyms_live),
 	};

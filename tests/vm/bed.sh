@@ -19,7 +19,7 @@
 
 vm_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 VMDIR=${VMDIR:-$vm_top/build/vm}
-VM_KERNELS="5.10 6.1 6.12"
+VM_KERNELS=${VM_KERNELS:-"5.10 6.1 6.12"}
 VM_MEM=${VM_MEM:-2048}
 
 # the package name pattern and the Debian suite of each kernel of the matrix
@@ -63,7 +63,12 @@ vm_apt_update() {
 # package of that kernel; prints why on failure (the caller's SKIP reason)
 vm_fetch() {
 	local v=$1 d=$VMDIR/$1 re pkg deb rel
-	[ -s "$d/vmlinux" ] && [ -s "$d/initrd.img" ] && [ -s "$d/release" ] && return 0
+	if [ -s "$d/vmlinux" ] && [ -s "$d/release" ]; then
+		# a changed tests/vm/init makes a new initramfs, nothing more
+		[ "$d/initrd.img" -nt "$vm_top/tests/vm/init" ] && return 0
+		vm_initrd "$d/pkg" "$(cat "$d/release")" "$d/initrd.img" && return 0
+		echo "cannot build the initramfs for $(cat "$d/release")"; return 1
+	fi
 	re=$(vm_pkg_regex "$v") || { echo "unknown kernel $v (one of: $VM_KERNELS)"; return 1; }
 	command -v qemu-system-x86_64 >/dev/null || { echo "qemu-system-x86 is not installed (make deps)"; return 1; }
 	[ -x /bin/busybox ] || { echo "busybox-static is not installed (make deps)"; return 1; }

@@ -17,7 +17,16 @@ VM_PAR=${VM_PAR:-2}
  for w in "$vm_top"/tests/workloads/*.c; do
 	w=$(basename "$w" .c)
 	build_workload "$w" >/dev/null 2>&1 || true
- done)
+ done
+ build_workload sondetest_call -ldl
+ # t_base.sh's simulated container: two builds of one library, the second
+ # with sonde_target 64 KiB further (as tests/e2e/t_containers.sh)
+ src=$vm_top/tests/workloads/libsondetest.c
+ mkdir -p "$B/ct-v1" "$B/ct-v2"
+ [ "$B/ct-v1/libsondetest.so" -nt "$src" ] ||
+	gcc -O1 -g -shared -fPIC -fno-toplevel-reorder -o "$B/ct-v1/libsondetest.so" "$src"
+ [ "$B/ct-v2/libsondetest.so" -nt "$src" ] ||
+	gcc -O1 -g -shared -fPIC -fno-toplevel-reorder -DSONDE_PAD=65536 -o "$B/ct-v2/libsondetest.so" "$src")
 
 # one kernel: fetch, boot, collect its lines into $VMDIR/out/KVER/lines
 one() {
@@ -46,12 +55,12 @@ one() {
 	echo "vm $v ($(cat "$VMDIR/$v/release")): $((t1 - t0)) s in the guest, accel $(vm_accel)"
 }
 
-pids=() n=0
+n=0
 for v in $VM_KERNELS; do
 	if [ "$VM_PAR" -gt 1 ]; then
-		one "$v" & pids+=($!)
+		one "$v" &
 		n=$((n + 1))
-		[ "$n" -ge "$VM_PAR" ] && { wait "${pids[0]}"; pids=("${pids[@]:1}"); n=$((n - 1)); }
+		[ "$n" -ge "$VM_PAR" ] && { wait -n; n=$((n - 1)); }
 	else
 		one "$v"
 	fi

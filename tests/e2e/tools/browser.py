@@ -3,7 +3,9 @@
 
     browser.py flamegraph FILE.svg SHOT.png FRAME...
     browser.py heatmap FILE.html SHOT.png LABEL...
-    browser.py shot FILE SHOT.png           the screenshot alone (docs/)
+    browser.py shot FILE SHOT.png [zoom=NAME] [search=REGEX]
+                                            the screenshot alone (docs/), a
+                                            flame graph zoomed and searched
 
 A small Chrome DevTools Protocol driver over --remote-debugging-pipe (fds
 3 and 4, NUL-terminated JSON; python3's standard library only): a fresh
@@ -191,6 +193,20 @@ def flamegraph(b, frames):
           "x %.2f width %.2f after the click" % (after["x"], after["w"]))
     hidden = b.js("document.querySelectorAll('g.f.hide').length")
     check("zoom hides the boxes outside", hidden > 0, "nothing hidden")
+    # every callee of the clicked box stays, and they fill its width again
+    lost = b.js("""(function (name) {
+      var g = Array.from(document.querySelectorAll('g.f[data-s="0"]')).find(function (e) {
+        return e.querySelector('desc').textContent === name; });
+      var d = +g.dataset.d, x0 = +g.dataset.x, w0 = +g.dataset.w, lost = [], kids = 0;
+      document.querySelectorAll('g.f[data-s="0"]').forEach(function (e) {
+        var x = +e.dataset.x, w = +e.dataset.w;
+        if (+e.dataset.d <= d || x < x0 - 0.01 || x + w > x0 + w0 + 0.01) return;
+        if (e.classList.contains('hide')) lost.push(e.querySelector('desc').textContent);
+        if (+e.dataset.d === d + 1) kids += +e.querySelector('rect').getAttribute('width');
+      });
+      return {lost: lost, kids: kids}; })(%s)""" % json.dumps(frames[0]))
+    check("zoom keeps every callee", not lost["lost"] and abs(lost["kids"] - 1180) < 0.05,
+          "hidden %r, callees %.2f px wide" % (lost["lost"], lost["kids"]))
     b.js("unzoom(0)")
     # Search: the button opens a prompt, answered as a user would
     sb = b.js("(function () { var r = document.getElementById('search').getBoundingClientRect();"
@@ -238,6 +254,13 @@ def main():
             h = b.js("document.documentElement.getBoundingClientRect().height")
             b.send("Emulation.setDeviceMetricsOverride",
                    {"width": 1240, "height": min(int(h) + 16, 3000), "deviceScaleFactor": 1, "mobile": False})
+            for a in args:
+                what, _, arg = a.partition("=")
+                if what == "zoom":
+                    box = b.js(BOX + "(%s)" % json.dumps(arg))
+                    b.click(box["cx"], box["cy"])
+                elif what == "search":
+                    b.js("search(%s)" % json.dumps(arg))
         b.shot(shot)
         if kind == "flamegraph":
             flamegraph(b, args)

@@ -1,0 +1,1082 @@
+/*
+ * diagnose.c - `sonde diagnose [-p PID | --container ID | -c CMD] [SECONDS]`:
+ * where the threads of one service spent their wall-clock time, and which
+ * host-side blind spot (run queue, CPU quota, major faults, I/O, the GPU
+ * boundary) took the most of it.
+ *
+ * It writes one sonde script for the service (below: generate()), runs it
+ * through the ordinary pipeline for SECONDS, and collects the maps at exit
+ * through a writer of its own instead of printing them.  The kernel's own
+ * counters are read around the run: /proc/TID/schedstat (run_delay, to
+ * show beside what the probes measured), /proc/TID/stat (major and minor
+ * faults: the kernel alone knows which faults waited for I/O) and the
+ * cgroup's cpu.stat (throttling).  output/report.c analyses and prints.
+ *
+ * The scheduler events are raw tracepoints: a tracepoint program is skipped
+ * while any other BPF program runs on the same CPU (the kernel's
+ * bpf_prog_active guard), which on a host that other tracers share lost a
+ * switch now and then and with it seconds of a thread's time; a raw
+ * tracepoint program guards only against itself.
+ *
+ * Every thread of the service is in one of three states from one
+ * sched_switch to the next: running (switched in), waiting for a CPU
+ * (preempted, or woken and not yet switched in) or blocked (switched out
+ * asleep, until its wakeup).  The state's start is kept per thread; each
+ * transition adds the time spent to a sum, so the three add up to the
+ * thread's time in the window.  A blocked spell is classed by the syscall
+ * the thread slept in and whether it slept uninterruptibly (D): a D sleep
+ * outside any syscall is a page fault waiting for its page.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "cli/cli.h"
+#include "codegen/codegen.h"
+#include "common/arena.h"
+#include "common/diag.h"
+#include "common/file.h"
+#include "common/settings.h"
+#include "host/host.h"
+#include "output/output.h"
+#include "parser/parser.h"
+#include "runtime/runtime.h"
+#include "sema/sema.h"
+#include "stdlib/decode.h"
+#include "stdlib/stdlib.h"
+
+#define BEGIN_MARK "sonde-diagnose: begin"
+#define END_MARK "sonde-diagnose: end"
+
+/* a descriptor of a service process and the file behind it, read while
+ * the process lives (an ioctl's file is named after the run) */
+struct fdsnap {
+	int pid, fd;
+	const char *path;
+};
+
+/* threads of the service known at the start, with the kernel's counters */
+struct seed {
+	int pid, tid;
+	const char *comm;
+	uint64_t run_ns, delay_ns, majflt, minflt;
+	bool sched_ok, stat_ok;
+	/* at the end of the window */
+	uint64_t end_run_ns, end_delay_ns, end_majflt, end_minflt;
+	bool end_sched_ok, end_stat_ok;
+};
+
+struct dxs {
+	struct arena *a;
+	struct seed *seeds;
+	int nseeds;
+	struct dx_cgroup *cg;		/* start values, then the deltas */
+	const char **cg_dir;		/* where each cgroup's cpu.stat is */
+	bool *cg_v2;
+	int ncg;
+	struct fdsnap *fds;		/* the service's descriptors, seen at the window's edges */
+	int nfds;
+	struct dx_cgroup *cg_end;	/* cpu.stat when the window ended */
+	bool cg_end_ok;
+	const char *cudart;		/* libcudart a target maps, or NULL */
+	const char *target;		/* what is traced, for messages */
+	unsigned seconds;
+	/* the maps at exit */
+	struct pr_map *maps;
+	int nmaps;
+	uint64_t lost;
+};
+
+/* ---- the kernel's counters ------------------------------------------------ */
+
+static char *proc_text(struct arena *a, const char *fmt, int pid, int tid)
+{
+	char path[128], *text;
+	snprintf(path, sizeof(path), fmt, pid, tid);
+	if (file_read_all(path, 1 << 16, &text, NULL))
+		return NULL;
+	char *copy = arena_strdup(a, text);
+	free(text);
+	return copy;
+}
+
+/* /proc/PID/task/TID/stat's minflt and majflt (fields 10 and 12), and the
+ * state (field 3); the comm in parentheses may hold spaces */
+static bool read_stat(struct arena *a, int pid, int tid, uint64_t *minflt, uint64_t *majflt,
+		      char *state)
+{
+	char *t = proc_text(a, "/proc/%d/task/%d/stat", pid, tid);
+	char *p = t ? strrchr(t, ')') : NULL;
+	unsigned long long mi, ma;
+	char st;
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %llu %*u %llu", &st, &mi, &ma) != 3)
+		return false;
+	*minflt = mi;
+	*majflt = ma;
+	if (state)
+		*state = st;
+	return true;
+}
+
+static bool read_schedstat(struct arena *a, int pid, int tid, uint64_t *run, uint64_t *delay)
+{
+	char *t = proc_text(a, "/proc/%d/task/%d/schedstat", pid, tid);
+	unsigned long long r, d;
+	if (!t || sscanf(t, "%llu %llu", &r, &d) != 2)
+		return false;
+	*run = r;
+	*delay = d;
+	return true;
+}
+
+static const char *thread_comm(struct arena *a, int pid, int tid)
+{
+	char *t = proc_text(a, "/proc/%d/task/%d/comm", pid, tid);
+	if (!t)
+		return NULL;
+	t[strcspn(t, "\n")] = '\0';
+	return t;
+}
+
+/* the cgroup directory whose cpu controller governs pid: a v1 hierarchy
+ * with the cpu controller ("N:cpu,cpuacct:/path") where the host mounts
+ * one, else the v2 one ("0::/path") when its controllers include cpu */
+static const char *cpu_cgroup(struct arena *a, int pid, bool *v2)
+{
+	char *t = proc_text(a, "/proc/%d/cgroup", pid, 0);
+	const char *v2dir = NULL;
+	for (char *line = t, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		*c2 = '\0';
+		const char *ctrl = c1 + 1, *path = c2 + 1;
+		if (!*ctrl) {
+			char root[256], *ctrls;
+			if (rs_cgroup2_root(root, sizeof(root)))
+				continue;
+			const char *dir = arena_printf(a, "%s%s", root, path);
+			if (!file_read_all(arena_printf(a, "%s/cgroup.controllers", root), 4096, &ctrls, NULL)) {
+				if (strstr(ctrls, "cpu ") || strstr(ctrls, "cpu\n"))
+					v2dir = dir;
+				free(ctrls);
+			}
+			continue;
+		}
+		char buf[128];
+		snprintf(buf, sizeof(buf), ",%s,", ctrl);
+		if (!strstr(buf, ",cpu,"))
+			continue;
+		static const char *const mounts[] = {"/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu"};
+		for (size_t m = 0; m < sizeof(mounts) / sizeof(mounts[0]); m++) {
+			const char *dir = arena_printf(a, "%s%s", mounts[m], path);
+			if (!access(arena_printf(a, "%s/cpu.stat", dir), R_OK)) {
+				*v2 = false;
+				return dir;
+			}
+		}
+	}
+	*v2 = true;
+	return v2dir;
+}
+
+/* cpu.stat's throttling counters (v2: throttled_usec; v1: throttled_time
+ * in ns) and the quota as text */
+static bool read_cpu_stat(struct arena *a, const char *dir, bool v2, struct dx_cgroup *c)
+{
+	char *text;
+	if (file_read_all(arena_printf(a, "%s/cpu.stat", dir), 1 << 16, &text, NULL))
+		return false;
+	unsigned long long v;
+	char *p;
+	c->nr_periods = (p = strstr(text, "nr_periods ")) && sscanf(p, "nr_periods %llu", &v) == 1 ? v : 0;
+	c->nr_throttled = (p = strstr(text, "nr_throttled ")) && sscanf(p, "nr_throttled %llu", &v) == 1 ? v : 0;
+	if (v2)
+		c->throttled_ns = (p = strstr(text, "throttled_usec ")) &&
+			sscanf(p, "throttled_usec %llu", &v) == 1 ? v * 1000 : 0;
+	else
+		c->throttled_ns = (p = strstr(text, "throttled_time ")) &&
+			sscanf(p, "throttled_time %llu", &v) == 1 ? v : 0;
+	free(text);
+	char *q = NULL, *per = NULL;
+	if (v2 && !file_read_all(arena_printf(a, "%s/cpu.max", dir), 256, &q, NULL)) {
+		q[strcspn(q, "\n")] = '\0';
+		c->quota = arena_printf(a, "%s us per period", q);
+	} else if (!v2 && !file_read_all(arena_printf(a, "%s/cpu.cfs_quota_us", dir), 256, &q, NULL) &&
+		   !file_read_all(arena_printf(a, "%s/cpu.cfs_period_us", dir), 256, &per, NULL)) {
+		long long qv = atoll(q), pv = atoll(per);
+		c->quota = qv < 0 ? "none" : arena_printf(a, "%lld/%lld us (%.0f %% of a CPU)", qv, pv,
+							  pv ? 100.0 * qv / pv : 0);
+	} else {
+		c->quota = "unknown";
+	}
+	free(q);
+	free(per);
+	return true;
+}
+
+/* ---- the service's threads ------------------------------------------------ */
+
+static void add_seed(struct dxs *x, int pid, int tid)
+{
+	for (int i = 0; i < x->nseeds; i++)
+		if (x->seeds[i].tid == tid)
+			return;
+	x->seeds = arena_grow(x->a, x->seeds, x->nseeds, sizeof(*x->seeds));
+	struct seed *s = &x->seeds[x->nseeds++];
+	memset(s, 0, sizeof(*s));
+	s->pid = pid;
+	s->tid = tid;
+	s->comm = thread_comm(x->a, pid, tid);
+	s->sched_ok = read_schedstat(x->a, pid, tid, &s->run_ns, &s->delay_ns);
+	s->stat_ok = read_stat(x->a, pid, tid, &s->minflt, &s->majflt, NULL);
+}
+
+/* pid and every thread of it */
+static void add_process(struct dxs *x, int pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));)
+		if (isdigit((unsigned char)e->d_name[0]))
+			add_seed(x, pid, atoi(e->d_name));
+	closedir(d);
+	if (x->cudart)
+		return;
+	char *maps = proc_text(x->a, "/proc/%d/maps", pid, 0);
+	for (char *l = maps ? strstr(maps, "/libcudart") : NULL; l; l = NULL) {
+		char *start = l, *end = l + strcspn(l, "\n");
+		while (start > maps && start[-1] != ' ')
+			start--;
+		x->cudart = arena_printf(x->a, "%.*s", (int)(end - start), start);
+	}
+}
+
+/* pid's descendants at the start: every process whose parent chain reaches
+ * it (those that start later are followed by the fork tracepoint) */
+static void add_descendants(struct dxs *x, int root)
+{
+	int *pids = NULL, *ppids = NULL;
+	size_t n = 0;
+	DIR *d = opendir("/proc");
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		int p = atoi(e->d_name);
+		char *t = proc_text(x->a, "/proc/%d/stat", p, 0);
+		char *q = t ? strrchr(t, ')') : NULL;
+		int pp;
+		if (!q || sscanf(q + 1, " %*c %d", &pp) != 1)
+			continue;
+		pids = vec_grow(pids, n, sizeof(*pids));
+		ppids = vec_grow(ppids, n, sizeof(*ppids));
+		pids[n] = p;
+		ppids[n++] = pp;
+	}
+	if (d)
+		closedir(d);
+	/* a breadth-first walk over the processes added so far */
+	for (int i = 0; i < x->nseeds; i++) {
+		if (x->seeds[i].tid != x->seeds[i].pid)
+			continue;
+		for (size_t j = 0; j < n; j++)
+			if (ppids[j] == x->seeds[i].pid && pids[j] != root)
+				add_process(x, pids[j]);
+	}
+	free(pids);
+	free(ppids);
+}
+
+static int cgroup_index(struct dxs *x, int pid)
+{
+	bool v2;
+	const char *dir = cpu_cgroup(x->a, pid, &v2);
+	if (!dir)
+		return -1;
+	for (int i = 0; i < x->ncg; i++)
+		if (!strcmp(x->cg_dir[i], dir))
+			return i;
+	struct dx_cgroup c = {0};
+	if (!read_cpu_stat(x->a, dir, v2, &c))
+		return -1;
+	x->cg = arena_grow(x->a, x->cg, x->ncg, sizeof(*x->cg));
+	x->cg_dir = arena_grow(x->a, x->cg_dir, x->ncg, sizeof(*x->cg_dir));
+	x->cg_v2 = arena_grow(x->a, x->cg_v2, x->ncg, sizeof(*x->cg_v2));
+	c.path = dir;
+	x->cg[x->ncg] = c;
+	x->cg_dir[x->ncg] = dir;
+	x->cg_v2[x->ncg] = v2;
+	return x->ncg++;
+}
+
+/* ---- the script ------------------------------------------------------------- */
+
+/* the field that holds a task's state: __state since 5.14, state before */
+static const char *task_state_field(void)
+{
+	const struct btf *btf = host_kernel_btf();
+	int id = btf ? btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT) : -1;
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+	for (int i = 0; t && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), "__state"))
+			return "__state";
+	return "state";
+}
+
+/*
+ * Maps, each keyed by thread id unless said otherwise:
+ *   @svt        a thread of the service          @tgid, @tcomm  its process and name
+ *   @st @ts     its state (0 not seen yet, 1 running, 2 waiting for a CPU, 3 blocked,
+ *               4 ended) and since when
+ *   @bsc @bd    the syscall + 1 (0: none) it blocked in, and whether in D
+ *   @run @wait  time running, waiting for a CPU  @waitmax @waith  longest wait, histogram (us)
+ *   @blk[tid, syscall + 1, d]  time blocked, by syscall and D
+ *   @wcpu       the CPU + 1 it waits on          @nwait[cpu]  service threads waiting there
+ *   @since[cpu] when the current task there was switched in
+ *   @instead[comm, pid]  time others ran on a CPU where a service thread waited
+ *   @born @dead when a thread started or ended inside the window
+ *   @sc @sct    the syscall + 1 in progress and its start
+ *   @ioc_n @ioc_ns[tid, fd, cmd, rm cmd]  ioctls and their time
+ *   @bioq[dev, sector] = tid; @rqs[dev, sector] = issue time; @bio_n @bio_ns
+ *   @majx @minx the fault counters of threads that exited
+ *   @cu_n @cu_ns[tid, func]  CUDA runtime calls and their time
+ */
+static char *generate(struct dxs *x, unsigned seconds)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	const char *st = task_state_field();
+	int64_t ioctl_nr = syscall_number("ioctl");
+	/* the message tells the cli to read the kernel's counters again, now
+	 * that the probes run (compiling and loading took a while) */
+	fputs("BEGIN { @t0 = nsecs; printf(\"" BEGIN_MARK "\\n\");", f);
+	for (int i = 0; i < x->nseeds; i++)
+		fprintf(f, " @svt[%d] = 1; @tgid[%d] = %d;", x->seeds[i].tid, x->seeds[i].tid,
+			x->seeds[i].pid);
+	fputs(" }\n", f);
+	fprintf(f,
+"rawtracepoint:sched_process_fork /!@tend/ {\n"
+"	$c = (struct task_struct *)arg1;\n"
+"	if (@svt[((struct task_struct *)arg0)->pid]) {\n"
+"		$t = $c->pid;\n"
+"		@svt[$t] = 1; @tgid[$t] = $c->tgid; @born[$t] = nsecs;\n"
+"		@st[$t] = 3; @ts[$t] = nsecs; @bsc[$t] = 0; @bd[$t] = 0;\n"
+"	}\n"
+"}\n"
+"tracepoint:sched:sched_process_exit /@svt[tid]/ {\n"
+"	@majx[tid] = curtask->maj_flt; @minx[tid] = curtask->min_flt;\n"
+"}\n"
+		/* a wakeup of a thread still on its CPU (woken before it slept)
+		 * changes nothing; of a blocked one, ends its block */
+"rawtracepoint:sched_wakeup, rawtracepoint:sched_wakeup_new /!@tend/ {\n"
+"	$k = (struct task_struct *)arg0; $t = $k->pid;\n"
+"	if (@svt[$t]) {\n"
+"		if ($k->on_cpu) {\n"
+"			if (@st[$t] == 0) { @st[$t] = 1; }\n"
+"		} else if (@st[$t] == 0 || @st[$t] == 3) {\n"
+"			$now = nsecs;\n"
+"			@blk[$t, @bsc[$t], @bd[$t]] = sum($now - (@ts[$t] ? @ts[$t] : @t0));\n"
+"			$w = $k->wake_cpu;\n"
+"			@st[$t] = 2; @ts[$t] = $now; @wcpu[$t] = $w + 1; @nwait[$w]++;\n"
+"		}\n"
+"	}\n"
+"}\n"
+"rawtracepoint:sched_migrate_task /!@tend/ {\n"
+"	$t = ((struct task_struct *)arg0)->pid;\n"
+"	if (@wcpu[$t]) {\n"
+"		$o = @wcpu[$t] - 1;\n"
+"		if (@nwait[$o] > 0) { @nwait[$o]--; }\n"
+"		@nwait[arg1]++; @wcpu[$t] = arg1 + 1;\n"
+"	}\n"
+"}\n"
+		/* a switch-out ends a run, a switch-in a wait; a state that says
+		 * otherwise means an event went missing, and the spell counts
+		 * as what the event proves (the kernel may not report a switch
+		 * now and then; see docs/diagnose.md) */
+"rawtracepoint:sched_switch /!@tend/ {\n"
+"	$now = nsecs;\n"
+"	$pt = (struct task_struct *)arg1; $nt = (struct task_struct *)arg2;\n"
+"	$p = $pt->pid; $n = $nt->pid;\n"
+"	if (@nwait[cpu] > 0 && $p != 0 && !@svt[$p]) {\n"
+"		@instead[$pt->comm, $pt->tgid] = sum($now - (@since[cpu] ? @since[cpu] : @t0));\n"
+"	}\n"
+"	@since[cpu] = $now;\n"
+"	if (@svt[$p]) {\n"
+"		$d = $now - (@ts[$p] ? @ts[$p] : @t0);\n"
+"		if (@st[$p] == 3) { @blk[$p, @bsc[$p], @bd[$p]] = sum($d); } else { @run[$p] = sum($d); }\n"
+"		if (@wcpu[$p]) { $c = @wcpu[$p] - 1; if (@nwait[$c] > 0) { @nwait[$c]--; } delete(@wcpu[$p]); }\n"
+"		@ts[$p] = $now; @tgid[$p] = $pt->tgid; @tcomm[$p] = $pt->comm;\n"
+"		$s = $pt->%s;\n"
+"		if (arg0 || ($s & 0xff) == 0) {\n"
+"			@st[$p] = 2; @wcpu[$p] = cpu + 1; @nwait[cpu]++;\n"
+"		} else if ($s & 0xb0) {\n"
+"			@st[$p] = 4; @dead[$p] = $now;\n"
+"		} else {\n"
+"			@st[$p] = 3; @bsc[$p] = @sc[$p]; @bd[$p] = ($s & 2) ? 1 : 0;\n"
+"		}\n"
+"	}\n"
+"	if (@svt[$n]) {\n"
+"		$w = $now - (@ts[$n] ? @ts[$n] : @t0);\n"
+"		if (@st[$n] == 3) {\n"
+"			@blk[$n, @bsc[$n], @bd[$n]] = sum($w);\n"
+"		} else {\n"
+"			@wait[$n] = sum($w); @waitmax[$n] = max($w); @waith[$n] = hist($w / 1000);\n"
+"		}\n"
+"		if (@wcpu[$n]) { $c = @wcpu[$n] - 1; if (@nwait[$c] > 0) { @nwait[$c]--; } delete(@wcpu[$n]); }\n"
+"		@st[$n] = 1; @ts[$n] = $now;\n"
+"	}\n"
+"}\n"
+"tracepoint:raw_syscalls:sys_enter /!@tend && @svt[tid]/ {\n"
+"	@sc[tid] = args->id + 1; @sct[tid] = nsecs;\n"
+"	if (args->id == %" PRId64 ") {\n"
+"		@ifd[tid] = args->args[0]; @icmd[tid] = args->args[1];\n"
+		/* NV_ESC_RM_CONTROL (type 'F', nr 0x2a): its struct's cmd, at 8 */
+"		@irm[tid] = (args->args[1] & 0xffff) == 0x462a ? *(uint32 *)uptr(args->args[2] + 8) : 0;\n"
+"	}\n"
+"}\n"
+"tracepoint:raw_syscalls:sys_exit /@svt[tid] && @sc[tid]/ {\n"
+"	$id = @sc[tid] - 1; $d = nsecs - @sct[tid];\n"
+"	if ($id == %" PRId64 ") {\n"
+"		@ioc_n[tid, @ifd[tid], @icmd[tid], @irm[tid]] = count();\n"
+"		@ioc_ns[tid, @ifd[tid], @icmd[tid], @irm[tid]] = sum($d);\n"
+"	}\n"
+"	delete(@sc[tid]); delete(@sct[tid]);\n"
+"}\n"
+"tracepoint:block:block_bio_queue /@svt[tid]/ { @bioq[args->dev, args->sector] = tid; }\n"
+"tracepoint:block:block_rq_issue /@bioq[args->dev, args->sector]/ {\n"
+"	@rqs[args->dev, args->sector] = nsecs;\n"
+"}\n"
+"tracepoint:block:block_rq_complete /@rqs[args->dev, args->sector]/ {\n"
+"	$t = @bioq[args->dev, args->sector];\n"
+"	@bio_n[$t] = count(); @bio_ns[$t] = sum(nsecs - @rqs[args->dev, args->sector]);\n"
+"	delete(@rqs[args->dev, args->sector]); delete(@bioq[args->dev, args->sector]);\n"
+"}\n", st, ioctl_nr, ioctl_nr);
+	if (x->cudart) {
+		static const char *const calls[] = {
+			"cudaLaunchKernel", "cudaMemcpy", "cudaMemcpyAsync", "cudaStreamSynchronize",
+			"cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMalloc", "cudaFree",
+		};
+		for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+			fprintf(f, "%suprobe:%s:%s", i ? ", " : "", x->cudart, calls[i]);
+		fputs(" /@svt[tid]/ { @cus[tid] = nsecs; }\n", f);
+		for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+			fprintf(f, "%suretprobe:%s:%s", i ? ", " : "", x->cudart, calls[i]);
+		fputs(" /@cus[tid]/ { @cu_n[tid, func] = count(); @cu_ns[tid, func] = sum(nsecs - @cus[tid]);"
+		      " delete(@cus[tid]); }\n", f);
+	}
+	/* once: until it is detached the timer goes on firing */
+	fprintf(f, "interval:s:%u /!@tend/ { @tend = nsecs; printf(\"" END_MARK "\\n\"); exit(); }\n"
+		"END { if (!@tend) { @tend = nsecs; } }\n", seconds);
+	fclose(f);
+	char *copy = arena_strdup(x->a, text);
+	free(text);
+	return copy;
+}
+
+/* ---- collecting the maps at exit ------------------------------------------- */
+
+static struct dxs *collecting;
+
+static void c_attached(FILE *out, FILE *diagf, int n) {}
+static void snap_fds(struct dxs *x, int pid)
+{
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		int fd = atoi(e->d_name);
+		const char *path = fd_path_text(x->a, NULL, (uint32_t)pid, (uint32_t)fd);
+		if (!path || !ioc_is_gpu_device(arena_printf(x->a, "%.*s", (int)strcspn(path, " "), path)))
+			continue;
+		x->fds = arena_grow(x->a, x->fds, x->nfds, sizeof(*x->fds));
+		x->fds[x->nfds++] = (struct fdsnap){pid, fd, arena_printf(x->a, "%.*s",
+			(int)strcspn(path, " "), path)};
+	}
+	if (d)
+		closedir(d);
+}
+
+/* BEGIN's and the window's last printf: read the kernel's counters */
+static void c_message(FILE *out, const char *type, const char *text, size_t len)
+{
+	struct dxs *x = collecting;
+	if (len >= strlen(BEGIN_MARK) && !memcmp(text, BEGIN_MARK, strlen(BEGIN_MARK)))
+		fprintf(stderr, "sonde diagnose: tracing %s for %u s (Ctrl-C ends it sooner)\n",
+			x->target, x->seconds);
+	bool begin = len >= strlen(BEGIN_MARK) && !memcmp(text, BEGIN_MARK, strlen(BEGIN_MARK));
+	bool end = len >= strlen(END_MARK) && !memcmp(text, END_MARK, strlen(END_MARK));
+	for (int i = 0; (begin || end) && i < x->nseeds; i++) {
+		struct seed *s = &x->seeds[i];
+		if (begin) {
+			s->sched_ok = read_schedstat(x->a, s->pid, s->tid, &s->run_ns, &s->delay_ns);
+			s->stat_ok = read_stat(x->a, s->pid, s->tid, &s->minflt, &s->majflt, NULL);
+		} else {
+			s->end_sched_ok = read_schedstat(x->a, s->pid, s->tid, &s->end_run_ns,
+							 &s->end_delay_ns);
+			s->end_stat_ok = read_stat(x->a, s->pid, s->tid, &s->end_minflt, &s->end_majflt,
+						   NULL);
+		}
+	}
+	for (int i = 0; (begin || end) && i < x->nseeds; i++)
+		if (x->seeds[i].pid == x->seeds[i].tid)
+			snap_fds(x, x->seeds[i].pid);
+	for (int i = 0; begin && i < x->ncg; i++)
+		read_cpu_stat(x->a, x->cg_dir[i], x->cg_v2[i], &x->cg[i]);
+	for (int i = 0; end && i < x->ncg; i++) {
+		x->cg_end = arena_grow(x->a, x->cg_end, i, sizeof(*x->cg_end));
+		x->cg_end_ok = read_cpu_stat(x->a, x->cg_dir[i], x->cg_v2[i], &x->cg_end[i]);
+	}
+}
+static void c_value(FILE *out, const char *rendered) {}
+static void c_join(FILE *out, const char *text, size_t len) {}
+static void c_maps_begin(FILE *out) {}
+static void c_lost(FILE *out, FILE *diagf, uint64_t lost) { collecting->lost += lost; }
+
+/* a deep copy: the runtime frees its map after the call */
+static void c_map(FILE *out, struct pr_map *m, uint32_t top, uint32_t div)
+{
+	struct dxs *x = collecting;
+	struct arena *a = x->a;
+	x->maps = arena_grow(a, x->maps, x->nmaps, sizeof(*x->maps));
+	struct pr_map *c = &x->maps[x->nmaps++];
+	*c = *m;
+	c->name = arena_strdup(a, m->name);
+	c->entries = arena_new_array(a, struct pr_entry, m->nentries ? m->nentries : 1);
+	for (size_t i = 0; i < m->nentries; i++) {
+		struct pr_entry *e = &c->entries[i];
+		*e = m->entries[i];
+		e->key = arena_new_array(a, struct pr_key, e->nkey ? e->nkey : 1);
+		for (int k = 0; k < e->nkey; k++)
+			e->key[k].text = arena_strdup(a, m->entries[i].key[k].text);
+		if (e->text)
+			e->text = arena_strdup(a, e->text);
+		if (e->buckets) {
+			e->buckets = arena_new_array(a, uint64_t, e->nbuckets);
+			memcpy(e->buckets, m->entries[i].buckets, sizeof(uint64_t) * e->nbuckets);
+		}
+		e->labels = NULL;
+		e->nlabels = 0;
+	}
+}
+
+static const struct output_writer collect_writer = {
+	.name = "diagnose", .render = PR_RENDER_TEXT,
+	.attached = c_attached, .message = c_message, .value = c_value, .join = c_join,
+	.maps_begin = c_maps_begin, .map = c_map, .lost_events = c_lost,
+};
+
+static const struct pr_map *find_map(const struct dxs *x, const char *name)
+{
+	for (int i = 0; i < x->nmaps; i++)
+		if (!strcmp(x->maps[i].name, name))
+			return &x->maps[i];
+	return NULL;
+}
+
+static uint64_t key_u(const struct pr_entry *e, int k)
+{
+	return k < e->nkey ? strtoull(e->key[k].text, NULL, 10) : 0;
+}
+
+/* the value of @name[tid] (a one-key map of integers), or 0 */
+static int64_t by_tid(const struct dxs *x, const char *name, int tid)
+{
+	const struct pr_map *m = find_map(x, name);
+	for (size_t i = 0; m && i < m->nentries; i++)
+		if (key_u(&m->entries[i], 0) == (uint64_t)tid)
+			return m->entries[i].ival;
+	return 0;
+}
+
+static const struct pr_entry *entry_by_tid(const struct dxs *x, const char *name, int tid)
+{
+	const struct pr_map *m = find_map(x, name);
+	for (size_t i = 0; m && i < m->nentries; i++)
+		if (key_u(&m->entries[i], 0) == (uint64_t)tid)
+			return &m->entries[i];
+	return NULL;
+}
+
+/* ---- from the maps to the report ------------------------------------------- */
+
+/* a blocked spell by the syscall it slept in (nr + 1; 0: none) and D */
+static enum dx_cat blocked_cat(struct arena *a, uint64_t sc1, bool d, bool gpu_thread)
+{
+	if (!sc1)
+		return d ? DX_FAULT : DX_OTHER;
+	const char *n = syscall_text(a, sc1 - 1);
+	static const char *const futex[] = {"futex", "futex_waitv", NULL};
+	static const char *const sleep[] = {"nanosleep", "clock_nanosleep", "pause", NULL};
+	static const char *const poll[] = {"poll", "ppoll", "select", "pselect6", "epoll_wait",
+					   "epoll_pwait", "epoll_pwait2", NULL};
+	const char *const *const lists[] = {futex, sleep, poll};
+	const enum dx_cat cats[] = {DX_FUTEX, DX_SLEEP, DX_POLL};
+	if (!strcmp(n, "ioctl") && gpu_thread)
+		return DX_GPU;
+	for (int l = 0; l < 3; l++)
+		for (const char *const *p = lists[l]; *p; p++)
+			if (!strcmp(n, *p))
+				return cats[l];
+	/* an uninterruptible sleep in a syscall waits for the disk or the
+	 * file system; an interruptible one for input that has not come */
+	return d ? DX_IO : DX_OTHER;
+}
+
+static const struct seed *seed_of(const struct dxs *x, int tid)
+{
+	for (int i = 0; i < x->nseeds; i++)
+		if (x->seeds[i].tid == tid)
+			return &x->seeds[i];
+	return NULL;
+}
+
+static int by_ns(const void *p, const void *q)
+{
+	const struct dx_other *a = p, *b = q;
+	return a->ns < b->ns ? 1 : a->ns > b->ns ? -1 : a->pid - b->pid;
+}
+
+static void build_ioctls(struct dxs *x, struct dx_report *r)
+{
+	const struct pr_map *n = find_map(x, "@ioc_n"), *t = find_map(x, "@ioc_ns");
+	for (size_t i = 0; n && i < n->nentries; i++) {
+		const struct pr_entry *e = &n->entries[i];
+		int tid = (int)key_u(e, 0), pid = (int)by_tid(x, "@tgid", tid);
+		const char *path = NULL;
+		for (int j = x->nfds - 1; j >= 0 && !path; j--)
+			if (x->fds[j].pid == pid && (uint64_t)x->fds[j].fd == key_u(e, 1))
+				path = x->fds[j].path;
+		if (!path) {
+			const char *shown = fd_path_text(x->a, NULL, (uint32_t)pid, (uint32_t)key_u(e, 1));
+			/* without fd_path_text's " (GPU driver)" */
+			path = shown ? arena_printf(x->a, "%.*s", (int)strcspn(shown, " "), shown) : NULL;
+		}
+		const char *name = path ? ioc_nvidia_text(x->a, path, key_u(e, 2), (uint32_t)key_u(e, 3)) : NULL;
+		if (!name)
+			continue;
+		struct dx_ioctl *io = NULL;
+		for (int j = 0; j < r->nioctls; j++)
+			if (r->ioctls[j].pid == pid && !strcmp(r->ioctls[j].name, name) &&
+			    !strcmp(r->ioctls[j].path, path))
+				io = &r->ioctls[j];
+		if (!io) {
+			r->ioctls = arena_grow(x->a, r->ioctls, r->nioctls, sizeof(*r->ioctls));
+			io = &r->ioctls[r->nioctls++];
+			memset(io, 0, sizeof(*io));
+			io->pid = pid;
+			io->path = path;
+			io->name = name;
+			io->cmd = key_u(e, 2);
+			const struct pr_entry *ce = entry_by_tid(x, "@tcomm", tid);
+			const struct seed *s = seed_of(x, tid);
+			io->comm = ce && ce->text ? ce->text : s && s->comm ? s->comm : "?";
+		}
+		io->n += (uint64_t)e->ival;
+		for (size_t j = 0; t && j < t->nentries; j++)
+			if (!strcmp(t->entries[j].key[0].text, e->key[0].text) &&
+			    key_u(&t->entries[j], 1) == key_u(e, 1) && key_u(&t->entries[j], 2) == key_u(e, 2) &&
+			    key_u(&t->entries[j], 3) == key_u(e, 3))
+				io->ns += (uint64_t)t->entries[j].ival;
+	}
+}
+
+/* does the thread call into the GPU driver (an ioctl on one of its
+ * files) or the CUDA runtime? */
+static bool gpu_tid(const struct dxs *x, const struct dx_report *r, int tid)
+{
+	int pid = (int)by_tid(x, "@tgid", tid);
+	for (int j = 0; j < r->nioctls; j++)
+		if (r->ioctls[j].pid == pid)
+			return true;
+	return entry_by_tid(x, "@cu_n", tid) != NULL;
+}
+
+/* time inside CUDA calls is time the thread waited on the GPU, whether it
+ * slept (a futex, poll or ioctl) or spun: move it to DX_GPU, from the
+ * sleeps first */
+static void cuda_time(const struct dxs *x, struct dx_thread *t)
+{
+	const struct pr_map *m = find_map(x, "@cu_ns");
+	uint64_t ns = 0;
+	for (size_t i = 0; m && i < m->nentries; i++)
+		if (key_u(&m->entries[i], 0) == (uint64_t)t->tid)
+			ns += (uint64_t)m->entries[i].ival;
+	static const enum dx_cat from[] = {DX_FUTEX, DX_POLL, DX_SLEEP, DX_OTHER, DX_RUN};
+	for (size_t i = 0; i < sizeof(from) / sizeof(from[0]) && ns; i++) {
+		uint64_t take = ns < t->ns[from[i]] ? ns : t->ns[from[i]];
+		t->ns[from[i]] -= take;
+		t->ns[DX_GPU] += take;
+		ns -= take;
+	}
+}
+
+static void build_thread(struct dxs *x, struct dx_report *r, int tid, uint64_t t0, uint64_t tend)
+{
+	struct arena *a = x->a;
+	const struct seed *s = seed_of(x, tid);
+	struct dx_thread *t = &r->threads[r->nthreads++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->pid = (int)by_tid(x, "@tgid", tid);
+	if (!t->pid)
+		t->pid = s ? s->pid : tid;
+	const struct pr_entry *ce = entry_by_tid(x, "@tcomm", tid);
+	t->comm = ce && ce->text ? ce->text : s && s->comm ? s->comm : thread_comm(a, t->pid, tid);
+	if (!t->comm)
+		t->comm = "?";
+	uint64_t start = by_tid(x, "@born", tid) ? (uint64_t)by_tid(x, "@born", tid) : t0;
+	uint64_t end = by_tid(x, "@dead", tid) ? (uint64_t)by_tid(x, "@dead", tid) : tend;
+	t->wall_ns = end > start ? end - start : 0;
+	bool gpu = gpu_tid(x, r, tid);
+
+	t->ns[DX_RUN] = (uint64_t)by_tid(x, "@run", tid);
+	t->ns[DX_RUNQ] = (uint64_t)by_tid(x, "@wait", tid);
+	const struct pr_map *blk = find_map(x, "@blk");
+	for (size_t i = 0; blk && i < blk->nentries; i++)
+		if (key_u(&blk->entries[i], 0) == (uint64_t)tid)
+			t->ns[blocked_cat(a, key_u(&blk->entries[i], 1), key_u(&blk->entries[i], 2), gpu)] +=
+				(uint64_t)blk->entries[i].ival;
+	/* the state it was in at the end */
+	uint64_t since = (uint64_t)by_tid(x, "@ts", tid);
+	int64_t st = by_tid(x, "@st", tid);
+	if (!since)
+		since = t0;
+	if (st == 1 && end > since)
+		t->ns[DX_RUN] += end - since;
+	else if (st == 2 && end > since)
+		t->ns[DX_RUNQ] += end - since;
+	else if (st == 3 && end > since)
+		t->ns[blocked_cat(a, by_tid(x, "@bsc", tid), by_tid(x, "@bd", tid), gpu)] += end - since;
+	else if (st == 0) {
+		/* no event in the whole window: it ran throughout on a CPU of
+		 * its own, or slept throughout; /proc says which, and in which
+		 * syscall */
+		uint64_t mi, ma;
+		char state = 'S';
+		read_stat(a, t->pid, tid, &mi, &ma, &state);
+		char *sc = state == 'R' ? NULL : proc_text(a, "/proc/%d/task/%d/syscall", t->pid, tid);
+		long nr = -1;
+		if (sc && sscanf(sc, "%ld", &nr) != 1)
+			nr = -1;
+		if (state == 'R')
+			t->ns[DX_RUN] = t->wall_ns;
+		else
+			t->ns[blocked_cat(a, nr >= 0 ? (uint64_t)nr + 1 : 0, state == 'D', gpu)] = t->wall_ns;
+	}
+	cuda_time(x, t);
+	t->wait_max_ns = (uint64_t)by_tid(x, "@waitmax", tid);
+	const struct pr_entry *h = entry_by_tid(x, "@waith", tid);
+	for (int b = 0; h && b < h->nbuckets && b < PR_HIST_BUCKETS; b++)
+		t->wait_hist[b] = h->buckets[b];
+	t->bio_n = (uint64_t)by_tid(x, "@bio_n", tid);
+	t->bio_ns = (uint64_t)by_tid(x, "@bio_ns", tid);
+
+	/* the kernel's counters over the window */
+	uint64_t mi = 0, ma = 0, run, delay;
+	bool stat_ok = s && s->end_stat_ok;
+	if (stat_ok) {
+		mi = s->end_minflt;
+		ma = s->end_majflt;
+	}
+	if (stat_ok || read_stat(a, t->pid, tid, &mi, &ma, NULL) || by_tid(x, "@dead", tid)) {
+		if (by_tid(x, "@dead", tid)) {
+			mi = (uint64_t)by_tid(x, "@minx", tid);
+			ma = (uint64_t)by_tid(x, "@majx", tid);
+		}
+		t->minflt = mi - (s && s->stat_ok && mi >= s->minflt ? s->minflt : 0);
+		t->majflt = ma - (s && s->stat_ok && ma >= s->majflt ? s->majflt : 0);
+	}
+	if (s && s->end_sched_ok) {
+		run = s->end_run_ns;
+		delay = s->end_delay_ns;
+	}
+	if (s && s->sched_ok && (s->end_sched_ok || read_schedstat(a, t->pid, tid, &run, &delay)) &&
+	    delay >= s->delay_ns) {
+		t->kernel_run_delay_ns = delay - s->delay_ns;
+		t->kernel_known = true;
+	}
+	t->cgroup = -1;
+	bool v2;
+	const char *dir = cpu_cgroup(a, t->pid, &v2);
+	for (int i = 0; dir && i < r->ncgroups; i++)
+		if (!strcmp(r->cgroups[i].path, dir))
+			t->cgroup = i;
+}
+
+static void build_report(struct dxs *x, struct dx_report *r)
+{
+	struct arena *a = x->a;
+	uint64_t t0 = (uint64_t)by_tid(x, "@t0", 0), tend = (uint64_t)by_tid(x, "@tend", 0);
+	const struct pr_map *m;
+	if ((m = find_map(x, "@t0")) && m->nentries)
+		t0 = (uint64_t)m->entries[0].ival;
+	if ((m = find_map(x, "@tend")) && m->nentries)
+		tend = (uint64_t)m->entries[0].ival;
+	r->seconds = tend > t0 ? (tend - t0) / 1e9 : 0;
+	r->lost = x->lost;
+
+	/* cpu.stat over the window */
+	r->cgroups = arena_new_array(a, struct dx_cgroup, x->ncg ? x->ncg : 1);
+	for (int i = 0; i < x->ncg; i++) {
+		struct dx_cgroup now = {0};
+		r->cgroups[i] = x->cg[i];
+		if (x->cg_end_ok)
+			now = x->cg_end[i];
+		else if (!read_cpu_stat(a, x->cg_dir[i], x->cg_v2[i], &now))
+			continue;
+		r->cgroups[i].quota = now.quota;
+		r->cgroups[i].nr_periods = now.nr_periods - x->cg[i].nr_periods;
+		r->cgroups[i].nr_throttled = now.nr_throttled - x->cg[i].nr_throttled;
+		r->cgroups[i].throttled_ns = now.throttled_ns - x->cg[i].throttled_ns;
+	}
+	r->ncgroups = x->ncg;
+	build_ioctls(x, r);
+
+	const struct pr_map *svt = find_map(x, "@svt");
+	size_t n = svt ? svt->nentries : 0;
+	r->threads = arena_new_array(a, struct dx_thread, n ? n : 1);
+	for (size_t i = 0; i < n; i++)
+		build_thread(x, r, (int)key_u(&svt->entries[i], 0), t0, tend);
+
+	const struct pr_map *inst = find_map(x, "@instead");
+	r->instead = arena_new_array(a, struct dx_other, inst && inst->nentries ? inst->nentries : 1);
+	for (size_t i = 0; inst && i < inst->nentries; i++) {
+		const struct pr_entry *e = &inst->entries[i];
+		/* the same process under several thread names: one line */
+		int pid = (int)key_u(e, 1), j;
+		for (j = 0; j < r->ninstead && r->instead[j].pid != pid; j++)
+			;
+		if (j == r->ninstead)
+			r->instead[r->ninstead++] = (struct dx_other){.comm = e->key[0].text, .pid = pid};
+		r->instead[j].ns += (uint64_t)e->ival;
+	}
+	qsort(r->instead, r->ninstead, sizeof(*r->instead), by_ns);
+
+	const struct pr_map *cn = find_map(x, "@cu_n"), *ct = find_map(x, "@cu_ns");
+	r->cuda = arena_new_array(a, struct dx_cuda, cn && cn->nentries ? cn->nentries : 1);
+	r->cudart = x->cudart;
+	for (size_t i = 0; cn && i < cn->nentries; i++) {
+		const char *fn = cn->entries[i].key[1].text;
+		int j;
+		for (j = 0; j < r->ncuda && strcmp(r->cuda[j].func, fn); j++)
+			;
+		if (j == r->ncuda)
+			r->cuda[r->ncuda++] = (struct dx_cuda){.func = fn};
+		r->cuda[j].n += (uint64_t)cn->entries[i].ival;
+		for (size_t k = 0; ct && k < ct->nentries; k++)
+			if (!strcmp(ct->entries[k].key[0].text, cn->entries[i].key[0].text) &&
+			    !strcmp(ct->entries[k].key[1].text, fn))
+				r->cuda[j].ns += (uint64_t)ct->entries[k].ival;
+	}
+}
+
+/* ---- the command ------------------------------------------------------------ */
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"USAGE:\n"
+		"    sonde diagnose [-p PID | --container ID | -c CMD] [options] [SECONDS]\n"
+		"\n"
+		"Traces one service (a process with its threads and children, every process of\n"
+		"a container, or a command) for SECONDS (default 10), then reports where its\n"
+		"threads' time went: running, waiting for a CPU (and who ran instead), throttled\n"
+		"by the CPU quota, major page faults, blocked on I/O, inside the GPU driver or\n"
+		"CUDA synchronisation, or asleep; and ranks the host-side blind spots.\n"
+		"\n"
+		"OPTIONS:\n"
+		"    -p PID           the process (its threads and child processes)\n"
+		"    --container ID   every process of this container (id, prefix or cgroup path)\n"
+		"    -c CMD           run CMD and trace it until it exits or SECONDS pass\n"
+		"    -f text|json     the report as text (default) or one JSON object\n"
+		"    -o FILE          write the report to FILE\n"
+		"    --overhead       also report what the tracing itself cost\n"
+		"    -v               say what was attached where\n");
+}
+
+static struct ast_node *compile(struct arena *a, struct diag *d, const char *src,
+				struct sema_result **r, struct cg_object *obj, int pid, int child)
+{
+	struct ast_node *ast = parse_program(a, d, src);
+	if (!ast)
+		return NULL;
+	struct sema_opts so = {
+		.builtins = stdlib_find, .suggest = stdlib_suggest, .target_pid = pid,
+		.has_cpid = child > 0,
+	};
+	if (!(*r = sema_run(a, d, ast, &so)))
+		return NULL;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	struct cg_opts co = {
+		.out = stdout, .start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
+		.child_pid = child, .src = src, .map_keys_max = (uint32_t)settings_int(SET_MAP_KEYS_MAX),
+		.ncpus = libbpf_num_possible_cpus(),
+	};
+	if (cg_compile(a, *r, &co, obj))
+		return NULL;
+	return ast;
+}
+
+int cli_diagnose(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"container", required_argument, NULL, 'C'},
+		{"overhead", no_argument, NULL, 'O'},
+		{0},
+	};
+	int pid = 0, verbose = 0, c;
+	const char *cmd = NULL, *container = NULL, *out_path = NULL;
+	bool json = false, overhead = false;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+p:c:f:o:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			pid = cli_parse_pid(optarg);
+			if (pid < 0)
+				return 1;
+			break;
+		case 'c': cmd = optarg; break;
+		case 'C': container = optarg; break;
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+				fprintf(stderr, "sonde diagnose: -f takes text or json, not '%s'\n", optarg);
+				return 1;
+			}
+			json = !strcmp(optarg, "json");
+			break;
+		case 'o': out_path = optarg; break;
+		case 'O': overhead = true; break;
+		case 'v': verbose++; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 1;
+		}
+	}
+	unsigned seconds = 10;
+	if (optind < argc) {
+		char *end;
+		long v = strtol(argv[optind], &end, 10);
+		if (*end || end == argv[optind] || v < 1 || v > 86400 || optind + 1 < argc) {
+			fprintf(stderr, "sonde diagnose: SECONDS is a whole number from 1 to 86400, not '%s'\n",
+				argv[optind]);
+			return 1;
+		}
+		seconds = (unsigned)v;
+	}
+	if ((pid > 0) + (cmd != NULL) + (container != NULL) != 1) {
+		fprintf(stderr, "sonde diagnose: name the service with one of -p PID, --container ID "
+			"or -c CMD\n");
+		return 1;
+	}
+	if (settings_load(stderr))
+		return 1;
+	rt_libbpf_logging(verbose);
+	rt_stop_signals();
+
+	struct arena *a = arena_new();
+	struct dxs x = {.a = a};
+	collecting = &x;
+	struct rs_container *cont = NULL;
+	int rc = 1, go_fd = -1, child = 0;
+	const char *target;
+	if (container) {
+		char err[1024];
+		int *pids = NULL;
+		size_t n = 0;
+		if (rs_container_find(NULL, container, &cont, err, sizeof(err)) ||
+		    rs_container_pids(cont, &pids, &n)) {
+			fprintf(stderr, "sonde diagnose: --container %s: %s\n", container,
+				cont ? "cannot list its processes" : err);
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++)
+			add_process(&x, pids[i]);
+		free(pids);
+		target = arena_printf(a, "container %s (%zu processes)", cont->id[0] ? cont->id : cont->path, n);
+	} else if (cmd) {
+		child = cli_start_child(cmd, &go_fd, NULL, NULL);
+		if (child < 0) {
+			fprintf(stderr, "sonde diagnose: cannot run '%s': %s\n", cmd, strerror(-child));
+			goto out;
+		}
+		add_seed(&x, child, child);
+		target = arena_printf(a, "command '%s' (pid %d)", cmd, child);
+	} else {
+		add_process(&x, pid);
+		add_descendants(&x, pid);
+		const struct seed *s = seed_of(&x, pid);
+		target = arena_printf(a, "pid %d (%s)", pid, s && s->comm ? s->comm : "?");
+	}
+	for (int i = 0; i < x.nseeds; i++)
+		if (x.seeds[i].tid == x.seeds[i].pid)
+			cgroup_index(&x, x.seeds[i].pid);
+
+	x.target = target;
+	x.seconds = seconds;
+	char *src = generate(&x, seconds);
+	if (verbose > 1)
+		fprintf(stderr, "%s", src);
+	struct diag d;
+	diag_init(&d, "diagnose", src, stderr);
+	struct sema_result *r;
+	struct cg_object obj = {0};
+	if (!compile(a, &d, src, &r, &obj, pid, child))
+		goto out;
+	struct rt_opts ro = {
+		.writer = &collect_writer, .out = stdout, .quiet = true, .verbose = verbose,
+		.pid = pid, .child_pid = child, .child_go_fd = go_fd, .src = src, .file = "diagnose",
+		.rb_pages = (unsigned)settings_int(SET_PERF_RB_PAGES), .overhead = overhead,
+		.interval_s = 15,
+	};
+	rc = rt_run(r, &obj, &ro);
+	go_fd = -1;
+	child = 0;
+	free(obj.elf);
+	if (rc)
+		goto out;
+
+	struct dx_report rep = {.target = target};
+	build_report(&x, &rep);
+	dx_analyse(a, &rep);
+	FILE *out = stdout;
+	char oerr[1024];
+	if (out_path && cli_open_output(out_path, &out, oerr, sizeof(oerr))) {
+		fprintf(stderr, "sonde diagnose: %s\n", oerr);
+		rc = 1;
+		goto out;
+	}
+	(json ? dx_print_json : dx_print_text)(out, &rep);
+	rc = cli_close_output(out, out_path ? out_path : "standard output") ? 1 : 0;
+out:
+	if (child > 0) {
+		kill(child, SIGKILL);
+		close(go_fd);
+	}
+	if (cont)
+		rs_container_free(cont);
+	collecting = NULL;
+	arena_free(a);
+	return rc;
+}

@@ -1,0 +1,97 @@
+/*
+ * options.c - getopt(): the named options of the newest bpftrace.
+ *
+ * `sonde script.bt -- --depth=3 --verbose` gives the script named options
+ * beside its positional parameters (cli/ keeps "--name[=value]" words out
+ * of $1, $2 ...).  getopt("name") is a bool: was --name given (and not as
+ * --name=false)?  getopt("name", default) takes the default's type: an
+ * integer or a string from "--name=value", or a bool.  Values are known at
+ * compile time, as positional parameters are: the call folds to a
+ * constant.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stdlib/stdlib_int.h"
+
+/* the value of --name: NULL when absent, "" for a bare --name */
+static const char *named_value(struct sema_ctx *s, const char *name)
+{
+	const struct sema_opts *o = sema_options(s);
+	size_t len = strlen(name);
+	for (int i = 0; i < o->nnamed_args; i++) {
+		const char *a = o->named_args[i] + 2;
+		if (!strncmp(a, name, len) && (a[len] == '\0' || a[len] == '='))
+			return a[len] ? a + len + 1 : "";
+	}
+	return NULL;
+}
+
+static bool word_bool(const char *v, bool *out)
+{
+	if (!*v || !strcmp(v, "true") || !strcmp(v, "1"))
+		*out = true;
+	else if (!strcmp(v, "false") || !strcmp(v, "0"))
+		*out = false;
+	else
+		return false;
+	return true;
+}
+
+/* getopt("name" [, default]) */
+static void check_getopt(struct sema_ctx *s, struct ast_node *n)
+{
+	struct ast_node *a = n->call.args, *def = a->next;
+	n->type = (struct type){.kind = TY_ERROR};
+	if (a->kind != N_STR) {
+		sema_error(s, a->loc, "getopt() takes the option's name as a string: getopt(\"depth\", 35)");
+		return;
+	}
+	const char *v = named_value(s, a->s.value);
+	struct type *dt = def ? sema_expr(s, def) : NULL;
+	int64_t k;
+	if (!def || dt->is_bool) {
+		bool b = def && dt->is_bool && def->kind == N_IDENT && !strcmp(def->ident.name, "true");
+		if (v && !word_bool(v, &b)) {
+			sema_error(s, n->loc, "getopt(\"%s\"): --%s=%s is not true or false", a->s.value,
+				   a->s.value, v);
+			return;
+		}
+		n->note.value = b;
+		n->type = ty_bool;
+	} else if (dt->kind == TY_INT && sema_fold_const(def, &k)) {
+		if (v) {
+			char *end;
+			k = strtoll(v, &end, 0);
+			if (!*v || *end) {
+				sema_error(s, n->loc, "getopt(\"%s\"): --%s=%s is not an integer",
+					   a->s.value, a->s.value, v);
+				return;
+			}
+		}
+		n->note.value = (uint64_t)k;
+		n->type = ty_int64;
+	} else if (def->kind == N_STR) {
+		/* a constant string: the node becomes the literal */
+		const char *str = v ? v : def->s.value;
+		n->kind = N_STR;
+		n->s.value = str;
+		n->s.len = (uint32_t)strlen(str);
+		sema_expr(s, n);
+	} else if (dt->kind != TY_ERROR) {
+		sema_error(s, def->loc, "getopt()'s default must be a constant integer, string or bool");
+	}
+}
+
+static LLVMValueRef lower_getopt(struct cg_ctx *cg, struct ast_node *n)
+{
+	return cg_const(cg, n->note.value);
+}
+
+const struct builtin stdlib_options[] = {
+	{.name = "getopt", .kind = BI_FUNC, .min_args = 1, .max_args = 2, .check = check_getopt,
+	 .lower = lower_getopt, .user = true,
+	 .summary = "a named option after the script: getopt(\"depth\", 35) for -- --depth=3"},
+	{0},
+};

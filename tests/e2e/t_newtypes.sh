@@ -1,0 +1,167 @@
+# t_newtypes.sh - issue #21's semantic items: the language of bpftrace
+# 0.20-0.26 that 0.17 does not have, so each expected text is what the
+# newest release's reference guide and runtime tests print (where 0.17 has
+# a construct, tests/diff checks it against 0.17 instead).
+#
+#   deref_dot    `.` on a pointer to a struct reads through it, as `->`:
+#                types.c's outer and list structs, and curtask
+#   bool_*       true/false, has_key(), delete()'s result, (bool) casts:
+#                words in text and JSON, in maps, tuples and print()
+#                (bpftrace's tests/runtime/bool)
+#   tuple_*      @m[(a, b)] is @m[a, b]; a tuple variable as the key; $t[1]
+#   array_index_out_of_bounds  a constant index past an array's end
+#   str_*        strings that do not fit the 512-byte stack (per-CPU frame):
+#                the book's ttysnoop comparison, max_strlen 1024 in a
+#                variable, a comparison and a map key, literals up to
+#                max_strlen, the str_trunc_trailer; /bin/echo's one write()
+#                of a known argument is the workload (pid == cpid)
+#   settings_*   the newest release's names (BPFTRACE_MAX_STRLEN ...) beside
+#                0.17's, and missing_probes = warn for a missing uprobe
+#   cpp_*        C++ names: tests/workloads/cxx_names.cc (g++) calls ns::func
+#                and ns::poke twice each; func, usym and ustack print them
+#                demangled; uprobe:BIN:cpp:"ns::func", "ns::func" and globs
+#                attach by the demangled name
+#   builtin_*    builtins since 0.18: getopt() named options, ppid and pcomm
+#                (the shell that starts sonde), call-style pid()/comm(),
+#                nsecs(monotonic|boot|tai|sw_tai)
+#
+# Sourced by run.sh (lib.sh gives $SONDE, $B, pass/fail/skip, expect_eq).
+
+if need_root newtypes:bpf; then
+
+build_workload types
+T=$B/types
+
+# -- `.` on pointers: the newest tools write $sk.__sk_common.skc_family ---------
+out=$("$SONDE" -q -c "$T 1" -e 'struct inner { int m; int n; }
+struct node { int val; struct node *next; }
+struct outer { long id; struct inner in; int arr[4]; }
+uprobe:'$T':take_outer { $o = (struct outer *)arg0; printf("%d %d %d\n", $o.id, $o.in.m, $o.arr[2]); }
+uprobe:'$T':list { $n = (struct node *)arg0; printf("%d %d %d\n", $n.val, $n.next.val, $n.next.next->val); }
+uprobe:'$T':list { printf("%d %d %s\n", curtask.pid == pid, curtask.real_parent.tgid == curtask->real_parent->tgid, curtask.comm); }' 2>&1)
+expect_eq newtypes:deref_dot $'0 2 30\n1 2 3\n1 1 types' "$out"
+
+# -- bool ------------------------------------------------------------------------
+out=$("$SONDE" -q -e 'BEGIN { @a = true; @b = false; @k[true] = 1; @t = (1, true, "x");
+print(true); print(!true); print((false, 2));
+@m[1] = 2; @h = has_key(@m, 1); @h2 = has_key(@m, 3);
+@d = delete(@m, 1); @d2 = delete(@m, 1);
+if (delete(@k, true)) { printf("deleted %d\n", true); }
+if (!has_key(@k, true)) { printf("gone\n"); }
+exit(); }' 2>&1)
+expected='true
+false
+(false, 2)
+deleted 1
+gone
+
+
+@a: true
+@b: false
+@d: true
+@d2: false
+@h: true
+@h2: false
+
+
+@t: (1, true, x)'
+expect_eq newtypes:bool_text "$expected" "$out"
+
+out=$("$SONDE" -q -f json -e 'BEGIN { @a = true; @t = (1, false); @k[false] = 3; print(true); exit(); }' 2>&1)
+expected='{"type": "value", "data": true}
+{"type": "map", "data": {"@a": true}}
+{"type": "map", "data": {"@k": {"false": 3}}}
+{"type": "map", "data": {"@t": [1,false]}}'
+expect_eq newtypes:bool_json "$expected" "$out"
+
+out=$("$SONDE" -q -e 'BEGIN { print(((bool)1, (bool)0)); print(((bool)"hello", (bool)"")); $a = (int64*)0; $b = (int64*)1; print(((bool)$b, (bool)$a));
+print(((int64)true, (int64)false)); @c = count(); print(((bool)@c, (bool)256)); if (true) { print(1); } if (false) { print(2); }
+@a[true] = false; @x[false, 1, true] = 1; @x[true, (int32)2, false] = 2; exit(); }' 2>&1)
+expected='(true, false)
+(true, false)
+(true, false)
+(1, 0)
+(true, true)
+1
+
+
+@a[true]: false
+@c: 1
+@x[false, 1, true]: 1
+@x[true, 2, false]: 2'
+expect_eq newtypes:bool_casts "$expected" "$out"
+
+# -- tuples as keys, tuple indexing --------------------------------------------------
+out=$("$SONDE" -q -e 'BEGIN { @m[(1, "a")] = 1; $k = (2, "bcd"); @m[$k] = 2; @m[3, "x"] = 3;
+$t = (5, 6, "x"); print($t[1]); print($t[2]); @n[$t] = count();
+print((has_key(@m, (1, "a")), has_key(@m, $k), has_key(@m, (1, "b")))); delete(@m, $k); exit(); }' 2>&1)
+expected='6
+x
+(true, true, false)
+
+
+@m[1, a]: 1
+@m[3, x]: 3
+@n[5, 6, x]: 1'
+expect_eq newtypes:tuple_keys "$expected" "$out"
+out=$("$SONDE" -q -f json -e 'BEGIN { $k = (2, "bcd"); @m[$k] = 2; exit(); }' 2>&1)
+expect_eq newtypes:tuple_key_json '{"type": "map", "data": {"@m": {"2,bcd": 2}}}' "$out"
+out=$("$SONDE" -q -e 'BEGIN { $t = (1, 2); $i = 1; print($t[$i]); print($t[2]); }' 2>&1; echo "rc=$?")
+expect_match newtypes:tuple_index_errors "a tuple's index must be a constant.*tuple index '2' out of range.*rc=1" "$(echo $out)"
+
+out=$("$SONDE" --dry-run -e 'struct S { int a[4]; } BEGIN { $s = (struct S *)0; print($s->a[3]); print($s->a[4]); }' 2>&1; echo "rc=$?")
+expect_match newtypes:array_index_out_of_bounds '^stdin:1:81: error: index 4 is out of bounds for int32\[4\].*rc=1' "$(echo $out)"
+
+# -- strings beyond the stack --------------------------------------------------------
+out=$("$SONDE" -q -c "/bin/echo hello" -e 'tracepoint:syscalls:sys_enter_write /pid == cpid/ { @x = str(args->buf) == str(args->buf); }' 2>&1)
+expect_eq newtypes:str_ttysnoop_compare $'hello\n\n\n@x: 1' "$out"
+long=$(printf 'y%.0s' $(seq 1500))
+out=$("$SONDE" -q -c "/bin/echo $long" -e 'config = { max_strlen = 1024 } tracepoint:syscalls:sys_enter_write /pid == cpid/ { $s = str(args->buf); printf("%s\n", $s); @eq = $s == str(args->buf); @k[$s, comm] = count(); }' 2>&1 | awk '{ print length($0) ":" substr($0, length($0) - 8) }')
+expect_eq newtypes:str_max_strlen_1024 $'1500:yyyyyyyyy\n1023:yyyyyyyyy\n0:\n0:\n6:@eq: 1\n1036: echo]: 1' "$out"
+lit=$(printf 'z%.0s' $(seq 300))
+out=$("$SONDE" -q -e 'config = { max_strlen = 400 } BEGIN { $a = "'$lit'"; printf("%d %d\n", $a == "'$lit'", $a == "z"); exit(); }' 2>&1)
+expect_eq newtypes:str_long_literal '1 0' "$out"
+out=$("$SONDE" -q -e 'BEGIN { printf("%s\n", "'$lit'"); }' 2>&1; echo "rc=$?")
+expect_match newtypes:str_literal_over_max_strlen 'string literal is longer than 63 bytes \(max_strlen - 1\).*rc=1' "$(echo $out)"
+out=$("$SONDE" -q -c "/bin/echo hello-world" -e 'config = { str_trunc_trailer = ".." } tracepoint:syscalls:sys_enter_write /pid == cpid/ { printf("%s|%s|%s\n", str(args->buf, 5), str(args->buf), "literal"); @[str(args->buf, 5)] = count(); }' 2>&1)
+expect_eq newtypes:str_trunc_trailer $'hello-world\nhello..|hello-world\n|literal\n\n\n@[hello..]: 1' "$out"
+out=$(BPFTRACE_STR_TRUNC_TRAILER='~' "$SONDE" -q -c "/bin/echo hello-world" -e 'tracepoint:syscalls:sys_enter_write /pid == cpid/ { printf("%s\n", str(args->buf, 3)); }' 2>&1)
+expect_eq newtypes:str_trunc_trailer_env $'hello-world\nhel~' "$out"
+out=$("$SONDE" -q -c "/bin/echo hello-world" -e 'tracepoint:syscalls:sys_enter_write /pid == cpid/ { printf("%s\n", str(args->buf, 3)); }' 2>&1)
+expect_eq newtypes:str_no_trailer_by_default $'hello-world\nhel' "$out"
+
+# -- settings under the newest names; missing_probes ----------------------------------
+out=$(BPFTRACE_MAX_STRLEN=6 BPFTRACE_MAX_MAP_KEYS=77 BPFTRACE_MAX_CAT_BYTES=9 BPFTRACE_STR_TRUNC_TRAILER=.. "$SONDE" --info 2>&1 | grep -E '^  (STRLEN|MAP_KEYS_MAX|CAT_BYTES_MAX|STR_TRUNC_TRAILER):')
+expect_eq newtypes:settings_env_names "  STRLEN: 6 (from BPFTRACE_MAX_STRLEN)
+  CAT_BYTES_MAX: 9 (from BPFTRACE_MAX_CAT_BYTES)
+  MAP_KEYS_MAX: 77 (from BPFTRACE_MAX_MAP_KEYS)
+  STR_TRUNC_TRAILER: '..' (from BPFTRACE_STR_TRUNC_TRAILER)" "$out"
+printf 'abcdefghijklmnop\n' > "$B/newtypes.cat"
+out=$("$SONDE" -q -e 'config = { max_cat_bytes = 4; lazy_symbolication = true; on_stack_limit = 32 } BEGIN { cat("'$B/newtypes.cat'"); printf("|\n"); exit(); }' 2>&1)
+expect_eq newtypes:settings_config_names 'abcd|' "$out"
+out=$("$SONDE" -e 'config = { missing_probes = warn } uprobe:'$T':no_such_function { } BEGIN { printf("ran\n"); exit(); }' 2>&1; echo "rc=$?")
+expect_match newtypes:missing_probes_warn "^sonde: warning: uprobe:$T:no_such_function: symbol 'no_such_function' not found in $T: not attached.*ran.*rc=0" "$(echo $out)"
+out=$("$SONDE" -e 'uprobe:'$T':no_such_function { } BEGIN { printf("ran\n"); exit(); }' 2>&1; echo "rc=$?")
+expect_match newtypes:missing_probes_default_stops "^sonde: uprobe:$T:no_such_function: symbol 'no_such_function' not found in $T rc=1" "$(echo $out)"
+
+# -- C++ names ---------------------------------------------------------------------------
+X=$B/cxx_names
+[ "$X" -nt "$top/tests/workloads/cxx_names.cc" ] || g++ -O1 -g -o "$X" "$top/tests/workloads/cxx_names.cc"
+out=$("$SONDE" -q -c "$X 2" -e 'uprobe:'$X':cpp:"ns::func" { @[func, usym(reg("ip")), ustack(1)] = count(); }' 2>&1)
+expect_eq newtypes:cpp_demangled $'10\n\n\n@[ns::func(int), ns::func(int), \n    ns::func(int)+0\n]: 2' "$out"
+out=$("$SONDE" -q -c "$X 2" -e 'uprobe:'$X':"ns::func" { @a[func] = count(); } uprobe:'$X':cpp:"ns::*" { @b[func] = count(); }' 2>&1)
+expect_eq newtypes:cpp_attach_forms $'10\n\n\n@a[ns::func(int)]: 2\n@b[ns::func(int)]: 2\n@b[ns::poke(ns::Widget*, long)]: 2' "$out"
+
+# -- builtins added since 0.18 ---------------------------------------------------------
+out=$("$SONDE" -q -e 'BEGIN { printf("%d %d %s %d %d|", getopt("sysname"), getopt("depth", 35), getopt("name", "none"), getopt("v", true), $1); print((getopt("x"), getopt("y", false))); exit(); }' -- --depth=3 --name=abc 7 --v=false 2>&1)
+expect_eq newtypes:builtin_getopt '0 3 abc 0 7|(false, false)' "$out"
+out=$("$SONDE" -q -e 'BEGIN { print((getopt("sysname"), getopt("depth", 35), $#)); exit(); }' -- --sysname 2>&1)
+expect_eq newtypes:builtin_getopt_bare '(true, 35, 0)' "$out"
+out=$("$SONDE" -q -e 'BEGIN { print(getopt("depth", 35)); }' -- --depth=deep 2>&1; echo "rc=$?")
+expect_match newtypes:builtin_getopt_bad_value 'getopt\("depth"\): --depth=deep is not an integer.*rc=1' "$(echo $out)"
+out=$(bash -c 'echo "$$"; "$1" -q -e "BEGIN { printf(\"%d %s %d %s %d\n\", ppid, pcomm, pid() == pid, comm(), tid() == tid); exit(); }"; true' sh "$SONDE" 2>&1)
+expect_eq newtypes:builtin_ppid_pcomm "$(printf '%s\n' "$out" | head -1) bash 1 sonde 1" "$(printf '%s\n' "$out" | sed -n 2p)"
+out=$("$SONDE" -q -e 'BEGIN { $m = nsecs(monotonic); $b = nsecs(boot); $t = nsecs(tai); $s = nsecs(sw_tai); printf("%d %d %d %d\n", $b >= $m, $t > $b, ($s > $t ? $s - $t : $t - $s) < 1000000000, nsecs() >= $m); exit(); }' 2>&1)
+expect_eq newtypes:builtin_nsecs_clocks '1 1 1 1' "$out"
+
+fi

@@ -1,0 +1,143 @@
+/*
+ * test_report.c - sonde diagnose's analysis and report (output/report.c):
+ * grouping threads by process and name, the throttled share of a wait,
+ * which threads count as the busiest, the ranking of the blind spots, and
+ * both printers, from reports built by hand.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "common/arena.h"
+#include "output/output.h"
+
+#define MS 1000000ull
+
+static struct dx_thread thread(int pid, int tid, const char *comm, uint64_t wall_ms)
+{
+	struct dx_thread t = {.pid = pid, .tid = tid, .comm = comm, .cgroup = -1};
+	t.wall_ns = wall_ms * MS;
+	return t;
+}
+
+static char *text_of(const struct dx_report *r, bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	(json ? dx_print_json : dx_print_text)(f, r);
+	fclose(f);
+	return buf;
+}
+
+/* a worker that waits for a CPU most of the time, beside an idle API
+ * thread asleep in a futex: the verdict is the run queue, named after the
+ * worker, and the idle thread does not dilute the share */
+static void test_runqueue_verdict(void **state)
+{
+	struct arena *a = arena_new();
+	struct dx_thread t[3] = {thread(10, 10, "engine", 1000), thread(10, 11, "api", 1000),
+				 thread(10, 12, "engine", 1000)};
+	t[0].ns[DX_RUN] = 300 * MS, t[0].ns[DX_RUNQ] = 700 * MS, t[0].wait_max_ns = 40 * MS;
+	t[2].ns[DX_RUN] = 400 * MS, t[2].ns[DX_RUNQ] = 600 * MS;
+	t[1].ns[DX_FUTEX] = 1000 * MS;
+	struct dx_other inst[] = {{"loop", 99, 900 * MS}};
+	struct dx_report r = {.target = "pid 10 (engine)", .seconds = 1, .threads = t, .nthreads = 3,
+			      .instead = inst, .ninstead = 1};
+	dx_analyse(a, &r);
+	assert_int_equal(r.ngroups, 2);
+	assert_string_equal(r.groups[0].comm, "engine");
+	assert_int_equal(r.groups[0].nthreads, 2);
+	assert_true(r.groups[0].busy);
+	assert_false(r.groups[1].busy);
+	assert_int_equal(r.nfindings, 1);
+	assert_int_equal(r.findings[0].cat, DX_RUNQ);
+	assert_true(r.findings[0].share > 0.64 && r.findings[0].share < 0.66);
+	char *text = text_of(&r, false);
+	assert_non_null(strstr(text, "1. waiting for a CPU: 65 % of the busiest threads' time"));
+	assert_non_null(strstr(text, "loop (pid 99) held the CPU longest meanwhile"));
+	assert_non_null(strstr(text, "api (pid 10), 1 thread, 1.00 s of thread time (mostly idle)"));
+	free(text);
+	arena_free(a);
+}
+
+/* cpu.stat's throttled time is taken out of the waits of the cgroup's
+ * threads, in proportion to them, and ranks above what is left */
+static void test_throttled_split(void **state)
+{
+	struct arena *a = arena_new();
+	struct dx_thread t[2] = {thread(20, 20, "svc", 1000), thread(20, 21, "svc", 1000)};
+	t[0].ns[DX_RUN] = 200 * MS, t[0].ns[DX_RUNQ] = 800 * MS, t[0].cgroup = 0;
+	t[1].ns[DX_RUN] = 600 * MS, t[1].ns[DX_RUNQ] = 400 * MS, t[1].cgroup = 0;
+	struct dx_cgroup cg = {.path = "/sys/fs/cgroup/cpu/svc", .quota = "20000/100000 us",
+			       .nr_periods = 10, .nr_throttled = 9, .throttled_ns = 900 * MS};
+	struct dx_report r = {.target = "t", .seconds = 1, .threads = t, .nthreads = 2,
+			      .cgroups = &cg, .ncgroups = 1};
+	dx_analyse(a, &r);
+	assert_int_equal(t[0].ns[DX_THROTTLED], 600 * MS);
+	assert_int_equal(t[0].ns[DX_RUNQ], 200 * MS);
+	assert_int_equal(t[1].ns[DX_THROTTLED], 300 * MS);
+	assert_int_equal(r.nfindings, 2);
+	assert_int_equal(r.findings[0].cat, DX_THROTTLED);
+	assert_int_equal(r.findings[1].cat, DX_RUNQ);
+	char *text = text_of(&r, false);
+	assert_non_null(strstr(text, "was throttled in 9 of 10 periods"));
+	free(text);
+	arena_free(a);
+}
+
+/* a thread that runs or sleeps by its own choice: nothing to report */
+static void test_healthy(void **state)
+{
+	struct arena *a = arena_new();
+	struct dx_thread t[1] = {thread(30, 30, "loop", 2000)};
+	t[0].ns[DX_RUN] = 1950 * MS, t[0].ns[DX_RUNQ] = 40 * MS, t[0].ns[DX_SLEEP] = 10 * MS;
+	struct dx_report r = {.target = "t", .seconds = 2, .threads = t, .nthreads = 1};
+	dx_analyse(a, &r);
+	assert_int_equal(r.nfindings, 0);
+	char *text = text_of(&r, false);
+	assert_non_null(strstr(text, "no host-side bottleneck found"));
+	free(text);
+	arena_free(a);
+}
+
+/* the JSON report: one object, every category, the GPU calls by name */
+static void test_json(void **state)
+{
+	struct arena *a = arena_new();
+	struct dx_thread t[1] = {thread(40, 40, "feed\"er", 1000)};
+	t[0].ns[DX_RUN] = 100 * MS, t[0].ns[DX_FAULT] = 900 * MS, t[0].majflt = 5000;
+	t[0].wait_hist[3] = 2;
+	struct dx_ioctl io = {.pid = 40, .comm = "feeder", .path = "/dev/nvidiactl",
+			      .name = "NV_ESC_RM_ALLOC", .cmd = 0xc030462b, .n = 3, .ns = 3000};
+	struct dx_report r = {.target = "pid 40", .seconds = 1, .threads = t, .nthreads = 1,
+			      .ioctls = &io, .nioctls = 1};
+	dx_analyse(a, &r);
+	assert_int_equal(r.findings[0].cat, DX_FAULT);
+	char *json = text_of(&r, true);
+	assert_non_null(strstr(json, "{\"type\": \"diagnose\", \"data\": {\"target\": \"pid 40\""));
+	assert_non_null(strstr(json, "\"comm\": \"feed\\\"er\""));
+	assert_non_null(strstr(json, "\"major_faults\": 900000000"));
+	assert_non_null(strstr(json, "\"wait_hist_us\": {\"[2, 4)\": 2}"));
+	assert_non_null(strstr(json, "\"request\": \"NV_ESC_RM_ALLOC\", \"cmd\": 3224389163, \"calls\": 3"));
+	assert_non_null(strstr(json, "\"verdict\": [{\"spot\": \"major_faults\", \"share\": 0.9000"));
+	assert_string_equal(json + strlen(json) - 4, "]}}\n");
+	free(json);
+	arena_free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_runqueue_verdict),
+		cmocka_unit_test(test_throttled_split),
+		cmocka_unit_test(test_healthy),
+		cmocka_unit_test(test_json),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,45 @@
+# t_fentry.sh - fentry/fexit (kfunc/kretfunc) on each kernel of the
+# matrix: BTF-typed arguments by name, retval, print(args) in text and
+# JSON, wildcards, the module form and -lv's signature, with exact counts
+# from tests/workloads/kcalls.c (N nanosleeps, N 7-byte reads, N opens).
+
+build_workload kcalls
+
+out=$("$SONDE" -q -c "$B/kcalls 5" -e 'fentry:do_nanosleep /pid == cpid/ { @ = count(); }' 2>&1)
+expect_eq fentry:count_exact $'\n\n@: 5' "$out"
+
+# args.NAME and args->NAME from BTF; func and probe
+out=$("$SONDE" -q -c "$B/kcalls 5" -e 'kfunc:vfs_read /pid == cpid && args.count == 7/ { @[func, probe, args->count] = count(); }' 2>&1)
+expect_eq fentry:args_by_name $'\n\n@[vfs_read, fentry:vfs_read, 7]: 5' "$out"
+
+# fexit: retval typed as BTF says (ssize_t), and the arguments too
+out=$("$SONDE" -q -c "$B/kcalls 4" -e 'kretfunc:vfs_read /pid == cpid && args.count == 7/ { @[retval] = count(); }' 2>&1)
+expect_eq fexit:retval $'\n\n@[7]: 4' "$out"
+
+# a string argument behind a pointer chain, BTF all the way
+out=$("$SONDE" -q -c "$B/kcalls 3" -e 'fentry:vfs_open /pid == cpid/ { @[str(args->path->dentry->d_name.name)] = count(); }' 2>&1)
+expect_match fentry:btf_pointer_chain '^@\[null\]: 3$' "$out"
+
+# print(args): every argument by name, in text and in JSON
+out=$("$SONDE" -q -c "$B/kcalls 1" -e 'fexit:vfs_read /pid == cpid && args.count == 7/ { print(args); }' 2>&1)
+expect_match fexit:print_args '^\{ \.file = [0-9]+, \.buf = [0-9]+, \.count = 7, \.pos = [0-9]+ \}$' "$out"
+out=$("$SONDE" -q -f json -c "$B/kcalls 1" -e 'fexit:vfs_read /pid == cpid && args.count == 7/ { print(args); }' 2>&1)
+expect_match fexit:print_args_json '^\{"type": "value", "data": \{ "file": [0-9]+, "buf": [0-9]+, "count": 7, "pos": [0-9]+ \}\}$' "$out"
+
+# a wildcard (a program per function: vfs_read, vfs_readlink, vfs_readv
+# have a retval each) and the module form (vmlinux)
+out=$("$SONDE" -q -c "$B/kcalls 3" -e 'fexit:vmlinux:vfs_read* /pid == cpid && retval == 7/ { @[probe] = count(); }' 2>&1)
+expect_eq fexit:wildcard_module $'\n\n@[fexit:vfs_read]: 3' "$out"
+
+# safety, as for kretprobes
+out=$("$SONDE" -e 'fexit:_raw_spin_lock { }' 2>&1; echo "rc=$?")
+expect_match fexit:banned "error: fexit:_raw_spin_lock can't be used as it might lock up your system" "$out"
+
+# -lv: the BTF signature, as bpftrace prints it
+out=$("$SONDE" -lv 'fentry:vfs_read')
+expect_eq fentry:list_signature 'fentry:vmlinux:vfs_read
+    struct file * file
+    char * buf
+    size_t count
+    loff_t * pos
+    ssize_t retval' "$out"
