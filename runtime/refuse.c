@@ -189,11 +189,18 @@ static bool say_map_refused(struct rt *rt, const char *log, int err)
 		if (strlen(on) == (size_t)(f - q) && !memcmp(on, q, (size_t)(f - q)))
 			name = rt->r->maps[i]->name;
 	}
-	const struct explain *x = explain_get(EX_MAP_CREATE);
-	fprintf(stderr, "sonde: map '%.*s': %s (%s): the memory cgroup's limit (or RLIMIT_MEMLOCK on "
-		"kernels before 5.11) does not leave room for it [%s]\n",
-		name ? (int)strlen(name) : (int)(f - q), name ? name : q, x->summary, strerror(-err),
-		x->code);
+	int nlen = name ? (int)strlen(name) : (int)(f - q);
+	name = name ? name : q;
+	/* ENOMEM: the memory cgroup; EPERM: RLIMIT_MEMLOCK before 5.11;
+	 * E2BIG: a key or value this kernel finds too large */
+	const struct explain *x = explain_get(err == -E2BIG ? EX_MAP_SIZE : EX_MAP_CREATE);
+	if (err == -ENOMEM || err == -EPERM)
+		fprintf(stderr, "sonde: map '%.*s': %s (%s): the memory cgroup's limit (or "
+			"RLIMIT_MEMLOCK on kernels before 5.11) does not leave room for it [%s]\n", nlen,
+			name, x->summary, strerror(-err), x->code);
+	else
+		fprintf(stderr, "sonde: map '%.*s': the kernel refused to create it (%s): %s [%s]\n",
+			nlen, name, strerror(-err), x->summary, x->code);
 	explain_note(stderr, x, true);
 	return true;
 }
@@ -219,8 +226,19 @@ void rt_say_refused(struct rt *rt, int err, const char *log)
 		say_refused(rt, p, probe, err, b, e);
 		return;
 	}
-	if (err == -EPERM || err == -EACCES)
+	if (err == -EPERM || err == -EACCES) {
 		say_missing_caps(err);
-	else
-		say_refused(rt, NULL, "this script", err, NULL, NULL);
+		return;
+	}
+	/* neither a map nor a program: libbpf's last word says what */
+	size_t n = 0;
+	const char *last = NULL;
+	for (const char *l = log; (l = strstr(l, "libbpf: ")); l += 8)
+		last = l + 8;
+	if (last)
+		n = strcspn(last, "\n");
+	fprintf(stderr, "sonde: the kernel refused to load the BPF object (%s)%s%.*s [%s]\n",
+		strerror(-err), last ? ": " : "", (int)n, last ? last : "",
+		explain_get(EX_UNKNOWN)->code);
+	explain_note(stderr, explain_get(EX_UNKNOWN), false);
 }

@@ -150,6 +150,19 @@ static void test_map_refused(void **state)
 			       "allocate memory): the memory cgroup's limit"));
 	assert_non_null(strstr(t, "[S0204]"));
 	free(t);
+	/* too large for this kernel (5.10's per-CPU values): S0107, no
+	 * word of memory */
+	t = refusal(-7, "libbpf: map 'kstk_127': failed to create: Argument list too long(-7)\n");
+	assert_non_null(strstr(t, "sonde: map 'kstk_127': the kernel refused to create it (Argument "
+			       "list too long): a map key or value is larger than the kernel or sonde "
+			       "allows [S0107]\n"));
+	assert_null(strstr(t, "cgroup"));
+	free(t);
+	/* neither a map nor a program: libbpf's last line */
+	t = refusal(-22, "libbpf: Error loading BTF: Invalid argument(-22)\n");
+	assert_non_null(strstr(t, "sonde: the kernel refused to load the BPF object (Invalid "
+			       "argument): Error loading BTF: Invalid argument(-22) [S0100]\n"));
+	free(t);
 	(void)state;
 }
 
