@@ -81,7 +81,7 @@ struct dxs {
 	struct arena *a;
 	struct seed *seeds;
 	int nseeds;
-	struct dx_cgroup *cg;		/* start values, then the deltas */
+	struct dx_cgroup *cg;		/* cpu.stat when the window opened */
 	const char **cg_dir;		/* where each cgroup's cpu.stat is */
 	bool *cg_v2;
 	int ncg;
@@ -916,8 +916,14 @@ static void usage(FILE *out)
 }
 
 static struct ast_node *compile(struct arena *a, struct diag *d, const char *src,
-				struct sema_result **r, struct cg_object *obj, int pid, int child)
+				struct sema_result **r, struct cg_object *obj, int pid, int child,
+				int nthreads)
 {
+	/* every map is keyed by thread: room for the service's threads at
+	 * the start, twice over for those it starts, and more when asked */
+	int64_t keys = settings_int(SET_MAP_KEYS_MAX);
+	if (keys < 2 * (int64_t)nthreads + 1024)
+		keys = 2 * (int64_t)nthreads + 1024;
 	struct ast_node *ast = parse_program(a, d, src);
 	if (!ast)
 		return NULL;
@@ -931,7 +937,7 @@ static struct ast_node *compile(struct arena *a, struct diag *d, const char *src
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	struct cg_opts co = {
 		.out = stdout, .start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
-		.child_pid = child, .src = src, .map_keys_max = (uint32_t)settings_int(SET_MAP_KEYS_MAX),
+		.child_pid = child, .src = src, .map_keys_max = (uint32_t)keys,
 		.ncpus = libbpf_num_possible_cpus(),
 	};
 	if (cg_compile(a, *r, &co, obj))
@@ -1042,7 +1048,7 @@ int cli_diagnose(int argc, char **argv)
 	diag_init(&d, "diagnose", src, stderr);
 	struct sema_result *r;
 	struct cg_object obj = {0};
-	if (!compile(a, &d, src, &r, &obj, pid, child))
+	if (!compile(a, &d, src, &r, &obj, pid, child, x.nseeds))
 		goto out;
 	struct rt_opts ro = {
 		.writer = &collect_writer, .out = stdout, .quiet = true, .verbose = verbose,

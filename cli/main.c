@@ -89,6 +89,10 @@ static void usage(FILE *out)
 		"    --rb-pages N     event ring buffer: N pages per CPU, a power of 2 (default:\n"
 		"                     16 MiB in all; env BPFTRACE_PERF_RB_PAGES, as bpftrace)\n"
 		"    --emit ast|ir|asm  print the typed AST, LLVM IR or BPF assembly and exit\n"
+		"    -d STAGE         bpftrace's name for --emit: ast, codegen (ir), dis (asm)\n"
+		"    -B MODE          stdout buffering: full, line or none (default: line on a\n"
+		"                     terminal, full otherwise)\n"
+		"    --no-warnings    print no warnings\n"
 		"    --info           the kernel's BPF features and how sonde was built\n"
 		"    --explain CODE   what an error code (S0101 ...) means and how to fix it;\n"
 		"                     --explain --all prints every page\n"
@@ -271,7 +275,7 @@ int cli_start_child(const char *cmd, int *go_fd, const char *agent_lib, const ch
 
 enum { OPT_UNSAFE = 256, OPT_DRY_RUN, OPT_CONTAINER, OPT_EMIT, OPT_FOLLOW, OPT_MAP_KEYS_MAX,
        OPT_EXCLUDE_SELF, OPT_SERVE, OPT_INTERVAL, OPT_MAX_SERIES, OPT_KUBE_LOGS,
-       OPT_INFO, OPT_USER_PROBES, OPT_AGENT_DIR, OPT_RB_PAGES, OPT_OVERHEAD, OPT_EXPLAIN };
+       OPT_INFO, OPT_USER_PROBES, OPT_AGENT_DIR, OPT_RB_PAGES, OPT_OVERHEAD, OPT_EXPLAIN, OPT_NO_WARNINGS };
 
 /* the script's config block: false after an error at the setting */
 static bool apply_config(struct diag *d, const struct ast_node *program)
@@ -324,6 +328,7 @@ int main(int argc, char **argv)
 		{"agent-dir", required_argument, NULL, OPT_AGENT_DIR},
 		{"rb-pages", required_argument, NULL, OPT_RB_PAGES},
 		{"overhead", no_argument, NULL, OPT_OVERHEAD},
+		{"no-warnings", no_argument, NULL, OPT_NO_WARNINGS},
 		{0},
 	};
 	if (argc > 1 && !strcmp(argv[1], "diagnose"))
@@ -340,7 +345,7 @@ int main(int argc, char **argv)
 	long interval = 15, max_series = 10000;
 	bool format_given = false;
 
-	while ((c = getopt_long(argc, argv, "e:lvqp:c:f:o:khV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:lvqp:c:f:o:khVB:d:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e': prog_text = optarg; break;
 		case 'l': do_list = true; break;
@@ -371,6 +376,33 @@ int main(int argc, char **argv)
 		case OPT_FOLLOW: follow = true; break;
 		case OPT_EXCLUDE_SELF: exclude_self = true; break;
 		case OPT_OVERHEAD: overhead = true; break;
+		case OPT_NO_WARNINGS: diag_no_warnings = true; break;
+		case 'B': {
+			/* bpftrace's -B: how stdout is buffered */
+			int mode = !strcmp(optarg, "full") ? _IOFBF : !strcmp(optarg, "line") ? _IOLBF
+				 : !strcmp(optarg, "none") ? _IONBF : -1;
+			if (mode < 0) {
+				fprintf(stderr, "sonde: -B takes full, line or none, not '%s'\n", optarg);
+				return 1;
+			}
+			setvbuf(stdout, NULL, mode, 0);
+			break;
+		}
+		case 'd':
+			/* bpftrace's debug stages, where sonde has them (--emit) */
+			if (!strcmp(optarg, "ast"))
+				emit = "ast";
+			else if (!strcmp(optarg, "codegen") || !strcmp(optarg, "codegen-opt") ||
+				 !strcmp(optarg, "all"))
+				emit = "ir";
+			else if (!strcmp(optarg, "dis"))
+				emit = "asm";
+			else {
+				fprintf(stderr, "sonde: -d takes ast, codegen, codegen-opt, dis or all "
+					"(sonde's --emit ast|ir|asm), not '%s'\n", optarg);
+				return 1;
+			}
+			break;
 		case OPT_RB_PAGES: pages_arg = optarg; break;
 		case OPT_MAP_KEYS_MAX: keys_arg = optarg; break;
 		case OPT_SERVE: serve = optarg; break;
@@ -445,7 +477,8 @@ int main(int argc, char **argv)
 			"rewritten every --interval)\n", writer->name);
 		return 1;
 	}
-	if (do_list)
+	/* -l -e PROGRAM lists the program's probes, wildcards expanded (below) */
+	if (do_list && !prog_text)
 		return list(optind < argc ? argv[optind] : NULL, verbose > 0, pid);
 	/* from here on a Ctrl-C ends the run (after it attaches), never lost */
 	rt_stop_signals();
@@ -532,6 +565,13 @@ int main(int argc, char **argv)
 	}
 	if (emit && !strcmp(emit, "ast")) {
 		ast_dump(stdout, ast);
+		rc = 0;
+		goto out_cont;
+	}
+	if (do_list) {
+		for (int i = 0; i < r->nprobes; i++)
+			for (int j = 0; j < r->probes[i].nattach; j++)
+				printf("%s\n", r->probes[i].attach[j].name);
 		rc = 0;
 		goto out_cont;
 	}

@@ -75,11 +75,8 @@ static uint32_t stack_slot_max(void)
 	return n < 8 ? 8 : (uint32_t)n;
 }
 
-LLVMValueRef cg_alloca_nozero(struct cg_ctx *cg, uint32_t size, const char *name)
+static LLVMValueRef new_slot(struct cg_ctx *cg, uint32_t size, const char *name)
 {
-	size = (size + 7) & ~7u;
-	if (!size)
-		size = 8;
 	LLVMBasicBlockRef cur = LLVMGetInsertBlock(cg->b);
 	if (size > stack_slot_max() && cg->init) {
 		/* an offset into the frame, computed in init, which dominates
@@ -104,6 +101,55 @@ LLVMValueRef cg_alloca_nozero(struct cg_ctx *cg, uint32_t size, const char *name
 	return a;
 }
 
+LLVMValueRef cg_alloca_nozero(struct cg_ctx *cg, uint32_t size, const char *name)
+{
+	size = (size + 7) & ~7u;
+	if (!size)
+		size = 8;
+	LLVMValueRef a = new_slot(cg, size, name);
+	if (cg->track_temps && LLVMIsAAllocaInst(a)) {
+		/* a temporary of this statement: alive from here to its end */
+		cg->temps = arena_grow(cg->a, cg->temps, (size_t)cg->ntemps, sizeof(*cg->temps));
+		cg->temp_sizes = arena_grow(cg->a, cg->temp_sizes, (size_t)cg->ntemps,
+					    sizeof(*cg->temp_sizes));
+		cg_lifetime(cg, a, size, true);
+		cg->temps[cg->ntemps] = a;
+		cg->temp_sizes[cg->ntemps++] = size;
+	}
+	return a;
+}
+
+/* a slot for the whole program (a $variable), outside any statement's */
+LLVMValueRef cg_alloca_program(struct cg_ctx *cg, uint32_t size, const char *name)
+{
+	size = (size + 7) & ~7u;
+	return new_slot(cg, size ? size : 8, name);
+}
+
+void cg_temps_begin(struct cg_ctx *cg, int *mark)
+{
+	*mark = cg->ntemps;
+	cg->track_temps = true;
+}
+
+void cg_temps_end(struct cg_ctx *cg, int mark, struct src_loc loc)
+{
+	LLVMBasicBlockRef cur = LLVMGetInsertBlock(cg->b);
+	struct cg_fn_stack *fs = cg->nstacks ? &cg->stacks[cg->nstacks - 1] : NULL;
+	uint32_t bytes = 0;
+	for (int i = mark; i < cg->ntemps; i++)
+		bytes += cg->temp_sizes[i];
+	if (fs && fs->fn == cg->fn && bytes > fs->max_temps) {
+		fs->max_temps = bytes;
+		fs->temps_loc = loc;
+	}
+	if (!LLVMGetBasicBlockTerminator(cur))
+		for (int i = mark; i < cg->ntemps; i++)
+			cg_lifetime(cg, cg->temps[i], cg->temp_sizes[i], false);
+	cg->ntemps = mark;
+	cg->track_temps = false;
+}
+
 /* llvm.lifetime.start/end on a stack slot: slots whose lifetimes do not
  * overlap share stack (LLVM's stack colouring), so a probe with many map
  * lookups does not pay 512 bytes of keys it never holds at once */
@@ -111,6 +157,10 @@ void cg_lifetime(struct cg_ctx *cg, LLVMValueRef slot, uint32_t size, bool start
 {
 	if (!LLVMIsAAllocaInst(slot))	/* a slot in the frame */
 		return;
+	/* a statement's temporary started when it was made (cg_alloca_nozero) */
+	for (int i = cg->ntemps - 1; start && i >= 0; i--)
+		if (cg->temps[i] == slot)
+			return;
 	const char *name = start ? "llvm.lifetime.start" : "llvm.lifetime.end";
 	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
 	LLVMTypeRef ptr = cg->ptr;
@@ -129,7 +179,8 @@ LLVMValueRef cg_alloca_shared(struct cg_ctx *cg, uint32_t size, const char *name
 		if (LLVMIsAAllocaInst(i) && len == strlen(name) && !memcmp(n, name, len))
 			return i;
 	}
-	return cg_alloca_nozero(cg, size, name);
+	/* found again by later statements: never one statement's temporary */
+	return cg_alloca_program(cg, size, name);
 }
 
 void cg_memset0(struct cg_ctx *cg, LLVMValueRef dst, uint32_t size)

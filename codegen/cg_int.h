@@ -21,6 +21,15 @@ struct cg_var {
 	struct cg_var *next;
 	const char *name;
 	LLVMValueRef slot;	/* alloca: i64 or bytes */
+	uint32_t size;		/* its bytes */
+	struct src_loc loc;	/* its first assignment */
+};
+
+struct cg_fn_stack {
+	LLVMValueRef fn;
+	uint32_t max_temps;		/* bytes one statement holds at once */
+	struct src_loc temps_loc;	/* that statement */
+	const struct cg_var *vars;	/* its $variables, the last made first */
 };
 
 struct cg_ctx {
@@ -52,6 +61,18 @@ struct cg_ctx {
 	const struct sema_attach *attach;
 	struct cg_var *vars;
 	struct cg_loop *loop;
+	/* stack slots of the statement being lowered (cg_stmt): their lifetime
+	 * ends with it, so 100 unrolled copies of `@x = 1` share one slot
+	 * instead of adding up past the 512-byte stack */
+	LLVMValueRef *temps;
+	uint32_t *temp_sizes;
+	int ntemps;
+	bool track_temps;
+	/* per generated function, for the message when it needs more stack
+	 * than BPF has: the statement with the most temporaries, and where
+	 * the first $variable is assigned */
+	struct cg_fn_stack *stacks;
+	int nstacks;
 	bool reads_cookie;		/* cg_attach_cookie was called for it */
 	LLVMValueRef ret_flag;	/* in a for loop's callback (loops.c): the word a
 				 * `return` sets before it stops the iteration */
@@ -101,5 +122,10 @@ uint32_t cg_elem_size(const struct type *ptr_or_array);
 LLVMValueRef cg_bitfield(struct cg_ctx *cg, LLVMValueRef word, const struct type_field *f);
 /* expr.c: `size` bytes at ptr, sign- or zero-extended to an i64 */
 LLVMValueRef cg_load_ext(struct cg_ctx *cg, LLVMValueRef ptr, uint32_t size, bool is_signed);
+
+/* at the end of a function's entry block: look up its per-CPU frame (the
+ * frame_size bytes its big temporaries took) and store its address in
+ * frame_slot, where init loads it (module.c) */
+void cg_emit_frame(struct cg_ctx *cg, const char *name);
 
 #endif

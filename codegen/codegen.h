@@ -86,6 +86,9 @@ struct cg_object {
 #define CG_MAP_FAILS_MAP "map_fails"
 /* exit()'s flag: a one-word mmap'able array, present when the script exits */
 #define CG_STOP_MAP "sonde_stop"
+/* --container on a kernel without the ancestor helper in tracing programs:
+ * a cgroup array whose slot 0 the runtime sets to the container's cgroup */
+#define CG_CGROUP_MAP "sonde_cgroup"
 /* stack traces of depth N: the hash "ustk_N" (user) or "kstk_N" (kernel)
  * from the frames (N u64, zero padded) to a u32 id; CG_STACK_LOST_MAP
  * counts the stacks they had no room for (per CPU), and CG_STACK_LOST_ID
@@ -144,6 +147,12 @@ void cg_expr_store_as(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef dst,
 /* stack memory in the entry block, zeroed at the point of the call */
 LLVMValueRef cg_alloca(struct cg_ctx *cg, uint32_t size, const char *name);
 LLVMValueRef cg_alloca_nozero(struct cg_ctx *cg, uint32_t size, const char *name);
+/* a slot that outlives the statement being lowered (a $variable) */
+LLVMValueRef cg_alloca_program(struct cg_ctx *cg, uint32_t size, const char *name);
+/* a statement's temporaries: every slot made between begin and end is
+ * alive from where it is made to end (codegen/expr.c's cg_stmt) */
+void cg_temps_begin(struct cg_ctx *cg, int *mark);
+void cg_temps_end(struct cg_ctx *cg, int mark, struct src_loc loc);
 /* where a stack slot's contents begin (start) and stop mattering */
 void cg_lifetime(struct cg_ctx *cg, LLVMValueRef slot, uint32_t size, bool start);
 /* one entry-block slot per name and program, not zeroed: for temporaries

@@ -140,7 +140,10 @@ static struct cg_var *var_slot(struct cg_ctx *cg, struct ast_node *v, bool creat
 		return NULL;
 	struct cg_var *x = arena_new_obj(cg->a, struct cg_var);
 	x->name = v->var.name;
-	x->slot = cg_alloca_nozero(cg, is_int_kind(&v->type) ? 8 : v->type.size, v->var.name);
+	uint32_t size = ((is_int_kind(&v->type) ? 8 : v->type.size) + 7) & ~7u;
+	x->loc = v->loc;
+	x->slot = cg_alloca_program(cg, size, v->var.name);
+	x->size = LLVMIsAAllocaInst(x->slot) ? size : 0;	/* 0: in the per-CPU frame */
 	/* zero once at function entry: a variable read on a path that did not
 	 * assign it must not read uninitialised stack */
 	LLVMBasicBlockRef cur = LLVMGetInsertBlock(cg->b);
@@ -668,12 +671,16 @@ void cg_stmt(struct cg_ctx *cg, struct ast_node *st)
 {
 	cg_set_loc(cg, st->loc);
 	cg->expr_loc = st->loc;
+	int mark;
 	switch (st->kind) {
 	case N_EXPR_STMT:	/* expr; */
+		cg_temps_begin(cg, &mark);
 		cg_expr(cg, st->expr_stmt.expr);
+		cg_temps_end(cg, mark, st->loc);
 		return;
 	case N_ASSIGN: {	/* lvalue = e; lvalue OP= e; */
 		struct ast_node *t = st->assign.target;
+		cg_temps_begin(cg, &mark);
 		if (t->kind == N_VAR) {
 			assign_var(cg, st);
 		} else if (st->assign.op != OP_NONE) {
@@ -684,6 +691,7 @@ void cg_stmt(struct cg_ctx *cg, struct ast_node *st)
 		} else {
 			cg_map_assign(cg, t, st->assign.value);
 		}
+		cg_temps_end(cg, mark, st->loc);
 		return;
 	}
 	case N_IF: {	/* if (c) {..} else .. */

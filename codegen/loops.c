@@ -50,8 +50,11 @@ children:
 }
 
 struct fn_state {
+	const char *name;	/* the callback's */
 	LLVMValueRef fn, ctx_arg, ret_flag;
-	LLVMBasicBlockRef entry, cur;
+	LLVMBasicBlockRef entry, init, cur;
+	LLVMValueRef frame_slot, frame_base;
+	uint32_t frame_size;
 	LLVMMetadataRef di_sp, loc;
 	struct cg_var *vars;
 	struct cg_loop *loop;
@@ -65,9 +68,10 @@ static LLVMValueRef callback_begin(struct cg_ctx *cg, const char *name, int np,
 				   const char *const *pnames, const bool *is_ptr,
 				   struct fn_state *saved)
 {
-	*saved = (struct fn_state){cg->fn, cg->ctx_arg, cg->ret_flag, cg->entry,
-				   LLVMGetInsertBlock(cg->b), cg->di_sp,
-				   LLVMGetCurrentDebugLocation2(cg->b), cg->vars, cg->loop};
+	*saved = (struct fn_state){name, cg->fn, cg->ctx_arg, cg->ret_flag, cg->entry, cg->init,
+				   LLVMGetInsertBlock(cg->b), cg->frame_slot, cg->frame_base,
+				   cg->frame_size, cg->di_sp, LLVMGetCurrentDebugLocation2(cg->b),
+				   cg->vars, cg->loop};
 	LLVMTypeRef params[4];
 	LLVMMetadataRef tys[5];
 	LLVMMetadataRef di_long = LLVMDIBuilderCreateBasicType(cg->dib, "long", 4, 64, DW_ATE_signed_, 0);
@@ -91,6 +95,11 @@ static LLVMValueRef callback_begin(struct cg_ctx *cg, const char *name, int np,
 	cg->fn = fn;
 	cg->di_sp = sp;
 	cg->entry = LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry");
+	/* the callback's own init block and frame: its variables are zeroed
+	 * and its big temporaries placed in it, not in the probe's */
+	cg->init = LLVMAppendBasicBlockInContext(cg->ctx, fn, "init");
+	cg->frame_slot = cg->frame_base = NULL;
+	cg->frame_size = 0;
 	LLVMMetadataRef dl = LLVMDIBuilderCreateDebugLocation(cg->ctx, line, 1, sp, NULL);
 	for (int i = 0; i < np; i++) {
 		LLVMValueRef arg = LLVMGetParam(fn, (unsigned)i);
@@ -112,8 +121,17 @@ static void callback_end(struct cg_ctx *cg, LLVMBasicBlockRef body, const struct
 {
 	if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(cg->b)))
 		LLVMBuildRet(cg->b, cg_const(cg, 0));
-	LLVMPositionBuilderAtEnd(cg->b, cg->entry);
+	/* entry, then init, then the body, as a probe's function */
+	LLVMPositionBuilderAtEnd(cg->b, cg->init);
 	LLVMBuildBr(cg->b, body);
+	LLVMPositionBuilderAtEnd(cg->b, cg->entry);
+	if (cg->frame_size)
+		cg_emit_frame(cg, saved->name);
+	LLVMBuildBr(cg->b, cg->init);
+	cg->init = saved->init;
+	cg->frame_slot = saved->frame_slot;
+	cg->frame_base = saved->frame_base;
+	cg->frame_size = saved->frame_size;
 	cg->fn = saved->fn;
 	cg->ctx_arg = saved->ctx_arg;
 	cg->ret_flag = saved->ret_flag;

@@ -34,6 +34,7 @@
 #include "common/arena.h"
 #include "common/diag.h"
 #include "common/explain.h"
+#include "host/host.h"
 
 enum { DW_ATE_signed = 5 };
 
@@ -210,13 +211,26 @@ LLVMValueRef cg_in_scope(struct cg_ctx *cg)
 		 * a process started with `docker exec` in a nested cgroup).
 		 * The helper is allowed in every program type sonde attaches
 		 * (uprobe, tracepoint, raw_tp, perf_event; t_containers.sh
-		 * loads each).  A task whose cgroup is shallower than the
+		 * loads each), on kernels after 5.10.  A task whose cgroup is shallower than the
 		 * level gets 0, which never equals a real id.
 		 */
-		LLVMValueRef lvl = cg_const(cg, (uint64_t)cg->opts->filter_cgroup_level);
-		LLVMValueRef id = cg_helper_call(cg, BPF_FUNC_get_current_ancestor_cgroup_id, &lvl, 1);
-		LLVMValueRef in = LLVMBuildICmp(cg->b, LLVMIntEQ, id,
-						cg_const(cg, cg->opts->filter_cgroup), "");
+		LLVMValueRef in;
+		if (host_feature(HF_ANCESTOR_CGROUP)) {
+			LLVMValueRef lvl = cg_const(cg, (uint64_t)cg->opts->filter_cgroup_level);
+			LLVMValueRef id = cg_helper_call(cg, BPF_FUNC_get_current_ancestor_cgroup_id, &lvl, 1);
+			in = LLVMBuildICmp(cg->b, LLVMIntEQ, id, cg_const(cg, cg->opts->filter_cgroup), "");
+		} else {
+			/* 5.10 has that helper in cgroup programs only: there
+			 * bpf_current_task_under_cgroup (4.9) asks the same
+			 * of the cgroup in slot 0 of a cgroup array (the
+			 * runtime puts the container's there) */
+			LLVMValueRef map = LLVMGetNamedGlobal(cg->mod, CG_CGROUP_MAP);
+			if (!map)
+				map = cg_declare_map(cg, CG_CGROUP_MAP, BPF_MAP_TYPE_CGROUP_ARRAY, 1, 4, 4, 0);
+			LLVMValueRef args[] = {map, cg_const(cg, 0)};
+			LLVMValueRef r = cg_helper_call(cg, BPF_FUNC_current_task_under_cgroup, args, 2);
+			in = LLVMBuildICmp(cg->b, LLVMIntEQ, r, cg_const(cg, 1), "");
+		}
 		ok = LLVMBuildAnd(cg->b, ok, in, "");
 	}
 	return ok;
@@ -258,7 +272,7 @@ static void emit_filters(struct cg_ctx *cg)
  * (The kernel limits a per-CPU value to 32 KB: some 30 strings of the
  * largest max_strlen.)
  */
-static void emit_frame(struct cg_ctx *cg, const char *name)
+void cg_emit_frame(struct cg_ctx *cg, const char *name)
 {
 	LLVMValueRef p = cg_scratch(cg, arena_printf(cg->a, "f%s", name), cg->frame_size);
 	LLVMBuildStore(cg->b, p, cg->frame_slot);
@@ -290,6 +304,8 @@ static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int firs
 	LLVMMetadataRef pv = LLVMDIBuilderCreateParameterVariable(cg->dib, sp, "ctx", 3, 1, cg->di_file,
 								  (unsigned)line, cg->di_ptr, 1, 0);
 	cg->fn = fn;
+	cg->stacks = arena_grow(cg->a, cg->stacks, (size_t)cg->nstacks, sizeof(*cg->stacks));
+	cg->stacks[cg->nstacks++] = (struct cg_fn_stack){.fn = fn};
 	cg->ctx_arg = arg;
 	cg->di_sp = sp;
 	cg->probe = p;
@@ -320,6 +336,7 @@ static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int firs
 		cg_end_if(cg, &f);
 	}
 	cg_stmt(cg, p->node->probe.body);
+	cg->stacks[cg->nstacks - 1].vars = cg->vars;
 	if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(cg->b)))
 		LLVMBuildRet(cg->b, LLVMConstInt(cg->i32, 0, 0));
 	/* entry falls through to init, and init to body, once all allocas and
@@ -328,7 +345,7 @@ static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int firs
 	LLVMBuildBr(cg->b, body);
 	LLVMPositionBuilderAtEnd(cg->b, cg->entry);
 	if (cg->frame_size)
-		emit_frame(cg, name);
+		cg_emit_frame(cg, name);
 	LLVMBuildBr(cg->b, cg->init);
 	cg->init = NULL;
 	cg->di_sp = NULL;
@@ -361,9 +378,43 @@ static void on_llvm_diag(LLVMDiagnosticInfoRef di, void *ctx)
 	}
 }
 
-/* "sonde-src-XXXXXX:3:9: in function p0_0 ...: message" -> located error */
-static void report_llvm_error(const struct cg_opts *opts, const char *file, const char *msg)
+/* the stack $variables take, named in the order they were made (the list
+ * holds the last made first) */
+static uint32_t var_stack(const struct cg_var *v, char *names, size_t cap, size_t *used)
 {
+	if (!v)
+		return 0;
+	uint32_t bytes = var_stack(v->next, names, cap, used) + v->size;
+	if (!v->size)		/* in the per-CPU frame, not on the stack */
+		return bytes;
+	if (*used + strlen(v->name) + 20 < cap)
+		*used += (size_t)snprintf(names + *used, cap - *used, "%s$%s %u", *used ? ", " : "",
+					  v->name, v->size);
+	else if (*used + 6 < cap && !strstr(names, ", ..."))
+		*used += (size_t)snprintf(names + *used, cap - *used, ", ...");
+	return bytes;
+}
+
+/* the first $variable made on the stack: the last of the list */
+static const struct cg_var *first_var(const struct cg_var *v)
+{
+	const struct cg_var *first = NULL;
+	for (; v; v = v->next)
+		if (v->size)
+			first = v;
+	return first;
+}
+
+/*
+ * "sonde-src-XXXXXX:3:9: in function p0_0 ...: message" -> located error.
+ * Past the BPF stack, the message says what takes it: the $variables,
+ * alive through the whole probe, and the temporaries of its largest
+ * statement (map keys and values, str() and printf() buffers), alive
+ * through that statement; the caret is on the larger of the two.
+ */
+static void report_llvm_error(struct cg_ctx *cg, const char *file, const char *msg)
+{
+	const struct cg_opts *opts = cg->opts;
 	int line = 0, col = 0;
 	const char *p = strstr(msg, ": in function");
 	const char *text = p ? strstr(p + 2, ": ") : NULL;
@@ -378,17 +429,48 @@ static void report_llvm_error(const struct cg_opts *opts, const char *file, cons
 			r--;
 		line = atoi(r);
 	}
-	bool stack = strstr(msg, "stack limit") != NULL;
-	const char *what = stack ? "this probe needs more than the 512 bytes of stack a BPF program may "
-				   "use: each string takes 64 bytes, so keep fewer strings in $variables "
-				   "and map keys at once, or set a lower on_stack_limit (config = { "
-				   "on_stack_limit = 32 }) to keep more of them in per-CPU memory"
-				 : text;
+	char what[1024];
+	snprintf(what, sizeof(what), "%s", text);
+	struct src_loc loc = {.file = file, .line = line, .col = col > 0 ? col : 1,
+			      .end_line = line, .end_col = (col > 0 ? col : 1) + 1};
+	if (strstr(msg, "stack limit")) {
+		char fname[128] = "", names[256];
+		if (p)
+			sscanf(p, ": in function %127s", fname);
+		LLVMValueRef fn = fname[0] ? LLVMGetNamedFunction(cg->mod, fname) : NULL;
+		const struct cg_fn_stack *fs = NULL;
+		for (int i = 0; fn && i < cg->nstacks; i++)
+			if (cg->stacks[i].fn == fn)
+				fs = &cg->stacks[i];
+		size_t used = 0;
+		names[0] = '\0';
+		uint32_t vars = fs ? var_stack(fs->vars, names, sizeof(names), &used) : 0;
+		uint32_t temps = fs ? fs->max_temps : 0;
+		int n = snprintf(what, sizeof(what), "this probe needs more than the 512 bytes of stack a "
+				 "BPF program may use:");
+		if (vars)
+			n += snprintf(what + n, sizeof(what) - (size_t)n, " its $variables take %u bytes (%s)%s",
+				      vars, names, temps ? "," : ";");
+		if (temps && fs)
+			n += snprintf(what + n, sizeof(what) - (size_t)n,
+				      " the statement at line %d holds %u bytes of temporaries at once "
+				      "(map keys and values, str() and printf() buffers);",
+				      fs->temps_loc.line, temps);
+		snprintf(what + n, sizeof(what) - (size_t)n, " a string takes 64 bytes, so keep fewer "
+			 "strings in $variables, map keys and printf() arguments at once, or set a "
+			 "lower on_stack_limit (config = { on_stack_limit = 32 }) to keep more of "
+			 "them in per-CPU memory");
+		if (fs && temps && temps >= vars)
+			loc = fs->temps_loc;
+		else if (fs && vars && first_var(fs->vars))
+			loc = first_var(fs->vars)->loc;
+		loc.file = file;
+		line = loc.line;
+	}
 	if (line > 0 && opts->src) {
 		struct diag d;
 		diag_init(&d, file, opts->src, stderr);
-		struct src_loc loc = {.file = file, .line = line, .col = col > 0 ? col : 1,
-				      .end_line = line, .end_col = (col > 0 ? col : 1) + 1};
+		bool stack = strstr(msg, "stack limit") != NULL;
 		diag_error(&d, loc, "%s%s%s%s", what, stack ? " [" : "",
 			   stack ? explain_get(EX_STACK)->code : "", stack ? "]" : "");
 	} else {
@@ -702,7 +784,7 @@ static int module_end(struct cg_driver *dr)
 	}
 	if (dr->lerr->n) {
 		const struct sema_result *r = cg->r;
-		report_llvm_error(opts, r->program->loc.file ? r->program->loc.file : "stdin",
+		report_llvm_error(cg, r->program->loc.file ? r->program->loc.file : "stdin",
 				  dr->lerr->first);
 		LLVMDisposeMemoryBuffer(obuf);
 		rc = -E2BIG;

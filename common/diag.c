@@ -21,6 +21,8 @@ void diag_init(struct diag *d, const char *file, const char *src, FILE *out)
 	d->out = out ? out : stderr;
 }
 
+/* the line, or for a long one the DIAG_LINE_MAX columns around the span's
+ * start with "..." where it was cut, and the underline beneath */
 static void quote_line(struct diag *d, struct src_loc loc)
 {
 	const char *p = d->src;
@@ -28,16 +30,24 @@ static void quote_line(struct diag *d, struct src_loc loc)
 		if (*p == '\n')
 			l++;
 	const char *e = strchr(p, '\n');
-	size_t len = e ? (size_t)(e - p) : strlen(p);
+	int len = e ? (int)(e - p) : (int)strlen(p);
 	if (loc.line < 1 || (len == 0 && !*p && loc.line > 1 && loc.col > 1))
 		return;
-	fprintf(d->out, "%.*s\n", (int)len, p);
 	int col = loc.col < 1 ? 1 : loc.col;
-	for (int i = 1; i < col; i++)
-		fputc(i - 1 < (int)len && p[i - 1] == '\t' ? '\t' : ' ', d->out);
+	int end = loc.end_line == loc.line ? loc.end_col : len + 1;
+	int from = 0, to = len;		/* the columns shown, 0-based */
+	if (len > DIAG_LINE_MAX) {
+		from = col - 1 - DIAG_LINE_MAX / 3;
+		from = from < 0 ? 0 : from > len - DIAG_LINE_MAX ? len - DIAG_LINE_MAX : from;
+		to = from + DIAG_LINE_MAX;
+	}
+	const char *pre = from > 0 ? "..." : "";
+	fprintf(d->out, "%s%.*s%s\n", pre, to - from, p + from, to < len ? "..." : "");
+	fputs(pre, d->out);
+	for (int i = from + 1; i < col; i++)
+		fputc(p[i - 1] == '\t' ? '\t' : ' ', d->out);
 	fputc('^', d->out);
-	int end = loc.end_line == loc.line ? loc.end_col : (int)len + 1;
-	for (int i = col + 1; i < end && i <= (int)len; i++)
+	for (int i = col + 1; i < end && i <= to; i++)
 		fputc('~', d->out);
 	fputc('\n', d->out);
 }
@@ -62,10 +72,18 @@ static void report(struct diag *d, const char *what, struct src_loc loc,
 	free(msg);
 }
 
+bool diag_stopped(const struct diag *d)
+{
+	return d->errors >= DIAG_MAX_ERRORS;
+}
+
 void diag_verror(struct diag *d, struct src_loc loc, const char *fmt, va_list ap)
 {
-	report(d, "error", loc, fmt, ap);
-	d->errors++;
+	/* as gcc's -fmax-errors: the last one printed says the rest is left */
+	if (d->errors < DIAG_MAX_ERRORS)
+		report(d, "error", loc, fmt, ap);
+	if (++d->errors == DIAG_MAX_ERRORS)
+		fprintf(d->out, "%s: too many errors: stopped after %d\n", d->file, DIAG_MAX_ERRORS);
 }
 
 void diag_error(struct diag *d, struct src_loc loc, const char *fmt, ...)
@@ -76,10 +94,25 @@ void diag_error(struct diag *d, struct src_loc loc, const char *fmt, ...)
 	va_end(ap);
 }
 
+bool diag_no_warnings;
+
+void diag_warnf(const char *fmt, ...)
+{
+	if (diag_no_warnings)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("sonde: warning: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
 /* -k: a helper's failure at run time, located like an error, but the
  * script goes on */
 void diag_warn(struct diag *d, struct src_loc loc, const char *fmt, ...)
 {
+	if (diag_no_warnings)
+		return;
 	va_list ap;
 	va_start(ap, fmt);
 	report(d, "warning", loc, fmt, ap);

@@ -13,6 +13,7 @@
 #define SONDE_DIAG_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 /* A span in the source: 1-based line and column; end_col is one past the
@@ -30,12 +31,25 @@ struct diag {
 	int errors;
 };
 
+/* After this many errors the rest are counted but not printed, and the
+ * stages stop looking for more (as clang's -ferror-limit): 6,000 bad
+ * attach points are 20 messages, not 96 MB. */
+#define DIAG_MAX_ERRORS 20
+/* A quoted line longer than this shows the part around the column. */
+#define DIAG_LINE_MAX 120
+
 void diag_init(struct diag *d, const char *file, const char *src, FILE *out);
+/* true once DIAG_MAX_ERRORS errors were reported: stop looking for more */
+bool diag_stopped(const struct diag *d);
 void diag_error(struct diag *d, struct src_loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* the same for a caller that wraps it with its own variadic reporter */
 void diag_verror(struct diag *d, struct src_loc loc, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
+/* --no-warnings: diag_warn and diag_warnf print nothing */
+extern bool diag_no_warnings;
+/* "sonde: warning: " and the message on stderr (runtime warnings) */
+void diag_warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void diag_warn(struct diag *d, struct src_loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* The span covering both a and b. */

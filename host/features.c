@@ -98,6 +98,15 @@ static int probe_cookie(void)
 	return probe_kprobe_helper(BPF_FUNC_get_attach_cookie, 0);
 }
 
+/* bpf_get_current_ancestor_cgroup_id(1) in a kprobe-type program (5.10
+ * has it only in cgroup programs) */
+static int probe_ancestor_cgroup(void)
+{
+	struct bpf_insn p[] = {MOV_IMM(BPF_REG_1, 1), CALL(BPF_FUNC_get_current_ancestor_cgroup_id),
+			       MOV_IMM(BPF_REG_0, 0), EXIT()};
+	return loaded(load(BPF_PROG_TYPE_KPROBE, p, sizeof(p) / sizeof(p[0]), NULL));
+}
+
 /* bpf_map_lookup_percpu_elem(&map, &key, cpu 0) on a per-CPU array */
 static int probe_percpu_lookup(void)
 {
@@ -271,6 +280,8 @@ static const struct host_feature_def {
 	[HF_OVERRIDE_RETURN] = {"override_return", "bpf_override_return (CONFIG_BPF_KPROBE_OVERRIDE)",
 				"4.16", probe_override_return},
 	[HF_D_PATH] = {"d_path", "bpf_d_path (in fentry)", "5.10", probe_d_path},
+	[HF_ANCESTOR_CGROUP] = {"ancestor_cgroup", "bpf_get_current_ancestor_cgroup_id in tracing programs",
+				"after 5.10", probe_ancestor_cgroup},
 };
 
 static int answers[HF__COUNT];	/* 0: not asked yet; else enum host_answer + 1 */

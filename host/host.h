@@ -578,6 +578,7 @@ enum host_feature {
 	HF_FENTRY,		/* fentry/fexit attach (5.5) */
 	HF_OVERRIDE_RETURN,	/* bpf_override_return in kprobes */
 	HF_D_PATH,		/* bpf_d_path in fentry */
+	HF_ANCESTOR_CGROUP,	/* bpf_get_current_ancestor_cgroup_id in kprobe programs */
 	HF__COUNT
 };
 enum host_answer { HF_NO, HF_YES, HF_UNKNOWN };

@@ -28,6 +28,7 @@
 #include <zlib.h>
 
 #include "common/arena.h"
+#include "common/diag.h"
 #include "profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile Profile;
@@ -418,7 +419,7 @@ static void pprof_finish(FILE *out)
 	else
 		fwrite(buf, 1, len, out);
 	if (!nkept)
-		fprintf(stderr, "sonde: warning: no map keyed by a stack was printed: the profile is empty\n");
+		diag_warnf("no map keyed by a stack was printed: the profile is empty\n");
 	free(buf);
 	if (kept)
 		arena_free(kept);

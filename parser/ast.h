@@ -63,6 +63,13 @@ struct type_decoder {
 	const char *(*render)(struct arena *a, uint64_t v);
 };
 
+/* The enumerators of an enum type, for printing its values by name. */
+struct type_enum {
+	int n;
+	const char **names;
+	const uint64_t *values;
+};
+
 struct type {
 	enum type_kind kind;
 	uint32_t size;		/* bytes in a map slot or event record */
@@ -71,6 +78,8 @@ struct type {
 	bool is_signed;		/* TY_INT */
 	bool is_bool;		/* TY_INT: a bool (true/false, has_key()), printed
 				 * as a word, as the newest bpftrace prints it */
+	const struct type_enum *enumv;	/* TY_INT of an enum type: a value prints
+					 * as its enumerator's name (maps, %s) */
 	bool trunc_mark;	/* TY_STR read by str(): one that fills its size
 				 * (it may go on) prints with str_trunc_trailer */
 	bool is_user;		/* address space: a TY_PTR points into user memory;

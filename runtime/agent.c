@@ -589,7 +589,7 @@ int rt_agent_attach(struct rt *rt, int *count)
 			}
 		}
 		if (missing && as->n)
-			fprintf(stderr, "sonde: warning: %zu process%s of the container ha%s no agent and %s not "
+			diag_warnf("%zu process%s of the container ha%s no agent and %s not "
 				"traced in user mode: %s%s\n", missing, missing == 1 ? "" : "es",
 				missing == 1 ? "s" : "ve", missing == 1 ? "is" : "are", list, missing > 6 ? " ..." : "");
 		free(pids);
@@ -677,18 +677,18 @@ void rt_agent_detach(struct rt *rt)
 		if (!h)
 			continue;
 		if (h->faults)
-			fprintf(stderr, "sonde: warning: pid %d: %llu probe reads of bad addresses returned an "
+			diag_warnf("pid %d: %llu probe reads of bad addresses returned an "
 				"error (the value read is zero)\n", as->a[i].pid, (unsigned long long)h->faults);
 		if (h->no_shard)
-			fprintf(stderr, "sonde: warning: pid %d: %llu probe hits dropped: more than %d threads "
+			diag_warnf("pid %d: %llu probe hits dropped: more than %d threads "
 				"at once, or return probes nested deeper than the agent's shadow stack\n",
 				as->a[i].pid, (unsigned long long)h->no_shard, SA_NSHARDS);
 		if (h->ring_lost)
-			fprintf(stderr, "sonde: warning: pid %d: %llu events lost (the event ring was full)\n",
+			diag_warnf("pid %d: %llu events lost (the event ring was full)\n",
 				as->a[i].pid, (unsigned long long)h->ring_lost);
 		for (uint32_t m = 0; m < h->nmaps; m++)
 			if (as->a[i].maps[m].full)
-				fprintf(stderr, "sonde: warning: pid %d: %llu map updates dropped: a map is full\n",
+				diag_warnf("pid %d: %llu map updates dropped: a map is full\n",
 					as->a[i].pid, (unsigned long long)as->a[i].maps[m].full);
 	}
 }

@@ -105,7 +105,7 @@ static void do_cat(struct rt *rt, const char *path)
 	char *text = NULL;
 	FILE *f = fopen(path, "r");
 	if (!f)
-		fprintf(stderr, "sonde: warning: cat: failed to open file '%s': %m\n", path);
+		diag_warnf("cat: failed to open file '%s': %m\n", path);
 	else {
 		text = slurp(f, (size_t)settings_int(SET_CAT_BYTES_MAX), &len);
 		fclose(f);

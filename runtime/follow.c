@@ -201,7 +201,7 @@ static void rescan(struct rt *rt, struct watch *w)
 		int e = rt_attach_uprobe_site(rt, w->prog, w->at, s, true);
 		/* the run goes on: the probes attached so far still count */
 		if (e)
-			fprintf(stderr, "sonde: warning: %s: cannot attach to %s in new file %s at "
+			diag_warnf("%s: cannot attach to %s in new file %s at "
 				"offset 0x%llx: %s\n", w->at->name, s->sym, s->file->path,
 				(unsigned long long)s->offset, strerror(-e));
 	}
@@ -331,13 +331,13 @@ void rt_watch_tick(struct rt *rt)
 			continue;
 		w->said = true;
 		if (w->bid_len) {
-			fprintf(stderr, "sonde: warning: %s: %s changed on disk after it was probed "
+			diag_warnf("%s: %s changed on disk after it was probed "
 				"(same file, rewritten in place with another build-id): its probes "
 				"stay at the old offsets and may now fire in other code or not at all; "
 				"restart sonde to place them again\n", w->probe, w->path);
 			continue;
 		}
-		fprintf(stderr, "sonde: warning: %s: %s changed on disk after it was probed (same "
+		diag_warnf("%s: %s changed on disk after it was probed (same "
 			"file, rewritten in place: %lld bytes, was %lld): its probes stay at the old "
 			"offsets and may now fire in other code or not at all; restart sonde to "
 			"place them again\n", w->probe, w->path, (long long)st.st_size,

@@ -153,7 +153,7 @@ int rt_attach_kprobe(struct rt *rt, struct bpf_program *prog, const struct sema_
 	const char *why = err == -ENOENT ? "no such kernel function" : strerror(-err);
 	/* one of several functions of the probe: the rest runs */
 	if (p && p->probe->nattach > 1) {
-		fprintf(stderr, "sonde: warning: %s: cannot attach (%s): skipped\n", at->name, why);
+		diag_warnf("%s: cannot attach (%s): skipped\n", at->name, why);
 		return 0;
 	}
 	if (err == -ENOENT || err == -EINVAL) {

@@ -347,8 +347,9 @@ int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
 		break;
 	case MK_VALUE:
 		/* pointers too: bpftrace prints pointer values (not keys) in decimal */
-		pm->kind = type_is(&m->value, TT_PRINTS_NUMBER) && !m->value.is_bool ? PR_INT
-											: PR_TEXT_VAL;
+		/* bools and enums print as words */
+		pm->kind = type_is(&m->value, TT_PRINTS_NUMBER) && !m->value.is_bool &&
+					   !m->value.enumv ? PR_INT : PR_TEXT_VAL;
 		break;
 	case MK_AVG: pm->kind = PR_AVG; break;
 	case MK_STATS: pm->kind = PR_STATS; break;
@@ -556,7 +557,7 @@ void rt_maps_report_full(struct rt *rt)
 		uint32_t len = sizeof(info);
 		bpf_obj_get_info_by_fd(rt->map_fds[m->id], &info, &len);
 		bool slots = m->kind == MK_HIST || m->kind == MK_LHIST;
-		fprintf(stderr, "sonde: warning: map '%s' was full (%u %s): %llu update%s lost; "
+		diag_warnf("map '%s' was full (%u %s): %llu update%s lost; "
 			"raise the limit with --map-keys-max N or BPFTRACE_MAP_KEYS_MAX\n",
 			m->name, info.max_entries, slots ? "key and bucket slots" : "keys",
 			(unsigned long long)lost, lost == 1 ? " was" : "s were");

@@ -376,11 +376,11 @@ static void warn(const struct rt_overhead *ov, struct ov_prog *o, double rate)
 	o->warned = true;
 	double per = s * 1e9 / rate;
 	if (is_uprobe(o->type))
-		fprintf(stderr, "sonde: warning: %s takes about %.1f %% of a CPU (%.0f hits/s x %.0f ns, "
+		diag_warnf("%s takes about %.1f %% of a CPU (%.0f hits/s x %.0f ns, "
 			"mostly the uprobe trap): use a tracepoint or USDT probe if one covers it, "
 			"or sample with profile:hz:99\n", o->name, s * 100, rate, per);
 	else
-		fprintf(stderr, "sonde: warning: %s takes about %.1f %% of a CPU (%.0f hits/s x %.0f ns): "
+		diag_warnf("%s takes about %.1f %% of a CPU (%.0f hits/s x %.0f ns): "
 			"filter with a predicate, count in a map instead of printf, or sample with "
 			"profile:hz:99\n", o->name, s * 100, rate, per);
 }

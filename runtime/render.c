@@ -170,6 +170,17 @@ static const char *render_into(struct rt *rt, const struct type *t, const uint8_
 	case TY_INT:
 		if (t->is_bool)
 			return v ? "true" : "false";
+		if (t->enumv) {
+			/* an enum's value by its name, as the newest bpftrace
+			 * prints it (the number when no enumerator has it) */
+			uint64_t x = t->size && t->size < 8 ? v & ((1ull << (t->size * 8)) - 1) : v;
+			for (int i = 0; i < t->enumv->n; i++)
+				if ((t->size && t->size < 8 ? t->enumv->values[i] &
+						((1ull << (t->size * 8)) - 1) : t->enumv->values[i]) == x) {
+					*is_str = true;
+					return t->enumv->names[i];
+				}
+		}
 		if (t->is_signed)
 			return arena_printf(rt->a, "%" PRId64, (int64_t)v);
 		return arena_printf(rt->a, "%" PRIu64, v);

@@ -71,6 +71,8 @@ struct rt {
 	int nlinks;
 	int *link_fds;		/* links libbpf does not know (umulti.c) */
 	int nlink_fds;
+	int *held_fds;		/* tracepoint events held past their links (detach.c) */
+	int nheld_fds;
 	int *perf_fds;
 	int nperf, capperf;
 	int *map_fds;		/* by sema map id */
@@ -173,6 +175,10 @@ pid_t rt_child_wait(struct rt *rt, int *status, bool block);
  * prog_attach is the i-th attach point a program serves. */
 void rt_add_link(struct rt *rt, struct bpf_link *l);
 int rt_keep_link(struct rt *rt, const struct sema_attach *at, struct bpf_link *l, int *count);
+/* detach.c: keep fd (a perf event whose program has a link of its own)
+ * until rt_detach_all, which destroys every link and releases them */
+void rt_hold_event(struct rt *rt, int fd);
+void rt_detach_all(struct rt *rt);
 const struct sema_attach *rt_prog_attach(const struct cg_prog *p, int i);
 /* The attach functions, one file per probe family: run.c's attachers[]
  * indexes them by probe type.  Each attaches prog at one attach point,

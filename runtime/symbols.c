@@ -47,7 +47,7 @@ static struct ksyms *kernel_syms(struct rt *rt)
 		rt->ksyms = ksyms_load();
 		if (!rt->ksyms) {
 			failed = true;
-			fprintf(stderr, "sonde: warning: cannot read kernel symbols from /proc/kallsyms: %s\n",
+			diag_warnf("cannot read kernel symbols from /proc/kallsyms: %s\n",
 				strerror(errno));
 		}
 	}
@@ -220,7 +220,7 @@ void rt_stacks_report_lost(struct rt *rt)
 			lost += v[c];
 	free(v);
 	if (lost)
-		fprintf(stderr, "sonde: warning: %llu stack%s lost: the stack map holds %u distinct "
+		diag_warnf("%llu stack%s lost: the stack map holds %u distinct "
 			"stacks and was full (they print as empty stacks)\n", (unsigned long long)lost,
 			lost == 1 ? " was" : "s were", CG_STACK_MAP_ENTRIES);
 }

@@ -25,7 +25,7 @@ static void uprobe_note(void *ctx, enum rs_note_level level, const char *msg)
 	if ((level == RS_NOTE_WARN || rt->o->verbose) && !rt_follow_note_first(rt, msg))
 		return;
 	if (level == RS_NOTE_WARN)
-		fprintf(stderr, "sonde: warning: %s\n", msg);
+		diag_warnf("%s\n", msg);
 	else if (rt->o->verbose)
 		fprintf(stderr, "sonde: %s\n", msg);
 }
@@ -334,7 +334,7 @@ int rt_plan_uprobes(struct rt *rt)
 			return pl->rc;
 		}
 		if (missing == SET_MISSING_WARN)
-			fprintf(stderr, "sonde: warning: %s: %s: not attached\n", pl->at->name, pl->err);
+			diag_warnf("%s: %s: not attached\n", pl->at->name, pl->err);
 	}
 	return 0;
 }

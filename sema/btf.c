@@ -49,8 +49,28 @@ static struct type convert(struct sema_ctx *s, const struct btf *b, uint32_t id)
 		return (struct type){.kind = TY_INT, .size = t->size > 8 ? 8 : t->size, .is_signed = sgn};
 	}
 	case BTF_KIND_ENUM:
-	case BTF_KIND_ENUM64:
-		return (struct type){.kind = TY_INT, .size = t->size, .is_signed = btf_kflag(t)};
+	case BTF_KIND_ENUM64: {
+		/* its enumerators, to print values by name */
+		struct type_enum *ev = arena_new_obj(s->a, struct type_enum);
+		int n = btf_vlen(t);
+		ev->names = arena_new_array(s->a, const char *, n ? n : 1);
+		uint64_t *vals = arena_new_array(s->a, uint64_t, n ? n : 1);
+		ev->values = vals;
+		for (int i = 0; i < n; i++) {
+			if (btf_is_enum(t)) {
+				const struct btf_enum *v = btf_enum(t) + i;
+				ev->names[i] = btf__name_by_offset(b, v->name_off);
+				vals[i] = btf_kflag(t) ? (uint64_t)(int64_t)v->val : (uint32_t)v->val;
+			} else {
+				const struct btf_enum64 *v = btf_enum64(t) + i;
+				ev->names[i] = btf__name_by_offset(b, v->name_off);
+				vals[i] = btf_enum64_value(v);
+			}
+		}
+		ev->n = n;
+		return (struct type){.kind = TY_INT, .size = t->size, .is_signed = btf_kflag(t),
+				     .enumv = ev};
+	}
 	case BTF_KIND_FLOAT:
 		return (struct type){.kind = TY_INT, .size = t->size};
 	case BTF_KIND_PTR: {

@@ -69,7 +69,7 @@ static void expand(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *
 	FILE *w = open_memstream(&why, &whylen);
 	for (size_t i = 0; i < n; i++) {
 		if (fnmatch(glob, v[i].name, 0) ||
-		    (module && (!v[i].module || strcmp(v[i].module, module))))
+		    (module && fnmatch(module, v[i].module ? v[i].module : "vmlinux", 0)))
 			continue;
 		/* the same name in vmlinux and a module: one probe */
 		if (i && !strcmp(v[i - 1].name, v[i].name) && !module)
@@ -81,7 +81,8 @@ static void expand(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *
 			skipped++;
 			continue;
 		}
-		push_kprobe(s, p, raw, type, module, arena_strdup(s->a, v[i].name), 0);
+		push_kprobe(s, p, raw, type, v[i].module && module ? v[i].module : NULL,
+			    arena_strdup(s->a, v[i].name), 0);
 		found++;
 	}
 	if (w)
@@ -91,10 +92,16 @@ static void expand(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *
 			  skipped, skipped == 1 ? "" : "s", why ? why : "",
 			  skipped > 4 ? "; ..." : "");
 	free(why);
-	if (!found)
+	if (!found && p->node->probe.attach->next) {
+		/* beside other attach points, as a missing function is */
+		if (!s->quiet && settings_int(SET_MISSING_PROBES) == SET_MISSING_WARN)
+			diag_warn(s->d, raw->loc, "%s: no kernel function matches: not attached", raw->raw);
+		p->skipped_attach++;
+	} else if (!found) {
 		sema_error(s, raw->loc, "no kernel function matches '%s'%s%s%s (sonde -l '%s:*' lists "
 			   "them)", glob, module ? " in module '" : "", module ? module : "",
 			   module ? "'" : "", kind);
+	}
 }
 
 void sema_kprobe_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
@@ -115,6 +122,14 @@ void sema_kprobe_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_at
 	const struct kfn *all;
 	size_t nall;
 	bool listed = !kfn_load(&all, &nall);
+	/* kprobe:vmlinux:fn is the kernel's own; kprobe:vmlinu*:fn, a module
+	 * glob, expands like a function glob */
+	if (module && !strcmp(module, "vmlinux"))
+		module = NULL;
+	if (module && has_glob(module) && !strchr(fn, '+')) {
+		expand(s, p, raw, type, module, fn);
+		return;
+	}
 	/* kprobe:syscalls:sys_exit_nanosleep: a tracepoint's name, not a
 	 * module's function (bpftrace: "requires 1 argument") */
 	if (module && listed && !kfn_is_module(module)) {
@@ -214,11 +229,13 @@ void sema_fentry_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_at
 {
 	const char *kind = sema_probe_type_name(type);
 	const char *module = n == 3 ? parts[1] : NULL, *fn = n >= 2 ? parts[n - 1] : NULL;
-	if (module && !strcmp(module, "vmlinux"))
+	/* vmlinux, or a module glob that names it (fentry:vmlinu*:vfs_read);
+	 * another module glob is not supported: name the module */
+	if (module && (!strcmp(module, "vmlinux") || (has_glob(module) && !fnmatch(module, "vmlinux", 0))))
 		module = NULL;
-	if (!fn || !*fn || n > 3 || (module && !*module)) {
-		sema_error(s, raw->loc, "%s probe expects %s:FUNCTION or %s:MODULE:FUNCTION", kind, kind,
-			   kind);
+	if (!fn || !*fn || n > 3 || (module && !*module) || (module && has_glob(module))) {
+		sema_error(s, raw->loc, "%s probe expects %s:FUNCTION or %s:MODULE:FUNCTION (a module "
+			   "by its name)", kind, kind, kind);
 		return;
 	}
 	if (!host_module_btf(module)) {

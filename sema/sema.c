@@ -37,6 +37,14 @@ const struct sema_opts *sema_options(struct sema_ctx *s) { return s->opts; }
 const struct sema_probe *sema_cur_probe(struct sema_ctx *s) { return s->probe; }
 void sema_own_scope(struct sema_ctx *s) { s->r->own_scope = true; }
 void sema_need_per_attach(struct sema_ctx *s) { s->probe->uses_args |= s->probe->nattach > 1; }
+
+bool sema_need_func_sites(struct sema_ctx *s)
+{
+	if (!s->quiet)
+		return false;	/* expanded after a quiet pass, or it matched nothing */
+	s->probe->func_sites = true;
+	return true;
+}
 struct ast_node *sema_assign_target(struct sema_ctx *s) { return s->assign_target; }
 
 /* ---- variables ---------------------------------------------------------- */
@@ -425,7 +433,7 @@ static int known_maps(const struct sema_ctx *s)
 static void check_probes(struct sema_ctx *s)
 {
 	s->nevents = 0;
-	for (int i = 0; i < s->r->nprobes; i++) {
+	for (int i = 0; i < s->r->nprobes && !diag_stopped(s->d); i++) {
 		struct sema_probe *p = &s->r->probes[i];
 		if (!p->nattach)
 			continue;
@@ -436,6 +444,10 @@ static void check_probes(struct sema_ctx *s)
 		check_block(s, p->node->probe.body);
 		if (s->quiet)
 			s->learned[i] = s->vars;
+		if (p->func_sites) {
+			p->func_sites = false;
+			sema_expand_func_sites(s, p);
+		}
 	}
 }
 
@@ -510,7 +522,7 @@ struct sema_result *sema_run(struct arena *a, struct diag *d, struct ast_node *p
 		n += it->kind == N_PROBE;
 	r->probes = arena_new_array(a, struct sema_probe, n ? n : 1);
 	s.learned = arena_new_array(a, struct sema_var *, n ? n : 1);
-	for (struct ast_node *it = prog->program.items; it; it = it->next) {
+	for (struct ast_node *it = prog->program.items; it && !diag_stopped(d); it = it->next) {
 		if (it->kind == N_STRUCT_DEF) {
 			sema_define_struct(&s, it);
 			continue;

@@ -124,6 +124,8 @@ struct sema_probe {
 	struct sema_attach *attach;
 	int nattach;
 	bool uses_args;		/* args/arg0.. differ per attach point: one BPF program each */
+	bool func_sites;	/* func without BPF cookies: wildcard uprobes become one
+				 * attach point per function (sema_expand_func_sites) */
 	int skipped_attach;	/* attach points left out (a kernel function not there) */
 	int index;
 };
@@ -282,6 +284,10 @@ const struct sema_probe *sema_cur_probe(struct sema_ctx *s);
 /* the current probe's value differs per attach point (probe, args ...):
  * codegen emits one BPF program per attach point */
 void sema_need_per_attach(struct sema_ctx *s);
+/* func in a wildcard uprobe on a kernel without BPF cookies: after this
+ * pass the probe's wildcard uprobes become one attach point per function;
+ * false when that was tried already (the wildcard matched nothing) */
+bool sema_need_func_sites(struct sema_ctx *s);
 /* the script applies -p/--container itself (in_scope, scoped) */
 void sema_own_scope(struct sema_ctx *s);
 /* the expression folds to a compile-time integer (no error when not) */

@@ -132,6 +132,7 @@ void sema_check_attach_limits(struct sema_ctx *s);
 struct sema_attach *sema_push_attach(struct sema_ctx *s, struct sema_probe *p);
 /* usdt.c: one attach point per SDT note of `target` matching `pattern`
  * ("NAME" or "PROVIDER:NAME", globs allowed) */
+void sema_expand_func_sites(struct sema_ctx *s, struct sema_probe *p);
 void sema_usdt_expand(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
 		      const char *target, const char *pattern);
 /* C type written in a cast/sizeof/struct field -> type; false after error */

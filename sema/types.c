@@ -249,6 +249,13 @@ static void enumerators_to_ints(struct sema_ctx *s, struct ast_node *e)
 static void define_enum(struct sema_ctx *s, struct ast_node *d)
 {
 	int64_t next = 0, lo = 0, hi = 0;
+	int n = 0;
+	for (struct ast_struct_field *f = d->sdef.fields; f; f = f->next)
+		n++;
+	struct type_enum *ev = arena_new_obj(s->a, struct type_enum);
+	ev->names = arena_new_array(s->a, const char *, n ? n : 1);
+	uint64_t *vals = arena_new_array(s->a, uint64_t, n ? n : 1);
+	ev->values = vals;
 	for (struct ast_struct_field *f = d->sdef.fields; f; f = f->next) {
 		for (struct sema_enumval *o = s->enumvals; o; o = o->next)
 			if (!strcmp(o->name, f->name)) {
@@ -265,6 +272,8 @@ static void define_enum(struct sema_ctx *s, struct ast_node *d)
 		v->value = (uint64_t)next;
 		v->next = s->enumvals;
 		s->enumvals = v;
+		ev->names[ev->n] = f->name;
+		vals[ev->n++] = (uint64_t)next;
 		lo = next < lo ? next : lo;
 		hi = next > hi ? next : hi;
 		next = (int64_t)((uint64_t)next + 1);
@@ -274,7 +283,8 @@ static void define_enum(struct sema_ctx *s, struct ast_node *d)
 	struct sema_struct *st = arena_new_obj(s->a, struct sema_struct);
 	st->is_enum = true;
 	st->type = (struct type){.kind = TY_INT, .is_signed = lo < 0, .sname = d->sdef.name,
-				 .size = lo < INT32_MIN || hi > (lo < 0 ? INT32_MAX : (int64_t)UINT32_MAX) ? 8 : 4};
+				 .size = lo < INT32_MIN || hi > (lo < 0 ? INT32_MAX : (int64_t)UINT32_MAX) ? 8 : 4,
+				 .enumv = ev};
 	st->next = s->structs;
 	s->structs = st;
 }

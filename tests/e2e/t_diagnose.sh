@@ -196,6 +196,16 @@ else
 	skip diagnose:container "cannot make a cgroup under $SLICE"
 fi
 
+# ---- threads by name: an API thread asleep, an engine thread busy --------------------------------
+gcc -O1 -pthread -o "$DX/api_engine" "$top/tests/workloads/api_engine.c" &&
+"$SONDE" diagnose -f json -o "$DX/threads.json" -c "$HI $DX/api_engine 40 50 1500 dxapi" 2 2> "$DX/threads.err"
+dx_check threads_by_name "$DX/threads.json" '
+names = {x["comm"]: x for x in r["groups"]}
+assert set(names) == {"dxapi", "engine"}, list(names)
+assert names["engine"]["busy"] and not names["dxapi"]["busy"], r["groups"]
+assert names["dxapi"]["ns"]["sleep"] > 0.5 * names["dxapi"]["wall_ns"], names["dxapi"]["ns"]
+assert len(set(x["pid"] for x in r["groups"])) == 1, r["groups"]'
+
 # ---- healthy: a loop alone on its CPU ------------------------------------------------------------
 "$SONDE" diagnose -c "$HI taskset -c 1 $DX/dx_service spin 30000" 2 > "$DX/healthy.txt" 2>&1
 expect_match diagnose:healthy 'no host-side bottleneck found' "$(cat "$DX/healthy.txt")"

@@ -17,10 +17,16 @@
 #                of a known argument is the workload (pid == cpid)
 #   settings_*   the newest release's names (BPFTRACE_MAX_STRLEN ...) beside
 #                0.17's, and missing_probes = warn for a missing uprobe
+#   enum_names   values of an enum type print as their enumerator's name in
+#                map keys and values, with %s and in JSON (the number with
+#                %d, or when no enumerator has it); the kernel's enums too
 #   cpp_*        C++ names: tests/workloads/cxx_names.cc (g++) calls ns::func
 #                and ns::poke twice each; func, usym and ustack print them
 #                demangled; uprobe:BIN:cpp:"ns::func", "ns::func" and globs
 #                attach by the demangled name
+#   flag_*       -l -e PROGRAM lists the program's probes (wildcards
+#                expanded), -d STAGE as --emit, -B none|line|full,
+#                --no-warnings (a missing uprobe's warning goes)
 #   builtin_*    builtins since 0.18: getopt() named options, ppid and pcomm
 #                (the shell that starts sonde), call-style pid()/comm(),
 #                nsecs(monotonic|boot|tai|sw_tai)
@@ -144,6 +150,12 @@ expect_match newtypes:missing_probes_warn "^sonde: warning: uprobe:$T:no_such_fu
 out=$("$SONDE" -e 'uprobe:'$T':no_such_function { } BEGIN { printf("ran\n"); exit(); }' 2>&1; echo "rc=$?")
 expect_match newtypes:missing_probes_default_stops "^sonde: uprobe:$T:no_such_function: symbol 'no_such_function' not found in $T rc=1" "$(echo $out)"
 
+# -- enums by name ---------------------------------------------------------------------
+out=$("$SONDE" -q -e 'enum E { A = 1, B, C = -5 } BEGIN { $e = (enum E)2; @m[$e] = count(); @v = (enum E)1; @k[(enum bpf_map_type)1] = 1; printf("%s %d %s %s\n", $e, $e, (enum E)-5, (enum E)7); exit(); }' 2>&1)
+expect_eq newtypes:enum_names $'B 2 C 7\n\n\n@k[BPF_MAP_TYPE_HASH]: 1\n@m[B]: 1\n@v: A' "$out"
+out=$("$SONDE" -q -f json -e 'enum E { A = 1, B } BEGIN { @v = (enum E)1; @m[(enum E)2] = 3; exit(); }' 2>&1)
+expect_eq newtypes:enum_names_json $'{"type": "map", "data": {"@m": {"B": 3}}}\n{"type": "map", "data": {"@v": "A"}}' "$out"
+
 # -- C++ names ---------------------------------------------------------------------------
 X=$B/cxx_names
 [ "$X" -nt "$top/tests/workloads/cxx_names.cc" ] || g++ -O1 -g -o "$X" "$top/tests/workloads/cxx_names.cc"
@@ -151,6 +163,19 @@ out=$("$SONDE" -q -c "$X 2" -e 'uprobe:'$X':cpp:"ns::func" { @[func, usym(reg("i
 expect_eq newtypes:cpp_demangled $'10\n\n\n@[ns::func(int), ns::func(int), \n    ns::func(int)+0\n]: 2' "$out"
 out=$("$SONDE" -q -c "$X 2" -e 'uprobe:'$X':"ns::func" { @a[func] = count(); } uprobe:'$X':cpp:"ns::*" { @b[func] = count(); }' 2>&1)
 expect_eq newtypes:cpp_attach_forms $'10\n\n\n@a[ns::func(int)]: 2\n@b[ns::func(int)]: 2\n@b[ns::poke(ns::Widget*, long)]: 2' "$out"
+
+# -- flags -------------------------------------------------------------------------------
+out=$("$SONDE" -l -e 'tracepoint:syscalls:sys_enter_openat* { } BEGIN { }' 2>&1)
+expect_eq newtypes:flag_list_program $'tracepoint:syscalls:sys_enter_openat\ntracepoint:syscalls:sys_enter_openat2\nBEGIN' "$out"
+# the same IR but the temporary source file's name
+noname() { sed 's/sonde-src-[A-Za-z0-9]*/SRC/'; }
+expect_eq newtypes:flag_d_stage "$("$SONDE" --emit ir -e 'BEGIN { exit(); }' 2>&1 | noname)" "$("$SONDE" -d codegen -e 'BEGIN { exit(); }' 2>&1 | noname)"
+out=$("$SONDE" -d nosuch -e 'BEGIN { exit(); }' 2>&1; echo "rc=$?")
+expect_match newtypes:flag_d_bad "^sonde: -d takes ast, codegen, codegen-opt, dis or all .*rc=1" "$(echo $out)"
+out=$("$SONDE" -q -B none -e 'BEGIN { printf("a"); printf("b\n"); exit(); }' 2>&1; "$SONDE" -B bad -e 'BEGIN { }' 2>&1; echo "rc=$?")
+expect_eq newtypes:flag_B $'ab\n\n\nsonde: -B takes full, line or none, not \'bad\'\nrc=1' "$out"
+out=$("$SONDE" -q --no-warnings -e 'config = { missing_probes = warn } uprobe:'$T':no_such_function { } BEGIN { printf("ran\n"); exit(); }' 2>&1; echo "rc=$?")
+expect_eq newtypes:flag_no_warnings $'ran\n\n\nrc=0' "$out"
 
 # -- builtins added since 0.18 ---------------------------------------------------------
 out=$("$SONDE" -q -e 'BEGIN { printf("%d %d %s %d %d|", getopt("sysname"), getopt("depth", 35), getopt("name", "none"), getopt("v", true), $1); print((getopt("x"), getopt("y", false))); exit(); }' -- --depth=3 --name=abc 7 --v=false 2>&1)

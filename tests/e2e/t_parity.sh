@@ -56,7 +56,7 @@ if need_root parity:agg_read_all_cpus; then
 	out=$("$SONDE" -q -e 'config = { print_maps_on_exit = false }
 		tracepoint:syscalls:sys_enter_getppid /comm == "syscall_loop"/ { @n = count(); @s = sum(2); @mx = max(cpu); @mn = min(cpu); @a = avg(cpu * 10); }
 		END { printf("read: %d %d %d %d %d\n", @n, @s, @mx, @mn, @a); }' \
-		-c "sh -c 'taskset -c 0 $B/syscall_loop 1000 >/dev/null & taskset -c 1 $B/syscall_loop 1000 >/dev/null; wait'" 2>&1)
+		-c "$(sh_script par_two_cpus "taskset -c 0 $B/syscall_loop 1000 >/dev/null & taskset -c 1 $B/syscall_loop 1000 >/dev/null; wait")" 2>&1)
 	expect_eq parity:agg_read_all_cpus 'read: 2000 4000 1 0 5' "$out"
 fi
 

@@ -194,6 +194,23 @@ static void test_forms(void **state)
 	assert_string_equal(names(&c, buf, sizeof(buf)), "kprobe:nf_tables:nft_do_chain");
 	checked_free(&c);
 
+	/* bpftrace's tests/runtime/probe: the kernel's own as a module, a
+	 * module glob, and a glob that matches nothing beside a function */
+	checked_run(&c, "kprobe:vmlinux:vfs_read { }", NULL);
+	assert_string_equal(names(&c, buf, sizeof(buf)), "kprobe:vfs_read");
+	checked_free(&c);
+	checked_run(&c, "kretprobe:vmlinu*:vfs_read { }", NULL);
+	assert_string_equal(names(&c, buf, sizeof(buf)), "kretprobe:vfs_read");
+	checked_free(&c);
+	checked_run(&c, "kprobe:vfs_read,kprobe:nonsense* { }", NULL);
+	assert_string_equal(names(&c, buf, sizeof(buf)), "kprobe:vfs_read");
+	assert_non_null(strstr(c.msgs, "warning: kprobe:nonsense*: no kernel function matches: not "
+				       "attached"));
+	checked_free(&c);
+	checked_run(&c, "fentry:vmlinu*:vfs_read { }", NULL);
+	assert_string_equal(names(&c, buf, sizeof(buf)), "fentry:vfs_read");
+	checked_free(&c);
+
 	checked_run(&c, "kprobe:syscalls:sys_exit_nanosleep { }", NULL);
 	assert_null(c.r);
 	assert_string_equal(checked_first_line(&c, buf, sizeof(buf)),

@@ -805,6 +805,34 @@ static void test_locations(void **state)
 
 /* ---- errors ---------------------------------------------------------------------- */
 
+/* a line past DIAG_LINE_MAX columns is quoted around the column, with
+ * "..." where it was cut, and the caret still under the token */
+static void test_long_line_error(void **state)
+{
+	char src[512] = "BEGIN { ";
+	for (int i = 0; i < 40; i++)
+		strcat(src, "$a = 1; ");
+	strcat(src, "$x = ; }");	/* 336 columns, the ';' at 334 */
+	char want[1024];
+	/* near the end: the last 120 columns, cut before them only */
+	snprintf(want, sizeof(want), "test.bt:1:334: error: syntax error: unexpected ';', "
+		 "expecting an expression\n...%s\n...%*s^\n", src + 336 - DIAG_LINE_MAX,
+		 DIAG_LINE_MAX - 3, "");
+	check_error(src, want);
+	/* in the middle: cut on both sides, 40 columns before the column */
+	char mid[512] = "BEGIN { ";
+	for (int i = 0; i < 40; i++)
+		strcat(mid, "$a = 1; ");
+	strcat(mid, "$x = ; ");
+	for (int i = 0; i < 20; i++)
+		strcat(mid, "$a = 1; ");
+	strcat(mid, "}");
+	snprintf(want, sizeof(want), "test.bt:1:334: error: syntax error: unexpected ';', "
+		 "expecting an expression\n...%.*s...\n...%*s^\n", DIAG_LINE_MAX, mid + 333 - 40,
+		 40, "");
+	check_error(mid, want);
+}
+
 static void test_syntax_errors(void **state)
 {
 	check_error("BEGIN { $x = 1 $y = 2 }",
@@ -1234,6 +1262,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_long_line_error),
 		cmocka_unit_test(test_probes),
 		cmocka_unit_test(test_struct_defs),
 		cmocka_unit_test(test_primaries),

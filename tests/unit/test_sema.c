@@ -216,6 +216,37 @@ static void expect_error(const char *src, const char *msg)
 	checked_free(&c);
 }
 
+/* 6,000 bad attach points on one 12 KB line: 20 errors, each quoting the
+ * 120 columns around its column, then a note; it printed 96 MB */
+static void test_error_limit(void **state)
+{
+	size_t n = 6000, len = n * 2 + 8;
+	char *src = malloc(len);
+	size_t o = 0;
+	for (size_t i = 0; i < n; i++)
+		o += (size_t)snprintf(src + o, len - o, "%sa", i ? "," : "");
+	snprintf(src + o, len - o, " { }");
+	struct checked c;
+	check(&c, src, NULL, 0);
+	assert_null(c.r);
+	int errors = 0;
+	for (const char *p = c.msgs; (p = strstr(p, ": error: ")); p++)
+		errors++;
+	assert_int_equal(errors, DIAG_MAX_ERRORS);
+	assert_non_null(strstr(c.msgs, "t.bt: too many errors: stopped after 20\n"));
+	/* the 20th point, at column 39: the line from its start, cut */
+	assert_non_null(strstr(c.msgs, "t.bt:1:39: error: unknown probe type 'a'\na,a,a,"));
+	for (const char *l = c.msgs; *l;) {
+		const char *e = strchr(l, '\n');
+		assert_non_null(e);
+		assert_true(e - l <= DIAG_LINE_MAX + 60);
+		l = e + 1;
+	}
+	assert_true(strlen(c.msgs) < 6000);
+	checked_free(&c);
+	free(src);
+}
+
 /* let and for variables live in their block (scope.c); a variable
  * without let in the whole probe, as in 0.17 */
 static void test_let_and_for(void **state)
@@ -321,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_key_layout),
 		cmocka_unit_test(test_per_attach),
 		cmocka_unit_test(test_positional),
+		cmocka_unit_test(test_error_limit),
 		cmocka_unit_test(test_positional_out_of_range),
 		cmocka_unit_test(test_printf_event),
 		cmocka_unit_test(test_let_and_for),

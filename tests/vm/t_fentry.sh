@@ -43,3 +43,11 @@ expect_eq fentry:list_signature 'fentry:vmlinux:vfs_read
     size_t count
     loff_t * pos
     ssize_t retval' "$out"
+
+# fentry:MODULE:FUNCTION, typed from the module's own BTF
+if [ -e /sys/kernel/btf/overlay ]; then
+	out=$("$SONDE" -q -c "$B/kcalls 1" -e 'fentry:overlay:ovl_open /pid == cpid/ { @[probe, args.file != 0] = count(); }' 2>&1)
+	expect_match fentry:module_function '^@\[fentry:overlay:ovl_open, 1\]: [1-9][0-9]*$' "$out"
+else
+	skip fentry:module_function "no BTF for the overlay module in this kernel (/sys/kernel/btf/overlay)"
+fi

@@ -48,3 +48,12 @@ expect_match kprobe:banned_wildcard "warning: kretprobe:_raw_spin_lock\*: 2 matc
 out=$("$SONDE" -l 'kprobe:vfs_*')
 expect_match kprobe:list 'kprobe:vfs_read$' "$out"
 expect_eq kprobe:list_sorted "$(printf '%s\n' "$out" | LC_ALL=C sort -u)" "$out"
+
+# kprobe:MODULE:FUNCTION: the guest's root is an overlay (a module), and
+# the workload's loader opens its libraries through it
+if grep -q '^overlay ' /proc/modules; then
+	out=$("$SONDE" -q -c "$B/kcalls 1" -e 'kprobe:overlay:ovl_open /pid == cpid/ { @[func, probe] = count(); }' 2>&1)
+	expect_match kprobe:module_function '^@\[ovl_open, kprobe:overlay:ovl_open\]: [1-9][0-9]*$' "$out"
+else
+	skip kprobe:module_function "overlay is built into this kernel, not a module"
+fi
