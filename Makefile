@@ -185,7 +185,8 @@ $(BUILD)/fuzz-smoke: $(FUZZ_SRCS) tests/fuzz/driver.c $(ASAN_OBJS)
 	$(CXX) $(ASAN_FLAGS) -o $@ $@.o $@.drv.o $(ASAN_OBJS) $(LDLIBS)
 fuzz-smoke: $(BUILD)/fuzz-smoke
 	@: > $(RESULTS).fuzz
-	@if $(BUILD)/fuzz-smoke tests/fuzz/corpus 3000 >$(BUILD)/fuzz.log 2>&1; then \
+	@if LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp $(BUILD)/fuzz-smoke tests/fuzz/corpus 3000 \
+		>$(BUILD)/fuzz.log 2>&1; then \
 		echo "PASS fuzz:frontend" >> $(RESULTS).fuzz; echo "PASS fuzz:frontend"; \
 	else echo "FAIL fuzz:frontend (see $(BUILD)/fuzz.log)" >> $(RESULTS).fuzz; tail -20 $(BUILD)/fuzz.log; fi
 
@@ -220,7 +221,8 @@ else
 fuzz: $(BUILD)/fuzz-frontend
 	@mkdir -p $(BUILD)/fuzz-corpus
 	@echo "fuzzing: progress in $(BUILD)/fuzz-run.log"
-	@FUZZ_CODEGEN=$(FUZZ_CODEGEN) $(BUILD)/fuzz-frontend -runs=$(FUZZ_RUNS) \
+	@FUZZ_CODEGEN=$(FUZZ_CODEGEN) LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp \
+		$(BUILD)/fuzz-frontend -runs=$(FUZZ_RUNS) \
 		-max_total_time=$(FUZZ_TIME) -max_len=8192 -print_final_stats=1 \
 		-artifact_prefix=$(BUILD)/fuzz-crash- $(BUILD)/fuzz-corpus tests/fuzz/corpus \
 		> $(BUILD)/fuzz-run.log 2>&1; rc=$$?; \
@@ -243,6 +245,11 @@ fuzz-dryrun: $(BUILD)/asan/sonde
 	@nice -n 10 python3 tests/fuzz/dryrun.py $(BUILD)/asan/sonde $(FUZZ_DRYRUN_RUNS) $(FUZZ_DRYRUN_SEED)
 
 PREFIX ?= /usr/local
+# docs/errors.md is the catalogue of error codes in common/explain.c, as
+# `sonde --explain --all` prints it (e2e:errors checks it is current)
+docs/errors.md: $(BUILD)/sonde
+	$(BUILD)/sonde --explain --all > $@
+
 install: $(BUILD)/sonde $(BUILD)/libsonde-agent.so
 	install -D -m 755 $(BUILD)/sonde $(DESTDIR)$(PREFIX)/bin/sonde
 	install -D -m 755 $(BUILD)/libsonde-agent.so $(DESTDIR)$(PREFIX)/lib/sonde/libsonde-agent.so

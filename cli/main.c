@@ -27,6 +27,7 @@
 #include "codegen/codegen.h"
 #include "common/arena.h"
 #include "common/diag.h"
+#include "common/explain.h"
 #include "common/file.h"
 #include "common/settings.h"
 #include "host/host.h"
@@ -93,6 +94,8 @@ static void usage(FILE *out)
 		"                     terminal, full otherwise)\n"
 		"    --no-warnings    print no warnings\n"
 		"    --info           the kernel's BPF features and how sonde was built\n"
+		"    --explain CODE   what an error code (S0101 ...) means and how to fix it;\n"
+		"                     --explain --all prints every page\n"
 		"    -V, --version    print the version\n"
 		"    -h, --help       this help\n"
 		"\n"
@@ -272,7 +275,7 @@ int cli_start_child(const char *cmd, int *go_fd, const char *agent_lib, const ch
 
 enum { OPT_UNSAFE = 256, OPT_DRY_RUN, OPT_CONTAINER, OPT_EMIT, OPT_FOLLOW, OPT_MAP_KEYS_MAX,
        OPT_EXCLUDE_SELF, OPT_SERVE, OPT_INTERVAL, OPT_MAX_SERIES, OPT_KUBE_LOGS,
-       OPT_INFO, OPT_USER_PROBES, OPT_AGENT_DIR, OPT_RB_PAGES, OPT_OVERHEAD, OPT_NO_WARNINGS };
+       OPT_INFO, OPT_USER_PROBES, OPT_AGENT_DIR, OPT_RB_PAGES, OPT_OVERHEAD, OPT_EXPLAIN, OPT_NO_WARNINGS };
 
 /* the script's config block: false after an error at the setting */
 static bool apply_config(struct diag *d, const struct ast_node *program)
@@ -320,6 +323,7 @@ int main(int argc, char **argv)
 		{"max-series", required_argument, NULL, OPT_MAX_SERIES},
 		{"kube-logs", required_argument, NULL, OPT_KUBE_LOGS},
 		{"info", no_argument, NULL, OPT_INFO},
+		{"explain", required_argument, NULL, OPT_EXPLAIN},
 		{"user-probes", no_argument, NULL, OPT_USER_PROBES},
 		{"agent-dir", required_argument, NULL, OPT_AGENT_DIR},
 		{"rb-pages", required_argument, NULL, OPT_RB_PAGES},
@@ -412,6 +416,21 @@ int main(int argc, char **argv)
 				return 1;
 			break;
 		case OPT_INFO: info = true; break;
+		case OPT_EXPLAIN: {
+			/* --explain --all: every page, as docs/errors.md */
+			if (!strcmp(optarg, "--all") || !strcmp(optarg, "all")) {
+				explain_all(stdout);
+				return 0;
+			}
+			const struct explain *x = explain_find(optarg);
+			if (!x) {
+				fprintf(stderr, "sonde: --explain: no error code '%s' (codes are listed by "
+					"sonde --explain --all)\n", optarg);
+				return 1;
+			}
+			explain_page(stdout, x, false);
+			return 0;
+		}
 		case OPT_USER_PROBES: user_probes = true; break;
 		case OPT_AGENT_DIR: agent_dir = optarg; break;
 		case OPT_EMIT:

@@ -86,6 +86,10 @@ struct cg_ctx {
 };
 
 void cg_set_loc(struct cg_ctx *cg, struct src_loc loc);
+/* emit.c: --emit ir / asm text with each run of code headed by the
+ * script line it came from */
+void cg_print_ir(FILE *out, const char *text, const char *src);
+void cg_print_asm(FILE *out, const char *text, const char *src);
 void cg_stmt(struct cg_ctx *cg, struct ast_node *st);
 /* expr.c: the stack slot of variable node v (made, zeroed, on first use) */
 struct cg_var *cg_var_slot(struct cg_ctx *cg, struct ast_node *v);

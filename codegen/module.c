@@ -14,6 +14,7 @@
 #include "codegen/cg_int.h"
 
 #include <errno.h>
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 
 #include <bpf/libbpf.h>
 #include <llvm-c/Analysis.h>
+#include <llvm-c/ErrorHandling.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/InstCombine.h>
@@ -31,6 +33,7 @@
 
 #include "common/arena.h"
 #include "common/diag.h"
+#include "common/explain.h"
 #include "host/host.h"
 
 enum { DW_ATE_signed = 5 };
@@ -469,10 +472,83 @@ static void report_llvm_error(struct cg_ctx *cg, const char *file, const char *m
 	if (line > 0 && opts->src) {
 		struct diag d;
 		diag_init(&d, file, opts->src, stderr);
-		diag_error(&d, loc, "%s", what);
+		bool stack = strstr(msg, "stack limit") != NULL;
+		diag_error(&d, loc, "%s%s%s%s", what, stack ? " [" : "",
+			   stack ? explain_get(EX_STACK)->code : "", stack ? "]" : "");
 	} else {
 		fprintf(stderr, "sonde: BPF code generation failed: %s\n", what);
 	}
+}
+
+/*
+ * Some limits LLVM's BPF backend meets only as a fatal error, which the
+ * default handler turns into abort(): a jump over more than 32,767
+ * instructions ("Branch target out of insn range", while it writes the
+ * object).  A fatal error handler must not return, so it jumps back to
+ * the emission (siglongjmp).  report_fatal_error() holds no lock while it
+ * calls the handler, and what the jump skips (the pass manager, the
+ * streamer, their memory) belongs to this module's emission alone:
+ * sonde touches nothing of that LLVM context afterwards (cg_compile
+ * leaks it rather than dispose of it) and reports a located error.
+ * Running every emission in a child process would catch crashes too,
+ * but would cost a fork per compile and move the compile's memory out of
+ * sonde's own accounting for a failure that only oversized programs meet.
+ */
+static sigjmp_buf *fatal_jump;
+static char fatal_reason[256];
+
+static void on_llvm_fatal(const char *reason)
+{
+	snprintf(fatal_reason, sizeof(fatal_reason), "%s", reason);
+	if (fatal_jump)
+		siglongjmp(*fatal_jump, 1);
+	fprintf(stderr, "sonde: internal error: LLVM: %s\n", reason);
+	_exit(70);
+}
+
+/* the BPF function of the module with the most LLVM instructions: the
+ * one whose jumps can span too far */
+static LLVMValueRef largest_function(LLVMModuleRef mod, long *count)
+{
+	LLVMValueRef best = NULL;
+	*count = 0;
+	for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+		long n = 0;
+		for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+			for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i))
+				n++;
+		if (n > *count) {
+			*count = n;
+			best = f;
+		}
+	}
+	return best;
+}
+
+/* the located error for an LLVM fatal error in the program `fn` */
+static void report_too_large(struct cg_ctx *cg, const char *fn, long ninsn)
+{
+	const struct sema_probe *p = NULL;
+	for (int i = 0; i < cg->nprogs && !p; i++)
+		if (fn && !strcmp(cg->progs[i].name, fn))
+			p = cg->progs[i].probe;
+	const struct explain *x = explain_get(EX_PROG_SIZE);
+	const char *file = cg->r->program->loc.file ? cg->r->program->loc.file : "stdin";
+	char what[512];
+	snprintf(what, sizeof(what), "the program for %s is too large for BPF: LLVM cannot emit it "
+		 "(%s) [%s]", p ? p->attach[0].name : "this script", fatal_reason, x->code);
+	if (p && cg->opts->src) {
+		struct diag d;
+		diag_init(&d, file, cg->opts->src, stderr);
+		diag_error(&d, p->node->loc, "%s", what);
+	} else {
+		fprintf(stderr, "sonde: %s\n", what);
+	}
+	fprintf(stderr, "note: it holds %ld LLVM instructions (unroll() copies its body), and a BPF "
+		"jump reaches 32,767 instructions: make unroll counts smaller, use a while loop, or "
+		"split the work across probes\n", ninsn);
+	if (!p || !cg->opts->src)
+		explain_note(stderr, x, false);	/* diag_error() did, for a line */
 }
 
 /*
@@ -529,6 +605,7 @@ struct cg_driver {
 	struct cg_ctx *cg;
 	LLVMTargetMachineRef tm;
 	struct llvm_errors *lerr;
+	bool broken;		/* an LLVM fatal error: its context is abandoned */
 	const char *srcname;	/* the DIFile: the private copy of the source */
 	const char *srcdir;
 	/* finished modules' objects */
@@ -629,6 +706,31 @@ static void module_begin(struct cg_driver *dr)
 	cg_maps_declare(cg);
 }
 
+/* Emit the module under the fatal error handler.  After an LLVM fatal
+ * error: the located error, the module's LLVM state abandoned (nothing of
+ * it is disposed) and 1. */
+static __attribute__((noinline)) int emit_guarded(struct cg_driver *dr, LLVMCodeGenFileType type,
+						  char **err, LLVMMemoryBufferRef *buf, bool *failed)
+{
+	struct cg_ctx *cg = dr->cg;
+	sigjmp_buf jump;
+	if (sigsetjmp(jump, 0)) {
+		fatal_jump = NULL;
+		long ninsn;
+		LLVMValueRef big = largest_function(cg->mod, &ninsn);
+		report_too_large(cg, big ? LLVMGetValueName(big) : NULL, ninsn);
+		dr->broken = true;
+		LLVMDisposeDIBuilder(cg->dib);	/* not the emission's */
+		cg->dib = NULL;
+		cg->mod = NULL;
+		return 1;
+	}
+	fatal_jump = &jump;
+	*failed = LLVMTargetMachineEmitToMemoryBuffer(dr->tm, cg->mod, type, err, buf);
+	fatal_jump = NULL;
+	return 0;
+}
+
 /* verify, optimize and emit the current module; its object joins dr->objs */
 static int module_end(struct cg_driver *dr)
 {
@@ -651,20 +753,33 @@ static int module_end(struct cg_driver *dr)
 	optimize(cg->mod);
 	if (opts->emit_ir) {
 		char *ir = LLVMPrintModuleToString(cg->mod);
-		fputs(ir, opts->out);
+		cg_print_ir(opts->out, ir, opts->src);
 		LLVMDisposeMessage(ir);
 	}
 	if (opts->emit_asm) {
 		LLVMMemoryBufferRef abuf;
-		if (!LLVMTargetMachineEmitToMemoryBuffer(dr->tm, cg->mod, LLVMAssemblyFile, &err, &abuf)) {
-			fwrite(LLVMGetBufferStart(abuf), 1, LLVMGetBufferSize(abuf), opts->out);
+		bool failed = false;
+		if (emit_guarded(dr, LLVMAssemblyFile, &err, &abuf, &failed))
+			return -E2BIG;
+		if (!failed) {
+			size_t n = LLVMGetBufferSize(abuf);
+			char *text = malloc(n + 1);
+			if (text) {	/* the buffer has no terminating NUL */
+				memcpy(text, LLVMGetBufferStart(abuf), n);
+				text[n] = '\0';
+				cg_print_asm(opts->out, text, opts->src);
+				free(text);
+			}
 			LLVMDisposeMemoryBuffer(abuf);
 		}
 		LLVMDisposeMessage(err);
 		err = NULL;
 	}
 	LLVMMemoryBufferRef obuf;
-	if (LLVMTargetMachineEmitToMemoryBuffer(dr->tm, cg->mod, LLVMObjectFile, &err, &obuf)) {
+	bool failed = false;
+	if (emit_guarded(dr, LLVMObjectFile, &err, &obuf, &failed))
+		return -E2BIG;
+	if (failed) {
 		fprintf(stderr, "sonde: internal error: BPF code generation failed: %s\n", err);
 		rc = -EINVAL;
 		goto out;
@@ -756,6 +871,7 @@ int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opt
 	       struct cg_object *out)
 {
 	init_llvm();
+	LLVMInstallFatalErrorHandler(on_llvm_fatal);
 	char *err = NULL;
 	LLVMTargetRef target;
 	if (LLVMGetTargetFromTriple("bpfel", &target, &err)) {
@@ -850,7 +966,9 @@ int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opt
 	if (srcfd >= 0 && srcpath[0])
 		unlink(srcpath);
 	LLVMDisposeBuilder(cg.b);
-	LLVMDisposeTargetMachine(dr.tm);
-	LLVMContextDispose(cg.ctx);
+	if (!dr.broken) {
+		LLVMDisposeTargetMachine(dr.tm);
+		LLVMContextDispose(cg.ctx);
+	}
 	return rc;
 }

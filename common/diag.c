@@ -8,7 +8,10 @@
 #include "common/diag.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "common/explain.h"
 
 void diag_init(struct diag *d, const char *file, const char *src, FILE *out)
 {
@@ -53,14 +56,20 @@ static void report(struct diag *d, const char *what, struct src_loc loc,
 		   const char *fmt, va_list ap)
 {
 	const char *file = loc.file ? loc.file : d->file;
+	char *msg = NULL;
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	if (loc.line > 0)
-		fprintf(d->out, "%s:%d:%d: %s: ", file, loc.line, loc.col, what);
+		fprintf(d->out, "%s:%d:%d: %s: %s\n", file, loc.line, loc.col, what, msg ? msg : fmt);
 	else
-		fprintf(d->out, "%s: %s: ", file, what);
-	vfprintf(d->out, fmt, ap);
-	fputc('\n', d->out);
+		fprintf(d->out, "%s: %s: %s\n", file, what, msg ? msg : fmt);
 	if (loc.line > 0)
 		quote_line(d, loc);
+	/* a message that names its class ("... [S0202]") says what it is */
+	const struct explain *x = explain_of(msg);
+	if (x)
+		explain_note(d->out, x, strstr(msg, x->summary) != NULL);
+	free(msg);
 }
 
 bool diag_stopped(const struct diag *d)

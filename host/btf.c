@@ -62,6 +62,18 @@ const struct btf *host_kernel_btf(void)
 	return kernel_btf;
 }
 
+int host_raw_tp_nargs(const char *name)
+{
+	const struct btf *btf = host_kernel_btf();
+	char tn[256];
+	snprintf(tn, sizeof(tn), "btf_trace_%s", name);
+	int id = btf ? btf__find_by_name_kind(btf, tn, BTF_KIND_TYPEDEF) : -1;
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, (__u32)id) : NULL;
+	t = t ? btf__type_by_id(btf, t->type) : NULL;	/* the pointer */
+	t = t && btf_is_ptr(t) ? btf__type_by_id(btf, t->type) : NULL;
+	return t && btf_is_func_proto(t) && btf_vlen(t) ? (int)btf_vlen(t) - 1 : -1;
+}
+
 /* ---- modules, and functions as -lv prints them ------------------------- */
 
 struct mod_btf {

@@ -52,6 +52,7 @@ struct rs_elf {
 	size_t build_id_len;
 	const char *debuglink;	/* .gnu_debuglink file name, or NULL */
 	uint32_t debuglink_crc;
+	bool has_symtab;	/* a .symtab (here or in the debug file): not stripped */
 	const char **needed;	/* DT_NEEDED sonames, in order */
 	size_t nneeded;
 };
@@ -90,6 +91,7 @@ static int collect_syms(struct rs_elf *e, Elf *elf, bool symtab_only)
 		if (sh.sh_type != SHT_SYMTAB &&
 		    (symtab_only || sh.sh_type != SHT_DYNSYM))
 			continue;
+		e->has_symtab |= sh.sh_type == SHT_SYMTAB;
 		d = elf_getdata(scn, NULL);
 		entsz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
 		if (!d || !entsz)
@@ -517,6 +519,11 @@ void rs_elf_free(struct rs_elf *e)
 const char *rs_elf_name(const struct rs_elf *e)
 {
 	return e->name;
+}
+
+bool rs_elf_stripped(const struct rs_elf *e)
+{
+	return !e->has_symtab;
 }
 
 const struct rs_sym *rs_elf_syms(const struct rs_elf *e, size_t *n)

@@ -335,6 +335,8 @@ int rs_elf_open_fd(int fd, const char *name, const char *debug_root,
 		   struct rs_elf **out, char *err, size_t errlen);
 void rs_elf_free(struct rs_elf *e);
 const char *rs_elf_name(const struct rs_elf *e);
+/* no symbol table of its own or in a debug file: only exported symbols */
+bool rs_elf_stripped(const struct rs_elf *e);
 /* The sonames of its DT_NEEDED entries, in order (*n of them). */
 const char *const *rs_elf_needed(const struct rs_elf *e, size_t *n);
 
@@ -529,6 +531,9 @@ struct btf;
 /* the running kernel's BTF (/sys/kernel/btf/vmlinux, libbpf's BTF API),
  * loaded on first use and kept; NULL (errno set) when the kernel has none */
 const struct btf *host_kernel_btf(void);
+/* the arguments raw tracepoint `name` passes (its btf_trace_NAME
+ * prototype, less the leading void *), or -1 when BTF does not say */
+int host_raw_tp_nargs(const char *name);
 /* a module's BTF (/sys/kernel/btf/MODULE, split on the kernel's), kept;
  * the kernel's for NULL or "vmlinux"; NULL (errno set) when none */
 const struct btf *host_module_btf(const char *module);

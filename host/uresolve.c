@@ -27,6 +27,7 @@
  * overlay's layers (from the process's mountinfo) name the real file.
  */
 #include "host/host_int.h"
+#include "common/explain.h"
 #include "common/arena.h"
 
 #include <ctype.h>
@@ -1193,6 +1194,7 @@ static int make_sites(struct rctx *r, bool first)
 	struct rs_sites *s = r->s;
 	struct rs_sites_priv *p = s->priv;
 	const char *miss = NULL;
+	bool miss_stripped = false;
 	size_t nmiss = 0, added = 0;
 	bool glob = strpbrk(r->q->func, "*?[") != NULL;
 
@@ -1224,8 +1226,10 @@ static int make_sites(struct rctx *r, bool first)
 		if (ret < 0 || !sp.n) {
 			if (ret < 0)
 				r->oom = true;
-			if (!miss)
+			if (!miss) {
 				miss = arena_strdup(p->ar, c->path);
+				miss_stripped = sp.e && rs_elf_stripped(sp.e);
+			}
 			nmiss++;
 			if (!first || r->nc > 1) {
 				char pids[512];
@@ -1288,6 +1292,12 @@ static int make_sites(struct rctx *r, bool first)
 			rs_set_err(r->err, r->errlen, "symbol '%s' not found in %s or %zu "
 				"other file%s", r->q->func, miss, nmiss - 1,
 				nmiss == 2 ? "" : "s");
+		else if (nmiss == 1 && miss_stripped && !glob)
+			rs_set_err(r->err, r->errlen, "symbol '%s' not found in %s: %s (stripped: "
+				   "only its exported symbols remain); install its debug symbols, "
+				   "or give the address (uprobe:%s:0xADDR from objdump -d) [%s]",
+				   r->q->func, miss, explain_get(EX_NOSYMS)->summary, miss,
+				   explain_get(EX_NOSYMS)->code);
 		else if (nmiss == 1)
 			rs_set_err(r->err, r->errlen, "symbol '%s' not found in %s",
 				r->q->func, miss);

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/explain.h"
+
 /* the program of prog in the generated object */
 static const struct cg_prog *cg_prog_of(struct rt *rt, const struct bpf_program *prog)
 {
@@ -154,9 +156,19 @@ int rt_attach_kprobe(struct rt *rt, struct bpf_program *prog, const struct sema_
 		diag_warnf("%s: cannot attach (%s): skipped\n", at->name, why);
 		return 0;
 	}
-	if (err == -ENOENT)
-		fprintf(stderr, "sonde: %s: no kernel function '%s' can be probed\n", at->name, name);
-	else if (cookie && (err == -EINVAL || err == -EOPNOTSUPP))
+	if (err == -ENOENT || err == -EINVAL) {
+		/* inlined, renamed (foo.isra.0), notrace: S0201 says which to try */
+		const struct explain *x = explain_get(EX_KFUNC);
+		fprintf(stderr, "sonde: %s: %s: '%s' %s (%s) [%s]\n", at->name, x->summary, name,
+			err == -ENOENT ? "is no function of this kernel that kprobes can reach (inlined "
+					 "into its callers, or renamed: sonde -l 'kprobe:NAME*')"
+				       : "is notrace or otherwise refused", strerror(-err), x->code);
+		explain_note(stderr, x, true);
+		if (err == -EINVAL && cookie)
+			fprintf(stderr, "note: func and probe here need BPF cookies (Linux 5.15)\n");
+		return err;
+	}
+	if (cookie && err == -EOPNOTSUPP)
 		fprintf(stderr, "sonde: %s: cannot attach: %s (func and probe here need BPF cookies, "
 			"Linux 5.15)\n", at->name, strerror(-err));
 	else

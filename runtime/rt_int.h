@@ -152,6 +152,9 @@ int rt_events_consume(struct rt *rt);
 void rt_events_drain(struct rt *rt);
 void rt_events_report_lost(struct rt *rt);
 void rt_events_close(struct rt *rt);
+/* refuse.c: why bpf_object__load() failed (err), from libbpf's log of
+ * the load, located at the script line and explained by class */
+void rt_say_refused(struct rt *rt, int err, const char *log);
 /* symbols.c: stacks, usym, buf, ntop, strftime as text; join events;
  * reading a process's mappings while it lives (EV_PID_SEEN) */
 const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *p);

@@ -23,7 +23,6 @@
 
 #include "common/settings.h"
 #include "host/host.h"
-#include "runtime/verifier.h"
 
 /* ---- libbpf's messages ----------------------------------------------------- */
 
@@ -119,21 +118,6 @@ static bool attachers_complete(void)
 
 /* ---- loading ------------------------------------------------------------------ */
 
-/* the located message for the failing instruction's source line */
-static void show_failing_line(struct rt *rt, const char *log, const char *end)
-{
-	int col, end_col;
-	int line = vf_failing_line(log, (size_t)(end - log), rt->o->src, &col, &end_col);
-	if (!line)
-		return;
-	struct diag d;
-	diag_init(&d, rt->o->file, rt->o->src, stderr);
-	struct src_loc loc = {.file = rt->o->file, .line = line, .col = col,
-			      .end_line = line, .end_col = end_col};
-	diag_error(&d, loc, "the verifier rejected the code generated for this line");
-}
-
-/* the verifier's complaint, with the probe and source line it belongs to */
 /* --container where the kernel lacks the ancestor helper in tracing
  * programs (codegen/module.c): slot 0 of the cgroup array holds the
  * container's cgroup directory */
@@ -153,79 +137,9 @@ static int fill_cgroup_map(struct rt *rt)
 	return err;
 }
 
-static void show_verifier_log(struct rt *rt)
-{
-	if (!load_log || !*load_log)
-		return;
-	/* libbpf frames the kernel's log between these markers */
-	const char *b = strstr(load_log, "-- BEGIN PROG LOAD LOG --");
-	const char *e = b ? strstr(b, "-- END PROG LOAD LOG --") : NULL;
-	if (!b || !e) {
-		fprintf(stderr, "%s", load_log);
-		return;
-	}
-	b = strchr(b, '\n');
-	b = b ? b + 1 : e;
-	/* the last lines say why; show up to 12 of them (-v shows all) */
-	const char *start = e;
-	int lines = 0;
-	while (start > b && lines < 13) {
-		start--;
-		if (*start == '\n')
-			lines++;
-	}
-	if (start > b)
-		start++;
-	if (rt->o->verbose)
-		start = b;
-	fprintf(stderr, "sonde: the kernel's verifier said%s:\n%.*s",
-		rt->o->verbose ? "" : " (last lines; -v shows all)", (int)(e - start), start);
-	show_failing_line(rt, b, e);
-}
-
 const struct sema_attach *rt_prog_attach(const struct cg_prog *p, int i)
 {
 	return &p->probe->attach[p->first_attach + i];
-}
-
-/*
- * The kernel said EPERM to loading: say which capability is missing,
- * from this process's effective set (CAP_SYS_ADMIN covers CAP_BPF and
- * CAP_PERFMON).  Root in a container or under a bounding set lacks them
- * while being uid 0, and "run as root" would be no help there.
- */
-enum { CAP_SYS_ADMIN_ = 21, CAP_PERFMON_ = 38, CAP_BPF_ = 39 };
-
-static void say_missing_caps(int err)
-{
-	unsigned long long eff = 0;
-	bool known = false;
-	FILE *f = fopen("/proc/self/status", "re");
-	char line[256];
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &eff) == 1)
-			known = true;
-	if (f)
-		fclose(f);
-	bool admin = eff >> CAP_SYS_ADMIN_ & 1;
-	bool bpf = admin || (eff >> CAP_BPF_ & 1), perfmon = admin || (eff >> CAP_PERFMON_ & 1);
-	const char *missing = !bpf && !perfmon ? "CAP_BPF and CAP_PERFMON" :
-			      !bpf ? "CAP_BPF" : "CAP_PERFMON";
-	if (!known)
-		fprintf(stderr, "sonde: loading BPF programs needs CAP_BPF and CAP_PERFMON (or "
-			"CAP_SYS_ADMIN): %s\n", strerror(-err));
-	else if (bpf && perfmon)
-		fprintf(stderr, "sonde: the kernel refused to load BPF programs (%s) although this "
-			"process has %s: kernel lockdown, a security module or a seccomp filter "
-			"forbids it\n", strerror(-err),
-			admin ? "CAP_SYS_ADMIN" : "CAP_BPF and CAP_PERFMON");
-	else if (geteuid() == 0)
-		fprintf(stderr, "sonde: loading BPF programs needs %s (or CAP_SYS_ADMIN): this "
-			"process runs as root without them (a container or a capability bounding "
-			"set took them away)\n", missing);
-	else
-		fprintf(stderr, "sonde: loading BPF programs needs root (or %s): run sonde as "
-			"root\n", missing);
 }
 
 static int load(struct rt *rt)
@@ -248,24 +162,7 @@ static int load(struct rt *rt)
 	fclose(load_log_f);
 	load_log_f = NULL;
 	if (err) {
-		/* the verifier says EACCES too: only a load it never saw is
-		 * a matter of privilege */
-		if ((err == -EPERM || err == -EACCES) &&
-		    !(load_log && strstr(load_log, "-- BEGIN PROG LOAD LOG --")))
-			say_missing_caps(err);
-		else {
-			const char *which = NULL;
-			for (int i = 0; i < rt->obj->nprogs && !which; i++) {
-				const struct cg_prog *p = &rt->obj->progs[i];
-				char needle[128];
-				snprintf(needle, sizeof(needle), "prog '%s'", p->name);
-				if (load_log && strstr(load_log, needle))
-					which = rt_prog_attach(p, 0)->name;
-			}
-			fprintf(stderr, "sonde: the kernel refused the BPF program%s%s: %s\n",
-				which ? " for " : "", which ? which : "", strerror(-err));
-			show_verifier_log(rt);
-		}
+		rt_say_refused(rt, err, load_log);
 		free(load_log);
 		load_log = NULL;
 		return err;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 
+#include "common/explain.h"
 #include "common/settings.h"
 #include "host/host.h"
 
@@ -327,6 +328,9 @@ int rt_plan_uprobes(struct rt *rt)
 		if (pl->rc != -ENOENT || missing == SET_MISSING_ERROR ||
 		    (!others && !settings_given(SET_MISSING_PROBES))) {
 			fprintf(stderr, "sonde: %s: %s\n", pl->at->name, pl->err);
+			const struct explain *x = explain_of(pl->err);
+			if (x)
+				explain_note(stderr, x, strstr(pl->err, x->summary) != NULL);
 			return pl->rc;
 		}
 		if (missing == SET_MISSING_WARN)

@@ -1,15 +1,30 @@
 /*
- * verifier.h - map a verifier rejection back to the script's source line.
+ * verifier.h - read a verifier refusal back to the script: which class of
+ * refusal it is, what the kernel's verdict was, and which script line and
+ * column the failing instruction came from.
  */
 #ifndef SONDE_VERIFIER_H
 #define SONDE_VERIFIER_H
 
 #include <stddef.h>
 
-/* The 1-based line of src that produced the failing instruction, judged
- * from the last "; <source text>" line of the verifier log, with its
- * non-blank column span; 0 when the log names no line or the text is not
- * found exactly once in src. */
-int vf_failing_line(const char *log, size_t len, const char *src, int *col, int *end_col);
+#include "common/explain.h"
+
+/* The index of the instruction the verifier stopped on (the last
+ * "N: (op) ..." line of its log), or -1. */
+int vf_failing_insn(const char *log, size_t len);
+
+/* The verifier's verdict: the last line of the log that is not its
+ * statistics ("processed N insns ...", "verification time ..."); NULL
+ * when the log holds none (a refusal before verification). */
+const char *vf_verdict(const char *log, size_t len, size_t *vlen);
+
+/* The class of a refusal, from its verdict (EX_UNKNOWN when none fits). */
+enum ex_code vf_classify(const char *log, size_t len);
+
+/* The script line (1-based) and column of instruction `insn` of program
+ * `prog` in a BPF ELF object, from its BTF line info (.BTF.ext); 0 when
+ * the object has none for it. */
+int vf_insn_line(const void *elf, size_t size, const char *prog, int insn, int *col);
 
 #endif

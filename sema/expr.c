@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/explain.h"
 #include "common/settings.h"
 #include "common/suggest.h"
 #include "host/host.h"
@@ -362,6 +363,14 @@ static struct type *check_binary(struct sema_ctx *s, struct ast_node *e)
 	if (sema_is_error(l) || sema_is_error(r))
 		return sema_err_type(e);
 	enum ast_op op = e->bin.op;
+	int64_t divisor;
+	/* BPF gives x / 0 == 0 and x % 0 == x at run time: a silent wrong
+	 * number, so a divisor known to be zero is refused (as bpftrace) */
+	if ((op == OP_DIV || op == OP_MOD) && sema_fold_const(e->bin.rhs, &divisor) && !divisor) {
+		sema_error(s, e->bin.rhs->loc, "%s by zero: %s [%s]", op == OP_DIV ? "division" :
+			   "modulo", explain_get(EX_DIVZERO)->summary, explain_get(EX_DIVZERO)->code);
+		return sema_err_type(e);
+	}
 	if (l->kind == TY_ARRAY || r->kind == TY_ARRAY) {
 		if ((op == OP_EQ || op == OP_NE) && l->kind == TY_ARRAY && r->kind == TY_ARRAY &&
 		    l->size == r->size && l->count == r->count)

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/explain.h"
 #include "common/settings.h"
 #include <bpf/btf.h>
 
@@ -167,7 +168,11 @@ void sema_kprobe_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_at
 	}
 	const char *no = kfn_refusal(fn, type == PT_KRETPROBE, true);
 	if (no) {
-		sema_error(s, raw->loc, "%s:%s %s", kind, fn, no);
+		/* the kernel's blacklist is S0201; bpftrace's banned list is
+		 * sonde's own caution */
+		bool kernel = strstr(no, "blacklist") != NULL;
+		sema_error(s, raw->loc, "%s:%s %s%s%s%s", kind, fn, no, kernel ? " [" : "",
+			   kernel ? explain_get(EX_KFUNC)->code : "", kernel ? "]" : "");
 		return;
 	}
 	if (listed && !kfn_find(module, fn)) {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/format.h"
+#include "common/explain.h"
 #include "common/suggest.h"
 #include "host/host.h"
 
@@ -149,7 +150,8 @@ void sema_map_keys(struct sema_ctx *s, struct ast_node *m)
 		m->map.keys = m->map.keys->tuple.elems;
 	}
 	if (m->map.nkeys > MAX_TUPLE) {
-		sema_error(s, m->loc, "map '%s': at most %d keys", map->name, MAX_TUPLE);
+		sema_error(s, m->loc, "map '%s': at most %d keys [%s]", map->name, MAX_TUPLE,
+			   explain_get(EX_MAP_SIZE)->code);
 		return;
 	}
 	if (m->map.nkeys == 1) {

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/explain.h"
 #include "common/suggest.h"
 #include "host/host.h"
 
@@ -415,9 +416,10 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 		else if (err < 0 && err != -ENOENT)
 			sema_error(s, raw->loc, "cannot list tracepoints: %s", strerror(-err));
 		else
-			sema_error(s, raw->loc, "tracepoint '%s:%s' not found%s%s", parts[1], parts[2],
+			sema_error(s, raw->loc, "tracepoint '%s:%s' not found%s%s [%s]", parts[1], parts[2],
 				   tracepoint_hint(s, parts[1], parts[2]),
-				   has_glob(parts[1]) || has_glob(parts[2]) ? " (no tracepoint matches)" : "");
+				   has_glob(parts[1]) || has_glob(parts[2]) ? " (no tracepoint matches)" : "",
+				   explain_get(EX_TRACEPOINT)->code);
 		return;
 	}
 	case PT_RAWTRACEPOINT: {

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/explain.h"
 #include "common/format.h"
 #include "host/host.h"
 
@@ -221,6 +222,54 @@ static void check_for(struct sema_ctx *s, struct ast_node *st)
 	s->loop_depth--;
 }
 
+/* The statements a block becomes once every unroll in it is expanded
+ * (saturating: nested unrolls multiply). */
+static uint64_t expanded(const struct ast_node *b);
+
+static uint64_t expanded_stmt(const struct ast_node *st)
+{
+	uint64_t n = 1, k;
+	switch (st->kind) {
+	case N_IF:
+		n += expanded(st->if_.then) + (st->if_.els ? expanded_stmt(st->if_.els) : 0);
+		break;
+	case N_WHILE:
+		n += expanded(st->while_.body);
+		break;
+	case N_FOR:
+		n += expanded(st->for_.body);
+		break;
+	case N_UNROLL:
+		k = st->unroll.count->kind == N_INT ? st->unroll.count->i.value : 1;
+		n = expanded(st->unroll.body);
+		n = k && n > UINT64_MAX / 1000 / k ? UINT64_MAX / 1000 : n * k;
+		break;
+	case N_BLOCK:
+		n = expanded(st);
+		break;
+	case N_EXPR_STMT: case N_ASSIGN: case N_RETURN: case N_BREAK: case N_CONTINUE:
+	case N_INT: case N_STR: case N_IDENT: case N_VAR: case N_MAP: case N_POSITIONAL: case N_CALL:
+	case N_BINARY: case N_UNARY: case N_INCDEC: case N_TERNARY: case N_FIELD: case N_INDEX:
+	case N_CAST: case N_SIZEOF: case N_TUPLE: case N_PROBE: case N_STRUCT_DEF: case N_PROGRAM:
+	case N_MACRO:
+		break;
+	}
+	return n;
+}
+
+static uint64_t expanded(const struct ast_node *b)
+{
+	if (b->kind != N_BLOCK)
+		return expanded_stmt(b);
+	uint64_t n = 0;
+	for (const struct ast_node *st = b->block.stmts; st; st = st->next)
+		n += expanded_stmt(st);
+	return n;
+}
+
+/* what the kernel loads at most in one program (BPF_COMPLEXITY_LIMIT_INSNS) */
+#define BPF_MAX_PROG_INSNS 1000000
+
 static void check_assign(struct sema_ctx *s, struct ast_node *st)
 {
 	struct ast_node *t = st->assign.target, *v = st->assign.value;
@@ -339,6 +388,21 @@ static void check_stmt(struct sema_ctx *s, struct ast_node *st)
 			st->unroll.count->i.is_signed = true;
 		}
 		check_block(s, st->unroll.body);
+		/* refused at once: the copies would take minutes to compile
+		 * before the kernel refused them (one instruction each at
+		 * the least, and a map update takes a dozen) */
+		/* (an enclosing unroll's body is past the limit already: one error) */
+		uint64_t body = expanded(st->unroll.body), total = expanded_stmt(st);
+		if (st->unroll.count->kind == N_INT && total >= BPF_MAX_PROG_INSNS &&
+		    body < BPF_MAX_PROG_INSNS) {
+			sema_error(s, st->loc, "unroll(%llu) of %llu statement%s (its body, unrolled) "
+				   "makes %llu statements, each at least one BPF instruction besides "
+				   "the program's own: past the %d a BPF program may hold [%s]",
+				   (unsigned long long)st->unroll.count->i.value,
+				   (unsigned long long)body, body == 1 ? "" : "s",
+				   (unsigned long long)total, BPF_MAX_PROG_INSNS,
+				   explain_get(EX_PROG_SIZE)->code);
+		}
 		return;
 	}
 	case N_RETURN:

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "codegen/codegen.h"
+#include "common/explain.h"
 #include "host/host.h"
 #include "stdlib/stdlib.h"
 #include "stdlib/stdlib_int.h"
@@ -128,6 +129,20 @@ static void check_argN(struct sema_ctx *s, struct ast_node *n)
 		if (!(sema_provider(t)->ctx & PC_ARGN)) {
 			sema_error(s, n->loc, "%s is not available in %s probes (use args->FIELD in tracepoints)",
 				   n->ident.name, sema_probe_type_name(t));
+			n->type.kind = TY_ERROR;
+			return;
+		}
+		/* rawtracepoint: the kernel refuses a read past the arguments
+		 * the tracepoint passes, but only when it attaches */
+		int nargs = t == PT_RAWTRACEPOINT ? host_raw_tp_nargs(p->attach[i].func) : -1;
+		if (nargs >= 0 && n->ident.name[3] - '0' >= nargs) {
+			char range[32] = "none";
+			if (nargs)
+				snprintf(range, sizeof(range), "arg0%s%.*d", nargs > 1 ? " to arg" : "",
+					 nargs > 1, nargs - 1);
+			sema_error(s, n->loc, "%s: raw tracepoint '%s' passes %d argument%s (%s): %s "
+				   "[%s]", n->ident.name, p->attach[i].func, nargs, nargs == 1 ? "" : "s",
+				   range, explain_get(EX_MEMORY)->summary, explain_get(EX_MEMORY)->code);
 			n->type.kind = TY_ERROR;
 			return;
 		}

@@ -24,6 +24,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "common/explain.h"
 #include "host/host.h"
 #include "stdlib/stdlib_int.h"
 
@@ -36,8 +37,8 @@ bool stdlib_probe_types(struct sema_ctx *s, struct ast_node *n, const char *what
 	for (int i = 0; i < p->nattach; i++) {
 		if ((sema_provider(p->attach[i].type)->ctx & ctx) == ctx)
 			continue;
-		sema_error(s, n->loc, "%s is not available in %s probes", what,
-			   sema_probe_type_name(p->attach[i].type));
+		sema_error(s, n->loc, "%s is not available in %s probes [%s]", what,
+			   sema_probe_type_name(p->attach[i].type), explain_get(EX_HELPER)->code);
 		n->type.kind = TY_ERROR;
 		return false;
 	}

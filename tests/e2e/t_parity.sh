@@ -236,9 +236,9 @@ expect_match parity:stack_mode_raw '^[0-9a-f]+$' "$out"
 out=$("$SONDE" -e 'tracepont:syscalls:sys_enter_openat { exit(); }' 2>&1 | head -1)
 expect_eq parity:dym_probe_type "stdin:1:1: error: unknown probe type 'tracepont'; did you mean 'tracepoint'?" "$out"
 out=$("$SONDE" -e 'tracepoint:syscals:sys_enter_openat { exit(); }' 2>&1 | head -1)
-expect_eq parity:dym_tracepoint_category "stdin:1:1: error: tracepoint 'syscals:sys_enter_openat' not found; did you mean 'syscalls:sys_enter_openat'?" "$out"
+expect_eq parity:dym_tracepoint_category "stdin:1:1: error: tracepoint 'syscals:sys_enter_openat' not found; did you mean 'syscalls:sys_enter_openat'? [S0202]" "$out"
 out=$("$SONDE" -e 'tracepoint:syscalls:sys_enter_opnat { exit(); }' 2>&1 | head -1)
-expect_eq parity:dym_tracepoint_name "stdin:1:1: error: tracepoint 'syscalls:sys_enter_opnat' not found; did you mean 'syscalls:sys_enter_openat'?" "$out"
+expect_eq parity:dym_tracepoint_name "stdin:1:1: error: tracepoint 'syscalls:sys_enter_opnat' not found; did you mean 'syscalls:sys_enter_openat'? [S0202]" "$out"
 out=$("$SONDE" -e 'tracepoint:syscalls:sys_enter_openat { @[str(args->filenme)] = count(); }' 2>&1)
 expect_eq parity:dym_field "stdin:1:46: error: tracepoint syscalls:sys_enter_openat has no field 'filenme'; did you mean 'filename'?
 tracepoint:syscalls:sys_enter_openat { @[str(args->filenme)] = count(); }

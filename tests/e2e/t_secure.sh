@@ -121,7 +121,9 @@ $( [ -e "$sec/pwned" ] && echo PWNED || echo no file)"
 if command -v setpriv >/dev/null; then
 	out=$(setpriv --inh-caps=-all --bounding-set=-bpf,-perfmon,-sys_admin \
 		"$SONDE" --dry-run -e 'tracepoint:sched:sched_switch { @ = count(); }' 2>&1; echo "rc=$?")
-	expect_eq secure:root_without_caps "sonde: loading BPF programs needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN): this process runs as root without them (a container or a capability bounding set took them away)
+	expect_eq secure:root_without_caps "sonde: loading BPF programs needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN): this process runs as root without them (a container or a capability bounding set took them away) [S0110]
+note: This process may not load BPF programs.
+note: sonde --explain S0110 tells more
 rc=1" "$out"
 	if [ -d /sys/kernel/tracing/events ]; then
 		out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$SONDE" -l 'tracepoint:sched:*' 2>&1; echo "rc=$?")

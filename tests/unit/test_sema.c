@@ -333,9 +333,11 @@ static void test_errors(void **state)
 		     "tracepoint:sched:sched_switch { @[args->pid] = count(); }\n"
 		     "                                  ^~~~~~~~~\n");
 	expect_error("tracepoint:nosuch:thing { }",
-		     "t.bt:1:1: error: tracepoint 'nosuch:thing' not found\n"
+		     "t.bt:1:1: error: tracepoint 'nosuch:thing' not found [S0202]\n"
 		     "tracepoint:nosuch:thing { }\n"
-		     "^~~~~~~~~~~~~~~~~~~~~~~\n");
+		     "^~~~~~~~~~~~~~~~~~~~~~~\n"
+		     "note: This kernel has no such tracepoint.\n"
+		     "note: sonde --explain S0202 tells more\n");
 	expect_error("BEGIN { count(); }",
 		     "t.bt:1:9: error: count() must be assigned to a map: @name = count(...)\n"
 		     "BEGIN { count(); }\n"

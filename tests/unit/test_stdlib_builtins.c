@@ -102,13 +102,13 @@ static void test_symbol_errors(void **state)
 	expect_error("BEGIN { print(usym(\"x\")); }",
 		     "t.bt:1:20: error: usym() needs an address, not string[2]");
 	expect_error("BEGIN { print(reg(\"ip\")); }",
-		     "t.bt:1:15: error: reg() is not available in BEGIN probes");
+		     "t.bt:1:15: error: reg() is not available in BEGIN probes [S0106]");
 	expect_error("uprobe:/bin/true:main { print(reg(\"eip\")); }",
 		     "t.bt:1:35: error: reg(): unknown register 'eip' (x86-64: ip sp bp ax bx cx dx si di r8..r15 flags orig_ax cs ss)");
 	expect_error("uprobe:/bin/true:main { print(reg(arg0)); }",
 		     "t.bt:1:35: error: reg() needs a string literal: reg(\"ip\")");
 	expect_error("BEGIN { print(uaddr(\"x\")); }",
-		     "t.bt:1:15: error: uaddr() is not available in BEGIN probes");
+		     "t.bt:1:15: error: uaddr() is not available in BEGIN probes [S0106]");
 	expect_error("BEGIN { print(cgroupid(\"/nonexistent/cg\")); }",
 		     "t.bt:1:24: error: cgroupid(): cannot find '/nonexistent/cg': No such file or directory");
 }
@@ -147,7 +147,7 @@ static void test_control_errors(void **state)
 	assert_non_null(strstr(c.msgs, "error: signal(): 99 is not a signal number (1 to 64)"));
 	checked_free(&c);
 	check_opts(&c, "interval:s:1 { signal(\"KILL\"); }", true);
-	assert_non_null(strstr(c.msgs, "error: signal() is not available in interval probes"));
+	assert_non_null(strstr(c.msgs, "error: signal() is not available in interval probes [S0106]"));
 	checked_free(&c);
 	check_opts(&c, "uprobe:/bin/true:main { signal(\"usr1\"); signal(\"SIGRTMIN+1\"); signal(arg0); }",
 		   true);
