@@ -581,9 +581,11 @@ static LLVMValueRef expr_value(struct cg_ctx *cg, struct ast_node *e)
 			sgn = type_arith_signed(&e->bin.lhs->type, &e->bin.lhs->type);
 		return cg_arith(cg, e->bin.op, l, r, sgn);
 	}
-	case N_UNARY: {	/* -a !a ~a *a */
+	case N_UNARY: {	/* -a !a ~a *a &a */
 		if (e->un.op == OP_DEREF)	/* *p */
 			return cg_mem_read(cg, e);
+		if (e->un.op == OP_ADDR)	/* &p->f: sema let only objects in memory here */
+			return cg_addr(cg, e->un.operand);
 		LLVMValueRef v = cg_expr(cg, e->un.operand);
 		if (e->un.op == OP_NEG)
 			return LLVMBuildNeg(cg->b, v, "");

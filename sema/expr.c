@@ -526,7 +526,7 @@ static struct type *check_var(struct sema_ctx *s, struct ast_node *e)
 	struct sema_var *v = sema_var_find(s, e->var.name);
 	if (!v) {
 		sema_error(s, e->loc, "variable '$%s' is used before it is assigned",
-			   e->var.name);
+			   sema_var_shown(s, e->var.name));
 		return sema_err_type(e);
 	}
 	return sema_set(e, v->type);
@@ -576,6 +576,32 @@ struct type *sema_positional_text(struct sema_ctx *s, struct ast_node *e)
 	return positional(s, e, true);
 }
 
+/* does e name an object in traced memory (p->f, p[i], *p, a member of
+ * one), whose address `&e` is?  As codegen's cg_in_memory, on types */
+static bool addressable(const struct ast_node *e)
+{
+	switch (e->kind) {
+	case N_FIELD:
+		if (e->field.base->kind == N_IDENT && !strcmp(e->field.base->ident.name, "args"))
+			return false;
+		if (e->field.is_arrow)
+			return e->field.base->type.kind == TY_PTR;
+		return e->field.base->type.kind == TY_STRUCT && addressable(e->field.base);
+	case N_INDEX:
+		return e->index.base->type.kind == TY_PTR ||
+		       (e->index.base->type.kind == TY_ARRAY && addressable(e->index.base));
+	case N_UNARY:
+		return e->un.op == OP_DEREF && e->un.operand->type.kind == TY_PTR;
+	case N_INT: case N_STR: case N_IDENT: case N_VAR: case N_MAP: case N_POSITIONAL:
+	case N_CALL: case N_BINARY: case N_INCDEC: case N_TERNARY: case N_CAST: case N_SIZEOF:
+	case N_TUPLE: case N_EXPR_STMT: case N_ASSIGN: case N_IF: case N_WHILE: case N_UNROLL:
+	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_BLOCK: case N_PROBE:
+	case N_STRUCT_DEF: case N_PROGRAM: case N_MACRO: case N_FOR:
+		break;
+	}
+	return false;
+}
+
 static struct type *check_unary(struct sema_ctx *s, struct ast_node *e)
 {
 	struct type *t = sema_expr(s, e->un.operand);
@@ -597,8 +623,16 @@ static struct type *check_unary(struct sema_ctx *s, struct ast_node *e)
 		return sema_set(e, ty_int64);
 	}
 	if (e->un.op == OP_ADDR) {
-		sema_error(s, e->loc, "'&' (address-of) is not supported");
-		return sema_err_type(e);
+		/* &p->f, &p[i]: the address, a pointer to what is there */
+		if (!addressable(e->un.operand)) {
+			sema_error(s, e->loc, "'&' takes an object in traced memory (&p->f, &p[i], &*p), "
+				   "not %s", type_str(s->a, t));
+			return sema_err_type(e);
+		}
+		struct type *el = arena_new_obj(s->a, struct type);
+		*el = *t;
+		return sema_set(e, (struct type){.kind = TY_PTR, .size = 8, .elem = el,
+						 .is_user = t->is_user});
 	}
 	if (!sema_is_int(t)) {
 		sema_error(s, e->loc, "operator '%s' needs an integer, not %s",
@@ -616,7 +650,8 @@ static struct type *check_incdec(struct sema_ctx *s, struct ast_node *e)
 	if (t->kind == N_VAR) {
 		struct sema_var *v = sema_var_find(s, t->var.name);
 		if (!v) {
-			sema_error(s, t->loc, "variable '$%s' is used before it is assigned", t->var.name);
+			sema_error(s, t->loc, "variable '$%s' is used before it is assigned",
+				   sema_var_shown(s, t->var.name));
 			return sema_err_type(e);
 		}
 		if (sema_is_error(&v->type))

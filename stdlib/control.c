@@ -82,9 +82,21 @@ static LLVMValueRef lower_signal(struct cg_ctx *cg, struct ast_node *n)
 	return NULL;
 }
 
+/* len(ustack), len(kstack): the frames a stack has here (newer bpftrace) */
+static bool stack_arg(const struct ast_node *a)
+{
+	const char *name = a->kind == N_IDENT ? a->ident.name : a->kind == N_CALL ? a->call.name : "";
+	return !strcmp(name, "ustack") || !strcmp(name, "kstack");
+}
+
 static void check_len(struct sema_ctx *s, struct ast_node *n)
 {
 	struct ast_node *a = n->call.args;
+	if (stack_arg(a)) {
+		struct type *t = sema_expr(s, a);
+		n->type = t->kind == TY_ERROR ? *t : ty_int64;
+		return;
+	}
 	if (a->kind != N_MAP || a->map.nkeys) {
 		sema_error(s, a->loc, "len() needs a map name without keys, like @m");
 		n->type.kind = TY_ERROR;
@@ -102,6 +114,20 @@ static void check_len(struct sema_ctx *s, struct ast_node *n)
 
 static LLVMValueRef lower_len(struct cg_ctx *cg, struct ast_node *n)
 {
+	const struct ast_node *a = n->call.args;
+	if (stack_arg(a)) {
+		/* the frames, read into per-CPU scratch: bytes / 8 */
+		bool user = a->type.kind == TY_USTACK;
+		uint32_t depth = a->type.count ? a->type.count : 127;
+		LLVMBuilderRef b = cg_builder(cg);
+		LLVMValueRef buf = cg_scratch(cg, user ? "len_ustack" : "len_kstack", depth * 8);
+		LLVMValueRef args[] = {cg_ctx_arg(cg), buf, cg_const(cg, depth * 8),
+				       cg_const(cg, user ? BPF_F_USER_STACK : 0)};
+		LLVMValueRef got = cg_helper_call(cg, BPF_FUNC_get_stack, args, 4);
+		LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntSGT, got, cg_const(cg, 0), "");
+		return LLVMBuildSelect(b, ok, LLVMBuildUDiv(b, got, cg_const(cg, 8), ""), cg_const(cg, 0),
+				       "frames");
+	}
 	return cg_map_count(cg, cg_map_of(cg, n->call.args));
 }
 
@@ -109,6 +135,7 @@ const struct builtin stdlib_control[] = {
 	{.name = "signal", .kind = BI_STMT, .min_args = 1, .max_args = 1, .check = check_signal,
 	 .lower = lower_signal, .summary = "send a signal to the current task (--unsafe)"},
 	{.name = "len", .kind = BI_FUNC, .min_args = 1, .max_args = 1, .check = check_len,
-	 .lower = lower_len, .summary = "number of entries in a map: len(@m)"},
+	 .lower = lower_len,
+	 .summary = "number of entries in a map: len(@m); frames of a stack: len(ustack)"},
 	{0},
 };

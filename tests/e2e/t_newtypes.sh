@@ -5,6 +5,8 @@
 #
 #   deref_dot    `.` on a pointer to a struct reads through it, as `->`:
 #                types.c's outer and list structs, and curtask
+#   address_of   &p->f, &p->a[i]: the address of an object in traced memory,
+#                a pointer that reads it; &$x is refused
 #   bool_*       true/false, has_key(), delete()'s result, (bool) casts:
 #                words in text and JSON, in maps, tuples and print()
 #                (bpftrace's tests/runtime/bool)
@@ -29,13 +31,14 @@
 #                --no-warnings (a missing uprobe's warning goes)
 #   builtin_*    builtins since 0.18: getopt() named options, ppid and pcomm
 #                (the shell that starts sonde), call-style pid()/comm(),
-#                nsecs(monotonic|boot|tai|sw_tai)
+#                nsecs(monotonic|boot|tai|sw_tai), len(ustack) as many frames
+#                as print(ustack) shows, len(kstack(2)) at most 2
 #
 # Sourced by run.sh (lib.sh gives $SONDE, $B, pass/fail/skip, expect_eq).
 
 if need_root newtypes:bpf; then
 
-build_workload types
+build_workload types && build_workload sysargs
 T=$B/types
 
 # -- `.` on pointers: the newest tools write $sk.__sk_common.skc_family ---------
@@ -46,6 +49,13 @@ uprobe:'$T':take_outer { $o = (struct outer *)arg0; printf("%d %d %d\n", $o.id, 
 uprobe:'$T':list { $n = (struct node *)arg0; printf("%d %d %d\n", $n.val, $n.next.val, $n.next.next->val); }
 uprobe:'$T':list { printf("%d %d %s\n", curtask.pid == pid, curtask.real_parent.tgid == curtask->real_parent->tgid, curtask.comm); }' 2>&1)
 expect_eq newtypes:deref_dot $'0 2 30\n1 2 3\n1 1 types' "$out"
+out=$("$SONDE" -q -c "$T 1" -e 'struct inner { int m; int n; } struct outer { long id; struct inner in; int arr[4]; }
+uprobe:'$T':take_outer { $o = (struct outer *)arg0; $p = &$o->in; $q = &$o->arr[2]; printf("%d %d %d %d\n", $p->n, *$q, (uint64)$q - (uint64)$o, (uint64)&$o.in.n - (uint64)$o); }
+BEGIN { $x = 1; $y = &$x; }' 2>&1; echo "rc=$?")
+expect_match newtypes:address_of "error: '&' takes an object in traced memory \(&p->f, &p\[i\], &\*p\), not int64.*rc=1" "$(echo $out)"
+out=$("$SONDE" -q -c "$T 1" -e 'struct inner { int m; int n; } struct outer { long id; struct inner in; int arr[4]; }
+uprobe:'$T':take_outer { $o = (struct outer *)arg0; $p = &$o->in; $q = &$o->arr[2]; printf("%d %d %d %d\n", $p->n, *$q, (uint64)$q - (uint64)$o, (uint64)&$o.in.n - (uint64)$o); }' 2>&1)
+expect_eq newtypes:address_of_reads '3 30 24 12' "$out"
 
 # -- bool ------------------------------------------------------------------------
 out=$("$SONDE" -q -e 'BEGIN { @a = true; @b = false; @k[true] = 1; @t = (1, true, "x");
@@ -188,5 +198,10 @@ out=$(bash -c 'echo "$$"; "$1" -q -e "BEGIN { printf(\"%d %s %d %s %d\n\", ppid,
 expect_eq newtypes:builtin_ppid_pcomm "$(printf '%s\n' "$out" | head -1) bash 1 sonde 1" "$(printf '%s\n' "$out" | sed -n 2p)"
 out=$("$SONDE" -q -e 'BEGIN { $m = nsecs(monotonic); $b = nsecs(boot); $t = nsecs(tai); $s = nsecs(sw_tai); printf("%d %d %d %d\n", $b >= $m, $t > $b, ($s > $t ? $s - $t : $t - $s) < 1000000000, nsecs() >= $m); exit(); }' 2>&1)
 expect_eq newtypes:builtin_nsecs_clocks '1 1 1 1' "$out"
+out=$("$SONDE" -q -c "$T 1" -e 'uprobe:'$T':list { printf("%d|", len(ustack)); print(ustack); }' 2>&1)
+frames=$(printf '%s\n' "$out" | grep -c '^        [a-z_]')
+expect_eq newtypes:builtin_len_ustack "${frames}|" "$(printf '%s\n' "$out" | head -1)"
+out=$("$SONDE" -q -c "$B/sysargs 1" -e 'tracepoint:syscalls:sys_enter_nanosleep /pid == cpid/ { printf("%d %d\n", len(kstack) > 2, len(kstack(2))); }' 2>&1 | head -1)
+expect_eq newtypes:builtin_len_kstack '1 2' "$out"
 
 fi

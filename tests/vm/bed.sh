@@ -59,10 +59,21 @@ vm_apt_update() {
 	date > "$a/updated"
 }
 
+# vm_download REGEX DIR: the newest package matching REGEX, as DIR/*.deb
+vm_download() {
+	local re=$1 d=$2 pkg
+	vm_apt_update || { echo "cannot reach the Debian archive (apt-get update failed)"; return 1; }
+	pkg=$(vm_apt apt-cache pkgnames linux-image- | grep -E "$re" | sort -V | tail -1)
+	[ -n "$pkg" ] || { echo "no package matches $re in the Debian archive"; return 1; }
+	rm -rf "$d"; mkdir -p "$d/pkg"
+	(cd "$d" && vm_apt apt-get -qq download "$pkg" >download.log 2>&1) ||
+		{ echo "apt-get download $pkg failed: $(tail -1 "$d/download.log")"; return 1; }
+}
+
 # vm_fetch KVER: build/vm/KVER/{vmlinux,initrd.img,release} from the newest
 # package of that kernel; prints why on failure (the caller's SKIP reason)
 vm_fetch() {
-	local v=$1 d=$VMDIR/$1 re pkg deb rel
+	local v=$1 d=$VMDIR/$1 re deb rel
 	if [ -s "$d/vmlinux" ] && [ -s "$d/release" ]; then
 		# a changed tests/vm/init makes a new initramfs, nothing more
 		[ "$d/initrd.img" -nt "$vm_top/tests/vm/init" ] && return 0
@@ -72,21 +83,20 @@ vm_fetch() {
 	re=$(vm_pkg_regex "$v") || { echo "unknown kernel $v (one of: $VM_KERNELS)"; return 1; }
 	command -v qemu-system-x86_64 >/dev/null || { echo "qemu-system-x86 is not installed (make deps)"; return 1; }
 	[ -x /bin/busybox ] || { echo "busybox-static is not installed (make deps)"; return 1; }
-	vm_apt_update || { echo "cannot reach the Debian archive (apt-get update failed)"; return 1; }
-	pkg=$(vm_apt apt-cache pkgnames linux-image- | grep -E "$re" | sort -V | tail -1)
-	[ -n "$pkg" ] || { echo "no package matches $re in the Debian archive"; return 1; }
-	rm -rf "$d"; mkdir -p "$d/pkg"
-	(cd "$d" && vm_apt apt-get -qq download "$pkg" >download.log 2>&1) ||
-		{ echo "apt-get download $pkg failed: $(tail -1 "$d/download.log")"; return 1; }
+	# kernels are fetched two at a time, but apt runs one at a time on
+	# the one private state (two updates at once corrupt each other's
+	# lists: BADSIG, "Failed to stat .../partial/...")
+	mkdir -p "$VMDIR"
+	(flock 9 && vm_download "$re" "$d") 9>"$VMDIR/apt.lock" || return 1
 	deb=$(ls "$d"/*.deb | head -1)
 	dpkg-deb -x "$deb" "$d/pkg" || { echo "dpkg-deb -x $deb failed"; return 1; }
 	rm -f "$deb"
 	rel=$(ls "$d/pkg/lib/modules" | head -1)
-	[ -n "$rel" ] || { echo "$pkg has no modules"; return 1; }
+	[ -n "$rel" ] || { echo "$(basename "$deb") has no modules"; return 1; }
 	# modules.dep is made at install time: the guest's modprobe needs it too
 	depmod -b "$d/pkg" "$rel" || { echo "depmod for $rel failed"; return 1; }
 	vm_vmlinux "$d/pkg/boot/vmlinuz-$rel" "$d/vmlinux" ||
-		{ echo "cannot extract vmlinux from $pkg's bzImage"; return 1; }
+		{ echo "cannot extract vmlinux from $(basename "$deb")'s bzImage"; return 1; }
 	vm_initrd "$d/pkg" "$rel" "$d/initrd.img" || { echo "cannot build the initramfs for $rel"; return 1; }
 	echo "$rel" > "$d/release"
 }
@@ -179,7 +189,7 @@ vm_boot() {
 		-nodefaults -no-user-config -display none -no-reboot \
 		-serial "file:$o/console.log" \
 		-kernel "$d/vmlinux" -initrd "$d/initrd.img" \
-		-append "console=ttyS0 quiet loglevel=3 no_timer_check panic=-1 oops=panic rdinit=/init" \
+		-append "console=ttyS0 quiet loglevel=3 no_timer_check panic=-1 oops=panic rdinit=/init ${VM_APPEND:-}" \
 		-fsdev "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap" \
 		-device virtio-9p-pci,fsdev=root,mount_tag=root \
 		-fsdev "local,id=out,path=$o,security_model=none" \
