@@ -99,6 +99,8 @@ struct cg_object {
  * and refills only after the program returns. */
 #define CG_STACK_MAP_FMT "%cstk_%u"
 #define CG_STACK_MAP_ENTRIES 131072
+/* kernel stacks: a preallocated STACK_TRACE map (stdlib/stacks.c) */
+#define CG_KSTACK_MAP_ENTRIES 4096
 #define CG_STACK_LOST_MAP "stk_lost"
 #define CG_STACK_LOST_ID (-28)	/* -ENOSPC */
 /* a join() event: header, u64 count, then CG_JOIN_ARGS NUL-terminated

@@ -24,7 +24,8 @@
  * them when the value is printed.  A kernel before 5.11 takes hash keys of
  * at most 512 bytes (64 frames): deeper stacks there go to a STACK_TRACE
  * map of the same name (bpf_get_stackid; a collision loses the newer
- * stack, which is counted the same way).
+ * stack, which is counted the same way), and so do kernel stacks
+ * everywhere (CG_KSTACK_MAP_ENTRIES, as before; see lower_stack).
  */
 #include <errno.h>
 #include <string.h>
@@ -139,12 +140,13 @@ static LLVMValueRef stack_pid(struct cg_ctx *cg, LLVMValueRef id, bool user)
 	return LLVMBuildOr(b, id, LLVMBuildShl(b, pid, cg_const(cg, 32), ""), "ustack");
 }
 
-/* before 5.11: the kernel's stack map; -EEXIST (a collision) is lost */
+/* the kernel's stack map (kernel stacks; user stacks before 5.11);
+ * -EEXIST (a collision) is lost */
 static LLVMValueRef stack_id_old(struct cg_ctx *cg, const char *name, uint32_t depth, bool user)
 {
 	LLVMBuilderRef b = cg_builder(cg);
-	LLVMValueRef map = cg_aux_map(cg, name, BPF_MAP_TYPE_STACK_TRACE, CG_STACK_MAP_ENTRIES, 4,
-				      depth * 8);
+	LLVMValueRef map = cg_aux_map(cg, name, BPF_MAP_TYPE_STACK_TRACE,
+				      user ? CG_STACK_MAP_ENTRIES : CG_KSTACK_MAP_ENTRIES, 4, depth * 8);
 	LLVMValueRef args[] = {cg_ctx_arg(cg), map, cg_const(cg, user ? BPF_F_USER_STACK : 0)};
 	LLVMValueRef id = cg_helper_call(cg, BPF_FUNC_get_stackid, args, 3);
 	LLVMValueRef lost = LLVMBuildICmp(b, LLVMIntEQ, id, cg_const(cg, (uint64_t)-EEXIST), "");
@@ -162,7 +164,10 @@ static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 	uint32_t depth = n->type.count ? n->type.count : STACK_MAX;
 	char name[32];
 	snprintf(name, sizeof(name), CG_STACK_MAP_FMT, user ? 'u' : 'k', depth);
-	if (depth * 8 > 512 && !host_feature(HF_BIG_KEYS))
+	/* kernel stacks stay in the kernel's stack map: bpf_get_stack in a
+	 * syscall tracepoint leaves out a frame (__traceiter_sys_enter) that
+	 * bpf_get_stackid and bpftrace show; there are few distinct ones */
+	if (!user || (depth * 8 > 512 && !host_feature(HF_BIG_KEYS)))
 		return stack_pid(cg, stack_id_old(cg, name, depth, user), user);
 	/* no preallocation: 128K stacks of 1 KiB would take 130 MB up front */
 	LLVMValueRef map = cg_aux_map_flags(cg, name, BPF_MAP_TYPE_HASH, CG_STACK_MAP_ENTRIES, depth * 8,

@@ -202,10 +202,11 @@ static void test_stack_and_scratch_maps(void **state)
 	assert_int_equal(bpf_map__max_entries(m), CG_STACK_MAP_ENTRIES);
 	assert_int_equal(bpf_map__map_flags(m), BPF_F_NO_PREALLOC);
 	/* one map per kind and depth; the frames are read into per-CPU
-	 * scratch of that size */
+	 * scratch of that size.  Kernel stacks keep the kernel's stack map */
 	m = bpf_object__find_map_by_name(x.bpf, "kstk_3");
 	assert_non_null(m);
-	assert_int_equal(bpf_map__key_size(m), 24);
+	assert_int_equal(bpf_map__type(m), BPF_MAP_TYPE_STACK_TRACE);
+	assert_int_equal(bpf_map__value_size(m), 24);
 	m = bpf_object__find_map_by_name(x.bpf, "scr_ustk_127");
 	assert_non_null(m);
 	assert_int_equal(bpf_map__value_size(m), 127 * 8);
