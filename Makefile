@@ -42,7 +42,7 @@ ASAN_CFLAGS := $(BASEFLAGS) -O1 $(ASAN_FLAGS)
 LLVM_LIBS := $(shell $(LLVM_CONFIG) --link-static --libs bpf core target 2>/dev/null)
 LLVM_SYS  := $(shell $(LLVM_CONFIG) --link-static --system-libs 2>/dev/null)
 LDLIBS    := -L$(shell $(LLVM_CONFIG) --libdir 2>/dev/null) $(LLVM_LIBS) \
-	-lbpf -lelf -lmicrohttpd -lcapstone -lprotobuf-c $(LLVM_SYS) -lz -lzstd -lpthread -lm -ldl
+	-lbpf -lelf -lprotobuf-c $(LLVM_SYS) -lz -lzstd -lpthread -lm -ldl
 
 REL_OBJS  := $(patsubst %.c,$(BUILD)/rel/%.o,$(LIB_SRCS)) \
 	$(BUILD)/rel/gen/lexer.o $(BUILD)/rel/gen/parser.o $(BUILD)/rel/gen/profile.pb-c.o

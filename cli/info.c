@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
-#include <capstone/capstone.h>
 #include <linux/bpf.h>
 #include <llvm/Config/llvm-config.h>
 
@@ -55,12 +54,15 @@ void cli_info(FILE *out, const char *version)
 			u.machine);
 
 	int cs_major = 0, cs_minor = 0;
-	cs_version(&cs_major, &cs_minor);
+	bool have_cs = insn_capstone_version(&cs_major, &cs_minor) == 0;
 	fprintf(out, "Build\n  version: v%s\n", version);
 	fprintf(out, "  LLVM: %s (C API, BPF target linked statically)\n", LLVM_VERSION_STRING);
 	fprintf(out, "  libbpf: %s\n", libbpf_version_string());
-	fprintf(out, "  capstone: %d.%d (uprobe offsets checked against instruction boundaries)\n",
-		cs_major, cs_minor);
+	if (have_cs)
+		fprintf(out, "  capstone: %d.%d (uprobe offsets checked against instruction "
+			"boundaries)\n", cs_major, cs_minor);
+	else
+		fprintf(out, "  capstone: not found (uprobe offsets cannot be checked)\n");
 	fprintf(out, "  compiler: gcc %s%s\n", __VERSION__,
 #if defined(__SANITIZE_ADDRESS__)
 		", AddressSanitizer"

@@ -28,21 +28,22 @@ static LLVMValueRef call_ret(struct cg_ctx *cg, int helper, LLVMTypeRef ret, LLV
 static LLVMValueRef header(struct cg_ctx *cg, enum event_kind kind, uint32_t id);
 static void output(struct cg_ctx *cg, LLVMValueRef buf, uint32_t size);
 
-/* the name -k reports for a helper whose failure it checks at this -k
- * level, NULL when unchecked.  Lookups fail as their way of saying "no
- * such key"; map updates and deletes, and with -kk memory reads, only fail
- * when something is wrong (a full map, a bad address), as bpftrace -k. */
+/* the name -k reports for a helper whose failure it checks, NULL when
+ * unchecked.  Lookups fail as their way of saying "no such key"; map
+ * updates and deletes and memory reads only fail when something is wrong
+ * (a full map, a bad address).  -k checks them all, as bpftrace 0.23's -k
+ * does; -kk is the same (0.17's second level, kept as an alias). */
 static const char *checked_helper(int level, int helper)
 {
 	switch (helper) {
 	case BPF_FUNC_map_update_elem: return level >= 1 ? "map_update_elem" : NULL;
 	case BPF_FUNC_map_delete_elem: return level >= 1 ? "map_delete_elem" : NULL;
-	case BPF_FUNC_probe_read: return level >= 2 ? "probe_read" : NULL;
-	case BPF_FUNC_probe_read_str: return level >= 2 ? "probe_read_str" : NULL;
-	case BPF_FUNC_probe_read_user: return level >= 2 ? "probe_read_user" : NULL;
-	case BPF_FUNC_probe_read_user_str: return level >= 2 ? "probe_read_user_str" : NULL;
-	case BPF_FUNC_probe_read_kernel: return level >= 2 ? "probe_read_kernel" : NULL;
-	case BPF_FUNC_probe_read_kernel_str: return level >= 2 ? "probe_read_kernel_str" : NULL;
+	case BPF_FUNC_probe_read: return level >= 1 ? "probe_read" : NULL;
+	case BPF_FUNC_probe_read_str: return level >= 1 ? "probe_read_str" : NULL;
+	case BPF_FUNC_probe_read_user: return level >= 1 ? "probe_read_user" : NULL;
+	case BPF_FUNC_probe_read_user_str: return level >= 1 ? "probe_read_user_str" : NULL;
+	case BPF_FUNC_probe_read_kernel: return level >= 1 ? "probe_read_kernel" : NULL;
+	case BPF_FUNC_probe_read_kernel_str: return level >= 1 ? "probe_read_kernel_str" : NULL;
 	default: return NULL;
 	}
 }
@@ -116,6 +117,17 @@ LLVMValueRef cg_alloca_nozero(struct cg_ctx *cg, uint32_t size, const char *name
 		cg->temps[cg->ntemps] = a;
 		cg->temp_sizes[cg->ntemps++] = size;
 	}
+	return a;
+}
+
+/* on the stack whatever its size, never in the frame: the context of a
+ * helper's callback (bpf_loop takes stack memory only) */
+LLVMValueRef cg_alloca_stack(struct cg_ctx *cg, uint32_t size, const char *name)
+{
+	LLVMBasicBlockRef init = cg->init;
+	cg->init = NULL;	/* new_slot puts a slot in the frame only with an init block */
+	LLVMValueRef a = new_slot(cg, (size + 7) & ~7u, name);
+	cg->init = init;
 	return a;
 }
 

@@ -89,6 +89,13 @@ void cg_set_loc(struct cg_ctx *cg, struct src_loc loc);
 void cg_stmt(struct cg_ctx *cg, struct ast_node *st);
 /* expr.c: the stack slot of variable node v (made, zeroed, on first use) */
 struct cg_var *cg_var_slot(struct cg_ctx *cg, struct ast_node *v);
+/* bpf.c: an uninitialised slot on the BPF stack even when it is larger
+ * than on_stack_limit (a helper that takes only stack, as bpf_loop's
+ * callback context) */
+LLVMValueRef cg_alloca_stack(struct cg_ctx *cg, uint32_t size, const char *name);
+/* module.c: at the end of entry, the per-CPU frame of function `name`
+ * (cg->frame_size bytes) into frame_slot */
+void cg_emit_frame(struct cg_ctx *cg, const char *name);
 /* loops.c: for ($kv : @m) {..}, for ($i : a..b) {..} */
 void cg_for(struct cg_ctx *cg, struct ast_node *st);
 /* i1 truth value of an integer expression */
@@ -100,6 +107,8 @@ LLVMValueRef cg_declare_map(struct cg_ctx *cg, const char *name, uint32_t type,
 /* maps.c */
 void cg_maps_declare(struct cg_ctx *cg);
 LLVMValueRef cg_map_read(struct cg_ctx *cg, struct ast_node *map);	/* expression value */
+/* an aggregation's value at key (a pointer): every CPU's slot folded */
+LLVMValueRef cg_agg_read(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key);
 void cg_map_assign(struct cg_ctx *cg, struct ast_node *map, struct ast_node *value);
 void cg_map_compound(struct cg_ctx *cg, struct ast_node *map, enum ast_op op,
 		     LLVMValueRef v, LLVMValueRef *old_out, LLVMValueRef *new_out);

@@ -40,8 +40,8 @@ struct cg_opts {
 	bool hist_sum;		/* hist/lhist also add each value into the slot
 				 * CG_HIST_SUM_BUCKET of their key (the exact _sum of a
 				 * Prometheus histogram); only scrape formats read it */
-	int helper_check;	/* -k: 1 map updates and deletes report failures
-				 * (EV_HELPER_ERROR), -kk: 2 probe reads too */
+	int helper_check;	/* -k (and -kk): map updates and deletes and
+				 * memory reads report failures (EV_HELPER_ERROR) */
 	int ncpus;		/* per-CPU slots an aggregation read in an expression
 				 * folds (0: 1): the possible CPUs, or with
 				 * --user-probes the agents' shards (SA_NSHARDS) */
@@ -86,6 +86,9 @@ struct cg_object {
 #define CG_MAP_FAILS_MAP "map_fails"
 /* exit()'s flag: a one-word mmap'able array, present when the script exits */
 #define CG_STOP_MAP "sonde_stop"
+/* --container on a kernel without the ancestor helper in tracing programs:
+ * a cgroup array whose slot 0 the runtime sets to the container's cgroup */
+#define CG_CGROUP_MAP "sonde_cgroup"
 /* stack traces of depth N: the hash "ustk_N" (user) or "kstk_N" (kernel)
  * from the frames (N u64, zero padded) to a u32 id; CG_STACK_LOST_MAP
  * counts the stacks they had no room for (per CPU), and CG_STACK_LOST_ID

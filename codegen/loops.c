@@ -49,12 +49,11 @@ children:
 	ast_each_child(n, collect, ctx);
 }
 
+/* what a function's generation keeps in cg_ctx, saved over a callback */
 struct fn_state {
-	const char *name;	/* the callback's */
-	LLVMValueRef fn, ctx_arg, ret_flag;
-	LLVMBasicBlockRef entry, init, cur;
-	LLVMValueRef frame_slot, frame_base;
+	LLVMValueRef fn, ctx_arg, ret_flag, frame_slot, frame_base;
 	uint32_t frame_size;
+	LLVMBasicBlockRef entry, init, cur;
 	LLVMMetadataRef di_sp, loc;
 	struct cg_var *vars;
 	struct cg_loop *loop;
@@ -68,10 +67,9 @@ static LLVMValueRef callback_begin(struct cg_ctx *cg, const char *name, int np,
 				   const char *const *pnames, const bool *is_ptr,
 				   struct fn_state *saved)
 {
-	*saved = (struct fn_state){name, cg->fn, cg->ctx_arg, cg->ret_flag, cg->entry, cg->init,
-				   LLVMGetInsertBlock(cg->b), cg->frame_slot, cg->frame_base,
-				   cg->frame_size, cg->di_sp, LLVMGetCurrentDebugLocation2(cg->b),
-				   cg->vars, cg->loop};
+	*saved = (struct fn_state){cg->fn, cg->ctx_arg, cg->ret_flag, cg->frame_slot, cg->frame_base,
+				   cg->frame_size, cg->entry, cg->init, LLVMGetInsertBlock(cg->b),
+				   cg->di_sp, LLVMGetCurrentDebugLocation2(cg->b), cg->vars, cg->loop};
 	LLVMTypeRef params[4];
 	LLVMMetadataRef tys[5];
 	LLVMMetadataRef di_long = LLVMDIBuilderCreateBasicType(cg->dib, "long", 4, 64, DW_ATE_signed_, 0);
@@ -95,8 +93,8 @@ static LLVMValueRef callback_begin(struct cg_ctx *cg, const char *name, int np,
 	cg->fn = fn;
 	cg->di_sp = sp;
 	cg->entry = LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry");
-	/* the callback's own init block and frame: its variables are zeroed
-	 * and its big temporaries placed in it, not in the probe's */
+	/* as a probe's function: allocas in entry, zeroing and the frame's
+	 * slots in init, then the body */
 	cg->init = LLVMAppendBasicBlockInContext(cg->ctx, fn, "init");
 	cg->frame_slot = cg->frame_base = NULL;
 	cg->frame_size = 0;
@@ -117,22 +115,22 @@ static LLVMValueRef callback_begin(struct cg_ctx *cg, const char *name, int np,
 
 /* close the callback (falling off the body continues the iteration) and
  * return to the probe where it was */
-static void callback_end(struct cg_ctx *cg, LLVMBasicBlockRef body, const struct fn_state *saved)
+static void callback_end(struct cg_ctx *cg, const char *name, LLVMBasicBlockRef body,
+			 const struct fn_state *saved)
 {
 	if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(cg->b)))
 		LLVMBuildRet(cg->b, cg_const(cg, 0));
-	/* entry, then init, then the body, as a probe's function */
 	LLVMPositionBuilderAtEnd(cg->b, cg->init);
 	LLVMBuildBr(cg->b, body);
 	LLVMPositionBuilderAtEnd(cg->b, cg->entry);
-	if (cg->frame_size)
-		cg_emit_frame(cg, saved->name);
+	if (cg->frame_size)	/* its own frame: the probe's is not reachable here */
+		cg_emit_frame(cg, name);
 	LLVMBuildBr(cg->b, cg->init);
+	cg->fn = saved->fn;
 	cg->init = saved->init;
 	cg->frame_slot = saved->frame_slot;
 	cg->frame_base = saved->frame_base;
 	cg->frame_size = saved->frame_size;
-	cg->fn = saved->fn;
 	cg->ctx_arg = saved->ctx_arg;
 	cg->ret_flag = saved->ret_flag;
 	cg->entry = saved->entry;
@@ -160,7 +158,8 @@ void cg_for(struct cg_ctx *cg, struct ast_node *st)
 	collect(st->for_.body, &vs);
 	int n = vs.n;
 	/* the frame: variables, the probe's context, returned, start, length */
-	LLVMValueRef frame = cg_alloca_nozero(cg, (uint32_t)(n + 4) * 8, "for_frame");
+	/* on the stack: the helpers take no other memory for the callback's */
+	LLVMValueRef frame = cg_alloca_stack(cg, (uint32_t)(n + 4) * 8, "for_frame");
 	struct cg_var **slots = arena_new_array(cg->a, struct cg_var *, n ? n : 1);
 	for (int i = 0; i < n; i++) {
 		slots[i] = cg_var_slot(cg, vs.vars[i]);
@@ -192,8 +191,10 @@ void cg_for(struct cg_ctx *cg, struct ast_node *st)
 	LLVMValueRef fn = m ? callback_begin(cg, name, 4, map_params, map_ptr, &saved)
 			    : callback_begin(cg, name, 2, range_params, range_ptr, &saved);
 	LLVMValueRef cb_frame = LLVMGetParam(fn, m ? 3 : 1);
-	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cg->ctx, fn, "body");
-	LLVMPositionBuilderAtEnd(cg->b, body);
+	/* in entry: the frame lookup (of a body with big values) may return */
+	cg->ret_flag = cg_gep(cg, cb_frame, (uint32_t)(n + 1) * 8);
+	/* in init, which dominates the body: the probe's variables */
+	LLVMPositionBuilderAtEnd(cg->b, cg->init);
 	cg->vars = NULL;
 	for (int i = 0; i < n; i++) {
 		struct cg_var *v = arena_new_obj(cg->a, struct cg_var);
@@ -203,7 +204,8 @@ void cg_for(struct cg_ctx *cg, struct ast_node *st)
 		cg->vars = v;
 	}
 	cg->ctx_arg = load_ptr(cg, cg_gep(cg, cb_frame, (uint32_t)n * 8));
-	cg->ret_flag = cg_gep(cg, cb_frame, (uint32_t)(n + 1) * 8);
+	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cg->ctx, fn, "body");
+	LLVMPositionBuilderAtEnd(cg->b, body);
 	struct ast_node *var = st->for_.var;
 	LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(cg->ctx, fn, "for_next");
 	LLVMBasicBlockRef stop = LLVMAppendBasicBlockInContext(cg->ctx, fn, "for_stop");
@@ -219,8 +221,16 @@ void cg_for(struct cg_ctx *cg, struct ast_node *st)
 		/* $kv = (key, value) */
 		const struct type_field *k = &var->type.fields[0], *v = &var->type.fields[1];
 		cg_memcpy(cg, cg_gep(cg, slot, k->offset), LLVMGetParam(fn, 1), k->type.size);
-		cg_memcpy(cg, cg_gep(cg, slot, v->offset), LLVMGetParam(fn, 2),
-			  v->type.size < m->value_size ? v->type.size : m->value_size);
+		if (m->percpu) {
+			/* an aggregation: the value is this CPU's slot; fold them
+			 * all, as a read of @m[k] does */
+			LLVMValueRef key = cg_alloca_nozero(cg, m->key_size, "for_key");
+			cg_memcpy(cg, key, LLVMGetParam(fn, 1), m->key_size);
+			cg_store_i64(cg, cg_agg_read(cg, m, key), cg_gep(cg, slot, v->offset));
+		} else {
+			cg_memcpy(cg, cg_gep(cg, slot, v->offset), LLVMGetParam(fn, 2),
+				  v->type.size < m->value_size ? v->type.size : m->value_size);
+		}
 	} else {
 		LLVMValueRef start = cg_load_i64(cg, cg_gep(cg, cb_frame, (uint32_t)(n + 2) * 8));
 		cg_store_i64(cg, LLVMBuildAdd(cg->b, start, LLVMGetParam(fn, 0), ""), slot);
@@ -235,7 +245,7 @@ void cg_for(struct cg_ctx *cg, struct ast_node *st)
 	LLVMPositionBuilderAtEnd(cg->b, stop);
 	LLVMBuildRet(cg->b, cg_const(cg, 1));
 	LLVMPositionBuilderAtEnd(cg->b, body);	/* terminated: callback_end adds nothing */
-	callback_end(cg, body, &saved);
+	callback_end(cg, name, body, &saved);
 
 	cg_set_loc(cg, st->loc);
 	if (m) {

@@ -118,7 +118,7 @@ LLVMValueRef cg_map_key(struct cg_ctx *cg, struct ast_node *m, int with_bucket)
  * bpf_map_lookup_percpu_elem for each possible CPU.  Reading this CPU's
  * slot alone would answer per CPU, a silent undercount.
  */
-static LLVMValueRef agg_read(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key)
+LLVMValueRef cg_agg_read(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key)
 {
 	LLVMBuilderRef b = cg->b;
 	LLVMValueRef acc = cg_alloca(cg, 16, "agg");	/* {value, count or set} */
@@ -171,7 +171,7 @@ LLVMValueRef cg_map_read(struct cg_ctx *cg, struct ast_node *mn)
 	const struct sema_map *m = cg_map_of(cg, mn);
 	LLVMValueRef key = cg_map_key(cg, mn, 0);
 	if (m->percpu)
-		return agg_read(cg, m, key);
+		return cg_agg_read(cg, m, key);
 	LLVMValueRef p = cg_map_lookup(cg, m, key);
 	if (!m->array_slots)	/* the key is not needed past the lookup */
 		cg_lifetime(cg, key, m->key_size, false);

@@ -31,6 +31,7 @@
 
 #include "common/arena.h"
 #include "common/diag.h"
+#include "host/host.h"
 
 enum { DW_ATE_signed = 5 };
 
@@ -139,7 +140,8 @@ const char *cg_map_obj_name(struct arena *a, const struct sema_map *m)
 
 static LLVMValueRef declare_user_map(struct cg_ctx *cg, const struct sema_map *m)
 {
-	uint32_t entries = cg->opts->map_keys_max ? cg->opts->map_keys_max : CG_MAP_KEYS_MAX;
+	uint32_t entries = m->max_entries ? m->max_entries
+		: cg->opts->map_keys_max ? cg->opts->map_keys_max : CG_MAP_KEYS_MAX;
 	if (m->kind == MK_HIST || m->kind == MK_LHIST)
 		entries *= CG_HIST_SLOTS_PER_KEY;	/* one slot per (key, bucket) */
 	cg->map_declared[m->id] = true;
@@ -147,9 +149,10 @@ static LLVMValueRef declare_user_map(struct cg_ctx *cg, const struct sema_map *m
 		return cg->map_globals[m->id] = declare_map(cg, cg_map_obj_name(cg->a, m),
 							    BPF_MAP_TYPE_PERCPU_ARRAY, m->array_slots,
 							    4, m->value_size, 0);
-	return cg->map_globals[m->id] = declare_map(cg, cg_map_obj_name(cg->a, m),
-						    m->percpu ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH,
-						    entries, m->key_size, m->value_size, 0);
+	uint32_t type = m->lru ? (m->percpu ? BPF_MAP_TYPE_LRU_PERCPU_HASH : BPF_MAP_TYPE_LRU_HASH)
+			       : m->percpu ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
+	return cg->map_globals[m->id] = declare_map(cg, cg_map_obj_name(cg->a, m), type, entries,
+						    m->key_size, m->value_size, 0);
 }
 
 /* A module's own maps: the two every program may use now, the script's
@@ -207,13 +210,26 @@ LLVMValueRef cg_in_scope(struct cg_ctx *cg)
 		 * a process started with `docker exec` in a nested cgroup).
 		 * The helper is allowed in every program type sonde attaches
 		 * (uprobe, tracepoint, raw_tp, perf_event; t_containers.sh
-		 * loads each).  A task whose cgroup is shallower than the
+		 * loads each), on kernels after 5.10.  A task whose cgroup is shallower than the
 		 * level gets 0, which never equals a real id.
 		 */
-		LLVMValueRef lvl = cg_const(cg, (uint64_t)cg->opts->filter_cgroup_level);
-		LLVMValueRef id = cg_helper_call(cg, BPF_FUNC_get_current_ancestor_cgroup_id, &lvl, 1);
-		LLVMValueRef in = LLVMBuildICmp(cg->b, LLVMIntEQ, id,
-						cg_const(cg, cg->opts->filter_cgroup), "");
+		LLVMValueRef in;
+		if (host_feature(HF_ANCESTOR_CGROUP)) {
+			LLVMValueRef lvl = cg_const(cg, (uint64_t)cg->opts->filter_cgroup_level);
+			LLVMValueRef id = cg_helper_call(cg, BPF_FUNC_get_current_ancestor_cgroup_id, &lvl, 1);
+			in = LLVMBuildICmp(cg->b, LLVMIntEQ, id, cg_const(cg, cg->opts->filter_cgroup), "");
+		} else {
+			/* 5.10 has that helper in cgroup programs only: there
+			 * bpf_current_task_under_cgroup (4.9) asks the same
+			 * of the cgroup in slot 0 of a cgroup array (the
+			 * runtime puts the container's there) */
+			LLVMValueRef map = LLVMGetNamedGlobal(cg->mod, CG_CGROUP_MAP);
+			if (!map)
+				map = cg_declare_map(cg, CG_CGROUP_MAP, BPF_MAP_TYPE_CGROUP_ARRAY, 1, 4, 4, 0);
+			LLVMValueRef args[] = {map, cg_const(cg, 0)};
+			LLVMValueRef r = cg_helper_call(cg, BPF_FUNC_current_task_under_cgroup, args, 2);
+			in = LLVMBuildICmp(cg->b, LLVMIntEQ, r, cg_const(cg, 1), "");
+		}
 		ok = LLVMBuildAnd(cg->b, ok, in, "");
 	}
 	return ok;

@@ -98,6 +98,15 @@ static int probe_cookie(void)
 	return probe_kprobe_helper(BPF_FUNC_get_attach_cookie, 0);
 }
 
+/* bpf_get_current_ancestor_cgroup_id(1) in a kprobe-type program (5.10
+ * has it only in cgroup programs) */
+static int probe_ancestor_cgroup(void)
+{
+	struct bpf_insn p[] = {MOV_IMM(BPF_REG_1, 1), CALL(BPF_FUNC_get_current_ancestor_cgroup_id),
+			       MOV_IMM(BPF_REG_0, 0), EXIT()};
+	return loaded(load(BPF_PROG_TYPE_KPROBE, p, sizeof(p) / sizeof(p[0]), NULL));
+}
+
 /* bpf_map_lookup_percpu_elem(&map, &key, cpu 0) on a per-CPU array */
 static int probe_percpu_lookup(void)
 {
@@ -112,6 +121,20 @@ static int probe_percpu_lookup(void)
 	int r = loaded(load(BPF_PROG_TYPE_KPROBE, p, sizeof(p) / sizeof(p[0]), NULL));
 	close(m);
 	return r;
+}
+
+/* a helper libbpf can ask the verifier about (one with a callback, which
+ * a raw call cannot be made to accept without one) */
+static int probe_for_each(void)
+{
+	int r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_for_each_map_elem, NULL);
+	return r > 0 ? 1 : r == 0 ? 0 : may_load() ? 0 : -1;
+}
+
+static int probe_loop(void)
+{
+	int r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_loop, NULL);
+	return r > 0 ? 1 : r == 0 ? 0 : may_load() ? 0 : -1;
 }
 
 static int probe_override_return(void)
@@ -254,6 +277,15 @@ static int probe_uprobe_multi(void)
 	return l >= 0 || l == -EBADF;
 }
 
+/* a hash map with a 1,016-byte key (127 stack frames): before 5.11 a key
+ * had to fit the 512-byte BPF stack */
+static int probe_big_keys(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_NO_PREALLOC);
+	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL, 1016, 4, 1, &o);
+	return loaded(fd < 0 ? -errno : fd);
+}
+
 static const struct host_feature_def {
 	const char *name;	/* in SONDE_NO_FEATURES and --info */
 	const char *what;	/* in errors: "... needs WHAT (Linux SINCE)" */
@@ -271,6 +303,11 @@ static const struct host_feature_def {
 	[HF_OVERRIDE_RETURN] = {"override_return", "bpf_override_return (CONFIG_BPF_KPROBE_OVERRIDE)",
 				"4.16", probe_override_return},
 	[HF_D_PATH] = {"d_path", "bpf_d_path (in fentry)", "5.10", probe_d_path},
+	[HF_ANCESTOR_CGROUP] = {"ancestor_cgroup", "bpf_get_current_ancestor_cgroup_id in tracing programs",
+				"after 5.10", probe_ancestor_cgroup},
+	[HF_FOR_EACH] = {"for_each", "bpf_for_each_map_elem", "5.13", probe_for_each},
+	[HF_LOOP] = {"loop", "bpf_loop", "5.17", probe_loop},
+	[HF_BIG_KEYS] = {"big_keys", "hash map keys over 512 bytes", "5.11", probe_big_keys},
 };
 
 static int answers[HF__COUNT];	/* 0: not asked yet; else enum host_answer + 1 */

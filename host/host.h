@@ -398,6 +398,8 @@ void rs_symcache_forget(struct rs_symcache *c, int pid);
  * the start of an instruction?  0; -EINVAL (inside one: err names it and
  * the boundaries around it), -ERANGE (past the end).  Offset 0 always is. */
 int insn_check_code(const uint8_t *code, size_t len, uint64_t off, char *err, size_t errlen);
+/* capstone's version (opened on first use): 0, or -ENOENT without it */
+int insn_capstone_version(int *major, int *minor);
 /* The same for the function whose `size` bytes sit at file_off in the
  * file open at fd. */
 int insn_check_fd(int fd, uint64_t file_off, uint64_t size, uint64_t off, char *err,
@@ -573,6 +575,10 @@ enum host_feature {
 	HF_FENTRY,		/* fentry/fexit attach (5.5) */
 	HF_OVERRIDE_RETURN,	/* bpf_override_return in kprobes */
 	HF_D_PATH,		/* bpf_d_path in fentry */
+	HF_ANCESTOR_CGROUP,	/* bpf_get_current_ancestor_cgroup_id in kprobe programs */
+	HF_FOR_EACH,		/* bpf_for_each_map_elem (5.13): for ($kv : @m) */
+	HF_LOOP,		/* bpf_loop (5.17): for ($i : a..b) */
+	HF_BIG_KEYS,		/* hash map keys over 512 bytes (5.11) */
 	HF__COUNT
 };
 enum host_answer { HF_NO, HF_YES, HF_UNKNOWN };

@@ -305,6 +305,16 @@ static void json_lost_events(FILE *out, FILE *diag, uint64_t lost)
 		lost);
 }
 
+static void json_helper_error(FILE *out, const char *helper, int64_t retcode, const char *msg,
+			      int line, int col)
+{
+	fputs("{\"type\": \"helper_error\", \"msg\": ", out);
+	json_cstring(out, msg);
+	fputs(", \"helper\": ", out);
+	json_cstring(out, helper);
+	fprintf(out, ", \"retcode\": %" PRId64 ", \"line\": %d, \"col\": %d}\n", retcode, line, col);
+}
+
 const struct output_writer output_json = {
 	.name = "json",
 	.render = PR_RENDER_JSON,
@@ -315,4 +325,5 @@ const struct output_writer output_json = {
 	.maps_begin = json_maps_begin,
 	.map = json_map,
 	.lost_events = json_lost_events,
+	.helper_error = json_helper_error,
 };

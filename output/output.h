@@ -150,6 +150,11 @@ struct output_writer {
 	void (*map)(FILE *out, struct pr_map *m, uint32_t top, uint32_t div);
 	/* events the ring buffer dropped */
 	void (*lost_events)(FILE *out, FILE *diag, uint64_t lost);
+	/* -k: a helper that failed at run time, as a record of the stream
+	 * (bpftrace's {"type": "helper_error", ...}); NULL: a located warning
+	 * on stderr */
+	void (*helper_error)(FILE *out, const char *helper, int64_t retcode, const char *msg,
+			     int line, int col);
 	/* picture formats: write the picture to `out` (the -o FILE) at exit;
 	 * NULL in the formats that write as they go */
 	void (*finish)(FILE *out);

@@ -192,6 +192,15 @@ struct ast_config {
 	const char *name, *value;
 };
 
+/* let @m = lruhash(100); before the probes: the BPF map type and size */
+struct ast_map_decl {
+	struct ast_map_decl *next;
+	struct src_loc loc, type_loc, entries_loc;	/* the map, the type, the size */
+	const char *name;	/* "@m" */
+	const char *type;	/* hash lruhash percpuhash percpulruhash percpuarray */
+	uint64_t entries;
+};
+
 struct ast_struct_field {
 	struct ast_struct_field *next;
 	struct src_loc loc;
@@ -255,7 +264,10 @@ struct ast_node {
 		struct { const char *name; struct ast_node *params, *body; int nparams; } macro; /* N_MACRO */
 		struct { struct ast_attach *attach; struct ast_node *pred, *body; int index; } probe; /* N_PROBE: pred may be NULL; body is N_BLOCK */
 		struct { const char *name; struct ast_struct_field *fields; enum ast_tag tag; } sdef;	/* N_STRUCT_DEF: name NULL for an anonymous enum; an enum's fields are its enumerators */
-		struct { struct ast_node *items; struct ast_config *config; } program;	/* N_PROGRAM: N_PROBE and N_STRUCT_DEF in source order; the config block */
+		struct { struct ast_node *items; struct ast_config *config;
+			 struct ast_map_decl *decls; bool newer; } program;	/* N_PROGRAM: N_PROBE and N_STRUCT_DEF
+			 * in source order; the config block; map declarations; newer: it uses syntax
+			 * bpftrace 0.17 does not parse (so it is no 0.17 script) */
 	};
 };
 

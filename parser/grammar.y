@@ -118,7 +118,7 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 %type <list> items stmts stmt_seq expr_list call_args macro_params
 %type <node> item probe pred block simple_stmt compound_stmt if_stmt
 %type <node> lvalue map expr unary cast_operand postfix primary struct_def
-%type <node> value if_value macro_def macro_param
+%type <node> value if_value macro_def macro_param map_decl
 %type <attach> attach_list
 %type <config> config settings setting_list
 %type <setting> setting
@@ -185,14 +185,23 @@ setting
 
 items
 	: %empty		{ $$ = (struct parse_list){0}; }
-	| items item		{ $$ = parse_list_add(parse_take_anon(px, $1), $2); }
+	| items item		{ $$ = parse_take_anon(px, $1); if ($2) $$ = parse_list_add($$, $2); }
 	;
 
-/* item = probe | struct_def (struct, union and enum definitions) | macro_def */
+/* item = probe | struct_def (struct, union and enum definitions) | macro_def
+ *      | map_decl */
 item
 	: probe
 	| struct_def
 	| macro_def
+	| map_decl
+	;
+
+/* map_decl = "let" map "=" name "(" integer ")" ";"  (let @m = lruhash(100);)
+ * kept on the program, not as an item: NULL here */
+map_decl
+	: LET MAP '=' IDENT '(' INT ')' ';'
+				{ parse_map_decl(px, $2, @2, $4, @4, $6, @6); $$ = NULL; }
 	;
 
 /* macro_def = "macro" name "(" (macro_param ("," macro_param)*)? ")" block
@@ -631,13 +640,13 @@ static bool parse_is_closer(yysymbol_kind_t sym)
 	return false;
 }
 
-/* Bison's "custom" syntax-error hook: one located message.  Up to seven
+/* Bison's "custom" syntax-error hook: one located message.  Up to eight
  * expected tokens are listed.  A longer list is cut down to the closers in
  * it (';' '}' ')' ']' ',' ':'), or else reads "expecting an expression"
  * when an expression could start here, or else is left out. */
 static int yyreport_syntax_error(const yypcontext_t *ctx, struct parse_ctx *px)
 {
-	enum { MAX_LISTED = 7 };
+	enum { MAX_LISTED = 8 };
 	yysymbol_kind_t expected[YYNTOKENS];
 	char what[128], name[64], tail[320];
 

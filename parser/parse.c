@@ -503,6 +503,7 @@ struct ast_node *parse_let(struct parse_ctx *px, struct ast_node *var,
 			   const struct ast_ctype *ct, struct ast_node *value,
 			   struct src_loc loc)
 {
+	px->newer = true;
 	if (!parse_stmt_end(px))
 		return NULL;
 	struct ast_node *n = ast_new(px->arena, N_ASSIGN, loc);
@@ -521,6 +522,7 @@ struct ast_node *parse_for(struct parse_ctx *px, struct ast_node *var,
 			   struct ast_node *start, struct ast_node *end,
 			   struct ast_node *body, struct src_loc loc)
 {
+	px->newer = true;
 	if (!parse_stmt_end(px))
 		return NULL;
 	struct ast_node *n = ast_new(px->arena, N_FOR, loc);
@@ -587,6 +589,7 @@ struct ast_node *parse_block(struct parse_ctx *px, struct parse_list stmts,
 /* value = block: { stmt; ...; expr } */
 struct ast_node *parse_block_value(struct parse_ctx *px, struct ast_node *block)
 {
+	px->newer = true;
 	if (!ast_block_take_value(block)) {
 		parse_error(px, block->loc, "a block used as a value must end in an expression "
 			    "without ';' after it ({ ...; $x })");
@@ -612,6 +615,7 @@ struct ast_node *parse_macro(struct parse_ctx *px, const char *name,
 			     struct parse_list params, struct ast_node *body,
 			     struct src_loc loc)
 {
+	px->newer = true;
 	struct ast_node *n = ast_new(px->arena, N_MACRO, loc);
 	n->macro.name = name;
 	n->macro.params = params.head;
@@ -780,10 +784,31 @@ const char *parse_int_text(struct parse_ctx *px, uint64_t v)
 }
 
 /* program = config? (probe | struct_def)* */
+/* map_decl = "let" map "=" name "(" integer ")" ";" (sema checks the names) */
+void parse_map_decl(struct parse_ctx *px, const char *map, struct src_loc map_loc,
+		    const char *type, struct src_loc type_loc, uint64_t entries,
+		    struct src_loc entries_loc)
+{
+	px->newer = true;
+	struct ast_map_decl *d = arena_new_obj(px->arena, struct ast_map_decl);
+	d->name = map;
+	d->loc = map_loc;
+	d->type = type;
+	d->type_loc = type_loc;
+	d->entries = entries;
+	d->entries_loc = entries_loc;
+	if (!px->decls_tail)
+		px->decls_tail = &px->decls;
+	*px->decls_tail = d;
+	px->decls_tail = &d->next;
+}
+
 struct ast_node *parse_program_node(struct parse_ctx *px, struct parse_config_list config,
 				    struct parse_list items, struct src_loc loc)
 {
 	struct ast_node *n = ast_new(px->arena, N_PROGRAM, loc);
+	n->program.decls = px->decls;
+	n->program.newer = px->newer;
 	n->program.config = config.head;
 	n->program.items = items.head;
 	return n;

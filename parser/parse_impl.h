@@ -30,6 +30,9 @@ struct parse_ctx {
 	int nprobes;		/* probes seen so far: the next probe's index */
 	int expr_nodes;		/* expression nodes of the current statement */
 	bool failed;		/* a builder reported an error */
+	struct ast_map_decl *decls, **decls_tail;	/* let @m = hash(n); in order */
+	bool newer;		/* syntax bpftrace 0.17 does not parse (let, for,
+				 * macros, block values, map declarations) */
 	/* anonymous structs and unions met inside a definition, named by
 	 * where they are: they go into the program before the item holding
 	 * them */
@@ -203,6 +206,9 @@ struct ast_config *parse_config_item(struct parse_ctx *px, const char *name,
 				     struct src_loc value_loc);
 struct parse_config_list parse_config_add(struct parse_config_list l, struct ast_config *c);
 const char *parse_int_text(struct parse_ctx *px, uint64_t v);
+void parse_map_decl(struct parse_ctx *px, const char *map, struct src_loc map_loc,
+		    const char *type, struct src_loc type_loc, uint64_t entries,
+		    struct src_loc entries_loc);
 /* macro.c: replace macro calls by their expansions and drop the
  * definitions; false after reporting an error */
 bool parse_expand_macros(struct parse_ctx *px, struct ast_node *prog);

@@ -117,6 +117,11 @@ static void do_cat(struct rt *rt, const char *path)
 /* -k: a helper failed in BPF; a located warning, as bpftrace -k prints */
 static void helper_warning(struct rt *rt, const struct cg_site *site, int64_t code)
 {
+	if (rt->o->writer->helper_error) {
+		rt->o->writer->helper_error(rt->o->out, site->helper, code, strerror((int)-code),
+					    site->loc.line, site->loc.col);
+		return;
+	}
 	struct diag d;
 	diag_init(&d, rt->o->file, rt->o->src, stderr);
 	fflush(rt->o->out);

@@ -557,10 +557,11 @@ void rt_maps_report_full(struct rt *rt)
 		uint32_t len = sizeof(info);
 		bpf_obj_get_info_by_fd(rt->map_fds[m->id], &info, &len);
 		bool slots = m->kind == MK_HIST || m->kind == MK_LHIST;
-		diag_warnf("map '%s' was full (%u %s): %llu update%s lost; "
-			"raise the limit with --map-keys-max N or BPFTRACE_MAP_KEYS_MAX\n",
+		diag_warnf("map '%s' was full (%u %s): %llu update%s lost; %s\n",
 			m->name, info.max_entries, slots ? "key and bucket slots" : "keys",
-			(unsigned long long)lost, lost == 1 ? " was" : "s were");
+			(unsigned long long)lost, lost == 1 ? " was" : "s were",
+			m->decl ? "declare it larger (let @m = hash(N))"
+				: "raise the limit with --map-keys-max N or BPFTRACE_MAP_KEYS_MAX");
 	}
 	free(v);
 }

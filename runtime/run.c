@@ -13,6 +13,7 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,25 @@ static void show_failing_line(struct rt *rt, const char *log, const char *end)
 }
 
 /* the verifier's complaint, with the probe and source line it belongs to */
+/* --container where the kernel lacks the ancestor helper in tracing
+ * programs (codegen/module.c): slot 0 of the cgroup array holds the
+ * container's cgroup directory */
+static int fill_cgroup_map(struct rt *rt)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(rt->bpf, CG_CGROUP_MAP);
+	if (!m || !rt->o->container)
+		return 0;
+	int fd = open(rt->o->container->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	uint32_t key = 0, val = (uint32_t)fd;
+	int err = fd < 0 ? -errno : bpf_map_update_elem(bpf_map__fd(m), &key, &val, 0) ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		fprintf(stderr, "sonde: --container: cannot use the cgroup %s: %s\n",
+			rt->o->container->dir, strerror(-err));
+	return err;
+}
+
 static void show_verifier_log(struct rt *rt)
 {
 	if (!load_log || !*load_log)
@@ -252,6 +272,9 @@ static int load(struct rt *rt)
 	}
 	free(load_log);
 	load_log = NULL;
+	err = fill_cgroup_map(rt);
+	if (err)
+		return err;
 	rt->map_fds = calloc((size_t)(rt->r->nmaps ? rt->r->nmaps : 1), sizeof(int));
 	rt->map_zeroed = calloc((size_t)(rt->r->nmaps ? rt->r->nmaps : 1), sizeof(bool));
 	if (!rt->map_fds || !rt->map_zeroed) {

@@ -23,16 +23,82 @@
  * time out when idle.  The address defaults to 127.0.0.1: exposing a
  * node's processes to the network is a choice the user makes by naming an
  * address (deploy/daemonset.yaml does, inside the pod network).
+ *
+ * libmicrohttpd is opened with dlopen() when --serve starts, not linked:
+ * it and the TLS libraries it needs cost 3 MB of RSS at every start of
+ * every script (BEGIN { exit(); } peaked at 25 MB), served or not.
  */
 #include "runtime/rt_int.h"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* the libmicrohttpd functions this file calls, from the library opened
+ * by rt_serve_start(); each MHD_name below is mhd.name */
+static struct {
+	struct MHD_Daemon *(*start_daemon)(unsigned, uint16_t, MHD_AcceptPolicyCallback, void *,
+					   MHD_AccessHandlerCallback, void *, ...);
+	void (*stop_daemon)(struct MHD_Daemon *);
+	enum MHD_Result (*run)(struct MHD_Daemon *);
+	const union MHD_DaemonInfo *(*get_daemon_info)(struct MHD_Daemon *, enum MHD_DaemonInfoType, ...);
+	enum MHD_Result (*get_timeout)(struct MHD_Daemon *, MHD_UNSIGNED_LONG_LONG *);
+	const char *(*lookup_connection_value)(struct MHD_Connection *, enum MHD_ValueKind, const char *);
+	struct MHD_Response *(*create_response_from_buffer)(size_t, void *, enum MHD_ResponseMemoryMode);
+	enum MHD_Result (*add_response_header)(struct MHD_Response *, const char *, const char *);
+	enum MHD_Result (*queue_response)(struct MHD_Connection *, unsigned int, struct MHD_Response *);
+	void (*destroy_response)(struct MHD_Response *);
+	void (*suspend_connection)(struct MHD_Connection *);
+	enum MHD_Result (*resume_connection)(struct MHD_Connection *);
+} mhd;
+
+static int mhd_load(void)
+{
+	static int state;	/* 0: not tried, 1: loaded, -1: not there */
+	if (state)
+		return state > 0 ? 0 : -ENOENT;
+	state = -1;
+	void *h = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return -ENOENT;
+	void **slots[] = {
+		(void **)&mhd.start_daemon, (void **)&mhd.stop_daemon, (void **)&mhd.run,
+		(void **)&mhd.get_daemon_info, (void **)&mhd.get_timeout,
+		(void **)&mhd.lookup_connection_value, (void **)&mhd.create_response_from_buffer,
+		(void **)&mhd.add_response_header, (void **)&mhd.queue_response,
+		(void **)&mhd.destroy_response, (void **)&mhd.suspend_connection,
+		(void **)&mhd.resume_connection,
+	};
+	static const char *const names[] = {
+		"MHD_start_daemon", "MHD_stop_daemon", "MHD_run", "MHD_get_daemon_info",
+		"MHD_get_timeout", "MHD_lookup_connection_value", "MHD_create_response_from_buffer",
+		"MHD_add_response_header", "MHD_queue_response", "MHD_destroy_response",
+		"MHD_suspend_connection", "MHD_resume_connection",
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!(*slots[i] = dlsym(h, names[i])))
+			return -ENOENT;
+	state = 1;
+	return 0;
+}
+
+#define MHD_start_daemon mhd.start_daemon
+#define MHD_stop_daemon mhd.stop_daemon
+#define MHD_run mhd.run
+#define MHD_get_daemon_info mhd.get_daemon_info
+#define MHD_get_timeout mhd.get_timeout
+#define MHD_lookup_connection_value mhd.lookup_connection_value
+#define MHD_create_response_from_buffer mhd.create_response_from_buffer
+#define MHD_add_response_header mhd.add_response_header
+#define MHD_queue_response mhd.queue_response
+#define MHD_destroy_response mhd.destroy_response
+#define MHD_suspend_connection mhd.suspend_connection
+#define MHD_resume_connection mhd.resume_connection
 
 #define SERVE_MAX_CONNECTIONS 16
 #define SERVE_MAX_PER_CLIENT 4
@@ -288,6 +354,12 @@ int rt_serve_start(struct rt *rt, const char *spec)
 		fprintf(stderr, "sonde: --serve %s: expected [ADDR:]PORT (PORT 0 to 65535; ADDR a "
 			"numeric address or a host name, [::1] for IPv6)\n", spec);
 		return -EINVAL;
+	}
+	if (mhd_load()) {
+		const char *why = dlerror();
+		fprintf(stderr, "sonde: --serve needs libmicrohttpd (libmicrohttpd.so.12): %s\n",
+			why ? why : "not found");
+		return -ENOENT;
 	}
 	struct rt_serve *s = calloc(1, sizeof(*s));
 	if (!s)

@@ -83,6 +83,8 @@ struct stack_table {
 	char kind;		/* 'u' or 'k', as the map's name */
 	uint32_t depth;
 	int fd;
+	bool by_id;		/* a STACK_TRACE map (before 5.11): id -> frames itself */
+	uint64_t one[STACK_MAX];	/* by_id: the last stack read */
 	size_t n, cap;
 	uint32_t *ids;
 	uint64_t *frames;	/* n stacks of depth frames */
@@ -178,7 +180,10 @@ static struct stack_table *stack_table(struct rt *rt, char kind, uint32_t depth)
 	int fd = bpf_object__find_map_fd_by_name(rt->bpf, name);
 	if (fd < 0 || s->n == (int)(sizeof(s->t) / sizeof(s->t[0])))
 		return NULL;
-	s->t[s->n] = (struct stack_table){.kind = kind, .depth = depth, .fd = fd};
+	struct bpf_map_info info = {0};
+	uint32_t len = sizeof(info);
+	bool by_id = !bpf_obj_get_info_by_fd(fd, &info, &len) && info.type == BPF_MAP_TYPE_STACK_TRACE;
+	s->t[s->n] = (struct stack_table){.kind = kind, .depth = depth, .fd = fd, .by_id = by_id};
 	return &s->t[s->n++];
 }
 
@@ -188,6 +193,8 @@ static const uint64_t *stack_ips(struct rt *rt, char kind, uint32_t depth, uint3
 	struct stack_table *st = stack_table(rt, kind, depth);
 	if (!st)
 		return NULL;
+	if (st->by_id)
+		return bpf_map_lookup_elem(st->fd, &id, st->one) ? NULL : st->one;
 	long i = table_find(st, id);
 	if (i < 0) {	/* a stack seen since the last scan */
 		table_scan(st);
@@ -220,9 +227,11 @@ void rt_stacks_report_lost(struct rt *rt)
 			lost += v[c];
 	free(v);
 	if (lost)
-		diag_warnf("%llu stack%s lost: the stack map holds %u distinct "
-			"stacks and was full (they print as empty stacks)\n", (unsigned long long)lost,
-			lost == 1 ? " was" : "s were", CG_STACK_MAP_ENTRIES);
+		diag_warnf("%llu stack%s lost (printed as empty stacks): the stack map holds %u "
+			   "distinct stacks and was full%s\n", (unsigned long long)lost,
+			   lost == 1 ? " was" : "s were", CG_STACK_MAP_ENTRIES,
+			   host_feature(HF_BIG_KEYS) ? "" : ", or two stacks collided in it (a kernel "
+			   "before 5.11 keeps stacks deeper than 64 frames in a STACK_TRACE map)");
 }
 
 /* the frames of a stack value {id, pid}, resolved; the count, 0 when

@@ -526,7 +526,7 @@ static struct type *check_var(struct sema_ctx *s, struct ast_node *e)
 	struct sema_var *v = sema_var_find(s, e->var.name);
 	if (!v) {
 		sema_error(s, e->loc, "variable '$%s' is used before it is assigned",
-			   e->var.name);
+			   sema_var_shown(s, e->var.name));
 		return sema_err_type(e);
 	}
 	return sema_set(e, v->type);
@@ -650,7 +650,8 @@ static struct type *check_incdec(struct sema_ctx *s, struct ast_node *e)
 	if (t->kind == N_VAR) {
 		struct sema_var *v = sema_var_find(s, t->var.name);
 		if (!v) {
-			sema_error(s, t->loc, "variable '$%s' is used before it is assigned", t->var.name);
+			sema_error(s, t->loc, "variable '$%s' is used before it is assigned",
+				   sema_var_shown(s, t->var.name));
 			return sema_err_type(e);
 		}
 		if (sema_is_error(&v->type))

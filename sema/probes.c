@@ -127,6 +127,51 @@ struct sema_attach *sema_push_attach(struct sema_ctx *s, struct sema_probe *p)
 	return push(s, p);
 }
 
+static bool has_glob(const char *s);
+
+/*
+ * func without BPF cookies (before Linux 5.15): a uprobe program cannot
+ * tell which site fired, so a wildcard uprobe whose body reads func
+ * becomes one attach point per function it matches now, each with its own
+ * program and its function as a constant (stdlib/process.c).  A wildcard
+ * that matches nothing stays, and the check reports it.
+ */
+void sema_expand_func_sites(struct sema_ctx *s, struct sema_probe *p)
+{
+	struct sema_attach *old = p->attach;
+	int nold = p->nattach;
+	p->attach = NULL;
+	p->nattach = 0;
+	for (int i = 0; i < nold; i++) {
+		const struct sema_attach *a = &old[i];
+		struct rs_sites *sites = NULL;
+		char err[512];
+		struct rs_query q = {.target = a->target, .func = a->func};
+		if ((a->type != PT_UPROBE && a->type != PT_URETPROBE) || !has_glob(a->func) ||
+		    rs_resolve(&q, &sites, err, sizeof(err)) || !sites->nsites) {
+			if (sites)
+				rs_sites_free(sites);
+			*push(s, p) = *a;
+			continue;
+		}
+		for (size_t j = 0; j < sites->nsites; j++) {
+			const char *sym = sites->sites[j].sym;
+			bool seen = false;
+			for (int k = 0; k < p->nattach && !seen; k++)
+				seen = p->attach[k].type == a->type && p->attach[k].loc.line == a->loc.line &&
+				       p->attach[k].loc.col == a->loc.col && !strcmp(p->attach[k].func, sym);
+			if (seen)
+				continue;
+			struct sema_attach *e = push(s, p);
+			*e = *a;
+			e->func = arena_strdup(s->a, sym);
+			e->name = arena_printf(s->a, "%s:%s:%s", sema_probe_type_name(a->type), a->target, e->func);
+		}
+		rs_sites_free(sites);
+	}
+	s->r->nattach += p->nattach - nold;
+}
+
 struct tp_collect {
 	struct sema_ctx *s;
 	struct sema_probe *p;
@@ -332,6 +377,7 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 	enum probe_type type = pv->type;
 	/* "begin"/"end" are the newest release's spelling, which 0.17 does
 	 * not parse: such a script ends by itself after them (run.c) */
+	const char *written = parts[0];
 	if (pv->runs_once && strcmp(parts[0], pv->name))
 		s->r->ends_itself = true;
 	parts[0] = pv->name;
@@ -350,7 +396,8 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 		}
 		struct sema_attach *at = push(s, p);
 		at->type = type;
-		at->name = parts[0];
+		/* `probe` reads as written: BEGIN in 0.17 scripts, begin after */
+		at->name = !strcasecmp(written, pv->name) ? written : parts[0];
 		at->loc = raw->loc;
 		return;
 	}

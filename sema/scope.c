@@ -168,6 +168,12 @@ static void walk(struct scope *c, struct ast_node *n)
 	}
 }
 
+const char *sema_var_shown(struct sema_ctx *s, const char *name)
+{
+	const char *q = strchr(name, '\'');
+	return q ? arena_strndup(s->a, name, (size_t)(q - name)) : name;
+}
+
 void sema_scope_probe(struct sema_ctx *s, struct ast_node *probe)
 {
 	struct scope c = {.s = s};

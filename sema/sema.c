@@ -36,6 +36,14 @@ const struct sema_opts *sema_options(struct sema_ctx *s) { return s->opts; }
 const struct sema_probe *sema_cur_probe(struct sema_ctx *s) { return s->probe; }
 void sema_own_scope(struct sema_ctx *s) { s->r->own_scope = true; }
 void sema_need_per_attach(struct sema_ctx *s) { s->probe->uses_args |= s->probe->nattach > 1; }
+
+bool sema_need_func_sites(struct sema_ctx *s)
+{
+	if (!s->quiet)
+		return false;	/* expanded after a quiet pass, or it matched nothing */
+	s->probe->func_sites = true;
+	return true;
+}
 struct ast_node *sema_assign_target(struct sema_ctx *s) { return s->assign_target; }
 
 /* ---- variables ---------------------------------------------------------- */
@@ -68,7 +76,7 @@ void sema_var_assign(struct sema_ctx *s, struct ast_node *target, const struct t
 	if (t->kind == TY_VOID || t->kind == TY_NONE || t->kind == TY_HIST ||
 	    t->kind == TY_COUNT || t->kind == TY_LHIST || t->kind == TY_STATS) {
 		sema_error(s, loc, "variable '$%s': this expression has no value to store",
-			   target->var.name);
+			   sema_var_shown(s, target->var.name));
 		return;
 	}
 	if (v && sema_is_error(&v->type)) {
@@ -89,7 +97,7 @@ void sema_var_assign(struct sema_ctx *s, struct ast_node *target, const struct t
 		s->vars = v;
 	}
 	if (!sema_compatible(&v->type, t, true))
-		sema_error(s, loc, "variable '$%s' holds %s, cannot assign %s", v->name,
+		sema_error(s, loc, "variable '$%s' holds %s, cannot assign %s", sema_var_shown(s, v->name),
 			   type_str(s->a, &v->type), type_str(s->a, t));
 	sema_layout(&v->type);
 	target->type = v->type;
@@ -127,7 +135,7 @@ static void check_let(struct sema_ctx *s, struct ast_node *st)
 		if (!sema_is_error(vt) && !(sema_is_int(&decl) && sema_is_int(vt)) &&
 		    !sema_compatible(&decl, vt, false)) {
 			sema_error(s, v->loc, "variable '$%s' is declared %s, cannot assign %s",
-				   st->assign.ctype.name ? st->assign.ctype.name : "", type_str(s->a, &decl),
+				   sema_var_shown(s, t->var.name), type_str(s->a, &decl),
 				   type_str(s->a, vt));
 			return;
 		}
@@ -144,11 +152,31 @@ static void check_let(struct sema_ctx *s, struct ast_node *st)
 	sema_var_assign(s, t, &decl, st->loc);
 }
 
+/* a for loop's helper, or a located error that names the kernel it needs */
+static bool for_helper(struct sema_ctx *s, struct ast_node *st, enum host_feature f)
+{
+	if (s->quiet)
+		return true;
+	if (sema_in_user_probe(s)) {
+		/* the agent's interpreter runs no callbacks */
+		sema_error(s, st->loc, "for loops do not run in the traced processes (--user-probes): "
+			   "use a while loop, or drop --user-probes for this script");
+		return false;
+	}
+	if (host_feature(f))
+		return true;
+	sema_error(s, st->loc, "a for loop %s needs %s (Linux %s), which this kernel does not have",
+		   st->for_.map ? "over a map" : "over a range", host_feature_what(f), host_feature_since(f));
+	return false;
+}
+
 /* for ($kv : @m): $kv is (key, value), the key a tuple for several keys;
  * for ($i : a..b): an int64 from a up to b - 1 */
 static void check_for(struct sema_ctx *s, struct ast_node *st)
 {
 	struct type vt;
+	if (!for_helper(s, st, st->for_.map ? HF_FOR_EACH : HF_LOOP))
+		return;
 	if (st->for_.map) {
 		struct ast_node *m = st->for_.map;
 		struct sema_map *map = sema_map_of(s, m);
@@ -162,16 +190,25 @@ static void check_for(struct sema_ctx *s, struct ast_node *st)
 				   map->name);
 			return;
 		}
-		if (map->kind != MK_VALUE) {
+		/* counts, sums, mins, maxes and averages read as integers */
+		bool num = map->kind == MK_COUNT || map->kind == MK_SUM || map->kind == MK_MIN ||
+			   map->kind == MK_MAX || map->kind == MK_AVG;
+		if (map->kind != MK_VALUE && !num) {
 			sema_error(s, m->loc, "map '%s' holds %s: for loops iterate over maps of values "
-				   "(@m[k] = v), not aggregations", map->name, sema_kind_name(map->kind));
+				   "and of count, sum, min, max and avg", map->name, sema_kind_name(map->kind));
+			return;
+		}
+		if (num && !s->quiet && !host_feature(HF_PERCPU_LOOKUP)) {
+			sema_error(s, m->loc, "a for loop over the aggregation '%s' needs %s (Linux %s), "
+				   "which this kernel does not have", map->name,
+				   host_feature_what(HF_PERCPU_LOOKUP), host_feature_since(HF_PERCPU_LOOKUP));
 			return;
 		}
 		vt = (struct type){.kind = TY_TUPLE, .nfields = 2};
 		vt.fields = arena_new_array(s->a, struct type_field, 2);
 		vt.fields[0].type = sema_deep_copy(s->a, &map->key);
-		vt.fields[1].type = sema_deep_copy(s->a, &map->value);
-		m->type = map->value;
+		vt.fields[1].type = num ? ty_int64 : sema_deep_copy(s->a, &map->value);
+		m->type = vt.fields[1].type;
 	} else {
 		check_cond(s, st->for_.start);
 		check_cond(s, st->for_.end);
@@ -242,7 +279,8 @@ static void check_assign(struct sema_ctx *s, struct ast_node *st)
 	if (st->assign.op != OP_NONE) {
 		struct sema_var *var = sema_var_find(s, t->var.name);
 		if (!var) {
-			sema_error(s, t->loc, "variable '$%s' is used before it is assigned", t->var.name);
+			sema_error(s, t->loc, "variable '$%s' is used before it is assigned",
+				   sema_var_shown(s, t->var.name));
 			return;
 		}
 		if (!sema_is_error(vt) && !sema_is_error(&var->type) &&
@@ -372,6 +410,10 @@ static void check_probes(struct sema_ctx *s)
 		check_block(s, p->node->probe.body);
 		if (s->quiet)
 			s->learned[i] = s->vars;
+		if (p->func_sites) {
+			p->func_sites = false;
+			sema_expand_func_sites(s, p);
+		}
 	}
 }
 
@@ -401,6 +443,64 @@ static uint32_t array_slots(const struct sema_map *m)
 	return 1;
 }
 
+/*
+ * let @m = hash(n), lruhash(n), percpuhash(n), percpulruhash(n),
+ * percpuarray(n): the BPF map type and size of a map.  Values live in
+ * shared maps and aggregations in per-CPU ones (as everywhere in sonde), so
+ * the declaration must agree with what the map holds.
+ */
+static void apply_decls(struct sema_ctx *s, const struct ast_map_decl *decls)
+{
+	static const struct { const char *name; bool percpu, lru, array; } types[] = {
+		{"hash", false, false, false}, {"lruhash", false, true, false},
+		{"percpuhash", true, false, false}, {"percpulruhash", true, true, false},
+		{"percpuarray", true, false, true},
+	};
+	for (const struct ast_map_decl *d = decls; d; d = d->next) {
+		size_t t = 0;
+		while (t < sizeof(types) / sizeof(types[0]) && strcmp(types[t].name, d->type))
+			t++;
+		if (t == sizeof(types) / sizeof(types[0])) {
+			sema_error(s, d->type_loc, "unknown map type '%s': use hash, lruhash, percpuhash, "
+				   "percpulruhash or percpuarray", d->type);
+			continue;
+		}
+		if (d->entries < 1 || d->entries > UINT32_MAX) {
+			sema_error(s, d->entries_loc, "map '%s': the number of entries must be 1 to %u",
+				   d->name, UINT32_MAX);
+			continue;
+		}
+		struct sema_map *m = NULL;
+		for (int i = 0; i < s->nmaps && !m; i++)
+			if (!strcmp(s->maps[i]->name, d->name))
+				m = s->maps[i];
+		if (!m) {
+			diag_warn(s->d, d->loc, "map '%s' is declared but never used", d->name);
+			continue;
+		}
+		if (m->decl) {
+			sema_error(s, d->loc, "map '%s' is declared twice", d->name);
+			continue;
+		}
+		bool agg = m->kind != MK_VALUE;
+		if (agg != types[t].percpu) {
+			sema_error(s, d->type_loc, agg ? "map '%s' holds %s, a per-CPU aggregation: declare it "
+				   "percpuhash or percpulruhash (percpuarray without keys)"
+				   : "map '%s' holds values (%s): declare it hash or lruhash",
+				   d->name, agg ? sema_kind_name(m->kind) : type_str(s->a, &m->value));
+			continue;
+		}
+		if (types[t].array && m->key.kind != TY_NONE) {
+			sema_error(s, d->type_loc, "map '%s' has keys: percpuarray is for an aggregation "
+				   "without keys (@m = count()); use percpuhash", d->name);
+			continue;
+		}
+		m->decl = d;
+		m->lru = types[t].lru;
+		m->max_entries = (uint32_t)d->entries;
+	}
+}
+
 static void finish_maps(struct sema_ctx *s)
 {
 	for (int i = 0; i < s->nmaps; i++) {
@@ -411,7 +511,8 @@ static void finish_maps(struct sema_ctx *s)
 			ks = (ks + 7) & ~7u;
 		m->key_size = ks + ((m->kind == MK_HIST || m->kind == MK_LHIST) ? 8 : 0);
 		m->percpu = m->kind != MK_VALUE && m->kind != MK_NONE;
-		m->array_slots = array_slots(m);
+		/* a declared hash stays a hash, even without keys */
+		m->array_slots = m->decl && strcmp(m->decl->type, "percpuarray") ? 0 : array_slots(m);
 		switch (m->kind) {
 		case MK_NONE:
 			m->value_size = 8;
@@ -441,6 +542,9 @@ struct sema_result *sema_run(struct arena *a, struct diag *d, struct ast_node *p
 	struct sema_result *r = arena_new_obj(a, struct sema_result);
 	s.r = r;
 	r->program = prog;
+	/* a script 0.17 cannot parse is one for newer bpftrace: with only
+	 * BEGIN/END it ends by itself, however it spells them */
+	r->ends_itself = prog->program.newer;
 	int n = 0;
 	for (struct ast_node *it = prog->program.items; it; it = it->next)
 		n += it->kind == N_PROBE;
@@ -496,6 +600,8 @@ struct sema_result *sema_run(struct arena *a, struct diag *d, struct ast_node *p
 	for (int i = 0; i < s.nmaps && !errors_before; i++)
 		if (s.maps[i]->kind == MK_NONE)
 			sema_map_unassigned(&s, s.maps[i], s.maps[i]->loc, "used");
+	if (!s.errors)
+		apply_decls(&s, prog->program.decls);
 	if (s.errors)
 		return NULL;
 	if (s.nmaps)

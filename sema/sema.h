@@ -124,6 +124,8 @@ struct sema_probe {
 	struct sema_attach *attach;
 	int nattach;
 	bool uses_args;		/* args/arg0.. differ per attach point: one BPF program each */
+	bool func_sites;	/* func without BPF cookies: wildcard uprobes become one
+				 * attach point per function (sema_expand_func_sites) */
 	int skipped_attach;	/* attach points left out (a kernel function not there) */
 	int index;
 };
@@ -150,6 +152,9 @@ struct sema_map {
 	uint32_t array_slots;	/* >0: a per-CPU array of this many slots, indexed by a u32 (0, or
 				 * the hist/lhist bucket; their last slot is the sum of the
 				 * values), for aggregations without keys */
+	const struct ast_map_decl *decl;	/* let @m = lruhash(n); or NULL */
+	uint32_t max_entries;	/* declared: the BPF map's size (0: max_map_keys) */
+	bool lru;		/* declared lruhash or percpulruhash */
 	int id;
 	int64_t lh_min, lh_max, lh_step;
 	const char **labels;	/* a Prometheus label name per key element, from the
@@ -255,9 +260,10 @@ struct sema_result {
 	struct sema_event **events;
 	int nevents;
 	int nattach;		/* total concrete attach points */
-	bool ends_itself;	/* a BEGIN/END written "begin"/"end" (bpftrace 0.24 on):
-				 * with only those probes, the run ends after BEGIN
-				 * instead of waiting for Ctrl-C as 0.17 does */
+	bool ends_itself;	/* a BEGIN/END written "begin"/"end", or syntax 0.17 does
+				 * not parse (bpftrace 0.24 on): with only those probes,
+				 * the run ends after BEGIN instead of waiting for Ctrl-C
+				 * as 0.17 does */
 	bool own_scope;		/* the script reads in_scope/scoped: it applies -p and
 				 * --container itself, sonde filters none of its probes */
 };
@@ -282,6 +288,10 @@ const struct sema_probe *sema_cur_probe(struct sema_ctx *s);
 /* the current probe's value differs per attach point (probe, args ...):
  * codegen emits one BPF program per attach point */
 void sema_need_per_attach(struct sema_ctx *s);
+/* func in a wildcard uprobe on a kernel without BPF cookies: after this
+ * pass the probe's wildcard uprobes become one attach point per function;
+ * false when that was tried already (the wildcard matched nothing) */
+bool sema_need_func_sites(struct sema_ctx *s);
 /* the script applies -p/--container itself (in_scope, scoped) */
 void sema_own_scope(struct sema_ctx *s);
 /* the expression folds to a compile-time integer (no error when not) */

@@ -125,6 +125,8 @@ void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p);
 void sema_check_stmts(struct sema_ctx *s, struct ast_node *block);
 /* scope.c: `let` and `for` variables get names of their own per block */
 void sema_scope_probe(struct sema_ctx *s, struct ast_node *probe);
+/* scope.c: a variable's name as written, for messages ("x" for "x'2") */
+const char *sema_var_shown(struct sema_ctx *s, const char *name);
 /* probes.c: limits the kernel puts on attach points, checked once all
  * probes are resolved (programs on one tracepoint) */
 void sema_check_attach_limits(struct sema_ctx *s);
@@ -132,6 +134,7 @@ void sema_check_attach_limits(struct sema_ctx *s);
 struct sema_attach *sema_push_attach(struct sema_ctx *s, struct sema_probe *p);
 /* usdt.c: one attach point per SDT note of `target` matching `pattern`
  * ("NAME" or "PROVIDER:NAME", globs allowed) */
+void sema_expand_func_sites(struct sema_ctx *s, struct sema_probe *p);
 void sema_usdt_expand(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
 		      const char *target, const char *pattern);
 /* C type written in a cast/sizeof/struct field -> type; false after error */

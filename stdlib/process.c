@@ -231,8 +231,8 @@ static LLVMValueRef lower_retval(struct cg_ctx *cg, struct ast_node *n)
  * each function's cookie (the high half is its attach point, for probe).
  * A kernel without BPF cookies (before 5.15) gets one program per attach
  * point instead, each with its function as a constant; a wildcard uprobe
- * there would need a program per matching function, so it is a located
- * error (kprobe wildcards are expanded by sema: a program each).
+ * there is expanded into one attach point per function it matches
+ * (sema_expand_func_sites; kprobe wildcards are expanded by sema anyway).
  */
 static bool has_wildcard(const char *s)
 {
@@ -255,9 +255,9 @@ static void check_func(struct sema_ctx *s, struct ast_node *n)
 			n->type.kind = TY_ERROR;
 			return;
 		}
-		if (!host_feature(HF_COOKIE) && has_wildcard(p->attach[i].func)) {
+		if (!host_feature(HF_COOKIE) && has_wildcard(p->attach[i].func) && !sema_need_func_sites(s)) {
 			sema_error(s, n->loc, "func in the wildcard probe %s needs %s (Linux %s), which this "
-				   "kernel does not have: name each function", p->attach[i].name,
+				   "kernel does not have, or a function it matches", p->attach[i].name,
 				   host_feature_what(HF_COOKIE), host_feature_since(HF_COOKIE));
 			n->type.kind = TY_ERROR;
 			return;

@@ -21,12 +21,16 @@
  * at exit.  The value stored is the id as an 8-byte integer; a user stack
  * carries the pid above it, since its addresses mean something only in
  * that process.  runtime/symbols.c reads the frames back and symbolizes
- * them when the value is printed.
+ * them when the value is printed.  A kernel before 5.11 takes hash keys of
+ * at most 512 bytes (64 frames): deeper stacks there go to a STACK_TRACE
+ * map of the same name (bpf_get_stackid; a collision loses the newer
+ * stack, which is counted the same way).
  */
 #include <errno.h>
 #include <string.h>
 
 #include "common/settings.h"
+#include "host/host.h"
 #include "stdlib/stdlib_int.h"
 
 #define STACK_MAX 127
@@ -123,6 +127,34 @@ static void stack_id(struct cg_ctx *cg, LLVMValueRef map, LLVMValueRef buf, LLVM
 	cg_end_if(cg, &f);
 }
 
+/* the stack value: the id, and a user stack's pid above it */
+static LLVMValueRef stack_pid(struct cg_ctx *cg, LLVMValueRef id, bool user)
+{
+	LLVMBuilderRef b = cg_builder(cg);
+	if (!user)
+		return id;
+	LLVMValueRef tg = cg_helper_call(cg, BPF_FUNC_get_current_pid_tgid, NULL, 0);
+	LLVMValueRef pid = LLVMBuildLShr(b, tg, cg_const(cg, 32), "pid");
+	stdlib_note_pid(cg, pid);
+	return LLVMBuildOr(b, id, LLVMBuildShl(b, pid, cg_const(cg, 32), ""), "ustack");
+}
+
+/* before 5.11: the kernel's stack map; -EEXIST (a collision) is lost */
+static LLVMValueRef stack_id_old(struct cg_ctx *cg, const char *name, uint32_t depth, bool user)
+{
+	LLVMBuilderRef b = cg_builder(cg);
+	LLVMValueRef map = cg_aux_map(cg, name, BPF_MAP_TYPE_STACK_TRACE, CG_STACK_MAP_ENTRIES, 4,
+				      depth * 8);
+	LLVMValueRef args[] = {cg_ctx_arg(cg), map, cg_const(cg, user ? BPF_F_USER_STACK : 0)};
+	LLVMValueRef id = cg_helper_call(cg, BPF_FUNC_get_stackid, args, 3);
+	LLVMValueRef lost = LLVMBuildICmp(b, LLVMIntEQ, id, cg_const(cg, (uint64_t)-EEXIST), "");
+	struct cg_if l = cg_begin_if(cg, lost, "stack_lost");
+	LLVMValueRef ctr = cg_scratch(cg, CG_STACK_LOST_MAP, 8);
+	cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, ctr), cg_const(cg, 1), ""), ctr);
+	cg_end_if(cg, &l);
+	return LLVMBuildAnd(b, id, cg_const(cg, 0xffffffff), "stackid");
+}
+
 static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 {
 	LLVMBuilderRef b = cg_builder(cg);
@@ -130,6 +162,8 @@ static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 	uint32_t depth = n->type.count ? n->type.count : STACK_MAX;
 	char name[32];
 	snprintf(name, sizeof(name), CG_STACK_MAP_FMT, user ? 'u' : 'k', depth);
+	if (depth * 8 > 512 && !host_feature(HF_BIG_KEYS))
+		return stack_pid(cg, stack_id_old(cg, name, depth, user), user);
 	/* no preallocation: 128K stacks of 1 KiB would take 130 MB up front */
 	LLVMValueRef map = cg_aux_map_flags(cg, name, BPF_MAP_TYPE_HASH, CG_STACK_MAP_ENTRIES, depth * 8,
 					    4, BPF_F_NO_PREALLOC);
@@ -146,12 +180,7 @@ static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 	stack_id(cg, map, buf, id);
 	cg_end_if(cg, &f);
 	LLVMValueRef v = LLVMBuildZExt(b, LLVMBuildLoad2(b, cg_i32(cg), id, ""), cg_i64(cg), "stackid");
-	if (!user)
-		return v;
-	LLVMValueRef tg = cg_helper_call(cg, BPF_FUNC_get_current_pid_tgid, NULL, 0);
-	LLVMValueRef pid = LLVMBuildLShr(b, tg, cg_const(cg, 32), "pid");
-	stdlib_note_pid(cg, pid);
-	return LLVMBuildOr(b, v, LLVMBuildShl(b, pid, cg_const(cg, 32), ""), "ustack");
+	return stack_pid(cg, v, user);
 }
 
 void stdlib_note_pid(struct cg_ctx *cg, LLVMValueRef pid)

@@ -200,17 +200,20 @@ else
 	skip parity:moved_symbol_needed "this glibc's libpthread still defines pthread_create (before 2.34)"
 fi
 
-# -- -k / -kk: helper failures as warnings --------------------------------
+# -- -k / -kk: helper failures as warnings (-k checks memory reads too, as
+# bpftrace 0.23's -k; -kk is the same); -f json: helper_error records ------
 out=$("$SONDE" -q -k -e 'BEGIN { @[1] = 1; delete(@[7]); exit(); }' 2>&1 >/dev/null)
 expect_eq parity:k_map_delete 'stdin:1:19: warning: map_delete_elem failed: No such file or directory (-2)
 BEGIN { @[1] = 1; delete(@[7]); exit(); }
                   ^~~~~~~~~~~~' "$out"
-out=$("$SONDE" -q -k -e 'BEGIN { printf("%s\n", str(16)); exit(); }' 2>&1 >/dev/null)
-expect_eq parity:k_no_probe_read '' "$out"
-out=$("$SONDE" -q -kk -e 'BEGIN { printf("%s|\n", str(16)); exit(); }' 2>&1 >/dev/null)
-expect_eq parity:kk_probe_read 'stdin:1:25: warning: probe_read_str failed: Bad address (-14)
+for k in -k -kk; do
+	out=$("$SONDE" -q $k -e 'BEGIN { printf("%s|\n", str(16)); exit(); }' 2>&1 >/dev/null)
+	expect_eq parity:k_probe_read$k 'stdin:1:25: warning: probe_read_str failed: Bad address (-14)
 BEGIN { printf("%s|\n", str(16)); exit(); }
                         ^~~~~~~' "$out"
+done
+out=$("$SONDE" -q -k -f json -e 'BEGIN { printf("%s|\n", str(16)); exit(); }' 2>&1 | head -1)
+expect_eq parity:k_json_helper_error '{"type": "helper_error", "msg": "Bad address", "helper": "probe_read_str", "retcode": -14, "line": 1, "col": 25}' "$out"
 out=$("$SONDE" -q -e 'BEGIN { @[1] = 1; delete(@[7]); exit(); }' 2>&1)
 expect_eq parity:no_k_silent $'\n\n@[1]: 1' "$out"
 

@@ -138,7 +138,22 @@ static void fuzz_walk(const struct fuzz_src *s, const struct ast_node *n,
 		fuzz_walk(s, n->unroll.count, d);
 		fuzz_walk(s, n->unroll.body, d);
 		break;
-	case N_BLOCK: fuzz_walk_list(s, n->block.stmts, d); break;
+	case N_FOR:
+		if (!n->for_.map == !n->for_.start || !n->for_.start != !n->for_.end)
+			fuzz_fail("for over neither a map nor a range", n);
+		fuzz_walk(s, n->for_.var, d);
+		fuzz_walk(s, n->for_.map, d);
+		fuzz_walk(s, n->for_.start, d);
+		fuzz_walk(s, n->for_.end, d);
+		fuzz_walk(s, n->for_.body, d);
+		break;
+	case N_MACRO:
+		fuzz_fail("a macro definition left after expansion", n);
+		break;
+	case N_BLOCK:
+		fuzz_walk_list(s, n->block.stmts, d);
+		fuzz_walk(s, n->block.value, d);
+		break;
 	case N_PROBE:
 		if (!n->probe.attach || !n->probe.body)
 			fuzz_fail("probe without attach point or body", n);
@@ -157,6 +172,11 @@ static void fuzz_walk(const struct fuzz_src *s, const struct ast_node *n,
 		for (const struct ast_config *c = n->program.config; c; c = c->next) {
 			fuzz_check_loc(s, c->loc, n);
 			fuzz_check_loc(s, c->value_loc, n);
+		}
+		for (const struct ast_map_decl *m = n->program.decls; m; m = m->next) {
+			fuzz_check_loc(s, m->loc, n);
+			fuzz_check_loc(s, m->type_loc, n);
+			fuzz_check_loc(s, m->entries_loc, n);
 		}
 		fuzz_walk_list(s, n->program.items, d);
 		break;

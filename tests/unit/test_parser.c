@@ -724,7 +724,7 @@ static void test_config_block(void **state)
 	check_program("config = { a = 1 }\nBEGIN { }", "(probe#0 BEGIN {})");
 	check_error("BEGIN { } config = { a = 1 }",
 		    "test.bt:1:11: error: syntax error: unexpected 'config', "
-		    "expecting end of input, attach point, 'macro', 'struct', 'union' or 'enum'\n"
+		    "expecting end of input, attach point, 'let', 'macro', 'struct', 'union' or 'enum'\n"
 		    "BEGIN { } config = { a = 1 }\n"
 		    "          ^~~~~~\n");
 	(void)state;
@@ -857,7 +857,7 @@ static void test_syntax_errors(void **state)
 		    "             ^\n");
 	check_error("BEGIN { $x = 1 }}",
 		    "test.bt:1:17: error: syntax error: unexpected '}', "
-		    "expecting end of input, attach point, 'macro', 'struct', 'union' or 'enum'\n"
+		    "expecting end of input, attach point, 'let', 'macro', 'struct', 'union' or 'enum'\n"
 		    "BEGIN { $x = 1 }}\n"
 		    "                ^\n");
 	check_error("BEGIN { if ($x) { print(1);\n",
@@ -877,7 +877,7 @@ static void test_syntax_errors(void **state)
 		    "     ^\n");
 	check_error("{ }",
 		    "test.bt:1:1: error: syntax error: unexpected '{', "
-		    "expecting end of input, attach point, 'macro', 'struct', 'config', 'union' or 'enum'\n"
+		    "expecting end of input, attach point, 'let', 'macro', 'struct', 'config', 'union' or 'enum'\n"
 		    "{ }\n"
 		    "^\n");
 	check_error("BEGIN { @x[1 = 2] }",
@@ -918,7 +918,7 @@ static void test_syntax_errors(void **state)
 		    "       ^\n");
 	check_error("BEGIN { }\n  ,END { }",
 		    "test.bt:2:3: error: syntax error: unexpected ',', "
-		    "expecting end of input, attach point, 'macro', 'struct', 'union' or 'enum'\n"
+		    "expecting end of input, attach point, 'let', 'macro', 'struct', 'union' or 'enum'\n"
 		    "  ,END { }\n"
 		    "  ^\n");
 }

@@ -274,19 +274,52 @@ static void test_let_and_for(void **state)
 		     "t.bt:1:35: error: variable '$i' is used before it is assigned\n"
 		     "begin { for ($i : 0..2) { } print($i); }\n"
 		     "                                  ^~\n");
-	expect_error("begin { @c[1] = count(); for ($kv : @c) { } }",
-		     "t.bt:1:37: error: map '@c' holds count: for loops iterate over maps of values "
-		     "(@m[k] = v), not aggregations\n"
-		     "begin { @c[1] = count(); for ($kv : @c) { } }\n"
+	expect_error("begin { @c[1] = hist(1); for ($kv : @c) { } }",
+		     "t.bt:1:37: error: map '@c' holds hist: for loops iterate over maps of values "
+		     "and of count, sum, min, max and avg\n"
+		     "begin { @c[1] = hist(1); for ($kv : @c) { } }\n"
 		     "                                    ^~\n");
 	expect_error("begin { @s = 1; for ($kv : @s) { } }",
 		     "t.bt:1:28: error: map '@s' has no keys: a for loop iterates over a map with keys\n"
 		     "begin { @s = 1; for ($kv : @s) { } }\n"
 		     "                           ^~\n");
+	/* messages name a block's variable as written */
+	expect_error("begin { let $x = 1; if (1) { let $x = 2; $x = \"s\"; } }",
+		     "t.bt:1:47: error: variable '$x' holds int64, cannot assign string[2]\n"
+		     "begin { let $x = 1; if (1) { let $x = 2; $x = \"s\"; } }\n"
+		     "                                              ^~~\n");
 	expect_error("begin { break; }",
 		     "t.bt:1:9: error: 'break' outside a loop\n"
 		     "begin { break; }\n"
 		     "        ^~~~~\n");
+}
+
+/* let @m = type(n): the BPF map's type and size */
+static void test_map_decls(void **state)
+{
+	struct checked c;
+	check(&c, "let @a = lruhash(7); let @b = percpuhash(3); let @c = percpuarray(1); let @d = hash(2);"
+		  "begin { @a[1] = 1; @b[2] = count(); @c = sum(1); @d = 5; }", NULL, 0);
+	assert_non_null(c.r);
+	assert_int_equal(map(c.r, "@a")->max_entries, 7);
+	assert_true(map(c.r, "@a")->lru);
+	assert_int_equal(map(c.r, "@b")->max_entries, 3);
+	assert_false(map(c.r, "@b")->lru);
+	assert_true(map(c.r, "@c")->array_slots > 0);
+	assert_int_equal(map(c.r, "@d")->array_slots, 0);	/* a hash, as declared */
+	checked_free(&c);
+	expect_error("let @a = lruhash(0); begin { @a[1] = 1; }",
+		     "t.bt:1:18: error: map '@a': the number of entries must be 1 to 4294967295\n"
+		     "let @a = lruhash(0); begin { @a[1] = 1; }\n"
+		     "                 ^\n");
+	expect_error("let @a = percpuhash(4); begin { @a[1] = 1; }",
+		     "t.bt:1:10: error: map '@a' holds values (int64): declare it hash or lruhash\n"
+		     "let @a = percpuhash(4); begin { @a[1] = 1; }\n"
+		     "         ^~~~~~~~~~\n");
+	expect_error("let @a = hash(4); let @a = hash(5); begin { @a[1] = 1; }",
+		     "t.bt:1:23: error: map '@a' is declared twice\n"
+		     "let @a = hash(4); let @a = hash(5); begin { @a[1] = 1; }\n"
+		     "                      ^~\n");
 }
 
 static void test_errors(void **state)
@@ -354,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_positional_out_of_range),
 		cmocka_unit_test(test_printf_event),
 		cmocka_unit_test(test_let_and_for),
+		cmocka_unit_test(test_map_decls),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

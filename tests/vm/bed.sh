@@ -189,7 +189,7 @@ vm_boot() {
 		-nodefaults -no-user-config -display none -no-reboot \
 		-serial "file:$o/console.log" \
 		-kernel "$d/vmlinux" -initrd "$d/initrd.img" \
-		-append "console=ttyS0 quiet loglevel=3 no_timer_check panic=-1 oops=panic rdinit=/init" \
+		-append "console=ttyS0 quiet loglevel=3 no_timer_check panic=-1 oops=panic rdinit=/init ${VM_APPEND:-}" \
 		-fsdev "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap" \
 		-device virtio-9p-pci,fsdev=root,mount_tag=root \
 		-fsdev "local,id=out,path=$o,security_model=none" \
