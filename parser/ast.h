@@ -248,7 +248,7 @@ struct ast_node {
 		struct { struct ast_node *base; const char *name; bool is_arrow; } field; /* N_FIELD */
 		struct { struct ast_node *base, *index; } index;	/* N_INDEX */
 		struct { struct ast_ctype ctype; struct ast_node *operand; } cast; /* N_CAST */
-		struct { struct ast_ctype ctype; struct ast_node *expr; } size_of; /* N_SIZEOF: expr NULL for a type */
+		struct { struct ast_ctype ctype; struct ast_node *expr; const char *field; } size_of; /* N_SIZEOF: expr NULL for a type; field: offsetof(type, a.b) */
 		struct { struct ast_node *elems; int nelems; } tuple;	/* N_TUPLE */
 		struct { struct ast_node *expr; } expr_stmt;		/* N_EXPR_STMT */
 		struct { struct ast_node *target; enum ast_op op; struct ast_node *value;

@@ -109,6 +109,7 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 %token IF "'if'" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'"
 %token RETURN "'return'" BREAK "'break'" CONTINUE "'continue'"
 %token LET "'let'" FOR "'for'" DOTDOT "'..'" MACRO "'macro'"
+%token OFFSETOF "'offsetof'"
 %token SIZEOF "'sizeof'" STRUCT "'struct'" CONFIG "'config'" UNION "'union'" ENUM "'enum'"
 %token ENDPRED "'/'"
 %token OR_OR "'||'" AND_AND "'&&'" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
@@ -125,6 +126,7 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 %type <field> declarator enumerator
 %type <type> type_spec type_item
 %type <ctype> ctype
+%type <name> member_path
 %type <pos> stars
 %type <name> field_name
 
@@ -443,6 +445,14 @@ primary
 				{ $$ = parse_tuple(px, $2, $4, @$); }
 	| SIZEOF '(' ctype ')'	{ $$ = parse_sizeof(px, $3, NULL, @$); }
 	| SIZEOF '(' expr ')'	{ $$ = parse_sizeof(px, (struct ast_ctype){0}, $3, @$); }
+	| OFFSETOF '(' ctype ',' member_path ')'
+				{ $$ = parse_sizeof(px, $3, NULL, @$); $$->size_of.field = $5; }
+	;
+
+/* member_path = name ("." name)* : offsetof(struct S, a.b) */
+member_path
+	: IDENT
+	| member_path '.' IDENT	{ $$ = arena_printf(px->arena, "%s.%s", $1, $3); }
 	;
 
 /* ctype = type_item+ "*"* ; e.g. "unsigned long", "struct foo *" */

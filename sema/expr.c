@@ -860,6 +860,26 @@ static struct type *check_sizeof(struct sema_ctx *s, struct ast_node *e)
 			t.size = 8;
 	} else if (!sema_ctype(s, &e->size_of.ctype, e->loc, &t)) {
 		return sema_err_type(e);
+	} else if (e->size_of.field) {
+		/* offsetof(struct S, a.b): the member's byte offset */
+		uint64_t off = 0;
+		char path[256];
+		snprintf(path, sizeof(path), "%s", e->size_of.field);
+		for (char *save = NULL, *name = strtok_r(path, ".", &save); name;
+		     name = strtok_r(NULL, ".", &save)) {
+			const struct type *st = t.kind == TY_STRUCT ? sema_struct_complete(s, &t) : NULL;
+			const struct type_field *f = NULL;
+			for (int i = 0; st && i < st->nfields && !f; i++)
+				if (!strcmp(st->fields[i].name, name))
+					f = &st->fields[i];
+			if (!f) {
+				sema_error(s, e->loc, "offsetof(): %s has no member '%s'", type_str(s->a, &t), name);
+				return sema_err_type(e);
+			}
+			off += f->offset;
+			t = f->type;
+		}
+		t.size = (uint32_t)off;
 	}
 	e->kind = N_INT;
 	e->i.value = t.size;

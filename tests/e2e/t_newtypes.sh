@@ -32,7 +32,8 @@
 #   builtin_*    builtins since 0.18: getopt() named options, ppid and pcomm
 #                (the shell that starts sonde), call-style pid()/comm(),
 #                nsecs(monotonic|boot|tai|sw_tai), len(ustack) as many frames
-#                as print(ustack) shows, len(kstack(2)) at most 2
+#                as print(ustack) shows, len(kstack(2)) at most 2,
+#                offsetof(struct S, a.b) of script and kernel structs
 #
 # Sourced by run.sh (lib.sh gives $SONDE, $B, pass/fail/skip, expect_eq).
 
@@ -198,6 +199,10 @@ out=$(bash -c 'echo "$$"; "$1" -q -e "BEGIN { printf(\"%d %s %d %s %d\n\", ppid,
 expect_eq newtypes:builtin_ppid_pcomm "$(printf '%s\n' "$out" | head -1) bash 1 sonde 1" "$(printf '%s\n' "$out" | sed -n 2p)"
 out=$("$SONDE" -q -e 'BEGIN { $m = nsecs(monotonic); $b = nsecs(boot); $t = nsecs(tai); $s = nsecs(sw_tai); printf("%d %d %d %d\n", $b >= $m, $t > $b, ($s > $t ? $s - $t : $t - $s) < 1000000000, nsecs() >= $m); exit(); }' 2>&1)
 expect_eq newtypes:builtin_nsecs_clocks '1 1 1 1' "$out"
+out=$("$SONDE" -q -e 'struct S { char a; int b; struct { long x; long y; } in; } BEGIN { printf("%d %d %d %d\n", offsetof(struct S, b), offsetof(struct S, in), offsetof(struct S, in.y), offsetof(struct mount, mnt) == offsetof(struct mount, mnt.mnt_root)); exit(); }' 2>&1)
+expect_eq newtypes:builtin_offsetof '4 8 16 1' "$out"
+out=$("$SONDE" -q -e 'struct S { int b; } BEGIN { print(offsetof(struct S, c)); }' 2>&1; echo "rc=$?")
+expect_match newtypes:builtin_offsetof_no_member "^stdin:1:35: error: offsetof\(\): struct S has no member 'c'.*rc=1" "$(echo $out)"
 out=$("$SONDE" -q -c "$T 1" -e 'uprobe:'$T':list { printf("%d|", len(ustack)); print(ustack); }' 2>&1)
 frames=$(printf '%s\n' "$out" | grep -c '^        [a-z_]')
 expect_eq newtypes:builtin_len_ustack "${frames}|" "$(printf '%s\n' "$out" | head -1)"
