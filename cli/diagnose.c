@@ -355,10 +355,17 @@ static const char *task_state_field(void)
  *   @born @dead when a thread started or ended inside the window
  *   @sc @sct    the syscall + 1 in progress and its start
  *   @ioc_n @ioc_ns[tid, fd, cmd, rm cmd]  ioctls and their time
- *   @bioq[dev, sector] = tid; @rqs[dev, sector] = issue time; @bio_n @bio_ns
+ *   @bioq[dev, sector] = tid; @rqs[dev, sector] = issue time; @bio_n @bio_ns @bio_h
+ *   @rw_n @rw_ns[tid, syscall]  the read and write family's calls and time
  *   @majx @minx the fault counters of threads that exited
  *   @cu_n @cu_ns[tid, func]  CUDA runtime calls and their time
  */
+/* the syscalls whose latency is the thread's view of its I/O */
+static const char *const rw_calls[] = {
+	"read", "write", "pread64", "pwrite64", "readv", "writev", "preadv", "pwritev",
+	"preadv2", "pwritev2", "fsync", "fdatasync",
+};
+
 static char *generate(struct dxs *x, unsigned seconds)
 {
 	char *text = NULL;
@@ -366,6 +373,14 @@ static char *generate(struct dxs *x, unsigned seconds)
 	FILE *f = open_memstream(&text, &len);
 	const char *st = task_state_field();
 	int64_t ioctl_nr = syscall_number("ioctl");
+	/* "$id == 0 || $id == 1 ..." for the syscalls that read or write data */
+	char rw_cond[512] = "0";
+	size_t rl = 1;
+	for (size_t i = 0; i < sizeof(rw_calls) / sizeof(rw_calls[0]); i++) {
+		int64_t nr = syscall_number(rw_calls[i]);
+		if (nr >= 0)
+			rl += (size_t)snprintf(rw_cond + rl, sizeof(rw_cond) - rl, " || $id == %" PRId64, nr);
+	}
 	/* the message tells the cli to read the kernel's counters again, now
 	 * that the probes run (compiling and loading took a while) */
 	fputs("BEGIN { @t0 = nsecs; printf(\"" BEGIN_MARK "\\n\");", f);
@@ -455,6 +470,8 @@ static char *generate(struct dxs *x, unsigned seconds)
 "}\n"
 "tracepoint:raw_syscalls:sys_exit /@svt[tid] && @sc[tid]/ {\n"
 "	$id = @sc[tid] - 1; $d = nsecs - @sct[tid];\n"
+		/* the read and write family's latency: I/O as the thread sees it */
+"	if (%s) { @rw_n[tid, $id] = count(); @rw_ns[tid, $id] = sum($d); }\n"
 "	if ($id == %" PRId64 ") {\n"
 "		@ioc_n[tid, @ifd[tid], @icmd[tid], @irm[tid]] = count();\n"
 "		@ioc_ns[tid, @ifd[tid], @icmd[tid], @irm[tid]] = sum($d);\n"
@@ -467,9 +484,10 @@ static char *generate(struct dxs *x, unsigned seconds)
 "}\n"
 "tracepoint:block:block_rq_complete /@rqs[args->dev, args->sector]/ {\n"
 "	$t = @bioq[args->dev, args->sector];\n"
-"	@bio_n[$t] = count(); @bio_ns[$t] = sum(nsecs - @rqs[args->dev, args->sector]);\n"
+"	$d = nsecs - @rqs[args->dev, args->sector];\n"
+"	@bio_n[$t] = count(); @bio_ns[$t] = sum($d); @bio_h[$t] = hist($d / 1000);\n"
 "	delete(@rqs[args->dev, args->sector]); delete(@bioq[args->dev, args->sector]);\n"
-"}\n", st, ioctl_nr, ioctl_nr);
+"}\n", st, ioctl_nr, rw_cond, ioctl_nr);
 	if (x->cudart) {
 		static const char *const calls[] = {
 			"cudaLaunchKernel", "cudaMemcpy", "cudaMemcpyAsync", "cudaStreamSynchronize",
@@ -791,6 +809,27 @@ static void build_thread(struct dxs *x, struct dx_report *r, int tid, uint64_t t
 		t->wait_hist[b] = h->buckets[b];
 	t->bio_n = (uint64_t)by_tid(x, "@bio_n", tid);
 	t->bio_ns = (uint64_t)by_tid(x, "@bio_ns", tid);
+	const struct pr_entry *bh = entry_by_tid(x, "@bio_h", tid);
+	for (int b = 0; bh && b < bh->nbuckets && b < PR_HIST_BUCKETS; b++)
+		t->bio_hist[b] = bh->buckets[b];
+	const struct pr_map *rn = find_map(x, "@rw_n"), *rt = find_map(x, "@rw_ns");
+	for (size_t i = 0; rn && i < rn->nentries; i++) {
+		if (key_u(&rn->entries[i], 0) != (uint64_t)tid)
+			continue;
+		const char *name = syscall_text(a, key_u(&rn->entries[i], 1));
+		int j;
+		for (j = 0; j < t->nrw && strcmp(t->rw[j].func, name); j++)
+			;
+		if (j == t->nrw) {
+			t->rw = arena_grow(a, t->rw, (size_t)t->nrw, sizeof(*t->rw));
+			t->rw[t->nrw++] = (struct dx_cuda){.func = name};
+		}
+		t->rw[j].n += (uint64_t)rn->entries[i].ival;
+		for (size_t k = 0; rt && k < rt->nentries; k++)
+			if (key_u(&rt->entries[k], 0) == (uint64_t)tid &&
+			    key_u(&rt->entries[k], 1) == key_u(&rn->entries[i], 1))
+				t->rw[j].ns += (uint64_t)rt->entries[k].ival;
+	}
 
 	/* the kernel's counters over the window */
 	uint64_t mi = 0, ma = 0, run, delay;

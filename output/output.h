@@ -275,6 +275,10 @@ enum dx_cat {
 };
 extern const char *const dx_cat_names[DX_NCAT];
 
+/* a call by name with its count and total time (CUDA runtime calls, and a
+ * thread's read and write syscalls) */
+struct dx_cuda { const char *func; uint64_t n, ns; };
+
 struct dx_thread {
 	int pid, tid;
 	const char *comm;
@@ -284,6 +288,9 @@ struct dx_thread {
 	uint64_t wait_max_ns, wait_hist[PR_HIST_BUCKETS];	/* waits for a CPU, us */
 	uint64_t majflt, minflt;	/* the kernel's counters, over the window */
 	uint64_t bio_n, bio_ns;		/* block requests it issued */
+	uint64_t bio_hist[PR_HIST_BUCKETS];	/* their latency, us */
+	struct dx_cuda *rw;		/* read/write/fsync syscalls: calls and time */
+	int nrw;
 	uint64_t kernel_run_delay_ns;	/* schedstat's run_delay over the window */
 	bool kernel_known;
 };
@@ -293,6 +300,9 @@ struct dx_group {			/* one process's threads of one name */
 	bool busy;
 	uint64_t wall_ns, ns[DX_NCAT], wait_max_ns, wait_hist[PR_HIST_BUCKETS];
 	uint64_t majflt, minflt, bio_n, bio_ns, kernel_run_delay_ns;
+	uint64_t bio_hist[PR_HIST_BUCKETS];
+	struct dx_cuda *rw;		/* by syscall name */
+	int nrw;
 	bool kernel_known;
 };
 struct dx_cgroup {
@@ -305,7 +315,6 @@ struct dx_ioctl {
 	const char *comm, *path, *name;	/* name: "NV_ESC_RM_CONTROL (NV2080 0x20800110)" */
 	uint64_t cmd, n, ns;
 };
-struct dx_cuda { const char *func; uint64_t n, ns; };
 struct dx_finding {
 	enum dx_cat cat;
 	double share;			/* of the busiest threads' wall time */

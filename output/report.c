@@ -202,6 +202,19 @@ void dx_analyse(struct arena *a, struct dx_report *r)
 		g->minflt += t->minflt;
 		g->bio_n += t->bio_n;
 		g->bio_ns += t->bio_ns;
+		for (int b = 0; b < PR_HIST_BUCKETS; b++)
+			g->bio_hist[b] += t->bio_hist[b];
+		for (int k = 0; k < t->nrw; k++) {
+			int j;
+			for (j = 0; j < g->nrw && strcmp(g->rw[j].func, t->rw[k].func); j++)
+				;
+			if (j == g->nrw) {
+				g->rw = arena_grow(a, g->rw, (size_t)g->nrw, sizeof(*g->rw));
+				g->rw[g->nrw++] = (struct dx_cuda){.func = t->rw[k].func};
+			}
+			g->rw[j].n += t->rw[k].n;
+			g->rw[j].ns += t->rw[k].ns;
+		}
 		g->kernel_run_delay_ns += t->kernel_run_delay_ns;
 		g->kernel_known |= t->kernel_known;
 	}
@@ -247,6 +260,14 @@ void dx_analyse(struct arena *a, struct dx_report *r)
 
 /* ---- text ------------------------------------------------------------------ */
 
+static uint64_t hist_total(const uint64_t *h)
+{
+	uint64_t n = 0;
+	for (int b = 0; b < PR_HIST_BUCKETS; b++)
+		n += h[b];
+	return n;
+}
+
 static void pct_line(FILE *out, const char *name, uint64_t ns, uint64_t wall)
 {
 	fprintf(out, "    %-24s %10.1f ms  %5.1f %%\n", name, ns / 1e6, wall ? 100.0 * ns / wall : 0.0);
@@ -272,12 +293,16 @@ static void text_group(FILE *out, const struct dx_group *g)
 		fprintf(out, "; block I/O: %" PRIu64 " requests, mean %.1f us", g->bio_n,
 			g->bio_ns / 1e3 / g->bio_n);
 	fputc('\n', out);
-	uint64_t n = 0;
-	for (int b = 0; b < PR_HIST_BUCKETS; b++)
-		n += g->wait_hist[b];
-	if (n) {
+	for (int i = 0; i < g->nrw; i++)
+		fprintf(out, "    %-12s %8" PRIu64 " calls, mean %.1f us, %.1f ms in all\n", g->rw[i].func,
+			g->rw[i].n, g->rw[i].n ? g->rw[i].ns / 1e3 / g->rw[i].n : 0, g->rw[i].ns / 1e6);
+	if (hist_total(g->wait_hist)) {
 		fprintf(out, "    waits for a CPU, us (longest %.1f ms):\n", g->wait_max_ns / 1e6);
 		pr_hist_text(out, g->wait_hist, PR_HIST_BUCKETS);
+	}
+	if (hist_total(g->bio_hist)) {
+		fprintf(out, "    block I/O latency of its requests, us:\n");
+		pr_hist_text(out, g->bio_hist, PR_HIST_BUCKETS);
 	}
 }
 
@@ -346,6 +371,24 @@ static void json_cats(FILE *out, const uint64_t *ns)
 	fputc('}', out);
 }
 
+/* , "name": {"[lo, hi)": count, ...} over the non-empty buckets */
+static void json_hist(FILE *out, const char *name, const uint64_t *h)
+{
+	fprintf(out, ", \"%s\": {", name);
+	bool first = true;
+	for (int b = 0; b < PR_HIST_BUCKETS; b++) {
+		if (!h[b])
+			continue;
+		char label[64];
+		pr_hist_label(label, sizeof(label), b);
+		fprintf(out, "%s", first ? "" : ", ");
+		json_str(out, label);
+		fprintf(out, ": %" PRIu64, h[b]);
+		first = false;
+	}
+	fputc('}', out);
+}
+
 void dx_print_json(FILE *out, const struct dx_report *r)
 {
 	fputs("{\"type\": \"diagnose\", \"data\": {\"target\": ", out);
@@ -363,19 +406,15 @@ void dx_print_json(FILE *out, const struct dx_report *r)
 			", \"block_ns\": %" PRIu64, g->wait_max_ns, g->majflt, g->minflt, g->bio_n, g->bio_ns);
 		if (g->kernel_known)
 			fprintf(out, ", \"kernel_run_delay_ns\": %" PRIu64, g->kernel_run_delay_ns);
-		fputs(", \"wait_hist_us\": {", out);
-		bool first = true;
-		for (int b = 0; b < PR_HIST_BUCKETS; b++) {
-			if (!g->wait_hist[b])
-				continue;
-			char label[64];
-			pr_hist_label(label, sizeof(label), b);
-			fprintf(out, "%s", first ? "" : ", ");
-			json_str(out, label);
-			fprintf(out, ": %" PRIu64, g->wait_hist[b]);
-			first = false;
+		json_hist(out, "wait_hist_us", g->wait_hist);
+		json_hist(out, "block_hist_us", g->bio_hist);
+		fputs(", \"rw_syscalls\": [", out);
+		for (int k = 0; k < g->nrw; k++) {
+			fprintf(out, "%s{\"syscall\": ", k ? ", " : "");
+			json_str(out, g->rw[k].func);
+			fprintf(out, ", \"calls\": %" PRIu64 ", \"ns\": %" PRIu64 "}", g->rw[k].n, g->rw[k].ns);
 		}
-		fputs("}}", out);
+		fputs("]}", out);
 	}
 	fputs("], \"ran_instead\": [", out);
 	for (int i = 0; i < r->ninstead; i++) {

@@ -127,9 +127,12 @@ assert $maj >= 16384 and abs(g['major_faults'] - $maj) <= 2, (g['major_faults'],
 	2> "$DX/io.err"
 dx_check io "$DX/io.json" '
 assert spots and spots[0] == "io", spots
-assert g["block_requests"] > 0, g'
+assert g["block_requests"] > 0 and sum(g["block_hist_us"].values()) == g["block_requests"], g
+rw = {x["syscall"]: x["calls"] for x in g["rw_syscalls"]}
+assert rw.get("fsync") == 400 and rw.get("write") == 400, rw'
 "$SONDE" diagnose -c "$RT $DX/dx_service fsync $DX/io.data 100" 60 > "$DX/io.txt" 2>&1
 expect_match diagnose:io_text 'blocked on I/O: [0-9]+ % of the busiest threads' "$(cat "$DX/io.txt")"
+expect_match diagnose:io_text_histogram 'block I/O latency of its requests, us:' "$(cat "$DX/io.txt")"
 
 # ---- the GPU boundary: NVIDIA requests on device files of a private mount namespace ------------
 # /dev/nvidiactl and /dev/nvidia-uvm are /dev/null's device (1, 3) there,
