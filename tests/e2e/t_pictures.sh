@@ -63,9 +63,15 @@ if command -v bpftrace >/dev/null; then
 	timeout 60 bpftrace -e "$KS" -c "$B/syscall_loop 25" > "$PD/bpftrace-k.txt" 2>/dev/null
 	# (syscall_loop prints its nanoseconds per call on the same stdout)
 	"$SONDE" -q -f folded -e "$KS" -c "$B/syscall_loop 25" 2>/dev/null | grep -Ev '^[0-9.]+$' > "$PD/k.folded"
-	want=$(python3 "$T/folded.py" collapse "$PD/bpftrace-k.txt" | sort)
+	# a tracepoint with one handler calls it directly; with more (another
+	# tracer on sys_enter, or the perf events a previous run's release
+	# still holds) through __traceiter_sys_enter, a frame either run may
+	# or may not have: it says how busy the tracepoint was, not how the
+	# stack was collapsed
+	noiter() { sed -E 's/;__traceiter_[a-z_]+\+[0-9]+//'; }
+	want=$(python3 "$T/folded.py" collapse "$PD/bpftrace-k.txt" | noiter | sort)
 	expect_match pictures:folded_kernel_nonempty '^syscall_loop;.*entry_SYSCALL_64.*;do_syscall_64\+[0-9]+;.* 25$' "$want"
-	expect_eq pictures:folded_matches_bpftrace_kernel "$want" "$(sort "$PD/k.folded")"
+	expect_eq pictures:folded_matches_bpftrace_kernel "$want" "$(noiter < "$PD/k.folded" | sort)"
 else
 	skip pictures:folded_matches_bpftrace_kernel "bpftrace is not installed"
 fi
