@@ -9,9 +9,11 @@
  * values are integers, and every bucket holds the values below its le, so
  * le="1024" counts values up to 1023.  The negative-values bucket of hist
  * gets le="0"; lhist's "below min" bucket gets le=min and its ">= max"
- * bucket is +Inf alone.  Only buckets from the first to the last non-empty
- * one are written (cumulative counts are zero before and equal to the
- * count after), plus +Inf, _count and _sum (the sum kept exactly in BPF).
+ * bucket is +Inf alone.  Only buckets from the one before the first
+ * non-empty one (an le that bounds the values from below, at count 0) to
+ * the last non-empty one are written (cumulative counts are zero before
+ * and equal to the count after), plus +Inf, _count and _sum (the sum kept
+ * exactly in BPF).
  *
  * The labels of an entry come ready from the runtime (names from the key
  * expressions, container ids expanded to Kubernetes names); here they are
@@ -217,6 +219,12 @@ static void finite_range(const struct pr_map *m, const struct pr_entry *e, int *
 	/* lhist's last bucket (>= max) has no finite upper bound */
 	if (m->kind == PR_LHIST && *last == e->nbuckets - 1)
 		(*last)--;
+	/* the empty bucket below the first one too: its le is the lower bound
+	 * of the values, which histogram_quantile() interpolates from (without
+	 * it, from 0: a median of 12 ms sleeps read as 8.4 ms, the middle of
+	 * [0, 16.8 ms)) */
+	if (*first > 0 && *first <= *last)
+		(*first)--;
 }
 
 static size_t series_of(const struct pr_map *m, const struct pr_entry *e)

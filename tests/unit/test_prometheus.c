@@ -92,6 +92,8 @@ static void test_hist(void **state)
 	char *s = render(&output_prometheus, &m);
 	assert_string_equal(s,
 		"# HELP sonde_h hist() of @h\n# TYPE sonde_h histogram\n"
+		/* the empty bucket below: histogram_quantile's lower bound */
+		"sonde_h_bucket{comm=\"x\",le=\"2\"} 0\n"
 		"sonde_h_bucket{comm=\"x\",le=\"4\"} 2\n"
 		"sonde_h_bucket{comm=\"x\",le=\"8\"} 2\n"
 		"sonde_h_bucket{comm=\"x\",le=\"16\"} 3\n"
@@ -126,6 +128,7 @@ static void test_lhist(void **state)
 	char *s = render(&output_prometheus, &m);
 	assert_string_equal(s,
 		"# HELP sonde_l lhist() of @l\n# TYPE sonde_l histogram\n"
+		"sonde_l_bucket{le=\"0\"} 0\n"
 		"sonde_l_bucket{le=\"10\"} 4\n"
 		"sonde_l_bucket{le=\"20\"} 4\n"
 		"sonde_l_bucket{le=\"30\"} 5\n"
@@ -144,6 +147,7 @@ static void test_units(void **state)
 	char *s = render(&output_prometheus, &m);
 	assert_string_equal(s,
 		"# HELP sonde_ioctl_seconds hist() of @ioctl_usecs\n# TYPE sonde_ioctl_seconds histogram\n"
+		"sonde_ioctl_seconds_bucket{le=\"0.001024\"} 0\n"
 		"sonde_ioctl_seconds_bucket{le=\"0.002048\"} 3\n"
 		"sonde_ioctl_seconds_bucket{le=\"+Inf\"} 3\n"
 		"sonde_ioctl_seconds_count 3\nsonde_ioctl_seconds_sum 0.004\n");
