@@ -425,9 +425,6 @@ void dx_print_json(FILE *out, const struct dx_report *r)
 	fputs("], \"cgroups\": [", out);
 	for (int i = 0; i < r->ncgroups; i++) {
 		const struct dx_cgroup *c = &r->cgroups[i];
-		/* a cgroup without a quota has nothing to say */
-		if (!c->nr_throttled && (!strcmp(c->quota, "none") || !strncmp(c->quota, "max", 3)))
-			continue;
 		fprintf(out, "%s{\"path\": ", i ? ", " : "");
 		json_str(out, c->path);
 		fputs(", \"quota\": ", out);

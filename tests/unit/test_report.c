@@ -88,6 +88,14 @@ static void test_throttled_split(void **state)
 	char *text = text_of(&r, false);
 	assert_non_null(strstr(text, "was throttled in 9 of 10 periods"));
 	free(text);
+	/* JSON lists every cgroup, one without a quota first too */
+	struct dx_cgroup two[2] = {{.path = "/sys/fs/cgroup/cpu/", .quota = "none"}, cg};
+	r.cgroups = two;
+	r.ncgroups = 2;
+	char *json = text_of(&r, true);
+	assert_non_null(strstr(json, "\"cgroups\": [{\"path\": \"/sys/fs/cgroup/cpu/\", \"quota\": \"none\""));
+	assert_non_null(strstr(json, "}, {\"path\": \"/sys/fs/cgroup/cpu/svc\""));
+	free(json);
 	arena_free(a);
 }
 
