@@ -816,19 +816,13 @@ static void build_thread(struct dxs *x, struct dx_report *r, int tid, uint64_t t
 	for (size_t i = 0; rn && i < rn->nentries; i++) {
 		if (key_u(&rn->entries[i], 0) != (uint64_t)tid)
 			continue;
-		const char *name = syscall_text(a, key_u(&rn->entries[i], 1));
-		int j;
-		for (j = 0; j < t->nrw && strcmp(t->rw[j].func, name); j++)
-			;
-		if (j == t->nrw) {
-			t->rw = arena_grow(a, t->rw, (size_t)t->nrw, sizeof(*t->rw));
-			t->rw[t->nrw++] = (struct dx_cuda){.func = name};
-		}
-		t->rw[j].n += (uint64_t)rn->entries[i].ival;
+		uint64_t ns = 0;
 		for (size_t k = 0; rt && k < rt->nentries; k++)
 			if (key_u(&rt->entries[k], 0) == (uint64_t)tid &&
 			    key_u(&rt->entries[k], 1) == key_u(&rn->entries[i], 1))
-				t->rw[j].ns += (uint64_t)rt->entries[k].ival;
+				ns += (uint64_t)rt->entries[k].ival;
+		dx_calls_add(a, &t->rw, &t->nrw, syscall_text(a, key_u(&rn->entries[i], 1)),
+			     (uint64_t)rn->entries[i].ival, ns);
 	}
 
 	/* the kernel's counters over the window */
@@ -913,20 +907,15 @@ static void build_report(struct dxs *x, struct dx_report *r)
 	qsort(r->instead, r->ninstead, sizeof(*r->instead), by_ns);
 
 	const struct pr_map *cn = find_map(x, "@cu_n"), *ct = find_map(x, "@cu_ns");
-	r->cuda = arena_new_array(a, struct dx_cuda, cn && cn->nentries ? cn->nentries : 1);
 	r->cudart = x->cudart;
 	for (size_t i = 0; cn && i < cn->nentries; i++) {
 		const char *fn = cn->entries[i].key[1].text;
-		int j;
-		for (j = 0; j < r->ncuda && strcmp(r->cuda[j].func, fn); j++)
-			;
-		if (j == r->ncuda)
-			r->cuda[r->ncuda++] = (struct dx_cuda){.func = fn};
-		r->cuda[j].n += (uint64_t)cn->entries[i].ival;
+		uint64_t ns = 0;
 		for (size_t k = 0; ct && k < ct->nentries; k++)
 			if (!strcmp(ct->entries[k].key[0].text, cn->entries[i].key[0].text) &&
 			    !strcmp(ct->entries[k].key[1].text, fn))
-				r->cuda[j].ns += (uint64_t)ct->entries[k].ival;
+				ns += (uint64_t)ct->entries[k].ival;
+		dx_calls_add(a, &r->cuda, &r->ncuda, fn, (uint64_t)cn->entries[i].ival, ns);
 	}
 }
 

@@ -341,6 +341,10 @@ struct dx_report {
 	struct dx_finding findings[DX_NCAT];
 	int nfindings;
 };
+/* add count calls taking ns to the entry of func in *calls (appended when
+ * it has none): the same call seen under several keys is one line */
+void dx_calls_add(struct arena *a, struct dx_cuda **calls, int *n, const char *func, uint64_t count,
+		  uint64_t ns);
 void dx_analyse(struct arena *a, struct dx_report *r);
 void dx_print_text(FILE *out, const struct dx_report *r);
 void dx_print_json(FILE *out, const struct dx_report *r);

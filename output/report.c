@@ -50,6 +50,20 @@ static bool voluntary(enum dx_cat c)
 	return c == DX_FUTEX || c == DX_SLEEP || c == DX_POLL || c == DX_OTHER;
 }
 
+void dx_calls_add(struct arena *a, struct dx_cuda **calls, int *n, const char *func, uint64_t count,
+		  uint64_t ns)
+{
+	int j;
+	for (j = 0; j < *n && strcmp((*calls)[j].func, func); j++)
+		;
+	if (j == *n) {
+		*calls = arena_grow(a, *calls, (size_t)*n, sizeof(**calls));
+		(*calls)[(*n)++] = (struct dx_cuda){.func = func};
+	}
+	(*calls)[j].n += count;
+	(*calls)[j].ns += ns;
+}
+
 static int group_of(struct arena *a, struct dx_report *r, const struct dx_thread *t)
 {
 	for (int i = 0; i < r->ngroups; i++)
@@ -204,17 +218,8 @@ void dx_analyse(struct arena *a, struct dx_report *r)
 		g->bio_ns += t->bio_ns;
 		for (int b = 0; b < PR_HIST_BUCKETS; b++)
 			g->bio_hist[b] += t->bio_hist[b];
-		for (int k = 0; k < t->nrw; k++) {
-			int j;
-			for (j = 0; j < g->nrw && strcmp(g->rw[j].func, t->rw[k].func); j++)
-				;
-			if (j == g->nrw) {
-				g->rw = arena_grow(a, g->rw, (size_t)g->nrw, sizeof(*g->rw));
-				g->rw[g->nrw++] = (struct dx_cuda){.func = t->rw[k].func};
-			}
-			g->rw[j].n += t->rw[k].n;
-			g->rw[j].ns += t->rw[k].ns;
-		}
+		for (int k = 0; k < t->nrw; k++)
+			dx_calls_add(a, &g->rw, &g->nrw, t->rw[k].func, t->rw[k].n, t->rw[k].ns);
 		g->kernel_run_delay_ns += t->kernel_run_delay_ns;
 		g->kernel_known |= t->kernel_known;
 	}
