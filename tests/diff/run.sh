@@ -18,10 +18,11 @@ SONDE=${SONDE:-$top/build/sonde}
 BPFTRACE=${BPFTRACE:-bpftrace}
 RESULTS=${RESULTS:-/dev/null}
 D=${DIFF_BUILD:-$(dirname "$SONDE")/diff}
+mkdir -p "$D/bin" "$D/out"
+D=$(cd "$D" && pwd)	# absolute: $W goes into PATH, and a relative entry is the cwd's
 W=$D/bin			# workloads, as $W in the cases
 OUTS=$D/out
 PY=${PYTHON:-python3}
-mkdir -p "$W" "$OUTS"
 export W
 # binaries in PATH: uprobe:work:work finds $W/work
 export PATH=$W:$PATH
