@@ -109,11 +109,13 @@ $(BUILD)/rel/stdlib/syscalls.o $(BUILD)/asan/stdlib/syscalls.o: $(GEN)/syscall_n
 # around each one a process touches (fault-around, 64 KiB), so ~11.7 MB of
 # text was resident for `BEGIN { exit(); }`.  So build/sonde is linked
 # twice: tools/hotcode.so (LD_PRELOAD) lists the functions the first link
-# runs, in the order they first run, compiling `BEGIN { exit(); }` and then
-# tools/hotcode.sonde (--emit asm: no root needed), and lld's symbol
-# ordering file puts them first, together (peak RSS 18.9 -> 10.9 MB).  A
-# local name several objects define orders each of them, also those
-# gc-sections dropped: lld's warning about those is left off.
+# runs compiling `BEGIN { exit(); }` and then tools/hotcode.sonde (--emit
+# asm: no root needed), and lld's symbol ordering file puts them first,
+# together (peak RSS 18.9 -> 10.9 MB): the first program's functions, then
+# the second's others, each set sorted by name (the order they first run
+# in varies a little with the heap's addresses; the sets do not).  A local
+# name several objects define orders each of them, also those gc-sections
+# dropped: lld's warning about those is left off.
 HOT := $(BUILD)/rel/hot
 $(BUILD)/rel/sonde-unordered: $(REL_OBJS) $(REL_CLI)
 	$(CXX) $(RELLDFLAGS) -o $@ $^ $(LDLIBS)
@@ -122,12 +124,13 @@ $(BUILD)/rel/hotcode.so: tools/hotcode.c
 	$(CC) -std=gnu11 -g -O2 -D_GNU_SOURCE -fPIC -shared $(WARN) -o $@ $<
 $(HOT).order: $(BUILD)/rel/sonde-unordered $(BUILD)/rel/hotcode.so tools/hotcode.sonde
 	nm --defined-only $< > $(HOT).nm
-	rm -f $(HOT).hits
-	HOTCODE_SYMS=$(HOT).nm HOTCODE_OUT=$(HOT).hits LD_PRELOAD=$(CURDIR)/$(BUILD)/rel/hotcode.so \
+	rm -f $(HOT).begin $(HOT).more
+	HOTCODE_SYMS=$(HOT).nm HOTCODE_OUT=$(HOT).begin LD_PRELOAD=$(CURDIR)/$(BUILD)/rel/hotcode.so \
 		$< --emit asm -e 'BEGIN { exit(); }' > /dev/null
-	HOTCODE_SYMS=$(HOT).nm HOTCODE_OUT=$(HOT).hits LD_PRELOAD=$(CURDIR)/$(BUILD)/rel/hotcode.so \
+	HOTCODE_SYMS=$(HOT).nm HOTCODE_OUT=$(HOT).more LD_PRELOAD=$(CURDIR)/$(BUILD)/rel/hotcode.so \
 		$< --emit asm tools/hotcode.sonde > /dev/null
-	awk '!seen[$$0]++' $(HOT).hits > $@.tmp && mv $@.tmp $@
+	(LC_ALL=C sort -u $(HOT).begin; LC_ALL=C sort -u $(HOT).more) | awk '!seen[$$0]++' > $@.tmp
+	mv $@.tmp $@
 $(BUILD)/sonde: $(REL_OBJS) $(REL_CLI) $(HOT).order
 	$(CXX) $(RELLDFLAGS) -Wl,--symbol-ordering-file=$(HOT).order -Wl,--no-warn-symbol-ordering \
 		-o $@ $(REL_OBJS) $(REL_CLI) $(LDLIBS)
