@@ -104,9 +104,9 @@ $(BUILD)/rel/stdlib/syscalls.o $(BUILD)/asan/stdlib/syscalls.o: $(GEN)/syscall_n
 -include $(shell find $(BUILD) -path $(BUILD)/vm -prune -o -name '*.d' -type f -print 2>/dev/null)
 
 # ---- binaries -----------------------------------------------------------
-# Hot code first.  A compile runs ~3.4 MB of the ~12.8 MB of LLVM code
+# Hot code first.  A compile runs ~3.4 MB of the ~12.8 MB of code (mostly LLVM)
 # linked in, scattered all through it, and the kernel maps the cached pages
-# around each one a process touches (fault-around, 64 KiB), so ~11.7 MB of
+# around each one a process touches (fault-around, 64 KiB by default), so 11.7 MB of
 # text was resident for `BEGIN { exit(); }`.  So build/sonde is linked
 # twice: tools/hotcode.so (LD_PRELOAD) lists the functions the first link
 # runs compiling `BEGIN { exit(); }` and then tools/hotcode.sonde (--emit
