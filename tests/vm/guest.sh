@@ -8,14 +8,15 @@
 #   $KVER     the guest kernel's release (uname -r)
 #   $VMK      the kernel of the matrix (5.10, 6.1, 6.12)
 #   $B        where the workloads are: built on the host before the boot
-#             (build/vm/work); build_workload finds them up to date
+#             ($VMDIR/work, passed as E2E_BUILD; build/vm/work when run
+#             without it); build_workload finds them up to date
 # and each result is a line "PASS|FAIL|SKIP vm-$VMK:NAME" in
 # /vm-out/results, which the host reads after the guest has powered off.
 cd "$(dirname "$0")/../.." || exit 1
 VMK=$(cat /vm-out/kver)
 KVER=$(uname -r)
 export SONDE=$PWD/build/sonde KVER VMK
-export E2E_BUILD=$PWD/build/vm/work
+export E2E_BUILD=${E2E_BUILD:-$PWD/build/vm/work}
 RESULTS=/vm-out/results
 suite=vm-$VMK
 . tests/e2e/lib.sh
