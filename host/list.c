@@ -145,6 +145,39 @@ int host_list_fentry(FILE *out, const char *kind, const char *pattern, bool verb
 	return 0;
 }
 
+struct rawtp_list {
+	FILE *out;
+	const char *kind;
+	bool verbose;
+};
+
+static int list_rawtp(const char *module, const char *name, void *ctx)
+{
+	struct rawtp_list *l = ctx;
+	fprintf(l->out, "%s:%s:%s\n", l->kind, module, name);
+	if (l->verbose)
+		host_btf_raw_tp_proto(host_module_btf(module), name, l->out);
+	return 0;
+}
+
+/* rawtracepoint:[MODULE:]GLOB: the kernel's tracepoints as BTF knows
+ * them, "rawtracepoint:vmlinux:sched_switch"; -v adds their arguments */
+int host_list_rawtracepoints(FILE *out, const char *kind, const char *pattern, bool verbose,
+			     int pid)
+{
+	const char *rest = strchr(pattern, ':') + 1, *colon = strchr(rest, ':');
+	char module[256] = "";
+	if (colon)
+		snprintf(module, sizeof(module), "%.*s", (int)(colon - rest), rest);
+	const char *glob = colon ? colon + 1 : rest;
+	struct rawtp_list l = {out, kind, verbose};
+	int rc = host_raw_tp_each(*module ? module : NULL, *glob ? glob : "*", list_rawtp, &l);
+	if (rc < 0)
+		fprintf(stderr, "sonde: %s probes are listed from the kernel's BTF "
+			"(/sys/kernel/btf/vmlinux): %s\n", kind, strerror(-rc));
+	return rc < 0 ? rc : 0;
+}
+
 /* usdt:PATH[:[PROVIDER:]NAME] */
 int host_list_usdt(FILE *out, const char *kind, const char *pattern, bool verbose, int pid)
 {

@@ -29,7 +29,7 @@ static const struct probe_provider providers[] = {
 	[PT_TRACEPOINT] = {PT_TRACEPOINT, "tracepoint", "t", "tracepoint", true, false,
 			   PC_TASK | PC_TP_ARGS, host_list_tracepoints},
 	[PT_RAWTRACEPOINT] = {PT_RAWTRACEPOINT, "rawtracepoint", "rt", "raw_tp", true, false,
-			      PC_TASK | PC_ARGN, NULL},
+			      PC_TASK | PC_ARGN | PC_KARGS, host_list_rawtracepoints},
 	[PT_UPROBE] = {PT_UPROBE, "uprobe", "u", "uprobe", false, false,
 		       TASK_REGS | PC_ARGN | PC_FUNC | PC_USER, host_list_uprobes, true},
 	[PT_URETPROBE] = {PT_URETPROBE, "uretprobe", "ur", "uretprobe", false, false,
@@ -52,6 +52,7 @@ static const struct probe_provider providers[] = {
 			 host_list_software},
 	[PT_HARDWARE] = {PT_HARDWARE, "hardware", "h", "perf_event", false, false, TASK_REGS,
 			 host_list_hardware},
+	[PT_SELF] = {PT_SELF, "self", NULL, "raw_tp/sonde_run", false, true, 0, NULL, true},
 };
 _Static_assert(sizeof(providers) / sizeof(providers[0]) == PT_COUNT,
 	       "every probe type has a row in providers[]");
@@ -402,6 +403,25 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 		at->loc = raw->loc;
 		return;
 	}
+	case PT_SELF: {
+		/* the newest bpftrace's one trigger and one signal */
+		if (n != 3 || strcmp(parts[1], "signal")) {
+			sema_error(s, raw->loc, "%s is not a supported trigger (self:signal:SIGUSR1 is)",
+				   n >= 2 ? parts[1] : "''");
+			return;
+		}
+		if (strcmp(parts[2], "SIGUSR1")) {
+			sema_error(s, raw->loc, "%s is not a supported signal (self:signal:SIGUSR1 is)",
+				   parts[2]);
+			return;
+		}
+		struct sema_attach *at = push(s, p);
+		at->type = type;
+		at->name = "self:signal:SIGUSR1";
+		at->loc = raw->loc;
+		s->r->has_self = true;
+		return;
+	}
 	case PT_TRACEPOINT: {
 		if (n != 3 || !*parts[1] || !*parts[2]) {
 			sema_error(s, raw->loc, "tracepoint probe expects tracepoint:CATEGORY:NAME");
@@ -422,19 +442,9 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 				   explain_get(EX_TRACEPOINT)->code);
 		return;
 	}
-	case PT_RAWTRACEPOINT: {
-		const char *name = n == 3 ? parts[2] : n == 2 ? parts[1] : NULL;
-		if (!name || !*name || has_glob(name)) {
-			sema_error(s, raw->loc, "rawtracepoint probe expects rawtracepoint:NAME (no wildcards)");
-			return;
-		}
-		struct sema_attach *at = push(s, p);
-		at->type = type;
-		at->func = name;
-		at->name = arena_printf(s->a, "rawtracepoint:%s", name);
-		at->loc = raw->loc;
+	case PT_RAWTRACEPOINT:
+		sema_rawtp_resolve(s, p, raw, parts, n);
 		return;
-	}
 	case PT_UPROBE:
 	case PT_URETPROBE:
 	case PT_USDT: {
@@ -521,7 +531,8 @@ void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p)
 		bool ev = providers[p->attach[0].type].runs_once;
 		bool ev2 = providers[p->attach[i].type].runs_once;
 		if (ev != ev2) {
-			sema_error(s, p->attach[i].loc, "BEGIN and END cannot share a block with other probes");
+			sema_error(s, p->attach[i].loc, "BEGIN, END and self cannot share a block with other "
+				   "probes");
 			return;
 		}
 	}
