@@ -123,6 +123,42 @@ static char *read_file(const char *path)
 	return buf;
 }
 
+/* -l 'GLOB:REST' (a wildcard probe type, '*:./prog:*'): each provider
+ * whose name matches and that lists its probes, once per lister (uprobe,
+ * not uretprobe too, as bpftrace).  A provider the rest means nothing to
+ * lists nothing: their complaints are not shown. */
+static int list_types(FILE *out, const char *glob, const char *rest, bool verbose, int pid)
+{
+	int (*done[PT_COUNT])(FILE *, const char *, const char *, bool, int);
+	size_t nd = 0;
+	fflush(stderr);
+	int err = dup(2), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null >= 0)
+		dup2(null, 2);
+	for (int t = 0; t < PT_COUNT; t++) {
+		const struct probe_provider *pv = sema_provider((enum probe_type)t);
+		bool seen = false;
+		for (size_t i = 0; i < nd; i++)
+			seen |= done[i] == pv->list;
+		if (!pv->list || seen || fnmatch(glob, pv->name, 0))
+			continue;
+		done[nd++] = pv->list;
+		char *p = NULL;
+		if (asprintf(&p, "%s:%s", pv->name, rest) < 0)
+			break;
+		pv->list(out, pv->name, p, verbose, pid);
+		free(p);
+	}
+	fflush(stderr);
+	if (err >= 0) {
+		dup2(err, 2);
+		close(err);
+	}
+	if (null >= 0)
+		close(null);
+	return 0;
+}
+
 /* -l [PATTERN] into out: a pattern naming a provider that lists its own
  * probes (uprobe:, usdt:, kprobe:, tracepoint:, software:, hardware: and
  * their aliases) goes to that provider's lister; a pattern without a probe
@@ -131,12 +167,16 @@ static char *read_file(const char *path)
 static int list_into(FILE *out, const char *pattern, bool verbose, int pid)
 {
 	const char *colon = pattern ? strchr(pattern, ':') : NULL;
+	if (!pattern && pid)
+		return host_list_pid(out, pid);
 	if (colon) {
 		char name[64];
 		snprintf(name, sizeof(name), "%.*s", (int)(colon - pattern), pattern);
 		const struct probe_provider *pv = sema_provider_named(name);
 		if (pv && pv->list)
 			return pv->list(out, pv->name, pattern, verbose, pid);
+		if (!pv && strpbrk(name, "*?["))
+			return list_types(out, name, colon + 1, verbose, pid);
 	}
 	int rc = tfs_list_software(out, pattern);
 	if (rc >= 0)
@@ -509,8 +549,10 @@ int main(int argc, char **argv)
 			"rewritten every --interval)\n", writer->name);
 		return 1;
 	}
-	/* -l -e PROGRAM lists the program's probes, wildcards expanded (below) */
-	if (do_list && !prog_text)
+	/* -l -e PROGRAM and -l FILE (the newest bpftrace's) list the program's
+	 * probes, wildcards expanded (below) */
+	if (do_list && !prog_text &&
+	    !(optind < argc && cli_names_file(argv[optind]) && !access(argv[optind], R_OK)))
 		return list(optind < argc ? argv[optind] : NULL, verbose > 0, pid);
 	/* from here on a Ctrl-C ends the run (after it attaches), never lost */
 	rt_stop_signals();

@@ -632,6 +632,9 @@ int host_list_rawtracepoints(FILE *out, const char *kind, const char *pattern, b
 			     int pid);
 int host_list_usdt(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_uprobes(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
+/* -l -p PID alone: the uprobes of the process's executable and the USDT
+ * probes of the files it maps, as bpftrace 0.17 lists them */
+int host_list_pid(FILE *out, int pid);
 
 /* ---- Kubernetes names (kube.c) ---------------------------------------- */
 

@@ -61,4 +61,28 @@ expect_match probes:self_bad_signal "sighup is not a supported signal.*rc=1" "$(
 out=$("$SONDE" -e 'self:keypress:space { }' 2>&1; echo "rc=$?")
 expect_match probes:self_bad_trigger "keypress is not a supported trigger.*rc=1" "$(echo $out)"
 
+# -- -l: paths as written, wildcards in the file part, -l FILE -----------------
+build_workload work
+ld=$B/probes_list
+rm -rf "$ld" && mkdir -p "$ld/testprogs" && cp "$B/work" "$ld/testprogs/work_a" && cp "$B/work" "$ld/testprogs/work_b"
+printf 'uprobe:./testprogs/work_a:work, tracepoint:sched:sched_switch { }\n' > "$ld/prog.bt"
+out=$(cd "$ld" && "$SONDE" -l 'uprobe:./testprogs/work_a:wo*' 2>&1)
+expect_eq probes:list_relative_path "uprobe:./testprogs/work_a:work" "$out"
+out=$(cd "$ld" && "$SONDE" -l 'uretprobe:./testprogs/work_*:work' 2>&1)
+expect_eq probes:list_file_wildcard "$(printf 'uretprobe:./testprogs/work_a:work\nuretprobe:./testprogs/work_b:work')" "$out"
+# a wildcard probe type: uprobe lists them, uretprobe (the same lister) not again
+out=$(cd "$ld" && "$SONDE" -l '*:./testprogs/work_a:work' 2>&1)
+expect_eq probes:list_type_wildcard "uprobe:./testprogs/work_a:work" "$out"
+out=$(cd "$ld" && "$SONDE" -l prog.bt 2>&1)
+expect_eq probes:list_program_file "$(printf 'uprobe:./testprogs/work_a:work\ntracepoint:sched:sched_switch')" "$out"
+out=$("$SONDE" -l 'usdt:*' 2>&1; echo "rc=$?")
+expect_match probes:list_usdt_star_needs_pid "usdt target '\\*' needs -p PID.*rc=1" "$(echo $out)"
+if command -v bpftrace >/dev/null; then
+	# the same lines as bpftrace 0.17 (tests/diff has the -p cases)
+	expect_eq probes:list_relative_as_bpftrace "$(cd "$ld" && bpftrace -l 'uprobe:./testprogs/work_*:*' 2>/dev/null)" \
+		"$(cd "$ld" && "$SONDE" -l 'uprobe:./testprogs/work_*:*' 2>&1)"
+else
+	skip probes:list_relative_as_bpftrace "no bpftrace to compare with"
+fi
+
 fi
