@@ -304,16 +304,9 @@ void sema_fentry_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_at
 
 /* ---- rawtracepoint ------------------------------------------------------------ */
 
-struct rawtp_collect {
-	struct sema_ctx *s;
-	struct sema_probe *p;
-	struct ast_attach *raw;
-	int n;
-};
-
 static int add_rawtp(const char *module, const char *name, void *ctx)
 {
-	struct rawtp_collect *c = ctx;
+	struct sema_collect *c = ctx;
 	struct sema_ctx *s = c->s;
 	struct sema_attach *at = sema_push_attach(s, c->p);
 	at->type = PT_RAWTRACEPOINT;
@@ -321,7 +314,7 @@ static int add_rawtp(const char *module, const char *name, void *ctx)
 	at->func = arena_strdup(s->a, name);
 	at->kf = sema_btf_rawtp(s, module, name);
 	at->name = arena_printf(s->a, "rawtracepoint:%s:%s", module, name);
-	at->loc = c->raw->loc;
+	at->loc = c->at->loc;
 	c->n++;
 	return 0;
 }
@@ -361,7 +354,7 @@ void sema_rawtp_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 			   module, name, module);
 		return;
 	}
-	struct rawtp_collect c = {s, p, raw, 0};
+	struct sema_collect c = {s, p, raw, 0};
 	int err = host_raw_tp_each(module, name, add_rawtp, &c);
 	if (c.n || diag_stopped(s->d))
 		return;

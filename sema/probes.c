@@ -174,16 +174,9 @@ void sema_expand_func_sites(struct sema_ctx *s, struct sema_probe *p)
 	s->r->nattach += p->nattach - nold;
 }
 
-struct tp_collect {
-	struct sema_ctx *s;
-	struct sema_probe *p;
-	struct ast_attach *at;
-	int n;
-};
-
 static int add_tracepoint(const char *cat, const char *name, void *ctx)
 {
-	struct tp_collect *c = ctx;
+	struct sema_collect *c = ctx;
 	struct sema_ctx *s = c->s;
 	struct tp_format *fmt = arena_new_obj(s->a, struct tp_format);
 	int err = tfs_format_read(s->a, cat, name, fmt);
@@ -427,7 +420,7 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 			sema_error(s, raw->loc, "tracepoint probe expects tracepoint:CATEGORY:NAME");
 			return;
 		}
-		struct tp_collect c = {s, p, raw, 0};
+		struct sema_collect c = {s, p, raw, 0};
 		int err = tfs_each(parts[1], parts[2], add_tracepoint, &c);
 		if (c.n)
 			return;

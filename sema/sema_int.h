@@ -64,6 +64,15 @@ struct sema_ctx {
 #define MAX_TUPLE 16	/* fields of a tuple, keys of a map */
 #define SEMA_MAX_QUIET_PASSES 16	/* a chain of maps read before assigned, this deep */
 
+/* what a callback that expands one attach point into many collects into:
+ * the probe's new attach points from `at`, n of them so far */
+struct sema_collect {
+	struct sema_ctx *s;
+	struct sema_probe *p;
+	struct ast_attach *at;
+	int n;
+};
+
 /* kprobes.c: kprobe/kretprobe attach points from raw's n parts
  * ("kprobe", ["MODULE",] "FUNCTION[+OFFSET]"), wildcards expanded */
 void sema_kprobe_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,

@@ -35,6 +35,14 @@ else
 	# other attach points may match nothing)
 	out=$("$SONDE" -l -e 'rt:sys_e*, rawtracepoint:nonsense_* { }' 2>&1)
 	expect_eq probes:rawtp_list_program "$(printf 'rawtracepoint:vmlinux:sys_enter\nrawtracepoint:vmlinux:sys_exit')" "$out"
+	# one name in another argument slot (bprm: 2nd of sched_prepare_exec,
+	# 3rd of sched_process_exec): a program per attach point
+	if "$SONDE" -l 'rawtracepoint:sched_prepare_exec' >/dev/null 2>&1; then
+		out=$("$SONDE" -q -c "$IO 1" -e 'rawtracepoint:sched_prepare_exec, rawtracepoint:sched_process_exec /pid == cpid/ { @[probe, str(args.bprm->filename)] = count(); }' 2>&1)
+		expect_eq probes:rawtp_args_slots "$(printf '\n\n@[rawtracepoint:vmlinux:sched_prepare_exec, %s]: 1\n@[rawtracepoint:vmlinux:sched_process_exec, %s]: 1' "$IO" "$IO")" "$out"
+	else
+		skip probes:rawtp_args_slots "no raw tracepoint sched_prepare_exec (Linux 6.10 on)"
+	fi
 	out=$("$SONDE" --dry-run -e 'rawtracepoint:nonsense { }' 2>&1; echo "rc=$?")
 	expect_match probes:rawtp_missing "error: no raw tracepoint 'nonsense' .*rc=1" "$(echo $out)"
 	out=$("$SONDE" --dry-run -e 'rawtracepoint:nonsense:sys_exit { }' 2>&1; echo "rc=$?")
