@@ -12,10 +12,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "common/explain.h"
 #include "common/suggest.h"
@@ -346,6 +348,23 @@ static const char *unsupported_probe(const char *type)
 	return NULL;
 }
 
+/* uprobe:, uretprobe:, usdt: on one target (a USDT name may expand into
+ * a note each: usdt.c); what is the function or [PROVIDER:]NAME */
+static void user_probe(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
+		       enum probe_type type, const char *target, const char *what)
+{
+	if (type == PT_USDT) {
+		sema_usdt_expand(s, p, raw, target, what);
+		return;
+	}
+	struct sema_attach *at = push(s, p);
+	at->type = type;
+	at->target = target;
+	at->func = what;
+	at->name = arena_printf(s->a, "%s:%s:%s", sema_probe_type_name(type), target, what);
+	at->loc = raw->loc;
+}
+
 static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw)
 {
 	const char *parts[4] = {0};
@@ -446,17 +465,24 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 				   type == PT_USDT ? "[PROVIDER:]NAME" : "FUNCTION");
 			return;
 		}
-		if (type == PT_USDT) {	/* one attach point per note: usdt.c */
-			sema_usdt_expand(s, p, raw, parts[1],
-					 n == 4 ? arena_printf(s->a, "%s:%s", parts[2], parts[3]) : parts[2]);
+		const char *what = n == 4 ? arena_printf(s->a, "%s:%s", parts[2], parts[3]) : parts[2];
+		/* a wildcard in a path: each file it matches, as bpftrace */
+		if (!strchr(parts[1], '/') || !has_glob(parts[1])) {
+			user_probe(s, p, raw, type, parts[1], what);
 			return;
 		}
-		struct sema_attach *at = push(s, p);
-		at->type = type;
-		at->target = parts[1];
-		at->func = n == 4 ? arena_printf(s->a, "%s:%s", parts[2], parts[3]) : parts[2];
-		at->name = arena_printf(s->a, "%s:%s:%s", parts[0], at->target, at->func);
-		at->loc = raw->loc;
+		glob_t g;
+		int found = 0;
+		if (!glob(parts[1], 0, NULL, &g)) {
+			for (size_t i = 0; i < g.gl_pathc && !diag_stopped(s->d); i++) {
+				struct stat st;
+				if (!stat(g.gl_pathv[i], &st) && S_ISREG(st.st_mode) && ++found)
+					user_probe(s, p, raw, type, arena_strdup(s->a, g.gl_pathv[i]), what);
+			}
+			globfree(&g);
+		}
+		if (!found)
+			sema_error(s, raw->loc, "%s target '%s': no file matches", parts[0], parts[1]);
 		return;
 	}
 	case PT_KPROBE:
