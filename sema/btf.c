@@ -151,6 +151,8 @@ const struct type *sema_struct_complete(struct sema_ctx *s, const struct type *s
 {
 	if (st->kind != TY_STRUCT || st->nfields)
 		return st;
+	if (st->dwarf)
+		return sema_dwarf_complete(s, st);
 	/* a struct named before its definition was complete (a `struct S *`
 	 * field inside struct S), or one only declared: the definition */
 	if (st->sname && !st->btf_id)

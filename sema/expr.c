@@ -427,6 +427,15 @@ static struct type *check_binary(struct sema_ctx *s, struct ast_node *e)
 	return sema_set(e, sgn ? ty_int64 : ty_uint64);
 }
 
+/* "a, b, c" or "none": the arguments kf names, for an error */
+static const char *arg_names(struct sema_ctx *s, const struct sema_kfunc *kf)
+{
+	const char *list = kf->nargs ? "" : "none";
+	for (int j = 0; j < kf->nargs; j++)
+		list = arena_printf(s->a, "%s%s%s", list, j ? ", " : "", kf->names[j]);
+	return list;
+}
+
 /* fentry/fexit args.NAME (or args->NAME): a parameter by its BTF name,
  * of the same kind in every attach point of the probe */
 static struct type *check_kargs_field(struct sema_ctx *s, struct ast_node *e)
@@ -445,11 +454,26 @@ static struct type *check_kargs_field(struct sema_ctx *s, struct ast_node *e)
 			suggest_init(&sg, e->field.name);
 			for (int j = 0; kf && j < kf->nargs; j++)
 				suggest_add(&sg, kf->names[j]);
-			sema_error(s, e->loc, "%s has no argument '%s'%s", at->name, e->field.name,
-				   suggest_text(&sg, 3, hint, sizeof(hint)));
+			if (kf && kf->regs)	/* all of them: a function has few */
+				sema_error(s, e->loc, "%s has no argument '%s' (its arguments: %s)", at->name,
+					   e->field.name, arg_names(s, kf));
+			else
+				sema_error(s, e->loc, "%s has no argument '%s'%s", at->name, e->field.name,
+					   suggest_text(&sg, 3, hint, sizeof(hint)));
 			return sema_err_type(e);
 		}
-		if (kf->types[k].size > 8) {
+		if (kf->regs && kf->why_not[k]) {
+			sema_error(s, e->loc, "%s: argument '%s' is %s", at->name, e->field.name,
+				   kf->why_not[k]);
+			return sema_err_type(e);
+		}
+		if (kf->regs && kf->types[k].kind == TY_STRUCT && kf->types[k].size > SEMA_STRUCT_ARG_MAX) {
+			sema_error(s, e->loc, "%s: argument '%s' is a struct of %u bytes passed by value, "
+				   "more than the %u bytes sonde copies to the BPF stack", at->name,
+				   e->field.name, kf->types[k].size, SEMA_STRUCT_ARG_MAX);
+			return sema_err_type(e);
+		}
+		if (kf->types[k].size > 8 && !kf->regs) {
 			sema_error(s, e->loc, "%s: argument '%s' is a struct passed by value, which sonde "
 				   "cannot read", at->name, e->field.name);
 			return sema_err_type(e);
@@ -463,6 +487,35 @@ static struct type *check_kargs_field(struct sema_ctx *s, struct ast_node *e)
 	return sema_set(e, t);
 }
 
+/* uprobe args.NAME (or args->NAME): a parameter the binary's DWARF
+ * names (sema/dwarf.c), read from where the calling convention puts it;
+ * one program per attach point, as each function has its own */
+static struct type *check_uargs_field(struct sema_ctx *s, struct ast_node *e)
+{
+	struct sema_probe *p = s->probe;
+	sema_need_per_attach(s);
+	for (int i = 0; i < p->nattach; i++) {
+		struct sema_attach *at = &p->attach[i];
+		if (at->type != PT_UPROBE) {
+			sema_error(s, e->loc, "args.%s: %s has no arguments by name (uprobes have, from "
+				   "debug information; uretprobes read retval)", e->field.name, at->name);
+			return sema_err_type(e);
+		}
+		if (strpbrk(at->func, "*?[")) {
+			/* a wildcard: one attach point per function it matches, after
+			 * this pass; still one after the last pass matched none */
+			if (!sema_need_func_sites(s))
+				sema_error(s, e->loc, "args.%s in %s: no function matches the wildcard",
+					   e->field.name, at->name);
+			return sema_err_type(e);
+		}
+		const struct sema_kfunc *kf = sema_dwarf_ufunc(s, at, e->loc);
+		if (!kf)
+			return sema_err_type(e);
+	}
+	return NULL;
+}
+
 static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 {
 	struct ast_node *b = e->field.base;
@@ -474,6 +527,12 @@ static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 		if (s->probe->nattach && (sema_provider(s->probe->attach[0].type)->ctx & PC_KARGS)) {
 			sema_set(b, (struct type){.kind = TY_PTR, .size = 8});
 			return check_kargs_field(s, e);
+		}
+		if (s->probe->nattach && (s->probe->attach[0].type == PT_UPROBE ||
+					  s->probe->attach[0].type == PT_URETPROBE)) {
+			sema_set(b, (struct type){.kind = TY_PTR, .size = 8});
+			struct type *err = check_uargs_field(s, e);
+			return err ? err : check_kargs_field(s, e);
 		}
 	}
 	struct type *bt = sema_expr(s, b);
@@ -510,7 +569,7 @@ static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 	 * reads the field from note.record */
 	st = sema_struct_complete(s, st);
 	e->note.record = st;
-	if (!st->nfields && !st->btf_id) {
+	if (!st->nfields && !st->btf_id && !st->dwarf) {
 		sema_error(s, e->loc, "struct %s is unknown: neither the script nor the kernel's "
 			   "BTF defines it", st->sname ? st->sname : "?");
 		return sema_err_type(e);

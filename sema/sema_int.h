@@ -50,6 +50,7 @@ struct sema_ctx {
 	struct sema_enumval *enumvals;	/* the script's enumerators */
 	int loop_depth;
 	struct btf_done *btf_done;
+	struct dwarf_done *dwarf_done;	/* dwarf.c: DWARF structs with their fields */
 	/* maps: grow-only array, sorted at the end; map_index finds them by
 	 * name (open addressing, a power of two of slots, at most half full) */
 	struct sema_map **maps;
@@ -74,6 +75,13 @@ void sema_fentry_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_at
 /* btf.c: the signature of kernel function fn (in module, NULL: the
  * kernel's own), NULL when BTF does not declare it */
 const struct sema_kfunc *sema_btf_kfunc(struct sema_ctx *s, const char *module, const char *fn);
+
+/* dwarf.c: a uprobe attach point's function from its binary's DWARF
+ * (kept in at->kf), for args.NAME; NULL after an error at loc */
+const struct sema_kfunc *sema_dwarf_ufunc(struct sema_ctx *s, struct sema_attach *at,
+					  struct src_loc loc);
+/* dwarf.c: a DWARF struct (st->dwarf set) with its fields */
+const struct type *sema_dwarf_complete(struct sema_ctx *s, const struct type *st);
 
 /* types.c */
 bool sema_is_int(const struct type *t);		/* an integer or a pointer */

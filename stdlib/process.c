@@ -345,7 +345,8 @@ static void check_args(struct sema_ctx *s, struct ast_node *n)
 		}
 	}
 	if (!kf) {
-		sema_error(s, n->loc, "use args->FIELD to read a tracepoint argument");
+		sema_error(s, n->loc, "use args->FIELD to read a tracepoint argument%s",
+			   p->nattach && p->attach[0].type == PT_UPROBE ? ", args.NAME a uprobe's" : "");
 		n->type.kind = TY_ERROR;
 		return;
 	}

@@ -110,6 +110,8 @@ NOIPA int typed(u32_t id, union word w, volatile int *vp, int (*cb)(int), char *
 	return (int)id + w.i + *vp + cb(2) + s[0];
 }
 
+static char cs[] = "const";
+
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1, sum = 0;
@@ -118,9 +120,10 @@ int main(int argc, char **argv)
 			       4000000000u);
 		struct node next = {100, "next", {1, 2}, {7, 8, 9}, BLUE, NULL};
 		struct node node = {i, "node", {(int)(10 + i), -20}, {1, 2, 3}, GREEN, &next};
-		/* the literals' page is touched before the probes read them */
-		const char *label = i % 2 ? "odd" : "even", *cs = "const";
-		sum += label[0] + cs[0];
+		/* the literals' page is touched before the probes read them
+		 * (a probe cannot fault a page in) */
+		const char *label = i % 2 ? "odd" : "even";
+		sum += *(const volatile char *)label + cs[0];
 		sum += visit(&node, label, 3);
 		sum += eight(i, i + 10, i + 20, i + 30, i + 40, i + 50, i + 60, i + 70);
 		sum += paint((enum color)(i % 3), i % 2);
