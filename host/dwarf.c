@@ -39,6 +39,7 @@
  * each name below is the libdw function of that name */
 static struct {
 	Dwfl *(*begin)(const Dwfl_Callbacks *);
+	void (*end)(Dwfl *);
 	Dwfl_Module *(*report_offline)(Dwfl *, const char *, const char *, int);
 	int (*report_end)(Dwfl *, int (*)(Dwfl_Module *, void *, const char *, Dwarf_Addr, void *),
 			  void *);
@@ -75,7 +76,7 @@ static int dw_load(void)
 	if (!h)
 		return -ENOSYS;
 	void **slots[] = {
-		(void **)&dw.begin, (void **)&dw.report_offline, (void **)&dw.report_end,
+		(void **)&dw.begin, (void **)&dw.end, (void **)&dw.report_offline, (void **)&dw.report_end,
 		(void **)&dw.nextcu, (void **)&dw.errno_, (void **)&dw.errmsg, (void **)&dw.child,
 		(void **)&dw.siblingof, (void **)&dw.tag, (void **)&dw.diename,
 		(void **)&dw.attr_integrate, (void **)&dw.hasattr_integrate, (void **)&dw.formref_die,
@@ -84,7 +85,7 @@ static int dw_load(void)
 		(void **)&dw.section_address,
 	};
 	static const char *const names[] = {
-		"dwfl_begin", "dwfl_report_offline", "dwfl_report_end", "dwfl_nextcu", "dwfl_errno",
+		"dwfl_begin", "dwfl_end", "dwfl_report_offline", "dwfl_report_end", "dwfl_nextcu", "dwfl_errno",
 		"dwfl_errmsg", "dwarf_child", "dwarf_siblingof", "dwarf_tag", "dwarf_diename",
 		"dwarf_attr_integrate", "dwarf_hasattr_integrate", "dwarf_formref_die",
 		"dwarf_formudata", "dwarf_formsdata", "dwarf_formflag", "dwarf_formstring",
@@ -450,19 +451,22 @@ int hdw_open(const char *path, struct hdw_file **out, char *err, size_t errlen)
 	f->cb.debuginfo_path = &f->debuginfo_path;
 	f->dwfl = dw.begin(&f->cb);
 	Dwarf_Addr bias;
+	int rc = 0;
 	if (!f->dwfl || !dw.report_offline(f->dwfl, path, path, -1) ||
 	    dw.report_end(f->dwfl, NULL, NULL)) {
 		snprintf(err, errlen, "cannot read %s: %s", path, dw.errmsg(dw.errno_()));
-		arena_free(f->a);
-		free(f);
-		return -EINVAL;
-	}
-	if (!dw.nextcu(f->dwfl, NULL, &bias)) {
+		rc = -EINVAL;
+	} else if (!dw.nextcu(f->dwfl, NULL, &bias)) {
 		snprintf(err, errlen, "%s has no DWARF debug information: build it with -g, or "
 			 "install its debug info (a -dbgsym or -debuginfo package)", path);
+		rc = -ENOENT;
+	}
+	if (rc) {
+		if (f->dwfl)
+			dw.end(f->dwfl);
 		arena_free(f->a);
 		free(f);
-		return -ENOENT;
+		return rc;
 	}
 	f->next = files;
 	files = f;
