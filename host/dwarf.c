@@ -540,6 +540,14 @@ const struct hdw_func *hdw_func(struct hdw_file *f, const char *name)
 	return fn;
 }
 
+const struct hdw_type *hdw_struct_named(struct hdw_file *f, bool is_union, const char *name)
+{
+	Dwarf_Die die;
+	if (!find_definition(f, is_union ? DW_TAG_union_type : DW_TAG_structure_type, name, &die))
+		return NULL;
+	return convert(f, &die);
+}
+
 void hdw_print_params(const struct hdw_func *fn, FILE *out)
 {
 	for (int i = 0; i < fn->nparams; i++) {

@@ -584,6 +584,9 @@ int hdw_open(const char *path, struct hdw_file **out, char *err, size_t errlen);
 /* The function DWARF defines under name (or C++ linkage name), NULL when
  * none does. */
 const struct hdw_func *hdw_func(struct hdw_file *f, const char *name);
+/* The struct (or union) called name that some unit defines, NULL when none
+ * does (a cast in a uprobe: `(struct node *)arg0`). */
+const struct hdw_type *hdw_struct_named(struct hdw_file *f, bool is_union, const char *name);
 /* -lv: "    TYPE NAME" per parameter, as bpftrace prints them */
 void hdw_print_params(const struct hdw_func *fn, FILE *out);
 

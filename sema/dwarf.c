@@ -22,6 +22,8 @@
  *   - a function returning a struct over 16 bytes gets the buffer's
  *     address in rdi first.
  *
+ * A struct the script names in such a probe (`(struct node *)arg0`) is
+ * the binary's when the script does not define it, before the kernel's.
  * Structs from DWARF are converted one level at a time, as kernel structs
  * from BTF are: a struct reached through a pointer or a member keeps its
  * name, size and DWARF type until an expression reads a field of it.
@@ -227,6 +229,21 @@ static const char *probe_file(struct sema_ctx *s, const struct sema_attach *at)
 				    : arena_printf(s->a, "/proc/%d/root%s", f->pids[0], f->path);
 	rs_sites_free(sites);
 	return file;
+}
+
+bool sema_dwarf_named(struct sema_ctx *s, bool is_union, const char *name, struct type *out)
+{
+	const struct sema_attach *at = s->probe && s->probe->nattach ? &s->probe->attach[0] : NULL;
+	if (!at || (at->type != PT_UPROBE && at->type != PT_URETPROBE && at->type != PT_USDT))
+		return false;
+	const char *file = probe_file(s, at);
+	struct hdw_file *f;
+	char err[512];
+	const struct hdw_type *h;
+	if (!file || hdw_open(file, &f, err, sizeof(err)) || !(h = hdw_struct_named(f, is_union, name)))
+		return false;
+	*out = convert(s, h);
+	return true;
 }
 
 const struct sema_kfunc *sema_dwarf_ufunc(struct sema_ctx *s, struct sema_attach *at,

@@ -80,6 +80,9 @@ const struct sema_kfunc *sema_btf_kfunc(struct sema_ctx *s, const char *module, 
  * (kept in at->kf), for args.NAME; NULL after an error at loc */
 const struct sema_kfunc *sema_dwarf_ufunc(struct sema_ctx *s, struct sema_attach *at,
 					  struct src_loc loc);
+/* dwarf.c: in a uprobe, uretprobe or usdt probe, the struct (union) NAME
+ * of the probed binary's DWARF; false when it has none */
+bool sema_dwarf_named(struct sema_ctx *s, bool is_union, const char *name, struct type *out);
 /* dwarf.c: a DWARF struct (st->dwarf set) with its fields */
 const struct type *sema_dwarf_complete(struct sema_ctx *s, const struct type *st);
 

@@ -18,6 +18,8 @@
 #   typed           a typedef, a union by value, volatile int *, char *const
 #   wildcard        *_sum: one program per function, each reads its own k
 #   enum_key        an enum argument as a map key prints its enumerator
+#   cast            (struct node *)arg0 and sizeof(struct node) from DWARF; a
+#                   struct the script defines wins over the binary's
 #   err_*           no debug information (the binary and -g named), a name
 #                   the function lacks (its arguments listed), a double, a
 #                   uretprobe, a function the debug information lacks
@@ -112,3 +114,10 @@ out=$("$SONDE" --dry-run -e 'uretprobe:'$D':visit { print(args.n); }' 2>&1; echo
 expect_match dwarf:err_uretprobe "error: args.n: uretprobe:$D:visit has no arguments by name.*rc=1" "$(echo $out)"
 out=$("$SONDE" --dry-run -e 'uprobe:'$D':_start { print(args.n); }' 2>&1; echo "rc=$?")
 expect_match dwarf:err_no_func "error: uprobe:$D:_start: the debug information of $D does not describe function '_start'.*rc=1" "$(echo $out)"
+
+# -- casts to the binary's structs; the script's own take precedence ---------------
+if need_root dwarf:cast; then
+out=$("$SONDE" -q -c "$D 2" -e 'struct pair { long first; char tag[8]; }
+uprobe:'$D':visit { $p = (struct pair *)arg0; printf("%d %d %s %d\n", ((struct node *)arg0)->pos.x, sizeof(struct node), $p->tag, ((union word *)&args.n->vals[1])->c[0]); }' 2>&1)
+expect_eq dwarf:cast $'10 48 node 2\n11 48 node 2' "$out"
+fi
