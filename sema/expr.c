@@ -467,6 +467,13 @@ static struct type *check_kargs_field(struct sema_ctx *s, struct ast_node *e)
 				   kf->why_not[k]);
 			return sema_err_type(e);
 		}
+		if (kf->regs && kf->offsets[k] >= SEMA_ARG_STACK && sema_in_user_probe(s)) {
+			/* as arg6..arg9: the agent reads registers, not the stack */
+			sema_error(s, e->loc, "%s: argument '%s' is passed on the stack, which user probes "
+				   "do not read (--user-probes): drop --user-probes to read it in the kernel",
+				   at->name, e->field.name);
+			return sema_err_type(e);
+		}
 		if (kf->regs && kf->types[k].kind == TY_STRUCT && kf->types[k].size > SEMA_STRUCT_ARG_MAX) {
 			sema_error(s, e->loc, "%s: argument '%s' is a struct of %u bytes passed by value, "
 				   "more than the %u bytes sonde copies to the BPF stack", at->name,
