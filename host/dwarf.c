@@ -212,7 +212,6 @@ static struct hdw_type *void_type(struct hdw_file *f)
 static void add_members(struct hdw_file *f, Dwarf_Die *die, struct hdw_type *t)
 {
 	Dwarf_Die c;
-	int cap = 0;
 	if (dw.child(die, &c))
 		return;
 	do {
@@ -221,13 +220,7 @@ static void add_members(struct hdw_file *f, Dwarf_Die *die, struct hdw_type *t)
 		Dwarf_Die mt;
 		if (!type_of(&c, &mt))
 			continue;
-		if (t->nmembers == cap) {
-			cap = cap ? 2 * cap : 8;
-			struct hdw_member *m = arena_new_array(f->a, struct hdw_member, cap);
-			if (t->nmembers)
-				memcpy(m, t->members, (size_t)t->nmembers * sizeof(*m));
-			t->members = m;
-		}
+		t->members = arena_grow(f->a, t->members, (size_t)t->nmembers, sizeof(*t->members));
 		struct hdw_member *m = &t->members[t->nmembers++];
 		*m = (struct hdw_member){.name = die_name(f, &c)};
 		uint64_t bit_size = udata(&c, DW_AT_bit_size, 0);
@@ -277,27 +270,25 @@ static void add_enumerators(struct hdw_file *f, Dwarf_Die *die, struct hdw_type 
 	} while (!dw.siblingof(&c, &c));
 }
 
-/* an array's element count: its subranges multiplied (int grid[2][3] is
- * 6 ints, as C lays it out); 0 for a flexible or unknown bound */
-static uint64_t array_count(Dwarf_Die *die)
+/* an array's dimensions (its subranges, outermost first, at most max);
+ * a flexible or unknown bound is 0 */
+static int array_dims(Dwarf_Die *die, uint64_t *dims, int max)
 {
 	Dwarf_Die c;
-	uint64_t n = 1;
-	bool any = false;
+	int n = 0;
 	if (dw.child(die, &c))
 		return 0;
 	do {
-		if (dw.tag(&c) != DW_TAG_subrange_type)
+		if (dw.tag(&c) != DW_TAG_subrange_type || n == max)
 			continue;
 		uint64_t k = udata(&c, DW_AT_count, 0);
 		Dwarf_Attribute at;
 		Dwarf_Word ub;
 		if (!k && dw.attr_integrate(&c, DW_AT_upper_bound, &at) && !dw.formudata(&at, &ub))
 			k = ub + 1 - udata(&c, DW_AT_lower_bound, 0);
-		n *= k;
-		any = true;
+		dims[n++] = k;
 	} while (!dw.siblingof(&c, &c));
-	return any ? n : 0;
+	return n;
 }
 
 static bool is_qualifier(int tag)
@@ -343,12 +334,23 @@ static struct hdw_type *convert(struct hdw_file *f, Dwarf_Die *die)
 		t->size = 8;
 		t->elem = type_of(die, &inner) ? convert(f, &inner) : void_type(f);
 		break;
-	case DW_TAG_array_type:
+	case DW_TAG_array_type: {
+		/* int grid[2][3]: an array of 2 arrays of 3 ints, as C has it */
+		uint64_t dims[8];
+		int nd = array_dims(die, dims, 8);
+		const struct hdw_type *el = type_of(die, &inner) ? convert(f, &inner) : void_type(f);
+		for (int d = nd - 1; d > 0; d--) {
+			struct hdw_type *a = arena_new_obj(f->a, struct hdw_type);
+			*a = (struct hdw_type){.kind = HDW_ARRAY, .count = dims[d], .elem = el,
+					       .size = dims[d] * el->size};
+			el = a;
+		}
 		t->kind = HDW_ARRAY;
-		t->count = array_count(die);
-		t->elem = type_of(die, &inner) ? convert(f, &inner) : void_type(f);
-		t->size = t->count * t->elem->size;
+		t->count = nd ? dims[0] : 0;
+		t->elem = el;
+		t->size = t->count * el->size;
 		break;
+	}
 	case DW_TAG_enumeration_type:
 		t->kind = HDW_ENUM;
 		t->name = die_name(f, die);
@@ -514,7 +516,6 @@ const struct hdw_func *hdw_func(struct hdw_file *f, const char *name)
 		return NULL;
 	fn->found = true;
 	fn->ret = type_of(&die, &t) ? convert(f, &t) : void_type(f);
-	int cap = 0;
 	if (dw.child(&die, &c))
 		return fn;
 	do {
@@ -523,13 +524,7 @@ const struct hdw_func *hdw_func(struct hdw_file *f, const char *name)
 			fn->varargs = true;
 		if (tag != DW_TAG_formal_parameter)
 			continue;
-		if (fn->nparams == cap) {
-			cap = cap ? 2 * cap : 8;
-			struct hdw_param *p = arena_new_array(f->a, struct hdw_param, cap);
-			if (fn->nparams)
-				memcpy(p, fn->params, (size_t)fn->nparams * sizeof(*p));
-			fn->params = p;
-		}
+		fn->params = arena_grow(f->a, fn->params, (size_t)fn->nparams, sizeof(*fn->params));
 		struct hdw_param *p = &fn->params[fn->nparams++];
 		char buf[1024];
 		bool have = type_of(&c, &t);

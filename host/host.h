@@ -543,7 +543,8 @@ struct hdw_type {
 	uint64_t size;		/* bytes */
 	bool is_signed, is_bool;	/* INT, ENUM */
 	const struct hdw_type *elem;	/* PTR (VOID for void *), ARRAY */
-	uint64_t count;		/* ARRAY: elements, all dimensions (0: unknown) */
+	uint64_t count;		/* ARRAY: elements (0: unknown); int a[2][3] is an
+				 * ARRAY of 2 ARRAYs of 3 */
 	struct hdw_member *members;	/* STRUCT, UNION, in order */
 	int nmembers;
 	bool declared_only;	/* STRUCT, UNION: no unit defines it */

@@ -16,6 +16,8 @@
 #   by_value_stack  big_sum(int k, struct big b): the 24-byte b on the stack
 #   stack_args      eight(a0..a7): a6 and a7 on the stack
 #   typed           a typedef, a union by value, volatile int *, char *const
+#   bitfields       bitfields, an anonymous union's members, int grid[2][3]
+#                   (bpftrace 0.17 stops on the anonymous union)
 #   wildcard        *_sum: one program per function, each reads its own k
 #   enum_key        an enum argument as a map key prints its enumerator
 #   cast            (struct node *)arg0 and sizeof(struct node) from DWARF; a
@@ -94,6 +96,10 @@ expect_eq dwarf:stack_args $'(0, 50, 60, 70)\n(1, 51, 61, 71)' "$out"
 
 out=$("$SONDE" -q -c "$D 1" -e 'uprobe:'$D':typed { printf("%x %d %d %d %s\n", args.id, args.w.i, args.w.c[0], *args.vp, str(args.s)); }' 2>&1)
 expect_eq dwarf:typed 'abc 65 65 9 const' "$out"
+
+out=$("$SONDE" -q -c "$D 1" -e 'uprobe:'$D':flagged { printf("%d %d %d %x %d %c\n", args.f.ready, args.f.mode, args.f.level, args.f.as_int, args.f.grid[1][2], args.f.bytes[0]); print(*args.f); }' 2>&1)
+expect_eq dwarf:bitfields '1 5 -3 41424344 6 D
+{ .ready = 1, .mode = 5, .level = -3, .as_int = 1094861636, .bytes = DCBA, .grid = [[1,2,3],[4,5,6]] }' "$out"
 
 out=$("$SONDE" -q -c "$D 3" -e 'uprobe:'$D':*_sum { @[func] = sum(args.k); }' 2>&1)
 expect_eq dwarf:wildcard $'\n\n@[big_sum]: 15\n@[pair_sum]: 21' "$out"

@@ -20,6 +20,9 @@
  *                             (24 bytes: on the stack)
  *   typed(id, w, vp, cb, s)   id = 0xabc (a typedef), w.i = 65 (a union),
  *                             vp -> 9 (volatile), cb = square, s = "const"
+ *   flagged(f)                f -> {ready = 1, mode = 5, level = -3
+ *                             (bitfields), as_int = 0x41424344 (an anonymous
+ *                             union's), grid = {{1, 2, 3}, {4, 5, 6}}}
  * then exits 0.  Every function is noipa, so the calls stay calls.
  */
 #include <stdbool.h>
@@ -49,6 +52,17 @@ struct big {
 };
 
 typedef unsigned int u32_t;
+
+struct flags {
+	unsigned int ready : 1;
+	unsigned int mode : 3;
+	int level : 4;
+	union {
+		int as_int;
+		char bytes[4];
+	};
+	int grid[2][3];
+};
 
 union word {
 	int i;
@@ -110,6 +124,12 @@ NOIPA int typed(u32_t id, union word w, volatile int *vp, int (*cb)(int), char *
 	return (int)id + w.i + *vp + cb(2) + s[0];
 }
 
+NOIPA int flagged(const struct flags *f)
+{
+	__asm__ volatile("" ::: "memory");
+	return f->mode + f->grid[1][2];
+}
+
 static char cs[] = "const";
 
 int main(int argc, char **argv)
@@ -132,6 +152,9 @@ int main(int argc, char **argv)
 		sum += big_sum(5, (struct big){{i, i + 1, i + 2}});
 		volatile int nine = 9;
 		sum += typed(0xabc, (union word){.i = 65}, &nine, square, cs);
+		struct flags fl = {.ready = 1, .mode = 5, .level = -3, .as_int = 0x41424344,
+				   .grid = {{1, 2, 3}, {4, 5, 6}}};
+		sum += flagged(&fl);
 	}
 	return sum == 0 ? 1 : 0;
 }
