@@ -107,18 +107,29 @@ struct memo {
 	struct hdw_type *type;
 };
 
+/* a function's definition by name (and C++ linkage name), found once */
+struct func_entry {
+	const char *name;	/* NULL: an empty slot */
+	Dwarf_Die die;
+	struct hdw_func *fn;	/* converted on first lookup */
+};
+
 struct hdw_file {
 	struct hdw_file *next;
 	const char *path;
+	int rc;			/* not 0: opening it failed so, with msg */
+	const char *msg;
 	Dwfl *dwfl;
 	Dwfl_Callbacks cb;
 	char *debuginfo_path;
 	struct arena *a;
 	struct memo *memo;
 	size_t memo_cap, memo_n;
-	struct hdw_func *funcs;	/* looked up already, found or not */
+	struct func_entry *funcs;	/* open addressing, a power of two of slots */
+	size_t funcs_cap;
 };
 
+/* every file opened, and every one that failed (-lv asks once per line) */
 static struct hdw_file *files;
 
 static struct hdw_type **memo_slot(struct hdw_file *f, const void *key)
@@ -435,8 +446,10 @@ int hdw_open(const char *path, struct hdw_file **out, char *err, size_t errlen)
 {
 	for (struct hdw_file *f = files; f; f = f->next)
 		if (!strcmp(f->path, path)) {
-			*out = f;
-			return 0;
+			if (f->rc)
+				snprintf(err, errlen, "%s", f->msg);
+			*out = f->rc ? NULL : f;
+			return f->rc;
 		}
 	if (dw_load()) {
 		snprintf(err, errlen, "reading DWARF needs elfutils' libdw (%s; Debian and Ubuntu: "
@@ -463,25 +476,61 @@ int hdw_open(const char *path, struct hdw_file **out, char *err, size_t errlen)
 			 "install its debug info (a -dbgsym or -debuginfo package)", path);
 		rc = -ENOENT;
 	}
+	f->next = files;
+	files = f;
 	if (rc) {
 		if (f->dwfl)
 			dw.end(f->dwfl);
-		arena_free(f->a);
-		free(f);
-		return rc;
+		f->dwfl = NULL;
+		f->rc = rc;
+		f->msg = arena_strdup(f->a, err);
 	}
-	f->next = files;
-	files = f;
-	*out = f;
-	return 0;
+	*out = rc ? NULL : f;
+	return rc;
 }
 
-/* the DIE of function `name` (DW_AT_name, or a C++ DW_AT_linkage_name):
- * its definition, the first unit's that has one */
-static bool find_func(struct hdw_file *f, const char *name, Dwarf_Die *out)
+static size_t name_hash(const char *s)
+{
+	size_t h = 14695981039346656037u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+static struct func_entry *func_slot(struct hdw_file *f, const char *name)
+{
+	size_t j = name_hash(name) & (f->funcs_cap - 1);
+	while (f->funcs[j].name && strcmp(f->funcs[j].name, name))
+		j = (j + 1) & (f->funcs_cap - 1);
+	return &f->funcs[j];
+}
+
+static void index_func(struct hdw_file *f, size_t *n, const char *name, Dwarf_Die *die)
+{
+	if (2 * (*n + 1) > f->funcs_cap) {
+		struct func_entry *old = f->funcs;
+		size_t oldcap = f->funcs_cap;
+		f->funcs_cap = oldcap ? 2 * oldcap : 1024;
+		f->funcs = arena_new_array(f->a, struct func_entry, f->funcs_cap);
+		memset(f->funcs, 0, f->funcs_cap * sizeof(*f->funcs));
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].name)
+				*func_slot(f, old[i].name) = old[i];
+	}
+	struct func_entry *e = func_slot(f, name);
+	if (e->name)
+		return;	/* the first unit's definition */
+	*e = (struct func_entry){.name = name, .die = *die};
+	(*n)++;
+}
+
+/* every function definition of every unit, by DW_AT_name and C++'s
+ * DW_AT_linkage_name, in one pass: -lv of a whole binary asks for each */
+static void index_funcs(struct hdw_file *f)
 {
 	Dwarf_Die *cu = NULL;
 	Dwarf_Addr bias;
+	size_t n = 0;
 	while ((cu = dw.nextcu(f->dwfl, cu, &bias))) {
 		Dwarf_Die c;
 		if (dw.child(cu, &c))
@@ -489,32 +538,31 @@ static bool find_func(struct hdw_file *f, const char *name, Dwarf_Die *out)
 		do {
 			if (dw.tag(&c) != DW_TAG_subprogram || flag(&c, DW_AT_declaration))
 				continue;
-			const char *n = dw.diename(&c);
+			const char *nm = dw.diename(&c), *ln;
 			Dwarf_Attribute at;
-			const char *ln = NULL;
-			if (!(n && !strcmp(n, name)) &&
-			    !(dw.attr_integrate(&c, DW_AT_linkage_name, &at) &&
-			      (ln = dw.formstring(&at)) && !strcmp(ln, name)))
-				continue;
-			*out = c;
-			return true;
+			if (nm && *nm)
+				index_func(f, &n, nm, &c);
+			if (dw.attr_integrate(&c, DW_AT_linkage_name, &at) && (ln = dw.formstring(&at)))
+				index_func(f, &n, ln, &c);
 		} while (!dw.siblingof(&c, &c));
 	}
-	return false;
+	if (!f->funcs_cap)	/* none: one empty slot, so lookups end */
+		index_func(f, &n, "", &(Dwarf_Die){0});
 }
 
 const struct hdw_func *hdw_func(struct hdw_file *f, const char *name)
 {
-	for (struct hdw_func *fn = f->funcs; fn; fn = fn->next)
-		if (!strcmp(fn->name, name))
-			return fn->found ? fn : NULL;
-	struct hdw_func *fn = arena_new_obj(f->a, struct hdw_func);
-	*fn = (struct hdw_func){.name = arena_strdup(f->a, name), .next = f->funcs};
-	f->funcs = fn;
-	Dwarf_Die die, c, t;
-	if (!find_func(f, name, &die))
+	if (!f->funcs)
+		index_funcs(f);
+	struct func_entry *e = *name ? func_slot(f, name) : NULL;
+	if (!e || !e->name)
 		return NULL;
-	fn->found = true;
+	if (e->fn)
+		return e->fn;
+	struct hdw_func *fn = arena_new_obj(f->a, struct hdw_func);
+	*fn = (struct hdw_func){.name = e->name};
+	e->fn = fn;
+	Dwarf_Die die = e->die, c, t;
 	fn->ret = type_of(&die, &t) ? convert(f, &t) : void_type(f);
 	if (dw.child(&die, &c))
 		return fn;

@@ -567,9 +567,7 @@ struct hdw_param {
 };
 
 struct hdw_func {
-	struct hdw_func *next;	/* private */
 	const char *name;
-	bool found;		/* private */
 	struct hdw_param *params;
 	int nparams;
 	bool varargs;		/* ends in "..." */
