@@ -201,7 +201,8 @@ int host_list_uprobes(FILE *out, const char *kind, const char *pattern, bool ver
 	char err[512];
 	char *text = NULL;
 	size_t len = 0;
-	FILE *lines = verbose ? open_memstream(&text, &len) : NULL;
+	/* (a uretprobe has no args: bpftrace lists none under it) */
+	FILE *lines = verbose && !strcmp(kind, "uprobe") ? open_memstream(&text, &len) : NULL;
 	int rc = rs_list_probes(lines ? lines : out, kind, target, glob, pid, err, sizeof(err));
 	if (lines) {
 		fclose(lines);

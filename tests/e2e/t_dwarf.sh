@@ -4,7 +4,8 @@
 # 0.17 reads an argument right, tests/diff/cases/03*-uprobe-dwarf-* check
 # sonde against it; these are the rest, and the errors:
 #
-#   list_*          -lv uprobe:BIN:func prints the parameters (a glob too);
+#   list_*          -lv uprobe:BIN:func prints the parameters (a glob too; not
+#                   under a uretprobe, as bpftrace);
 #                   without debug information only the names
 #   scalars         integers of each width and sign, extended as C does
 #   struct_*        members through a struct pointer (nested struct, array,
@@ -127,3 +128,7 @@ out=$("$SONDE" -q -c "$D 2" -e 'struct pair { long first; char tag[8]; }
 uprobe:'$D':visit { $p = (struct pair *)arg0; printf("%d %d %s %d\n", ((struct node *)arg0)->pos.x, sizeof(struct node), $p->tag, ((union word *)&args.n->vals[1])->c[0]); }' 2>&1)
 expect_eq dwarf:cast $'10 48 node 2\n11 48 node 2' "$out"
 fi
+
+# -- -lv of a uretprobe: no arguments under it, as bpftrace lists it ---------------
+out=$("$SONDE" -lv "uretprobe:$D:visit" 2>&1)
+expect_eq dwarf:list_uretprobe "uretprobe:$D:visit" "$out"
