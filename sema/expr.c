@@ -516,6 +516,13 @@ static struct type *check_uargs_field(struct sema_ctx *s, struct ast_node *e)
 					   e->field.name, at->name);
 			return sema_err_type(e);
 		}
+		if (strchr(at->func, '+') || !strncmp(at->func, "0x", 2)) {
+			/* past the first instruction the registers may hold anything */
+			sema_error(s, e->loc, "args.%s in %s: arguments by name are read at a "
+				   "function's entry, not at an offset or an address", e->field.name,
+				   at->name);
+			return sema_err_type(e);
+		}
 		const struct sema_kfunc *kf = sema_dwarf_ufunc(s, at, e->loc);
 		if (!kf)
 			return sema_err_type(e);

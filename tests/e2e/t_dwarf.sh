@@ -25,7 +25,8 @@
 #                   struct the script defines wins over the binary's
 #   err_*           no debug information (the binary and -g named), a name
 #                   the function lacks (its arguments listed), a double, a
-#                   uretprobe, a function the debug information lacks
+#                   uretprobe, a function the debug information lacks, an
+#                   offset into the function
 #
 # Sourced by run.sh (lib.sh gives $SONDE, $B, pass/fail/skip, expect_eq).
 
@@ -132,3 +133,5 @@ fi
 # -- -lv of a uretprobe: no arguments under it, as bpftrace lists it ---------------
 out=$("$SONDE" -lv "uretprobe:$D:visit" 2>&1)
 expect_eq dwarf:list_uretprobe "uretprobe:$D:visit" "$out"
+out=$("$SONDE" --dry-run -e 'uprobe:'$D':visit+4 { print(args.n); }' 2>&1; echo "rc=$?")
+expect_match dwarf:err_offset "error: args.n in uprobe:$D:visit\+4: arguments by name are read at a function's entry, not at an offset or an address.*rc=1" "$(echo $out)"
