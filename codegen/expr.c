@@ -384,7 +384,7 @@ static bool is_karg_field(struct cg_ctx *cg, struct ast_node *e)
 /* uprobe args.NAME (kf->regs): argument i from its register of struct
  * pt_regs, or from user memory above the stack pointer; a struct passed
  * by value is copied to the BPF stack (its registers' bytes in order) */
-static LLVMValueRef uarg(struct cg_ctx *cg, const struct sema_kfunc *kf, int i, const struct type *t)
+LLVMValueRef cg_uarg(struct cg_ctx *cg, const struct sema_kfunc *kf, int i, const struct type *t)
 {
 	enum { PT_REGS_SP = 152 };	/* x86-64 struct pt_regs */
 	uint32_t off = kf->offsets[i];
@@ -420,7 +420,7 @@ static LLVMValueRef karg_field(struct cg_ctx *cg, struct ast_node *e)
 	const struct sema_kfunc *kf = cg->attach->kf;
 	for (int i = 0; i < kf->nargs; i++)
 		if (!strcmp(kf->names[i], e->field.name))
-			return kf->regs ? uarg(cg, kf, i, &e->type)
+			return kf->regs ? cg_uarg(cg, kf, i, &e->type)
 					: cg_kfunc_slot(cg, kf->offsets[i], &e->type);
 	return cg_const(cg, 0);	/* sema checked every attach point */
 }

@@ -500,40 +500,35 @@ static struct type *check_kargs_field(struct sema_ctx *s, struct ast_node *e)
 	return sema_set(e, t);
 }
 
-/* uprobe args.NAME (or args->NAME): a parameter the binary's DWARF
- * names (sema/dwarf.c), read from where the calling convention puts it;
- * one program per attach point, as each function has its own */
-static struct type *check_uargs_field(struct sema_ctx *s, struct ast_node *e)
+bool sema_uprobe_args(struct sema_ctx *s, const char *what, struct src_loc loc)
 {
 	struct sema_probe *p = s->probe;
 	sema_need_per_attach(s);
 	for (int i = 0; i < p->nattach; i++) {
 		struct sema_attach *at = &p->attach[i];
 		if (at->type != PT_UPROBE) {
-			sema_error(s, e->loc, "args.%s: %s has no arguments by name (uprobes have, from "
-				   "debug information; uretprobes read retval)", e->field.name, at->name);
-			return sema_err_type(e);
+			sema_error(s, loc, "%s: %s has no arguments by name (uprobes have, from "
+				   "debug information; uretprobes read retval)", what, at->name);
+			return false;
 		}
 		if (strpbrk(at->func, "*?[")) {
 			/* a wildcard: one attach point per function it matches, after
 			 * this pass; still one after the last pass matched none */
 			if (!sema_need_func_sites(s))
-				sema_error(s, e->loc, "args.%s in %s: no function matches the wildcard",
-					   e->field.name, at->name);
-			return sema_err_type(e);
+				sema_error(s, loc, "%s in %s: no function matches the wildcard", what,
+					   at->name);
+			return false;
 		}
 		if (strchr(at->func, '+') || !strncmp(at->func, "0x", 2)) {
 			/* past the first instruction the registers may hold anything */
-			sema_error(s, e->loc, "args.%s in %s: arguments by name are read at a "
-				   "function's entry, not at an offset or an address", e->field.name,
-				   at->name);
-			return sema_err_type(e);
+			sema_error(s, loc, "%s in %s: arguments by name are read at a function's "
+				   "entry, not at an offset or an address", what, at->name);
+			return false;
 		}
-		const struct sema_kfunc *kf = sema_dwarf_ufunc(s, at, e->loc);
-		if (!kf)
-			return sema_err_type(e);
+		if (!sema_dwarf_ufunc(s, at, loc))
+			return false;
 	}
-	return NULL;
+	return true;
 }
 
 static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
@@ -551,8 +546,9 @@ static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 		if (s->probe->nattach && (s->probe->attach[0].type == PT_UPROBE ||
 					  s->probe->attach[0].type == PT_URETPROBE)) {
 			sema_set(b, (struct type){.kind = TY_PTR, .size = 8});
-			struct type *err = check_uargs_field(s, e);
-			return err ? err : check_kargs_field(s, e);
+			if (!sema_uprobe_args(s, arena_printf(s->a, "args.%s", e->field.name), e->loc))
+				return sema_err_type(e);
+			return check_kargs_field(s, e);
 		}
 	}
 	struct type *bt = sema_expr(s, b);

@@ -332,6 +332,12 @@ bool sema_map_set_kind(struct sema_ctx *s, struct ast_node *m, enum map_kind kin
  * root when it has one there), or a program in PATH; NULL when none */
 const char *sema_target_file(struct sema_ctx *s, const char *target);
 
+/* uprobe args (what: "args.n", "args", for messages): every attach point
+ * of the current probe gets its function's parameters from DWARF in
+ * at->kf (sema/dwarf.c), one program each; false after an error, or in a
+ * first pass that leaves a wildcard to be expanded */
+bool sema_uprobe_args(struct sema_ctx *s, const char *what, struct src_loc loc);
+
 /* a pointer to the kernel's struct NAME (from BTF), in kernel memory;
  * uint64 when the kernel has no BTF or no such struct */
 struct type sema_kernel_ptr(struct sema_ctx *s, const char *name);

@@ -21,6 +21,7 @@
 #                   (bpftrace 0.17 stops on the anonymous union)
 #   wildcard        *_sum: one program per function, each reads its own k
 #   enum_key        an enum argument as a map key prints its enumerator
+#   print_args      print(args) and args as a map key: every argument by name
 #   cast            (struct node *)arg0 and sizeof(struct node) from DWARF; a
 #                   struct the script defines wins over the binary's
 #   err_*           no debug information (the binary and -g named), a name
@@ -135,3 +136,19 @@ out=$("$SONDE" -lv "uretprobe:$D:visit" 2>&1)
 expect_eq dwarf:list_uretprobe "uretprobe:$D:visit" "$out"
 out=$("$SONDE" --dry-run -e 'uprobe:'$D':visit+4 { print(args.n); }' 2>&1; echo "rc=$?")
 expect_match dwarf:err_offset "error: args.n in uprobe:$D:visit\+4: arguments by name are read at a function's entry, not at an offset or an address.*rc=1" "$(echo $out)"
+
+# -- args alone: every argument, as the newest bpftrace's print(args) -----------------
+if need_root dwarf:print_args; then
+out=$("$SONDE" -q -c "$D 2" -e 'uprobe:'$D':scalars { print(args); } uprobe:'$D':pair_sum { print(args); }
+uprobe:'$D':big_sum { print(args); }' 2>&1)
+expect_eq dwarf:print_args '{ .a = -1, .b = 200, .c = -300, .d = 1099511627776, .e = 4000000000 }
+{ .p = { .a = 0, .b = 0 }, .k = 7 }
+{ .k = 5, .b = { .v = [0,1,2] } }
+{ .a = -2, .b = 201, .c = -300, .d = 1099511627777, .e = 4000000000 }
+{ .p = { .a = 1, .b = 2 }, .k = 7 }
+{ .k = 5, .b = { .v = [1,2,3] } }' "$out"
+out=$("$SONDE" -q -c "$D 3" -e 'uprobe:'$D':paint { @[args] = count(); }' 2>&1)
+expect_eq dwarf:args_map_key $'\n\n@[{.c=0,.on=0}]: 1\n@[{.c=1,.on=1}]: 1\n@[{.c=2,.on=0}]: 1' "$out"
+fi
+out=$("$SONDE" --dry-run -e 'uprobe:'$D':mixed { print(args); }' 2>&1; echo "rc=$?")
+expect_match dwarf:err_print_args_double "error: args in uprobe:$D:mixed: argument 'f' is a floating-point argument.*name the others \(args.NAME\).*rc=1" "$(echo $out)"
