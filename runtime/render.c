@@ -109,7 +109,10 @@ static void c_render(struct rt *rt, FILE *f, const struct type *t, const uint8_t
 			fwrite(p, 1, n, f);
 	} else if (t->kind == TY_INT) {
 		uint64_t v = c_int(t, p, fld);
-		fprintf(f, t->is_signed ? "%" PRId64 : "%" PRIu64, v);
+		if (t->is_bool)
+			fputs(v ? "true" : "false", f);
+		else
+			fprintf(f, t->is_signed ? "%" PRId64 : "%" PRIu64, v);
 	} else if (t->kind == TY_PTR) {
 		fprintf(f, "%" PRIu64, c_int(&(struct type){.kind = TY_INT, .size = 8}, p, NULL));
 	} else {

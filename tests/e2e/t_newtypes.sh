@@ -9,7 +9,8 @@
 #                a pointer that reads it; &$x is refused
 #   bool_*       true/false, has_key(), delete()'s result, (bool) casts:
 #                words in text and JSON, in maps, tuples and print()
-#                (bpftrace's tests/runtime/bool)
+#                (bpftrace's tests/runtime/bool); a kernel struct's _Bool
+#                member (BTF) too
 #   tuple_*      @m[(a, b)] is @m[a, b]; a tuple variable as the key; $t[1]
 #   array_index_out_of_bounds  a constant index past an array's end
 #   str_*        strings that do not fit the 512-byte stack (per-CPU frame):
@@ -107,6 +108,24 @@ expected='(true, false)
 @x[false, 1, true]: 1
 @x[true, 2, false]: 2'
 expect_eq newtypes:bool_casts "$expected" "$out"
+
+# a kernel struct's _Bool member (BTF) is a bool: signal_struct's
+# oom_flag_origin is false for /bin/true (no OOM-killer origin), in a tuple,
+# a map key and value, a printed struct and JSON; a tracepoint's format-file
+# field (group_dead, C type bool) keeps 0.17's number (docs/differences.md)
+bm='tracepoint:sched:sched_process_exit /pid == cpid/ { $s = curtask->signal; print(($s->oom_flag_origin, args.group_dead)); @m[$s.oom_flag_origin] = $s->oom_flag_origin; print(*$s); }'
+out=$("$SONDE" -q -c /bin/true -e "$bm" 2>&1 | sed 's/.*\(\.oom_flag_origin = [a-z0-9]*\).*/\1/')
+expected='(false, 1)
+.oom_flag_origin = false
+
+
+@m[false]: false'
+expect_eq newtypes:bool_kernel_member "$expected" "$out"
+out=$("$SONDE" -q -f json -c /bin/true -e "$bm" 2>&1 | sed 's/.*\("oom_flag_origin": [a-z0-9]*\).*/\1/')
+expected='{"type": "value", "data": [false,1]}
+"oom_flag_origin": false
+{"type": "map", "data": {"@m": {"false": false}}}'
+expect_eq newtypes:bool_kernel_member_json "$expected" "$out"
 
 # -- tuples as keys, tuple indexing --------------------------------------------------
 out=$("$SONDE" -q -e 'BEGIN { @m[(1, "a")] = 1; $k = (2, "bcd"); @m[$k] = 2; @m[3, "x"] = 3;
