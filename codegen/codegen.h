@@ -168,6 +168,9 @@ LLVMValueRef cg_load_i64(struct cg_ctx *cg, LLVMValueRef ptr);	/* 8-byte load */
 /* fentry/fexit: the 8-byte context slot at off as a value of type t (an
  * integer narrower than 8 bytes is its low part, extended as t says) */
 LLVMValueRef cg_kfunc_slot(struct cg_ctx *cg, uint32_t off, const struct type *t);
+/* args alone in a tracepoint: the record's fields into a value laid out
+ * as n's struct type (sema_tp_args) */
+LLVMValueRef cg_tp_args(struct cg_ctx *cg, struct ast_node *n);
 void cg_store_i64(struct cg_ctx *cg, LLVMValueRef v, LLVMValueRef ptr);
 
 LLVMValueRef cg_helper_call(struct cg_ctx *cg, int helper, LLVMValueRef *args, int nargs);

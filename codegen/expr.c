@@ -353,6 +353,21 @@ static LLVMValueRef tp_field(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef
 	return cg_load_ext(cg, p, size, e->type.kind == TY_INT && e->type.is_signed);
 }
 
+LLVMValueRef cg_tp_args(struct cg_ctx *cg, struct ast_node *n)
+{
+	LLVMValueRef buf = cg_alloca(cg, n->type.size, "tpargs");
+	for (int i = 0; i < n->type.nfields; i++) {
+		const struct type_field *m = &n->type.fields[i];
+		uint32_t end = i + 1 < n->type.nfields ? n->type.fields[i + 1].offset : n->type.size;
+		/* args.NAME, as the script would write it */
+		struct ast_node fe = {.kind = N_FIELD, .loc = n->loc, .type = m->type};
+		fe.field.base = n;
+		fe.field.name = m->name;
+		cg_expr_store(cg, &fe, cg_gep(cg, buf, m->offset), end - m->offset);
+	}
+	return buf;
+}
+
 LLVMValueRef cg_kfunc_slot(struct cg_ctx *cg, uint32_t off, const struct type *t)
 {
 	/* The verifier checks 8-byte loads of the context against BTF, and

@@ -11,6 +11,8 @@
 #                words in text and JSON, in maps, tuples and print()
 #                (bpftrace's tests/runtime/bool); a kernel struct's _Bool
 #                member (BTF) too
+#   print_args_tracepoint  args alone in a tracepoint is a struct of its
+#                fields (print(args), a variable, a map value, JSON)
 #   tuple_*      @m[(a, b)] is @m[a, b]; a tuple variable as the key; $t[1]
 #   array_index_out_of_bounds  a constant index past an array's end
 #   str_*        strings that do not fit the 512-byte stack (per-CPU frame):
@@ -126,6 +128,23 @@ expected='{"type": "value", "data": [false,1]}
 "oom_flag_origin": false
 {"type": "map", "data": {"@m": {"false": false}}}'
 expect_eq newtypes:bool_kernel_member_json "$expected" "$out"
+
+# -- print(args) in a tracepoint: the record's fields but the common ones,
+#    as a struct (text and JSON, a variable, a map value); /bin/false's
+#    exit_group(1) and /bin/true's exec are deterministic
+out=$("$SONDE" -q -c /bin/false -e 'tracepoint:syscalls:sys_enter_exit_group /pid == cpid/ { print(args); $a = args; printf("%d\n", $a.error_code); @a = args; }' 2>/dev/null)
+expected='{ .__syscall_nr = 231, .error_code = 1 }
+1
+
+
+@a: { .__syscall_nr = 231, .error_code = 1 }'
+expect_eq newtypes:print_args_tracepoint "$expected" "$out"
+out=$("$SONDE" -q -f json -c /bin/false -e 'tracepoint:syscalls:sys_enter_exit_group /pid == cpid/ { print(args); }' 2>/dev/null)
+expect_eq newtypes:print_args_tracepoint_json '{"type": "value", "data": { "__syscall_nr": 231, "error_code": 1 }}' "$out"
+out=$("$SONDE" -q -c /bin/true -e 'tracepoint:sched:sched_process_exec /pid == cpid/ { print(args); printf("%d %d\n", args.pid == cpid, args.old_pid == cpid); }' 2>&1 | sed 's/pid = [0-9]*/pid = N/g')
+expect_eq newtypes:print_args_tracepoint_strings $'{ .filename = /bin/true, .pid = N, .old_pid = N }\n1 1' "$out"
+out=$("$SONDE" -q -e 'tracepoint:syscalls:sys_enter_nanosleep,tracepoint:syscalls:sys_enter_clock_nanosleep { print(args); }' 2>&1 | head -1)
+expect_eq newtypes:print_args_tracepoint_differ 'stdin:1:95: error: args differs between tracepoint:syscalls:sys_enter_nanosleep and tracepoint:syscalls:sys_enter_clock_nanosleep: name its fields (args.NAME) instead' "$out"
 
 # -- tuples as keys, tuple indexing --------------------------------------------------
 out=$("$SONDE" -q -e 'BEGIN { @m[(1, "a")] = 1; $k = (2, "bcd"); @m[$k] = 2; @m[3, "x"] = 3;
