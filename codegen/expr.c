@@ -101,6 +101,9 @@ static bool same_layout(const struct type *a, const struct type *b)
 		return false;
 	for (int i = 0; i < a->nfields; i++)
 		if (a->fields[i].offset != b->fields[i].offset ||
+		    (a->fields[i].name != b->fields[i].name &&	/* records in another order */
+		     (!a->fields[i].name || !b->fields[i].name ||
+		      strcmp(a->fields[i].name, b->fields[i].name))) ||
 		    !same_layout(&a->fields[i].type, &b->fields[i].type))
 			return false;
 	return true;
@@ -112,7 +115,11 @@ static void convert_copy(struct cg_ctx *cg, LLVMValueRef src, const struct type 
 {
 	if (from->kind == TY_TUPLE && to->kind == TY_TUPLE && from->nfields == to->nfields) {
 		for (int i = 0; i < from->nfields; i++) {
-			const struct type_field *f = &from->fields[i], *t = &to->fields[i];
+			/* a record's field goes to the field of its name */
+			const struct type_field *f = &from->fields[i],
+				*t = f->name ? type_record_field(to, f->name) : &to->fields[i];
+			if (!t)
+				continue;
 			convert_copy(cg, cg_gep(cg, src, f->offset), &f->type,
 				     cg_gep(cg, dst, t->offset), &t->type);
 		}
@@ -460,7 +467,8 @@ static LLVMValueRef cg_field(struct cg_ctx *cg, struct ast_node *e)
 		return cg_mem_read(cg, e);
 	LLVMValueRef base = cg_expr(cg, b);
 	if (b->type.kind == TY_TUPLE) {
-		const struct type_field *f = &b->type.fields[atoi(e->field.name)];
+		const struct type_field *f = type_is_record(&b->type) ?
+			type_record_field(&b->type, e->field.name) : &b->type.fields[atoi(e->field.name)];
 		LLVMValueRef p = cg_gep(cg, base, f->offset);
 		if (is_int_kind(&f->type))
 			return cg_load_i64(cg, p);

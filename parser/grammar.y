@@ -119,10 +119,10 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
  * scanner tells them from the statements' (lex_in_value in lexer.l) */
 %token LBRACE_VALUE "'{' (a block value)" IF_VALUE "'if' (a value)"
 
-%type <list> items stmts stmt_seq expr_list call_args macro_params
+%type <list> items stmts stmt_seq expr_list call_args macro_params record_fields
 %type <node> item probe pred block simple_stmt compound_stmt if_stmt
 %type <node> lvalue map expr unary cast_operand postfix primary struct_def
-%type <node> if_value if_else macro_def macro_param map_decl
+%type <node> if_value if_else macro_def macro_param map_decl record_field
 %type <attach> attach_list
 %type <config> config settings setting_list
 %type <setting> setting
@@ -457,6 +457,7 @@ primary
 	| '(' expr ')'		{ $$ = $2; }
 	| '(' expr ',' expr_list ')'
 				{ $$ = parse_tuple(px, $2, $4, @$); }
+	| '(' record_fields ')'	{ CHECK($$ = parse_record(px, $2, @$)); }
 	| SIZEOF '(' ctype ')'	{ $$ = parse_sizeof(px, $3, NULL, @$); }
 	| SIZEOF '(' expr ')'	{ $$ = parse_sizeof(px, (struct ast_ctype){0}, $3, @$); }
 	| OFFSETOF '(' ctype ',' member_path ')'
@@ -464,6 +465,17 @@ primary
 	| LBRACE_VALUE stmts '}'
 				{ CHECK($$ = parse_block_value(px, parse_block(px, $2, @$))); }
 	| if_value
+	;
+
+/* record_fields = name "=" expr ("," name "=" expr)*: (a=1, b="x") */
+record_fields
+	: record_field		{ $$ = parse_list_add((struct parse_list){0}, $1); }
+	| record_fields ',' record_field
+				{ $$ = parse_list_add($1, $3); }
+	;
+
+record_field
+	: IDENT '=' expr	{ $$ = parse_record_field(px, $1, @1, $3, @$); }
 	;
 
 /* member_path = name ("." name)* : offsetof(struct S, a.b) */

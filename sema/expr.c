@@ -554,6 +554,14 @@ static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 			return sema_err_type(e);
 		}
 		st = bt->elem;
+	} else if (type_is_record(bt)) {
+		/* a record's field, by name */
+		const struct type_field *rf = type_record_field(bt, e->field.name);
+		if (rf)
+			return sema_set(e, rf->type);
+		sema_error(s, e->loc, "record %s has no field '%s'", type_str(s->a, bt),
+			   e->field.name);
+		return sema_err_type(e);
 	} else if (bt->kind == TY_TUPLE) {
 		/* $t.0 is written as a field whose name is a number */
 		char *end;
@@ -963,6 +971,8 @@ static struct type *check_tuple(struct sema_ctx *s, struct ast_node *e)
 			sema_error(s, x->loc, "a tuple cannot hold %s", type_str(s->a, &t.fields[i].type));
 			return sema_err_type(e);
 		}
+		if (e->tuple.names)	/* a record */
+			t.fields[i].name = e->tuple.names[i];
 		i++;
 	}
 	sema_layout(&t);
