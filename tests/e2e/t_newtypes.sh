@@ -145,6 +145,12 @@ out=$("$SONDE" -q -f json -c /bin/false -e 'tracepoint:syscalls:sys_enter_exit_g
 expect_eq newtypes:print_args_tracepoint_json '{"type": "value", "data": { "__syscall_nr": 231, "error_code": 1 }}' "$out"
 out=$("$SONDE" -q -c /bin/true -e 'tracepoint:sched:sched_process_exec /pid == cpid/ { print(args); printf("%d %d\n", args.pid == cpid, args.old_pid == cpid); }' 2>&1 | sed 's/pid = [0-9]*/pid = N/g')
 expect_eq newtypes:print_args_tracepoint_strings $'{ .filename = /bin/true, .pid = N, .old_pid = N }\n1 1' "$out"
+# a raw tracepoint's args from BTF: sched_process_exit(struct task_struct *p,
+# bool group_dead), the bool a word (/bin/true is its group's last thread)
+out=$("$SONDE" -q -c /bin/true -e 'rawtracepoint:sched_process_exit /pid == cpid/ { print(args); }' 2>&1 | sed 's/\.p = [0-9]*/.p = P/')
+expect_eq newtypes:print_args_rawtracepoint '{ .p = P, .group_dead = true }' "$out"
+out=$("$SONDE" -q -f json -c /bin/true -e 'rawtracepoint:sched_process_exit /pid == cpid/ { print(args); }' 2>&1 | sed 's/"p": [0-9]*/"p": P/')
+expect_eq newtypes:print_args_rawtracepoint_json '{"type": "value", "data": { "p": P, "group_dead": true }}' "$out"
 out=$("$SONDE" -q -e 'tracepoint:syscalls:sys_enter_nanosleep,tracepoint:syscalls:sys_enter_clock_nanosleep { print(args); }' 2>&1 | head -1)
 expect_eq newtypes:print_args_tracepoint_differ 'stdin:1:95: error: args differs between tracepoint:syscalls:sys_enter_nanosleep and tracepoint:syscalls:sys_enter_clock_nanosleep: name its fields (args.NAME) instead' "$out"
 
