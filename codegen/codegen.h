@@ -171,6 +171,9 @@ LLVMValueRef cg_kfunc_slot(struct cg_ctx *cg, uint32_t off, const struct type *t
 /* uprobe (kf->regs): argument i as a value of type t, from its register or
  * its stack slot (a struct: a pointer to its bytes on the BPF stack) */
 LLVMValueRef cg_uarg(struct cg_ctx *cg, const struct sema_kfunc *kf, int i, const struct type *t);
+/* args alone in a tracepoint: the record's fields into a value laid out
+ * as n's struct type (sema_tp_args) */
+LLVMValueRef cg_tp_args(struct cg_ctx *cg, struct ast_node *n);
 void cg_store_i64(struct cg_ctx *cg, LLVMValueRef v, LLVMValueRef ptr);
 
 LLVMValueRef cg_helper_call(struct cg_ctx *cg, int helper, LLVMValueRef *args, int nargs);

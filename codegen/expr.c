@@ -101,6 +101,9 @@ static bool same_layout(const struct type *a, const struct type *b)
 		return false;
 	for (int i = 0; i < a->nfields; i++)
 		if (a->fields[i].offset != b->fields[i].offset ||
+		    (a->fields[i].name != b->fields[i].name &&	/* records in another order */
+		     (!a->fields[i].name || !b->fields[i].name ||
+		      strcmp(a->fields[i].name, b->fields[i].name))) ||
 		    !same_layout(&a->fields[i].type, &b->fields[i].type))
 			return false;
 	return true;
@@ -112,7 +115,11 @@ static void convert_copy(struct cg_ctx *cg, LLVMValueRef src, const struct type 
 {
 	if (from->kind == TY_TUPLE && to->kind == TY_TUPLE && from->nfields == to->nfields) {
 		for (int i = 0; i < from->nfields; i++) {
-			const struct type_field *f = &from->fields[i], *t = &to->fields[i];
+			/* a record's field goes to the field of its name */
+			const struct type_field *f = &from->fields[i],
+				*t = f->name ? type_record_field(to, f->name) : &to->fields[i];
+			if (!t)
+				continue;
 			convert_copy(cg, cg_gep(cg, src, f->offset), &f->type,
 				     cg_gep(cg, dst, t->offset), &t->type);
 		}
@@ -353,6 +360,21 @@ static LLVMValueRef tp_field(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef
 	return cg_load_ext(cg, p, size, e->type.kind == TY_INT && e->type.is_signed);
 }
 
+LLVMValueRef cg_tp_args(struct cg_ctx *cg, struct ast_node *n)
+{
+	LLVMValueRef buf = cg_alloca(cg, n->type.size, "tpargs");
+	for (int i = 0; i < n->type.nfields; i++) {
+		const struct type_field *m = &n->type.fields[i];
+		uint32_t end = i + 1 < n->type.nfields ? n->type.fields[i + 1].offset : n->type.size;
+		/* args.NAME, as the script would write it */
+		struct ast_node fe = {.kind = N_FIELD, .loc = n->loc, .type = m->type};
+		fe.field.base = n;
+		fe.field.name = m->name;
+		cg_expr_store(cg, &fe, cg_gep(cg, buf, m->offset), end - m->offset);
+	}
+	return buf;
+}
+
 LLVMValueRef cg_kfunc_slot(struct cg_ctx *cg, uint32_t off, const struct type *t)
 {
 	/* The verifier checks 8-byte loads of the context against BTF, and
@@ -482,7 +504,8 @@ static LLVMValueRef cg_field(struct cg_ctx *cg, struct ast_node *e)
 		return cg_mem_read(cg, e);
 	LLVMValueRef base = cg_expr(cg, b);
 	if (b->type.kind == TY_TUPLE) {
-		const struct type_field *f = &b->type.fields[atoi(e->field.name)];
+		const struct type_field *f = type_is_record(&b->type) ?
+			type_record_field(&b->type, e->field.name) : &b->type.fields[atoi(e->field.name)];
 		LLVMValueRef p = cg_gep(cg, base, f->offset);
 		if (is_int_kind(&f->type))
 			return cg_load_i64(cg, p);

@@ -94,10 +94,14 @@ LLVMValueRef cg_map_key(struct cg_ctx *cg, struct ast_node *m, int with_bucket)
 		const struct type *t = &m->map.keys->type;
 		LLVMValueRef src = cg_expr(cg, m->map.keys);
 		for (int i = 0; i < t->nfields && i < map->key.nfields; i++) {
-			uint32_t n = t->fields[i].type.size < map->key.fields[i].type.size
-					     ? t->fields[i].type.size : map->key.fields[i].type.size;
-			cg_memcpy(cg, cg_gep(cg, key, map->key.fields[i].offset),
-				  cg_gep(cg, src, t->fields[i].offset), n);
+			/* a record's field goes to the key's field of its name */
+			const struct type_field *to = t->fields[i].name ?
+				type_record_field(&map->key, t->fields[i].name) : &map->key.fields[i];
+			if (!to)
+				continue;
+			uint32_t n = t->fields[i].type.size < to->type.size
+					     ? t->fields[i].type.size : to->type.size;
+			cg_memcpy(cg, cg_gep(cg, key, to->offset), cg_gep(cg, src, t->fields[i].offset), n);
 		}
 	} else if (m->map.nkeys == 1) {
 		cg_expr_store(cg, m->map.keys, key, map->key.size);

@@ -318,7 +318,7 @@ static void fill_key_into(struct rt *rt, const struct sema_map *m, const uint8_t
 {
 	if (m->key.kind == TY_NONE)
 		return;
-	if (m->key.kind == TY_TUPLE) {
+	if (m->key.kind == TY_TUPLE && !type_is_record(&m->key)) {	/* several keys */
 		e->nkey = m->key.nfields;
 		e->key = arena_new_array(rt->a, struct pr_key, e->nkey);
 		for (int i = 0; i < e->nkey; i++)

@@ -44,9 +44,11 @@ static struct type convert(struct sema_ctx *s, const struct btf *b, uint32_t id)
 		const char *name = btf__name_by_offset(b, t->name_off);
 		/* plain char is signed on the architectures sonde runs on */
 		bool sgn = (enc & BTF_INT_SIGNED) || (name && !strcmp(name, "char"));
-		if (enc & BTF_INT_BOOL)
-			sgn = false;
-		return (struct type){.kind = TY_INT, .size = t->size > 8 ? 8 : t->size, .is_signed = sgn};
+		/* a _Bool member is a bool: true/false in text and JSON, as
+		 * the newest bpftrace prints it */
+		bool is_bool = enc & BTF_INT_BOOL;
+		return (struct type){.kind = TY_INT, .size = t->size > 8 ? 8 : t->size,
+				     .is_signed = sgn && !is_bool, .is_bool = is_bool};
 	}
 	case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64: {

@@ -270,6 +270,83 @@ static bool tp_ctype(struct sema_ctx *s, const struct sema_attach *at, const cha
 	return ok;
 }
 
+/* the type of a tracepoint's field as its format file declares it */
+static struct type tp_field_type(struct sema_ctx *s, const struct sema_attach *at,
+				 const struct tp_field *f)
+{
+	struct type ft;
+	if (f->is_data_loc || (f->array_len > 0 && strstr(f->ctype, "char") && !strchr(f->ctype, '*')))
+		ft = ty_str(f->is_data_loc ? STR_MAX : (uint32_t)f->array_len);
+	else if (f->array_len > 0) {
+		ft = (struct type){.kind = TY_ARRAY, .count = (uint32_t)f->array_len,
+				   .size = (uint32_t)f->size};
+		ft.elem = arena_new_obj(s->a, struct type);
+		if (!tp_ctype(s, at, f->ctype, ft.elem) || ft.elem->kind != TY_INT ||
+		    ft.elem->size * (uint32_t)f->array_len != (uint32_t)f->size)
+			*ft.elem = (struct type){.kind = TY_INT, .is_signed = f->is_signed,
+						 .size = (uint32_t)f->size / (uint32_t)f->array_len};
+	} else if (!tp_ctype(s, at, f->ctype, &ft) || ft.size > (uint32_t)f->size ||
+		   (ft.kind != TY_INT && ft.kind != TY_PTR)) {
+		ft = f->is_signed ? ty_int64 : ty_uint64;
+		ft.size = f->size == 1 || f->size == 2 || f->size == 4 ? (uint32_t)f->size : 8;
+	}
+	return ft;
+}
+
+/* args alone in a tracepoint (print(args), $a = args): a struct of the
+ * record's fields but the common ones, each in a slot of 8 bytes or more
+ * (strings and arrays rounded up) that codegen fills field by field; the
+ * attach points must have the same fields */
+bool sema_tp_args(struct sema_ctx *s, struct ast_node *n)
+{
+	struct sema_probe *p = s->probe;
+	const struct tp_format *fmt = p->nattach ? p->attach[0].fmt : NULL;
+	for (int i = 0; i < p->nattach; i++)
+		if (!(sema_provider(p->attach[i].type)->ctx & PC_TP_ARGS) || !p->attach[i].fmt)
+			return false;
+	if (!fmt)
+		return false;
+	p->uses_args = p->nattach > 1;
+	int nf = 0;
+	for (int k = 0; k < fmt->nfields; k++)
+		nf += !fmt->fields[k].is_common;
+	for (int i = 1; i < p->nattach; i++) {
+		const struct tp_format *o = p->attach[i].fmt;
+		bool same = true;
+		for (int k = 0, m = 0; same && k < fmt->nfields; k++) {
+			if (fmt->fields[k].is_common)
+				continue;
+			while (m < o->nfields && o->fields[m].is_common)
+				m++;
+			same = m < o->nfields && !strcmp(o->fields[m].decl, fmt->fields[k].decl);
+			m++;
+		}
+		int onf = 0;
+		for (int k = 0; k < o->nfields; k++)
+			onf += !o->fields[k].is_common;
+		if (!same || onf != nf) {
+			sema_error(s, n->loc, "args differs between %s and %s: name its fields "
+				   "(args.NAME) instead", p->attach[0].name, p->attach[i].name);
+			sema_err_type(n);
+			return true;
+		}
+	}
+	struct type t = {.kind = TY_STRUCT};
+	t.fields = arena_new_array(s->a, struct type_field, nf ? nf : 1);
+	for (int k = 0; k < fmt->nfields; k++) {
+		const struct tp_field *f = &fmt->fields[k];
+		if (f->is_common)
+			continue;
+		struct type ft = tp_field_type(s, &p->attach[0], f);
+		t.fields[t.nfields++] = (struct type_field){.name = f->name, .offset = t.size, .type = ft};
+		t.size += ft.size > 8 ? (ft.size + 7) / 8 * 8 : 8;
+	}
+	if (!t.size)
+		t.size = 8;
+	sema_set(n, t);
+	return true;
+}
+
 /* tracepoint args->field */
 static struct type *check_args_field(struct sema_ctx *s, struct ast_node *e)
 {
@@ -297,22 +374,7 @@ static struct type *check_args_field(struct sema_ctx *s, struct ast_node *e)
 				   suggest_text(&sg, 3, hint, sizeof(hint)));
 			return sema_err_type(e);
 		}
-		struct type ft;
-		if (f->is_data_loc || (f->array_len > 0 && strstr(f->ctype, "char") && !strchr(f->ctype, '*')))
-			ft = ty_str(f->is_data_loc ? STR_MAX : (uint32_t)f->array_len);
-		else if (f->array_len > 0) {
-			ft = (struct type){.kind = TY_ARRAY, .count = (uint32_t)f->array_len,
-					   .size = (uint32_t)f->size};
-			ft.elem = arena_new_obj(s->a, struct type);
-			if (!tp_ctype(s, at, f->ctype, ft.elem) || ft.elem->kind != TY_INT ||
-			    ft.elem->size * (uint32_t)f->array_len != (uint32_t)f->size)
-				*ft.elem = (struct type){.kind = TY_INT, .is_signed = f->is_signed,
-							 .size = (uint32_t)f->size / (uint32_t)f->array_len};
-		} else if (!tp_ctype(s, at, f->ctype, &ft) || ft.size > (uint32_t)f->size ||
-			   (ft.kind != TY_INT && ft.kind != TY_PTR)) {
-			ft = f->is_signed ? ty_int64 : ty_uint64;
-			ft.size = f->size == 1 || f->size == 2 || f->size == 4 ? (uint32_t)f->size : 8;
-		}
+		struct type ft = tp_field_type(s, at, f);
 		if (i == 0)
 			t = ft;
 		else if (t.kind != ft.kind)
@@ -567,6 +629,14 @@ static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 			return sema_err_type(e);
 		}
 		st = bt->elem;
+	} else if (type_is_record(bt)) {
+		/* a record's field, by name */
+		const struct type_field *rf = type_record_field(bt, e->field.name);
+		if (rf)
+			return sema_set(e, rf->type);
+		sema_error(s, e->loc, "record %s has no field '%s'", type_str(s->a, bt),
+			   e->field.name);
+		return sema_err_type(e);
 	} else if (bt->kind == TY_TUPLE) {
 		/* $t.0 is written as a field whose name is a number */
 		char *end;
@@ -976,6 +1046,8 @@ static struct type *check_tuple(struct sema_ctx *s, struct ast_node *e)
 			sema_error(s, x->loc, "a tuple cannot hold %s", type_str(s->a, &t.fields[i].type));
 			return sema_err_type(e);
 		}
+		if (e->tuple.names)	/* a record */
+			t.fields[i].name = e->tuple.names[i];
 		i++;
 	}
 	sema_layout(&t);

@@ -300,6 +300,9 @@ struct arena *sema_arena(struct sema_ctx *s);
 const struct sema_opts *sema_options(struct sema_ctx *s);
 /* the probe being checked, and its first attach point */
 const struct sema_probe *sema_cur_probe(struct sema_ctx *s);
+/* args alone in a tracepoint probe: n typed as a struct of the record's
+ * fields (print(args)); false when a probe is not a tracepoint */
+bool sema_tp_args(struct sema_ctx *s, struct ast_node *n);
 /* the current probe's value differs per attach point (probe, args ...):
  * codegen emits one BPF program per attach point */
 void sema_need_per_attach(struct sema_ctx *s);

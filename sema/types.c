@@ -91,9 +91,15 @@ bool sema_compatible(struct type *a, const struct type *b, bool widen)
 	if (a->kind == TY_TUPLE) {
 		if (a->nfields != b->nfields)
 			return false;
-		for (int i = 0; i < a->nfields; i++)
-			if (!sema_compatible(&a->fields[i].type, &b->fields[i].type, widen))
+		for (int i = 0; i < a->nfields; i++) {
+			/* a record's fields agree by name, in any order (the
+			 * value is stored in the order a has them) */
+			const struct type_field *bf = a->fields[i].name ?
+				type_record_field(b, a->fields[i].name) :
+				b->fields[i].name ? NULL : &b->fields[i];
+			if (!bf || !sema_compatible(&a->fields[i].type, &bf->type, widen))
 				return false;
+		}
 		return true;
 	}
 	if (a->kind == TY_LHIST)

@@ -140,7 +140,7 @@ static bool key_into_map(struct sema_ctx *s, struct ast_node *n)
 	}
 	a->next = NULL;
 	n->call.nargs = 1;
-	if (key->kind == N_TUPLE) {
+	if (key->kind == N_TUPLE && !key->tuple.names) {	/* a record is one key */
 		a->map.keys = key->tuple.elems;
 		a->map.nkeys = key->tuple.nelems;
 	} else {

@@ -329,7 +329,7 @@ static LLVMValueRef lower_func(struct cg_ctx *cg, struct ast_node *n)
 /* args alone (not args->f): in fentry/fexit a struct of every argument
  * (print(args), a map value), one 8-byte slot each, as the context has
  * them; in a uprobe the same from DWARF, each read from its register or
- * stack slot; a tracepoint's record has no such value */
+ * stack slot; in a tracepoint a struct of the record's fields (sema_tp_args) */
 static void check_args(struct sema_ctx *s, struct ast_node *n)
 {
 	const struct sema_probe *p = sema_cur_probe(s);
@@ -351,6 +351,8 @@ static void check_args(struct sema_ctx *s, struct ast_node *n)
 			return;
 		}
 	}
+	if (!kf && sema_tp_args(s, n))
+		return;
 	if (!kf) {
 		sema_error(s, n->loc, "use args->FIELD to read a tracepoint argument");
 		n->type.kind = TY_ERROR;
@@ -397,6 +399,8 @@ static void check_args(struct sema_ctx *s, struct ast_node *n)
 static LLVMValueRef lower_args(struct cg_ctx *cg, struct ast_node *n)
 {
 	const struct sema_kfunc *kf = cg_attach(cg)->kf;
+	if (!kf && (sema_provider(cg_attach(cg)->type)->ctx & PC_TP_ARGS))
+		return cg_tp_args(cg, n);
 	if (!kf)
 		return cg_const(cg, 0);
 	LLVMValueRef buf = cg_alloca(cg, n->type.size, "args");
