@@ -100,7 +100,7 @@ static void test_banned(void **state)
 	assert_null(c.r);
 	assert_string_equal(checked_first_line(&c, buf, sizeof(buf)),
 			    "t.bt:1:1: error: kretprobe:_raw_spin_lock can't be used as it might "
-			    "lock up your system");
+			    "lock up your system.");
 	checked_free(&c);
 
 	checked_run(&c, "kretprobe:queued_spin_lock_slowpath { }", NULL);
@@ -330,7 +330,7 @@ static void test_fentry(void **state)
 	checked_run(&c, "fexit:_raw_spin_unlock_irqrestore { }", NULL);
 	assert_null(c.r);
 	assert_non_null(strstr(c.msgs, "fexit:_raw_spin_unlock_irqrestore can't be used as it might "
-				       "lock up your system"));
+				       "lock up your system.\n"));
 	checked_free(&c);
 
 	checked_run(&c, "fentry:vfs_read { @ = retval; }", NULL);
