@@ -342,7 +342,7 @@ static bool points_to_user(const struct btf *b, uint32_t id)
 const struct sema_kfunc *sema_btf_kfunc(struct sema_ctx *s, const char *module, const char *fn)
 {
 	const struct btf *b = host_module_btf(module);
-	int32_t id = b ? btf__find_by_name_kind(b, fn, BTF_KIND_FUNC) : -1;
+	int32_t id = host_btf_func_id(b, fn);
 	const struct btf_type *proto = id > 0 ? btf__type_by_id(b, btf__type_by_id(b, (uint32_t)id)->type)
 				       : NULL;
 	if (!proto || !btf_is_func_proto(proto))
