@@ -280,10 +280,22 @@ void cg_emit_frame(struct cg_ctx *cg, const char *name)
 	LLVMBuildStore(cg->b, p, cg->frame_slot);
 }
 
+/* a program's name: its (first) attach point, as bpftool prog shows
+ * bpftrace's ("kprobe_ksys_read": the kernel keeps 15 characters of
+ * letters, digits and '_'), then p<probe>_<attach>, which keeps it unique */
+static const char *prog_name(struct cg_ctx *cg, const struct sema_attach *at, int probe, int first)
+{
+	char *name = arena_printf(cg->a, "%.48s_p%d_%d", at->name ? at->name : "probe", probe, first);
+	for (char *c = name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
+			*c = '_';
+	return name;
+}
+
 static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int first, int n)
 {
 	const struct sema_attach *at = &p->attach[first];
-	const char *name = arena_printf(cg->a, "p%d_%d", p->index, first);
+	const char *name = prog_name(cg, at, p->index, first);
 	LLVMTypeRef params[] = {cg->ptr};
 	LLVMTypeRef fty = LLVMFunctionType(cg->i32, params, 1, 0);
 	LLVMValueRef fn = LLVMAddFunction(cg->mod, name, fty);

@@ -602,6 +602,10 @@ int host_raw_tp_nargs(const char *name);
 /* a module's BTF (/sys/kernel/btf/MODULE, split on the kernel's), kept;
  * the kernel's for NULL or "vmlinux"; NULL (errno set) when none */
 const struct btf *host_module_btf(const char *module);
+/* the BTF id of function fn in b (a module's BTF: its base's first), as
+ * btf__find_by_name_kind(b, fn, BTF_KIND_FUNC) answers, from an index
+ * built once per BTF; -ENOENT when there is none */
+int32_t host_btf_func_id(const struct btf *b, const char *fn);
 /* -lv of a kernel function: a line "    TYPE NAME" per parameter and
  * "    TYPE retval" unless it returns void, as bpftrace prints them;
  * 0, or -ENOENT when b has no function fn */

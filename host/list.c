@@ -107,7 +107,7 @@ int host_list_fentry(FILE *out, const char *kind, const char *pattern, bool verb
 			if (fnmatch(glob, v[i].name, 0) || (*module && fnmatch(module, mod, 0)))
 				continue;
 			const struct btf *b = v[i].module ? host_module_btf(v[i].module) : vml;
-			if (!b || btf__find_by_name_kind(b, v[i].name, BTF_KIND_FUNC) <= 0)
+			if (!b || host_btf_func_id(b, v[i].name) <= 0)
 				continue;
 			fprintf(out, "%s:%s:%s\n", kind, mod, v[i].name);
 			if (verbose)

@@ -349,7 +349,7 @@ static bool points_to_user(const struct btf *b, uint32_t id)
 static struct sema_kfunc *kfunc_of(struct sema_ctx *s, const struct btf *b, const char *fn,
 				   int first)
 {
-	int32_t id = b ? btf__find_by_name_kind(b, fn, BTF_KIND_FUNC) : -1;
+	int32_t id = host_btf_func_id(b, fn);
 	const struct btf_type *proto = id > 0 ? btf__type_by_id(b, btf__type_by_id(b, (uint32_t)id)->type)
 				       : NULL;
 	if (!proto || !btf_is_func_proto(proto))

@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <bpf/btf.h>
+#include <errno.h>
 
 #include "common/arena.h"
 #include "common/diag.h"
@@ -100,7 +102,7 @@ static void test_banned(void **state)
 	assert_null(c.r);
 	assert_string_equal(checked_first_line(&c, buf, sizeof(buf)),
 			    "t.bt:1:1: error: kretprobe:_raw_spin_lock can't be used as it might "
-			    "lock up your system");
+			    "lock up your system.");
 	checked_free(&c);
 
 	checked_run(&c, "kretprobe:queued_spin_lock_slowpath { }", NULL);
@@ -330,7 +332,7 @@ static void test_fentry(void **state)
 	checked_run(&c, "fexit:_raw_spin_unlock_irqrestore { }", NULL);
 	assert_null(c.r);
 	assert_non_null(strstr(c.msgs, "fexit:_raw_spin_unlock_irqrestore can't be used as it might "
-				       "lock up your system"));
+				       "lock up your system.\n"));
 	checked_free(&c);
 
 	checked_run(&c, "fentry:vfs_read { @ = retval; }", NULL);
@@ -355,6 +357,28 @@ static void test_fentry(void **state)
 	(void)state;
 }
 
+/* a function's BTF id from the sorted index: what libbpf's linear search
+ * answers, for a sample of the host's functions, and -ENOENT for none */
+static void test_btf_func_id(void **state)
+{
+	const struct btf *b = host_kernel_btf();
+	if (!b)
+		skip();
+	int n = 0, seen = 0;
+	for (uint32_t id = 1; id < btf__type_cnt(b); id++) {
+		const struct btf_type *t = btf__type_by_id(b, id);
+		if (!btf_is_func(t) || seen++ % 997)
+			continue;
+		const char *name = btf__name_by_offset(b, t->name_off);
+		assert_int_equal(host_btf_func_id(b, name), btf__find_by_name_kind(b, name, BTF_KIND_FUNC));
+		n++;
+	}
+	assert_true(n > 10);
+	assert_int_equal(host_btf_func_id(b, "vfs_read"), btf__find_by_name_kind(b, "vfs_read", BTF_KIND_FUNC));
+	assert_int_equal(host_btf_func_id(b, "no_such_function_sonde"), -ENOENT);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_func),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_fentry),
+		cmocka_unit_test(test_btf_func_id),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
