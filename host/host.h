@@ -166,6 +166,11 @@ const char *ksyms_lookup_any(const struct ksyms *ks, uint64_t addr, uint64_t *of
 /* Address of the symbol called name, text symbols first, then the first
  * other one in file order.  0 or -ENOENT. */
 int ksyms_find(const struct ksyms *ks, const char *name, uint64_t *addr);
+/* The addresses of every text symbol called name, in address order (a
+ * static function can have several: load_elf_binary of binfmt_elf and
+ * of its compat copy), the first max of them in addrs; returns how many
+ * there are. */
+size_t ksyms_find_all(const struct ksyms *ks, const char *name, uint64_t *addrs, size_t max);
 /* Number of text symbols (lookups answer from these). */
 size_t ksyms_count(const struct ksyms *ks);
 

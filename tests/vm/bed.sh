@@ -183,6 +183,14 @@ vm_boot() {
 	cp "$job" "$o/job.sh"
 	printf '%s\n' "$vm_top" > "$o/cwd"
 	printf '%s\n' "$v" > "$o/kver"
+	# init binds build/vm/KVER/pkg/lib/modules of the project (modprobe in
+	# the guest): with the kernels elsewhere (VMDIR), a relative link there,
+	# which resolves inside the guest's root as well as here
+	if [ "$(realpath -m "$VMDIR")" != "$(realpath -m "$vm_top/build/vm")" ] &&
+		[ ! -e "$vm_top/build/vm/$v" ] && [ ! -L "$vm_top/build/vm/$v" ]; then
+		mkdir -p "$vm_top/build/vm"
+		ln -s "$(realpath -m --relative-to="$vm_top/build/vm" "$d")" "$vm_top/build/vm/$v"
+	fi
 	accel=$(vm_accel)
 	cpu=max; [ "$accel" = kvm ] && cpu=host
 	timeout -k 5 "$tmo" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$VM_MEM" \

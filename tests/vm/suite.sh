@@ -11,8 +11,9 @@ RESULTS=${1:?usage: suite.sh RESULTS}
 VM_TIMEOUT=${VM_TIMEOUT:-900}
 VM_PAR=${VM_PAR:-2}
 
-# the workloads, built here: the guest's compiler would run under TCG
-(E2E_BUILD=$VMDIR/work RESULTS=/dev/null
+# the workloads, built here (where guest.sh looks for them, whatever
+# VMDIR says): the guest's compiler would run under TCG
+(E2E_BUILD=$vm_top/build/vm/work RESULTS=/dev/null
  . "$vm_top/tests/e2e/lib.sh"
  for w in "$vm_top"/tests/workloads/*.c; do
 	w=$(basename "$w" .c)
