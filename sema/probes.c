@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "common/explain.h"
+#include "common/settings.h"
 #include "common/suggest.h"
 #include "host/host.h"
 
@@ -513,8 +514,20 @@ void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p)
 		if (p->attach[i].type == PT_FENTRY || p->attach[i].type == PT_FEXIT)
 			p->uses_args = p->nattach > 1;
 	if (!p->nattach && p->skipped_attach) {
-		sema_error(s, p->node->loc, "none of this probe's kernel functions exist: nothing to "
-			   "attach it to");
+		/* missing_probes set to warn or ignore (config block or
+		 * BPFTRACE_MISSING_PROBES) lets the probe go, as the newest
+		 * bpftrace does (biolatency-kp.bt on a kernel without
+		 * blk_account_io_*); left at the default it stops sonde, as
+		 * in bpftrace 0.17 and as uprobes do (runtime/uprobe.c) */
+		int64_t missing = settings_int(SET_MISSING_PROBES);
+		if (!settings_given(SET_MISSING_PROBES) || missing == SET_MISSING_ERROR) {
+			sema_error(s, p->node->loc, "none of this probe's kernel functions exist: "
+				   "nothing to attach it to");
+			return;
+		}
+		if (missing == SET_MISSING_WARN && !s->quiet)
+			diag_warn(s->d, p->node->loc, "none of this probe's kernel functions exist: "
+				  "the probe is left out (missing_probes)");
 		return;
 	}
 	for (int i = 1; i < p->nattach; i++) {
