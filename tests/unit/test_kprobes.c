@@ -251,14 +251,22 @@ static void test_missing(void **state)
 	 * inlines blk_account_io_*) */
 	char msg[128];
 	assert_int_equal(settings_config("missing_probes", "ignore", msg, sizeof(msg)), 0);
-	checked_run(&c, "BEGIN { @s[1] = 1; }\n"
+	checked_run(&c, "BEGIN { printf(\"hi\\n\"); }\n"
 			"kprobe:vfs_nosuch, kprobe:vfs_nosuch2 { @s[arg0] = nsecs; }\n"
 			"END { clear(@s); }", NULL);
 	assert_non_null(c.r);
 	assert_string_equal(c.msgs, "");
 	assert_int_equal(c.r->nprobes, 3);
-	assert_int_equal(c.r->probes[1].nattach, 0);
-	assert_int_equal(c.r->probes[2].nattach, 1);
+	/* checked as the kprobe it is (arg0 is one), its map typed for END */
+	assert_true(c.r->probes[1].left_out);
+	assert_int_equal(c.r->probes[1].attach[0].type, PT_KPROBE);
+	assert_int_equal(checked_map(c.r, "@s")->kind, MK_VALUE);
+	struct cg_object obj;
+	char *ir = NULL;
+	assert_int_equal(checked_codegen(&c, &ir, &obj), 0);
+	assert_int_equal(obj.nprogs, 2);	/* BEGIN and END, not the kprobe */
+	free(ir);
+	free(obj.elf);
 	checked_free(&c);
 	assert_int_equal(settings_load(stderr), 0);	/* the first setting wins */
 	assert_int_equal(settings_config("missing_probes", "warn", msg, sizeof(msg)), 0);
