@@ -924,7 +924,7 @@ int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opt
 
 	int total = 0;
 	for (int i = 0; i < r->nprobes; i++)
-		if (r->probes[i].nattach)
+		if (r->probes[i].nattach && !r->probes[i].left_out)
 			total += r->probes[i].uses_args ? r->probes[i].nattach : 1;
 	cg.split = total > CG_MODULE_PROGS;
 	if (cg.split && srcfd >= 0 && srcpath[0]) {
@@ -936,7 +936,7 @@ int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opt
 	int in_module = 0;
 	for (int i = 0; i < r->nprobes && !rc; i++) {
 		const struct sema_probe *p = &r->probes[i];
-		int nprog = !p->nattach ? 0 : p->uses_args ? p->nattach : 1;
+		int nprog = !p->nattach || p->left_out ? 0 : p->uses_args ? p->nattach : 1;
 		for (int j = 0; j < nprog && !rc; j++) {
 			if (in_module == CG_MODULE_PROGS) {
 				rc = module_end(&dr);

@@ -173,6 +173,10 @@ int ksyms_find(const struct ksyms *ks, const char *name, uint64_t *addr);
 size_t ksyms_find_all(const struct ksyms *ks, const char *name, uint64_t *addrs, size_t max);
 /* Number of text symbols (lookups answer from these). */
 size_t ksyms_count(const struct ksyms *ks);
+/* Number of the kernel's data symbols (d D b B r R): tens of thousands,
+ * or a few dozen section markers in a kernel built without
+ * CONFIG_KALLSYMS_ALL, whose variables kallsyms does not list. */
+size_t ksyms_data_count(const struct ksyms *ks);
 
 /*
  * usdt.h - USDT (SystemTap SDT) probes: the notes of an ELF file and the

@@ -292,3 +292,8 @@ size_t ksyms_count(const struct ksyms *ks)
 {
 	return ks->ntext;
 }
+
+size_t ksyms_data_count(const struct ksyms *ks)
+{
+	return ks->ndata;
+}

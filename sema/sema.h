@@ -140,6 +140,8 @@ struct sema_probe {
 	bool func_sites;	/* func without BPF cookies: wildcard uprobes become one
 				 * attach point per function (sema_expand_func_sites) */
 	int skipped_attach;	/* attach points left out (a kernel function not there) */
+	bool left_out;		/* none was there and missing_probes let it go: checked
+				 * in the context of its first attach point, never loaded */
 	int index;
 };
 

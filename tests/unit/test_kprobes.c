@@ -25,6 +25,7 @@
 
 #include "common/arena.h"
 #include "common/diag.h"
+#include "common/settings.h"
 #include "parser/parser.h"
 #include "host/host.h"
 #include "sema/sema.h"
@@ -246,6 +247,37 @@ static void test_missing(void **state)
 	assert_null(c.r);
 	assert_non_null(strstr(c.msgs, "none of this probe's kernel functions exist"));
 	checked_free(&c);
+
+	/* missing_probes given (config block or environment): such a probe
+	 * is left out and the rest stays (biolatency-kp.bt on a kernel that
+	 * inlines blk_account_io_*) */
+	char msg[128];
+	assert_int_equal(settings_config("missing_probes", "ignore", msg, sizeof(msg)), 0);
+	checked_run(&c, "BEGIN { printf(\"hi\\n\"); }\n"
+			"kprobe:vfs_nosuch, kprobe:vfs_nosuch2 { @s[arg0] = nsecs; }\n"
+			"END { clear(@s); }", NULL);
+	assert_non_null(c.r);
+	assert_string_equal(c.msgs, "");
+	assert_int_equal(c.r->nprobes, 3);
+	/* checked as the kprobe it is (arg0 is one), its map typed for END */
+	assert_true(c.r->probes[1].left_out);
+	assert_int_equal(c.r->probes[1].attach[0].type, PT_KPROBE);
+	assert_int_equal(checked_map(c.r, "@s")->kind, MK_VALUE);
+	struct cg_object obj;
+	char *ir = NULL;
+	assert_int_equal(checked_codegen(&c, &ir, &obj), 0);
+	assert_int_equal(obj.nprogs, 2);	/* BEGIN and END, not the kprobe */
+	free(ir);
+	free(obj.elf);
+	checked_free(&c);
+	assert_int_equal(settings_load(stderr), 0);	/* the first setting wins */
+	assert_int_equal(settings_config("missing_probes", "warn", msg, sizeof(msg)), 0);
+	checked_run(&c, "kprobe:vfs_nosuch, kprobe:vfs_nosuch2 { } END { }", NULL);
+	assert_non_null(c.r);
+	assert_non_null(strstr(c.msgs, "t.bt:1:1: warning: none of this probe's kernel functions "
+				       "exist: the probe is left out (missing_probes)"));
+	checked_free(&c);
+	assert_int_equal(settings_load(stderr), 0);	/* back to the defaults */
 	(void)state;
 }
 

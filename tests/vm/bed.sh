@@ -155,8 +155,10 @@ vm_initrd() {
 		*) cat "$pkg/lib/modules/$rel/$f" ;;
 		esac > "$t/mod/$(printf %02d $i)-$(basename "${f%%.ko*}").ko" || return 1
 	done
-	(set -o pipefail; cd "$t" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$out" ||
+	# written aside and renamed: a guest booting meanwhile reads the old one
+	(set -o pipefail; cd "$t" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$out.tmp" ||
 		return 1
+	mv "$out.tmp" "$out"
 	rm -rf "$t"
 }
 
@@ -183,14 +185,8 @@ vm_boot() {
 	cp "$job" "$o/job.sh"
 	printf '%s\n' "$vm_top" > "$o/cwd"
 	printf '%s\n' "$v" > "$o/kver"
-	# init binds build/vm/KVER/pkg/lib/modules of the project (modprobe in
-	# the guest): with the kernels elsewhere (VMDIR), a relative link there,
-	# which resolves inside the guest's root as well as here
-	if [ "$(realpath -m "$VMDIR")" != "$(realpath -m "$vm_top/build/vm")" ] &&
-		[ ! -e "$vm_top/build/vm/$v" ] && [ ! -L "$vm_top/build/vm/$v" ]; then
-		mkdir -p "$vm_top/build/vm"
-		ln -s "$(realpath -m --relative-to="$vm_top/build/vm" "$d")" "$vm_top/build/vm/$v"
-	fi
+	# where init finds the kernel's modules (VMDIR may be anywhere)
+	(cd "$d/pkg/lib/modules" 2>/dev/null && pwd -P) > "$o/modules"
 	accel=$(vm_accel)
 	cpu=max; [ "$accel" = kvm ] && cpu=host
 	timeout -k 5 "$tmo" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$VM_MEM" \

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.." || exit 1
 VMK=$(cat /vm-out/kver)
 KVER=$(uname -r)
 export SONDE=$PWD/build/sonde KVER VMK
-export E2E_BUILD=$PWD/build/vm/work
+export E2E_BUILD=${E2E_BUILD:-$PWD/build/vm/work}
 RESULTS=/vm-out/results
 suite=vm-$VMK
 . tests/e2e/lib.sh

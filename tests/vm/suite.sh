@@ -39,7 +39,9 @@ one() {
 		return
 	}
 	t0=$(date +%s)
-	printf 'exec /bin/bash tests/vm/guest.sh\n' > "$VMDIR/job-$v.sh"
+	# the guest's $B: the workloads built above, wherever VMDIR is
+	printf 'E2E_BUILD=%q exec /bin/bash tests/vm/guest.sh\n' "$(cd "$VMDIR/work" && pwd -P)" \
+		> "$VMDIR/job-$v.sh"
 	vm_boot "$v" "$VMDIR/job-$v.sh" "$VM_TIMEOUT" "$((3 - VM_PAR))"
 	rc=$?
 	t1=$(date +%s)
