@@ -48,6 +48,11 @@ static const char *checked_helper(int level, int helper)
 	}
 }
 
+LLVMValueRef cg_helper_call_quiet(struct cg_ctx *cg, int helper, LLVMValueRef *args, int nargs)
+{
+	return call_ret(cg, helper, cg->i64, args, nargs);
+}
+
 LLVMValueRef cg_helper_call(struct cg_ctx *cg, int helper, LLVMValueRef *args, int nargs)
 {
 	LLVMValueRef r = call_ret(cg, helper, cg->i64, args, nargs);

@@ -171,6 +171,9 @@ LLVMValueRef cg_kfunc_slot(struct cg_ctx *cg, uint32_t off, const struct type *t
 void cg_store_i64(struct cg_ctx *cg, LLVMValueRef v, LLVMValueRef ptr);
 
 LLVMValueRef cg_helper_call(struct cg_ctx *cg, int helper, LLVMValueRef *args, int nargs);
+/* the same, never checked by -k: for calls whose failure is part of the
+ * protocol (a BPF_NOEXIST insert that finds the key there) */
+LLVMValueRef cg_helper_call_quiet(struct cg_ctx *cg, int helper, LLVMValueRef *args, int nargs);
 /* bpf_probe_read_{kernel,user}[_str](dst, size, src) */
 LLVMValueRef cg_probe_read(struct cg_ctx *cg, LLVMValueRef dst, uint32_t size,
 			   LLVMValueRef src, int user, int str);

@@ -107,7 +107,7 @@ static void stack_id(struct cg_ctx *cg, LLVMValueRef map, LLVMValueRef buf, LLVM
 	v = LLVMBuildAnd(b, v, cg_const(cg, 0x7fffffff), "");
 	LLVMBuildStore(b, LLVMBuildTrunc(b, v, i32, ""), id);
 	LLVMValueRef ins[] = {map, buf, id, cg_const(cg, BPF_NOEXIST)};
-	LLVMValueRef rc = cg_helper_call(cg, BPF_FUNC_map_update_elem, ins, 4);
+	LLVMValueRef rc = cg_helper_call_quiet(cg, BPF_FUNC_map_update_elem, ins, 4);
 	LLVMValueRef raced = LLVMBuildICmp(b, LLVMIntEQ, rc, cg_const(cg, (uint64_t)-EEXIST), "");
 	struct cg_if r = cg_begin_if(cg, raced, "stack_raced");
 	/* another CPU inserted the same stack meanwhile: its id */
@@ -197,7 +197,7 @@ void stdlib_note_pid(struct cg_ctx *cg, LLVMValueRef pid)
 	LLVMValueRef val = cg_alloca_shared(cg, 8, "sonde.pidval");
 	cg_store_i64(cg, cg_const(cg, 0), val);
 	LLVMValueRef args[] = {map, key, val, cg_const(cg, BPF_NOEXIST)};
-	LLVMValueRef rc = cg_helper_call(cg, BPF_FUNC_map_update_elem, args, 4);
+	LLVMValueRef rc = cg_helper_call_quiet(cg, BPF_FUNC_map_update_elem, args, 4);
 	LLVMValueRef fresh = LLVMBuildICmp(cg_builder(cg), LLVMIntEQ, rc, cg_const(cg, 0), "");
 	struct cg_if f = cg_begin_if(cg, fresh, "newpid");
 	LLVMValueRef ev = cg_alloca_shared(cg, 16, "sonde.pidevent");

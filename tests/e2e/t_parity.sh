@@ -216,6 +216,14 @@ out=$("$SONDE" -q -k -f json -e 'BEGIN { printf("%s|\n", str(16)); exit(); }' 2>
 expect_eq parity:k_json_helper_error '{"type": "helper_error", "msg": "Bad address", "helper": "probe_read_str", "retcode": -14, "line": 1, "col": 25}' "$out"
 out=$("$SONDE" -q -e 'BEGIN { @[1] = 1; delete(@[7]); exit(); }' 2>&1)
 expect_eq parity:no_k_silent $'\n\n@[1]: 1' "$out"
+# a stack seen again is an insert that finds its key (BPF_NOEXIST), which
+# is how the stack table works, not a helper failure: -k stays quiet
+if need_root parity:k_stack_repeat_quiet; then
+	build_workload syscall_loop
+	out=$("$SONDE" -q -k -e 'tracepoint:syscalls:sys_enter_getppid /comm == "syscall_loop"/ { @[ustack] = count(); }' \
+		-c "$B/syscall_loop 50" 2>&1 >/dev/null)
+	expect_eq parity:k_stack_repeat_quiet '' "$out"
+fi
 
 # -- settings that change what runs ----------------------------------------
 out=$(BPFTRACE_STRLEN=6 "$SONDE" -q -c "$P 1" -e "uprobe:$P:name { printf(\"%s|\n\", str(arg0)); }" 2>&1)
