@@ -9,9 +9,14 @@
  * curtask and what it leads to into the kernel.  uptr(p) and kptr(p) say
  * which, where sonde cannot know: the value is unchanged, reads through it
  * use bpf_probe_read_user or bpf_probe_read_kernel.
+ *
+ * path(p) is bpf_d_path, which the kernel allows only where arguments
+ * are BTF-typed (fentry/fexit in sonde).
  */
 #include <string.h>
 
+#include "common/settings.h"
+#include "host/host.h"
 #include "stdlib/stdlib_int.h"
 
 static void check_curtask(struct sema_ctx *s, struct ast_node *n)
@@ -81,6 +86,59 @@ static LLVMValueRef lower_addrspace(struct cg_ctx *cg, struct ast_node *n)
 	return cg_expr(cg, n->call.args);
 }
 
+/* path(p[, size]): the full path of a struct path * (bpf_d_path), a
+ * string of size bytes (BPFTRACE_STRLEN without it).  The kernel takes
+ * only a BTF pointer (an fentry/fexit argument, or a member address of
+ * one: &args.file->f_path) in the functions of its d_path allowlist; the
+ * verifier refuses the others. */
+static void check_path(struct sema_ctx *s, struct ast_node *n)
+{
+	struct ast_node *a = n->call.args;
+	struct type *t = sema_expr(s, a);
+	uint32_t size = (uint32_t)settings_int(SET_STRLEN);
+	if (a->next) {
+		int64_t k;
+		sema_expr(s, a->next);
+		if (!sema_const_int(s, a->next, &k)) {
+			n->type.kind = TY_ERROR;
+			return;
+		}
+		if (k < 1 || k > size) {
+			sema_error(s, a->next->loc, "path() size must be 1 to %u (BPFTRACE_STRLEN)", size);
+			n->type.kind = TY_ERROR;
+			return;
+		}
+		size = (uint32_t)k;
+	}
+	if (t->kind == TY_ERROR) {
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	if (t->kind != TY_PTR && t->kind != TY_INT) {
+		sema_error(s, a->loc, "path() needs a struct path pointer, not %s", type_str(sema_arena(s), t));
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	n->type = ty_str(size);
+	if (!stdlib_btf_probe(s, n, "path()", "bpf_d_path"))
+		return;
+	if (!host_feature(HF_D_PATH)) {
+		sema_error(s, n->loc, "path() needs %s (Linux %s), which this kernel does not have",
+			   host_feature_what(HF_D_PATH), host_feature_since(HF_D_PATH));
+		n->type.kind = TY_ERROR;
+	}
+}
+
+static LLVMValueRef lower_path(struct cg_ctx *cg, struct ast_node *n)
+{
+	LLVMBuilderRef b = cg_builder(cg);
+	LLVMValueRef buf = cg_alloca(cg, n->type.size, "path");
+	LLVMValueRef p = LLVMBuildIntToPtr(b, cg_expr(cg, n->call.args), cg_ptr(cg), "");
+	LLVMValueRef args[] = {p, buf, LLVMConstInt(cg_i32(cg), n->type.size, 0)};
+	cg_helper_call(cg, BPF_FUNC_d_path, args, 3);
+	return buf;
+}
+
 const struct builtin stdlib_kernel[] = {
 	{.name = "curtask", .kind = BI_VAR, .check = check_curtask, .lower = lower_curtask,
 	 .summary = "the current task_struct (typed from the kernel's BTF)"},
@@ -92,5 +150,7 @@ const struct builtin stdlib_kernel[] = {
 	 .lower = lower_addrspace, .summary = "the pointer, read as user memory"},
 	{.name = "kptr", .kind = BI_FUNC, .min_args = 1, .max_args = 1, .check = check_addrspace,
 	 .lower = lower_addrspace, .summary = "the pointer, read as kernel memory"},
+	{.name = "path", .kind = BI_FUNC, .min_args = 1, .max_args = 2, .check = check_path,
+	 .lower = lower_path, .summary = "full path of a struct path * (fentry/fexit): path(p[, size])"},
 	{0},
 };

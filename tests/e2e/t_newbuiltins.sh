@@ -65,4 +65,15 @@ expect_match newbuiltins:hist_bits_constant "^stdin:1:21: error: " "$out"
 out=$(nb_run 'begin { @ = hist(1, 2); @ = hist(2, 3); }' | head -1)
 expect_eq newbuiltins:hist_bits_same "stdin:1:29: error: map '@' is a hist with 2 bits elsewhere" "$out"
 
+# -- path(), socket_cookie(): the kernel gives their helpers only programs
+#    with BTF-typed arguments (fentry/fexit; tests/vm/t_fentry.sh runs them)
+out=$(timeout 60 "$SONDE" --dry-run -e 'tracepoint:syscalls:sys_enter_openat { @[path(args->filename)] = count(); }' 2>&1 | head -1)
+expect_eq newbuiltins:path_probe_type "stdin:1:42: error: path() needs bpf_d_path, which the kernel allows only in fentry/fexit probes, not in tracepoint probes [S0106]" "$out"
+out=$(timeout 60 "$SONDE" --dry-run -e 'tracepoint:syscalls:sys_enter_openat { @ = socket_cookie(args->filename); }' 2>&1 | head -1)
+expect_eq newbuiltins:socket_cookie_probe_type "stdin:1:44: error: socket_cookie() needs bpf_get_socket_cookie, which the kernel allows only in fentry/fexit probes, not in tracepoint probes [S0106]" "$out"
+out=$(timeout 60 "$SONDE" --dry-run -e 'begin { @ = path(1, 5000); }' 2>&1 | head -1)
+expect_eq newbuiltins:path_size "stdin:1:21: error: path() size must be 1 to 64 (BPFTRACE_STRLEN)" "$out"
+out=$(timeout 60 "$SONDE" --dry-run -e 'begin { @ = path("x"); }' 2>&1 | head -1)
+expect_eq newbuiltins:path_argument "stdin:1:18: error: path() needs a struct path pointer, not string[2]" "$out"
+
 fi
