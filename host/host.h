@@ -541,6 +541,9 @@ const struct btf *host_module_btf(const char *module);
  * "    TYPE retval" unless it returns void, as bpftrace prints them;
  * 0, or -ENOENT when b has no function fn */
 int host_btf_func_proto(const struct btf *b, const char *fn, FILE *out);
+/* the BTF id of per-CPU kernel variable `name` (a VAR of the kernel's
+ * .data..percpu section), or -ENOENT */
+int host_btf_percpu_var(const char *name);
 
 /* ---- kernel functions (kfuncs.c) -------------------------------------- */
 
