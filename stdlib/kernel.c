@@ -191,14 +191,15 @@ static void check_percpu_kaddr(struct sema_ctx *s, struct ast_node *n)
 	n->note.value = (uint64_t)id;
 }
 
+/* a pointer, not an error code: -k has nothing to check */
 static LLVMValueRef lower_percpu_kaddr(struct cg_ctx *cg, struct ast_node *n)
 {
 	struct ast_node *cpu = n->call.args->next;
 	LLVMValueRef args[2] = {cg_ksym_btf(cg, (uint32_t)n->note.value), NULL};
 	if (!cpu)
-		return cg_helper_call(cg, BPF_FUNC_this_cpu_ptr, args, 1);
+		return cg_helper_call_quiet(cg, BPF_FUNC_this_cpu_ptr, args, 1);
 	args[1] = LLVMBuildTrunc(cg_builder(cg), cg_expr(cg, cpu), cg_i32(cg), "");
-	return cg_helper_call(cg, BPF_FUNC_per_cpu_ptr, args, 2);
+	return cg_helper_call_quiet(cg, BPF_FUNC_per_cpu_ptr, args, 2);
 }
 
 const struct builtin stdlib_kernel[] = {
