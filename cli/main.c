@@ -31,6 +31,7 @@
 #include "common/file.h"
 #include "common/settings.h"
 #include "host/host.h"
+#include "lexer/lexer.h"
 #include "parser/parser.h"
 #include "runtime/runtime.h"
 #include "sema/sema.h"
@@ -90,6 +91,11 @@ static void usage(FILE *out)
 		"                     16 MiB in all; env BPFTRACE_PERF_RB_PAGES, as bpftrace)\n"
 		"    --emit ast|ir|asm  print the typed AST, LLVM IR or BPF assembly and exit\n"
 		"    -d STAGE         bpftrace's name for --emit: ast, codegen (ir), dis (asm)\n"
+		"    -I DIR           search DIR for #include headers (before the system's)\n"
+		"    --include FILE   include FILE before the program (as #include <FILE>)\n"
+		"    --usdt-file-activation  activate USDT semaphores in every process that\n"
+		"                     maps the probe's file (a semaphore-guarded probe fires\n"
+		"                     without -p)\n"
 		"    -B MODE          stdout buffering: full, line or none (default: line on a\n"
 		"                     terminal, full otherwise)\n"
 		"    --no-warnings    print no warnings\n"
@@ -117,6 +123,42 @@ static char *read_file(const char *path)
 	return buf;
 }
 
+/* -l 'GLOB:REST' (a wildcard probe type, '*:./prog:*'): each provider
+ * whose name matches and that lists its probes, once per lister (uprobe,
+ * not uretprobe too, as bpftrace).  A provider the rest means nothing to
+ * lists nothing: their complaints are not shown. */
+static int list_types(FILE *out, const char *glob, const char *rest, bool verbose, int pid)
+{
+	int (*done[PT_COUNT])(FILE *, const char *, const char *, bool, int);
+	size_t nd = 0;
+	fflush(stderr);
+	int err = dup(2), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null >= 0)
+		dup2(null, 2);
+	for (int t = 0; t < PT_COUNT; t++) {
+		const struct probe_provider *pv = sema_provider((enum probe_type)t);
+		bool seen = false;
+		for (size_t i = 0; i < nd; i++)
+			seen |= done[i] == pv->list;
+		if (!pv->list || seen || fnmatch(glob, pv->name, 0))
+			continue;
+		done[nd++] = pv->list;
+		char *p = NULL;
+		if (asprintf(&p, "%s:%s", pv->name, rest) < 0)
+			break;
+		pv->list(out, pv->name, p, verbose, pid);
+		free(p);
+	}
+	fflush(stderr);
+	if (err >= 0) {
+		dup2(err, 2);
+		close(err);
+	}
+	if (null >= 0)
+		close(null);
+	return 0;
+}
+
 /* -l [PATTERN] into out: a pattern naming a provider that lists its own
  * probes (uprobe:, usdt:, kprobe:, tracepoint:, software:, hardware: and
  * their aliases) goes to that provider's lister; a pattern without a probe
@@ -125,12 +167,16 @@ static char *read_file(const char *path)
 static int list_into(FILE *out, const char *pattern, bool verbose, int pid)
 {
 	const char *colon = pattern ? strchr(pattern, ':') : NULL;
+	if (!pattern && pid)
+		return host_list_pid(out, pid);
 	if (colon) {
 		char name[64];
 		snprintf(name, sizeof(name), "%.*s", (int)(colon - pattern), pattern);
 		const struct probe_provider *pv = sema_provider_named(name);
 		if (pv && pv->list)
 			return pv->list(out, pv->name, pattern, verbose, pid);
+		if (!pv && strpbrk(name, "*?["))
+			return list_types(out, name, colon + 1, verbose, pid);
 	}
 	int rc = tfs_list_software(out, pattern);
 	if (rc >= 0)
@@ -275,7 +321,8 @@ int cli_start_child(const char *cmd, int *go_fd, const char *agent_lib, const ch
 
 enum { OPT_UNSAFE = 256, OPT_DRY_RUN, OPT_CONTAINER, OPT_EMIT, OPT_FOLLOW, OPT_MAP_KEYS_MAX,
        OPT_EXCLUDE_SELF, OPT_SERVE, OPT_INTERVAL, OPT_MAX_SERIES, OPT_KUBE_LOGS,
-       OPT_INFO, OPT_USER_PROBES, OPT_AGENT_DIR, OPT_RB_PAGES, OPT_OVERHEAD, OPT_EXPLAIN, OPT_NO_WARNINGS };
+       OPT_INFO, OPT_USER_PROBES, OPT_AGENT_DIR, OPT_RB_PAGES, OPT_OVERHEAD, OPT_EXPLAIN, OPT_NO_WARNINGS,
+       OPT_INCLUDE, OPT_USDT_FILE_ACTIVATION };
 
 /* the script's config block: false after an error at the setting */
 static bool apply_config(struct diag *d, const struct ast_node *program)
@@ -329,6 +376,8 @@ int main(int argc, char **argv)
 		{"rb-pages", required_argument, NULL, OPT_RB_PAGES},
 		{"overhead", no_argument, NULL, OPT_OVERHEAD},
 		{"no-warnings", no_argument, NULL, OPT_NO_WARNINGS},
+		{"include", required_argument, NULL, OPT_INCLUDE},
+		{"usdt-file-activation", no_argument, NULL, OPT_USDT_FILE_ACTIVATION},
 		{0},
 	};
 	if (argc > 1 && !strcmp(argv[1], "diagnose"))
@@ -344,8 +393,12 @@ int main(int argc, char **argv)
 	const char *serve = NULL, *kube_logs = "/var/log";
 	long interval = 15, max_series = 10000;
 	bool format_given = false;
+	/* -I DIR and --include FILE, in order */
+	enum { MAX_INCLUDES = 64 };
+	static const char *inc_dirs[MAX_INCLUDES], *inc_files[MAX_INCLUDES];
+	int ninc_dirs = 0, ninc_files = 0;
 
-	while ((c = getopt_long(argc, argv, "e:lvqp:c:f:o:khVB:d:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:lvqp:c:f:o:khVB:d:I:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e': prog_text = optarg; break;
 		case 'l': do_list = true; break;
@@ -377,6 +430,25 @@ int main(int argc, char **argv)
 		case OPT_EXCLUDE_SELF: exclude_self = true; break;
 		case OPT_OVERHEAD: overhead = true; break;
 		case OPT_NO_WARNINGS: diag_no_warnings = true; break;
+		case 'I':
+		case OPT_INCLUDE:
+			if ((c == 'I' ? ninc_dirs : ninc_files) == MAX_INCLUDES) {
+				fprintf(stderr, "sonde: at most %d %s\n", MAX_INCLUDES,
+					c == 'I' ? "-I directories" : "--include files");
+				return 1;
+			}
+			if (c == 'I')
+				inc_dirs[ninc_dirs++] = optarg;
+			else
+				inc_files[ninc_files++] = optarg;
+			break;
+		case OPT_USDT_FILE_ACTIVATION:
+			/* bpftrace 0.17's semantics, which sonde always has: a USDT
+			 * probe's semaphore is the uprobe's reference counter
+			 * (ref_ctr_offset, runtime/uprobe.c), which the kernel
+			 * counts up in every process that maps the file, those
+			 * running now and those that start later */
+			break;
 		case 'B': {
 			/* bpftrace's -B: how stdout is buffered */
 			int mode = !strcmp(optarg, "full") ? _IOFBF : !strcmp(optarg, "line") ? _IOLBF
@@ -477,8 +549,10 @@ int main(int argc, char **argv)
 			"rewritten every --interval)\n", writer->name);
 		return 1;
 	}
-	/* -l -e PROGRAM lists the program's probes, wildcards expanded (below) */
-	if (do_list && !prog_text)
+	/* -l -e PROGRAM and -l FILE (the newest bpftrace's) list the program's
+	 * probes, wildcards expanded (below) */
+	if (do_list && !prog_text &&
+	    !(optind < argc && cli_names_file(argv[optind]) && !access(argv[optind], R_OK)))
 		return list(optind < argc ? argv[optind] : NULL, verbose > 0, pid);
 	/* from here on a Ctrl-C ends the run (after it attaches), never lost */
 	rt_stop_signals();
@@ -522,6 +596,7 @@ int main(int argc, char **argv)
 		prog_text = owned;
 	}
 
+	lex_set_includes(inc_dirs, ninc_dirs, inc_files, ninc_files);
 	struct arena *a = arena_new();
 	struct diag d;
 	diag_init(&d, file, prog_text, stderr);

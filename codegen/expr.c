@@ -358,8 +358,10 @@ LLVMValueRef cg_kfunc_slot(struct cg_ctx *cg, uint32_t off, const struct type *t
 	/* The verifier checks 8-byte loads of the context against BTF, and
 	 * before 5.16 or so refuses a pointer to anything but a struct
 	 * ("arg3 type INT is not a struct" for vfs_read's loff_t *pos):
-	 * such a slot is read as plain memory instead. */
-	if (t->kind == TY_PTR && !(t->elem && t->elem->kind == TY_STRUCT)) {
+	 * such a slot is read as plain memory instead.  A raw tracepoint's
+	 * context is plain 8-byte words, each loaded as is. */
+	if (t->kind == TY_PTR && !(t->elem && t->elem->kind == TY_STRUCT) &&
+	    cg->attach->type != PT_RAWTRACEPOINT) {
 		LLVMValueRef tmp = cg_alloca(cg, 8, "kslot");
 		cg_probe_read(cg, tmp, 8, LLVMBuildPtrToInt(cg->b, cg_gep(cg, cg->ctx_arg, off),
 							     cg->i64, ""), 0, 0);

@@ -191,7 +191,7 @@ static const char *section_of(struct cg_ctx *cg, const struct sema_attach *at)
 	if (!pv->section_names_point)
 		return pv->section;
 	/* libbpf finds fentry/FUNC's BTF id itself, in vmlinux or a module */
-	if (at->target && !at->kf)
+	if (at->target && !at->kf && at->type != PT_RAWTRACEPOINT)
 		return arena_printf(cg->a, "%s/%s/%s", pv->section, at->target, at->func);
 	return arena_printf(cg->a, "%s/%s", pv->section, at->func);
 }

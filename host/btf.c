@@ -10,8 +10,10 @@
  */
 #include "host/host.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -162,7 +164,9 @@ static void type_text(const struct btf *b, uint32_t id, char *buf, size_t len)
 	}
 }
 
-int host_btf_func_proto(const struct btf *b, const char *fn, FILE *out)
+/* the parameters of fn from the first-th on, and its result when
+ * retval is asked for and it has one */
+static int func_proto(const struct btf *b, const char *fn, int first, bool retval, FILE *out)
 {
 	int32_t id = b ? btf__find_by_name_kind(b, fn, BTF_KIND_FUNC) : -ENOENT;
 	if (id <= 0)
@@ -173,11 +177,11 @@ int host_btf_func_proto(const struct btf *b, const char *fn, FILE *out)
 		return -ENOENT;
 	const struct btf_param *p = btf_params(proto);
 	char text[512];
-	for (int i = 0; i < btf_vlen(proto); i++) {
+	for (int i = first; i < btf_vlen(proto); i++) {
 		type_text(b, p[i].type, text, sizeof(text));
 		fprintf(out, "    %s %s\n", text, btf__name_by_offset(b, p[i].name_off));
 	}
-	if (proto->type) {
+	if (retval && proto->type) {
 		type_text(b, proto->type, text, sizeof(text));
 		fprintf(out, "    %s retval\n", text);
 	}
@@ -197,4 +201,103 @@ int host_btf_percpu_var(const char *name)
 		if (vs[i].type == (uint32_t)var)
 			return var;
 	return -ENOENT;
+}
+
+int host_btf_func_proto(const struct btf *b, const char *fn, FILE *out)
+{
+	return func_proto(b, fn, 0, true, out);
+}
+
+/* ---- raw tracepoints ------------------------------------------------------ */
+
+/*
+ * Every tracepoint has a function __traceiter_NAME(void *__data, PROTO)
+ * (Linux 5.10 on) and, from 6.4, a __probestub_NAME of the same
+ * parameters; BTF keeps their parameters' names, which the
+ * btf_trace_NAME typedef the kernel checks programs against does not.
+ * As bpftrace, the stub first, then the iterator.
+ */
+static const char *const rawtp_prefixes[] = {"__probestub_", "__traceiter_"};
+
+const char *host_raw_tp_func(const struct btf *b, const char *name, char *buf, size_t len)
+{
+	for (size_t i = 0; b && i < sizeof(rawtp_prefixes) / sizeof(rawtp_prefixes[0]); i++) {
+		snprintf(buf, len, "%s%s", rawtp_prefixes[i], name);
+		if (btf__find_by_name_kind(b, buf, BTF_KIND_FUNC) > 0)
+			return buf;
+	}
+	return NULL;
+}
+
+int host_btf_raw_tp_proto(const struct btf *b, const char *name, FILE *out)
+{
+	char fn[512];
+	return host_raw_tp_func(b, name, fn, sizeof(fn)) ? func_proto(b, fn, 1, false, out) : -ENOENT;
+}
+
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* the raw tracepoints of one BTF object matching glob, sorted, each once */
+static int each_in(const char *module, const char *glob, host_raw_tp_cb cb, void *ctx)
+{
+	const struct btf *b = host_module_btf(module);
+	if (!b)
+		return 0;
+	uint32_t first = strcmp(module, "vmlinux") ? btf__type_cnt(host_kernel_btf()) : 1;
+	size_t n = 0, cap = 0;
+	const char **names = NULL;
+	int rc = 0;
+	for (uint32_t id = first; id < btf__type_cnt(b); id++) {
+		const struct btf_type *t = btf__type_by_id(b, id);
+		const char *fn = btf_is_func(t) ? btf__name_by_offset(b, t->name_off) : NULL;
+		for (size_t k = 0; fn && k < sizeof(rawtp_prefixes) / sizeof(rawtp_prefixes[0]); k++) {
+			size_t pl = strlen(rawtp_prefixes[k]);
+			if (strncmp(fn, rawtp_prefixes[k], pl) || fnmatch(glob, fn + pl, 0))
+				continue;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 256;
+				const char **nv = realloc(names, cap * sizeof(*nv));
+				if (!nv) {
+					free(names);
+					return -ENOMEM;
+				}
+				names = nv;
+			}
+			names[n++] = fn + pl;
+			break;
+		}
+	}
+	if (n)
+		qsort(names, n, sizeof(*names), by_str);
+	for (size_t i = 0; i < n && !rc; i++)
+		if (!i || strcmp(names[i - 1], names[i]))
+			rc = cb(module, names[i], ctx);
+	free(names);
+	return rc;
+}
+
+int host_raw_tp_each(const char *module_glob, const char *glob, host_raw_tp_cb cb, void *ctx)
+{
+	if (!host_kernel_btf())
+		return -errno;
+	if (!module_glob || !fnmatch(module_glob, "vmlinux", 0)) {
+		int rc = each_in("vmlinux", glob, cb, ctx);
+		if (rc)
+			return rc;
+	}
+	/* the modules with BTF, by name */
+	struct dirent **ents;
+	int ne = scandir("/sys/kernel/btf", &ents, NULL, alphasort), rc = 0;
+	for (int i = 0; i < ne; i++) {
+		const char *m = ents[i]->d_name;
+		if (!rc && *m != '.' && strcmp(m, "vmlinux") && (!module_glob || !fnmatch(module_glob, m, 0)))
+			rc = each_in(m, glob, cb, ctx);
+		free(ents[i]);
+	}
+	if (ne >= 0)
+		free(ents);
+	return rc;
 }

@@ -544,6 +544,18 @@ int host_btf_func_proto(const struct btf *b, const char *fn, FILE *out);
 /* the BTF id of per-CPU kernel variable `name` (a VAR of the kernel's
  * .data..percpu section), or -ENOENT */
 int host_btf_percpu_var(const char *name);
+/* raw tracepoints: the BTF function that names raw tracepoint name's
+ * parameters (__probestub_NAME, else __traceiter_NAME, whose first
+ * parameter is the probe's data, not the tracepoint's) into buf, or NULL */
+const char *host_raw_tp_func(const struct btf *b, const char *name, char *buf, size_t len);
+/* -lv rawtracepoint:NAME: "    TYPE NAME" per argument; 0 or -ENOENT */
+int host_btf_raw_tp_proto(const struct btf *b, const char *name, FILE *out);
+/* each raw tracepoint whose name matches glob, of vmlinux and then of
+ * each module with BTF (by name) whose name matches module_glob (NULL:
+ * all), sorted by name within one; stops at cb's first non-zero result
+ * and returns it; 0, or -errno when the kernel has no BTF */
+typedef int (*host_raw_tp_cb)(const char *module, const char *name, void *ctx);
+int host_raw_tp_each(const char *module_glob, const char *glob, host_raw_tp_cb cb, void *ctx);
 
 /* ---- kernel functions (kfuncs.c) -------------------------------------- */
 
@@ -619,8 +631,13 @@ int host_list_software(FILE *out, const char *kind, const char *pattern, bool ve
 int host_list_hardware(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_kprobes(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_fentry(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
+int host_list_rawtracepoints(FILE *out, const char *kind, const char *pattern, bool verbose,
+			     int pid);
 int host_list_usdt(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_uprobes(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
+/* -l -p PID alone: the uprobes of the process's executable and the USDT
+ * probes of the files it maps, as bpftrace 0.17 lists them */
+int host_list_pid(FILE *out, int pid);
 
 /* ---- Kubernetes names (kube.c) ---------------------------------------- */
 

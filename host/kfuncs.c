@@ -144,7 +144,8 @@ int kfn_load(const struct kfn **funcs, size_t *n)
 			}
 			cache.v[cache.n++] = (struct kfn){.name = line, .module = module};
 		}
-		qsort(cache.v, cache.n, sizeof(*cache.v), by_name);
+		if (cache.n)	/* none: cache.v is NULL, which qsort must not get */
+			qsort(cache.v, cache.n, sizeof(*cache.v), by_name);
 		/* a name listed twice (static functions of one name in
 		 * several files) is one probe */
 		size_t k = 0;

@@ -11,8 +11,11 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <bpf/btf.h>
 
@@ -145,13 +148,195 @@ int host_list_fentry(FILE *out, const char *kind, const char *pattern, bool verb
 	return 0;
 }
 
-/* usdt:PATH[:[PROVIDER:]NAME] */
-int host_list_usdt(FILE *out, const char *kind, const char *pattern, bool verbose, int pid)
+struct rawtp_list {
+	FILE *out;
+	const char *kind;
+	bool verbose;
+};
+
+static int list_rawtp(const char *module, const char *name, void *ctx)
+{
+	struct rawtp_list *l = ctx;
+	fprintf(l->out, "%s:%s:%s\n", l->kind, module, name);
+	if (l->verbose)
+		host_btf_raw_tp_proto(host_module_btf(module), name, l->out);
+	return 0;
+}
+
+/* rawtracepoint:[MODULE:]GLOB: the kernel's tracepoints as BTF knows
+ * them, "rawtracepoint:vmlinux:sched_switch"; -v adds their arguments */
+int host_list_rawtracepoints(FILE *out, const char *kind, const char *pattern, bool verbose,
+			     int pid)
 {
 	const char *rest = strchr(pattern, ':') + 1, *colon = strchr(rest, ':');
+	char module[256] = "";
+	if (colon)
+		snprintf(module, sizeof(module), "%.*s", (int)(colon - rest), rest);
+	const char *glob = colon ? colon + 1 : rest;
+	struct rawtp_list l = {out, kind, verbose};
+	int rc = host_raw_tp_each(*module ? module : NULL, *glob ? glob : "*", list_rawtp, &l);
+	if (rc < 0)
+		fprintf(stderr, "sonde: %s probes are listed from the kernel's BTF "
+			"(/sys/kernel/btf/vmlinux): %s\n", kind, strerror(-rc));
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- uprobe and usdt: files named by a wildcard, and -p PID ---------------- */
+
+/* one file's probes into out; 0, or -errno with err set */
+typedef int (*file_lister)(FILE *out, const char *kind, const char *file, const char *glob,
+			   int pid, char *err, size_t errlen);
+
+static int usdt_file(FILE *out, const char *kind, const char *file, const char *glob, int pid,
+		     char *err, size_t errlen)
+{
+	int rc = usdt_list(out, file, glob, err, errlen);
+	return rc > 0 ? -EINVAL : rc;
+}
+
+static int uprobe_file(FILE *out, const char *kind, const char *file, const char *glob, int pid,
+		       char *err, size_t errlen)
+{
+	return rs_list_probes(out, kind, file, glob, pid, err, errlen);
+}
+
+static int by_line(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* text's lines to out, sorted and each once (bpftrace -l's order) */
+static int print_sorted(FILE *out, char *text, size_t len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		n += text[i] == '\n';
+	char **v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	size_t k = 0;
+	for (char *p = text, *e; k < n && (e = strchr(p, '\n')); p = e + 1) {
+		*e = '\0';
+		v[k++] = p;
+	}
+	qsort(v, k, sizeof(*v), by_line);
+	for (size_t i = 0; i < k; i++)
+		if (!i || strcmp(v[i - 1], v[i]))
+			fprintf(out, "%s\n", v[i]);
+	free(v);
+	return 0;
+}
+
+/* every file the wildcard file part names (glob(3), paths as it writes
+ * them: ./testprogs/x stays relative), as one sorted list; files that
+ * are not ELF, or have no such probes, add nothing */
+static int list_files(FILE *out, const char *kind, const char *files, const char *names, int pid,
+		      file_lister fn)
+{
+	glob_t g;
+	int rc = glob(files, 0, NULL, &g);
+	if (rc == GLOB_NOMATCH) {
+		fprintf(stderr, "sonde: no file matches '%s'\n", files);
+		return -ENOENT;
+	}
+	if (rc) {
+		fprintf(stderr, "sonde: cannot expand '%s'\n", files);
+		return -ENOMEM;
+	}
+	char *buf = NULL, err[512];
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m) {
+		globfree(&g);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		struct stat st;
+		if (!stat(g.gl_pathv[i], &st) && S_ISREG(st.st_mode))
+			fn(m, kind, g.gl_pathv[i], names, pid, err, sizeof(err));
+	}
+	globfree(&g);
+	fclose(m);
+	rc = print_sorted(out, buf, len);
+	free(buf);
+	return rc;
+}
+
+struct pid_files {
+	FILE *out;
+	const char *kind, *glob;
+	int pid;
+	file_lister fn;
+	char **seen;
+	size_t nseen;
+};
+
+/* each file the process maps executable, once, as /proc/PID/root/PATH */
+static int pid_file(const struct rs_mapping *m, void *ctx)
+{
+	struct pid_files *pf = ctx;
+	for (size_t i = 0; i < pf->nseen; i++)
+		if (!strcmp(pf->seen[i], m->path))
+			return 0;
+	char **nv = realloc(pf->seen, (pf->nseen + 1) * sizeof(*nv));
+	if (!nv || !(nv[pf->nseen] = strdup(m->path))) {
+		if (nv)
+			pf->seen = nv;
+		return -ENOMEM;
+	}
+	pf->seen = nv;
+	pf->nseen++;
+	char path[4200], err[512];
+	snprintf(path, sizeof(path), "/proc/%d/root%s", pf->pid, m->path);
+	pf->fn(pf->out, pf->kind, path, pf->glob, 0, err, sizeof(err));
+	return 0;
+}
+
+/* usdt:*: the probes of every file pid maps (its libraries' too) */
+static int list_pid_files(FILE *out, const char *kind, const char *glob, int pid, file_lister fn)
+{
+	struct pid_files pf = {out, kind, glob, pid, fn, NULL, 0};
+	int rc = rs_maps_each(pid, pid_file, &pf);
+	for (size_t i = 0; i < pf.nseen; i++)
+		free(pf.seen[i]);
+	free(pf.seen);
+	if (rc < 0)
+		fprintf(stderr, "sonde: cannot read the mappings of process %d: %s\n", pid,
+			strerror(-rc));
+	return rc < 0 ? rc : 0;
+}
+
+/* the file part and the rest of PROVIDER:TARGET[:REST] (REST "*" when
+ * not written); last: the file part ends at the last ':' (uprobe) */
+static void split_target(const char *pattern, bool last, char *file, size_t len,
+			 const char **rest)
+{
+	const char *t = strchr(pattern, ':') + 1;
+	const char *colon = last ? strrchr(t, ':') : strchr(t, ':');
+	snprintf(file, len, "%.*s", (int)(colon ? colon - t : (long)strlen(t)), t);
+	*rest = colon && colon[1] ? colon + 1 : "*";
+}
+
+static bool file_glob(const char *file)
+{
+	return strcmp(file, "*") && strpbrk(file, "*?[");
+}
+
+/* usdt:PATH[:[PROVIDER:]NAME]; usdt:* with -p: the process's files */
+int host_list_usdt(FILE *out, const char *kind, const char *pattern, bool verbose, int pid)
+{
 	char path[4096], err[512];
-	snprintf(path, sizeof(path), "%.*s", (int)(colon ? colon - rest : (long)strlen(rest)), rest);
-	int rc = usdt_list(out, path, colon ? colon + 1 : "*", err, sizeof(err));
+	const char *glob;
+	split_target(pattern, false, path, sizeof(path), &glob);
+	if (!strcmp(path, "*") && pid)
+		return list_pid_files(out, kind, glob, pid, usdt_file);
+	if (!strcmp(path, "*")) {
+		fprintf(stderr, "sonde: usdt target '*' needs -p PID (the process's files)\n");
+		return -EINVAL;
+	}
+	if (file_glob(path))
+		return list_files(out, kind, path, glob, pid, usdt_file);
+	int rc = usdt_list(out, path, glob, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "sonde: %s\n", err);
 		return rc < 0 ? rc : -EINVAL;
@@ -162,16 +347,11 @@ int host_list_usdt(FILE *out, const char *kind, const char *pattern, bool verbos
 /* uprobe:TARGET[:GLOB] */
 int host_list_uprobes(FILE *out, const char *kind, const char *pattern, bool verbose, int pid)
 {
-	const char *rest = strchr(pattern, ':') + 1;
-	const char *colon = strrchr(rest, ':');
 	char target[4096];
-	const char *glob = "*";
-	if (colon) {
-		snprintf(target, sizeof(target), "%.*s", (int)(colon - rest), rest);
-		glob = colon + 1;
-	} else {
-		snprintf(target, sizeof(target), "%s", rest);
-	}
+	const char *glob;
+	split_target(pattern, true, target, sizeof(target), &glob);
+	if (file_glob(target))
+		return list_files(out, kind, target, glob, pid, uprobe_file);
 	char err[512];
 	int rc = rs_list_probes(out, kind, target, glob, pid, err, sizeof(err));
 	if (rc < 0) {
@@ -179,4 +359,42 @@ int host_list_uprobes(FILE *out, const char *kind, const char *pattern, bool ver
 		return rc;
 	}
 	return 0;
+}
+
+struct exe_find {
+	struct stat exe;
+	char path[RS_PATH_MAX];
+};
+
+static int exe_mapping(const struct rs_mapping *m, void *ctx)
+{
+	struct exe_find *f = ctx;
+	if (m->inode != f->exe.st_ino || m->dev_major != major(f->exe.st_dev) ||
+	    m->dev_minor != minor(f->exe.st_dev))
+		return 0;
+	snprintf(f->path, sizeof(f->path), "%s", m->path);
+	return 1;
+}
+
+/* -l -p PID: as bpftrace 0.17, the uprobes of the process's executable
+ * and the USDT probes of every file it maps, under /proc/PID/root */
+int host_list_pid(FILE *out, int pid)
+{
+	struct exe_find f = {0};
+	char exe[64], err[512];
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+	int rc = stat(exe, &f.exe) ? -errno : rs_maps_each(pid, exe_mapping, &f);
+	if (rc < 0 || !*f.path) {
+		fprintf(stderr, "sonde: cannot find the executable of process %d: %s\n", pid,
+			strerror(rc < 0 ? -rc : ENOENT));
+		return rc < 0 ? rc : -ENOENT;
+	}
+	char path[4200];
+	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, f.path);
+	rc = rs_list_probes(out, "uprobe", path, "*", 0, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "sonde: %s\n", err);
+		return rc;
+	}
+	return list_pid_files(out, "usdt", "*", pid, usdt_file);
 }

@@ -851,7 +851,8 @@ static int resolve_files(struct rctx *r)
 					"cannot open uprobe target %s: %s", t, strerror(e));
 				return -e;
 			}
-			c = cand_add(r, fd, 0, t, t, true, false);
+			/* -l names it as written (uprobe:./prog:f), as bpftrace */
+			c = cand_add(r, fd, 0, t, q->target, true, false);
 			if (c && r->s)	/* listing needs no pid list */
 				host_scan(r, c, t);
 		}

@@ -33,6 +33,15 @@ struct lexer;
 struct lexer *lex_new(struct arena *a, struct diag *d, const char *src);
 void lex_free(struct lexer *lx);
 
+/* bpftrace's preprocessor options: -I DIR, the directories searched for
+ * #include <H> and "H" before the system's (in order), and --include
+ * FILE, the headers included before the program as `#include <FILE>`
+ * lines would; kept (not copied) for every later scanner */
+void lex_set_includes(const char *const *dirs, int ndirs, const char *const *files, int nfiles);
+/* the --include headers into lx's #define table: 0, or -1 after an
+ * error (a file not found) */
+int lex_pre_includes(struct lexer *lx);
+
 /* true once the scanner reported an error */
 bool lex_failed(const struct lexer *lx);
 

@@ -306,19 +306,42 @@ static void lex_hdr_line(struct lexer *lx, struct lex_hdr_walk *w, const char *s
 	lex_add_define(lx, arena_strndup(lx->arena, s + ns, ne - ns), t, false);
 }
 
+/* -I DIR (searched first, in order) and --include FILE: lex_set_includes */
+static const char *const *lex_user_dirs;
+static int lex_nuser_dirs;
+static const char *const *lex_pre_files;
+static int lex_npre_files;
+
+void lex_set_includes(const char *const *dirs, int ndirs, const char *const *files, int nfiles)
+{
+	lex_user_dirs = dirs;
+	lex_nuser_dirs = ndirs;
+	lex_pre_files = files;
+	lex_npre_files = nfiles;
+}
+
 static bool lex_hdr_file(struct lexer *lx, struct lex_hdr_walk *w, const char *name, int depth)
 {
 	static const char *const dirs[] = {"/usr/include/x86_64-linux-gnu", "/usr/include"};
-	if (depth > LEX_HDR_DEPTH || w->files >= LEX_HDR_FILES || name[0] == '/' || strstr(name, ".."))
+	/* an absolute name only as the script (or --include) writes it */
+	bool abs = name[0] == '/' && depth == 0;
+	if (depth > LEX_HDR_DEPTH || w->files >= LEX_HDR_FILES || (name[0] == '/' && !abs) ||
+	    strstr(name, ".."))
 		return false;
 	for (int k = 0; k < w->files; k++)
 		if (!strcmp(w->seen[k], name))
 			return true;
 	w->seen[w->files++] = arena_strdup(lx->arena, name);
-	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
-		char path[512];
+	size_t ndirs = abs ? 1 : (size_t)lex_nuser_dirs + sizeof(dirs) / sizeof(dirs[0]);
+	for (size_t d = 0; d < ndirs; d++) {
+		char path[4096];
 		struct stat st;
-		snprintf(path, sizeof(path), "%s/%s", dirs[d], name);
+		if (abs)
+			snprintf(path, sizeof(path), "%s", name);
+		else if (d < (size_t)lex_nuser_dirs)
+			snprintf(path, sizeof(path), "%s/%s", lex_user_dirs[d], name);
+		else
+			snprintf(path, sizeof(path), "%s/%s", dirs[d - (size_t)lex_nuser_dirs], name);
 		if (stat(path, &st) || !S_ISREG(st.st_mode))
 			continue;
 		char *text;
@@ -383,6 +406,8 @@ static bool lex_header_elsewhere(const struct lexer *lx, const char *h, bool quo
 	return false;
 }
 
+static bool lex_include_header(struct lexer *lx, const char *h, bool quoted);
+
 /* #include <H> or "H": define what lex_header_consts knows of H, or what
  * the system's H defines; a header found nowhere is an error, as clang's
  * "file not found" is for bpftrace. */
@@ -403,11 +428,24 @@ static int lex_include(struct lexer *lx, struct src_loc loc, const char *s, size
 				 "'#include': missing the closing '%c'", close);
 	if (len == 0 || len >= 256)
 		return lex_error(lx, hloc, "'#include': bad file name");
+	char h[256];
+	memcpy(h, s + start, len);
+	h[len] = '\0';
+	if (lex_include_header(lx, h, close == '"'))
+		return 0;
+	return lex_error(lx, hloc, "'#include': file not found: '%s'", h);
+}
+
+/* define what lex_header_consts knows of h, or what the system's (or an
+ * -I directory's) h defines; false when h is found nowhere */
+static bool lex_include_header(struct lexer *lx, const char *h, bool quoted)
+{
+	size_t len = strlen(h);
 	bool known = false;
 	for (size_t k = 0; k < sizeof(lex_header_consts) /
 			       sizeof(lex_header_consts[0]); k++) {
 		const struct lex_header_const *c = &lex_header_consts[k];
-		if (strlen(c->header) != len || memcmp(c->header, s + start, len))
+		if (strlen(c->header) != len || memcmp(c->header, h, len))
 			continue;
 		known = true;
 		if (lex_find_define(lx, c->name, strlen(c->name)))
@@ -419,18 +457,27 @@ static int lex_include(struct lexer *lx, struct src_loc loc, const char *s, size
 				       (unsigned long long)c->value);
 		lex_add_define(lx, c->name, t, false);
 	}
-	char h[256];
 	struct lex_hdr_walk w = {0};
-	memcpy(h, s + start, len);
-	h[len] = '\0';
 	/* a kernel header brings what its nested includes define (kconst.c),
 	 * after what the system's copy of it defines */
-	if (known || lex_hdr_file(lx, &w, h, 0) || lex_header_elsewhere(lx, h, close == '"')) {
+	if (known || lex_hdr_file(lx, &w, h, 0) || lex_header_elsewhere(lx, h, quoted)) {
 		if (lex_kernel_header(h))
 			lex_kernel_consts(lx);
-		return 0;
+		return true;
 	}
-	return lex_error(lx, hloc, "'#include': file not found: '%s'", h);
+	return false;
+}
+
+int lex_pre_includes(struct lexer *lx)
+{
+	for (int i = 0; i < lex_npre_files; i++) {
+		const char *h = lex_pre_files[i];
+		if (!*h || strlen(h) >= 256)
+			return lex_error(lx, (struct src_loc){0}, "--include: bad file name '%s'", h);
+		if (!lex_include_header(lx, h, false))
+			return lex_error(lx, (struct src_loc){0}, "--include: file not found: '%s'", h);
+	}
+	return 0;
 }
 
 static int lex_push_cond(struct lexer *lx, struct src_loc loc,

@@ -104,7 +104,7 @@ struct ast_node *parse_program(struct arena *a, struct diag *d,
 {
 	struct parse_ctx px = { .arena = a, .diag = d };
 	px.lx = lex_new(a, d, src ? src : "");
-	int rc = parse_yyparse(&px);
+	int rc = lex_pre_includes(px.lx) ? 1 : parse_yyparse(&px);
 	bool bad = rc != 0 || px.failed || lex_failed(px.lx) || !px.root;
 	lex_free(px.lx);
 	if (!bad && !parse_depth_ok(&px, px.root, 0))

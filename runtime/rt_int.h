@@ -180,6 +180,8 @@ int rt_keep_link(struct rt *rt, const struct sema_attach *at, struct bpf_link *l
 void rt_hold_event(struct rt *rt, int fd);
 void rt_detach_all(struct rt *rt);
 const struct sema_attach *rt_prog_attach(const struct cg_prog *p, int i);
+/* run.c: run every program of BEGIN, END or self once, in source order */
+void rt_run_special(struct rt *rt, enum probe_type type);
 /* The attach functions, one file per probe family: run.c's attachers[]
  * indexes them by probe type.  Each attaches prog at one attach point,
  * adds what it attached to *count, and says on stderr why it could not
@@ -276,7 +278,8 @@ int rt_stop_open(struct rt *rt);
 void rt_stop_close(struct rt *rt);
 bool rt_stop_due(struct rt *rt);
 int rt_stop_wait(struct rt *rt, int timeout_ms);
-/* SIGUSR1 came: print every map now (stop.c) */
+/* SIGUSR1 came: run the self:signal:SIGUSR1 probes, or without one
+ * print every map now, as bpftrace 0.17 (stop.c) */
 void rt_stop_dump(struct rt *rt);
 bool rt_stop_update(struct rt *rt);
 bool rt_stop_skip_event(struct rt *rt);

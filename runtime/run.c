@@ -74,7 +74,7 @@ int rt_keep_link(struct rt *rt, const struct sema_attach *at, struct bpf_link *l
 	return 0;
 }
 
-/* BEGIN/END are not attached: run_special() runs them */
+/* BEGIN/END and self are not attached: rt_run_special() runs them */
 static int attach_special(struct rt *rt, struct bpf_program *prog, const struct sema_attach *at,
 			  int *count)
 {
@@ -101,6 +101,7 @@ static rt_attach_fn *const attachers[] = {
 	[PT_PROFILE] = rt_attach_perf,
 	[PT_SOFTWARE] = rt_attach_perf,
 	[PT_HARDWARE] = rt_attach_perf,
+	[PT_SELF] = attach_special,
 };
 _Static_assert(sizeof(attachers) / sizeof(attachers[0]) == PT_COUNT,
 	       "every probe type has an attach function");
@@ -191,8 +192,8 @@ static struct bpf_program *prog_of(struct rt *rt, const struct cg_prog *p)
 	return bpf_object__find_program_by_name(rt->bpf, p->name);
 }
 
-/* run every BEGIN (or END) program once, in source order */
-static void run_special(struct rt *rt, enum probe_type type)
+/* run every BEGIN (or END, or self) program once, in source order */
+void rt_run_special(struct rt *rt, enum probe_type type)
 {
 	/* a program serves several attach points when its body does not
 	 * depend on them: `BEGIN,END { }` runs at both ends */
@@ -266,7 +267,8 @@ static bool only_special(const struct sema_result *r)
 {
 	for (int i = 0; i < r->nprobes; i++)
 		for (int j = 0; j < r->probes[i].nattach; j++)
-			if (!sema_provider(r->probes[i].attach[j].type)->runs_once)
+			if (!sema_provider(r->probes[i].attach[j].type)->runs_once ||
+			    r->probes[i].attach[j].type == PT_SELF)
 				return false;
 	return true;
 }
@@ -339,7 +341,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	}
 	/* BEGIN runs before the -c command starts, as in bpftrace: its output
 	 * comes first, whatever the command does */
-	run_special(&rt, PT_BEGIN);
+	rt_run_special(&rt, PT_BEGIN);
 	rt_events_drain(&rt);
 	rt_agent_go(&rt);
 	int ticking = 0;
@@ -400,7 +402,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	rt_detach_all(&rt);
 	rt_stop_drain(&rt);
 	rt.ev.exited = false;	/* END's own output prints */
-	run_special(&rt, PT_END);
+	rt_run_special(&rt, PT_END);
 	rt_events_drain(&rt);
 	/* a scrape format prints no maps at exit; the textfile gets its last
 	 * state */

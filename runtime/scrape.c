@@ -105,7 +105,7 @@ static int probe_stats(struct rt *rt, struct pr_probe_stat **out)
 	for (int i = 0; i < rt->obj->nprogs; i++) {
 		const struct cg_prog *p = &rt->obj->progs[i];
 		enum probe_type type = p->probe->attach[p->first_attach].type;
-		if (type == PT_BEGIN || type == PT_END)
+		if (sema_provider(type)->runs_once)
 			continue;
 		struct bpf_program *prog = bpf_object__find_program_by_name(rt->bpf, p->name);
 		struct bpf_prog_info info;

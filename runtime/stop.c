@@ -17,8 +17,9 @@
  *    the self-pipe and the pidfd, and the event callback asks
  *    rt_stop_due() after every event, leaving libbpf's drain loop as soon
  *    as a cause is there.
- * SIGUSR1 is no stop: it sets a flag of its own, and the main loop prints
- * every map and goes on, as bpftrace does.
+ * SIGUSR1 is no stop: it sets a flag of its own, and the main loop runs
+ * the self:signal:SIGUSR1 probes, or prints every map as bpftrace 0.17
+ * does, and goes on.
  * After the stop, what is still queued is printed for at most
  * STOP_DRAIN_MS; the rest is only counted and reported, so a slow terminal
  * cannot hold END and the maps back.
@@ -246,13 +247,18 @@ int rt_stop_wait(struct rt *rt, int timeout_ms)
 	return p[0].revents ? 1 : 0;
 }
 
-/* SIGUSR1: every map as it is now, without the exit-time separator (as
- * bpftrace 0.17 prints it) */
+/* SIGUSR1: the script's self:signal:SIGUSR1 probes, as the newest
+ * bpftrace (which dropped the map dump); without one, every map as it is
+ * now, without the exit-time separator (as bpftrace 0.17 prints it) */
 void rt_stop_dump(struct rt *rt)
 {
 	if (!rt->stopper.dump)
 		return;
 	rt->stopper.dump = 0;
+	if (rt->r->has_self) {
+		rt_run_special(rt, PT_SELF);
+		return;
+	}
 	if (rt->o->writer->scrape)
 		return;	/* --serve and the textfile show the maps already */
 	rt_maps_print_all(rt);

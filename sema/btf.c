@@ -339,9 +339,10 @@ static bool points_to_user(const struct btf *b, uint32_t id)
 	return false;
 }
 
-const struct sema_kfunc *sema_btf_kfunc(struct sema_ctx *s, const char *module, const char *fn)
+/* fn's parameters from the first-th on, each in an 8-byte slot */
+static struct sema_kfunc *kfunc_of(struct sema_ctx *s, const struct btf *b, const char *fn,
+				   int first)
 {
-	const struct btf *b = host_module_btf(module);
 	int32_t id = b ? btf__find_by_name_kind(b, fn, BTF_KIND_FUNC) : -1;
 	const struct btf_type *proto = id > 0 ? btf__type_by_id(b, btf__type_by_id(b, (uint32_t)id)->type)
 				       : NULL;
@@ -349,7 +350,8 @@ const struct sema_kfunc *sema_btf_kfunc(struct sema_ctx *s, const char *module, 
 		return NULL;
 	struct sema_kfunc *kf = arena_new_obj(s->a, struct sema_kfunc);
 	const struct btf_param *prm = btf_params(proto);
-	kf->nargs = btf_vlen(proto);
+	kf->nargs = btf_vlen(proto) > first ? btf_vlen(proto) - first : 0;
+	prm += btf_vlen(proto) > first ? first : 0;
 	kf->names = arena_new_array(s->a, const char *, kf->nargs ? kf->nargs : 1);
 	kf->types = arena_new_array(s->a, struct type, kf->nargs ? kf->nargs : 1);
 	kf->offsets = arena_new_array(s->a, uint32_t, kf->nargs ? kf->nargs : 1);
@@ -366,6 +368,23 @@ const struct sema_kfunc *sema_btf_kfunc(struct sema_ctx *s, const char *module, 
 	if (proto->type)
 		kf->ret = convert(s, b, proto->type);
 	else
+		kf->ret = (struct type){.kind = TY_NONE};
+	return kf;
+}
+
+const struct sema_kfunc *sema_btf_kfunc(struct sema_ctx *s, const char *module, const char *fn)
+{
+	return kfunc_of(s, host_module_btf(module), fn, 0);
+}
+
+const struct sema_kfunc *sema_btf_rawtp(struct sema_ctx *s, const char *module, const char *name)
+{
+	const struct btf *b = host_module_btf(module);
+	char fn[512];
+	if (!host_raw_tp_func(b, name, fn, sizeof(fn)))
+		return NULL;
+	struct sema_kfunc *kf = kfunc_of(s, b, fn, 1);
+	if (kf)		/* a tracepoint returns nothing */
 		kf->ret = (struct type){.kind = TY_NONE};
 	return kf;
 }

@@ -433,6 +433,7 @@ static struct type *check_kargs_field(struct sema_ctx *s, struct ast_node *e)
 {
 	struct sema_probe *p = s->probe;
 	struct type t = {.kind = TY_ERROR};
+	uint32_t first = 0;
 	for (int i = 0; i < p->nattach; i++) {
 		const struct sema_attach *at = &p->attach[i];
 		const struct sema_kfunc *kf = at->kf;
@@ -454,11 +455,16 @@ static struct type *check_kargs_field(struct sema_ctx *s, struct ast_node *e)
 				   "cannot read", at->name, e->field.name);
 			return sema_err_type(e);
 		}
-		if (i == 0)
+		if (i == 0) {
 			t = ptr_complete(s, &kf->types[k]);
-		else if (t.kind != kf->types[k].kind)
+			first = kf->offsets[k];
+		} else if (t.kind != kf->types[k].kind) {
 			sema_error(s, e->loc, "argument '%s' has different types in %s and %s",
 				   e->field.name, p->attach[0].name, at->name);
+		} else if (kf->offsets[k] != first) {
+			/* a raw tracepoint wildcard: the name in another slot */
+			sema_need_per_attach(s);
+		}
 	}
 	return sema_set(e, t);
 }

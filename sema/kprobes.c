@@ -301,3 +301,77 @@ void sema_fentry_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_at
 		sema_error(s, raw->loc, "no kernel function matches '%s' (sonde -l '%s:*' lists them)",
 			   fn, kind);
 }
+
+/* ---- rawtracepoint ------------------------------------------------------------ */
+
+static int add_rawtp(const char *module, const char *name, void *ctx)
+{
+	struct sema_collect *c = ctx;
+	struct sema_ctx *s = c->s;
+	struct sema_attach *at = sema_push_attach(s, c->p);
+	at->type = PT_RAWTRACEPOINT;
+	at->target = arena_strdup(s->a, module);
+	at->func = arena_strdup(s->a, name);
+	at->kf = sema_btf_rawtp(s, module, name);
+	at->name = arena_printf(s->a, "rawtracepoint:%s:%s", module, name);
+	at->loc = c->at->loc;
+	c->n++;
+	return 0;
+}
+
+/*
+ * rawtracepoint:NAME, rawtracepoint:MODULE:NAME.  As the newest
+ * bpftrace, the kernel's BTF lists the raw tracepoints (host/btf.c):
+ * NAME and MODULE may be wildcards, each match is one attach point named
+ * rawtracepoint:MODULE:NAME, and its arguments are args.NAME, typed.
+ * Without BTF, a name as written, read through arg0, arg1 ...
+ */
+void sema_rawtp_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
+			const char **parts, int n)
+{
+	const char *module = n == 3 ? parts[1] : NULL, *name = n >= 2 ? parts[n - 1] : NULL;
+	if (!name || !*name || n > 3 || (module && !*module)) {
+		sema_error(s, raw->loc, "rawtracepoint probe expects rawtracepoint:NAME or "
+			   "rawtracepoint:MODULE:NAME");
+		return;
+	}
+	if (!host_kernel_btf()) {
+		if (has_glob(name) || module) {
+			sema_error(s, raw->loc, "rawtracepoint wildcards and modules need the kernel's BTF "
+				   "(/sys/kernel/btf/vmlinux: %s): name a tracepoint of the kernel",
+				   strerror(errno));
+			return;
+		}
+		struct sema_attach *at = sema_push_attach(s, p);
+		at->type = PT_RAWTRACEPOINT;
+		at->func = name;
+		at->name = arena_printf(s->a, "rawtracepoint:%s", name);
+		at->loc = raw->loc;
+		return;
+	}
+	if (module && !has_glob(module) && strcmp(module, "vmlinux") && !host_module_btf(module)) {
+		sema_error(s, raw->loc, "rawtracepoint:%s:%s: no BTF for module '%s' (is it loaded?)",
+			   module, name, module);
+		return;
+	}
+	struct sema_collect c = {s, p, raw, 0};
+	int err = host_raw_tp_each(module, name, add_rawtp, &c);
+	if (c.n || diag_stopped(s->d))
+		return;
+	if (err < 0) {
+		sema_error(s, raw->loc, "cannot list raw tracepoints from BTF: %s", strerror(-err));
+		return;
+	}
+	/* a wildcard beside other attach points may match nothing, as in bpftrace */
+	bool glob = has_glob(name) || (module && has_glob(module));
+	int64_t missing = settings_int(SET_MISSING_PROBES);
+	if (p->node->probe.attach->next && (glob || missing != SET_MISSING_ERROR)) {
+		if (!glob && missing == SET_MISSING_WARN && !s->quiet)
+			diag_warn(s->d, raw->loc, "%s: no such raw tracepoint: not attached", raw->raw);
+		p->skipped_attach++;
+		return;
+	}
+	sema_error(s, raw->loc, "%s '%s'%s%s (sonde -l 'rawtracepoint:*' lists them)",
+		   glob ? "no raw tracepoint matches"
+		   : "no raw tracepoint", name, module ? " in module " : "", module ? module : "");
+}

@@ -12,10 +12,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "common/explain.h"
 #include "common/suggest.h"
@@ -29,7 +31,7 @@ static const struct probe_provider providers[] = {
 	[PT_TRACEPOINT] = {PT_TRACEPOINT, "tracepoint", "t", "tracepoint", true, false,
 			   PC_TASK | PC_TP_ARGS, host_list_tracepoints},
 	[PT_RAWTRACEPOINT] = {PT_RAWTRACEPOINT, "rawtracepoint", "rt", "raw_tp", true, false,
-			      PC_TASK | PC_ARGN, NULL},
+			      PC_TASK | PC_ARGN | PC_KARGS, host_list_rawtracepoints},
 	[PT_UPROBE] = {PT_UPROBE, "uprobe", "u", "uprobe", false, false,
 		       TASK_REGS | PC_ARGN | PC_FUNC | PC_USER, host_list_uprobes, true},
 	[PT_URETPROBE] = {PT_URETPROBE, "uretprobe", "ur", "uretprobe", false, false,
@@ -52,6 +54,7 @@ static const struct probe_provider providers[] = {
 			 host_list_software},
 	[PT_HARDWARE] = {PT_HARDWARE, "hardware", "h", "perf_event", false, false, TASK_REGS,
 			 host_list_hardware},
+	[PT_SELF] = {PT_SELF, "self", NULL, "raw_tp/sonde_run", false, true, 0, NULL, true},
 };
 _Static_assert(sizeof(providers) / sizeof(providers[0]) == PT_COUNT,
 	       "every probe type has a row in providers[]");
@@ -173,16 +176,9 @@ void sema_expand_func_sites(struct sema_ctx *s, struct sema_probe *p)
 	s->r->nattach += p->nattach - nold;
 }
 
-struct tp_collect {
-	struct sema_ctx *s;
-	struct sema_probe *p;
-	struct ast_attach *at;
-	int n;
-};
-
 static int add_tracepoint(const char *cat, const char *name, void *ctx)
 {
-	struct tp_collect *c = ctx;
+	struct sema_collect *c = ctx;
 	struct sema_ctx *s = c->s;
 	struct tp_format *fmt = arena_new_obj(s->a, struct tp_format);
 	int err = tfs_format_read(s->a, cat, name, fmt);
@@ -352,6 +348,23 @@ static const char *unsupported_probe(const char *type)
 	return NULL;
 }
 
+/* uprobe:, uretprobe:, usdt: on one target (a USDT name may expand into
+ * a note each: usdt.c); what is the function or [PROVIDER:]NAME */
+static void user_probe(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
+		       enum probe_type type, const char *target, const char *what)
+{
+	if (type == PT_USDT) {
+		sema_usdt_expand(s, p, raw, target, what);
+		return;
+	}
+	struct sema_attach *at = push(s, p);
+	at->type = type;
+	at->target = target;
+	at->func = what;
+	at->name = arena_printf(s->a, "%s:%s:%s", sema_probe_type_name(type), target, what);
+	at->loc = raw->loc;
+}
+
 static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw)
 {
 	const char *parts[4] = {0};
@@ -402,12 +415,31 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 		at->loc = raw->loc;
 		return;
 	}
+	case PT_SELF: {
+		/* the newest bpftrace's one trigger and one signal */
+		if (n != 3 || strcmp(parts[1], "signal")) {
+			sema_error(s, raw->loc, "%s is not a supported trigger (self:signal:SIGUSR1 is)",
+				   n >= 2 ? parts[1] : "''");
+			return;
+		}
+		if (strcmp(parts[2], "SIGUSR1")) {
+			sema_error(s, raw->loc, "%s is not a supported signal (self:signal:SIGUSR1 is)",
+				   parts[2]);
+			return;
+		}
+		struct sema_attach *at = push(s, p);
+		at->type = type;
+		at->name = "self:signal:SIGUSR1";
+		at->loc = raw->loc;
+		s->r->has_self = true;
+		return;
+	}
 	case PT_TRACEPOINT: {
 		if (n != 3 || !*parts[1] || !*parts[2]) {
 			sema_error(s, raw->loc, "tracepoint probe expects tracepoint:CATEGORY:NAME");
 			return;
 		}
-		struct tp_collect c = {s, p, raw, 0};
+		struct sema_collect c = {s, p, raw, 0};
 		int err = tfs_each(parts[1], parts[2], add_tracepoint, &c);
 		if (c.n)
 			return;
@@ -422,19 +454,9 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 				   explain_get(EX_TRACEPOINT)->code);
 		return;
 	}
-	case PT_RAWTRACEPOINT: {
-		const char *name = n == 3 ? parts[2] : n == 2 ? parts[1] : NULL;
-		if (!name || !*name || has_glob(name)) {
-			sema_error(s, raw->loc, "rawtracepoint probe expects rawtracepoint:NAME (no wildcards)");
-			return;
-		}
-		struct sema_attach *at = push(s, p);
-		at->type = type;
-		at->func = name;
-		at->name = arena_printf(s->a, "rawtracepoint:%s", name);
-		at->loc = raw->loc;
+	case PT_RAWTRACEPOINT:
+		sema_rawtp_resolve(s, p, raw, parts, n);
 		return;
-	}
 	case PT_UPROBE:
 	case PT_URETPROBE:
 	case PT_USDT: {
@@ -443,17 +465,24 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 				   type == PT_USDT ? "[PROVIDER:]NAME" : "FUNCTION");
 			return;
 		}
-		if (type == PT_USDT) {	/* one attach point per note: usdt.c */
-			sema_usdt_expand(s, p, raw, parts[1],
-					 n == 4 ? arena_printf(s->a, "%s:%s", parts[2], parts[3]) : parts[2]);
+		const char *what = n == 4 ? arena_printf(s->a, "%s:%s", parts[2], parts[3]) : parts[2];
+		/* a wildcard in a path: each file it matches, as bpftrace */
+		if (!strchr(parts[1], '/') || !has_glob(parts[1])) {
+			user_probe(s, p, raw, type, parts[1], what);
 			return;
 		}
-		struct sema_attach *at = push(s, p);
-		at->type = type;
-		at->target = parts[1];
-		at->func = n == 4 ? arena_printf(s->a, "%s:%s", parts[2], parts[3]) : parts[2];
-		at->name = arena_printf(s->a, "%s:%s:%s", parts[0], at->target, at->func);
-		at->loc = raw->loc;
+		glob_t g;
+		int found = 0;
+		if (!glob(parts[1], 0, NULL, &g)) {
+			for (size_t i = 0; i < g.gl_pathc && !diag_stopped(s->d); i++) {
+				struct stat st;
+				if (!stat(g.gl_pathv[i], &st) && S_ISREG(st.st_mode) && ++found)
+					user_probe(s, p, raw, type, arena_strdup(s->a, g.gl_pathv[i]), what);
+			}
+			globfree(&g);
+		}
+		if (!found)
+			sema_error(s, raw->loc, "%s target '%s': no file matches", parts[0], parts[1]);
 		return;
 	}
 	case PT_KPROBE:
@@ -521,7 +550,8 @@ void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p)
 		bool ev = providers[p->attach[0].type].runs_once;
 		bool ev2 = providers[p->attach[i].type].runs_once;
 		if (ev != ev2) {
-			sema_error(s, p->attach[i].loc, "BEGIN and END cannot share a block with other probes");
+			sema_error(s, p->attach[i].loc, "BEGIN, END and self cannot share a block with other "
+				   "probes");
 			return;
 		}
 	}

@@ -35,8 +35,9 @@ enum probe_type {
 	PT_KPROBE, PT_KRETPROBE,
 	PT_FENTRY, PT_FEXIT,
 	PT_INTERVAL, PT_PROFILE, PT_SOFTWARE, PT_HARDWARE,
+	PT_SELF,	/* self:signal:SIGUSR1: sonde runs it when it gets the signal */
 };
-#define PT_COUNT (PT_HARDWARE + 1)
+#define PT_COUNT (PT_SELF + 1)
 
 /* What a probe's context offers builtins (struct probe_provider.ctx). */
 enum probe_ctx {
@@ -86,7 +87,7 @@ struct probe_provider {
 	const char *section;	/* ELF section of its programs (libbpf's program type) */
 	bool section_names_point;	/* the section goes on with "/TARGET/FUNC" (or
 					 * "/FUNC" without a target), as libbpf expects */
-	bool runs_once;		/* BEGIN/END: not attached, sonde runs it itself */
+	bool runs_once;		/* BEGIN/END, self: not attached, sonde runs it itself */
 	unsigned ctx;		/* enum probe_ctx bits */
 	/* -l 'NAME:...' (host/list.c), NULL: listed with the tracepoints */
 	int (*list)(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
@@ -270,6 +271,8 @@ struct sema_result {
 				 * as 0.17 does */
 	bool own_scope;		/* the script reads in_scope/scoped: it applies -p and
 				 * --container itself, sonde filters none of its probes */
+	bool has_self;		/* a self:signal:SIGUSR1 probe: SIGUSR1 runs it instead
+				 * of printing the maps */
 };
 
 /* NULL after reporting errors through d. */

@@ -64,6 +64,15 @@ struct sema_ctx {
 #define MAX_TUPLE 16	/* fields of a tuple, keys of a map */
 #define SEMA_MAX_QUIET_PASSES 16	/* a chain of maps read before assigned, this deep */
 
+/* what a callback that expands one attach point into many collects into:
+ * the probe's new attach points from `at`, n of them so far */
+struct sema_collect {
+	struct sema_ctx *s;
+	struct sema_probe *p;
+	struct ast_attach *at;
+	int n;
+};
+
 /* kprobes.c: kprobe/kretprobe attach points from raw's n parts
  * ("kprobe", ["MODULE",] "FUNCTION[+OFFSET]"), wildcards expanded */
 void sema_kprobe_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
@@ -74,6 +83,12 @@ void sema_fentry_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_at
 /* btf.c: the signature of kernel function fn (in module, NULL: the
  * kernel's own), NULL when BTF does not declare it */
 const struct sema_kfunc *sema_btf_kfunc(struct sema_ctx *s, const char *module, const char *fn);
+/* btf.c: the arguments of raw tracepoint name as BTF names them, NULL
+ * when it does not */
+const struct sema_kfunc *sema_btf_rawtp(struct sema_ctx *s, const char *module, const char *name);
+/* kprobes.c: rawtracepoint:[MODULE:]NAME, wildcards expanded against BTF */
+void sema_rawtp_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
+			const char **parts, int n);
 
 /* types.c */
 bool sema_is_int(const struct type *t);		/* an integer or a pointer */

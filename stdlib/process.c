@@ -134,7 +134,8 @@ static void check_argN(struct sema_ctx *s, struct ast_node *n)
 		}
 		/* rawtracepoint: the kernel refuses a read past the arguments
 		 * the tracepoint passes, but only when it attaches */
-		int nargs = t == PT_RAWTRACEPOINT ? host_raw_tp_nargs(p->attach[i].func) : -1;
+		int nargs = t != PT_RAWTRACEPOINT ? -1 : p->attach[i].kf ? p->attach[i].kf->nargs
+			    : host_raw_tp_nargs(p->attach[i].func);
 		if (nargs >= 0 && n->ident.name[3] - '0' >= nargs) {
 			char range[32] = "none";
 			if (nargs)
