@@ -12,6 +12,7 @@
  * use atomic adds.
  */
 #include "codegen/cg_int.h"
+#include "host/host.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -252,8 +253,11 @@ void cg_map_compound(struct cg_ctx *cg, struct ast_node *mn, enum ast_op op, LLV
 	LLVMBuildCondBr(cg->b, found, yes, no);
 
 	LLVMPositionBuilderAtEnd(cg->b, yes);
-	if (op == OP_ADD || op == OP_SUB) {
-		/* atomic: several CPUs may update one shared slot */
+	if ((op == OP_ADD || op == OP_SUB) && (!old_out || host_feature(HF_ATOMIC_FETCH))) {
+		/* atomic: several CPUs may update one shared slot.  Before
+		 * 5.12 an atomic add returns nothing, so where the old value
+		 * is wanted (@n++ as a value) the update is a load and a
+		 * store, as on any other operator */
 		LLVMValueRef d = op == OP_ADD ? v : LLVMBuildNeg(cg->b, v, "");
 		LLVMValueRef old = LLVMBuildAtomicRMW(cg->b, LLVMAtomicRMWBinOpAdd, p, d,
 						      LLVMAtomicOrderingMonotonic, 0);

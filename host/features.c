@@ -286,6 +286,20 @@ static int probe_big_keys(void)
 	return loaded(fd < 0 ? -errno : fd);
 }
 
+/* an atomic add that returns the old value (BPF_ATOMIC | BPF_FETCH), on a
+ * stack slot: 5.10 knows only the add that returns nothing (BPF_XADD) */
+static int probe_atomic_fetch(void)
+{
+	struct bpf_insn p[] = {
+		ST_DW(BPF_REG_10, -8, 0),
+		MOV_IMM(BPF_REG_1, 1),
+		INSN(BPF_STX | BPF_ATOMIC | BPF_DW, BPF_REG_10, BPF_REG_1, -8, BPF_ADD | BPF_FETCH),
+		MOV_IMM(BPF_REG_0, 0),
+		EXIT(),
+	};
+	return loaded(load(BPF_PROG_TYPE_KPROBE, p, sizeof(p) / sizeof(p[0]), NULL));
+}
+
 static const struct host_feature_def {
 	const char *name;	/* in SONDE_NO_FEATURES and --info */
 	const char *what;	/* in errors: "... needs WHAT (Linux SINCE)" */
@@ -308,6 +322,7 @@ static const struct host_feature_def {
 	[HF_FOR_EACH] = {"for_each", "bpf_for_each_map_elem", "5.13", probe_for_each},
 	[HF_LOOP] = {"loop", "bpf_loop", "5.17", probe_loop},
 	[HF_BIG_KEYS] = {"big_keys", "hash map keys over 512 bytes", "5.11", probe_big_keys},
+	[HF_ATOMIC_FETCH] = {"atomic_fetch", "atomic fetch-and-add (BPF_FETCH)", "5.12", probe_atomic_fetch},
 };
 
 static int answers[HF__COUNT];	/* 0: not asked yet; else enum host_answer + 1 */

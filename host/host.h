@@ -599,6 +599,7 @@ enum host_feature {
 	HF_FOR_EACH,		/* bpf_for_each_map_elem (5.13): for ($kv : @m) */
 	HF_LOOP,		/* bpf_loop (5.17): for ($i : a..b) */
 	HF_BIG_KEYS,		/* hash map keys over 512 bytes (5.11) */
+	HF_ATOMIC_FETCH,	/* atomic add that returns the old value (5.12) */
 	HF__COUNT
 };
 enum host_answer { HF_NO, HF_YES, HF_UNKNOWN };

@@ -216,6 +216,16 @@ out=$("$SONDE" -q -k -f json -e 'BEGIN { printf("%s|\n", str(16)); exit(); }' 2>
 expect_eq parity:k_json_helper_error '{"type": "helper_error", "msg": "Bad address", "helper": "probe_read_str", "retcode": -14, "line": 1, "col": 25}' "$out"
 out=$("$SONDE" -q -e 'BEGIN { @[1] = 1; delete(@[7]); exit(); }' 2>&1)
 expect_eq parity:no_k_silent $'\n\n@[1]: 1' "$out"
+# an increment used as a value: atomic fetch-and-add, or (a kernel before
+# 5.12, as SONDE_NO_FEATURES makes this one look) a load and a store
+if need_root parity:increment_as_value; then
+	build_workload syscall_loop
+	for f in none atomic_fetch; do
+		out=$(SONDE_NO_FEATURES=$f "$SONDE" -q -e 'tracepoint:syscalls:sys_enter_getppid /comm == "syscall_loop"/ { if (@n++ >= 60) { @over = count(); } }' \
+			-c "$B/syscall_loop 100" 2>&1 | sed '/^[0-9][0-9.]*$/d')
+		expect_eq parity:increment_as_value_$f $'\n\n@n: 100\n@over: 40' "$out"
+	done
+fi
 # a stack seen again is an insert that finds its key (BPF_NOEXIST), which
 # is how the stack table works, not a helper failure: -k stays quiet
 if need_root parity:k_stack_repeat_quiet; then

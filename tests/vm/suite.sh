@@ -8,7 +8,7 @@
 #   VM_PAR=1                                      one guest at a time
 . "$(dirname "$0")/bed.sh"
 RESULTS=${1:?usage: suite.sh RESULTS}
-VM_TIMEOUT=${VM_TIMEOUT:-300}
+VM_TIMEOUT=${VM_TIMEOUT:-900}
 VM_PAR=${VM_PAR:-2}
 
 # the workloads, built here: the guest's compiler would run under TCG
