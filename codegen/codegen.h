@@ -168,6 +168,9 @@ LLVMValueRef cg_load_i64(struct cg_ctx *cg, LLVMValueRef ptr);	/* 8-byte load */
 /* fentry/fexit: the 8-byte context slot at off as a value of type t (an
  * integer narrower than 8 bytes is its low part, extended as t says) */
 LLVMValueRef cg_kfunc_slot(struct cg_ctx *cg, uint32_t off, const struct type *t);
+/* uprobe (kf->regs): argument i as a value of type t, from its register or
+ * its stack slot (a struct: a pointer to its bytes on the BPF stack) */
+LLVMValueRef cg_uarg(struct cg_ctx *cg, const struct sema_kfunc *kf, int i, const struct type *t);
 void cg_store_i64(struct cg_ctx *cg, LLVMValueRef v, LLVMValueRef ptr);
 
 LLVMValueRef cg_helper_call(struct cg_ctx *cg, int helper, LLVMValueRef *args, int nargs);

@@ -381,12 +381,47 @@ static bool is_karg_field(struct cg_ctx *cg, struct ast_node *e)
 	       !strcmp(e->field.base->ident.name, "args") && cg->attach->kf;
 }
 
+/* uprobe args.NAME (kf->regs): argument i from its register of struct
+ * pt_regs, or from user memory above the stack pointer; a struct passed
+ * by value is copied to the BPF stack (its registers' bytes in order) */
+LLVMValueRef cg_uarg(struct cg_ctx *cg, const struct sema_kfunc *kf, int i, const struct type *t)
+{
+	enum { PT_REGS_SP = 152 };	/* x86-64 struct pt_regs */
+	uint32_t off = kf->offsets[i];
+	LLVMValueRef at = NULL;
+	if (off >= SEMA_ARG_STACK)
+		at = LLVMBuildAdd(cg->b, cg_load_i64(cg, cg_gep(cg, cg->ctx_arg, PT_REGS_SP)),
+				  cg_const(cg, off - SEMA_ARG_STACK), "");
+	if (t->kind == TY_STRUCT) {
+		LLVMValueRef buf = cg_alloca(cg, (t->size + 7) / 8 * 8, "uarg");
+		if (at) {
+			cg_probe_read(cg, buf, t->size, at, 1, 0);
+		} else {
+			cg_store_i64(cg, cg_load_i64(cg, cg_gep(cg, cg->ctx_arg, off)), buf);
+			if (kf->offsets_hi[i])
+				cg_store_i64(cg, cg_load_i64(cg, cg_gep(cg, cg->ctx_arg, kf->offsets_hi[i])),
+					     cg_gep(cg, buf, 8));
+		}
+		return buf;
+	}
+	LLVMValueRef v;
+	if (at) {
+		LLVMValueRef tmp = cg_alloca(cg, 8, "uarg");
+		cg_probe_read(cg, tmp, 8, at, 1, 0);
+		v = cg_load_i64(cg, tmp);
+	} else {
+		v = cg_load_i64(cg, cg_gep(cg, cg->ctx_arg, off));
+	}
+	return t->kind == TY_INT ? narrow(cg, v, t->size, t->is_signed) : v;
+}
+
 static LLVMValueRef karg_field(struct cg_ctx *cg, struct ast_node *e)
 {
 	const struct sema_kfunc *kf = cg->attach->kf;
 	for (int i = 0; i < kf->nargs; i++)
 		if (!strcmp(kf->names[i], e->field.name))
-			return cg_kfunc_slot(cg, kf->offsets[i], &e->type);
+			return kf->regs ? cg_uarg(cg, kf, i, &e->type)
+					: cg_kfunc_slot(cg, kf->offsets[i], &e->type);
 	return cg_const(cg, 0);	/* sema checked every attach point */
 }
 

@@ -70,6 +70,8 @@ struct type_enum {
 	const uint64_t *values;
 };
 
+struct hdw_type;
+
 struct type {
 	enum type_kind kind;
 	uint32_t size;		/* bytes in a map slot or event record */
@@ -92,6 +94,8 @@ struct type {
 	const char *sname;	/* TY_STRUCT */
 	uint32_t btf_id;	/* TY_STRUCT from the kernel's BTF: its fields are
 				 * read from BTF when first needed (nfields 0 until then) */
+	const struct hdw_type *dwarf;	/* TY_STRUCT from a binary's DWARF (uprobe
+					 * args): the same, from there */
 	const struct type_decoder *decoder;	/* TY_DECODED */
 	struct type_field *fields;	/* TY_TUPLE, TY_STRUCT */
 	int nfields;

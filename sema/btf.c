@@ -151,6 +151,8 @@ const struct type *sema_struct_complete(struct sema_ctx *s, const struct type *s
 {
 	if (st->kind != TY_STRUCT || st->nfields)
 		return st;
+	if (st->dwarf)
+		return sema_dwarf_complete(s, st);
 	/* a struct named before its definition was complete (a `struct S *`
 	 * field inside struct S), or one only declared: the definition */
 	if (st->sname && !st->btf_id)
@@ -159,6 +161,8 @@ const struct type *sema_struct_complete(struct sema_ctx *s, const struct type *s
 				return &d->type;
 	if (!st->btf_id) {
 		struct type t;
+		if (st->sname && sema_dwarf_named(s, false, st->sname, &t) && t.dwarf)
+			return sema_struct_complete(s, &t);
 		if (st->sname && sema_btf_named(s, st->sname, true, &t) && t.btf_id)
 			return sema_struct_complete(s, &t);
 		return st;

@@ -427,6 +427,15 @@ static struct type *check_binary(struct sema_ctx *s, struct ast_node *e)
 	return sema_set(e, sgn ? ty_int64 : ty_uint64);
 }
 
+/* "a, b, c" or "none": the arguments kf names, for an error */
+static const char *arg_names(struct sema_ctx *s, const struct sema_kfunc *kf)
+{
+	const char *list = kf->nargs ? "" : "none";
+	for (int j = 0; j < kf->nargs; j++)
+		list = arena_printf(s->a, "%s%s%s", list, j ? ", " : "", kf->names[j]);
+	return list;
+}
+
 /* fentry/fexit args.NAME (or args->NAME): a parameter by its BTF name,
  * of the same kind in every attach point of the probe */
 static struct type *check_kargs_field(struct sema_ctx *s, struct ast_node *e)
@@ -446,11 +455,33 @@ static struct type *check_kargs_field(struct sema_ctx *s, struct ast_node *e)
 			suggest_init(&sg, e->field.name);
 			for (int j = 0; kf && j < kf->nargs; j++)
 				suggest_add(&sg, kf->names[j]);
-			sema_error(s, e->loc, "%s has no argument '%s'%s", at->name, e->field.name,
-				   suggest_text(&sg, 3, hint, sizeof(hint)));
+			if (kf && kf->regs)	/* all of them: a function has few */
+				sema_error(s, e->loc, "%s has no argument '%s' (its arguments: %s)", at->name,
+					   e->field.name, arg_names(s, kf));
+			else
+				sema_error(s, e->loc, "%s has no argument '%s'%s", at->name, e->field.name,
+					   suggest_text(&sg, 3, hint, sizeof(hint)));
 			return sema_err_type(e);
 		}
-		if (kf->types[k].size > 8) {
+		if (kf->regs && kf->why_not[k]) {
+			sema_error(s, e->loc, "%s: argument '%s' is %s", at->name, e->field.name,
+				   kf->why_not[k]);
+			return sema_err_type(e);
+		}
+		if (kf->regs && kf->offsets[k] >= SEMA_ARG_STACK && sema_in_user_probe(s)) {
+			/* as arg6..arg9: the agent reads registers, not the stack */
+			sema_error(s, e->loc, "%s: argument '%s' is passed on the stack, which user probes "
+				   "do not read (--user-probes): drop --user-probes to read it in the kernel",
+				   at->name, e->field.name);
+			return sema_err_type(e);
+		}
+		if (kf->regs && kf->types[k].kind == TY_STRUCT && kf->types[k].size > SEMA_STRUCT_ARG_MAX) {
+			sema_error(s, e->loc, "%s: argument '%s' is a struct of %u bytes passed by value, "
+				   "more than the %u bytes sonde copies to the BPF stack", at->name,
+				   e->field.name, kf->types[k].size, SEMA_STRUCT_ARG_MAX);
+			return sema_err_type(e);
+		}
+		if (kf->types[k].size > 8 && !kf->regs) {
 			sema_error(s, e->loc, "%s: argument '%s' is a struct passed by value, which sonde "
 				   "cannot read", at->name, e->field.name);
 			return sema_err_type(e);
@@ -469,6 +500,37 @@ static struct type *check_kargs_field(struct sema_ctx *s, struct ast_node *e)
 	return sema_set(e, t);
 }
 
+bool sema_uprobe_args(struct sema_ctx *s, const char *what, struct src_loc loc)
+{
+	struct sema_probe *p = s->probe;
+	sema_need_per_attach(s);
+	for (int i = 0; i < p->nattach; i++) {
+		struct sema_attach *at = &p->attach[i];
+		if (at->type != PT_UPROBE) {
+			sema_error(s, loc, "%s: %s has no arguments by name (uprobes have, from "
+				   "debug information; uretprobes read retval)", what, at->name);
+			return false;
+		}
+		if (strpbrk(at->func, "*?[")) {
+			/* a wildcard: one attach point per function it matches, after
+			 * this pass; still one after the last pass matched none */
+			if (!sema_need_func_sites(s))
+				sema_error(s, loc, "%s in %s: no function matches the wildcard", what,
+					   at->name);
+			return false;
+		}
+		if (strchr(at->func, '+') || !strncmp(at->func, "0x", 2)) {
+			/* past the first instruction the registers may hold anything */
+			sema_error(s, loc, "%s in %s: arguments by name are read at a function's "
+				   "entry, not at an offset or an address", what, at->name);
+			return false;
+		}
+		if (!sema_dwarf_ufunc(s, at, loc))
+			return false;
+	}
+	return true;
+}
+
 static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 {
 	struct ast_node *b = e->field.base;
@@ -479,6 +541,13 @@ static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 		}
 		if (s->probe->nattach && (sema_provider(s->probe->attach[0].type)->ctx & PC_KARGS)) {
 			sema_set(b, (struct type){.kind = TY_PTR, .size = 8});
+			return check_kargs_field(s, e);
+		}
+		if (s->probe->nattach && (s->probe->attach[0].type == PT_UPROBE ||
+					  s->probe->attach[0].type == PT_URETPROBE)) {
+			sema_set(b, (struct type){.kind = TY_PTR, .size = 8});
+			if (!sema_uprobe_args(s, arena_printf(s->a, "args.%s", e->field.name), e->loc))
+				return sema_err_type(e);
 			return check_kargs_field(s, e);
 		}
 	}
@@ -516,7 +585,7 @@ static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 	 * reads the field from note.record */
 	st = sema_struct_complete(s, st);
 	e->note.record = st;
-	if (!st->nfields && !st->btf_id) {
+	if (!st->nfields && !st->btf_id && !st->dwarf) {
 		sema_error(s, e->loc, "struct %s is unknown: neither the script nor the kernel's "
 			   "BTF defines it", st->sname ? st->sname : "?");
 		return sema_err_type(e);

@@ -92,7 +92,9 @@ void sema_var_assign(struct sema_ctx *s, struct ast_node *target, const struct t
 		for (w = s->quiet ? NULL : s->learned[s->probe->index]; w; w = w->next)
 			if (!strcmp(w->name, v->name))
 				break;
-		v->type = sema_deep_copy(s->a, w ? &w->type : t);
+		/* (not an error the first pass met: one a later pass does not
+		 * meet, args.NAME of a wildcard uprobe before it was expanded) */
+		v->type = sema_deep_copy(s->a, w && !sema_is_error(&w->type) ? &w->type : t);
 		v->loc = target->loc;
 		v->next = s->vars;
 		s->vars = v;
@@ -114,7 +116,7 @@ static const struct type *learned_type(struct sema_ctx *s, const char *name)
 {
 	for (struct sema_var *w = s->quiet ? NULL : s->learned[s->probe->index]; w; w = w->next)
 		if (!strcmp(w->name, name))
-			return &w->type;
+			return sema_is_error(&w->type) ? NULL : &w->type;
 	return NULL;
 }
 

@@ -54,7 +54,13 @@ enum probe_ctx {
 
 /* fentry/fexit: the probed function as BTF declares it.  Each parameter
  * is one or two 8-byte slots of the context (a struct of up to 16 bytes
- * passed by value takes two); fexit's return value follows them. */
+ * passed by value takes two); fexit's return value follows them.
+ * A uprobe's function as its DWARF declares it (regs, sema/dwarf.c): the
+ * context is struct pt_regs, offsets[] the register holding a parameter
+ * (offsets_hi[] the second one of a 9..16-byte parameter, else 0) or
+ * SEMA_ARG_STACK + its place on the stack, in bytes from the stack
+ * pointer at entry (the return address is at 0); why_not[] says why a
+ * parameter cannot be read (a double in an SSE register), else NULL. */
 struct sema_kfunc {
 	int nargs;
 	const char **names;
@@ -62,7 +68,13 @@ struct sema_kfunc {
 	uint32_t *offsets;	/* bytes into the context */
 	struct type ret;	/* TY_NONE for void */
 	uint32_t ret_offset;
+	bool regs;
+	uint32_t *offsets_hi;
+	const char **why_not;
 };
+#define SEMA_ARG_STACK 0x10000u
+/* a uprobe's struct argument passed by value is copied to the BPF stack */
+#define SEMA_STRUCT_ARG_MAX 256u
 /* func's value without BPF cookies (before Linux 5.15), and in kernel
  * functions' probes: this plus the global attach index, whose function
  * the runtime prints (one program per attach point then); with cookies
@@ -323,6 +335,12 @@ bool sema_map_set_kind(struct sema_ctx *s, struct ast_node *m, enum map_kind kin
 /* the file a uprobe/usdt TARGET names: a path (inside the -p process's
  * root when it has one there), or a program in PATH; NULL when none */
 const char *sema_target_file(struct sema_ctx *s, const char *target);
+
+/* uprobe args (what: "args.n", "args", for messages): every attach point
+ * of the current probe gets its function's parameters from DWARF in
+ * at->kf (sema/dwarf.c), one program each; false after an error, or in a
+ * first pass that leaves a wildcard to be expanded */
+bool sema_uprobe_args(struct sema_ctx *s, const char *what, struct src_loc loc);
 
 /* a pointer to the kernel's struct NAME (from BTF), in kernel memory;
  * uint64 when the kernel has no BTF or no such struct */
