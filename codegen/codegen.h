@@ -177,6 +177,10 @@ LLVMValueRef cg_tp_args(struct cg_ctx *cg, struct ast_node *n);
 void cg_store_i64(struct cg_ctx *cg, LLVMValueRef v, LLVMValueRef ptr);
 
 LLVMValueRef cg_helper_call(struct cg_ctx *cg, int helper, LLVMValueRef *args, int nargs);
+/* the address of the kernel variable with vmlinux BTF id btf_id, as the
+ * verifier resolves it (ld_imm64 with BPF_PSEUDO_BTF_ID: for a per-CPU
+ * variable a per-CPU pointer, for bpf_per_cpu_ptr/bpf_this_cpu_ptr) */
+LLVMValueRef cg_ksym_btf(struct cg_ctx *cg, uint32_t btf_id);
 /* the same, never checked by -k: for calls whose failure is part of the
  * protocol (a BPF_NOEXIST insert that finds the key there) */
 LLVMValueRef cg_helper_call_quiet(struct cg_ctx *cg, int helper, LLVMValueRef *args, int nargs);

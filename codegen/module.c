@@ -596,6 +596,7 @@ static void init_llvm(void)
 	LLVMInitializeBPFTarget();
 	LLVMInitializeBPFTargetMC();
 	LLVMInitializeBPFAsmPrinter();
+	LLVMInitializeBPFAsmParser();	/* inline asm: cg_ksym_btf's ld_imm64 */
 	done = 1;
 }
 

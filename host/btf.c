@@ -258,6 +258,21 @@ static int func_proto(const struct btf *b, const char *fn, int first, bool retva
 	return 0;
 }
 
+int host_btf_percpu_var(const char *name)
+{
+	const struct btf *b = host_kernel_btf();
+	int var = b ? btf__find_by_name_kind(b, name, BTF_KIND_VAR) : -1;
+	int sec = b ? btf__find_by_name_kind(b, ".data..percpu", BTF_KIND_DATASEC) : -1;
+	if (var <= 0 || sec <= 0)
+		return -ENOENT;
+	const struct btf_type *t = btf__type_by_id(b, (uint32_t)sec);
+	const struct btf_var_secinfo *vs = btf_var_secinfos(t);
+	for (int i = 0; i < btf_vlen(t); i++)
+		if (vs[i].type == (uint32_t)var)
+			return var;
+	return -ENOENT;
+}
+
 int host_btf_func_proto(const struct btf *b, const char *fn, FILE *out)
 {
 	return func_proto(b, fn, 0, true, out);

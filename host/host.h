@@ -619,6 +619,9 @@ int32_t host_btf_func_id(const struct btf *b, const char *fn);
  * "    TYPE retval" unless it returns void, as bpftrace prints them;
  * 0, or -ENOENT when b has no function fn */
 int host_btf_func_proto(const struct btf *b, const char *fn, FILE *out);
+/* the BTF id of per-CPU kernel variable `name` (a VAR of the kernel's
+ * .data..percpu section), or -ENOENT */
+int host_btf_percpu_var(const char *name);
 /* raw tracepoints: the BTF function that names raw tracepoint name's
  * parameters (__probestub_NAME, else __traceiter_NAME, whose first
  * parameter is the probe's data, not the tracepoint's) into buf, or NULL */

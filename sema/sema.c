@@ -500,8 +500,11 @@ static uint32_t array_slots(const struct sema_map *m)
 {
 	if (!m->percpu || m->key.kind != TY_NONE)
 		return 0;
-	if (m->kind == MK_HIST)
-		return HIST_SLOTS + 1;
+	if (m->kind == MK_HIST) {
+		/* hist(v, k): ((64 - k) << k) + 1 buckets, as output/print.c lays them out */
+		uint32_t n = m->hist_bits ? ((64u - (uint32_t)m->hist_bits) << m->hist_bits) + 2 : HIST_SLOTS + 1;
+		return n <= LHIST_ARRAY_MAX ? n : 0;
+	}
 	if (m->kind == MK_LHIST) {
 		int64_t n = m->lh_step > 0 ? (m->lh_max - m->lh_min) / m->lh_step + 3 : 0;
 		return n > 0 && n <= LHIST_ARRAY_MAX ? (uint32_t)n : 0;

@@ -172,6 +172,8 @@ struct sema_map {
 	bool lru;		/* declared lruhash or percpulruhash */
 	int id;
 	int64_t lh_min, lh_max, lh_step;
+	int hist_bits;		/* hist(v, k): k, 2^k buckets per power of two (0..5) */
+	bool hist_set;		/* a hist() call has set hist_bits */
 	const char **labels;	/* a Prometheus label name per key element, from the
 				 * first keyed use (docs/metrics.md); NULL: no key */
 };
@@ -191,13 +193,15 @@ enum event_kind {
 	EV_SIGNAL_DONE,	/* reserved */
 	EV_PID_SEEN,	/* a pid first met by ustack/usym: read its mappings now */
 	EV_HELPER_ERROR,/* -k: a BPF helper failed at site id; the error code follows */
+	EV_ERRORF,	/* errorf(fmt, ...): located ERROR on stderr */
+	EV_WARNF,	/* warnf(fmt, ...): located WARNING on stderr (--no-warnings) */
 };
 
 /* A printf-like event: format string and the types of its arguments as
  * laid out in the record after the 8-byte header. */
 struct sema_event {
 	enum event_kind kind;
-	const char *fmt;		/* printf/time/cat/system */
+	const char *fmt;		/* printf/time/cat/system/errorf/warnf */
 	struct type args;		/* TY_TUPLE of the argument types, offsets from 0 */
 	struct fmt_spec *spec;		/* parsed format (runtime/format.h) */
 	int id;

@@ -45,6 +45,21 @@ bool stdlib_probe_types(struct sema_ctx *s, struct ast_node *n, const char *what
 	return true;
 }
 
+bool stdlib_btf_probe(struct sema_ctx *s, struct ast_node *n, const char *what, const char *helper)
+{
+	const struct sema_probe *p = sema_cur_probe(s);
+	for (int i = 0; i < p->nattach; i++) {
+		if (sema_provider(p->attach[i].type)->ctx & PC_KARGS)
+			continue;
+		sema_error(s, n->loc, "%s needs %s, which the kernel allows only in fentry/fexit probes, "
+			   "not in %s probes [%s]", what, helper, sema_probe_type_name(p->attach[i].type),
+			   explain_get(EX_HELPER)->code);
+		n->type.kind = TY_ERROR;
+		return false;
+	}
+	return true;
+}
+
 /* the single argument is an integer (address) */
 static bool addr_arg(struct sema_ctx *s, struct ast_node *n)
 {
