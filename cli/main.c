@@ -162,8 +162,9 @@ static int list_types(FILE *out, const char *glob, const char *rest, bool verbos
 /* -l [PATTERN] into out: a pattern naming a provider that lists its own
  * probes (uprobe:, usdt:, kprobe:, tracepoint:, software:, hardware: and
  * their aliases) goes to that provider's lister; a pattern without a probe
- * type searches every type that needs no target, as bpftrace does:
- * software and hardware events and tracepoints (kprobes where they exist). */
+ * type (or none) searches every type that needs no target, as bpftrace
+ * does: software and hardware events, tracepoints and kprobes (where the
+ * kernel has them). */
 static int list_into(FILE *out, const char *pattern, bool verbose, int pid)
 {
 	const char *colon = pattern ? strchr(pattern, ':') : NULL;
@@ -191,9 +192,9 @@ static int list_into(FILE *out, const char *pattern, bool verbose, int pid)
 	} else if (rc >= 0) {
 		rc = tfs_list(out, pattern, verbose);
 	}
-	if (rc >= 0 && pattern && !colon && tfs_have_kprobes()) {
+	if (rc >= 0 && !colon && tfs_have_kprobes()) {
 		char *k = NULL;
-		if (asprintf(&k, "kprobe:%s", pattern) < 0)
+		if (asprintf(&k, "kprobe:%s", pattern ? pattern : "*") < 0)
 			return -ENOMEM;
 		rc = host_list_kprobes(out, "kprobe", k, verbose, pid);
 		free(k);

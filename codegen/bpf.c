@@ -53,6 +53,24 @@ LLVMValueRef cg_helper_call_quiet(struct cg_ctx *cg, int helper, LLVMValueRef *a
 	return call_ret(cg, helper, cg->i64, args, nargs);
 }
 
+/*
+ * LLVM has no IR for a BTF-id ld_imm64 (clang makes one from an extern
+ * __ksym that libbpf relocates), so its 16 bytes are written out in an
+ * inline asm: code 0x18, dst r1 and src BPF_PSEUDO_BTF_ID (3) in the
+ * register byte, the id, and a second half of zeros (the BTF object fd:
+ * 0 is vmlinux).  libbpf passes it to the kernel as it is.
+ */
+LLVMValueRef cg_ksym_btf(struct cg_ctx *cg, uint32_t btf_id)
+{
+	char text[96];
+	snprintf(text, sizeof(text), ".byte 0x18, 0x%x1, 0, 0\n.4byte %u\n.8byte 0", BPF_PSEUDO_BTF_ID,
+		 btf_id);
+	LLVMTypeRef fty = LLVMFunctionType(cg->i64, NULL, 0, 0);
+	LLVMValueRef as = LLVMGetInlineAsm(fty, text, strlen(text), (char *)"={r1}", 5, 1, 0,
+					   LLVMInlineAsmDialectATT, 0);
+	return LLVMBuildCall2(cg->b, fty, as, NULL, 0, "ksym");
+}
+
 LLVMValueRef cg_helper_call(struct cg_ctx *cg, int helper, LLVMValueRef *args, int nargs)
 {
 	LLVMValueRef r = call_ret(cg, helper, cg->i64, args, nargs);

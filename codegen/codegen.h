@@ -168,9 +168,19 @@ LLVMValueRef cg_load_i64(struct cg_ctx *cg, LLVMValueRef ptr);	/* 8-byte load */
 /* fentry/fexit: the 8-byte context slot at off as a value of type t (an
  * integer narrower than 8 bytes is its low part, extended as t says) */
 LLVMValueRef cg_kfunc_slot(struct cg_ctx *cg, uint32_t off, const struct type *t);
+/* uprobe (kf->regs): argument i as a value of type t, from its register or
+ * its stack slot (a struct: a pointer to its bytes on the BPF stack) */
+LLVMValueRef cg_uarg(struct cg_ctx *cg, const struct sema_kfunc *kf, int i, const struct type *t);
+/* args alone in a tracepoint: the record's fields into a value laid out
+ * as n's struct type (sema_tp_args) */
+LLVMValueRef cg_tp_args(struct cg_ctx *cg, struct ast_node *n);
 void cg_store_i64(struct cg_ctx *cg, LLVMValueRef v, LLVMValueRef ptr);
 
 LLVMValueRef cg_helper_call(struct cg_ctx *cg, int helper, LLVMValueRef *args, int nargs);
+/* the address of the kernel variable with vmlinux BTF id btf_id, as the
+ * verifier resolves it (ld_imm64 with BPF_PSEUDO_BTF_ID: for a per-CPU
+ * variable a per-CPU pointer, for bpf_per_cpu_ptr/bpf_this_cpu_ptr) */
+LLVMValueRef cg_ksym_btf(struct cg_ctx *cg, uint32_t btf_id);
 /* the same, never checked by -k: for calls whose failure is part of the
  * protocol (a BPF_NOEXIST insert that finds the key there) */
 LLVMValueRef cg_helper_call_quiet(struct cg_ctx *cg, int helper, LLVMValueRef *args, int nargs);

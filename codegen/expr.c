@@ -101,6 +101,9 @@ static bool same_layout(const struct type *a, const struct type *b)
 		return false;
 	for (int i = 0; i < a->nfields; i++)
 		if (a->fields[i].offset != b->fields[i].offset ||
+		    (a->fields[i].name != b->fields[i].name &&	/* records in another order */
+		     (!a->fields[i].name || !b->fields[i].name ||
+		      strcmp(a->fields[i].name, b->fields[i].name))) ||
 		    !same_layout(&a->fields[i].type, &b->fields[i].type))
 			return false;
 	return true;
@@ -112,7 +115,11 @@ static void convert_copy(struct cg_ctx *cg, LLVMValueRef src, const struct type 
 {
 	if (from->kind == TY_TUPLE && to->kind == TY_TUPLE && from->nfields == to->nfields) {
 		for (int i = 0; i < from->nfields; i++) {
-			const struct type_field *f = &from->fields[i], *t = &to->fields[i];
+			/* a record's field goes to the field of its name */
+			const struct type_field *f = &from->fields[i],
+				*t = f->name ? type_record_field(to, f->name) : &to->fields[i];
+			if (!t)
+				continue;
 			convert_copy(cg, cg_gep(cg, src, f->offset), &f->type,
 				     cg_gep(cg, dst, t->offset), &t->type);
 		}
@@ -353,6 +360,21 @@ static LLVMValueRef tp_field(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef
 	return cg_load_ext(cg, p, size, e->type.kind == TY_INT && e->type.is_signed);
 }
 
+LLVMValueRef cg_tp_args(struct cg_ctx *cg, struct ast_node *n)
+{
+	LLVMValueRef buf = cg_alloca(cg, n->type.size, "tpargs");
+	for (int i = 0; i < n->type.nfields; i++) {
+		const struct type_field *m = &n->type.fields[i];
+		uint32_t end = i + 1 < n->type.nfields ? n->type.fields[i + 1].offset : n->type.size;
+		/* args.NAME, as the script would write it */
+		struct ast_node fe = {.kind = N_FIELD, .loc = n->loc, .type = m->type};
+		fe.field.base = n;
+		fe.field.name = m->name;
+		cg_expr_store(cg, &fe, cg_gep(cg, buf, m->offset), end - m->offset);
+	}
+	return buf;
+}
+
 LLVMValueRef cg_kfunc_slot(struct cg_ctx *cg, uint32_t off, const struct type *t)
 {
 	/* The verifier checks 8-byte loads of the context against BTF, and
@@ -381,12 +403,47 @@ static bool is_karg_field(struct cg_ctx *cg, struct ast_node *e)
 	       !strcmp(e->field.base->ident.name, "args") && cg->attach->kf;
 }
 
+/* uprobe args.NAME (kf->regs): argument i from its register of struct
+ * pt_regs, or from user memory above the stack pointer; a struct passed
+ * by value is copied to the BPF stack (its registers' bytes in order) */
+LLVMValueRef cg_uarg(struct cg_ctx *cg, const struct sema_kfunc *kf, int i, const struct type *t)
+{
+	enum { PT_REGS_SP = 152 };	/* x86-64 struct pt_regs */
+	uint32_t off = kf->offsets[i];
+	LLVMValueRef at = NULL;
+	if (off >= SEMA_ARG_STACK)
+		at = LLVMBuildAdd(cg->b, cg_load_i64(cg, cg_gep(cg, cg->ctx_arg, PT_REGS_SP)),
+				  cg_const(cg, off - SEMA_ARG_STACK), "");
+	if (t->kind == TY_STRUCT) {
+		LLVMValueRef buf = cg_alloca(cg, (t->size + 7) / 8 * 8, "uarg");
+		if (at) {
+			cg_probe_read(cg, buf, t->size, at, 1, 0);
+		} else {
+			cg_store_i64(cg, cg_load_i64(cg, cg_gep(cg, cg->ctx_arg, off)), buf);
+			if (kf->offsets_hi[i])
+				cg_store_i64(cg, cg_load_i64(cg, cg_gep(cg, cg->ctx_arg, kf->offsets_hi[i])),
+					     cg_gep(cg, buf, 8));
+		}
+		return buf;
+	}
+	LLVMValueRef v;
+	if (at) {
+		LLVMValueRef tmp = cg_alloca(cg, 8, "uarg");
+		cg_probe_read(cg, tmp, 8, at, 1, 0);
+		v = cg_load_i64(cg, tmp);
+	} else {
+		v = cg_load_i64(cg, cg_gep(cg, cg->ctx_arg, off));
+	}
+	return t->kind == TY_INT ? narrow(cg, v, t->size, t->is_signed) : v;
+}
+
 static LLVMValueRef karg_field(struct cg_ctx *cg, struct ast_node *e)
 {
 	const struct sema_kfunc *kf = cg->attach->kf;
 	for (int i = 0; i < kf->nargs; i++)
 		if (!strcmp(kf->names[i], e->field.name))
-			return cg_kfunc_slot(cg, kf->offsets[i], &e->type);
+			return kf->regs ? cg_uarg(cg, kf, i, &e->type)
+					: cg_kfunc_slot(cg, kf->offsets[i], &e->type);
 	return cg_const(cg, 0);	/* sema checked every attach point */
 }
 
@@ -447,7 +504,8 @@ static LLVMValueRef cg_field(struct cg_ctx *cg, struct ast_node *e)
 		return cg_mem_read(cg, e);
 	LLVMValueRef base = cg_expr(cg, b);
 	if (b->type.kind == TY_TUPLE) {
-		const struct type_field *f = &b->type.fields[atoi(e->field.name)];
+		const struct type_field *f = type_is_record(&b->type) ?
+			type_record_field(&b->type, e->field.name) : &b->type.fields[atoi(e->field.name)];
 		LLVMValueRef p = cg_gep(cg, base, f->offset);
 		if (is_int_kind(&f->type))
 			return cg_load_i64(cg, p);

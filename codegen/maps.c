@@ -94,10 +94,14 @@ LLVMValueRef cg_map_key(struct cg_ctx *cg, struct ast_node *m, int with_bucket)
 		const struct type *t = &m->map.keys->type;
 		LLVMValueRef src = cg_expr(cg, m->map.keys);
 		for (int i = 0; i < t->nfields && i < map->key.nfields; i++) {
-			uint32_t n = t->fields[i].type.size < map->key.fields[i].type.size
-					     ? t->fields[i].type.size : map->key.fields[i].type.size;
-			cg_memcpy(cg, cg_gep(cg, key, map->key.fields[i].offset),
-				  cg_gep(cg, src, t->fields[i].offset), n);
+			/* a record's field goes to the key's field of its name */
+			const struct type_field *to = t->fields[i].name ?
+				type_record_field(&map->key, t->fields[i].name) : &map->key.fields[i];
+			if (!to)
+				continue;
+			uint32_t n = t->fields[i].type.size < to->type.size
+					     ? t->fields[i].type.size : to->type.size;
+			cg_memcpy(cg, cg_gep(cg, key, to->offset), cg_gep(cg, src, t->fields[i].offset), n);
 		}
 	} else if (m->map.nkeys == 1) {
 		cg_expr_store(cg, m->map.keys, key, map->key.size);
@@ -308,7 +312,7 @@ static LLVMValueRef above(struct cg_ctx *cg, LLVMValueRef x, uint64_t c)
  * value is above 2^k - 1), each step's test computed by `above`; then
  * masks pick the bucket for 0 and for negatives.
  */
-static LLVMValueRef hist_bucket(struct cg_ctx *cg, LLVMValueRef v)
+static LLVMValueRef hist_bucket(struct cg_ctx *cg, LLVMValueRef v, int bits)
 {
 	LLVMBuilderRef b = cg->b;
 	LLVMValueRef x = opaque(cg, v);
@@ -325,6 +329,17 @@ static LLVMValueRef hist_bucket(struct cg_ctx *cg, LLVMValueRef v)
 	/* v > 0: r + 2; v == 0: the steps leave r = 0, so 1.  An add, not a
 	 * multiply by nz: LLVM turns that into a select, which is a jump */
 	LLVMValueRef nonneg = LLVMBuildAdd(b, LLVMBuildAdd(b, r, nz, ""), cg_const(cg, 1), "");
+	if (bits) {
+		/* hist(v, k): with s = max(r - k, 0), 1 + (s << k) + (v >> s): v + 1
+		 * below 2^(k+1), else the power's N = 2^k sub-buckets (v >> s is
+		 * N + the sub-bucket there); s's max by a sign mask */
+		LLVMValueRef d = LLVMBuildSub(b, r, cg_const(cg, (uint64_t)bits), "");
+		LLVMValueRef s = LLVMBuildAnd(b, d, LLVMBuildNot(b, LLVMBuildAShr(b, d, cg_const(cg, 63), ""), ""), "");
+		LLVMValueRef pos = opaque(cg, v);
+		nonneg = LLVMBuildAdd(b, LLVMBuildAdd(b, LLVMBuildShl(b, s, cg_const(cg, (uint64_t)bits), ""),
+						      LLVMBuildLShr(b, pos, s, ""), ""),
+				      cg_const(cg, 1), "");
+	}
 	/* negatives: 0 */
 	return LLVMBuildAnd(b, nonneg, LLVMBuildSub(b, neg, cg_const(cg, 1), ""), "");
 }
@@ -430,7 +445,7 @@ void cg_agg_update(struct cg_ctx *cg, struct ast_node *mn, struct ast_node *call
 	LLVMValueRef v = call->call.nargs ? cg_expr(cg, call->call.args) : cg_const(cg, 0);
 	LLVMValueRef key = cg_map_key(cg, mn, 1);
 	if (bi->agg == MK_HIST || bi->agg == MK_LHIST) {
-		LLVMValueRef bucket = bi->agg == MK_HIST ? hist_bucket(cg, v) : lhist_bucket(cg, v, m);
+		LLVMValueRef bucket = bi->agg == MK_HIST ? hist_bucket(cg, v, m->hist_bits) : lhist_bucket(cg, v, m);
 		if (m->array_slots)
 			LLVMBuildStore(cg->b, LLVMBuildTrunc(cg->b, bucket, LLVMInt32TypeInContext(cg->ctx), ""),
 				       key);

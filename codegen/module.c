@@ -280,10 +280,22 @@ void cg_emit_frame(struct cg_ctx *cg, const char *name)
 	LLVMBuildStore(cg->b, p, cg->frame_slot);
 }
 
+/* a program's name: its (first) attach point, as bpftool prog shows
+ * bpftrace's ("kprobe_ksys_read": the kernel keeps 15 characters of
+ * letters, digits and '_'), then p<probe>_<attach>, which keeps it unique */
+static const char *prog_name(struct cg_ctx *cg, const struct sema_attach *at, int probe, int first)
+{
+	char *name = arena_printf(cg->a, "%.48s_p%d_%d", at->name ? at->name : "probe", probe, first);
+	for (char *c = name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
+			*c = '_';
+	return name;
+}
+
 static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int first, int n)
 {
 	const struct sema_attach *at = &p->attach[first];
-	const char *name = arena_printf(cg->a, "p%d_%d", p->index, first);
+	const char *name = prog_name(cg, at, p->index, first);
 	LLVMTypeRef params[] = {cg->ptr};
 	LLVMTypeRef fty = LLVMFunctionType(cg->i32, params, 1, 0);
 	LLVMValueRef fn = LLVMAddFunction(cg->mod, name, fty);
@@ -584,6 +596,7 @@ static void init_llvm(void)
 	LLVMInitializeBPFTarget();
 	LLVMInitializeBPFTargetMC();
 	LLVMInitializeBPFAsmPrinter();
+	LLVMInitializeBPFAsmParser();	/* inline asm: cg_ksym_btf's ld_imm64 */
 	done = 1;
 }
 
@@ -912,7 +925,7 @@ int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opt
 
 	int total = 0;
 	for (int i = 0; i < r->nprobes; i++)
-		if (r->probes[i].nattach)
+		if (r->probes[i].nattach && !r->probes[i].left_out)
 			total += r->probes[i].uses_args ? r->probes[i].nattach : 1;
 	cg.split = total > CG_MODULE_PROGS;
 	if (cg.split && srcfd >= 0 && srcpath[0]) {
@@ -924,7 +937,7 @@ int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opt
 	int in_module = 0;
 	for (int i = 0; i < r->nprobes && !rc; i++) {
 		const struct sema_probe *p = &r->probes[i];
-		int nprog = !p->nattach ? 0 : p->uses_args ? p->nattach : 1;
+		int nprog = !p->nattach || p->left_out ? 0 : p->uses_args ? p->nattach : 1;
 		for (int j = 0; j < nprog && !rc; j++) {
 			if (in_module == CG_MODULE_PROGS) {
 				rc = module_end(&dr);

@@ -21,16 +21,24 @@ void diag_init(struct diag *d, const char *file, const char *src, FILE *out)
 	d->out = out ? out : stderr;
 }
 
+/* where line `line` (1-based) of src starts, and its length in *len */
+static const char *line_at(const char *src, int line, int *len)
+{
+	const char *p = src;
+	for (int l = 1; l < line && *p; p++)
+		if (*p == '\n')
+			l++;
+	const char *e = strchr(p, '\n');
+	*len = e ? (int)(e - p) : (int)strlen(p);
+	return p;
+}
+
 /* the line, or for a long one the DIAG_LINE_MAX columns around the span's
  * start with "..." where it was cut, and the underline beneath */
 static void quote_line(struct diag *d, struct src_loc loc)
 {
-	const char *p = d->src;
-	for (int l = 1; l < loc.line && *p; p++)
-		if (*p == '\n')
-			l++;
-	const char *e = strchr(p, '\n');
-	int len = e ? (int)(e - p) : (int)strlen(p);
+	int len;
+	const char *p = line_at(d->src, loc.line, &len);
 	if (loc.line < 1 || (len == 0 && !*p && loc.line > 1 && loc.col > 1))
 		return;
 	int col = loc.col < 1 ? 1 : loc.col;
@@ -117,6 +125,34 @@ void diag_warn(struct diag *d, struct src_loc loc, const char *fmt, ...)
 	va_start(ap, fmt);
 	report(d, "warning", loc, fmt, ap);
 	va_end(ap);
+}
+
+void diag_located(struct diag *d, struct src_loc loc, const char *kind, const char *msg,
+		  size_t len)
+{
+	const char *file = loc.file ? loc.file : d->file;
+	if (len && msg[len - 1] == '\n')
+		len--;
+	if (loc.end_line > loc.line) {
+		fprintf(d->out, "%s:%d-%d: %s: %.*s\n", file, loc.line, loc.end_line, kind, (int)len, msg);
+		return;
+	}
+	int end = loc.end_col > loc.col ? loc.end_col : loc.col + 1;
+	fprintf(d->out, "%s:%d:%d-%d: %s: %.*s\n", file, loc.line, loc.col, end, kind, (int)len, msg);
+	int n;
+	const char *p = line_at(d->src, loc.line, &n);
+	if (!n)
+		return;
+	/* tabs as four columns, in the line and under it */
+	for (int i = 0; i < n; i++)
+		fputs(p[i] == '\t' ? "    " : (char[2]){p[i], 0}, d->out);
+	fputc('\n', d->out);
+	for (int i = 0; i < n && i < end - 1; i++) {
+		char m = i < loc.col - 1 ? ' ' : '~';
+		for (int k = p[i] == '\t' ? 4 : 1; k > 0; k--)
+			fputc(m, d->out);
+	}
+	fputc('\n', d->out);
 }
 
 struct src_loc diag_span(struct src_loc a, struct src_loc b)

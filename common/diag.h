@@ -52,6 +52,14 @@ extern bool diag_no_warnings;
 void diag_warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void diag_warn(struct diag *d, struct src_loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* errorf()/warnf() at run time, as bpftrace locates them:
+ *   stdin:1:9-62: ERROR: msg
+ *   BEGIN { errorf("..."); }
+ *           ~~~~~~~~~~~~~~
+ * kind is "ERROR" or "WARNING"; a span over several lines prints
+ * "file:L1-L2: KIND: msg" only.  One trailing newline of msg is dropped. */
+void diag_located(struct diag *d, struct src_loc loc, const char *kind, const char *msg,
+		  size_t len);
 /* The span covering both a and b. */
 struct src_loc diag_span(struct src_loc a, struct src_loc b);
 

@@ -164,11 +164,81 @@ static void type_text(const struct btf *b, uint32_t id, char *buf, size_t len)
 	}
 }
 
+/*
+ * A function's BTF id by name.  libbpf's btf__find_by_name_kind() reads
+ * every type (about 150,000 in a kernel's BTF) per question, so a listing
+ * or a wildcard that asks it for each of 50,000 functions took minutes
+ * (`-lv 'fentry:*'`: 40 s of CPU).  The FUNC types of each BTF asked about
+ * are sorted by name once; a module's split BTF indexes its own types and
+ * asks its base first, as libbpf's search finds the lowest id.
+ */
+struct func_ent {
+	const char *name;
+	int32_t id;
+};
+static struct func_index {
+	const struct btf *b;
+	struct func_ent *v;
+	size_t n;
+} func_index[64];
+
+static int by_ent(const void *a, const void *b)
+{
+	const struct func_ent *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+static const struct func_index *func_index_of(const struct btf *b)
+{
+	size_t slot;
+	for (slot = 0; slot < sizeof(func_index) / sizeof(func_index[0]) && func_index[slot].b; slot++)
+		if (func_index[slot].b == b)
+			return &func_index[slot];
+	if (slot == sizeof(func_index) / sizeof(func_index[0]))
+		return NULL;
+	const struct btf *base = btf__base_btf(b);
+	uint32_t first = base ? btf__type_cnt(base) : 1, cnt = btf__type_cnt(b), n = 0;
+	struct func_ent *v = malloc((cnt > first ? cnt - first : 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (uint32_t id = first; id < cnt; id++) {
+		const struct btf_type *t = btf__type_by_id(b, id);
+		if (btf_is_func(t))
+			v[n++] = (struct func_ent){btf__name_by_offset(b, t->name_off), (int32_t)id};
+	}
+	qsort(v, n, sizeof(*v), by_ent);
+	func_index[slot] = (struct func_index){b, v, n};
+	return &func_index[slot];
+}
+
+int32_t host_btf_func_id(const struct btf *b, const char *fn)
+{
+	if (!b || !fn)
+		return -ENOENT;
+	const struct btf *base = btf__base_btf(b);
+	int32_t id = base ? host_btf_func_id(base, fn) : -ENOENT;
+	if (id > 0)
+		return id;
+	const struct func_index *x = func_index_of(b);
+	if (!x)
+		return btf__find_by_name_kind(b, fn, BTF_KIND_FUNC);
+	size_t lo = 0, hi = x->n;	/* the first entry not below fn */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(x->v[mid].name, fn) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->n && !strcmp(x->v[lo].name, fn) ? x->v[lo].id : -ENOENT;
+}
+
 /* the parameters of fn from the first-th on, and its result when
  * retval is asked for and it has one */
 static int func_proto(const struct btf *b, const char *fn, int first, bool retval, FILE *out)
 {
-	int32_t id = b ? btf__find_by_name_kind(b, fn, BTF_KIND_FUNC) : -ENOENT;
+	int32_t id = host_btf_func_id(b, fn);
 	if (id <= 0)
 		return -ENOENT;
 	const struct btf_type *f = btf__type_by_id(b, (uint32_t)id);
@@ -186,6 +256,21 @@ static int func_proto(const struct btf *b, const char *fn, int first, bool retva
 		fprintf(out, "    %s retval\n", text);
 	}
 	return 0;
+}
+
+int host_btf_percpu_var(const char *name)
+{
+	const struct btf *b = host_kernel_btf();
+	int var = b ? btf__find_by_name_kind(b, name, BTF_KIND_VAR) : -1;
+	int sec = b ? btf__find_by_name_kind(b, ".data..percpu", BTF_KIND_DATASEC) : -1;
+	if (var <= 0 || sec <= 0)
+		return -ENOENT;
+	const struct btf_type *t = btf__type_by_id(b, (uint32_t)sec);
+	const struct btf_var_secinfo *vs = btf_var_secinfos(t);
+	for (int i = 0; i < btf_vlen(t); i++)
+		if (vs[i].type == (uint32_t)var)
+			return var;
+	return -ENOENT;
 }
 
 int host_btf_func_proto(const struct btf *b, const char *fn, FILE *out)
@@ -208,7 +293,7 @@ const char *host_raw_tp_func(const struct btf *b, const char *name, char *buf, s
 {
 	for (size_t i = 0; b && i < sizeof(rawtp_prefixes) / sizeof(rawtp_prefixes[0]); i++) {
 		snprintf(buf, len, "%s%s", rawtp_prefixes[i], name);
-		if (btf__find_by_name_kind(b, buf, BTF_KIND_FUNC) > 0)
+		if (host_btf_func_id(b, buf) > 0)
 			return buf;
 	}
 	return NULL;

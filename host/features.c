@@ -146,7 +146,7 @@ static int probe_override_return(void)
 static int kernel_func_id(const char *name)
 {
 	const struct btf *b = host_kernel_btf();
-	int id = b ? btf__find_by_name_kind(b, name, BTF_KIND_FUNC) : -1;
+	int id = host_btf_func_id(b, name);
 	return id > 0 ? id : 0;
 }
 

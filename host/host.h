@@ -12,6 +12,7 @@
  *   usdt.c       usdt_  SDT notes and their argument strings
  *   list.c       host_list_  `sonde -l` for each probe provider
  *   btf.c        host_       the kernel's BTF, for kernel types
+ *   dwarf.c      hdw_   a user-space binary's DWARF (libdw), for uprobe args
  *   kfuncs.c     kfn_   kernel functions kprobes and fentry can attach to
  *   features.c   host_feature  what the kernel's BPF accepts (probed once)
  *   procmaps.c, elfsym.c, container.c, uresolve.c   rs_ (see below)
@@ -165,8 +166,17 @@ const char *ksyms_lookup_any(const struct ksyms *ks, uint64_t addr, uint64_t *of
 /* Address of the symbol called name, text symbols first, then the first
  * other one in file order.  0 or -ENOENT. */
 int ksyms_find(const struct ksyms *ks, const char *name, uint64_t *addr);
+/* The addresses of every text symbol called name, in address order (a
+ * static function can have several: load_elf_binary of binfmt_elf and
+ * of its compat copy), the first max of them in addrs; returns how many
+ * there are. */
+size_t ksyms_find_all(const struct ksyms *ks, const char *name, uint64_t *addrs, size_t max);
 /* Number of text symbols (lookups answer from these). */
 size_t ksyms_count(const struct ksyms *ks);
+/* Number of the kernel's data symbols (d D b B r R): tens of thousands,
+ * or a few dozen section markers in a kernel built without
+ * CONFIG_KALLSYMS_ALL, whose variables kallsyms does not list. */
+size_t ksyms_data_count(const struct ksyms *ks);
 
 /*
  * usdt.h - USDT (SystemTap SDT) probes: the notes of an ELF file and the
@@ -524,6 +534,70 @@ void rs_sites_free(struct rs_sites *s);
 int rs_list_probes(FILE *out, const char *kind, const char *target,
 		   const char *func_glob, int pid, char *err, size_t errlen);
 
+/* ---- a binary's DWARF (dwarf.c) ---------------------------------------- */
+
+/* A type as a binary's DWARF describes it, typedefs and qualifiers
+ * looked through.  The types a function reaches form a graph (a struct
+ * pointing to itself is a cycle); each lives as long as its file. */
+enum hdw_kind {
+	HDW_VOID, HDW_INT, HDW_FLOAT, HDW_PTR, HDW_ARRAY, HDW_STRUCT, HDW_UNION, HDW_ENUM,
+	HDW_FUNC, HDW_OTHER,
+};
+
+struct hdw_member;
+
+struct hdw_type {
+	enum hdw_kind kind;
+	const char *name;	/* struct/union/enum tag, base type name; NULL: anonymous */
+	uint64_t size;		/* bytes */
+	bool is_signed, is_bool;	/* INT, ENUM */
+	const struct hdw_type *elem;	/* PTR (VOID for void *), ARRAY */
+	uint64_t count;		/* ARRAY: elements (0: unknown); int a[2][3] is an
+				 * ARRAY of 2 ARRAYs of 3 */
+	struct hdw_member *members;	/* STRUCT, UNION, in order */
+	int nmembers;
+	bool declared_only;	/* STRUCT, UNION: no unit defines it */
+	const char **enum_names;	/* ENUM: its enumerators */
+	uint64_t *enum_values;
+	int nenum;
+};
+
+struct hdw_member {
+	const char *name;	/* NULL: an anonymous struct or union */
+	uint64_t offset;	/* bytes */
+	uint8_t bit_off, bit_size;	/* bitfields: bits from offset (little endian) */
+	const struct hdw_type *type;
+};
+
+struct hdw_param {
+	const char *name;	/* NULL when DWARF gives none */
+	const char *ctype;	/* its type as bpftrace -lv prints it: "const char*" */
+	const struct hdw_type *type;
+};
+
+struct hdw_func {
+	const char *name;
+	struct hdw_param *params;
+	int nparams;
+	bool varargs;		/* ends in "..." */
+	const struct hdw_type *ret;	/* VOID for void */
+};
+
+struct hdw_file;
+/* The DWARF of the ELF file at path (in the file or a separate debug
+ * file libdwfl finds: build-id, .gnu_debuglink), opened once and kept.
+ * 0; -ENOENT when there is none (err says to build with -g or install
+ * debug info), -ENOSYS when libdw cannot be loaded, -EINVAL unreadable. */
+int hdw_open(const char *path, struct hdw_file **out, char *err, size_t errlen);
+/* The function DWARF defines under name (or C++ linkage name), NULL when
+ * none does. */
+const struct hdw_func *hdw_func(struct hdw_file *f, const char *name);
+/* The struct (or union) called name that some unit defines, NULL when none
+ * does (a cast in a uprobe: `(struct node *)arg0`). */
+const struct hdw_type *hdw_struct_named(struct hdw_file *f, bool is_union, const char *name);
+/* -lv: "    TYPE NAME" per parameter, as bpftrace prints them */
+void hdw_print_params(const struct hdw_func *fn, FILE *out);
+
 /* ---- the kernel's BTF (btf.c) ------------------------------------------ */
 
 struct btf;
@@ -537,10 +611,17 @@ int host_raw_tp_nargs(const char *name);
 /* a module's BTF (/sys/kernel/btf/MODULE, split on the kernel's), kept;
  * the kernel's for NULL or "vmlinux"; NULL (errno set) when none */
 const struct btf *host_module_btf(const char *module);
+/* the BTF id of function fn in b (a module's BTF: its base's first), as
+ * btf__find_by_name_kind(b, fn, BTF_KIND_FUNC) answers, from an index
+ * built once per BTF; -ENOENT when there is none */
+int32_t host_btf_func_id(const struct btf *b, const char *fn);
 /* -lv of a kernel function: a line "    TYPE NAME" per parameter and
  * "    TYPE retval" unless it returns void, as bpftrace prints them;
  * 0, or -ENOENT when b has no function fn */
 int host_btf_func_proto(const struct btf *b, const char *fn, FILE *out);
+/* the BTF id of per-CPU kernel variable `name` (a VAR of the kernel's
+ * .data..percpu section), or -ENOENT */
+int host_btf_percpu_var(const char *name);
 /* raw tracepoints: the BTF function that names raw tracepoint name's
  * parameters (__probestub_NAME, else __traceiter_NAME, whose first
  * parameter is the probe's data, not the tracepoint's) into buf, or NULL */

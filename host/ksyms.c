@@ -276,7 +276,24 @@ int ksyms_find(const struct ksyms *ks, const char *name, uint64_t *addr)
 	return 0;
 }
 
+size_t ksyms_find_all(const struct ksyms *ks, const char *name, uint64_t *addrs, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ks->ntext; i++)
+		if (!strcmp(ks->buf + ks->ents[i].name, name)) {
+			if (n < max)
+				addrs[n] = ks->ents[i].addr;
+			n++;
+		}
+	return n;
+}
+
 size_t ksyms_count(const struct ksyms *ks)
 {
 	return ks->ntext;
+}
+
+size_t ksyms_data_count(const struct ksyms *ks)
+{
+	return ks->ndata;
 }

@@ -107,7 +107,7 @@ int host_list_fentry(FILE *out, const char *kind, const char *pattern, bool verb
 			if (fnmatch(glob, v[i].name, 0) || (*module && fnmatch(module, mod, 0)))
 				continue;
 			const struct btf *b = v[i].module ? host_module_btf(v[i].module) : vml;
-			if (!b || btf__find_by_name_kind(b, v[i].name, BTF_KIND_FUNC) <= 0)
+			if (!b || host_btf_func_id(b, v[i].name) <= 0)
 				continue;
 			fprintf(out, "%s:%s:%s\n", kind, mod, v[i].name);
 			if (verbose)
@@ -344,21 +344,56 @@ int host_list_usdt(FILE *out, const char *kind, const char *pattern, bool verbos
 	return 0;
 }
 
+/* -lv: each "KIND:PATH:FUNC" line of text, then the function's parameters
+ * when the file's DWARF describes it (nothing more when it has none, as
+ * bpftrace lists it) */
+static void list_dwarf_params(FILE *out, char *text, int pid)
+{
+	for (char *line = text, *nl; line && *line; line = nl) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = '\0';
+		fprintf(out, "%s\n", line);
+		char *path = strchr(line, ':'), *fn = strrchr(line, ':');
+		if (!path || fn == path)
+			continue;
+		*fn++ = '\0';
+		path++;
+		char err[512], in_root[4096];
+		struct hdw_file *f = NULL;
+		const struct hdw_func *func;
+		snprintf(in_root, sizeof(in_root), "/proc/%d/root%s", pid, path);
+		if ((pid > 0 && path[0] == '/' && !hdw_open(in_root, &f, err, sizeof(err))) ||
+		    !hdw_open(path, &f, err, sizeof(err)))
+			if ((func = hdw_func(f, fn)))
+				hdw_print_params(func, out);
+	}
+}
+
 /* uprobe:TARGET[:GLOB] */
 int host_list_uprobes(FILE *out, const char *kind, const char *pattern, bool verbose, int pid)
 {
 	char target[4096];
 	const char *glob;
 	split_target(pattern, true, target, sizeof(target), &glob);
-	if (file_glob(target))
-		return list_files(out, kind, target, glob, pid, uprobe_file);
-	char err[512];
-	int rc = rs_list_probes(out, kind, target, glob, pid, err, sizeof(err));
-	if (rc < 0) {
-		fprintf(stderr, "sonde: %s\n", err);
-		return rc;
+	char err[512] = "";
+	char *text = NULL;
+	size_t len = 0;
+	/* -v: the lines, then each with its parameters (a uretprobe has no
+	 * args: bpftrace lists none under it) */
+	FILE *lines = verbose && !strcmp(kind, "uprobe") ? open_memstream(&text, &len) : NULL;
+	FILE *dst = lines ? lines : out;
+	int rc = file_glob(target) ? list_files(dst, kind, target, glob, pid, uprobe_file)
+				   : rs_list_probes(dst, kind, target, glob, pid, err, sizeof(err));
+	if (lines) {
+		fclose(lines);
+		if (rc >= 0)
+			list_dwarf_params(out, text, pid);
+		free(text);
 	}
-	return 0;
+	if (rc < 0 && *err)
+		fprintf(stderr, "sonde: %s\n", err);
+	return rc < 0 ? rc : 0;
 }
 
 struct exe_find {

@@ -62,6 +62,9 @@ struct lexer {
 					 * (uint8_t a; size_t *p;) */
 	struct src_loc last;		/* the last token returned */
 	bool have_last;
+	int prev_kind, prev2_kind;	/* the kinds of the last two tokens
+					 * returned: whether a '{' or an 'if'
+					 * starts a value (lex_in_value) */
 	struct lex_define *own_defs;
 	struct lex_define **defs;	/* shared with #define sub-scanners */
 	const struct lex_tok *queue;	/* #define tokens being replayed */

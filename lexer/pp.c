@@ -78,7 +78,7 @@ static int lex_define_value(struct lexer *lx, const char *name,
 				name, LEX_DEFINE_MAX_TOKENS);
 			break;
 		}
-		if (t.kind == '{' || t.kind == '}') {
+		if (t.kind == '{' || t.kind == TOK_LBRACE_VALUE || t.kind == '}') {
 			rc = lex_error(sub, tl,
 				"'#define %s': braces are not supported in a macro value",
 				name);

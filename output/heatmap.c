@@ -36,6 +36,7 @@ struct hmap {
 	char *name;
 	bool lhist;
 	int64_t min, max, step;
+	int bits;		/* hist(v, k)'s k */
 	int nbuckets;
 	struct timespec *times;	/* [ncols] */
 	int ncols;
@@ -55,7 +56,7 @@ static struct hmap *hmap_for(const struct pr_map *m, int nbuckets)
 	maps = pr_xrealloc(maps, (size_t)(nmaps + 1) * sizeof(*maps));
 	maps[nmaps] = (struct hmap){
 		.name = pr_xstrdup(name), .lhist = m->kind == PR_LHIST, .min = m->lh_min,
-		.max = m->lh_max, .step = m->lh_step, .nbuckets = nbuckets,
+		.max = m->lh_max, .step = m->lh_step, .bits = m->hist_bits, .nbuckets = nbuckets,
 	};
 	return &maps[nmaps++];
 }
@@ -93,7 +94,7 @@ static void hm_map(FILE *out, struct pr_map *m, uint32_t top, uint32_t div)
 	pr_text_map(out, m, top, div);	/* the terminal gets the text, as -f text */
 	if (m->kind != PR_HIST && m->kind != PR_LHIST)
 		return;
-	int nb = m->kind == PR_HIST ? PR_HIST_BUCKETS
+	int nb = m->kind == PR_HIST ? pr_hist_nbuckets(m->hist_bits)
 				    : (int)((m->lh_max - m->lh_min) / (m->lh_step ? m->lh_step : 1)) + 2;
 	struct hmap *h = hmap_for(m, nb);
 	int col = h->ncols++;
@@ -119,7 +120,7 @@ static void bucket_label(const struct hmap *h, int b, char *buf, size_t len)
 	if (h->lhist)
 		pr_lhist_label(buf, len, b, h->nbuckets, h->min, h->max, h->step);
 	else
-		pr_hist_label(buf, len, b);
+		pr_hist_label(buf, len, b, h->bits);
 }
 
 /* white for 0, then pale yellow to dark red as the count nears the largest */

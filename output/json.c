@@ -120,7 +120,7 @@ void pr_json_event(FILE *out, const char *type, const char *data_json)
 	fprintf(out, ", \"data\": %s}\n", data_json ? data_json : "null");
 }
 
-static void hist_json(FILE *out, const uint64_t *b, int n, uint32_t div)
+static void hist_json(FILE *out, const uint64_t *b, int n, int bits, uint32_t div)
 {
 	int first, last;
 	uint64_t max;
@@ -132,12 +132,11 @@ static void hist_json(FILE *out, const uint64_t *b, int n, uint32_t div)
 				fputs(", ", out);
 			if (i == 0) {
 				fputs("{\"max\": -1, ", out);
-			} else if (i == 1) {
-				fputs("{\"min\": 0, \"max\": 0, ", out);
 			} else {
-				uint64_t lo = 1ULL << (i - 2);
+				/* the top bucket's bound, 2^64, saturates: its max is 2^64 - 1 */
+				uint64_t hi = pr_hist_upper(i, bits);
 				fprintf(out, "{\"min\": %" PRIu64 ", \"max\": %" PRIu64 ", ",
-					lo, lo + (lo - 1));
+					pr_hist_upper(i - 1, bits), hi == UINT64_MAX ? hi : hi - 1);
 			}
 			fprintf(out, "\"count\": %" PRIu64 "}", b[i] / div);
 		}
@@ -220,7 +219,7 @@ static void json_value(FILE *out, const struct pr_map *m,
 			e->count, pr_entry_average(e), e->total);
 		break;
 	case PR_HIST:
-		hist_json(out, e->buckets, e->nbuckets, div);
+		hist_json(out, e->buckets, e->nbuckets, m->hist_bits, div);
 		break;
 	case PR_LHIST:
 		lhist_json(out, e->buckets, e->nbuckets, m->lh_min, m->lh_max,

@@ -13,7 +13,7 @@ size_t pr_map_order(struct pr_map *m, uint32_t *top, uint32_t *div);
 
 /* first and last non-zero bucket and the largest count; false if all zero */
 bool pr_bucket_range(const uint64_t *b, int n, int *first, int *last, uint64_t *max);
-/* n limited to [0, PR_HIST_BUCKETS] */
+/* n limited to [0, PR_HIST_MAX_BUCKETS] */
 int pr_clamp_hist_n(int n);
 /* min + i * step, saturating */
 int64_t pr_lhist_bound(int64_t min, int64_t step, int i);

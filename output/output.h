@@ -65,11 +65,15 @@ struct pr_stack {
 /*
  * hist buckets: index 0 counts negative values, 1 counts 0, and index
  * i >= 2 counts [2^(i-2), 2^(i-1)).  nbuckets is at most PR_HIST_BUCKETS.
+ * hist(v, k) with k > 0 (pr_map.hist_bits): pr_hist_nbuckets(k) buckets,
+ * laid out as print.c says; the bounds from pr_hist_upper.
  * lhist buckets: index 0 counts values below lh_min, index i in
  * 1..n counts [lh_min + (i-1)*step, lh_min + i*step), the last index counts
  * values >= lh_max; n = (lh_max - lh_min) / step, nbuckets = n + 2.
  */
 #define PR_HIST_BUCKETS 66
+/* hist(v, 5): (64 - 5) * 32 + 1 */
+#define PR_HIST_MAX_BUCKETS 1889
 
 /* A Prometheus label, named and valued by the runtime (prometheus.c
  * escapes the value and repairs names Prometheus reserves). */
@@ -103,6 +107,7 @@ struct pr_map {
 	size_t series_cap;	/* most series written (0: no cap) */
 	size_t byte_limit;	/* stop before the stream passes this offset (0: none) */
 	size_t series_dropped;	/* out: series the cap or the limit left out */
+	int hist_bits;		/* PR_HIST: hist(v, k)'s k, 0..5 */
 };
 
 /* How the runtime renders values (tuples, strings) for a writer: as text
@@ -189,7 +194,11 @@ void pr_hist_text(FILE *out, const uint64_t *buckets, int nbuckets);
 void pr_lhist_text(FILE *out, const uint64_t *buckets, int nbuckets,
 		   int64_t min, int64_t max, int64_t step);
 /* "[4K, 8K)" style label for hist bucket i into buf ("(..., 0)" for 0, "[0]", "[1]") */
-void pr_hist_label(char *buf, size_t len, int i);
+void pr_hist_label(char *buf, size_t len, int i, int bits);
+/* buckets of a hist(v, bits) map */
+int pr_hist_nbuckets(int bits);
+/* bucket i's exclusive upper bound (0 for i = 0: the negative values) */
+uint64_t pr_hist_upper(int i, int bits);
 
 /* lhist bucket i's label as the text output prints it ("[10, 20)") */
 void pr_lhist_label(char *buf, size_t len, int i, int nbuckets, int64_t min, int64_t max,

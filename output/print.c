@@ -90,36 +90,66 @@ void pr_xml_text(FILE *out, const char *s)
 
 /* ----------------------------------------------------- bucket labels */
 
-/* 2^power as bpftrace writes it: 512, 1K, 2M ... 8E, 16E */
-static void pow2_label(char *buf, size_t len, int power)
+/*
+ * hist(v, k) buckets, as the newest bpftrace lays them out: index 0 counts
+ * negative values; indices 1 .. 2N (N = 2^k) count the single values
+ * 0 .. 2N-1; above that each power of two is N sub-buckets.  Index i's
+ * upper bound (exclusive) is i up to 2N, else 2^p * (N + s) with
+ * p = (i >> k) - 1 and s = i mod N.  k = 0 is the classic log2 histogram.
+ */
+int pr_hist_nbuckets(int bits)
 {
-	static const char suffix[] = { 0, 'K', 'M', 'G', 'T', 'P', 'E' };
-	int k = power / 10;
-
-	if (k > 6)
-		k = 6;
-	unsigned long long n = 1ULL << (power - 10 * k);
-	if (suffix[k])
-		snprintf(buf, len, "%llu%c", n, suffix[k]);
-	else
-		snprintf(buf, len, "%llu", n);
+	return bits ? ((64 - bits) << bits) + 1 : PR_HIST_BUCKETS;
 }
 
-void pr_hist_label(char *buf, size_t len, int i)
+uint64_t pr_hist_upper(int i, int bits)
+{
+	int n = 1 << bits;
+	if (i <= 0)
+		return 0;
+	if (i <= 2 * n)
+		return (uint64_t)i;
+	int power = (i >> bits) - 1;
+	if (power + bits >= 64)
+		return UINT64_MAX;
+	return (1ULL << power) * (uint64_t)(n + (i & (n - 1)));
+}
+
+/* index i's upper bound as bpftrace labels it: the number up to 2N, above
+ * with the suffix of the largest power of 2^10 (512, 1K, 6K, 2M ... 8E) */
+static void upper_label(char *buf, size_t len, int i, int bits)
+{
+	static const char suffix[] = { 0, 'K', 'M', 'G', 'T', 'P', 'E' };
+	int n = 1 << bits;
+
+	if (i <= 2 * n) {
+		snprintf(buf, len, "%d", i);
+		return;
+	}
+	int power = (i >> bits) - 1, k = power / 10;
+	if (k > 6)
+		k = 6;
+	unsigned long long v = (1ULL << (power - 10 * k)) * (unsigned long long)(n + (i & (n - 1)));
+	if (suffix[k])
+		snprintf(buf, len, "%llu%c", v, suffix[k]);
+	else
+		snprintf(buf, len, "%llu", v);
+}
+
+void pr_hist_label(char *buf, size_t len, int i, int bits)
 {
 	char lo[24], hi[24];
+	int n = pr_hist_nbuckets(bits);
 
 	if (i <= 0) {
 		snprintf(buf, len, "(..., 0)");
-	} else if (i == 1) {
-		snprintf(buf, len, "[0]");
-	} else if (i == 2) {
-		snprintf(buf, len, "[1]");
+	} else if (i <= 2 << bits) {
+		snprintf(buf, len, "[%d]", i - 1);
 	} else {
-		if (i > PR_HIST_BUCKETS - 1)
-			i = PR_HIST_BUCKETS - 1;
-		pow2_label(lo, sizeof(lo), i - 2);
-		pow2_label(hi, sizeof(hi), i - 1);
+		if (i > n - 1)
+			i = n - 1;
+		upper_label(lo, sizeof(lo), i - 1, bits);
+		upper_label(hi, sizeof(hi), i, bits);
 		snprintf(buf, len, "[%s, %s)", lo, hi);
 	}
 }
@@ -159,7 +189,7 @@ int pr_clamp_hist_n(int n)
 {
 	if (n < 0)
 		return 0;
-	return n > PR_HIST_BUCKETS ? PR_HIST_BUCKETS : n;
+	return n > PR_HIST_MAX_BUCKETS ? PR_HIST_MAX_BUCKETS : n;
 }
 
 int64_t pr_entry_average(const struct pr_entry *e)

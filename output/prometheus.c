@@ -254,7 +254,7 @@ static void histogram(FILE *out, bool om, const struct pr_map *m, const char *fa
 		cum += e->buckets[i];
 	for (int i = first; i <= last; i++) {
 		cum += e->buckets[i];
-		double ub = m->kind == PR_HIST ? (i == 0 ? 0 : ldexp(1, i - 1))
+		double ub = m->kind == PR_HIST ? (double)pr_hist_upper(i, m->hist_bits)
 					       : (double)pr_lhist_bound(m->lh_min, m->lh_step, i);
 		format_number(le, sizeof(le), ub / scale);
 		if (om && !strpbrk(le, ".e"))	/* OpenMetrics writes bounds as floats */

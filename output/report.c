@@ -385,7 +385,7 @@ static void json_hist(FILE *out, const char *name, const uint64_t *h)
 		if (!h[b])
 			continue;
 		char label[64];
-		pr_hist_label(label, sizeof(label), b);
+		pr_hist_label(label, sizeof(label), b, 0);
 		fprintf(out, "%s", first ? "" : ", ");
 		json_str(out, label);
 		fprintf(out, ": %" PRIu64, h[b]);

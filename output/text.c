@@ -34,7 +34,7 @@ static void bar_line(FILE *out, const char *label, uint64_t shown,
 	fputs("|\n", out);
 }
 
-static void hist_text(FILE *out, const uint64_t *b, int n, uint32_t div)
+static void hist_text(FILE *out, const uint64_t *b, int n, int bits, uint32_t div)
 {
 	int first, last;
 	uint64_t max;
@@ -43,14 +43,14 @@ static void hist_text(FILE *out, const uint64_t *b, int n, uint32_t div)
 	if (!b || !pr_bucket_range(b, pr_clamp_hist_n(n), &first, &last, &max))
 		return;
 	for (int i = first; i <= last; i++) {
-		pr_hist_label(label, sizeof(label), i);
+		pr_hist_label(label, sizeof(label), i, bits);
 		bar_line(out, label, b[i] / div, b[i], max);
 	}
 }
 
 void pr_hist_text(FILE *out, const uint64_t *buckets, int nbuckets)
 {
-	hist_text(out, buckets, nbuckets, 1);
+	hist_text(out, buckets, nbuckets, 0, 1);
 }
 
 /* an lhist bound: plain decimal, or nM / nK when a non-zero multiple */
@@ -129,7 +129,7 @@ static void text_value(FILE *out, const struct pr_map *m,
 		break;
 	case PR_HIST:
 		fputc('\n', out);
-		hist_text(out, e->buckets, e->nbuckets, div);
+		hist_text(out, e->buckets, e->nbuckets, m->hist_bits, div);
 		break;
 	case PR_LHIST:
 		fputc('\n', out);

@@ -240,6 +240,8 @@ static void type_print(FILE *f, const struct type *t, int depth)
 		for (int i = 0; i < t->nfields && t->fields; i++) {
 			if (i)
 				fputs(", ", f);
+			if (t->fields[i].name)	/* a record */
+				fprintf(f, "%s=", t->fields[i].name);
 			type_print(f, &t->fields[i].type, depth + 1);
 		}
 		fputc(')', f);

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "common/diag.h"
 
@@ -70,6 +71,8 @@ struct type_enum {
 	const uint64_t *values;
 };
 
+struct hdw_type;
+
 struct type {
 	enum type_kind kind;
 	uint32_t size;		/* bytes in a map slot or event record */
@@ -92,6 +95,8 @@ struct type {
 	const char *sname;	/* TY_STRUCT */
 	uint32_t btf_id;	/* TY_STRUCT from the kernel's BTF: its fields are
 				 * read from BTF when first needed (nfields 0 until then) */
+	const struct hdw_type *dwarf;	/* TY_STRUCT from a binary's DWARF (uprobe
+					 * args): the same, from there */
 	const struct type_decoder *decoder;	/* TY_DECODED */
 	struct type_field *fields;	/* TY_TUPLE, TY_STRUCT */
 	int nfields;
@@ -105,6 +110,22 @@ struct type_field {
 					 * endian); bit_size 0 for whole fields */
 	struct type type;
 };
+
+/* A record is a TY_TUPLE whose fields have names ((a=1, b="x")): its
+ * field of that name, NULL when it has none (or t is a plain tuple). */
+static inline const struct type_field *type_record_field(const struct type *t,
+							 const char *name)
+{
+	for (int i = 0; i < t->nfields; i++)
+		if (t->fields[i].name && name && !strcmp(t->fields[i].name, name))
+			return &t->fields[i];
+	return NULL;
+}
+
+static inline bool type_is_record(const struct type *t)
+{
+	return t->kind == TY_TUPLE && t->nfields && t->fields[0].name;
+}
 
 /* ---- nodes -------------------------------------------------------------- */
 
@@ -249,7 +270,9 @@ struct ast_node {
 		struct { struct ast_node *base, *index; } index;	/* N_INDEX */
 		struct { struct ast_ctype ctype; struct ast_node *operand; } cast; /* N_CAST */
 		struct { struct ast_ctype ctype; struct ast_node *expr; const char *field; } size_of; /* N_SIZEOF: expr NULL for a type; field: offsetof(type, a.b) */
-		struct { struct ast_node *elems; int nelems; } tuple;	/* N_TUPLE */
+		struct { struct ast_node *elems; int nelems;
+			 const char **names; } tuple;	/* N_TUPLE; names: a record's
+			 * field names ((a=1, b="x")), NULL for a tuple */
 		struct { struct ast_node *expr; } expr_stmt;		/* N_EXPR_STMT */
 		struct { struct ast_node *target; enum ast_op op; struct ast_node *value;
 			 bool is_let, has_ctype; struct ast_ctype ctype; } assign; /* N_ASSIGN; "let $x": is_let,

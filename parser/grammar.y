@@ -114,11 +114,15 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 %token ENDPRED "'/'"
 %token OR_OR "'||'" AND_AND "'&&'" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
 %token SHL "'<<'" SHR "'>>'" INC "'++'" DEC "'--'" ARROW "'->'"
+/* '{' and 'if' where an operand is expected (after an operator, '=', '(',
+ * ',' ...): they start a block expression and an if expression; the
+ * scanner tells them from the statements' (lex_in_value in lexer.l) */
+%token LBRACE_VALUE "'{' (a block value)" IF_VALUE "'if' (a value)"
 
-%type <list> items stmts stmt_seq expr_list call_args macro_params
+%type <list> items stmts stmt_seq expr_list call_args macro_params record_fields
 %type <node> item probe pred block simple_stmt compound_stmt if_stmt
 %type <node> lvalue map expr unary cast_operand postfix primary struct_def
-%type <node> value if_value macro_def macro_param map_decl
+%type <node> if_value if_else macro_def macro_param map_decl record_field
 %type <attach> attach_list
 %type <config> config settings setting_list
 %type <setting> setting
@@ -269,11 +273,11 @@ stmt_seq
 simple_stmt
 	: expr			{ CHECK($$ = parse_expr_stmt(px, $1)); }
 	| LET VAR		{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), NULL, NULL, @$)); }
-	| LET VAR '=' value	{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), NULL, $4, @$)); }
+	| LET VAR '=' expr	{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), NULL, $4, @$)); }
 	| LET VAR ':' ctype	{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), &$4, NULL, @$)); }
-	| LET VAR ':' ctype '=' value
+	| LET VAR ':' ctype '=' expr
 				{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), &$4, $6, @$)); }
-	| lvalue '=' value	{ CHECK($$ = parse_assign(px, $1, OP_NONE, $3, @$)); }
+	| lvalue '=' expr	{ CHECK($$ = parse_assign(px, $1, OP_NONE, $3, @$)); }
 	| lvalue ASSIGN_OP expr	{ CHECK($$ = parse_assign(px, $1, $2, $3, @$)); }
 	| RETURN		{ $$ = parse_jump(px, N_RETURN, @$); }
 	| BREAK			{ $$ = parse_jump(px, N_BREAK, @$); }
@@ -282,15 +286,24 @@ simple_stmt
 
 /* compound_stmt = if_stmt | "while" "(" expr ")" block
  *               | "unroll" "(" expr ")" block | block
- *               | "for" "(" "$" name ":" (map | unary ".." unary) ")" block */
+ *               | "for" "(" for_head ")" block | "for" for_head block
+ * for_head = "$" name ":" (map | unary ".." unary)
+ * (the newest bpftrace's tools write the loop without parentheses:
+ * opensnoop.bt's `for $j : ((uint64)0)..((uint64)$max_path_depth) {`) */
 compound_stmt
 	: if_stmt
 	| FOR '(' VAR ':' MAP ')' block
 				{ CHECK($$ = parse_for(px, parse_name(px, N_VAR, $3, @3),
 						       parse_map(px, $5, (struct parse_list){0}, @5),
 						       NULL, $7, @$)); }
+	| FOR VAR ':' MAP block
+				{ CHECK($$ = parse_for(px, parse_name(px, N_VAR, $2, @2),
+						       parse_map(px, $4, (struct parse_list){0}, @4),
+						       NULL, $5, @$)); }
 	| FOR '(' VAR ':' unary DOTDOT unary ')' block
 				{ CHECK($$ = parse_for(px, parse_name(px, N_VAR, $3, @3), $5, $7, $9, @$)); }
+	| FOR VAR ':' unary DOTDOT unary block
+				{ CHECK($$ = parse_for(px, parse_name(px, N_VAR, $2, @2), $4, $6, $7, @$)); }
 	| WHILE '(' expr ')' block
 				{ CHECK($$ = parse_loop(px, N_WHILE, $3, $5, @$)); }
 	| UNROLL '(' expr ')' block
@@ -309,20 +322,18 @@ if_stmt
 				{ CHECK($$ = parse_if(px, $2, $3, $5, @$)); }
 	;
 
-/* value = expr | block | if_value: where a value is stored or passed, a
- * block whose last statement is an expression without ';' is that
- * expression's value ({ let $b = 1; $b }), and an if with an else is one */
-value
-	: expr
-	| block			{ CHECK($$ = parse_block_value(px, $1)); }
-	| if_value
+/* if_value = "if" expr block "else" if_else
+ * if_else = block | "if" expr block "else" if_else
+ * An if with an else where an operand is expected is a value: each
+ * branch's block ends in its value ($d = if ($a > 5) { 1 } else { 2 }) */
+if_value
+	: IF_VALUE expr block ELSE if_else
+				{ CHECK($$ = parse_if_value(px, $2, $3, $5, @$)); }
 	;
 
-/* if_value = "if" expr block ("else" (block | if_value)) */
-if_value
-	: IF expr block ELSE block
-				{ CHECK($$ = parse_if_value(px, $2, $3, $5, @$)); }
-	| IF expr block ELSE if_value
+if_else
+	: block
+	| IF expr block ELSE if_else
 				{ CHECK($$ = parse_if_value(px, $2, $3, $5, @$)); }
 	;
 
@@ -344,8 +355,8 @@ expr_list
 	;
 
 call_args
-	: value			{ $$ = parse_list_add((struct parse_list){0}, $1); }
-	| call_args ',' value	{ $$ = parse_list_add($1, $3); }
+	: expr			{ $$ = parse_list_add((struct parse_list){0}, $1); }
+	| call_args ',' expr	{ $$ = parse_list_add($1, $3); }
 	;
 
 /* expr = expr "?" expr ":" expr | expr binop expr | unary
@@ -426,7 +437,10 @@ field_name
 /* primary = integer | char | string | ident | "$" name | "$" N | "$#"
  *         | map | ident "(" args? ")" | "(" ident ")" | "(" expr ")"
  *         | "(" expr ("," expr)+ ")"
- *         | "sizeof" "(" (ctype | expr) ")" */
+ *         | "sizeof" "(" (ctype | expr) ")"
+ *         | "{" stmts "}" | if_value   (where an operand is expected: a
+ *           block whose last statement is an expression without ';' is
+ *           that expression's value, { let $b = 1; $b } + 1) */
 primary
 	: INT			{ $$ = parse_int(px, $1, false, @$); }
 	| CHAR			{ $$ = parse_int(px, $1, true, @$); }
@@ -443,10 +457,25 @@ primary
 	| '(' expr ')'		{ $$ = $2; }
 	| '(' expr ',' expr_list ')'
 				{ $$ = parse_tuple(px, $2, $4, @$); }
+	| '(' record_fields ')'	{ CHECK($$ = parse_record(px, $2, @$)); }
 	| SIZEOF '(' ctype ')'	{ $$ = parse_sizeof(px, $3, NULL, @$); }
 	| SIZEOF '(' expr ')'	{ $$ = parse_sizeof(px, (struct ast_ctype){0}, $3, @$); }
 	| OFFSETOF '(' ctype ',' member_path ')'
 				{ $$ = parse_sizeof(px, $3, NULL, @$); $$->size_of.field = $5; }
+	| LBRACE_VALUE stmts '}'
+				{ CHECK($$ = parse_block_value(px, parse_block(px, $2, @$))); }
+	| if_value
+	;
+
+/* record_fields = name "=" expr ("," name "=" expr)*: (a=1, b="x") */
+record_fields
+	: record_field		{ $$ = parse_list_add((struct parse_list){0}, $1); }
+	| record_fields ',' record_field
+				{ $$ = parse_list_add($1, $3); }
+	;
+
+record_field
+	: IDENT '=' expr	{ $$ = parse_record_field(px, $1, @1, $3, @$); }
 	;
 
 /* member_path = name ("." name)* : offsetof(struct S, a.b) */

@@ -24,12 +24,12 @@
 
 enum { MACRO_DEPTH = 16 };
 
-/* assert(cond, msg): bpftrace's stdlib macro (errorf there: sonde's
- * message goes where printf's goes) */
+/* assert(cond, msg): bpftrace's stdlib macro: a located error on stderr
+ * and exit status 1 */
 static const char std_macros[] =
 	"macro assert(cond, msg) {\n"
 	"  if (!cond) {\n"
-	"    printf(\"assert failed: %s\\n\", msg);\n"
+	"    errorf(\"assert failed: %s\", msg);\n"
 	"    exit(1);\n"
 	"  }\n"
 	"}\n";

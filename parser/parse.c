@@ -471,6 +471,42 @@ struct ast_node *parse_tuple(struct parse_ctx *px, struct ast_node *first,
 	return n;
 }
 
+struct ast_node *parse_record_field(struct parse_ctx *px, const char *name,
+				    struct src_loc name_loc, struct ast_node *value,
+				    struct src_loc loc)
+{
+	struct ast_node *n = ast_new(px->arena, N_ASSIGN, loc);
+	n->assign.target = parse_name(px, N_IDENT, name, name_loc);
+	n->assign.value = value;
+	return n;
+}
+
+/* a record is a tuple whose fields have names, in the order written (the
+ * order they are evaluated in); a name given twice is an error */
+struct ast_node *parse_record(struct parse_ctx *px, struct parse_list fields,
+			      struct src_loc loc)
+{
+	px->newer = true;
+	struct ast_node *n = parse_expr_new(px, N_TUPLE, loc);
+	n->tuple.names = arena_new_array(px->arena, const char *, fields.n ? fields.n : 1);
+	struct ast_node **tail = &n->tuple.elems;
+	for (struct ast_node *f = fields.head, *next; f; f = next) {
+		next = f->next;
+		const char *name = f->assign.target->ident.name;
+		for (int i = 0; i < n->tuple.nelems; i++)
+			if (!strcmp(n->tuple.names[i], name)) {
+				parse_error(px, f->assign.target->loc,
+					    "record field '%s' is given twice", name);
+				return NULL;
+			}
+		n->tuple.names[n->tuple.nelems++] = name;
+		*tail = f->assign.value;
+		tail = &f->assign.value->next;
+	}
+	*tail = NULL;
+	return n;
+}
+
 /* ---- statements -------------------------------------------------------------- */
 
 /* simple_stmt = expr */

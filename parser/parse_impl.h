@@ -141,6 +141,13 @@ struct ast_node *parse_cast(struct parse_ctx *px, struct ast_ctype ct,
 			    struct ast_node *e, struct src_loc loc);
 struct ast_node *parse_sizeof(struct parse_ctx *px, struct ast_ctype ct,
 			      struct ast_node *e, struct src_loc loc);
+/* primary = "(" name "=" expr ("," name "=" expr)* ")": a record; each
+ * field arrives as an N_ASSIGN of the name (an N_IDENT) and the value */
+struct ast_node *parse_record_field(struct parse_ctx *px, const char *name,
+				    struct src_loc name_loc, struct ast_node *value,
+				    struct src_loc loc);
+struct ast_node *parse_record(struct parse_ctx *px, struct parse_list fields,
+			      struct src_loc loc);
 struct ast_node *parse_tuple(struct parse_ctx *px, struct ast_node *first,
 			     struct parse_list rest, struct src_loc loc);
 

@@ -129,6 +129,15 @@ static void helper_warning(struct rt *rt, const struct cg_site *site, int64_t co
 		  (long long)code);
 }
 
+/* errorf()/warnf(): on stderr after what the script printed before */
+static void located(struct rt *rt, struct src_loc loc, const char *kind, const char *msg, size_t len)
+{
+	struct diag d;
+	diag_init(&d, rt->o->file, rt->o->src, stderr);
+	fflush(rt->o->out);
+	diag_located(&d, loc, kind, msg, len);
+}
+
 /* one value for the shell: in single quotes, a quote inside as '\'' */
 static void shell_quote(FILE *m, const char *s)
 {
@@ -292,6 +301,8 @@ static int handle(struct rt *rt, void *data, size_t size)
 			do_system(rt, r->events[id], args);
 		break;
 	case EV_PRINTF:
+	case EV_ERRORF:
+	case EV_WARNF:
 	case EV_CAT: {
 		if (id >= (uint32_t)r->nevents)
 			return 0;
@@ -303,6 +314,8 @@ static int handle(struct rt *rt, void *data, size_t size)
 			rt->o->writer->message(rt->o->out, "printf", s, len);
 		else if (kind == EV_CAT)
 			do_cat(rt, s);
+		else if (kind == EV_ERRORF || !diag_no_warnings)
+			located(rt, r->events[id]->loc, kind == EV_ERRORF ? "ERROR" : "WARNING", s, len);
 		break;
 	}
 	case EV_TIME:

@@ -12,7 +12,9 @@
  * function gets a link of its own.  A program that reads its cookie
  * (`func`, `probe`) gets a cookie per function that says both
  * (SEMA_FUNC_OF_ATTACH in sema.h).  A function that cannot be attached among several is
- * a warning, as in bpftrace: the rest of the probe runs.
+ * a warning, as in bpftrace: the rest of the probe runs.  A name that
+ * kallsyms has more than once (a static function of two objects) gets a
+ * kprobe at each address, as the kernel refuses it by name.
  */
 #include "runtime/rt_int.h"
 
@@ -129,6 +131,35 @@ static int attach_multi(struct rt *rt, struct bpf_program *prog, const struct cg
 	return 0;
 }
 
+/* a name kallsyms has more than once, which the kernel refuses to probe
+ * by name since Linux 6.7 (EADDRNOTAVAIL: a static function of two
+ * objects, binfmt_elf's and compat_binfmt_elf's load_elf_binary): a
+ * kprobe at the address of each.  0, or the error of the first refused */
+static int attach_each_copy(struct rt *rt, struct bpf_program *prog, const struct sema_attach *at,
+			    uint64_t cookie)
+{
+	uint64_t addrs[16];
+	struct ksyms *ks = ksyms_load();
+	if (!ks)
+		return -EADDRNOTAVAIL;
+	size_t n = ksyms_find_all(ks, at->func, addrs, 16);
+	ksyms_free(ks);
+	if (n < 2 || n > 16)
+		return -EADDRNOTAVAIL;
+	for (size_t i = 0; i < n; i++) {
+		LIBBPF_OPTS(bpf_kprobe_opts, ko, .retprobe = at->type == PT_KRETPROBE,
+			    .offset = (size_t)(addrs[i] + at->offset), .bpf_cookie = cookie);
+		struct bpf_link *l = bpf_program__attach_kprobe_opts(prog, NULL, &ko);
+		if (!l)
+			return -errno;
+		rt_add_link(rt, l);
+	}
+	if (rt->o->verbose)
+		fprintf(stderr, "sonde: %s: %zu kernel functions of this name, a probe on each\n",
+			at->name, n);
+	return 0;
+}
+
 int rt_attach_kprobe(struct rt *rt, struct bpf_program *prog, const struct sema_attach *at,
 		     int *count)
 {
@@ -150,6 +181,11 @@ int rt_attach_kprobe(struct rt *rt, struct bpf_program *prog, const struct sema_
 		return 0;
 	}
 	int err = -errno;
+	if (err == -EADDRNOTAVAIL && !at->target &&
+	    !(err = attach_each_copy(rt, prog, at, ko.bpf_cookie))) {
+		(*count)++;
+		return 0;
+	}
 	const char *why = err == -ENOENT ? "no such kernel function" : strerror(-err);
 	/* one of several functions of the probe: the rest runs */
 	if (p && p->probe->nattach > 1) {

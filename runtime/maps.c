@@ -318,7 +318,7 @@ static void fill_key_into(struct rt *rt, const struct sema_map *m, const uint8_t
 {
 	if (m->key.kind == TY_NONE)
 		return;
-	if (m->key.kind == TY_TUPLE) {
+	if (m->key.kind == TY_TUPLE && !type_is_record(&m->key)) {	/* several keys */
 		e->nkey = m->key.nfields;
 		e->key = arena_new_array(rt->a, struct pr_key, e->nkey);
 		for (int i = 0; i < e->nkey; i++)
@@ -353,7 +353,10 @@ int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
 		break;
 	case MK_AVG: pm->kind = PR_AVG; break;
 	case MK_STATS: pm->kind = PR_STATS; break;
-	case MK_HIST: pm->kind = PR_HIST; break;
+	case MK_HIST:
+		pm->kind = PR_HIST;
+		pm->hist_bits = m->hist_bits;
+		break;
 	case MK_LHIST:
 		pm->kind = PR_LHIST;
 		pm->lh_min = m->lh_min;
@@ -369,7 +372,7 @@ int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
 		if (n > 1)	/* an empty map has no slots array at all */
 			qsort(slots, n, sizeof(*slots), slot_cmp);
 		uint32_t uk = user_key_size(m);
-		int nb = m->kind == MK_HIST ? PR_HIST_BUCKETS
+		int nb = m->kind == MK_HIST ? pr_hist_nbuckets(m->hist_bits)
 					    : (int)((m->lh_max - m->lh_min) / m->lh_step) + 2;
 		for (size_t i = 0; i < n;) {
 			struct pr_entry *e = &pm->entries[pm->nentries++];

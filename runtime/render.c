@@ -18,17 +18,22 @@
 
 static const char *render_into(struct rt *rt, const struct type *t, const uint8_t *p, bool *is_str);
 
+/* a tuple as `(1, abc)`; a record as the newest bpftrace prints it,
+ * `{ .a = 1, .b = abc }` (in a map key too) */
 static const char *tuple(struct rt *rt, const struct type *t, const uint8_t *p)
 {
+	bool rec = type_is_record(t);
 	size_t cap = 64, len = 0;
 	char *buf = malloc(cap);
 	if (!buf)
 		return "";
-	buf[len++] = '(';
+	buf[len++] = rec ? '{' : '(';
 	for (int i = 0; i < t->nfields; i++) {
 		bool s;
 		const char *x = render_into(rt, &t->fields[i].type, p + t->fields[i].offset, &s);
-		size_t need = len + strlen(x) + 4;
+		if (rec)
+			x = arena_printf(rt->a, "%s.%s = %s", i ? "" : " ", t->fields[i].name, x);
+		size_t need = len + strlen(x) + 6;
 		if (need > cap) {
 			cap = need * 2;
 			char *nb = realloc(buf, cap);
@@ -42,7 +47,10 @@ static const char *tuple(struct rt *rt, const struct type *t, const uint8_t *p)
 			len += (size_t)sprintf(buf + len, ", ");
 		len += (size_t)sprintf(buf + len, "%s", x);
 	}
-	buf[len++] = ')';
+	if (rec)
+		len += (size_t)sprintf(buf + len, " }");
+	else
+		buf[len++] = ')';
 	buf[len] = '\0';
 	const char *r = arena_strdup(rt->a, buf);
 	free(buf);
@@ -109,7 +117,10 @@ static void c_render(struct rt *rt, FILE *f, const struct type *t, const uint8_t
 			fwrite(p, 1, n, f);
 	} else if (t->kind == TY_INT) {
 		uint64_t v = c_int(t, p, fld);
-		fprintf(f, t->is_signed ? "%" PRId64 : "%" PRIu64, v);
+		if (t->is_bool)
+			fputs(v ? "true" : "false", f);
+		else
+			fprintf(f, t->is_signed ? "%" PRId64 : "%" PRIu64, v);
 	} else if (t->kind == TY_PTR) {
 		fprintf(f, "%" PRIu64, c_int(&(struct type){.kind = TY_INT, .size = 8}, p, NULL));
 	} else {
@@ -255,14 +266,18 @@ const char *rt_render(struct rt *rt, const struct type *t, const void *bytes, bo
 static void json_into(struct rt *rt, FILE *f, const struct type *t, const uint8_t *p)
 {
 	if (t->kind == TY_TUPLE) {
-		/* bpftrace 0.17: [1,"a",[2,3]], no spaces */
-		fputc('[', f);
+		/* bpftrace 0.17: [1,"a",[2,3]], no spaces; a record is an
+		 * object, {"a": 1, "b": "x"} */
+		bool rec = type_is_record(t);
+		fputc(rec ? '{' : '[', f);
 		for (int i = 0; i < t->nfields; i++) {
 			if (i)
-				fputc(',', f);
+				fputs(rec ? ", " : ",", f);
+			if (rec)
+				fprintf(f, "\"%s\": ", t->fields[i].name);
 			json_into(rt, f, &t->fields[i].type, p + t->fields[i].offset);
 		}
-		fputc(']', f);
+		fputc(rec ? '}' : ']', f);
 		return;
 	}
 	if (t->kind == TY_STRUCT || t->kind == TY_ARRAY) {

@@ -77,8 +77,9 @@ void rt_scrape_labels(struct rt *rt, const struct sema_map *m, const uint8_t *ke
 	struct pr_label *v = NULL;
 	int n = 0;
 	for (int i = 0; i < e->nkey && m->labels; i++) {
-		const struct type *t = m->key.kind == TY_TUPLE ? &m->key.fields[i].type : &m->key;
-		const uint8_t *p = m->key.kind == TY_TUPLE ? key + m->key.fields[i].offset : key;
+		bool several = m->key.kind == TY_TUPLE && !type_is_record(&m->key);
+		const struct type *t = several ? &m->key.fields[i].type : &m->key;
+		const uint8_t *p = several ? key + m->key.fields[i].offset : key;
 		if (t->kind == TY_CONTAINER) {
 			uint64_t cgid;
 			memcpy(&cgid, p, 8);

@@ -44,9 +44,11 @@ static struct type convert(struct sema_ctx *s, const struct btf *b, uint32_t id)
 		const char *name = btf__name_by_offset(b, t->name_off);
 		/* plain char is signed on the architectures sonde runs on */
 		bool sgn = (enc & BTF_INT_SIGNED) || (name && !strcmp(name, "char"));
-		if (enc & BTF_INT_BOOL)
-			sgn = false;
-		return (struct type){.kind = TY_INT, .size = t->size > 8 ? 8 : t->size, .is_signed = sgn};
+		/* a _Bool member is a bool: true/false in text and JSON, as
+		 * the newest bpftrace prints it */
+		bool is_bool = enc & BTF_INT_BOOL;
+		return (struct type){.kind = TY_INT, .size = t->size > 8 ? 8 : t->size,
+				     .is_signed = sgn && !is_bool, .is_bool = is_bool};
 	}
 	case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64: {
@@ -151,6 +153,8 @@ const struct type *sema_struct_complete(struct sema_ctx *s, const struct type *s
 {
 	if (st->kind != TY_STRUCT || st->nfields)
 		return st;
+	if (st->dwarf)
+		return sema_dwarf_complete(s, st);
 	/* a struct named before its definition was complete (a `struct S *`
 	 * field inside struct S), or one only declared: the definition */
 	if (st->sname && !st->btf_id)
@@ -159,6 +163,8 @@ const struct type *sema_struct_complete(struct sema_ctx *s, const struct type *s
 				return &d->type;
 	if (!st->btf_id) {
 		struct type t;
+		if (st->sname && sema_dwarf_named(s, false, st->sname, &t) && t.dwarf)
+			return sema_struct_complete(s, &t);
 		if (st->sname && sema_btf_named(s, st->sname, true, &t) && t.btf_id)
 			return sema_struct_complete(s, &t);
 		return st;
@@ -343,7 +349,7 @@ static bool points_to_user(const struct btf *b, uint32_t id)
 static struct sema_kfunc *kfunc_of(struct sema_ctx *s, const struct btf *b, const char *fn,
 				   int first)
 {
-	int32_t id = b ? btf__find_by_name_kind(b, fn, BTF_KIND_FUNC) : -1;
+	int32_t id = host_btf_func_id(b, fn);
 	const struct btf_type *proto = id > 0 ? btf__type_by_id(b, btf__type_by_id(b, (uint32_t)id)->type)
 				       : NULL;
 	if (!proto || !btf_is_func_proto(proto))

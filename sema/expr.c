@@ -270,6 +270,83 @@ static bool tp_ctype(struct sema_ctx *s, const struct sema_attach *at, const cha
 	return ok;
 }
 
+/* the type of a tracepoint's field as its format file declares it */
+static struct type tp_field_type(struct sema_ctx *s, const struct sema_attach *at,
+				 const struct tp_field *f)
+{
+	struct type ft;
+	if (f->is_data_loc || (f->array_len > 0 && strstr(f->ctype, "char") && !strchr(f->ctype, '*')))
+		ft = ty_str(f->is_data_loc ? STR_MAX : (uint32_t)f->array_len);
+	else if (f->array_len > 0) {
+		ft = (struct type){.kind = TY_ARRAY, .count = (uint32_t)f->array_len,
+				   .size = (uint32_t)f->size};
+		ft.elem = arena_new_obj(s->a, struct type);
+		if (!tp_ctype(s, at, f->ctype, ft.elem) || ft.elem->kind != TY_INT ||
+		    ft.elem->size * (uint32_t)f->array_len != (uint32_t)f->size)
+			*ft.elem = (struct type){.kind = TY_INT, .is_signed = f->is_signed,
+						 .size = (uint32_t)f->size / (uint32_t)f->array_len};
+	} else if (!tp_ctype(s, at, f->ctype, &ft) || ft.size > (uint32_t)f->size ||
+		   (ft.kind != TY_INT && ft.kind != TY_PTR)) {
+		ft = f->is_signed ? ty_int64 : ty_uint64;
+		ft.size = f->size == 1 || f->size == 2 || f->size == 4 ? (uint32_t)f->size : 8;
+	}
+	return ft;
+}
+
+/* args alone in a tracepoint (print(args), $a = args): a struct of the
+ * record's fields but the common ones, each in a slot of 8 bytes or more
+ * (strings and arrays rounded up) that codegen fills field by field; the
+ * attach points must have the same fields */
+bool sema_tp_args(struct sema_ctx *s, struct ast_node *n)
+{
+	struct sema_probe *p = s->probe;
+	const struct tp_format *fmt = p->nattach ? p->attach[0].fmt : NULL;
+	for (int i = 0; i < p->nattach; i++)
+		if (!(sema_provider(p->attach[i].type)->ctx & PC_TP_ARGS) || !p->attach[i].fmt)
+			return false;
+	if (!fmt)
+		return false;
+	p->uses_args = p->nattach > 1;
+	int nf = 0;
+	for (int k = 0; k < fmt->nfields; k++)
+		nf += !fmt->fields[k].is_common;
+	for (int i = 1; i < p->nattach; i++) {
+		const struct tp_format *o = p->attach[i].fmt;
+		bool same = true;
+		for (int k = 0, m = 0; same && k < fmt->nfields; k++) {
+			if (fmt->fields[k].is_common)
+				continue;
+			while (m < o->nfields && o->fields[m].is_common)
+				m++;
+			same = m < o->nfields && !strcmp(o->fields[m].decl, fmt->fields[k].decl);
+			m++;
+		}
+		int onf = 0;
+		for (int k = 0; k < o->nfields; k++)
+			onf += !o->fields[k].is_common;
+		if (!same || onf != nf) {
+			sema_error(s, n->loc, "args differs between %s and %s: name its fields "
+				   "(args.NAME) instead", p->attach[0].name, p->attach[i].name);
+			sema_err_type(n);
+			return true;
+		}
+	}
+	struct type t = {.kind = TY_STRUCT};
+	t.fields = arena_new_array(s->a, struct type_field, nf ? nf : 1);
+	for (int k = 0; k < fmt->nfields; k++) {
+		const struct tp_field *f = &fmt->fields[k];
+		if (f->is_common)
+			continue;
+		struct type ft = tp_field_type(s, &p->attach[0], f);
+		t.fields[t.nfields++] = (struct type_field){.name = f->name, .offset = t.size, .type = ft};
+		t.size += ft.size > 8 ? (ft.size + 7) / 8 * 8 : 8;
+	}
+	if (!t.size)
+		t.size = 8;
+	sema_set(n, t);
+	return true;
+}
+
 /* tracepoint args->field */
 static struct type *check_args_field(struct sema_ctx *s, struct ast_node *e)
 {
@@ -297,22 +374,7 @@ static struct type *check_args_field(struct sema_ctx *s, struct ast_node *e)
 				   suggest_text(&sg, 3, hint, sizeof(hint)));
 			return sema_err_type(e);
 		}
-		struct type ft;
-		if (f->is_data_loc || (f->array_len > 0 && strstr(f->ctype, "char") && !strchr(f->ctype, '*')))
-			ft = ty_str(f->is_data_loc ? STR_MAX : (uint32_t)f->array_len);
-		else if (f->array_len > 0) {
-			ft = (struct type){.kind = TY_ARRAY, .count = (uint32_t)f->array_len,
-					   .size = (uint32_t)f->size};
-			ft.elem = arena_new_obj(s->a, struct type);
-			if (!tp_ctype(s, at, f->ctype, ft.elem) || ft.elem->kind != TY_INT ||
-			    ft.elem->size * (uint32_t)f->array_len != (uint32_t)f->size)
-				*ft.elem = (struct type){.kind = TY_INT, .is_signed = f->is_signed,
-							 .size = (uint32_t)f->size / (uint32_t)f->array_len};
-		} else if (!tp_ctype(s, at, f->ctype, &ft) || ft.size > (uint32_t)f->size ||
-			   (ft.kind != TY_INT && ft.kind != TY_PTR)) {
-			ft = f->is_signed ? ty_int64 : ty_uint64;
-			ft.size = f->size == 1 || f->size == 2 || f->size == 4 ? (uint32_t)f->size : 8;
-		}
+		struct type ft = tp_field_type(s, at, f);
 		if (i == 0)
 			t = ft;
 		else if (t.kind != ft.kind)
@@ -427,6 +489,15 @@ static struct type *check_binary(struct sema_ctx *s, struct ast_node *e)
 	return sema_set(e, sgn ? ty_int64 : ty_uint64);
 }
 
+/* "a, b, c" or "none": the arguments kf names, for an error */
+static const char *arg_names(struct sema_ctx *s, const struct sema_kfunc *kf)
+{
+	const char *list = kf->nargs ? "" : "none";
+	for (int j = 0; j < kf->nargs; j++)
+		list = arena_printf(s->a, "%s%s%s", list, j ? ", " : "", kf->names[j]);
+	return list;
+}
+
 /* fentry/fexit args.NAME (or args->NAME): a parameter by its BTF name,
  * of the same kind in every attach point of the probe */
 static struct type *check_kargs_field(struct sema_ctx *s, struct ast_node *e)
@@ -446,11 +517,33 @@ static struct type *check_kargs_field(struct sema_ctx *s, struct ast_node *e)
 			suggest_init(&sg, e->field.name);
 			for (int j = 0; kf && j < kf->nargs; j++)
 				suggest_add(&sg, kf->names[j]);
-			sema_error(s, e->loc, "%s has no argument '%s'%s", at->name, e->field.name,
-				   suggest_text(&sg, 3, hint, sizeof(hint)));
+			if (kf && kf->regs)	/* all of them: a function has few */
+				sema_error(s, e->loc, "%s has no argument '%s' (its arguments: %s)", at->name,
+					   e->field.name, arg_names(s, kf));
+			else
+				sema_error(s, e->loc, "%s has no argument '%s'%s", at->name, e->field.name,
+					   suggest_text(&sg, 3, hint, sizeof(hint)));
 			return sema_err_type(e);
 		}
-		if (kf->types[k].size > 8) {
+		if (kf->regs && kf->why_not[k]) {
+			sema_error(s, e->loc, "%s: argument '%s' is %s", at->name, e->field.name,
+				   kf->why_not[k]);
+			return sema_err_type(e);
+		}
+		if (kf->regs && kf->offsets[k] >= SEMA_ARG_STACK && sema_in_user_probe(s)) {
+			/* as arg6..arg9: the agent reads registers, not the stack */
+			sema_error(s, e->loc, "%s: argument '%s' is passed on the stack, which user probes "
+				   "do not read (--user-probes): drop --user-probes to read it in the kernel",
+				   at->name, e->field.name);
+			return sema_err_type(e);
+		}
+		if (kf->regs && kf->types[k].kind == TY_STRUCT && kf->types[k].size > SEMA_STRUCT_ARG_MAX) {
+			sema_error(s, e->loc, "%s: argument '%s' is a struct of %u bytes passed by value, "
+				   "more than the %u bytes sonde copies to the BPF stack", at->name,
+				   e->field.name, kf->types[k].size, SEMA_STRUCT_ARG_MAX);
+			return sema_err_type(e);
+		}
+		if (kf->types[k].size > 8 && !kf->regs) {
 			sema_error(s, e->loc, "%s: argument '%s' is a struct passed by value, which sonde "
 				   "cannot read", at->name, e->field.name);
 			return sema_err_type(e);
@@ -469,6 +562,37 @@ static struct type *check_kargs_field(struct sema_ctx *s, struct ast_node *e)
 	return sema_set(e, t);
 }
 
+bool sema_uprobe_args(struct sema_ctx *s, const char *what, struct src_loc loc)
+{
+	struct sema_probe *p = s->probe;
+	sema_need_per_attach(s);
+	for (int i = 0; i < p->nattach; i++) {
+		struct sema_attach *at = &p->attach[i];
+		if (at->type != PT_UPROBE) {
+			sema_error(s, loc, "%s: %s has no arguments by name (uprobes have, from "
+				   "debug information; uretprobes read retval)", what, at->name);
+			return false;
+		}
+		if (strpbrk(at->func, "*?[")) {
+			/* a wildcard: one attach point per function it matches, after
+			 * this pass; still one after the last pass matched none */
+			if (!sema_need_func_sites(s))
+				sema_error(s, loc, "%s in %s: no function matches the wildcard", what,
+					   at->name);
+			return false;
+		}
+		if (strchr(at->func, '+') || !strncmp(at->func, "0x", 2)) {
+			/* past the first instruction the registers may hold anything */
+			sema_error(s, loc, "%s in %s: arguments by name are read at a function's "
+				   "entry, not at an offset or an address", what, at->name);
+			return false;
+		}
+		if (!sema_dwarf_ufunc(s, at, loc))
+			return false;
+	}
+	return true;
+}
+
 static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 {
 	struct ast_node *b = e->field.base;
@@ -479,6 +603,13 @@ static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 		}
 		if (s->probe->nattach && (sema_provider(s->probe->attach[0].type)->ctx & PC_KARGS)) {
 			sema_set(b, (struct type){.kind = TY_PTR, .size = 8});
+			return check_kargs_field(s, e);
+		}
+		if (s->probe->nattach && (s->probe->attach[0].type == PT_UPROBE ||
+					  s->probe->attach[0].type == PT_URETPROBE)) {
+			sema_set(b, (struct type){.kind = TY_PTR, .size = 8});
+			if (!sema_uprobe_args(s, arena_printf(s->a, "args.%s", e->field.name), e->loc))
+				return sema_err_type(e);
 			return check_kargs_field(s, e);
 		}
 	}
@@ -498,6 +629,14 @@ static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 			return sema_err_type(e);
 		}
 		st = bt->elem;
+	} else if (type_is_record(bt)) {
+		/* a record's field, by name */
+		const struct type_field *rf = type_record_field(bt, e->field.name);
+		if (rf)
+			return sema_set(e, rf->type);
+		sema_error(s, e->loc, "record %s has no field '%s'", type_str(s->a, bt),
+			   e->field.name);
+		return sema_err_type(e);
 	} else if (bt->kind == TY_TUPLE) {
 		/* $t.0 is written as a field whose name is a number */
 		char *end;
@@ -516,7 +655,7 @@ static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 	 * reads the field from note.record */
 	st = sema_struct_complete(s, st);
 	e->note.record = st;
-	if (!st->nfields && !st->btf_id) {
+	if (!st->nfields && !st->btf_id && !st->dwarf) {
 		sema_error(s, e->loc, "struct %s is unknown: neither the script nor the kernel's "
 			   "BTF defines it", st->sname ? st->sname : "?");
 		return sema_err_type(e);
@@ -907,6 +1046,8 @@ static struct type *check_tuple(struct sema_ctx *s, struct ast_node *e)
 			sema_error(s, x->loc, "a tuple cannot hold %s", type_str(s->a, &t.fields[i].type));
 			return sema_err_type(e);
 		}
+		if (e->tuple.names)	/* a record */
+			t.fields[i].name = e->tuple.names[i];
 		i++;
 	}
 	sema_layout(&t);

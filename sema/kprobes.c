@@ -169,9 +169,9 @@ void sema_kprobe_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_at
 	const char *no = kfn_refusal(fn, type == PT_KRETPROBE, true);
 	if (no) {
 		/* the kernel's blacklist is S0201; bpftrace's banned list is
-		 * sonde's own caution */
+		 * sonde's own caution, in bpftrace's words (with its period) */
 		bool kernel = strstr(no, "blacklist") != NULL;
-		sema_error(s, raw->loc, "%s:%s %s%s%s%s", kind, fn, no, kernel ? " [" : "",
+		sema_error(s, raw->loc, "%s:%s %s%s%s%s", kind, fn, no, kernel ? " [" : ".",
 			   kernel ? explain_get(EX_KFUNC)->code : "", kernel ? "]" : "");
 		return;
 	}
@@ -248,7 +248,7 @@ void sema_fentry_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_at
 	if (!has_glob(fn)) {
 		const char *no = kfn_refusal(fn, ret, false);
 		if (no) {
-			sema_error(s, raw->loc, "%s:%s %s", kind, fn, no);
+			sema_error(s, raw->loc, "%s:%s %s.", kind, fn, no);
 			return;
 		}
 		if (push_fentry(s, p, raw, type, module, fn))

@@ -145,7 +145,7 @@ void sema_map_keys(struct sema_ctx *s, struct ast_node *m)
 	struct sema_map *map = sema_map_of(s, m);
 	struct type key = {.kind = TY_NONE};
 	/* @m[(a, b)] is @m[a, b], as in the newest bpftrace */
-	if (m->map.nkeys == 1 && m->map.keys->kind == N_TUPLE) {
+	if (m->map.nkeys == 1 && m->map.keys->kind == N_TUPLE && !m->map.keys->tuple.names) {
 		m->map.nkeys = m->map.keys->tuple.nelems;
 		m->map.keys = m->map.keys->tuple.elems;
 	}

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "common/explain.h"
+#include "common/settings.h"
 #include "common/suggest.h"
 #include "host/host.h"
 
@@ -533,6 +534,28 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 	}
 }
 
+/*
+ * A probe missing_probes let go keeps one attach point that is never
+ * loaded: its first as written, so that its body is still checked in its
+ * own context (arg0 of a kprobe) and the maps it assigns have their types
+ * where other probes use them (biolatency-kp.bt's END clears @start).
+ */
+static void left_out(struct sema_ctx *s, struct sema_probe *p)
+{
+	struct ast_attach *raw = p->node->probe.attach;
+	const char *parts[4] = {0};
+	int n = split(s->a, raw->raw, parts, 4);
+	const struct probe_provider *pv = sema_provider_named(parts[0]);
+	if (!pv)
+		return;
+	struct sema_attach *at = push(s, p);
+	at->type = pv->type;
+	at->name = raw->raw;
+	at->func = parts[n - 1];
+	at->loc = raw->loc;
+	p->left_out = true;
+}
+
 void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p)
 {
 	for (struct ast_attach *at = p->node->probe.attach; at && !diag_stopped(s->d); at = at->next)
@@ -542,8 +565,21 @@ void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p)
 		if (p->attach[i].type == PT_FENTRY || p->attach[i].type == PT_FEXIT)
 			p->uses_args = p->nattach > 1;
 	if (!p->nattach && p->skipped_attach) {
-		sema_error(s, p->node->loc, "none of this probe's kernel functions exist: nothing to "
-			   "attach it to");
+		/* missing_probes set to warn or ignore (config block or
+		 * BPFTRACE_MISSING_PROBES) lets the probe go, as the newest
+		 * bpftrace does (biolatency-kp.bt on a kernel without
+		 * blk_account_io_*); left at the default it stops sonde, as
+		 * in bpftrace 0.17 and as uprobes do (runtime/uprobe.c) */
+		int64_t missing = settings_int(SET_MISSING_PROBES);
+		if (!settings_given(SET_MISSING_PROBES) || missing == SET_MISSING_ERROR) {
+			sema_error(s, p->node->loc, "none of this probe's kernel functions exist: "
+				   "nothing to attach it to");
+			return;
+		}
+		if (missing == SET_MISSING_WARN && !s->quiet)
+			diag_warn(s->d, p->node->loc, "none of this probe's kernel functions exist: "
+				  "the probe is left out (missing_probes)");
+		left_out(s, p);
 		return;
 	}
 	for (int i = 1; i < p->nattach; i++) {

@@ -92,7 +92,9 @@ void sema_var_assign(struct sema_ctx *s, struct ast_node *target, const struct t
 		for (w = s->quiet ? NULL : s->learned[s->probe->index]; w; w = w->next)
 			if (!strcmp(w->name, v->name))
 				break;
-		v->type = sema_deep_copy(s->a, w ? &w->type : t);
+		/* (not an error the first pass met: one a later pass does not
+		 * meet, args.NAME of a wildcard uprobe before it was expanded) */
+		v->type = sema_deep_copy(s->a, w && !sema_is_error(&w->type) ? &w->type : t);
 		v->loc = target->loc;
 		v->next = s->vars;
 		s->vars = v;
@@ -114,7 +116,7 @@ static const struct type *learned_type(struct sema_ctx *s, const char *name)
 {
 	for (struct sema_var *w = s->quiet ? NULL : s->learned[s->probe->index]; w; w = w->next)
 		if (!strcmp(w->name, name))
-			return &w->type;
+			return sema_is_error(&w->type) ? NULL : &w->type;
 	return NULL;
 }
 
@@ -498,8 +500,11 @@ static uint32_t array_slots(const struct sema_map *m)
 {
 	if (!m->percpu || m->key.kind != TY_NONE)
 		return 0;
-	if (m->kind == MK_HIST)
-		return HIST_SLOTS + 1;
+	if (m->kind == MK_HIST) {
+		/* hist(v, k): ((64 - k) << k) + 1 buckets, as output/print.c lays them out */
+		uint32_t n = m->hist_bits ? ((64u - (uint32_t)m->hist_bits) << m->hist_bits) + 2 : HIST_SLOTS + 1;
+		return n <= LHIST_ARRAY_MAX ? n : 0;
+	}
 	if (m->kind == MK_LHIST) {
 		int64_t n = m->lh_step > 0 ? (m->lh_max - m->lh_min) / m->lh_step + 3 : 0;
 		return n > 0 && n <= LHIST_ARRAY_MAX ? (uint32_t)n : 0;

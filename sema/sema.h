@@ -54,7 +54,13 @@ enum probe_ctx {
 
 /* fentry/fexit: the probed function as BTF declares it.  Each parameter
  * is one or two 8-byte slots of the context (a struct of up to 16 bytes
- * passed by value takes two); fexit's return value follows them. */
+ * passed by value takes two); fexit's return value follows them.
+ * A uprobe's function as its DWARF declares it (regs, sema/dwarf.c): the
+ * context is struct pt_regs, offsets[] the register holding a parameter
+ * (offsets_hi[] the second one of a 9..16-byte parameter, else 0) or
+ * SEMA_ARG_STACK + its place on the stack, in bytes from the stack
+ * pointer at entry (the return address is at 0); why_not[] says why a
+ * parameter cannot be read (a double in an SSE register), else NULL. */
 struct sema_kfunc {
 	int nargs;
 	const char **names;
@@ -62,7 +68,13 @@ struct sema_kfunc {
 	uint32_t *offsets;	/* bytes into the context */
 	struct type ret;	/* TY_NONE for void */
 	uint32_t ret_offset;
+	bool regs;
+	uint32_t *offsets_hi;
+	const char **why_not;
 };
+#define SEMA_ARG_STACK 0x10000u
+/* a uprobe's struct argument passed by value is copied to the BPF stack */
+#define SEMA_STRUCT_ARG_MAX 256u
 /* func's value without BPF cookies (before Linux 5.15), and in kernel
  * functions' probes: this plus the global attach index, whose function
  * the runtime prints (one program per attach point then); with cookies
@@ -128,6 +140,8 @@ struct sema_probe {
 	bool func_sites;	/* func without BPF cookies: wildcard uprobes become one
 				 * attach point per function (sema_expand_func_sites) */
 	int skipped_attach;	/* attach points left out (a kernel function not there) */
+	bool left_out;		/* none was there and missing_probes let it go: checked
+				 * in the context of its first attach point, never loaded */
 	int index;
 };
 
@@ -158,6 +172,8 @@ struct sema_map {
 	bool lru;		/* declared lruhash or percpulruhash */
 	int id;
 	int64_t lh_min, lh_max, lh_step;
+	int hist_bits;		/* hist(v, k): k, 2^k buckets per power of two (0..5) */
+	bool hist_set;		/* a hist() call has set hist_bits */
 	const char **labels;	/* a Prometheus label name per key element, from the
 				 * first keyed use (docs/metrics.md); NULL: no key */
 };
@@ -177,13 +193,15 @@ enum event_kind {
 	EV_SIGNAL_DONE,	/* reserved */
 	EV_PID_SEEN,	/* a pid first met by ustack/usym: read its mappings now */
 	EV_HELPER_ERROR,/* -k: a BPF helper failed at site id; the error code follows */
+	EV_ERRORF,	/* errorf(fmt, ...): located ERROR on stderr */
+	EV_WARNF,	/* warnf(fmt, ...): located WARNING on stderr (--no-warnings) */
 };
 
 /* A printf-like event: format string and the types of its arguments as
  * laid out in the record after the 8-byte header. */
 struct sema_event {
 	enum event_kind kind;
-	const char *fmt;		/* printf/time/cat/system */
+	const char *fmt;		/* printf/time/cat/system/errorf/warnf */
 	struct type args;		/* TY_TUPLE of the argument types, offsets from 0 */
 	struct fmt_spec *spec;		/* parsed format (runtime/format.h) */
 	int id;
@@ -288,6 +306,9 @@ struct arena *sema_arena(struct sema_ctx *s);
 const struct sema_opts *sema_options(struct sema_ctx *s);
 /* the probe being checked, and its first attach point */
 const struct sema_probe *sema_cur_probe(struct sema_ctx *s);
+/* args alone in a tracepoint probe: n typed as a struct of the record's
+ * fields (print(args)); false when a probe is not a tracepoint */
+bool sema_tp_args(struct sema_ctx *s, struct ast_node *n);
 /* the current probe's value differs per attach point (probe, args ...):
  * codegen emits one BPF program per attach point */
 void sema_need_per_attach(struct sema_ctx *s);
@@ -319,6 +340,12 @@ bool sema_map_set_kind(struct sema_ctx *s, struct ast_node *m, enum map_kind kin
 /* the file a uprobe/usdt TARGET names: a path (inside the -p process's
  * root when it has one there), or a program in PATH; NULL when none */
 const char *sema_target_file(struct sema_ctx *s, const char *target);
+
+/* uprobe args (what: "args.n", "args", for messages): every attach point
+ * of the current probe gets its function's parameters from DWARF in
+ * at->kf (sema/dwarf.c), one program each; false after an error, or in a
+ * first pass that leaves a wildcard to be expanded */
+bool sema_uprobe_args(struct sema_ctx *s, const char *what, struct src_loc loc);
 
 /* a pointer to the kernel's struct NAME (from BTF), in kernel memory;
  * uint64 when the kernel has no BTF or no such struct */

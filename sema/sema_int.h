@@ -50,6 +50,7 @@ struct sema_ctx {
 	struct sema_enumval *enumvals;	/* the script's enumerators */
 	int loop_depth;
 	struct btf_done *btf_done;
+	struct dwarf_done *dwarf_done;	/* dwarf.c: DWARF structs with their fields */
 	/* maps: grow-only array, sorted at the end; map_index finds them by
 	 * name (open addressing, a power of two of slots, at most half full) */
 	struct sema_map **maps;
@@ -89,6 +90,16 @@ const struct sema_kfunc *sema_btf_rawtp(struct sema_ctx *s, const char *module, 
 /* kprobes.c: rawtracepoint:[MODULE:]NAME, wildcards expanded against BTF */
 void sema_rawtp_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
 			const char **parts, int n);
+
+/* dwarf.c: a uprobe attach point's function from its binary's DWARF
+ * (kept in at->kf), for args.NAME; NULL after an error at loc */
+const struct sema_kfunc *sema_dwarf_ufunc(struct sema_ctx *s, struct sema_attach *at,
+					  struct src_loc loc);
+/* dwarf.c: in a uprobe, uretprobe or usdt probe, the struct (union) NAME
+ * of the probed binary's DWARF; false when it has none */
+bool sema_dwarf_named(struct sema_ctx *s, bool is_union, const char *name, struct type *out);
+/* dwarf.c: a DWARF struct (st->dwarf set) with its fields */
+const struct type *sema_dwarf_complete(struct sema_ctx *s, const struct type *st);
 
 /* types.c */
 bool sema_is_int(const struct type *t);		/* an integer or a pointer */

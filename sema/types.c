@@ -91,9 +91,15 @@ bool sema_compatible(struct type *a, const struct type *b, bool widen)
 	if (a->kind == TY_TUPLE) {
 		if (a->nfields != b->nfields)
 			return false;
-		for (int i = 0; i < a->nfields; i++)
-			if (!sema_compatible(&a->fields[i].type, &b->fields[i].type, widen))
+		for (int i = 0; i < a->nfields; i++) {
+			/* a record's fields agree by name, in any order (the
+			 * value is stored in the order a has them) */
+			const struct type_field *bf = a->fields[i].name ?
+				type_record_field(b, a->fields[i].name) :
+				b->fields[i].name ? NULL : &b->fields[i];
+			if (!bf || !sema_compatible(&a->fields[i].type, &bf->type, widen))
 				return false;
+		}
 		return true;
 	}
 	if (a->kind == TY_LHIST)
@@ -168,13 +174,16 @@ bool sema_ctype(struct sema_ctx *s, const struct ast_ctype *ct, struct src_loc l
 {
 	struct type base = {.kind = TY_NONE};
 	if (ct->is_struct || ct->is_enum) {
-		/* the script's definition first, then the kernel's; structs
+		/* the script's definition first, then (in uprobes) the
+		 * binary's DWARF, then the kernel's BTF; structs
 		 * and unions share one namespace of tags, as in C */
 		enum ast_tag tag = ct->is_enum ? TAG_ENUM : ct->is_union ? TAG_UNION : TAG_STRUCT;
 		const char *what = ct->is_enum ? "enum" : ct->is_union ? "union" : "struct";
 		for (struct sema_struct *st = s->structs; st; st = st->next)
 			if (st->is_enum == ct->is_enum && st->type.sname && !strcmp(st->type.sname, ct->name))
 				base = st->type;
+		if (base.kind == TY_NONE && tag != TAG_ENUM)	/* a uprobe's binary's */
+			sema_dwarf_named(s, tag == TAG_UNION, ct->name, &base);
 		if (base.kind == TY_NONE && !sema_btf_tagged(s, tag, ct->name, &base)) {
 			if (ct->ptr_depth == 0 || ct->is_enum) {
 				sema_error(s, loc, "unknown %s '%s': neither the script nor the "

@@ -37,7 +37,35 @@ static void check_avg(struct sema_ctx *s, struct ast_node *n) { check_agg(s, n, 
 static void check_min(struct sema_ctx *s, struct ast_node *n) { check_agg(s, n, MK_MIN, TY_MIN); }
 static void check_max(struct sema_ctx *s, struct ast_node *n) { check_agg(s, n, MK_MAX, TY_MAX); }
 static void check_stats(struct sema_ctx *s, struct ast_node *n) { check_agg(s, n, MK_STATS, TY_STATS); }
-static void check_hist(struct sema_ctx *s, struct ast_node *n) { check_agg(s, n, MK_HIST, TY_HIST); }
+/* hist(value[, k]): k, a constant 0..5, gives 2^k buckets per power of two */
+static void check_hist(struct sema_ctx *s, struct ast_node *n)
+{
+	check_agg(s, n, MK_HIST, TY_HIST);
+	if (n->type.kind == TY_ERROR)
+		return;
+	int64_t k = 0;
+	struct ast_node *a = n->call.args->next;
+	if (a) {
+		sema_expr(s, a);
+		if (!sema_const_int(s, a, &k)) {
+			n->type.kind = TY_ERROR;
+			return;
+		}
+		if (k < 0 || k > 5) {
+			sema_error(s, a->loc, "hist(value, k): k must be between 0 and 5, not %lld",
+				   (long long)k);
+			n->type.kind = TY_ERROR;
+			return;
+		}
+	}
+	struct sema_map *m = sema_map_of(s, sema_assign_target(s));
+	if (m->hist_set && m->hist_bits != k) {
+		sema_error(s, n->loc, "map '%s' is a hist with %d bits elsewhere", m->name, m->hist_bits);
+		return;
+	}
+	m->hist_set = true;
+	m->hist_bits = (int)k;
+}
 
 /* lhist(value, min, max, step): constants with min < max, step > 0 */
 static void check_lhist(struct sema_ctx *s, struct ast_node *n)
@@ -89,7 +117,9 @@ const struct builtin stdlib_aggregations[] = {
 	AGG("min", 1, check_min, MK_MIN, "minimum value"),
 	AGG("max", 1, check_max, MK_MAX, "maximum value"),
 	AGG("stats", 1, check_stats, MK_STATS, "count, average and total"),
-	AGG("hist", 1, check_hist, MK_HIST, "power-of-2 histogram"),
+	{.name = "hist", .kind = BI_AGG, .min_args = 1, .max_args = 2, .check = check_hist,
+	 .agg = MK_HIST, .user = true,
+	 .summary = "power-of-2 histogram; hist(value, k): 2^k buckets per power of two"},
 	AGG("lhist", 4, check_lhist, MK_LHIST, "linear histogram: lhist(value, min, max, step)"),
 	{0},
 };

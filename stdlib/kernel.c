@@ -9,9 +9,15 @@
  * curtask and what it leads to into the kernel.  uptr(p) and kptr(p) say
  * which, where sonde cannot know: the value is unchanged, reads through it
  * use bpf_probe_read_user or bpf_probe_read_kernel.
+ *
+ * percpu_kaddr("name"[, cpu]) is a per-CPU variable's address (its BTF
+ * id resolved by the verifier).  path(p) is bpf_d_path, which the kernel allows only where arguments
+ * are BTF-typed (fentry/fexit in sonde).
  */
 #include <string.h>
 
+#include "common/settings.h"
+#include "host/host.h"
 #include "stdlib/stdlib_int.h"
 
 static void check_curtask(struct sema_ctx *s, struct ast_node *n)
@@ -81,6 +87,121 @@ static LLVMValueRef lower_addrspace(struct cg_ctx *cg, struct ast_node *n)
 	return cg_expr(cg, n->call.args);
 }
 
+/* path(p[, size]): the full path of a struct path * (bpf_d_path), a
+ * string of size bytes (BPFTRACE_STRLEN without it).  The kernel takes
+ * only a BTF pointer (an fentry/fexit argument, or a member address of
+ * one: &args.file->f_path) in the functions of its d_path allowlist; the
+ * verifier refuses the others. */
+static void check_path(struct sema_ctx *s, struct ast_node *n)
+{
+	struct ast_node *a = n->call.args;
+	struct type *t = sema_expr(s, a);
+	uint32_t size = (uint32_t)settings_int(SET_STRLEN);
+	if (a->next) {
+		int64_t k;
+		sema_expr(s, a->next);
+		if (!sema_const_int(s, a->next, &k)) {
+			n->type.kind = TY_ERROR;
+			return;
+		}
+		if (k < 1 || k > size) {
+			sema_error(s, a->next->loc, "path() size must be 1 to %u (BPFTRACE_STRLEN)", size);
+			n->type.kind = TY_ERROR;
+			return;
+		}
+		size = (uint32_t)k;
+	}
+	if (t->kind == TY_ERROR) {
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	if (t->kind != TY_PTR && t->kind != TY_INT) {
+		sema_error(s, a->loc, "path() needs a struct path pointer, not %s", type_str(sema_arena(s), t));
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	n->type = ty_str(size);
+	if (!stdlib_btf_probe(s, n, "path()", "bpf_d_path"))
+		return;
+	if (!host_feature(HF_D_PATH)) {
+		sema_error(s, n->loc, "path() needs %s (Linux %s), which this kernel does not have",
+			   host_feature_what(HF_D_PATH), host_feature_since(HF_D_PATH));
+		n->type.kind = TY_ERROR;
+	}
+}
+
+static LLVMValueRef lower_path(struct cg_ctx *cg, struct ast_node *n)
+{
+	LLVMBuilderRef b = cg_builder(cg);
+	LLVMValueRef buf = cg_alloca(cg, n->type.size, "path");
+	LLVMValueRef p = LLVMBuildIntToPtr(b, cg_expr(cg, n->call.args), cg_ptr(cg), "");
+	LLVMValueRef args[] = {p, buf, LLVMConstInt(cg_i32(cg), n->type.size, 0)};
+	cg_helper_call(cg, BPF_FUNC_d_path, args, 3);
+	return buf;
+}
+
+/*
+ * percpu_kaddr("name"[, cpu]): the address of a per-CPU kernel variable
+ * on this CPU (bpf_this_cpu_ptr) or on `cpu` (bpf_per_cpu_ptr: 0 when cpu
+ * is not a possible CPU), as uint64 * (cast it: (struct rq *)...).  The
+ * variable is found in the kernel's BTF at compile time; the verifier then
+ * resolves it through the kernel's own symbol table, which lists data
+ * symbols only with CONFIG_KALLSYMS_ALL: /proc/kallsyms shows the same
+ * table, so sonde checks there first.
+ */
+static void check_percpu_kaddr(struct sema_ctx *s, struct ast_node *n)
+{
+	struct ast_node *a = n->call.args;
+	if (a->next) {
+		struct type *t = sema_expr(s, a->next);
+		if (t->kind != TY_INT && t->kind != TY_ERROR) {
+			sema_error(s, a->next->loc, "percpu_kaddr(name, cpu): cpu must be an integer, not %s",
+				   type_str(sema_arena(s), t));
+			n->type.kind = TY_ERROR;
+			return;
+		}
+	}
+	if (a->kind != N_STR) {
+		sema_error(s, a->loc, "percpu_kaddr() needs a string literal: the variable's name");
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	const char *name = a->s.value;
+	int id = host_btf_percpu_var(name);
+	if (id < 0) {
+		sema_error(s, a->loc, "percpu_kaddr(): the kernel's BTF has no per-CPU variable named '%s'",
+			   name);
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	static struct ksyms *ks;
+	uint64_t addr;
+	if (!ks)
+		ks = ksyms_load();
+	if (!ks || ksyms_find(ks, name, &addr)) {
+		sema_error(s, a->loc, "percpu_kaddr(): '%s' is not in the kernel's symbol table "
+			   "(/proc/kallsyms), where the verifier looks it up: this kernel lists data "
+			   "symbols only with CONFIG_KALLSYMS_ALL", name);
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	struct type *el = arena_new_obj(sema_arena(s), struct type);
+	*el = ty_uint64;
+	n->type = (struct type){.kind = TY_PTR, .size = 8, .elem = el};
+	n->note.value = (uint64_t)id;
+}
+
+/* a pointer, not an error code: -k has nothing to check */
+static LLVMValueRef lower_percpu_kaddr(struct cg_ctx *cg, struct ast_node *n)
+{
+	struct ast_node *cpu = n->call.args->next;
+	LLVMValueRef args[2] = {cg_ksym_btf(cg, (uint32_t)n->note.value), NULL};
+	if (!cpu)
+		return cg_helper_call_quiet(cg, BPF_FUNC_this_cpu_ptr, args, 1);
+	args[1] = LLVMBuildTrunc(cg_builder(cg), cg_expr(cg, cpu), cg_i32(cg), "");
+	return cg_helper_call_quiet(cg, BPF_FUNC_per_cpu_ptr, args, 2);
+}
+
 const struct builtin stdlib_kernel[] = {
 	{.name = "curtask", .kind = BI_VAR, .check = check_curtask, .lower = lower_curtask,
 	 .summary = "the current task_struct (typed from the kernel's BTF)"},
@@ -92,5 +213,10 @@ const struct builtin stdlib_kernel[] = {
 	 .lower = lower_addrspace, .summary = "the pointer, read as user memory"},
 	{.name = "kptr", .kind = BI_FUNC, .min_args = 1, .max_args = 1, .check = check_addrspace,
 	 .lower = lower_addrspace, .summary = "the pointer, read as kernel memory"},
+	{.name = "percpu_kaddr", .kind = BI_FUNC, .min_args = 1, .max_args = 2,
+	 .check = check_percpu_kaddr, .lower = lower_percpu_kaddr,
+	 .summary = "address of a per-CPU kernel variable: percpu_kaddr(\"name\"[, cpu])"},
+	{.name = "path", .kind = BI_FUNC, .min_args = 1, .max_args = 2, .check = check_path,
+	 .lower = lower_path, .summary = "full path of a struct path * (fentry/fexit): path(p[, size])"},
 	{0},
 };

@@ -18,6 +18,8 @@
  * address of one) printed as "AA:BB:CC:DD:EE:FF".  BPF keeps them packed
  * in one integer (first byte lowest), a cheap map key and value; the text
  * is made when it prints (TY_DECODED).
+ *
+ * socket_cookie(sk): the socket's cookie (bpf_get_socket_cookie).
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -153,6 +155,32 @@ static LLVMValueRef lower_macaddr(struct cg_ctx *cg, struct ast_node *n)
 	return cg_load_i64(cg, out);
 }
 
+/* socket_cookie(sk): bpf_get_socket_cookie of a struct sock *, as the
+ * kernel allows it in tracing programs (a BTF pointer: fentry/fexit) */
+static void check_socket_cookie(struct sema_ctx *s, struct ast_node *n)
+{
+	struct ast_node *a = n->call.args;
+	struct type *t = sema_expr(s, a);
+	n->type = ty_uint64;
+	if (t->kind == TY_ERROR) {
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	if (t->kind != TY_PTR && t->kind != TY_INT) {
+		sema_error(s, a->loc, "socket_cookie() needs a struct sock pointer, not %s",
+			   type_str(sema_arena(s), t));
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	stdlib_btf_probe(s, n, "socket_cookie()", "bpf_get_socket_cookie");
+}
+
+static LLVMValueRef lower_socket_cookie(struct cg_ctx *cg, struct ast_node *n)
+{
+	LLVMValueRef sk = LLVMBuildIntToPtr(cg_builder(cg), cg_expr(cg, n->call.args), cg_ptr(cg), "");
+	return cg_helper_call(cg, BPF_FUNC_get_socket_cookie, &sk, 1);
+}
+
 const struct builtin stdlib_net[] = {
 	{.name = "ntop", .kind = BI_FUNC, .min_args = 1, .max_args = 2, .check = check_ntop,
 	 .lower = lower_ntop, .summary = "IPv4/IPv6 address as text: ntop([af,] addr)"},
@@ -160,5 +188,8 @@ const struct builtin stdlib_net[] = {
 	 .lower = lower_pton, .summary = "an IPv4/IPv6 address literal as bytes: pton(\"::1\")"},
 	{.name = "macaddr", .kind = BI_FUNC, .min_args = 1, .max_args = 1, .check = check_macaddr,
 	 .lower = lower_macaddr, .summary = "6 bytes printed as a MAC address: macaddr(addr)"},
+	{.name = "socket_cookie", .kind = BI_FUNC, .min_args = 1, .max_args = 1,
+	 .check = check_socket_cookie, .lower = lower_socket_cookie,
+	 .summary = "the kernel's cookie of a struct sock * (fentry/fexit)"},
 	{0},
 };

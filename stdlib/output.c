@@ -1,6 +1,6 @@
 /*
- * output.c - builtins that talk to userspace: printf, print, exit, clear,
- * zero, delete, time, cat, system, signal.
+ * output.c - builtins that talk to userspace: printf, errorf, warnf, print,
+ * exit, clear, zero, delete, time, cat, system, signal.
  *
  * Everything that prints goes through the ring buffer as an event (see
  * sema.h, enum event_kind); runtime/events.c formats it.  Never
@@ -38,6 +38,8 @@ static void check_fmt_event(struct sema_ctx *s, struct ast_node *n, enum event_k
 
 static void check_printf(struct sema_ctx *s, struct ast_node *n) { check_fmt_event(s, n, EV_PRINTF); }
 static void check_cat(struct sema_ctx *s, struct ast_node *n) { check_fmt_event(s, n, EV_CAT); }
+static void check_errorf(struct sema_ctx *s, struct ast_node *n) { check_fmt_event(s, n, EV_ERRORF); }
+static void check_warnf(struct sema_ctx *s, struct ast_node *n) { check_fmt_event(s, n, EV_WARNF); }
 
 static void check_system(struct sema_ctx *s, struct ast_node *n)
 {
@@ -140,7 +142,7 @@ static bool key_into_map(struct sema_ctx *s, struct ast_node *n)
 	}
 	a->next = NULL;
 	n->call.nargs = 1;
-	if (key->kind == N_TUPLE) {
+	if (key->kind == N_TUPLE && !key->tuple.names) {	/* a record is one key */
 		a->map.keys = key->tuple.elems;
 		a->map.nkeys = key->tuple.nelems;
 	} else {
@@ -220,6 +222,10 @@ static LLVMValueRef lower_delete(struct cg_ctx *cg, struct ast_node *n)
 const struct builtin stdlib_output[] = {
 	{.name = "printf", .kind = BI_STMT, .min_args = 1, .max_args = 17, .check = check_printf,
 	 .lower = lower_fmt_event, .user = true, .summary = "formatted output"},
+	STMT("errorf", 1, 17, check_errorf, lower_fmt_event,
+	     "formatted error message on stderr, with the call's location"),
+	STMT("warnf", 1, 17, check_warnf, lower_fmt_event,
+	     "formatted warning on stderr, with the call's location"),
 	STMT("cat", 1, 17, check_cat, lower_fmt_event, "print a file's contents"),
 	STMT("system", 1, 17, check_system, lower_fmt_event, "run a command (--unsafe)"),
 	{.name = "exit", .kind = BI_STMT, .min_args = 0, .max_args = 1, .check = check_exit,

@@ -328,10 +328,16 @@ static LLVMValueRef lower_func(struct cg_ctx *cg, struct ast_node *n)
 
 /* args alone (not args->f): in fentry/fexit a struct of every argument
  * (print(args), a map value), one 8-byte slot each, as the context has
- * them; a tracepoint's record has no such value */
+ * them; in a uprobe the same from DWARF, each read from its register or
+ * stack slot; in a tracepoint a struct of the record's fields (sema_tp_args) */
 static void check_args(struct sema_ctx *s, struct ast_node *n)
 {
 	const struct sema_probe *p = sema_cur_probe(s);
+	if (p->nattach && (p->attach[0].type == PT_UPROBE || p->attach[0].type == PT_URETPROBE) &&
+	    !sema_uprobe_args(s, "args", n->loc)) {
+		n->type.kind = TY_ERROR;
+		return;
+	}
 	const struct sema_kfunc *kf = p->nattach ? p->attach[0].kf : NULL;
 	for (int i = 1; kf && i < p->nattach; i++) {
 		const struct sema_kfunc *o = p->attach[i].kf;
@@ -345,12 +351,36 @@ static void check_args(struct sema_ctx *s, struct ast_node *n)
 			return;
 		}
 	}
+	if (!kf && sema_tp_args(s, n))
+		return;
 	if (!kf) {
 		sema_error(s, n->loc, "use args->FIELD to read a tracepoint argument");
 		n->type.kind = TY_ERROR;
 		return;
 	}
 	struct arena *a = sema_arena(s);
+	if (kf->regs) {
+		/* a uprobe's: each argument in an 8-byte slot, a struct passed by
+		 * value in as many as it needs */
+		struct type t = {.kind = TY_STRUCT, .is_user = true};
+		t.fields = arena_new_array(a, struct type_field, kf->nargs ? kf->nargs : 1);
+		for (int k = 0; k < kf->nargs; k++) {
+			if (kf->why_not[k] || kf->types[k].size > SEMA_STRUCT_ARG_MAX) {
+				sema_error(s, n->loc, "args in %s: argument '%s' is %s: name the others "
+					   "(args.NAME)", p->attach[0].name, kf->names[k],
+					   kf->why_not[k] ? kf->why_not[k] : "a struct too big to copy");
+				n->type.kind = TY_ERROR;
+				return;
+			}
+			t.fields[t.nfields++] = (struct type_field){.name = kf->names[k],
+								    .offset = t.size, .type = kf->types[k]};
+			t.size += (kf->types[k].size + 7) / 8 * 8;
+		}
+		if (!t.size)
+			t.size = 8;
+		n->type = t;
+		return;
+	}
 	struct type t = {.kind = TY_STRUCT, .size = kf->ret_offset ? kf->ret_offset : 8};
 	t.fields = arena_new_array(a, struct type_field, kf->nargs ? kf->nargs : 1);
 	for (int k = 0; k < kf->nargs; k++) {
@@ -369,10 +399,23 @@ static void check_args(struct sema_ctx *s, struct ast_node *n)
 static LLVMValueRef lower_args(struct cg_ctx *cg, struct ast_node *n)
 {
 	const struct sema_kfunc *kf = cg_attach(cg)->kf;
+	if (!kf && (sema_provider(cg_attach(cg)->type)->ctx & PC_TP_ARGS))
+		return cg_tp_args(cg, n);
 	if (!kf)
 		return cg_const(cg, 0);
-	/* slot by slot: the verifier checks each context load against BTF */
 	LLVMValueRef buf = cg_alloca(cg, n->type.size, "args");
+	if (kf->regs) {
+		for (int k = 0; k < n->type.nfields; k++) {
+			const struct type_field *f = &n->type.fields[k];
+			LLVMValueRef v = cg_uarg(cg, kf, k, &f->type);
+			if (f->type.kind == TY_STRUCT)
+				cg_memcpy(cg, cg_gep(cg, buf, f->offset), v, f->type.size);
+			else
+				cg_store_i64(cg, v, cg_gep(cg, buf, f->offset));
+		}
+		return buf;
+	}
+	/* slot by slot: the verifier checks each context load against BTF */
 	const struct type u64 = ty_uint64;
 	for (int k = 0; k < kf->nargs; k++)
 		for (uint32_t off = 0; off < (kf->types[k].size > 8 ? 16u : 8u); off += 8)

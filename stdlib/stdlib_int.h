@@ -23,6 +23,12 @@ bool stdlib_usdt_check_arg(struct sema_ctx *s, struct ast_node *n, int i);
 bool stdlib_probe_types(struct sema_ctx *s, struct ast_node *n, const char *what,
 			unsigned ctx);
 
+/* a helper the kernel gives only programs with BTF-typed arguments
+ * (fentry/fexit, where sonde has them): true in such a probe, else
+ * "WHAT needs HELPER, which the kernel allows only in fentry/fexit
+ * probes, not in TYPE probes" at n and false */
+bool stdlib_btf_probe(struct sema_ctx *s, struct ast_node *n, const char *what, const char *helper);
+
 /* decoded.c: every argument of call n is an integer; n's type becomes
  * TY_DECODED printed by d (d NULL: uint64).  False after an error. */
 bool stdlib_check_decoded(struct sema_ctx *s, struct ast_node *n, const struct type_decoder *d);

@@ -45,6 +45,21 @@ bool stdlib_probe_types(struct sema_ctx *s, struct ast_node *n, const char *what
 	return true;
 }
 
+bool stdlib_btf_probe(struct sema_ctx *s, struct ast_node *n, const char *what, const char *helper)
+{
+	const struct sema_probe *p = sema_cur_probe(s);
+	for (int i = 0; i < p->nattach; i++) {
+		if (sema_provider(p->attach[i].type)->ctx & PC_KARGS)
+			continue;
+		sema_error(s, n->loc, "%s needs %s, which the kernel allows only in fentry/fexit probes, "
+			   "not in %s probes [%s]", what, helper, sema_probe_type_name(p->attach[i].type),
+			   explain_get(EX_HELPER)->code);
+		n->type.kind = TY_ERROR;
+		return false;
+	}
+	return true;
+}
+
 /* the single argument is an integer (address) */
 static bool addr_arg(struct sema_ctx *s, struct ast_node *n)
 {
@@ -117,6 +132,11 @@ static LLVMValueRef lower_addr(struct cg_ctx *cg, struct ast_node *n)
 
 /* ---- kaddr ------------------------------------------------------------------ */
 
+/* fewer data symbols than this: kallsyms lists no variables (a kernel
+ * with CONFIG_KALLSYMS_ALL has tens of thousands, one without a few dozen
+ * section markers such as __start_rodata) */
+enum { KALLSYMS_FEW_DATA = 1024 };
+
 static struct ksyms *compile_ksyms(void)
 {
 	/* read once per compile; kept for the life of the process */
@@ -140,7 +160,15 @@ static void check_kaddr(struct sema_ctx *s, struct ast_node *n)
 		return;
 	}
 	if (ksyms_find(ks, name, &addr)) {
-		sema_error(s, n->call.args->loc, "kaddr(): no kernel symbol named '%s'", name);
+		/* loads.bt's kaddr("avenrun") on such a kernel: say why */
+		size_t nd = ksyms_data_count(ks);
+		if (nd < KALLSYMS_FEW_DATA)
+			sema_error(s, n->call.args->loc, "kaddr(): no kernel symbol named '%s': this "
+				   "kernel's /proc/kallsyms lists only %zu data symbols (it was built "
+				   "without CONFIG_KALLSYMS_ALL), so kaddr() finds functions, not "
+				   "variables", name, nd);
+		else
+			sema_error(s, n->call.args->loc, "kaddr(): no kernel symbol named '%s'", name);
 		n->type.kind = TY_ERROR;
 		return;
 	}

@@ -1,5 +1,5 @@
 # t_aggout.sh - every aggregation kind, keyed and keyless, in every output
-# (issue 19): text, JSON, Prometheus and OpenMetrics served by --serve, the
+# (issue 19), hist(v, k) too: text, JSON, Prometheus and OpenMetrics served by --serve, the
 # OpenMetrics textfile, and --user-probes (the agent's maps).  One workload
 # of known shape (work 2000: work(i % 1000, i % 7)) runs under each; each
 # output's numbers (tools/aggnums.py: values, stats' count and total, every
@@ -21,10 +21,11 @@ uprobe:$P:work {
 	@kc[arg1] = count(); @ks[arg1] = sum(arg0); @ka[arg1] = avg(arg0); @kmn[arg1] = min(arg0);
 	@kmx[arg1] = max(arg0); @kst[arg1] = stats(arg0); @kh[arg1] = hist(arg0);
 	@kl[arg1] = lhist(arg0, 0, 1000, 100);
+	@h3 = hist(arg0, 3); @kh2[arg1] = hist(arg0, 2);
 }
 BT
 nums() {	# FORMAT < output
-	python3 "$top/tests/e2e/tools/aggnums.py" "$1" --sum @h=@s --sum @l=@s --sum @kh=@ks --sum @kl=@ks
+	python3 "$top/tests/e2e/tools/aggnums.py" "$1" --sum @h=@s --sum @l=@s --sum @kh=@ks --sum @kl=@ks --sum @h3=@s --sum @kh2=@ks
 }
 # compare NAME FILE FORMAT: FILE's numbers against the text output's
 compare() {
@@ -41,6 +42,12 @@ want=$(nums text < "$AO/text.out")
 # 16 maps: 8 kinds, keyless and by arg1 (7 keys); every number is there
 expect_eq aggout:text_complete "2000 7 999000" "$(printf '%s\n' "$want" |
 	awk '$1 == "@c[]" { c = $3 } $1 ~ /^@kc\[/ { k++ } $1 == "@h[]" && $2 == "sum" { s = $3 } END { print c, k, s }')"
+# hist(v, k): 2^k buckets per power of two; i % 1000 twice over: [0] .. [15]
+# hold 2 each, [16, 18) 4, and [960, 1024) (960..999) 80
+expect_eq aggout:hist_bits "2 4 80 2000" "$(printf '%s\n' "$want" |
+	awk '$1 == "@h3[]" && $2 == "le=16" { a = $3 } $1 == "@h3[]" && $2 == "le=18" { b = $3 }
+	     $1 == "@h3[]" && $2 == "le=1024" { c = $3 } $1 == "@h3[]" && $2 == "count" { n = $3 }
+	     END { print a, b, c, n }')"
 
 "$SONDE" -q -f json -c "$P 2000" "$AO/all.bt" > "$AO/json.out" 2> "$AO/json.err"
 compare json "$AO/json.out" json

@@ -132,7 +132,7 @@ expect_eq errors:emit_asm_order "r1 = m0_x ll" "$(printf '%s\n' "$out" | grep -A
 if printf '%s\n' "$out" | grep -Eq $'^\t\\.loc|^\\.Ltmp[0-9]+:'; then fail errors:emit_asm_no_directives; else pass errors:emit_asm_no_directives; fi
 out=$("$SONDE" --emit ir "$B/errors_emit.bt" 2>&1)
 expect_match errors:emit_ir_source_line '^  ; 3: printf\("hi %d\\n", @x\);$' "$out"
-expect_match errors:emit_ir_still_ir '^define i32 @p0_0' "$out"
+expect_match errors:emit_ir_still_ir '^define i32 @BEGIN_p0_0' "$out"
 
 # -- a raw tracepoint's argument past those it passes: sema, from BTF -------
 out=$("$SONDE" --dry-run -e 'rawtracepoint:sys_enter { @ = arg5; }' 2>&1; echo "rc=$?")

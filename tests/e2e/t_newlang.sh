@@ -65,6 +65,10 @@ out=$(nl_run 'begin { for ($i : 0..5) { print($i); } $start = 2; $end = 7; for (
 expect_eq newlang:for_range '0 1 2 3 4 2 3 4 5 6 ' "$out"
 out=$(nl_run 'begin { for ($i : (1+1)..(2*4)) { printf("%d ", $i); } for ($i : (-3)..3) { printf("%d ", $i); } for ($i : 1..0) { print("here"); } for ($i : 5..5) { print("here"); } }' | sed '/^$/d')
 expect_eq newlang:for_range_bounds '2 3 4 5 6 7 -3 -2 -1 0 1 2 ' "$out"
+# without parentheses, as the newest release's grammar and tools have it
+# (opensnoop.bt: for $j : ((uint64)0)..((uint64)$max_path_depth) { ... })
+out=$(nl_run 'begin { $max = 3; for $j : ((uint64)0)..((uint64)$max) { printf("%d ", $j); } for $i : 1..3 { printf("%d ", $i * 10); } @m[7] = 8; for $kv : @m { printf("%d %d", $kv.0, $kv.1); } clear(@m); }')
+expect_eq newlang:for_without_parentheses '0 1 2 10 20 7 8' "$out"
 out=$(nl_run 'begin { $sum = 0; for ($i : 1..5) { $sum += $i; } print($sum); @a = 10; for ($i : 0..@a) { @a += 1; } }')
 expect_eq newlang:for_outer_variables $'10\n\n\n@a: 20' "$out"
 out=$(nl_run 'begin { for ($i : 1..4) { if ($i == 2) { break; } print($i); } print("5"); for ($i : 1..4) { if ($i == 2) { continue; } print($i); } }' | sed '/^$/d' | tr '\n' ' ')
@@ -113,6 +117,10 @@ expect_eq newlang:interval_bad_unit 'stdin:1:1: error: interval probe expects in
 # -- block expressions and if as a value (the reference guide's) ------------
 out=$(nl_run 'begin { let $a = { let $b = 1; $b }; print($a); $c = if ($a == 1) { "one" } else { "other" }; print($c); $d = if ($a > 5) { 1 } else if ($a > 0) { 2 } else { 3 }; print($d); @m = { 5 }; }' | sed '/^$/d')
 expect_eq newlang:block_expressions $'1\none\n2\n@m: 5' "$out"
+# as operands inside larger expressions, wherever a value is expected (the
+# newest grammar's expr: block_expr and if_expr are operands)
+out=$(nl_run 'begin { $c = 1; $a = { let $x = 1; $x } + 1; $y = (if ($c) { 1 } else { 2 }) * 3; $z = 10 - if $c > 5 { 1 } else { 4 }; printf("%d %d %d %d\n", $a, $y, $z, { 2 } * { 3 }); @m[{ 5 }] = { 6 } + if (0) { 1 } else if ($c) { 7 } else { 8 }; print(($c ? { 11 } : 12, -{ 3 }, !if $c { 0 } else { 1 })); }' | sed '/^$/d')
+expect_eq newlang:block_if_operands $'2 3 6 6\n(11, -3, 1)\n@m[5]: 13' "$out"
 out=$(nl_run 'begin { $a = { 1; }; }' | head -1)
 expect_eq newlang:block_value_needs_expression "stdin:1:14: error: a block used as a value must end in an expression without ';' after it ({ ...; \$x })" "$out"
 
@@ -128,9 +136,10 @@ out=$(nl_run 'macro unhygienic_access() { @x++ } begin { @x = 1; unhygienic_acce
 expect_eq newlang:macro_unhygienic "stdin:1:29: error: macro 'unhygienic_access' uses map '@x', which is not one of its parameters (a macro reaches only the maps passed to it)" "$out"
 out=$(nl_run 'macro wrong_parameter_type($x) { $x++ } begin { wrong_parameter_type(1 + 1); }' | head -1)
 expect_eq newlang:macro_wrong_parameter "stdin:1:70: error: macro 'wrong_parameter_type': parameter \$x takes a variable (\$name)" "$out"
-# the standard library's assert: a failed one ends the run with status 1
-out=$(nl_run 'begin { assert(1 == 1, "fine"); assert(1 == 2, "math"); printf("not reached\n"); }'; echo "rc=$?")
-expect_eq newlang:assert $'assert failed: math\n\n\nrc=1' "$out"
+# the standard library's assert: a failed one ends the run with status 1,
+# its message an errorf() located at the call (stderr, as bpftrace's)
+out=$(timeout 60 "$SONDE" -q -e 'begin { assert(1 == 1, "fine"); assert(1 == 2, "math"); printf("not reached\n"); }' 2>&1 >/dev/null; echo "rc=$?")
+expect_eq newlang:assert $'stdin:1:33-55: ERROR: assert failed: math\nbegin { assert(1 == 1, "fine"); assert(1 == 2, "math"); printf("not reached\\n"); }\n                                ~~~~~~~~~~~~~~~~~~~~~~\nrc=1' "$out"
 
 # -- map declarations: tests/runtime/map's cases ------------------------------
 out=$(nl_run 'let @a = hash(1); begin { @a[1] = 1; @a[2] = 2; }' | sed '/^$/d')

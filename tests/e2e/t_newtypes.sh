@@ -9,7 +9,12 @@
 #                a pointer that reads it; &$x is refused
 #   bool_*       true/false, has_key(), delete()'s result, (bool) casts:
 #                words in text and JSON, in maps, tuples and print()
-#                (bpftrace's tests/runtime/bool)
+#                (bpftrace's tests/runtime/bool); a kernel struct's _Bool
+#                member (BTF) too
+#   print_args_tracepoint  args alone in a tracepoint is a struct of its
+#                fields (print(args), a variable, a map value, JSON)
+#   record_*     records (a=1, b="x"): fields by name, text and JSON, keys
+#                and values, assignment in another order
 #   tuple_*      @m[(a, b)] is @m[a, b]; a tuple variable as the key; $t[1]
 #   array_index_out_of_bounds  a constant index past an array's end
 #   str_*        strings that do not fit the 512-byte stack (per-CPU frame):
@@ -107,6 +112,75 @@ expected='(true, false)
 @x[false, 1, true]: 1
 @x[true, 2, false]: 2'
 expect_eq newtypes:bool_casts "$expected" "$out"
+
+# a kernel struct's _Bool member (BTF) is a bool: signal_struct's
+# oom_flag_origin is false for /bin/true (no OOM-killer origin), in a tuple,
+# a map key and value, a printed struct and JSON; a tracepoint's format-file
+# field (group_dead, C type bool) keeps 0.17's number (docs/differences.md)
+bm='tracepoint:sched:sched_process_exit /pid == cpid/ { $s = curtask->signal; print(($s->oom_flag_origin, args.group_dead)); @m[$s.oom_flag_origin] = $s->oom_flag_origin; print(*$s); }'
+out=$("$SONDE" -q -c /bin/true -e "$bm" 2>&1 | sed 's/.*\(\.oom_flag_origin = [a-z0-9]*\).*/\1/')
+expected='(false, 1)
+.oom_flag_origin = false
+
+
+@m[false]: false'
+expect_eq newtypes:bool_kernel_member "$expected" "$out"
+out=$("$SONDE" -q -f json -c /bin/true -e "$bm" 2>&1 | sed 's/.*\("oom_flag_origin": [a-z0-9]*\).*/\1/')
+expected='{"type": "value", "data": [false,1]}
+"oom_flag_origin": false
+{"type": "map", "data": {"@m": {"false": false}}}'
+expect_eq newtypes:bool_kernel_member_json "$expected" "$out"
+
+# -- print(args) in a tracepoint: the record's fields but the common ones,
+#    as a struct (text and JSON, a variable, a map value); /bin/false's
+#    exit_group(1) and /bin/true's exec are deterministic
+out=$("$SONDE" -q -c /bin/false -e 'tracepoint:syscalls:sys_enter_exit_group /pid == cpid/ { print(args); $a = args; printf("%d\n", $a.error_code); @a = args; }' 2>/dev/null)
+expected='{ .__syscall_nr = 231, .error_code = 1 }
+1
+
+
+@a: { .__syscall_nr = 231, .error_code = 1 }'
+expect_eq newtypes:print_args_tracepoint "$expected" "$out"
+out=$("$SONDE" -q -f json -c /bin/false -e 'tracepoint:syscalls:sys_enter_exit_group /pid == cpid/ { print(args); }' 2>/dev/null)
+expect_eq newtypes:print_args_tracepoint_json '{"type": "value", "data": { "__syscall_nr": 231, "error_code": 1 }}' "$out"
+out=$("$SONDE" -q -c /bin/true -e 'tracepoint:sched:sched_process_exec /pid == cpid/ { print(args); printf("%d %d\n", args.pid == cpid, args.old_pid == cpid); }' 2>&1 | sed 's/pid = [0-9]*/pid = N/g')
+expect_eq newtypes:print_args_tracepoint_strings $'{ .filename = /bin/true, .pid = N, .old_pid = N }\n1 1' "$out"
+# a raw tracepoint's args from BTF: sched_process_exit(struct task_struct *p,
+# bool group_dead), the bool a word (/bin/true is its group's last thread)
+out=$("$SONDE" -q -c /bin/true -e 'rawtracepoint:sched_process_exit /pid == cpid/ { print(args); }' 2>&1 | sed 's/\.p = [0-9]*/.p = P/')
+expect_eq newtypes:print_args_rawtracepoint '{ .p = P, .group_dead = true }' "$out"
+out=$("$SONDE" -q -f json -c /bin/true -e 'rawtracepoint:sched_process_exit /pid == cpid/ { print(args); }' 2>&1 | sed 's/"p": [0-9]*/"p": P/')
+expect_eq newtypes:print_args_rawtracepoint_json '{"type": "value", "data": { "p": P, "group_dead": true }}' "$out"
+out=$("$SONDE" -q -e 'tracepoint:syscalls:sys_enter_nanosleep,tracepoint:syscalls:sys_enter_clock_nanosleep { print(args); }' 2>&1 | head -1)
+expect_eq newtypes:print_args_tracepoint_differ 'stdin:1:95: error: args differs between tracepoint:syscalls:sys_enter_nanosleep and tracepoint:syscalls:sys_enter_clock_nanosleep: name its fields (args.NAME) instead' "$out"
+
+# -- records (named tuples, bpftrace's tests/runtime/record): fields by
+#    name, printed as `{ .a = 0, ... }` (in keys too), an object in JSON; a
+#    record assigned in another order is stored in the first one's order,
+#    each literal evaluated in its own order
+out=$("$SONDE" -q -e 'begin { $v = 99; $t = (a=0, b=1, c="str", d=(5, 6), e=$v); printf("%d %d %s %d %d %d\n", $t.a, $t.b, $t.c, $t.d.0, $t.d.1, $t.e); }' 2>&1)
+expect_eq newtypes:record_basic '0 1 str 5 6 99' "$out"
+out=$("$SONDE" -q -e 'begin { $v = (x=1, y=2); $t = (a=0, b=1, c="str", d=(5, 6), e=$v); print($t); }' 2>&1 | sed '/^$/d')
+expect_eq newtypes:record_printing '{ .a = 0, .b = 1, .c = str, .d = (5, 6), .e = { .x = 1, .y = 2 } }' "$out"
+out=$("$SONDE" -q -e 'begin { $a = (foo={ printf("hello"); 1 }, bar={ printf("world"); 2 }); $a = (bar={ printf("hello"); 1 }, foo={ printf("world\n"); 2 }); print($a) }' 2>&1 | sed '/^$/d')
+expect_eq newtypes:record_evaluation_order $'helloworldhelloworld\n{ .foo = 2, .bar = 1 }' "$out"
+out=$("$SONDE" -q -e 'begin { @[(a=1, b="hello")] = ("bye", (m=5, n=10)); @k[(a=2, b="x")] = count(); @k[(b="x", a=2)] = count(); $r = (b="y", a=3); @k[$r] = count(); printf("%d %d\n", has_key(@k, (b="x", a=2)), delete(@k, (a=3, b="y"))); @v = (a=1, b=(c=2, d="e")); @v = (b=(d="f", c=3), a=4); @w[2] = (y=5, x=6); print(@w[2].y); }' 2>&1 | sed '/^$/d')
+expected='1 1
+5
+@[{ .a = 1, .b = hello }]: (bye, { .m = 5, .n = 10 })
+@k[{ .a = 2, .b = x }]: 2
+@v: { .a = 4, .b = { .c = 3, .d = f } }
+@w[2]: { .y = 5, .x = 6 }'
+expect_eq newtypes:record_maps "$expected" "$out"
+out=$("$SONDE" -q -f json -e 'begin { print((a=1, b="hello", c=(1, 2), d=(e=true))); @[(a=1, b="x")] = (m=5, n=10); }' 2>&1)
+expected='{"type": "value", "data": {"a": 1, "b": "hello", "c": [1,2], "d": {"e": true}}}
+{"type": "map", "data": {"@": {"{ .a = 1, .b = x }": {"m": 5, "n": 10}}}}'
+expect_eq newtypes:record_json "$expected" "$out"
+out=$( { "$SONDE" -q -e 'begin { $r = (a=1); print($r.b); }'; "$SONDE" -q -e 'begin { $r = (a=1, a=2); }'; "$SONDE" -q -e 'begin { $r = (a=1, b=2); $r = (a=1, c=2); }'; } 2>&1 | grep error)
+expected="stdin:1:27: error: record (a=int64) has no field 'b'
+stdin:1:20: error: record field 'a' is given twice
+stdin:1:31: error: variable '\$r' holds (a=int64, b=int64), cannot assign (a=int64, c=int64)"
+expect_eq newtypes:record_errors "$expected" "$out"
 
 # -- tuples as keys, tuple indexing --------------------------------------------------
 out=$("$SONDE" -q -e 'BEGIN { @m[(1, "a")] = 1; $k = (2, "bcd"); @m[$k] = 2; @m[3, "x"] = 3;

@@ -116,7 +116,8 @@ static void fuzz_walk(const struct fuzz_src *s, const struct ast_node *n,
 	case N_CAST: fuzz_walk(s, n->cast.operand, d); break;
 	case N_SIZEOF: fuzz_walk(s, n->size_of.expr, d); break;
 	case N_TUPLE:
-		if (n->tuple.nelems < 2)
+		/* a record may have one field: (a=1) */
+		if (n->tuple.nelems < (n->tuple.names ? 1 : 2))
 			fuzz_fail("tuple of fewer than two", n);
 		fuzz_walk_list(s, n->tuple.elems, d);
 		break;

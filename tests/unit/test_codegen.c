@@ -121,8 +121,8 @@ static void test_debug_info(void **state)
 {
 	struct compiled c;
 	compile(&c, "BEGIN { @x = count(); } BEGIN { @y = count(); }");
-	assert_non_null(strstr(c.ir, "!DISubprogram(name: \"p0_0\""));
-	assert_non_null(strstr(c.ir, "!DISubprogram(name: \"p1_0\""));
+	assert_non_null(strstr(c.ir, "!DISubprogram(name: \"BEGIN_p0_0\""));
+	assert_non_null(strstr(c.ir, "!DISubprogram(name: \"BEGIN_p1_0\""));
 	assert_non_null(strstr(c.ir, "nounwind"));
 	done(&c);
 }

@@ -20,9 +20,12 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <bpf/btf.h>
+#include <errno.h>
 
 #include "common/arena.h"
 #include "common/diag.h"
+#include "common/settings.h"
 #include "parser/parser.h"
 #include "host/host.h"
 #include "sema/sema.h"
@@ -100,7 +103,7 @@ static void test_banned(void **state)
 	assert_null(c.r);
 	assert_string_equal(checked_first_line(&c, buf, sizeof(buf)),
 			    "t.bt:1:1: error: kretprobe:_raw_spin_lock can't be used as it might "
-			    "lock up your system");
+			    "lock up your system.");
 	checked_free(&c);
 
 	checked_run(&c, "kretprobe:queued_spin_lock_slowpath { }", NULL);
@@ -244,6 +247,37 @@ static void test_missing(void **state)
 	assert_null(c.r);
 	assert_non_null(strstr(c.msgs, "none of this probe's kernel functions exist"));
 	checked_free(&c);
+
+	/* missing_probes given (config block or environment): such a probe
+	 * is left out and the rest stays (biolatency-kp.bt on a kernel that
+	 * inlines blk_account_io_*) */
+	char msg[128];
+	assert_int_equal(settings_config("missing_probes", "ignore", msg, sizeof(msg)), 0);
+	checked_run(&c, "BEGIN { printf(\"hi\\n\"); }\n"
+			"kprobe:vfs_nosuch, kprobe:vfs_nosuch2 { @s[arg0] = nsecs; }\n"
+			"END { clear(@s); }", NULL);
+	assert_non_null(c.r);
+	assert_string_equal(c.msgs, "");
+	assert_int_equal(c.r->nprobes, 3);
+	/* checked as the kprobe it is (arg0 is one), its map typed for END */
+	assert_true(c.r->probes[1].left_out);
+	assert_int_equal(c.r->probes[1].attach[0].type, PT_KPROBE);
+	assert_int_equal(checked_map(c.r, "@s")->kind, MK_VALUE);
+	struct cg_object obj;
+	char *ir = NULL;
+	assert_int_equal(checked_codegen(&c, &ir, &obj), 0);
+	assert_int_equal(obj.nprogs, 2);	/* BEGIN and END, not the kprobe */
+	free(ir);
+	free(obj.elf);
+	checked_free(&c);
+	assert_int_equal(settings_load(stderr), 0);	/* the first setting wins */
+	assert_int_equal(settings_config("missing_probes", "warn", msg, sizeof(msg)), 0);
+	checked_run(&c, "kprobe:vfs_nosuch, kprobe:vfs_nosuch2 { } END { }", NULL);
+	assert_non_null(c.r);
+	assert_non_null(strstr(c.msgs, "t.bt:1:1: warning: none of this probe's kernel functions "
+				       "exist: the probe is left out (missing_probes)"));
+	checked_free(&c);
+	assert_int_equal(settings_load(stderr), 0);	/* back to the defaults */
 	(void)state;
 }
 
@@ -330,7 +364,7 @@ static void test_fentry(void **state)
 	checked_run(&c, "fexit:_raw_spin_unlock_irqrestore { }", NULL);
 	assert_null(c.r);
 	assert_non_null(strstr(c.msgs, "fexit:_raw_spin_unlock_irqrestore can't be used as it might "
-				       "lock up your system"));
+				       "lock up your system.\n"));
 	checked_free(&c);
 
 	checked_run(&c, "fentry:vfs_read { @ = retval; }", NULL);
@@ -355,6 +389,28 @@ static void test_fentry(void **state)
 	(void)state;
 }
 
+/* a function's BTF id from the sorted index: what libbpf's linear search
+ * answers, for a sample of the host's functions, and -ENOENT for none */
+static void test_btf_func_id(void **state)
+{
+	const struct btf *b = host_kernel_btf();
+	if (!b)
+		skip();
+	int n = 0, seen = 0;
+	for (uint32_t id = 1; id < btf__type_cnt(b); id++) {
+		const struct btf_type *t = btf__type_by_id(b, id);
+		if (!btf_is_func(t) || seen++ % 997)
+			continue;
+		const char *name = btf__name_by_offset(b, t->name_off);
+		assert_int_equal(host_btf_func_id(b, name), btf__find_by_name_kind(b, name, BTF_KIND_FUNC));
+		n++;
+	}
+	assert_true(n > 10);
+	assert_int_equal(host_btf_func_id(b, "vfs_read"), btf__find_by_name_kind(b, "vfs_read", BTF_KIND_FUNC));
+	assert_int_equal(host_btf_func_id(b, "no_such_function_sonde"), -ENOENT);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_func),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_fentry),
+		cmocka_unit_test(test_btf_func_id),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

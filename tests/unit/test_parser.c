@@ -174,7 +174,9 @@ static void sexp(FILE *f, const struct ast_node *n)
 		fputc(')', f);
 		break;
 	case N_TUPLE:
-		fputs("(tuple", f);
+		fputs(n->tuple.names ? "(record" : "(tuple", f);
+		for (int i = 0; n->tuple.names && i < n->tuple.nelems; i++)
+			fprintf(f, " %s", n->tuple.names[i]);
 		sexp_list(f, n->tuple.elems);
 		fputc(')', f);
 		break;
@@ -688,6 +690,18 @@ static void test_control_flow(void **state)
 		   "{(= $a {(let $b 1) => $b}) (let $c (? $a {=> 1} (? $b {=> 2} {=> 3})))}");
 	check_body("f({ printf(\"x\") }, { 1; 2 })",
 		   "{(call f {=> (call printf \"x\")} {1 => 2})}");
+	/* as operands wherever one is expected; a statement's '{' and 'if'
+	 * stay a block and an if statement */
+	check_body("$a = { 1 } + 2 * { 3 }; $b = (if $a { 1 } else { 2 }) * 3; $c = 1 - if $a { 4 } else { 5 };",
+		   "{(= $a (+ {=> 1} (* 2 {=> 3}))) (= $b (* (? $a {=> 1} {=> 2}) 3)) (= $c (- 1 (? $a {=> 4} {=> 5})))}");
+	check_body("@m[{ 1 }] = $x ? { 2 } : -{ 3 }; { $y = 1 } if $y { }",
+		   "{(= (@m {=> 1}) (? $x {=> 2} (u- {=> 3}))) {(= $y 1)} (if $y {})}");
+	/* for without parentheses (opensnoop.bt) */
+	check_body("for $j : ((uint64)0)..((uint64)$n) { } for $kv : @m { }",
+		   "{(for $j (cast <uint64> 0)..(cast <uint64> $n) {}) (for $kv @m {})}");
+	/* records: (name=value, ...), a block as a field's value */
+	check_body("$r = (a=1, b=\"x\", c=(1, 2)); $s = (foo={ 1 }, bar=(d=2));",
+		   "{(= $r (record a b c 1 \"x\" (tuple 1 2))) (= $s (record foo bar {=> 1} (record d 2)))}");
 	/* macros: calls become the body, parameters the arguments, the body's
 	 * variables names of each expansion */
 	check_program("macro inc(x) { x + 1 } macro two() { 2 } macro bump($v, @m) { let $t = $v; $v += 1; @m = $t }"
@@ -850,6 +864,10 @@ static void test_syntax_errors(void **state)
 		    "expecting 'if' or '{'\n"
 		    "BEGIN { if ($x) { } else }\n"
 		    "                         ^\n");
+	check_error("BEGIN { $r = (a=1, a=2); }",
+		    "test.bt:1:20: error: record field 'a' is given twice\n"
+		    "BEGIN { $r = (a=1, a=2); }\n"
+		    "                   ^\n");
 	check_error("BEGIN { $x = }",
 		    "test.bt:1:14: error: syntax error: unexpected '}', "
 		    "expecting an expression\n"

@@ -1122,12 +1122,31 @@ static void test_hist_labels(void **state)
 	char buf[32];
 
 	for (size_t k = 0; k < NELEM(t); k++) {
-		pr_hist_label(buf, sizeof(buf), t[k].i);
+		pr_hist_label(buf, sizeof(buf), t[k].i, 0);
 		assert_string_equal(buf, t[k].want);
 	}
 	/* truncation is the caller's choice, never an overflow */
-	pr_hist_label(buf, 4, 12);
+	pr_hist_label(buf, 4, 12, 0);
 	assert_string_equal(buf, "[1K");
+	/* hist(v, k): single values up to 2N - 1 (N = 2^k), then N per power
+	 * of two, labelled by their bounds as bpftrace 0.2x does: a K/M/... suffix
+	 * only from 2^10 * N up (1024 with k = 1, as bpftrace prints it) */
+	static const struct { int i, bits; const char *want; uint64_t upper; } k[] = {
+		{ 1, 3, "[0]", 1 }, { 16, 3, "[15]", 16 }, { 17, 3, "[16, 18)", 18 },
+		{ 24, 3, "[30, 32)", 32 }, { 25, 3, "[32, 36)", 36 },
+		{ 5, 1, "[4, 6)", 6 }, { 20, 1, "[768, 1024)", 1024 }, { 21, 1, "[1024, 1536)", 1536 },
+		{ 22, 1, "[1536, 2K)", 2048 }, { 23, 1, "[2K, 3K)", 3072 },
+		{ 64, 5, "[63]", 64 }, { 65, 5, "[64, 66)", 66 },
+		{ 488, 3, "[7680P, 8E)", 1ULL << 63 }, { 1888, 5, "[8064P, 8192P)", 1ULL << 63 },
+	};
+	for (size_t j = 0; j < NELEM(k); j++) {
+		pr_hist_label(buf, sizeof(buf), k[j].i, k[j].bits);
+		assert_string_equal(buf, k[j].want);
+		assert_int_equal(pr_hist_upper(k[j].i, k[j].bits), k[j].upper);
+	}
+	assert_int_equal(pr_hist_nbuckets(0), PR_HIST_BUCKETS);
+	assert_int_equal(pr_hist_nbuckets(3), 489);
+	assert_int_equal(pr_hist_nbuckets(5), PR_HIST_MAX_BUCKETS);
 }
 
 /* bar width is floor(count * 52 / max); counts wider than 8 columns push

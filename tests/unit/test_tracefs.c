@@ -755,10 +755,43 @@ static void test_ksyms_lookup(void **state)
 	assert_int_equal(addr, 0);
 	assert_int_equal(ksyms_find(ks, "ext4_mod_fn", &addr), 0);
 	assert_int_equal(addr, 0xffffffffc0100000ULL);
+	assert_int_equal(ksyms_data_count(ks), 1);	/* jiffies_data; not the absolute one */
 	assert_int_equal(ksyms_find(ks, "vfs", &addr), -ENOENT);
 	assert_int_equal(ksyms_find(ks, "ext4", &addr), -ENOENT);
 	assert_int_equal(ksyms_find(ks, "[ext4]", &addr), -ENOENT);
 	ksyms_free(ks);
+}
+
+/* a static function compiled twice (binfmt_elf.c and compat_binfmt_elf.c
+ * both define load_elf_binary): ksyms_find_all gives every copy, in
+ * address order, whatever the file order; the kernel refuses a kprobe
+ * on such a name, so runtime/kprobe.c attaches one at each address */
+static void test_ksyms_find_all(void **state)
+{
+	static const char text[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff814ea5f0 t load_elf_binary\n"
+		"ffffffff814e7760 t __pfx_load_elf_binary\n"
+		"ffffffff814e7770 t load_elf_binary\n"
+		"ffffffff81600000 D load_elf_binary_data\n"
+		"ffffffffc0100000 t mod_dup\t[m1]\n"
+		"ffffffffc0200000 t mod_dup\t[m2]\n";
+	struct ksyms *ks = ksyms_parse(text, sizeof(text) - 1);
+	uint64_t a[4] = {0};
+	assert_non_null(ks);
+	assert_int_equal(ksyms_find_all(ks, "load_elf_binary", a, 4), 2);
+	assert_int_equal(a[0], 0xffffffff814e7770ULL);
+	assert_int_equal(a[1], 0xffffffff814ea5f0ULL);
+	/* more than max: the count, the first max filled */
+	a[0] = a[1] = 0;
+	assert_int_equal(ksyms_find_all(ks, "mod_dup", a, 1), 2);
+	assert_int_equal(a[0], 0xffffffffc0100000ULL);
+	assert_int_equal(a[1], 0);
+	assert_int_equal(ksyms_find_all(ks, "_stext", a, 4), 1);
+	assert_int_equal(ksyms_find_all(ks, "load_elf", a, 4), 0);
+	assert_int_equal(ksyms_find_all(ks, "load_elf_binary_data", a, 4), 0);
+	ksyms_free(ks);
+	(void)state;
 }
 
 /* more data symbols than text ones (CONFIG_KALLSYMS_ALL): each found,
@@ -843,6 +876,7 @@ int main(void)
 		cmocka_unit_test(test_software_lookup),
 		cmocka_unit_test(test_ksyms_lookup),
 		cmocka_unit_test(test_ksyms_many_data),
+		cmocka_unit_test(test_ksyms_find_all),
 		cmocka_unit_test(test_ksyms_hidden),
 		cmocka_unit_test(test_ksyms_live),
 	};

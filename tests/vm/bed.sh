@@ -155,8 +155,10 @@ vm_initrd() {
 		*) cat "$pkg/lib/modules/$rel/$f" ;;
 		esac > "$t/mod/$(printf %02d $i)-$(basename "${f%%.ko*}").ko" || return 1
 	done
-	(set -o pipefail; cd "$t" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$out" ||
+	# written aside and renamed: a guest booting meanwhile reads the old one
+	(set -o pipefail; cd "$t" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$out.tmp" ||
 		return 1
+	mv "$out.tmp" "$out"
 	rm -rf "$t"
 }
 
@@ -183,6 +185,8 @@ vm_boot() {
 	cp "$job" "$o/job.sh"
 	printf '%s\n' "$vm_top" > "$o/cwd"
 	printf '%s\n' "$v" > "$o/kver"
+	# where init finds the kernel's modules (VMDIR may be anywhere)
+	(cd "$d/pkg/lib/modules" 2>/dev/null && pwd -P) > "$o/modules"
 	accel=$(vm_accel)
 	cpu=max; [ "$accel" = kvm ] && cpu=host
 	timeout -k 5 "$tmo" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$VM_MEM" \

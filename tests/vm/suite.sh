@@ -11,8 +11,9 @@ RESULTS=${1:?usage: suite.sh RESULTS}
 VM_TIMEOUT=${VM_TIMEOUT:-900}
 VM_PAR=${VM_PAR:-2}
 
-# the workloads, built here: the guest's compiler would run under TCG
-(E2E_BUILD=$VMDIR/work RESULTS=/dev/null
+# the workloads, built here (where guest.sh looks for them, whatever
+# VMDIR says): the guest's compiler would run under TCG
+(E2E_BUILD=$vm_top/build/vm/work RESULTS=/dev/null
  . "$vm_top/tests/e2e/lib.sh"
  for w in "$vm_top"/tests/workloads/*.c; do
 	w=$(basename "$w" .c)
@@ -38,8 +39,8 @@ one() {
 		return
 	}
 	t0=$(date +%s)
-	# the workloads were built in $VMDIR/work (VMDIR may be outside build/)
-	printf 'E2E_BUILD=%q exec /bin/bash tests/vm/guest.sh\n' "$(cd "$VMDIR" && pwd)/work" \
+	# the guest's $B: the workloads built above, wherever VMDIR is
+	printf 'E2E_BUILD=%q exec /bin/bash tests/vm/guest.sh\n' "$(cd "$VMDIR/work" && pwd -P)" \
 		> "$VMDIR/job-$v.sh"
 	vm_boot "$v" "$VMDIR/job-$v.sh" "$VM_TIMEOUT" "$((3 - VM_PAR))"
 	rc=$?

@@ -51,3 +51,36 @@ if [ -e /sys/kernel/btf/overlay ]; then
 else
 	skip fentry:module_function "no BTF for the overlay module in this kernel (/sys/kernel/btf/overlay)"
 fi
+
+# path(): bpf_d_path on a BTF pointer (a member's address) in filp_close,
+# on the kernel's d_path allowlist since 5.10.  kcalls opens /dev/zero once
+# and leaves it to exit, which closes it through filp_close on every kernel
+# (close(2) itself goes through filp_flush since 6.11).  With a size the
+# path is cut at its front, as the stdlib docs say.
+out=$("$SONDE" -q -c "$B/kcalls 3" -e 'fentry:filp_close /pid == cpid/ { @[path(&args.filp->f_path)] = count(); }' 2>&1)
+expect_match fentry:path '^@\[/dev/zero\]: 1$' "$out"
+out=$("$SONDE" -q -c "$B/kcalls 2" -e 'fentry:filp_close /pid == cpid/ { @[path(&args.filp->f_path, 6)] = count(); }' 2>&1)
+expect_match fentry:path_size '^@\[/zero\]: 1$' "$out"
+# a function off the allowlist: the verifier's refusal, located
+out=$("$SONDE" -q -c "$B/kcalls 1" -e 'fentry:vfs_open { @[path(args.path)] = count(); }' 2>&1)
+expect_match fentry:path_not_allowed "^stdin:1:[0-9]+: error: the kernel's verifier refused the program for fentry:vfs_open" "$out"
+
+# socket_cookie(): two UDP sockets, three datagrams on the first and one on
+# the second: two distinct non-zero cookies (bpf_get_socket_cookie in tracing
+# programs is Linux 5.12: 5.10 refuses the call, located)
+cat > "$B/udp2.py" <<'PY'
+import socket
+for n in (3, 1):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    for i in range(n):
+        try:
+            s.sendto(b"x", ("127.0.0.1", 9))
+        except OSError:
+            pass
+PY
+out=$("$SONDE" -q -c "python3 $B/udp2.py" -e 'fentry:udp_sendmsg /pid == cpid/ { @nz[socket_cookie(args.sk) != 0] = count(); @c[socket_cookie(args.sk)] = count(); }' 2>&1)
+if [ "$VMK" = 5.10 ]; then
+	expect_match fentry:socket_cookie "error: the kernel's verifier refused the program for fentry:udp_sendmsg" "$out"
+else
+	expect_eq fentry:socket_cookie "@nz[1]: 4 | 1 3" "$(printf '%s\n' "$out" | grep '^@nz') | $(printf '%s\n' "$out" | sed -n 's/^@c\[[1-9][0-9]*\]: //p' | sort -n | tr '\n' ' ' | sed 's/ $//')"
+fi

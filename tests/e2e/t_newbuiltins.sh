@@ -1,0 +1,96 @@
+# t_newbuiltins.sh - builtins of bpftrace 0.20-0.26 (issue #21 item 9):
+# errorf/warnf, hist(v, k), path(), percpu_kaddr(), socket_cookie().
+# percpu_kaddr() needs data symbols in kallsyms, which this host's kernel
+# does not list: tests/vm/t_percpu.sh reads the values back.
+# Expected output is the newest release's stdlib docs and tests/runtime
+# (0.17 has none of these).  path() and socket_cookie() need fentry, which
+# this host lacks: their runs are in tests/vm/t_fentry.sh.
+
+if need_root newbuiltins:bpf; then
+
+nb_run() { timeout 60 "$SONDE" -q -e "$1" 2>&1; }
+
+# -- errorf/warnf: stderr, the call's location, the source line and ~~~ ----
+prog='begin { errorf("Something bad with args: %d, %s", 10, "arg2"); }'
+out=$(timeout 60 "$SONDE" -q -e "$prog" 2>&1 >/dev/null; echo "rc=$?")
+expect_eq newbuiltins:errorf "stdin:1:9-62: ERROR: Something bad with args: 10, arg2
+$prog
+        ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+rc=0" "$out"
+prog='begin { warnf("Something kinda bad with args: %d, %s", 10, "arg2"); printf("after\n"); }'
+out=$(timeout 60 "$SONDE" -q -e "$prog" 2>&1 >/dev/null)
+expect_eq newbuiltins:warnf "stdin:1:9-67: WARNING: Something kinda bad with args: 10, arg2
+$prog
+        ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~" "$out"
+# stdout keeps the script's own output; --no-warnings silences warnf only
+out=$(timeout 60 "$SONDE" -q --no-warnings -e "$prog" 2>&1)
+expect_eq newbuiltins:warnf_no_warnings "after" "$out"
+out=$(timeout 60 "$SONDE" -q --no-warnings -e 'begin { errorf("e%s", "1"); }' 2>&1 | head -1)
+expect_eq newbuiltins:errorf_not_silenced "stdin:1:9-27: ERROR: e1" "$out"
+# a script from a file is located in that file; a multi-line call prints
+# the line range only, as bpftrace does
+f=$B/newbuiltins-errorf.bt
+printf 'begin {\n\terrorf("%%s-%%d",\n\t\t"x", 2);\n}\n' > "$f"
+out=$(timeout 60 "$SONDE" -q "$f" 2>&1 >/dev/null)
+expect_eq newbuiltins:errorf_multiline "$f:2-3: ERROR: x-2" "$out"
+rm -f "$f"
+out=$(nb_run 'begin { errorf($1); }' | head -1)
+expect_eq newbuiltins:errorf_literal_format "stdin:1:16: error: errorf() needs a string literal as its format" "$out"
+
+# -- hist(v, k): 2^k buckets per power of two (tests/runtime's hist_2args) --
+# -5 below 0; 0..7 one value each (2N = 8); then 4 buckets per power of two
+out=$(nb_run 'begin { @ = hist(1, 2); @ = hist(7, 2); @ = hist(8, 2); @ = hist(9, 2); @ = hist(11, 2); @ = hist(1500, 2); @ = hist(-5, 2); }')
+expect_eq newbuiltins:hist_bits_text "
+
+@: 
+(..., 0)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |
+[0]                    0 |                                                    |
+[1]                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |
+[2]                    0 |                                                    |
+[3]                    0 |                                                    |
+[4]                    0 |                                                    |
+[5]                    0 |                                                    |
+[6]                    0 |                                                    |
+[7]                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |
+[8, 10)                2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|" "$(printf '%s\n' "$out" | head -13)"
+expect_eq newbuiltins:hist_bits_tail "[10, 12)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |
+[1024, 1280)           0 |                                                    |
+[1280, 1536)           1 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |" "$(printf '%s\n' "$out" | grep -E '^\[(10, 12|1024, 1280|1280, 1536)\)')"
+# the JSON buckets of tests/runtime/outputs/hist_2args.json's shape
+out=$(timeout 60 "$SONDE" -q -f json -e 'begin { @ = hist(15, 3); @ = hist(16, 3); @ = hist(17, 3); @ = hist(1000, 3); }' 2>&1 | grep '"hist"' |
+	python3 -c 'import json,sys; d=json.load(sys.stdin)["data"]["@"]; print([(b["min"], b["max"], b["count"]) for b in d if b["count"]])')
+expect_eq newbuiltins:hist_bits_json "[(15, 15, 1), (16, 17, 2), (960, 1023, 1)]" "$out"
+out=$(nb_run 'begin { @ = hist(1, 6); }' | head -1)
+expect_eq newbuiltins:hist_bits_range "stdin:1:21: error: hist(value, k): k must be between 0 and 5, not 6" "$out"
+out=$(nb_run 'begin { @ = hist(1, pid); }' | head -1)
+expect_match newbuiltins:hist_bits_constant "^stdin:1:21: error: " "$out"
+out=$(nb_run 'begin { @ = hist(1, 2); @ = hist(2, 3); }' | head -1)
+expect_eq newbuiltins:hist_bits_same "stdin:1:29: error: map '@' is a hist with 2 bits elsewhere" "$out"
+
+# -- path(), socket_cookie(): the kernel gives their helpers only programs
+#    with BTF-typed arguments (fentry/fexit; tests/vm/t_fentry.sh runs them)
+out=$(timeout 60 "$SONDE" --dry-run -e 'tracepoint:syscalls:sys_enter_openat { @[path(args->filename)] = count(); }' 2>&1 | head -1)
+expect_eq newbuiltins:path_probe_type "stdin:1:42: error: path() needs bpf_d_path, which the kernel allows only in fentry/fexit probes, not in tracepoint probes [S0106]" "$out"
+out=$(timeout 60 "$SONDE" --dry-run -e 'tracepoint:syscalls:sys_enter_openat { @ = socket_cookie(args->filename); }' 2>&1 | head -1)
+expect_eq newbuiltins:socket_cookie_probe_type "stdin:1:44: error: socket_cookie() needs bpf_get_socket_cookie, which the kernel allows only in fentry/fexit probes, not in tracepoint probes [S0106]" "$out"
+out=$(timeout 60 "$SONDE" --dry-run -e 'begin { @ = path(1, 5000); }' 2>&1 | head -1)
+expect_eq newbuiltins:path_size "stdin:1:21: error: path() size must be 1 to 64 (BPFTRACE_STRLEN)" "$out"
+out=$(timeout 60 "$SONDE" --dry-run -e 'begin { @ = path("x"); }' 2>&1 | head -1)
+expect_eq newbuiltins:path_argument "stdin:1:18: error: path() needs a struct path pointer, not string[2]" "$out"
+
+# -- percpu_kaddr(): a per-CPU variable of the kernel's BTF, resolved by the
+#    verifier through the kernel's symbol table (tests/vm/t_percpu.sh reads
+#    cpu_number and this_cpu_off back in each guest kernel)
+if grep -qw cpu_number /proc/kallsyms; then
+	out=$(nb_run 'begin { printf("%d %d\n", *(int32 *)percpu_kaddr("cpu_number") == cpu, *(int32 *)percpu_kaddr("cpu_number", 0)); }')
+	expect_eq newbuiltins:percpu_kaddr "1 0" "$out"
+else
+	out=$(nb_run 'begin { print(*percpu_kaddr("cpu_number")); }' | head -1)
+	expect_eq newbuiltins:percpu_kaddr_no_kallsyms_all "stdin:1:29: error: percpu_kaddr(): 'cpu_number' is not in the kernel's symbol table (/proc/kallsyms), where the verifier looks it up: this kernel lists data symbols only with CONFIG_KALLSYMS_ALL" "$out"
+fi
+out=$(nb_run 'begin { print(percpu_kaddr("nosuchvar")); }' | head -1)
+expect_eq newbuiltins:percpu_kaddr_unknown "stdin:1:28: error: percpu_kaddr(): the kernel's BTF has no per-CPU variable named 'nosuchvar'" "$out"
+out=$(nb_run 'begin { print(percpu_kaddr(1)); }' | head -1)
+expect_eq newbuiltins:percpu_kaddr_literal "stdin:1:28: error: percpu_kaddr() needs a string literal: the variable's name" "$out"
+
+fi
