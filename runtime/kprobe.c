@@ -139,11 +139,10 @@ static int attach_each_copy(struct rt *rt, struct bpf_program *prog, const struc
 			    uint64_t cookie)
 {
 	uint64_t addrs[16];
-	struct ksyms *ks = ksyms_load();
+	struct ksyms *ks = rt_kernel_syms(rt);
 	if (!ks)
 		return -EADDRNOTAVAIL;
 	size_t n = ksyms_find_all(ks, at->func, addrs, 16);
-	ksyms_free(ks);
 	if (n < 2 || n > 16)
 		return -EADDRNOTAVAIL;
 	for (size_t i = 0; i < n; i++) {

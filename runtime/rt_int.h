@@ -161,6 +161,9 @@ const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *
 /* symbols.c: the stacks the stack maps had no room for, once at exit */
 void rt_stacks_report_lost(struct rt *rt);
 void rt_stacks_free(struct rt *rt);
+/* symbols.c: /proc/kallsyms, read once per run when first needed (NULL:
+ * unreadable, warned once) */
+struct ksyms *rt_kernel_syms(struct rt *rt);
 /* symbols.c: a stack value's frames, for the writers that draw stacks */
 const struct pr_stack *rt_stack_frames(struct rt *rt, const struct type *t, const uint8_t *p);
 void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *args, size_t len);

@@ -40,7 +40,7 @@ static struct rs_symcache *symcache(struct rt *rt)
 	return rt->syms;
 }
 
-static struct ksyms *kernel_syms(struct rt *rt)
+struct ksyms *rt_kernel_syms(struct rt *rt)
 {
 	static bool failed;	/* one run per process: do not re-read a refused kallsyms */
 	if (!rt->ksyms && !failed) {
@@ -62,7 +62,7 @@ static const char *pointer(struct rt *rt, uint64_t addr)
 
 static const char *ksym(struct rt *rt, uint64_t addr)
 {
-	struct ksyms *ks = kernel_syms(rt);
+	struct ksyms *ks = rt_kernel_syms(rt);
 	const char *name = ks ? ksyms_lookup_any(ks, addr, NULL) : NULL;
 	return name ? name : pointer(rt, addr);
 }
@@ -260,7 +260,7 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 				f[n].module = u.file;
 			}
 		} else {
-			struct ksyms *ks = kernel_syms(rt);
+			struct ksyms *ks = rt_kernel_syms(rt);
 			f[n].sym = ks ? ksyms_lookup(ks, ips[i], &f[n].off) : NULL;
 		}
 	}
