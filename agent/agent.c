@@ -505,12 +505,17 @@ __attribute__((constructor)) static void sa_init(void)
 	const char *wait = getenv("SONDE_AGENT_WAIT");
 	if (wait && !strcmp(wait, "1") && ag.listen_fd >= 0) {
 		unsetenv("SONDE_AGENT_WAIT");
-		struct timespec until;
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 10;
+		/* while sonde, the parent, lives (a loaded machine can take
+		 * long to compile and attach), and 120 s at most */
+		pid_t parent = getppid();
 		pthread_mutex_lock(&go_lock);
-		while (!go && pthread_cond_timedwait(&go_cond, &go_lock, &until) == 0)
-			;
+		for (int s = 0; s < 120 && !go && getppid() == parent; s++) {
+			struct timespec until;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_sec += 1;
+			while (!go && pthread_cond_timedwait(&go_cond, &go_lock, &until) == 0)
+				;
+		}
 		pthread_mutex_unlock(&go_lock);
 	}
 }

@@ -100,6 +100,11 @@ void cli_info(FILE *out, const char *version)
 	fprintf(out, "  kprobe event source: %s\n", tfs_have_kprobes() ? "yes" : "no");
 	fprintf(out, "  uprobe event source: %s\n",
 		have_file("/sys/bus/event_source/devices/uprobe") ? "yes" : "no");
+	/* the line bpftrace's documentation greps for: with uprobe reference
+	 * counters the kernel sets a USDT probe's semaphore in every process
+	 * (sonde attaches USDT probes so; --usdt-file-activation is not needed) */
+	fprintf(out, "  uprobe refcount (USDT semaphores): %s\n",
+		have_file("/sys/bus/event_source/devices/uprobe/format/ref_ctr_offset") ? "yes" : "no");
 	fprintf(out, "  hardware PMU (hardware: probes): %s\n", tfs_have_pmu() ? "yes" : "no");
 	for (int f = 0; f < HF__COUNT; f++)
 		fprintf(out, "  %s: %s (%s, Linux %s)\n", host_feature_name((enum host_feature)f),

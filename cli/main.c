@@ -69,6 +69,8 @@ static void usage(FILE *out)
 		"                     output stays on the terminal)\n"
 		"    -k               warn when a helper fails in BPF: a map update or delete,\n"
 		"                     a memory read (-kk: the same); -f json: helper_error records\n"
+		"    --list --verbose --quiet --pid PID --cmd CMD --output FILE --warnings\n"
+		"    --debug STAGE    the newest bpftrace's long names of -l -v -q -p -c -o -k -d\n"
 		"    --serve [ADDR:]PORT  serve the maps as Prometheus metrics at /metrics and\n"
 		"                     the stack maps as pprof at /debug/pprof/profile?seconds=N\n"
 		"                     (ADDR defaults to 127.0.0.1)\n"
@@ -202,6 +204,39 @@ static int list_into(FILE *out, const char *pattern, bool verbose, int pid)
 	return rc < 0 ? rc : 0;
 }
 
+/* -l 'A,B': each comma-separated pattern in turn, as a probe list is
+ * written ("fexit:tcp_reset,tracepoint:syscalls:sys_enter_openat"); a comma
+ * inside quotes or [...] belongs to its pattern */
+static int list_each(FILE *out, const char *pattern, bool verbose, int pid)
+{
+	if (!pattern)
+		return list_into(out, pattern, verbose, pid);
+	int rc = 0;
+	const char *p = pattern;
+	while (*p) {
+		const char *e = p;
+		bool quoted = false;
+		int brackets = 0;
+		for (; *e && (quoted || brackets || *e != ','); e++) {
+			if (*e == '"')
+				quoted = !quoted;
+			else if (!quoted && *e == '[')
+				brackets++;
+			else if (!quoted && *e == ']' && brackets)
+				brackets--;
+		}
+		char *one = strndup(p, (size_t)(e - p));
+		if (!one)
+			return -ENOMEM;
+		int r = *one ? list_into(out, one, verbose, pid) : 0;
+		free(one);
+		if (r < 0)
+			rc = r;
+		p = *e ? e + 1 : e;
+	}
+	return rc;
+}
+
 /* -l: what matched, or one line on stderr saying nothing did */
 static int list(const char *pattern, bool verbose, int pid)
 {
@@ -210,7 +245,7 @@ static int list(const char *pattern, bool verbose, int pid)
 	FILE *m = open_memstream(&buf, &len);
 	if (!m)
 		return 1;
-	int rc = list_into(m, pattern, verbose, pid);
+	int rc = list_each(m, pattern, verbose, pid);
 	fclose(m);
 	fwrite(buf, 1, len, stdout);
 	free(buf);
@@ -354,6 +389,72 @@ static bool parse_count(const char *opt, const char *arg, long min, long max, lo
 	return true;
 }
 
+/* does opt (a "-x" word or "--name[=v]") take the next word as its value? */
+static bool takes_next(const char *w, const char *shortopts, const struct option *longopts)
+{
+	if (w[1] == '-') {
+		size_t len = strcspn(w + 2, "=");
+		if (w[2 + len] == '=')
+			return false;
+		for (const struct option *o = longopts; o->name; o++)
+			if (strlen(o->name) == len && !strncmp(o->name, w + 2, len))
+				return o->has_arg == required_argument;
+		return false;
+	}
+	for (const char *p = w + 1; *p; p++) {
+		const char *k = strchr(shortopts, *p);
+		if (k && k[1] == ':')
+			return p[1] == '\0';	/* "-e" takes the next word, "-eX" not */
+	}
+	return false;
+}
+
+/* argv's "--name[=value]" words that name none of longopts, up to "--",
+ * into named (in order); returns the new argc */
+static int take_named_options(int argc, char **argv, const char *shortopts,
+			      const struct option *longopts, const char **named, int *nnamed)
+{
+	int out = 1;
+	for (int i = 1; i < argc; i++) {
+		const char *w = argv[i];
+		if (!strcmp(w, "--")) {
+			while (i < argc)
+				argv[out++] = argv[i++];
+			break;
+		}
+		if (w[0] == '-' && w[1] == '-' && w[2] && w[2] != '=') {
+			size_t len = strcspn(w + 2, "=");
+			bool known = false;
+			for (const struct option *o = longopts; o->name && !known; o++)
+				known = strlen(o->name) == len && !strncmp(o->name, w + 2, len);
+			if (!known) {
+				named[(*nnamed)++] = w;
+				continue;
+			}
+		}
+		argv[out++] = argv[i];
+		if (w[0] == '-' && w[1] && takes_next(w, shortopts, longopts) && i + 1 < argc)
+			argv[out++] = argv[++i];
+	}
+	argv[out] = NULL;
+	return out;
+}
+
+/* a named option the script never reads with getopt() is a mistake (a
+ * misspelt name, an option meant for sonde), as in the newest bpftrace */
+static bool named_options_used(const char **named, const bool *used, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (used[i])
+			continue;
+		size_t len = strcspn(named[i] + 2, "=");
+		fprintf(stderr, "sonde: unexpected option %s: neither one of sonde's options (sonde -h) "
+			"nor read by the script (getopt(\"%.*s\"))\n", named[i], (int)len, named[i] + 2);
+		return false;
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -379,6 +480,15 @@ int main(int argc, char **argv)
 		{"no-warnings", no_argument, NULL, OPT_NO_WARNINGS},
 		{"include", required_argument, NULL, OPT_INCLUDE},
 		{"usdt-file-activation", no_argument, NULL, OPT_USDT_FILE_ACTIVATION},
+		/* the newest bpftrace's long names of its short options */
+		{"list", no_argument, NULL, 'l'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"pid", required_argument, NULL, 'p'},
+		{"cmd", required_argument, NULL, 'c'},
+		{"output", required_argument, NULL, 'o'},
+		{"warnings", no_argument, NULL, 'k'},
+		{"debug", required_argument, NULL, 'd'},
 		{0},
 	};
 	if (argc > 1 && !strcmp(argv[1], "diagnose"))
@@ -399,7 +509,16 @@ int main(int argc, char **argv)
 	static const char *inc_dirs[MAX_INCLUDES], *inc_files[MAX_INCLUDES];
 	int ninc_dirs = 0, ninc_files = 0;
 
-	while ((c = getopt_long(argc, argv, "e:lvqp:c:f:o:khVB:d:I:", longopts, NULL)) != -1) {
+	const char *shortopts = "e:lvqp:c:f:o:khVB:d:I:";
+	/* a "--name[=value]" that is none of sonde's long options is one of
+	 * the script's named options (getopt()), wherever it stands, as the
+	 * newest bpftrace takes them: out of argv before getopt_long sees it */
+	static const char **pre_named;	/* static: alive until exit, as argv is */
+	int npre_named = 0;
+	if (!(pre_named = calloc((size_t)argc + 1, sizeof(*pre_named))))
+		return 1;
+	argc = take_named_options(argc, argv, shortopts, longopts, pre_named, &npre_named);
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e': prog_text = optarg; break;
 		case 'l': do_list = true; break;
@@ -617,22 +736,28 @@ int main(int argc, char **argv)
 	/* after the script: "--name[=value]" are getopt()'s named options
 	 * (the newest bpftrace's), the rest $1, $2 ... in order */
 	const char **pos = arena_new_array(a, const char *, (size_t)(argc - optind) + 1);
-	const char **named = arena_new_array(a, const char *, (size_t)(argc - optind) + 1);
+	const char **named = arena_new_array(a, const char *, (size_t)(argc - optind + npre_named) + 1);
 	int npos = 0, nnamed = 0;
+	for (int i = 0; i < npre_named; i++)
+		named[nnamed++] = pre_named[i];
 	for (int i = optind; i < argc; i++) {
 		if (!strncmp(argv[i], "--", 2) && argv[i][2] && argv[i][2] != '=')
 			named[nnamed++] = argv[i];
 		else
 			pos[npos++] = argv[i];
 	}
+	bool *named_used = arena_new_array(a, bool, (size_t)nnamed + 1);
 	struct sema_opts so = {
 		.builtins = stdlib_find, .suggest = stdlib_suggest,
 		.pos_args = pos, .npos_args = npos, .named_args = named, .nnamed_args = nnamed,
+		.named_used = named_used,
 		.target_pid = pid, .unsafe = unsafe, .has_cpid = cmd != NULL,
 		.scoped = pid || container, .user_probes = user_probes,
 	};
 	struct sema_result *r = sema_run(a, &d, ast, &so);
 	if (!r)
+		goto out_cont;
+	if (!named_options_used(named, named_used, nnamed))
 		goto out_cont;
 	if (r->nattach > settings_int(SET_MAX_PROBES)) {
 		fprintf(stderr, "sonde: the script has %d attach points, more than BPFTRACE_MAX_PROBES "
@@ -674,6 +799,7 @@ int main(int argc, char **argv)
 		.filter_pid = pid ? pid : 0, .filter_cgroup = cont ? cont->cgroup_id : 0,
 		.filter_cgroup_level = cont ? cont->level : 0,
 		.child_pid = child, .src = prog_text, .map_keys_max = (uint32_t)settings_int(SET_MAP_KEYS_MAX),
+		.map_keys_told = settings_given(SET_MAP_KEYS_MAX),
 		.exclude_pid = exclude_self ? getpid() : 0,
 		.hist_sum = writer->scrape,	/* a histogram's _sum */
 		.helper_check = helper_check,

@@ -90,7 +90,7 @@ LLVMValueRef cg_helper_call(struct cg_ctx *cg, int helper, LLVMValueRef *args, i
 	return r;
 }
 
-/* temporaries above on_stack_limit bytes (128 unless the config says)
+/* temporaries above on_stack_limit bytes (32 unless the config says, as in the newest bpftrace)
  * go to the function's per-CPU frame (module.c) rather than the 512-byte
  * BPF stack; 8-byte slots always stay on the stack */
 static uint32_t stack_slot_max(void)
@@ -110,6 +110,13 @@ static LLVMValueRef new_slot(struct cg_ctx *cg, uint32_t size, const char *name)
 			cg->frame_slot = LLVMBuildAlloca(cg->b, cg->ptr, "frameptr");
 			LLVMPositionBuilderAtEnd(cg->b, cg->init);
 			cg->frame_base = LLVMBuildLoad2(cg->b, cg->ptr, cg->frame_slot, "frame");
+			/* a map value is 8-byte aligned, and so is each slot: LLVM
+			 * then copies into the frame a word at a time, never a
+			 * byte at a time with shifts (which the verifier refuses
+			 * of a pointer: "pointer arithmetic with >>= operator") */
+			LLVMMetadataRef eight = LLVMValueAsMetadata(cg_const(cg, 8));
+			LLVMSetMetadata(cg->frame_base, LLVMGetMDKindIDInContext(cg->ctx, "align", 5),
+					LLVMMetadataAsValue(cg->ctx, LLVMMDNodeInContext2(cg->ctx, &eight, 1)));
 		}
 		LLVMPositionBuilderAtEnd(cg->b, cg->init);
 		LLVMValueRef p = cg_gep(cg, cg->frame_base, cg->frame_size);
@@ -293,6 +300,15 @@ void cg_end_if(struct cg_ctx *cg, struct cg_if *f)
 	LLVMPositionBuilderAtEnd(cg->b, f->end_bb);
 }
 
+/* return e (never in a for loop's callback, sema sees to it): the
+ * program's own return value, truncated to its 32 bits */
+void cg_return_value(struct cg_ctx *cg, LLVMValueRef v)
+{
+	LLVMBuildRet(cg->b, LLVMBuildTrunc(cg->b, v, cg->i32, ""));
+	LLVMBasicBlockRef dead = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "after_return");
+	LLVMPositionBuilderAtEnd(cg->b, dead);
+}
+
 void cg_return(struct cg_ctx *cg)
 {
 	if (cg->ret_flag) {
@@ -371,18 +387,23 @@ void cg_event_output(struct cg_ctx *cg, LLVMValueRef buf, LLVMValueRef size)
 	cg_end_if(cg, &f);
 }
 
-void cg_stop_request(struct cg_ctx *cg, LLVMValueRef code)
+/* the exit() word: one word userspace maps and reads without a system
+ * call.  It holds 0x100 | the exit status (exit(N)), 0 until exit(). */
+static LLVMValueRef stop_word(struct cg_ctx *cg)
 {
-	/* one word userspace maps and reads without a system call: set
-	 * before the EV_EXIT event, which a full ring buffer would drop.
-	 * It holds 0x100 | the exit status (exit(N)), never 0. */
 	LLVMValueRef map = LLVMGetNamedGlobal(cg->mod, CG_STOP_MAP);
 	if (!map)
 		map = cg_declare_map(cg, CG_STOP_MAP, BPF_MAP_TYPE_ARRAY, 1, 4, 8, BPF_F_MMAPABLE);
 	LLVMValueRef key = cg_alloca_shared(cg, 8, "sonde.stopkey");
 	cg_store_i64(cg, cg_const(cg, 0), key);
 	LLVMValueRef args[] = {map, key};
-	LLVMValueRef p = call_ret(cg, BPF_FUNC_map_lookup_elem, cg->ptr, args, 2);
+	return call_ret(cg, BPF_FUNC_map_lookup_elem, cg->ptr, args, 2);
+}
+
+void cg_stop_request(struct cg_ctx *cg, LLVMValueRef code)
+{
+	/* set before the EV_EXIT event, which a full ring buffer would drop */
+	LLVMValueRef p = stop_word(cg);
 	struct cg_if f = cg_begin_if(cg, LLVMBuildIsNotNull(cg->b, p, ""), "stop");
 	LLVMValueRef word = cg_const(cg, 0x100);
 	if (code)
@@ -390,6 +411,17 @@ void cg_stop_request(struct cg_ctx *cg, LLVMValueRef code)
 	cg_store_i64(cg, word, p);
 	cg_end_if(cg, &f);
 	cg_event_raw(cg, EV_EXIT, 0, NULL, 0);
+}
+
+void cg_return_if_stopped(struct cg_ctx *cg)
+{
+	LLVMValueRef p = stop_word(cg);
+	struct cg_if f = cg_begin_if(cg, LLVMBuildIsNotNull(cg->b, p, ""), "stopped");
+	LLVMValueRef word = LLVMBuildLoad2(cg->b, cg->i64, p, "");
+	struct cg_if g = cg_begin_if(cg, LLVMBuildIsNotNull(cg->b, word, ""), "after_exit");
+	cg_return(cg);
+	cg_end_if(cg, &g);
+	cg_end_if(cg, &f);
 }
 
 static LLVMValueRef header(struct cg_ctx *cg, enum event_kind kind, uint32_t id)
@@ -459,12 +491,19 @@ LLVMValueRef cg_scratch(struct cg_ctx *cg, const char *name, uint32_t size)
 	 * an interrupt (a tracepoint, a perf event) that uses the same name
 	 * lands in the middle, a limit bpftrace's scratch maps share */
 	size = (size + 7) & ~7u;
-	const char *mname = arena_printf(cg->a, "scr_%.11s", name);
+	/* the whole name: a map is found by it, and two functions' frames
+	 * that shared their first letters ("fsonde_for_1", "fsonde_for_3")
+	 * were one map of the first one's size (the kernel keeps 15
+	 * characters, which need not be unique) */
+	const char *mname = arena_printf(cg->a, "scr_%s", name);
 	LLVMValueRef map = cg_aux_map(cg, mname, BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, size);
 	LLVMValueRef key = cg_alloca_shared(cg, 8, "sonde.scratchkey");
 	cg_store_i64(cg, cg_const(cg, 0), key);
 	LLVMValueRef args[] = {map, key};
 	LLVMValueRef p = call_ret(cg, BPF_FUNC_map_lookup_elem, cg->ptr, args, 2);
+	/* 8-byte aligned, as every map value (new_slot says why it matters) */
+	LLVMAddCallSiteAttribute(p, LLVMAttributeReturnIndex,
+				 LLVMCreateEnumAttribute(cg->ctx, LLVMGetEnumAttributeKindForName("align", 5), 8));
 	struct cg_if f = cg_begin_if(cg, LLVMBuildIsNull(cg->b, p, ""), "noscratch");
 	cg_return(cg);
 	cg_end_if(cg, &f);

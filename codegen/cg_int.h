@@ -137,4 +137,7 @@ LLVMValueRef cg_load_ext(struct cg_ctx *cg, LLVMValueRef ptr, uint32_t size, boo
  * frame_slot, where init loads it (module.c) */
 void cg_emit_frame(struct cg_ctx *cg, const char *name);
 
+/* bpf.c: return e, the program's return value (e an i64) */
+void cg_return_value(struct cg_ctx *cg, LLVMValueRef v);
+
 #endif

@@ -34,6 +34,8 @@ struct cg_opts {
 				 * cgroups of the container match too) */
 	int child_pid;		/* -c: the child's pid, for cpid */
 	uint32_t map_keys_max;	/* keys per map (0: CG_MAP_KEYS_MAX) */
+	bool map_keys_told;	/* map_keys_max was set (flag, environment, config):
+				 * hist(v, k) slots are then not capped */
 	int exclude_pid;	/* --exclude-self: sonde's pid, which no probe sees */
 	const char *src;	/* program text: put in BTF line info so the verifier's
 				 * log quotes the source line of a failing instruction */
@@ -82,6 +84,11 @@ struct cg_object {
  * (key, bucket) in use) */
 #define CG_MAP_KEYS_MAX 4096
 #define CG_HIST_SLOTS_PER_KEY 16
+/* a keyed tseries() holds keys x num_intervals slots, at most this many */
+#define CG_TS_SLOTS_MAX 262144
+/* hist(v, k)'s slots are CG_HIST_SLOTS_PER_KEY << k per key, at most this
+ * many in all when no size was told (a per-CPU hash: 27 MB on 2 CPUs) */
+#define CG_HIST_SLOTS_MAX (1u << 18)
 /* per-CPU counters, by map id, of updates a full map refused */
 #define CG_MAP_FAILS_MAP "map_fails"
 /* exit()'s flag: a one-word mmap'able array, present when the script exits */
@@ -201,6 +208,11 @@ LLVMValueRef cg_map_delete(struct cg_ctx *cg, const struct sema_map *m, LLVMValu
 /* the key of an N_MAP node built on the stack (extra 8 bytes zeroed at the end
  * when with_bucket, for hist/lhist slot index); returns the pointer */
 LLVMValueRef cg_map_key(struct cg_ctx *cg, struct ast_node *map, int with_bucket);
+/* delete(@m, k) of a tseries map: each of k's interval slots; an i64,
+ * 1 when any was there */
+LLVMValueRef cg_tseries_delete(struct cg_ctx *cg, struct ast_node *map);
+/* a tseries map deletes a key's slots one by one: at most this many */
+#define CG_TS_DELETE_MAX 4096
 /* update map node `map` with aggregation call `call` (count(), hist(x) ...) */
 void cg_agg_update(struct cg_ctx *cg, struct ast_node *map, struct ast_node *call);
 /* send event ev: header {u32 kind, u32 id}, then args laid out per ev->args;
@@ -212,6 +224,8 @@ void cg_event_raw(struct cg_ctx *cg, enum event_kind kind, uint32_t id,
  * (the event only wakes the consumer; a full ring buffer may drop it) */
 /* exit(): code (an i64, or NULL for 0) becomes sonde's exit status */
 void cg_stop_request(struct cg_ctx *cg, LLVMValueRef code);
+/* the probe returns when exit() has been called (sema_result.stops) */
+void cg_return_if_stopped(struct cg_ctx *cg);
 /* send `size` bytes at buf as one event (buf starts with the header);
  * size may be a run-time value bounded by the buffer's size */
 void cg_event_output(struct cg_ctx *cg, LLVMValueRef buf, LLVMValueRef size);

@@ -672,6 +672,15 @@ static LLVMValueRef expr_value(struct cg_ctx *cg, struct ast_node *e)
 			return LLVMBuildZExt(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, v, cg_const(cg, 0), ""),
 					     cg->i64, "bool");
 		}
+		if (e->type.kind == TY_INT && e->cast.operand->type.kind == TY_ARRAY)
+			return cg_load_ext(cg, v, e->type.size, e->type.is_signed);	/* its bytes */
+		if (e->type.kind == TY_ARRAY && e->cast.operand->type.kind != TY_ARRAY) {
+			/* an integer's bytes, little-endian, as an array */
+			LLVMValueRef buf = cg_alloca(cg, e->type.size, "arraycast");
+			LLVMTypeRef it = LLVMIntTypeInContext(cg->ctx, e->type.size * 8);
+			LLVMBuildStore(cg->b, e->type.size < 8 ? LLVMBuildTrunc(cg->b, v, it, "") : v, buf);
+			return buf;
+		}
 		if (e->type.kind == TY_INT)
 			return narrow(cg, v, e->type.size, e->type.is_signed);
 		return v;
@@ -800,8 +809,11 @@ void cg_stmt(struct cg_ctx *cg, struct ast_node *st)
 			cg_stmt(cg, st->unroll.body);
 		return;
 	}
-	case N_RETURN:	/* return; */
-		cg_return(cg);
+	case N_RETURN:	/* return; return e; */
+		if (st->ret.value)
+			cg_return_value(cg, cg_expr(cg, st->ret.value));
+		else
+			cg_return(cg);
 		return;
 	case N_BREAK:
 	case N_CONTINUE: {	/* break; continue; */

@@ -8,6 +8,9 @@
  * Aggregations without keys are per-CPU arrays (sema_map.array_slots):
  * the key is a u32 index, 0 or the bucket (the last slot of a hist or
  * lhist is its sum), and the slot always exists.
+ * tseries() keys end in an 8-byte interval slot (epoch % num_intervals)
+ * whose per-CPU value is {value, meta, epoch}: the slot is reset when the
+ * epoch it holds is not the current one (ts_update).
  * Values assigned with '=' live in shared hashes; '+=' and '++' on them
  * use atomic adds.
  */
@@ -16,6 +19,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "stdlib/stdlib.h"
 
@@ -159,7 +163,7 @@ LLVMValueRef cg_agg_read(struct cg_ctx *cg, const struct sema_map *m, LLVMValueR
 		cg_store_i64(cg, LLVMBuildSelect(b, take, cg_const(cg, 1), cg_load_i64(cg, a1), ""), a1);
 		break;
 	}
-	case MK_NONE: case MK_VALUE: case MK_STATS: case MK_HIST: case MK_LHIST:
+	case MK_NONE: case MK_VALUE: case MK_STATS: case MK_HIST: case MK_LHIST: case MK_TSERIES:
 		break;	/* sema lets no other kind be read */
 	}
 	cg_end_if(cg, &f);
@@ -400,9 +404,111 @@ static void agg_apply(struct cg_ctx *cg, const struct sema_map *m, enum map_kind
 		cg_store_i64(cg, cg_const(cg, 1), w1);
 		break;
 	}
-	case MK_NONE: case MK_VALUE:
+	case MK_NONE: case MK_VALUE: case MK_TSERIES:
 		break;
 	}
+}
+
+/* one tseries() step on the {value, meta, epoch} at slot, already reset
+ * for this epoch: meta is the time of the last write (last value), the
+ * count (avg) or "set" (min/max) */
+static void ts_apply(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef slot,
+		     LLVMValueRef v, LLVMValueRef now, LLVMValueRef epoch)
+{
+	LLVMBuilderRef b = cg->b;
+	LLVMValueRef w0 = slot, w1 = cg_gep(cg, slot, 8);
+	switch (m->ts_agg) {
+	case TS_LAST:
+		cg_store_i64(cg, v, w0);
+		cg_store_i64(cg, now, w1);
+		break;
+	case TS_AVG:
+		cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, w1), cg_const(cg, 1), ""), w1);
+		__attribute__((fallthrough));	/* and the total */
+	case TS_SUM:
+		cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, w0), v, ""), w0);
+		break;
+	case TS_MIN: case TS_MAX: {
+		LLVMIntPredicate lt = m->ts_unsigned ? LLVMIntULT : LLVMIntSLT;
+		LLVMIntPredicate gt = m->ts_unsigned ? LLVMIntUGT : LLVMIntSGT;
+		LLVMValueRef cur = cg_load_i64(cg, w0);
+		LLVMValueRef unset = LLVMBuildICmp(b, LLVMIntEQ, cg_load_i64(cg, w1), cg_const(cg, 0), "");
+		LLVMValueRef better = LLVMBuildICmp(b, m->ts_agg == TS_MIN ? lt : gt, v, cur, "");
+		cg_store_i64(cg, LLVMBuildSelect(b, LLVMBuildOr(b, unset, better, ""), v, cur, ""), w0);
+		cg_store_i64(cg, cg_const(cg, 1), w1);
+		break;
+	}
+	}
+	cg_store_i64(cg, epoch, cg_gep(cg, slot, 16));
+}
+
+/*
+ * tseries(): the interval of now on bpftrace's clock (sw_tai: boot time
+ * plus TAI's offset from it when the program is compiled, so that kernels
+ * without bpf_ktime_get_tai_ns work too), its slot in the key, and the
+ * slot's value reset when it still holds an older interval.
+ */
+static void ts_update(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key, LLVMValueRef v)
+{
+	LLVMBuilderRef b = cg->b;
+	struct timespec tai, boot;
+	clock_gettime(CLOCK_TAI, &tai);
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	int64_t off = (tai.tv_sec - boot.tv_sec) * 1000000000LL + (tai.tv_nsec - boot.tv_nsec);
+	LLVMValueRef now = LLVMBuildAdd(b, cg_helper_call(cg, BPF_FUNC_ktime_get_boot_ns, NULL, 0),
+					cg_const(cg, (uint64_t)off), "sw_tai");
+	LLVMValueRef epoch = LLVMBuildUDiv(b, now, cg_const(cg, m->ts_interval), "epoch");
+	cg_store_i64(cg, LLVMBuildURem(b, epoch, cg_const(cg, m->ts_nintervals), "slot"),
+		     cg_gep(cg, key, m->key_size - 8));
+	LLVMValueRef p = cg_map_lookup(cg, m, key);
+	LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "ts_exists");
+	LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "ts_insert");
+	LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "ts_done");
+	LLVMBuildCondBr(b, LLVMBuildIsNotNull(b, p, ""), yes, no);
+	LLVMPositionBuilderAtEnd(b, yes);
+	if (m->ts_agg != TS_LAST) {	/* a slot of an older interval starts over */
+		LLVMValueRef stale = LLVMBuildICmp(b, LLVMIntNE, cg_load_i64(cg, cg_gep(cg, p, 16)),
+						   epoch, "stale");
+		for (uint32_t w = 0; w < 16; w += 8) {
+			LLVMValueRef q = cg_gep(cg, p, w);
+			cg_store_i64(cg, LLVMBuildSelect(b, stale, cg_const(cg, 0), cg_load_i64(cg, q), ""), q);
+		}
+	}
+	ts_apply(cg, m, p, v, now, epoch);
+	LLVMBuildBr(b, end);
+	LLVMPositionBuilderAtEnd(b, no);
+	LLVMValueRef fresh = cg_alloca(cg, m->value_size, "tsval");
+	ts_apply(cg, m, fresh, v, now, epoch);
+	cg_map_update(cg, m, key, fresh, BPF_ANY);
+	LLVMBuildBr(b, end);
+	LLVMPositionBuilderAtEnd(b, end);
+}
+
+LLVMValueRef cg_tseries_delete(struct cg_ctx *cg, struct ast_node *mn)
+{
+	LLVMBuilderRef b = cg->b;
+	const struct sema_map *m = cg_map_of(cg, mn);
+	LLVMValueRef key = cg_map_key(cg, mn, 1);
+	LLVMValueRef i = cg_alloca(cg, 8, "ts_slot"), any = cg_alloca(cg, 8, "ts_any");
+	LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "ts_del");
+	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "ts_del_slot");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "ts_del_done");
+	LLVMBuildBr(b, head);
+	LLVMPositionBuilderAtEnd(b, head);
+	LLVMValueRef n = cg_load_i64(cg, i);
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, n, cg_const(cg, m->ts_nintervals), ""), body,
+			done);
+	LLVMPositionBuilderAtEnd(b, body);
+	cg_store_i64(cg, n, cg_gep(cg, key, m->key_size - 8));
+	/* 1 when rc (0 or -errno) is 0, without a compare: a branch per slot
+	 * would leave the verifier a state per slot to explore */
+	LLVMValueRef rc = opaque(cg, cg_map_delete(cg, m, key));
+	LLVMValueRef hit = LLVMBuildXor(b, LLVMBuildLShr(b, rc, cg_const(cg, 63), ""), cg_const(cg, 1), "");
+	cg_store_i64(cg, LLVMBuildOr(b, cg_load_i64(cg, any), hit, ""), any);
+	cg_store_i64(cg, LLVMBuildAdd(b, n, cg_const(cg, 1), ""), i);
+	LLVMBuildBr(b, head);
+	LLVMPositionBuilderAtEnd(b, done);
+	return cg_load_i64(cg, any);
 }
 
 /*
@@ -444,6 +550,10 @@ void cg_agg_update(struct cg_ctx *cg, struct ast_node *mn, struct ast_node *call
 	const struct builtin *bi = stdlib_find(call->call.name, true);
 	LLVMValueRef v = call->call.nargs ? cg_expr(cg, call->call.args) : cg_const(cg, 0);
 	LLVMValueRef key = cg_map_key(cg, mn, 1);
+	if (bi->agg == MK_TSERIES) {
+		ts_update(cg, m, key, v);
+		return;
+	}
 	if (bi->agg == MK_HIST || bi->agg == MK_LHIST) {
 		LLVMValueRef bucket = bi->agg == MK_HIST ? hist_bucket(cg, v, m->hist_bits) : lhist_bucket(cg, v, m);
 		if (m->array_slots)

@@ -12,6 +12,7 @@
  * `nounwind` so no .eh_frame appears.
  */
 #include "codegen/cg_int.h"
+#include "common/settings.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -143,10 +144,24 @@ const char *cg_map_obj_name(struct arena *a, const struct sema_map *m)
 
 static LLVMValueRef declare_user_map(struct cg_ctx *cg, const struct sema_map *m)
 {
+	bool told = m->max_entries || cg->opts->map_keys_told;
 	uint32_t entries = m->max_entries ? m->max_entries
 		: cg->opts->map_keys_max ? cg->opts->map_keys_max : CG_MAP_KEYS_MAX;
-	if (m->kind == MK_HIST || m->kind == MK_LHIST)
-		entries *= CG_HIST_SLOTS_PER_KEY;	/* one slot per (key, bucket) */
+	if (m->kind == MK_HIST || m->kind == MK_LHIST) {
+		/* one slot per (key, bucket) in use; hist(v, k) has 2^k buckets
+		 * per power of two where hist(v) has one, so as many times the
+		 * slots, up to CG_HIST_SLOTS_MAX in all unless the size was told */
+		uint64_t base = (uint64_t)entries * CG_HIST_SLOTS_PER_KEY;
+		uint64_t n = m->kind == MK_HIST ? base << m->hist_bits : base;
+		if (!told && n > CG_HIST_SLOTS_MAX)
+			n = base > CG_HIST_SLOTS_MAX ? base : CG_HIST_SLOTS_MAX;
+		entries = n > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t)n;
+	}
+	if (m->kind == MK_TSERIES) {	/* one slot per (key, interval) */
+		uint64_t e = (uint64_t)(m->key.kind == TY_NONE && !m->max_entries ? 1 : entries) *
+			     m->ts_nintervals;
+		entries = (uint32_t)(e < CG_TS_SLOTS_MAX || m->key.kind == TY_NONE ? e : CG_TS_SLOTS_MAX);
+	}
 	cg->map_declared[m->id] = true;
 	if (m->array_slots)	/* an aggregation without keys */
 		return cg->map_globals[m->id] = declare_map(cg, cg_map_obj_name(cg->a, m),
@@ -241,6 +256,8 @@ LLVMValueRef cg_in_scope(struct cg_ctx *cg)
 static void emit_filters(struct cg_ctx *cg)
 {
 	const struct sema_attach *at = cg->attach;
+	if (cg->r->stops && at->type != PT_BEGIN && at->type != PT_END)
+		cg_return_if_stopped(cg);
 	/* interval probes are timers, not events of a task: the task they
 	 * interrupt is whatever ran on CPU 0, so -p/--container would make
 	 * `interval:s:1 { print(@); }` silent.  A script that reads in_scope
@@ -711,8 +728,12 @@ static void module_begin(struct cg_driver *dr)
 	cg->di_int = LLVMDIBuilderCreateBasicType(cg->dib, "int", 3, 32, DW_ATE_signed, 0);
 	cg->di_ptr = LLVMDIBuilderCreatePointerType(cg->dib, NULL, 64, 64, 0, "", 0);
 
-	LLVMValueRef lic = LLVMAddGlobal(cg->mod, LLVMArrayType(cg->i8, 4), "_license");
-	LLVMSetInitializer(lic, LLVMConstStringInContext(cg->ctx, "GPL", 3, 0));
+	/* config = { license = "Dual BSD/GPL" }: one of the GPL-compatible
+	 * licences (common/settings.c refuses the others) */
+	const char *license = settings_word(SET_LICENSE);
+	size_t llen = strlen(license);
+	LLVMValueRef lic = LLVMAddGlobal(cg->mod, LLVMArrayType(cg->i8, (unsigned)llen + 1), "_license");
+	LLVMSetInitializer(lic, LLVMConstStringInContext(cg->ctx, license, (unsigned)llen, 0));
 	LLVMSetSection(lic, "license");
 	if (cg->split)	/* the linker wants BTF for global symbols */
 		LLVMSetLinkage(lic, LLVMInternalLinkage);

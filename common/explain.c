@@ -55,15 +55,19 @@ static const struct explain table[EX_COUNT] = {
 		"A BPF program has 512 bytes of stack for everything it holds at once: each $variable, "
 		"map key and value being built, and the arguments of printf() while it is formatted. "
 		"Integers take 8 bytes, a string max_strlen bytes (64 unless the config block says "
-		"otherwise), a tuple the sum of its members. sonde reports it when LLVM lays the stack "
-		"out; the kernel says \"combined stack size\" or \"invalid write to stack\". Keep fewer "
-		"strings alive at once: print or store a string before making the next, use a smaller "
-		"max_strlen, or key a map by fewer strings.",
+		"otherwise), a tuple the sum of its members; values above on_stack_limit bytes (32 "
+		"unless the config block says otherwise) live in per-CPU memory instead. sonde reports "
+		"it when LLVM lays the stack out; the kernel says \"combined stack size\" or \"invalid "
+		"write to stack\". Keep fewer strings alive at once: print or store a string before "
+		"making the next, use a smaller max_strlen or on_stack_limit, or key a map by fewer "
+		"strings.",
+		"config = { on_stack_limit = 512 } "
 		"tracepoint:syscalls:sys_enter_openat { $a = str(args->filename); $b = "
 		"str(args->filename); $c = str(args->filename); $d = str(args->filename); $e = "
 		"str(args->filename); $f = str(args->filename); $g = str(args->filename); $h = "
 		"str(args->filename); $i = str(args->filename); printf(\"%s%s%s%s%s%s%s%s%s\\n\", $a, "
 		"$b, $c, $d, $e, $f, $g, $h, $i); }",
+		"config = { on_stack_limit = 512 } "
 		"tracepoint:syscalls:sys_enter_openat { $a = str(args->filename); printf(\"%s\\n\", "
 		"$a); }", NULL},
 	[EX_NULL] = {

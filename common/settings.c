@@ -37,6 +37,11 @@ struct setting_def {
 static const char *const stack_modes[] = {"bpftrace", "perf", "raw", NULL};
 static const char *const missing_words[] = {"warn", "ignore", "error", NULL};
 static const char *const bool_words[] = {"false", "true", NULL};
+/* the licences the kernel counts as GPL-compatible (license_is_gpl_compatible):
+ * the BPF helpers sonde's programs call need one */
+static const char *const license_words[] = {"GPL", "GPL v2", "GPL and additional rights",
+					    "Dual BSD/GPL", "Dual MIT/GPL", "Dual MPL/GPL", NULL};
+static const char *const unstable_words[] = {"warn", "enable", "error", NULL};
 
 /* Rows name the limits as bpftrace 0.17 did, with the newest release's
  * names as aliases.  max_strlen keeps 0.17's default of 64 (the newest
@@ -76,9 +81,20 @@ static const struct setting_def defs[SET__COUNT] = {
 	[SET_LAZY_SYMBOLICATION] = {"LAZY_SYMBOLICATION", "lazy_symbolication", NULL, NULL, NULL, 0,
 				    0, 1, bool_words, "true or false", false,
 				    "read symbols when first printed (sonde does so either way)"},
-	[SET_ON_STACK_LIMIT] = {"ON_STACK_LIMIT", "on_stack_limit", NULL, NULL, NULL, 128, 0, 4096,
+	[SET_ON_STACK_LIMIT] = {"ON_STACK_LIMIT", "on_stack_limit", NULL, NULL, NULL, 32, 0, 4096,
 				NULL, NULL, false,
 				"values above this many bytes live in per-CPU memory, not the stack"},
+	[SET_LICENSE] = {"LICENSE", "license", NULL, NULL, NULL, 0, 0, 5, license_words,
+			 "a GPL-compatible licence (the BPF helpers need one)", false,
+			 "the programs' licence, as the kernel reads it"},
+	/* the newest release warns when an unstable feature is used without
+	 * its setting; sonde does not (warn and enable are the same) */
+	[SET_UNSTABLE_MAP_DECL] = {"UNSTABLE_MAP_DECL", "unstable_map_decl", NULL, NULL, NULL,
+				   SET_UNSTABLE_WARN, 0, 2, unstable_words, "warn, enable or error",
+				   false, "map declarations (let @m = hash(N)): error refuses them"},
+	[SET_UNSTABLE_ADDR] = {"UNSTABLE_ADDR", "unstable_addr", NULL, NULL, NULL, SET_UNSTABLE_WARN,
+			       0, 2, unstable_words, "warn, enable or error", false,
+			       "the address-of operator &: error refuses it"},
 };
 
 static int64_t values[SET__COUNT];
@@ -216,8 +232,9 @@ static int config_row(const char *name)
 			n += 9;
 		else if (!strncmp(n, "SONDE_", 6))
 			n += 6;
+		/* stack_mode, STACK_MODE and BPFTRACE_STACK_MODE are one setting */
 		if (!strcmp(name, d->config) || (d->config_alias && !strcmp(name, d->config_alias)) ||
-		    (n != name && (!strcmp(n, d->name) || (d->alias && !strcmp(n, d->alias)))))
+		    !strcmp(n, d->name) || (d->alias && !strcmp(n, d->alias)))
 			return i;
 	}
 	return -1;
@@ -258,6 +275,13 @@ int64_t settings_int(enum setting s)
 	if (!loaded)
 		defaults();
 	return values[s];
+}
+
+const char *settings_word(enum setting s)
+{
+	if (!loaded)
+		defaults();
+	return defs[s].words ? defs[s].words[values[s]] : svalues[s];
 }
 
 const char *settings_str(enum setting s)

@@ -31,10 +31,14 @@ enum setting {
 	SET_STR_TRUNC_TRAILER,	/* a string (settings_str): printed after a str() that filled its size */
 	SET_LAZY_SYMBOLICATION,	/* 1: symbols read when first printed (sonde always does) */
 	SET_ON_STACK_LIMIT,	/* values above this many bytes live in per-CPU memory, not the stack */
+	SET_LICENSE,		/* the programs' licence, one of the GPL-compatible words (settings_word) */
+	SET_UNSTABLE_MAP_DECL,	/* let @m = hash(N): 0 warn, 1 enable, 2 error */
+	SET_UNSTABLE_ADDR,	/* the & operator: 0 warn, 1 enable, 2 error */
 	SET__COUNT,
 };
 
 enum { SET_MISSING_WARN, SET_MISSING_IGNORE, SET_MISSING_ERROR };
+enum { SET_UNSTABLE_WARN, SET_UNSTABLE_ENABLE, SET_UNSTABLE_ERROR };
 
 /* read and check every setting from the environment: 0, or -EINVAL after
  * one message on err naming the variable */
@@ -50,6 +54,8 @@ int settings_config(const char *name, const char *value, char *msg, size_t len);
 int64_t settings_int(enum setting s);
 /* a string setting's value (SET_STR_TRUNC_TRAILER) */
 const char *settings_str(enum setting s);
+/* a word setting's value as its word (SET_LICENSE: "Dual BSD/GPL") */
+const char *settings_word(enum setting s);
 /* was s set (environment, config block or flag), not left at its default? */
 bool settings_given(enum setting s);
 /* the ENVIRONMENT section of -h, and the values in effect for --info */

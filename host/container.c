@@ -33,6 +33,16 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+bool rs_pidns_self(uint64_t *dev, uint64_t *ino)
+{
+	struct stat st;
+	if (stat("/proc/self/ns/pid", &st))
+		return false;
+	*dev = (uint64_t)st.st_dev;
+	*ino = (uint64_t)st.st_ino;
+	return true;
+}
+
 #define CGROUP2_MAGIC 0x63677270
 #define MAX_DEPTH 48	/* real trees are < 10 deep; bounds a hostile one */
 

@@ -20,9 +20,11 @@
  * once (structs that point to themselves are cycles in the graph), and
  * for -lv the C type names as bpftrace prints them.  An open file stays
  * open until the process ends: sema reads a struct's members while it
- * checks the script.
+ * checks the script.  A file without DWARF (or a run without libdw) is
+ * read from its .BTF section instead when it has one (ubtf.c: `pahole
+ * -J`, kept by `objcopy --strip-debug`).
  */
-#include "host/host.h"
+#include "host/host_int.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -127,6 +129,7 @@ struct hdw_file {
 	size_t memo_cap, memo_n;
 	struct func_entry *funcs;	/* open addressing, a power of two of slots */
 	size_t funcs_cap;
+	struct hubtf *btf;	/* no DWARF: the file's .BTF (ubtf.c) answers */
 };
 
 /* every file opened, and every one that failed (-lv asks once per line) */
@@ -451,16 +454,25 @@ int hdw_open(const char *path, struct hdw_file **out, char *err, size_t errlen)
 			*out = f->rc ? NULL : f;
 			return f->rc;
 		}
-	if (dw_load()) {
-		snprintf(err, errlen, "reading DWARF needs elfutils' libdw (%s; Debian and Ubuntu: "
-			 "apt install libdw1), which cannot be loaded", DW_SONAME);
-		return -ENOSYS;
-	}
 	struct hdw_file *f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
 	f->a = arena_new();
 	f->path = arena_strdup(f->a, path);
+	if (dw_load()) {
+		/* no libdw: the file's BTF, if it has some */
+		if ((f->btf = hubtf_open(path, f->a))) {
+			f->next = files;
+			files = f;
+			*out = f;
+			return 0;
+		}
+		arena_free(f->a);
+		free(f);
+		snprintf(err, errlen, "reading DWARF needs elfutils' libdw (%s; Debian and Ubuntu: "
+			 "apt install libdw1), which cannot be loaded", DW_SONAME);
+		return -ENOSYS;
+	}
 	f->cb.find_debuginfo = dw.find_debuginfo;
 	f->cb.section_address = dw.section_address;
 	f->cb.debuginfo_path = &f->debuginfo_path;
@@ -473,15 +485,20 @@ int hdw_open(const char *path, struct hdw_file **out, char *err, size_t errlen)
 		rc = -EINVAL;
 	} else if (!dw.nextcu(f->dwfl, NULL, &bias)) {
 		snprintf(err, errlen, "%s has no DWARF debug information: build it with -g, or "
-			 "install its debug info (a -dbgsym or -debuginfo package)", path);
+			 "install its debug info (a -dbgsym or -debuginfo package), or give it a .BTF "
+			 "section (pahole -J)", path);
 		rc = -ENOENT;
 	}
 	f->next = files;
 	files = f;
-	if (rc) {
+	if (rc == -ENOENT && (f->btf = hubtf_open(path, f->a)))
+		rc = 0;	/* no DWARF, but BTF (pahole -J) */
+	if (rc || f->btf) {
 		if (f->dwfl)
 			dw.end(f->dwfl);
 		f->dwfl = NULL;
+	}
+	if (rc) {
 		f->rc = rc;
 		f->msg = arena_strdup(f->a, err);
 	}
@@ -552,6 +569,8 @@ static void index_funcs(struct hdw_file *f)
 
 const struct hdw_func *hdw_func(struct hdw_file *f, const char *name)
 {
+	if (f->btf)
+		return hubtf_func(f->btf, name);
 	if (!f->funcs)
 		index_funcs(f);
 	struct func_entry *e = *name ? func_slot(f, name) : NULL;
@@ -586,6 +605,8 @@ const struct hdw_func *hdw_func(struct hdw_file *f, const char *name)
 const struct hdw_type *hdw_struct_named(struct hdw_file *f, bool is_union, const char *name)
 {
 	Dwarf_Die die;
+	if (f->btf)
+		return hubtf_struct_named(f->btf, is_union, name);
 	if (!find_definition(f, is_union ? DW_TAG_union_type : DW_TAG_structure_type, name, &die))
 		return NULL;
 	return convert(f, &die);

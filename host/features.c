@@ -150,6 +150,37 @@ static int kernel_func_id(const char *name)
 	return id > 0 ? id : 0;
 }
 
+enum host_answer host_kfunc_allowed(const char *name, const char *section)
+{
+	int id = kernel_func_id(name), vfs = kernel_func_id("vfs_read");
+	enum bpf_prog_type type;
+	enum bpf_attach_type attach;
+	if (!id)
+		return HF_NO;
+	if (libbpf_prog_type_by_name(section, &type, &attach))
+		return HF_UNKNOWN;
+	/* its arguments are zeros: the verifier looks up the kfunc's
+	 * permission for the program type before it checks them */
+	struct bpf_insn p[] = {MOV_IMM(BPF_REG_1, 0), MOV_IMM(BPF_REG_2, 0), MOV_IMM(BPF_REG_3, 0),
+			       MOV_IMM(BPF_REG_4, 0), MOV_IMM(BPF_REG_5, 0),
+			       INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, id),
+			       MOV_IMM(BPF_REG_0, 0), EXIT()};
+	char log[4096] = "";
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
+	if (type == BPF_PROG_TYPE_TRACING) {
+		o.expected_attach_type = attach;
+		o.attach_btf_id = (__u32)vfs;
+	}
+	int fd = load(type, p, sizeof(p) / sizeof(p[0]), &o);
+	if (fd >= 0) {
+		close(fd);
+		return HF_YES;
+	}
+	if (strstr(log, "is not allowed"))
+		return HF_NO;
+	return log[0] ? HF_YES : HF_UNKNOWN;
+}
+
 /* an fentry program on vfs_read, attached and detached at once: the load
  * alone succeeds on kernels whose trampolines cannot attach */
 static int probe_fentry(void)

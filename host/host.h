@@ -13,6 +13,7 @@
  *   list.c       host_list_  `sonde -l` for each probe provider
  *   btf.c        host_       the kernel's BTF, for kernel types
  *   dwarf.c      hdw_   a user-space binary's DWARF (libdw), for uprobe args
+ *   ubtf.c       hubtf_ (host_int.h) the same from its .BTF when it has no DWARF
  *   kfuncs.c     kfn_   kernel functions kprobes and fentry can attach to
  *   features.c   host_feature  what the kernel's BPF accepts (probed once)
  *   procmaps.c, elfsym.c, container.c, uresolve.c   rs_ (see below)
@@ -424,6 +425,12 @@ int insn_check_fd(int fd, uint64_t file_off, uint64_t size, uint64_t off, char *
  * 0 or -ENOENT. */
 int rs_cgroup2_root(char *buf, size_t len);
 
+/* sonde's own PID namespace: the device and inode of /proc/self/ns/pid,
+ * which bpf_get_ns_current_pid_tgid takes (pid(curr_ns)); false when it
+ * cannot be read.  The initial namespace's inode is RS_PIDNS_INIT_INO. */
+#define RS_PIDNS_INIT_INO 0xEFFFFFFCu
+bool rs_pidns_self(uint64_t *dev, uint64_t *ino);
+
 struct rs_container {
 	char id[65];		/* full id (lowercase hex), "" for a plain cgroup path */
 	const char *engine;	/* "docker", "containerd", "crio", "podman", "cri"
@@ -690,6 +697,12 @@ bool host_feature(enum host_feature f);
 const char *host_feature_name(enum host_feature f);	/* "percpu_lookup" */
 const char *host_feature_what(enum host_feature f);	/* "bpf_map_lookup_percpu_elem" */
 const char *host_feature_since(enum host_feature f);	/* "5.19": the mainline release */
+/* may a program of libbpf's section kind ("kprobe", "tracepoint",
+ * "raw_tp", "perf_event", "fentry" ...) call the kernel's kfunc name?  One
+ * program calling it is loaded: the verifier's "is not allowed" is a no,
+ * any other verdict a yes (it got past the kfunc's per-type ID sets).  A
+ * name BTF does not declare as a function is a no. */
+enum host_answer host_kfunc_allowed(const char *name, const char *section);
 
 /* a BPF_TRACE_UPROBE_MULTI link (BPF_LINK_CREATE, which libbpf 1.1 does
  * not know) for n offsets of path, a cookie each (cookies may be NULL),
@@ -708,6 +721,7 @@ int host_list_tracepoints(FILE *out, const char *kind, const char *pattern, bool
 			  int pid);
 int host_list_software(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_hardware(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
+int host_list_timers(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_kprobes(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_fentry(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_rawtracepoints(FILE *out, const char *kind, const char *pattern, bool verbose,

@@ -14,4 +14,13 @@
 void rs_set_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* A user binary's .BTF section (ubtf.c): dwarf.c's types and functions
+ * from there when the file has no DWARF.  hubtf_open returns NULL when
+ * the file has no BTF; the rest lives in the arena. */
+struct arena;
+struct hubtf;
+struct hubtf *hubtf_open(const char *path, struct arena *a);
+const struct hdw_func *hubtf_func(struct hubtf *b, const char *name);
+const struct hdw_type *hubtf_struct_named(struct hubtf *b, bool is_union, const char *name);
+
 #endif

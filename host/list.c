@@ -39,6 +39,24 @@ int host_list_hardware(FILE *out, const char *kind, const char *pattern, bool ve
 	return rc < 0 ? rc : 0;
 }
 
+/* interval: and profile: take a unit, as the newest bpftrace lists them
+ * (sorted): 'interval:*' prints interval:hz: interval:ms: interval:s:
+ * interval:us: */
+int host_list_timers(FILE *out, const char *kind, const char *pattern, bool verbose, int pid)
+{
+	static const char *const units[] = {"hz", "ms", "s", "us"};
+	const char *colon = strchr(pattern, ':');
+	char glob[256];
+	snprintf(glob, sizeof(glob), "%s", colon ? colon + 1 : "*");
+	char *end = strchr(glob, ':');
+	if (end && end[1] == '\0')	/* 'interval:s:' names the unit s */
+		*end = '\0';
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!fnmatch(glob, units[i], 0))
+			fprintf(out, "%s:%s:\n", kind, units[i]);
+	return 0;
+}
+
 /* kernel functions kprobes can attach to (tracefs's
  * available_filter_functions), sorted by name as bpftrace lists them:
  * 'kprobe:GLOB' names each once, 'kprobe:MODULE:GLOB' a module's own */

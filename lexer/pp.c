@@ -297,13 +297,266 @@ static void lex_hdr_line(struct lexer *lx, struct lex_hdr_walk *w, const char *s
 	while (ve < n && !isspace((unsigned char)s[ve]) && s[ve] != '/')
 		ve++;
 	uint64_t v;
-	if (lex_find_define(lx, s + ns, ne - ns) || !lex_hdr_value(lx, s + vs, ve - vs, &v))
+	if (lex_find_define(lx, s + ns, ne - ns))
+		return;
+	if (ve == vs) {	/* "#define GUARD": defined, for a later #ifdef */
+		lex_add_define(lx, arena_strndup(lx->arena, s + ns, ne - ns), NULL, false);
+		return;
+	}
+	if (!lex_hdr_value(lx, s + vs, ve - vs, &v))
 		return;
 	struct lex_tok *t = arena_new_obj(lx->arena, struct lex_tok);
 	t->kind = TOK_INT;
 	t->val.ival = v;
 	t->text = arena_printf(lx->arena, "%llu", (unsigned long long)v);
 	lex_add_define(lx, arena_strndup(lx->arena, s + ns, ne - ns), t, false);
+}
+
+/*
+ * Conditionals of a header (#if, #ifdef, #ifndef, #elif, #else, #endif)
+ * are evaluated as the compiler would for x86-64 Linux, so <asm/unistd.h>
+ * gives unistd_64.h's __NR_read (0), not unistd_32.h's: a name is defined
+ * when the script or a header read before defines it, or when it is one of
+ * the compiler's predefined macros below.  A condition holds integers,
+ * names (their integer value, 0 when none), defined(NAME), ! - ( ) and the
+ * operators * / % + - < <= > >= == != & ^ | && ||; one sonde cannot read
+ * counts as true, as every line did before conditionals were evaluated.
+ */
+static const struct { const char *name; int64_t value; } lex_predefined[] = {
+	{"__x86_64__", 1}, {"__x86_64", 1}, {"__amd64__", 1}, {"__amd64", 1},
+	{"__LP64__", 1}, {"_LP64", 1}, {"__linux__", 1}, {"__linux", 1}, {"__unix__", 1},
+	{"__unix", 1}, {"__ELF__", 1}, {"__GNUC__", 4}, {"__CHAR_BIT__", 8},
+	{"__SIZEOF_INT__", 4}, {"__SIZEOF_LONG__", 8}, {"__SIZEOF_POINTER__", 8},
+	{"__SIZEOF_LONG_LONG__", 8}, {"__ORDER_LITTLE_ENDIAN__", 1234},
+	{"__ORDER_BIG_ENDIAN__", 4321}, {"__BYTE_ORDER__", 1234},
+};
+
+struct lex_hx {
+	struct lexer *lx;
+	const char *s;
+	size_t i, n;
+	bool bad;
+};
+
+static bool lex_hx_name(struct lexer *lx, const char *nm, size_t len, int64_t *value)
+{
+	for (size_t k = 0; k < sizeof(lex_predefined) / sizeof(lex_predefined[0]); k++)
+		if (strlen(lex_predefined[k].name) == len && !memcmp(lex_predefined[k].name, nm, len)) {
+			*value = lex_predefined[k].value;
+			return true;
+		}
+	const struct lex_define *d = lex_find_define(lx, nm, len);
+	if (!d)
+		return false;
+	*value = d->tokens && !d->tokens->next && d->tokens->kind == TOK_INT
+		 ? (int64_t)d->tokens->val.ival : 0;
+	return true;
+}
+
+static int64_t lex_hx_binary(struct lex_hx *h, int level);
+
+static int64_t lex_hx_unary(struct lex_hx *h)
+{
+	const char *s = h->s;
+	h->i = lex_skip_blank(s, h->i, h->n);
+	if (h->i >= h->n) {
+		h->bad = true;
+		return 0;
+	}
+	char c = s[h->i];
+	if (c == '(') {
+		h->i++;
+		int64_t v = lex_hx_binary(h, 0);
+		h->i = lex_skip_blank(s, h->i, h->n);
+		if (h->i < h->n && s[h->i] == ')')
+			h->i++;
+		else
+			h->bad = true;
+		return v;
+	}
+	if (c == '!' || c == '-' || c == '~') {
+		h->i++;
+		int64_t v = lex_hx_unary(h);
+		return c == '!' ? !v : c == '-' ? -v : ~v;
+	}
+	if (isdigit((unsigned char)c)) {
+		char buf[32];
+		size_t e = h->i;
+		while (e < h->n && isalnum((unsigned char)s[e]))
+			e++;
+		size_t len = e - h->i;
+		while (len && strchr("uUlL", s[h->i + len - 1]))
+			len--;
+		if (!len || len >= sizeof(buf)) {
+			h->bad = true;
+			return 0;
+		}
+		memcpy(buf, s + h->i, len);
+		buf[len] = '\0';
+		char *end;
+		int64_t v = (int64_t)strtoull(buf, &end, 0);
+		h->bad |= *end != '\0';
+		h->i = e;
+		return v;
+	}
+	size_t e = lex_ident_end(s, h->i, h->n);
+	if (e == h->i) {
+		h->bad = true;
+		return 0;
+	}
+	int64_t v = 0;
+	if (e - h->i == 7 && !memcmp(s + h->i, "defined", 7)) {
+		size_t i = lex_skip_blank(s, e, h->n);
+		bool paren = i < h->n && s[i] == '(';
+		if (paren)
+			i = lex_skip_blank(s, i + 1, h->n);
+		size_t ne = lex_ident_end(s, i, h->n);
+		if (ne == i) {
+			h->bad = true;
+			return 0;
+		}
+		bool def = lex_hx_name(h->lx, s + i, ne - i, &v);
+		i = lex_skip_blank(s, ne, h->n);
+		if (paren) {
+			if (i < h->n && s[i] == ')')
+				i++;
+			else
+				h->bad = true;
+		}
+		h->i = i;
+		return def;
+	}
+	if (e < h->n && s[e] == '(')	/* a function-like macro: not read */
+		h->bad = true;
+	lex_hx_name(h->lx, s + h->i, e - h->i, &v);
+	h->i = e;
+	return v;
+}
+
+/* operators by precedence, loosest first */
+static const char *const lex_hx_ops[][4] = {
+	{"||"}, {"&&"}, {"|"}, {"^"}, {"&"}, {"==", "!="}, {"<=", ">=", "<", ">"},
+	{"+", "-"}, {"*", "/", "%"},
+};
+
+static int64_t lex_hx_binary(struct lex_hx *h, int level)
+{
+	if (level == (int)(sizeof(lex_hx_ops) / sizeof(lex_hx_ops[0])))
+		return lex_hx_unary(h);
+	int64_t v = lex_hx_binary(h, level + 1);
+	for (;;) {
+		h->i = lex_skip_blank(h->s, h->i, h->n);
+		const char *op = NULL;
+		for (int k = 0; k < 4 && lex_hx_ops[level][k]; k++) {
+			size_t l = strlen(lex_hx_ops[level][k]);
+			/* "|" is not the start of "||", "&" of "&&", "<" of "<=" */
+			if (h->i + l <= h->n && !memcmp(h->s + h->i, lex_hx_ops[level][k], l) &&
+			    !(l == 1 && h->i + 1 < h->n && strchr("|&<>=", h->s[h->i + 1]) &&
+			      (h->s[h->i + 1] == h->s[h->i] || h->s[h->i + 1] == '='))) {
+				op = lex_hx_ops[level][k];
+				h->i += l;
+				break;
+			}
+		}
+		if (!op || h->bad)
+			return v;
+		int64_t r = lex_hx_binary(h, level + 1);
+		if (!strcmp(op, "||")) v = v || r;
+		else if (!strcmp(op, "&&")) v = v && r;
+		else if (!strcmp(op, "|")) v |= r;
+		else if (!strcmp(op, "^")) v ^= r;
+		else if (!strcmp(op, "&")) v &= r;
+		else if (!strcmp(op, "==")) v = v == r;
+		else if (!strcmp(op, "!=")) v = v != r;
+		else if (!strcmp(op, "<=")) v = v <= r;
+		else if (!strcmp(op, ">=")) v = v >= r;
+		else if (!strcmp(op, "<")) v = v < r;
+		else if (!strcmp(op, ">")) v = v > r;
+		else if (!strcmp(op, "+")) v += r;
+		else if (!strcmp(op, "-")) v -= r;
+		else if (!strcmp(op, "*")) v *= r;
+		else if (r == 0) h->bad = true;
+		else if (!strcmp(op, "/")) v /= r;
+		else v %= r;
+	}
+}
+
+/* the value of a header's condition s[0..n): 0 or 1, true when unreadable */
+static bool lex_hdr_cond(struct lexer *lx, const char *s, size_t n)
+{
+	for (size_t k = 0; k + 1 < n; k++)	/* a trailing comment ends it */
+		if (s[k] == '/' && (s[k + 1] == '*' || s[k + 1] == '/')) {
+			n = k;
+			break;
+		}
+	struct lex_hx h = {.lx = lx, .s = s, .i = 0, .n = n};
+	int64_t v = lex_hx_binary(&h, 0);
+	h.i = lex_skip_blank(s, h.i, n);
+	return h.bad || h.i < n ? true : v != 0;
+}
+
+/* A header's conditionals, nested up to LEX_HDR_CONDS deep (deeper ones
+ * are read as true): whether the lines that follow are the compiler's. */
+#define LEX_HDR_CONDS 32
+
+struct lex_hdr_conds {
+	int depth;
+	bool active[LEX_HDR_CONDS + 1];	/* [0]: the file itself */
+	bool taken[LEX_HDR_CONDS + 1];	/* a branch of this #if was active */
+};
+
+/* a conditional directive: updates c and returns true; any other line false */
+static bool lex_hdr_conditional(struct lexer *lx, struct lex_hdr_conds *c, const char *s, size_t n)
+{
+	size_t i = lex_skip_blank(s, 0, n);
+	if (i >= n || s[i] != '#')
+		return false;
+	i = lex_skip_blank(s, i + 1, n);
+	size_t e = lex_ident_end(s, i, n), a = lex_skip_blank(s, e, n);
+	const char *w = s + i;
+	size_t wl = e - i;
+	bool outer = c->active[c->depth > LEX_HDR_CONDS ? LEX_HDR_CONDS : c->depth];
+#define IS(x) (wl == sizeof(x) - 1 && !memcmp(w, x, wl))
+	if (IS("if") || IS("ifdef") || IS("ifndef")) {
+		bool v;
+		if (IS("if"))
+			v = lex_hdr_cond(lx, s + a, n - a);
+		else {
+			int64_t ignored;
+			size_t ne = lex_ident_end(s, a, n);
+			v = lex_hx_name(lx, s + a, ne - a, &ignored) == IS("ifdef");
+		}
+		if (++c->depth <= LEX_HDR_CONDS) {
+			c->active[c->depth] = outer && v;
+			c->taken[c->depth] = v;
+		}
+		return true;
+	}
+	if (c->depth < 1)
+		return IS("elif") || IS("else") || IS("endif");
+	if (c->depth > LEX_HDR_CONDS) {
+		if (IS("endif"))
+			c->depth--;
+		return IS("elif") || IS("else") || IS("endif");
+	}
+	bool parent = c->active[c->depth - 1];
+	if (IS("elif")) {
+		bool v = !c->taken[c->depth] && lex_hdr_cond(lx, s + a, n - a);
+		c->active[c->depth] = parent && v;
+		c->taken[c->depth] |= v;
+		return true;
+	}
+	if (IS("else")) {
+		c->active[c->depth] = parent && !c->taken[c->depth];
+		c->taken[c->depth] = true;
+		return true;
+	}
+	if (IS("endif")) {
+		c->depth--;
+		return true;
+	}
+#undef IS
+	return false;
 }
 
 /* -I DIR (searched first, in order) and --include FILE: lex_set_includes */
@@ -348,11 +601,14 @@ static bool lex_hdr_file(struct lexer *lx, struct lex_hdr_walk *w, const char *n
 		size_t len;
 		if (st.st_size > (1 << 20) || file_read_all(path, (size_t)st.st_size + 1, &text, &len))
 			return true;
+		struct lex_hdr_conds c = {.active = {true}};
 		for (size_t i = 0; i < len;) {
 			size_t e = i;
 			while (e < len && text[e] != '\n')
 				e++;
-			lex_hdr_line(lx, w, text + i, e - i, depth);
+			if (!lex_hdr_conditional(lx, &c, text + i, e - i) &&
+			    c.active[c.depth > LEX_HDR_CONDS ? LEX_HDR_CONDS : c.depth])
+				lex_hdr_line(lx, w, text + i, e - i, depth);
 			i = e + 1;
 		}
 		free(text);

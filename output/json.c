@@ -108,6 +108,25 @@ void pr_json_string(FILE *out, const char *s, size_t len)
 	fputc('"', out);
 }
 
+/* a double's 53-bit significand holds v exactly */
+static bool fits_double(uint64_t v)
+{
+	if (!v)
+		return true;
+	return (v >> __builtin_ctzll(v)) < (1ull << 53);
+}
+
+void pr_json_u64(FILE *out, uint64_t v)
+{
+	fprintf(out, fits_double(v) ? "%" PRIu64 : "\"%" PRIu64 "\"", v);
+}
+
+void pr_json_i64(FILE *out, int64_t v)
+{
+	uint64_t mag = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	fprintf(out, fits_double(mag) ? "%" PRId64 : "\"%" PRId64 "\"", v);
+}
+
 static void json_cstring(FILE *out, const char *s)
 {
 	pr_json_string(out, s, s ? strlen(s) : 0);
@@ -133,10 +152,16 @@ static void hist_json(FILE *out, const uint64_t *b, int n, int bits, uint32_t di
 			if (i == 0) {
 				fputs("{\"max\": -1, ", out);
 			} else {
-				/* the top bucket's bound, 2^64, saturates: its max is 2^64 - 1 */
+				/* the top bucket's bound, 2^64, saturates: its max is 2^64 - 1;
+				 * a bound a double cannot hold exactly (2^63 - 1, 2^64 - 1,
+				 * 2^62 * 3 - 1) is a string of its digits, as the newest
+				 * bpftrace writes it, not a number a reader would round */
 				uint64_t hi = pr_hist_upper(i, bits);
-				fprintf(out, "{\"min\": %" PRIu64 ", \"max\": %" PRIu64 ", ",
-					pr_hist_upper(i - 1, bits), hi == UINT64_MAX ? hi : hi - 1);
+				fputs("{\"min\": ", out);
+				pr_json_u64(out, pr_hist_upper(i - 1, bits));
+				fputs(", \"max\": ", out);
+				pr_json_u64(out, hi == UINT64_MAX ? hi : hi - 1);
+				fputs(", ", out);
 			}
 			fprintf(out, "\"count\": %" PRIu64 "}", b[i] / div);
 		}
@@ -183,11 +208,14 @@ static const char *json_type(enum pr_kind kind)
 	case PR_HIST:
 	case PR_LHIST:
 		return "hist";
+	case PR_TSERIES:
+		return "tseries";
 	}
 	return "map";
 }
 
-/* the key as one JSON string, elements joined by "," as bpftrace does */
+/* the key as one JSON string, elements joined by "," as bpftrace does;
+ * a record's without its blanks */
 static void json_key(FILE *out, const struct pr_entry *e)
 {
 	fputc('"', out);
@@ -195,7 +223,16 @@ static void json_key(FILE *out, const struct pr_entry *e)
 		const char *t = e->key[i].text ? e->key[i].text : "";
 		if (i)
 			fputc(',', out);
-		json_escape(out, t, strlen(t));
+		if (!e->key[i].json_compact) {
+			json_escape(out, t, strlen(t));
+			continue;
+		}
+		for (const char *c = t; *c;) {
+			size_t n = strcspn(c, " ");
+			json_escape(out, c, n);
+			c += n;
+			c += strspn(c, " ");
+		}
 	}
 	fputc('"', out);
 }
@@ -230,6 +267,9 @@ static void json_value(FILE *out, const struct pr_map *m,
 			json_cstring(out, e->text);
 		else
 			fputs(e->text && *e->text ? e->text : "null", out);
+		break;
+	case PR_TSERIES:
+		pr_tseries_json(out, m, e);
 		break;
 	}
 }

@@ -30,6 +30,7 @@ enum pr_kind {
 	PR_HIST,	/* log2 buckets, see below */
 	PR_LHIST,	/* linear buckets, see below */
 	PR_TEXT_VAL,	/* value already rendered: strings, symbols, tuples, stacks */
+	PR_TSERIES,	/* tseries(): intervals of a key, pr_entry.ts (tseries.c) */
 };
 /* In JSON a PR_TEXT_VAL value with text_is_str is quoted and escaped here;
  * any other text is written as it stands, so a reader printing JSON must
@@ -43,6 +44,9 @@ enum pr_kind {
 struct pr_key {
 	const char *text;
 	bool is_str;
+	bool json_compact;	/* a value 0.17 cannot make (a record, args): its
+				 * JSON key drops the text's blanks, as the newest
+				 * bpftrace writes every key ("{.a=1,.b=x}") */
 	const struct pr_stack *stack;	/* a kstack/ustack element, for writers with `stacks` */
 };
 
@@ -81,6 +85,13 @@ struct pr_label {
 	const char *name, *value;
 };
 
+/* one interval of a tseries() key: its number on the TAI clock (TAI ns /
+ * pr_map.ts_interval; 0: a slot zero() left) and its value */
+struct pr_ts_point {
+	uint64_t epoch;
+	int64_t value;
+};
+
 struct pr_entry {
 	struct pr_key *key;	/* nkey elements; NULL/0 for a map without keys */
 	int nkey;
@@ -93,6 +104,8 @@ struct pr_entry {
 	int nbuckets;
 	const char *text;	/* PR_TEXT_VAL */
 	bool text_is_str;	/* PR_TEXT_VAL: quote in JSON */
+	const struct pr_ts_point *ts;	/* PR_TSERIES: the key's intervals, any order */
+	int nts;
 };
 
 struct pr_map {
@@ -108,6 +121,11 @@ struct pr_map {
 	size_t byte_limit;	/* stop before the stream passes this offset (0: none) */
 	size_t series_dropped;	/* out: series the cap or the limit left out */
 	int hist_bits;		/* PR_HIST: hist(v, k)'s k, 0..5 */
+	/* PR_TSERIES (values signed unless is_unsigned) */
+	uint64_t ts_interval;	/* ns */
+	uint32_t ts_nintervals;
+	int64_t ts_tai_offset;	/* CLOCK_TAI - CLOCK_REALTIME, ns: stamps print as wall time */
+	uint64_t ts_now_epoch;	/* the interval running when read (0: unknown) */
 };
 
 /* How the runtime renders values (tuples, strings) for a writer: as text
@@ -200,6 +218,20 @@ int pr_hist_nbuckets(int bits);
 /* bucket i's exclusive upper bound (0 for i = 0: the negative values) */
 uint64_t pr_hist_upper(int i, int bits);
 
+/* tseries.c: the intervals printed, [*first, *last] (bpftrace's window:
+ * the last ts_nintervals up to the newest interval of any key) */
+void pr_tseries_window(const struct pr_map *m, uint64_t *first, uint64_t *last);
+/* one key's graph, as bpftrace's text output (ends in "\n"; "<no data>"
+ * alone when nothing is in the window) */
+void pr_tseries_text(FILE *out, const struct pr_map *m, const struct pr_entry *e);
+/* "@m[k]:\n", the graph, "\n", for the entries from `first` on */
+void pr_tseries_text_map(FILE *out, const struct pr_map *m, size_t first);
+/* one key's JSON array of {"interval_start": ..., "value": ...} */
+void pr_tseries_json(FILE *out, const struct pr_map *m, const struct pr_entry *e);
+/* the value of the latest complete interval (the newest before
+ * ts_now_epoch, within the window); false when there is none */
+bool pr_tseries_latest(const struct pr_map *m, const struct pr_entry *e, int64_t *v);
+
 /* lhist bucket i's label as the text output prints it ("[10, 20)") */
 void pr_lhist_label(char *buf, size_t len, int i, int nbuckets, int64_t min, int64_t max,
 		    int64_t step);
@@ -215,6 +247,11 @@ int pr_pprof_encode(const struct pr_map *maps, int nmaps, int64_t time_ns, int64
 
 /* JSON helpers, for rendering values as JSON */
 void pr_json_string(FILE *out, const char *s, size_t len);	/* quoted, escaped */
+/* an integer as the newest bpftrace writes it in JSON: a number when a
+ * double holds it exactly (RFC 8259's interoperable range, and beyond for
+ * values with few significant bits), else a string of its digits */
+void pr_json_u64(FILE *out, uint64_t v);
+void pr_json_i64(FILE *out, int64_t v);
 void pr_json_event(FILE *out, const char *type, const char *data_json);	/* {"type": T, "data": D}\n */
 
 /*

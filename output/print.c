@@ -287,7 +287,8 @@ static int entry_cmp(const void *pa, const void *pb, void *ctx)
 		c = CMP3(entry_bucket_total(a), entry_bucket_total(b));
 		break;
 	case PR_TEXT_VAL:
-		break;		/* bpftrace orders rendered values by key alone */
+	case PR_TSERIES:
+		break;		/* bpftrace orders rendered values and tseries by key alone */
 	}
 	return c ? c : key_cmp(a, b);
 }
@@ -296,7 +297,7 @@ size_t pr_map_order(struct pr_map *m, uint32_t *top, uint32_t *div)
 {
 	size_t first = 0;
 
-	if (m->kind == PR_STATS) {	/* bpftrace ignores both (with a warning) */
+	if (m->kind == PR_STATS || m->kind == PR_TSERIES) {	/* bpftrace ignores both */
 		*top = 0;
 		*div = 1;
 	}

@@ -193,6 +193,12 @@ static double entry_value(const struct pr_map *m, const struct pr_entry *e)
 	case PR_INT: return m->is_unsigned ? (double)(uint64_t)e->ival : (double)e->ival;
 	case PR_AVG: case PR_STATS: return e->count ? (double)e->total / (double)e->count : 0;
 	case PR_HIST: case PR_LHIST: return (double)bucket_total(e);
+	case PR_TSERIES: {
+		int64_t v = 0;
+		if (!pr_tseries_latest(m, e, &v))
+			return 0;
+		return m->is_unsigned ? (double)(uint64_t)v : (double)v;
+	}
 	case PR_TEXT_VAL: break;
 	}
 	return 0;
@@ -232,6 +238,10 @@ static size_t series_of(const struct pr_map *m, const struct pr_entry *e)
 	int first, last;
 	switch (m->kind) {
 	case PR_INT: case PR_AVG: return 1;
+	case PR_TSERIES: {
+		int64_t v;
+		return pr_tseries_latest(m, e, &v) ? 1 : 0;
+	}
 	case PR_STATS: return 3;
 	case PR_HIST: case PR_LHIST:
 		finite_range(m, e, &first, &last);
@@ -340,6 +350,20 @@ static void write_family(FILE *out, bool om, struct pr_map *m, size_t n)
 		help_type(out, fam, m, m->kind == PR_HIST ? "hist()" : "lhist()", "histogram");
 		for (size_t i = 0; i < n; i++)
 			histogram(out, om, m, fam, scale, &m->entries[i]);
+		break;
+	case PR_TSERIES:	/* a gauge: the latest complete interval (docs/metrics.md) */
+		help_type(out, fam, m, "tseries() latest complete interval", "gauge");
+		for (size_t i = 0; i < n; i++) {
+			int64_t v;
+			if (!pr_tseries_latest(m, &m->entries[i], &v))
+				continue;
+			fputs(fam, out);
+			labels(out, &m->entries[i], NULL, NULL);
+			if (m->is_unsigned && v < 0)
+				scaled(out, (double)(uint64_t)v, scale);
+			else
+				scaled_int(out, v, scale);
+		}
 		break;
 	case PR_TEXT_VAL:
 		break;

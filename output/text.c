@@ -139,6 +139,8 @@ static void text_value(FILE *out, const struct pr_map *m,
 	case PR_TEXT_VAL:
 		fputs(e->text ? e->text : "", out);
 		break;
+	case PR_TSERIES:	/* map_text hands these to tseries.c */
+		break;
 	}
 }
 
@@ -158,6 +160,10 @@ static void map_text(FILE *out, const struct pr_map *m, size_t first,
 {
 	const char *name = m->name ? m->name : "@";
 
+	if (m->kind == PR_TSERIES) {	/* an empty one prints nothing, as bpftrace */
+		pr_tseries_text_map(out, m, first);
+		return;
+	}
 	for (size_t i = first; i < m->nentries; i++) {
 		const struct pr_entry *e = &m->entries[i];
 

@@ -82,8 +82,9 @@ void ast_each_child(const struct ast_node *n, void (*fn)(const struct ast_node *
 {
 	switch (n->kind) {
 	case N_INT: case N_STR: case N_IDENT: case N_VAR: case N_POSITIONAL:
-	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_STRUCT_DEF:
+	case N_BREAK: case N_CONTINUE: case N_STRUCT_DEF:
 		return;
+	case N_RETURN: EACH(n->ret.value); return;
 	case N_MAP: each_list(n->map.keys, fn, ctx); return;
 	case N_CALL: each_list(n->call.args, fn, ctx); return;
 	case N_BINARY: EACH(n->bin.lhs); EACH(n->bin.rhs); return;
@@ -92,11 +93,11 @@ void ast_each_child(const struct ast_node *n, void (*fn)(const struct ast_node *
 	case N_TERNARY: EACH(n->tern.cond); EACH(n->tern.then); EACH(n->tern.els); return;
 	case N_FIELD: EACH(n->field.base); return;
 	case N_INDEX: EACH(n->index.base); EACH(n->index.index); return;
-	case N_CAST: EACH(n->cast.operand); return;
+	case N_CAST: EACH(n->cast.ctype.of); EACH(n->cast.operand); return;
 	case N_SIZEOF: EACH(n->size_of.expr); return;
 	case N_TUPLE: each_list(n->tuple.elems, fn, ctx); return;
 	case N_EXPR_STMT: EACH(n->expr_stmt.expr); return;
-	case N_ASSIGN: EACH(n->assign.target); EACH(n->assign.value); return;
+	case N_ASSIGN: EACH(n->assign.ctype.of); EACH(n->assign.target); EACH(n->assign.value); return;
 	case N_IF: EACH(n->if_.cond); EACH(n->if_.then); EACH(n->if_.els); return;
 	case N_WHILE: EACH(n->while_.cond); EACH(n->while_.body); return;
 	case N_UNROLL: EACH(n->unroll.count); EACH(n->unroll.body); return;
@@ -113,16 +114,66 @@ void ast_each_child(const struct ast_node *n, void (*fn)(const struct ast_node *
 
 #undef EACH
 
+static bool if_has_value(const struct ast_node *n);
+
+static const struct ast_node *last_stmt(const struct ast_node *block)
+{
+	const struct ast_node *s = block->block.stmts;
+	while (s && s->next)
+		s = s->next;
+	return s;
+}
+
+/* can block give a value: it has one, or ends in an expression without
+ * ';' after it, or in an if-else statement whose branches can */
+static bool block_has_value(const struct ast_node *b)
+{
+	if (b->kind != N_BLOCK)
+		return false;
+	if (!b->block.stmts || (!b->block.open_end && last_stmt(b)->kind != N_IF))
+		return b->block.value != NULL;
+	const struct ast_node *last = last_stmt(b);
+	return last->kind == N_EXPR_STMT ? b->block.open_end : last->kind == N_IF && if_has_value(last);
+}
+
+static bool if_has_value(const struct ast_node *n)
+{
+	return n->if_.els && block_has_value(n->if_.then) &&
+	       (n->if_.els->kind == N_IF ? if_has_value(n->if_.els) : block_has_value(n->if_.els));
+}
+
+/* an if-else statement whose branches give values becomes the if
+ * expression (a ternary of value blocks), as the newest grammar reads
+ * `{ if (c) { 1 } else { 2 } }`: the block's value */
+static void if_to_value(struct ast_node *n)
+{
+	struct ast_node *cond = n->if_.cond, *then = n->if_.then, *els = n->if_.els;
+	ast_block_take_value(then);
+	if (els->kind == N_IF)
+		if_to_value(els);
+	else
+		ast_block_take_value(els);
+	n->kind = N_TERNARY;
+	n->tern.cond = cond;
+	n->tern.then = then;
+	n->tern.els = els;
+}
+
 bool ast_block_take_value(struct ast_node *block)
 {
-	if (block->kind != N_BLOCK || !block->block.open_end || !block->block.stmts)
-		return block->kind == N_BLOCK && block->block.value;
+	if (!block_has_value(block))
+		return false;
+	if (block->block.value)
+		return true;
 	struct ast_node **last = &block->block.stmts;
 	while ((*last)->next)
 		last = &(*last)->next;
-	if ((*last)->kind != N_EXPR_STMT)
-		return false;
-	block->block.value = (*last)->expr_stmt.expr;
+	if ((*last)->kind == N_IF) {
+		if_to_value(*last);
+		block->block.value = *last;
+	} else {
+		block->block.value = (*last)->expr_stmt.expr;
+	}
 	*last = NULL;
 	block->block.open_end = false;
 	return true;
@@ -150,8 +201,9 @@ struct ast_node *ast_copy(struct arena *a, const struct ast_node *n)
 	c->next = NULL;
 	switch (n->kind) {
 	case N_INT: case N_STR: case N_IDENT: case N_VAR: case N_POSITIONAL:
-	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_STRUCT_DEF:
+	case N_BREAK: case N_CONTINUE: case N_STRUCT_DEF:
 		break;
+	case N_RETURN: COPY(ret.value); break;
 	case N_MAP: COPY_LIST(map.keys); break;
 	case N_CALL: COPY_LIST(call.args); break;
 	case N_BINARY: COPY(bin.lhs); COPY(bin.rhs); break;
@@ -160,11 +212,11 @@ struct ast_node *ast_copy(struct arena *a, const struct ast_node *n)
 	case N_TERNARY: COPY(tern.cond); COPY(tern.then); COPY(tern.els); break;
 	case N_FIELD: COPY(field.base); break;
 	case N_INDEX: COPY(index.base); COPY(index.index); break;
-	case N_CAST: COPY(cast.operand); break;
+	case N_CAST: COPY(cast.operand); COPY(cast.ctype.of); break;
 	case N_SIZEOF: COPY(size_of.expr); break;
 	case N_TUPLE: COPY_LIST(tuple.elems); break;
 	case N_EXPR_STMT: COPY(expr_stmt.expr); break;
-	case N_ASSIGN: COPY(assign.target); COPY(assign.value); break;
+	case N_ASSIGN: COPY(assign.target); COPY(assign.value); COPY(assign.ctype.of); break;
 	case N_IF: COPY(if_.cond); COPY(if_.then); COPY(if_.els); break;
 	case N_WHILE: COPY(while_.cond); COPY(while_.body); break;
 	case N_UNROLL: COPY(unroll.count); COPY(unroll.body); break;
@@ -271,6 +323,7 @@ static void type_print(FILE *f, const struct type *t, int depth)
 	case TY_STATS:		fputs("stats", f); break;
 	case TY_HIST:		fputs("hist", f); break;
 	case TY_LHIST:		fputs("lhist", f); break;
+	case TY_TSERIES:	fputs("tseries", f); break;
 	case TY_USYM:		fputs("usym", f); break;
 	case TY_KSYM:		fputs("ksym", f); break;
 	case TY_USTACK:		fputs("ustack", f); break;
@@ -307,6 +360,7 @@ static const unsigned traits[] = {
 	[TY_STATS] = TT_AGGREGATE,
 	[TY_HIST] = TT_AGGREGATE,
 	[TY_LHIST] = TT_AGGREGATE,
+	[TY_TSERIES] = TT_AGGREGATE,
 	/* {address, pid}: 16 bytes; one function in two processes */
 	[TY_USYM] = TT_MANY_TO_ONE,
 	[TY_KSYM] = INT8,
@@ -519,9 +573,11 @@ static void dump_node(FILE *f, const struct ast_node *n, int depth)
 	case N_IDENT:
 	case N_VAR:
 	case N_POSITIONAL:
-	case N_RETURN:
 	case N_BREAK:
 	case N_CONTINUE:
+		break;
+	case N_RETURN:
+		dump_node(f, n->ret.value, d);
 		break;
 	case N_MAP:
 		dump_list(f, n->map.keys, d);

@@ -36,7 +36,7 @@ enum type_kind {
 	TY_ARRAY,	/* elem[count] */
 	/* map value kinds: what an aggregation function stores */
 	TY_COUNT, TY_SUM, TY_AVG, TY_MIN, TY_MAX, TY_STATS,
-	TY_HIST, TY_LHIST,
+	TY_HIST, TY_LHIST, TY_TSERIES,
 	/* integers that print specially */
 	TY_USYM,	/* {address, pid}: 16 bytes, printed as a user symbol */
 	TY_KSYM,	/* kernel address, printed as symbol */
@@ -97,6 +97,10 @@ struct type {
 				 * read from BTF when first needed (nfields 0 until then) */
 	const struct hdw_type *dwarf;	/* TY_STRUCT from a binary's DWARF (uprobe
 					 * args): the same, from there */
+	bool newest_print;	/* TY_STRUCT: `args` as a whole, a value bpftrace 0.17
+				 * cannot make: it prints as the newest bpftrace
+				 * prints a struct (pointers in hex, blanks in a map
+				 * key too), nested structs with it */
 	const struct type_decoder *decoder;	/* TY_DECODED */
 	struct type_field *fields;	/* TY_TUPLE, TY_STRUCT */
 	int nfields;
@@ -154,7 +158,7 @@ enum node_kind {
 	N_WHILE,	/* while (c) {..} */
 	N_UNROLL,	/* unroll(N) {..} */
 	N_FOR,		/* for ($kv : @m) {..}  for ($i : a..b) {..} */
-	N_RETURN,	/* return; */
+	N_RETURN,	/* return; return e; */
 	N_BREAK,	/* break; */
 	N_CONTINUE,	/* continue; */
 	N_BLOCK,	/* { stmts } */
@@ -192,6 +196,7 @@ struct ast_ctype {
 	int dims[4];		/* NAME[N][M]..: every length, outermost first */
 	int ndims;
 	int bit_width;		/* NAME : W in a struct field; 0 for none */
+	struct ast_node *of;	/* typeof(e): the type of e (name unused) */
 };
 
 /* One attach point as written ("tracepoint:sched:sched_switch",
@@ -255,7 +260,9 @@ struct ast_node {
 	struct ast_node *next;	/* sibling in a list */
 	struct ast_note note;	/* what sema learned for codegen */
 	union {
-		struct { uint64_t value; bool is_char, is_signed; } i;	/* N_INT; is_signed: an enumerator, int64 whatever its bits */
+		struct { uint64_t value; bool is_char, is_signed;
+			 const struct type_enum *enumv; } i;	/* N_INT; is_signed: an enumerator, int64 whatever its bits;
+			 * enumv: the script's enum it names (printf's %s prints its name) */
 		struct { const char *value; uint32_t len; } s;		/* N_STR: len excludes NUL */
 		struct { const char *name; } ident;			/* N_IDENT */
 		struct { const char *name; } var;			/* N_VAR: without '$' */
@@ -273,7 +280,8 @@ struct ast_node {
 		struct { struct ast_node *elems; int nelems;
 			 const char **names; } tuple;	/* N_TUPLE; names: a record's
 			 * field names ((a=1, b="x")), NULL for a tuple */
-		struct { struct ast_node *expr; } expr_stmt;		/* N_EXPR_STMT */
+		struct { struct ast_node *expr; bool discard; } expr_stmt;	/* N_EXPR_STMT; discard: `_ = e;` */
+		struct { struct ast_node *value; } ret;		/* N_RETURN: value NULL for `return;` */
 		struct { struct ast_node *target; enum ast_op op; struct ast_node *value;
 			 bool is_let, has_ctype; struct ast_ctype ctype; } assign; /* N_ASSIGN; "let $x": is_let,
 			 * value NULL without "= e", ctype when ": type" is written */

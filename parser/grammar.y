@@ -109,7 +109,7 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 %token IF "'if'" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'"
 %token RETURN "'return'" BREAK "'break'" CONTINUE "'continue'"
 %token LET "'let'" FOR "'for'" DOTDOT "'..'" MACRO "'macro'"
-%token OFFSETOF "'offsetof'"
+%token OFFSETOF "'offsetof'" TYPEOF "'typeof'"
 %token SIZEOF "'sizeof'" STRUCT "'struct'" CONFIG "'config'" UNION "'union'" ENUM "'enum'"
 %token ENDPRED "'/'"
 %token OR_OR "'||'" AND_AND "'&&'" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
@@ -122,14 +122,14 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 %type <list> items stmts stmt_seq expr_list call_args macro_params record_fields
 %type <node> item probe pred block simple_stmt compound_stmt if_stmt
 %type <node> lvalue map expr unary cast_operand postfix primary struct_def
-%type <node> if_value if_else macro_def macro_param map_decl record_field
+%type <node> if_value if_else macro_def macro_param map_decl config record_field
 %type <attach> attach_list
-%type <config> config settings setting_list
+%type <config> settings setting_list
 %type <setting> setting
 %type <fields> field_decls member_decls field_decl declarators enumerators
 %type <field> declarator enumerator
 %type <type> type_spec type_item
-%type <ctype> ctype
+%type <ctype> ctype typeof_type
 %type <name> member_path
 %type <pos> stars
 %type <name> field_name
@@ -156,17 +156,19 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 
 %%
 
-/* program = config? item* */
+/* program = item*  (one config block, anywhere before the first probe:
+ * the preamble's #include, #define, types, config and map declarations
+ * come in any order) */
 program
-	: config items		{ px->root = parse_program_node(px, $1, $2, @$); }
+	: items			{ px->root = parse_program_node(px, px->config, $1, @$); }
 	;
 
 /* config = "config" "=" "{" (setting (";" setting)* ";"?)? "}"
- * setting = name "=" (word | integer | string) */
+ * setting = name "=" (word | integer | string)
+ * kept on the program, not as an item: NULL here */
 config
-	: %empty		{ $$ = (struct parse_config_list){0}; }
-	| CONFIG '=' '{' settings '}'
-				{ $$ = $4; }
+	: CONFIG '=' '{' settings '}'
+				{ parse_config_block(px, $4, @1); $$ = NULL; }
 	;
 
 settings
@@ -193,12 +195,13 @@ items
 	;
 
 /* item = probe | struct_def (struct, union and enum definitions) | macro_def
- *      | map_decl */
+ *      | map_decl | config */
 item
 	: probe
 	| struct_def
 	| macro_def
 	| map_decl
+	| config
 	;
 
 /* map_decl = "let" map "=" name "(" integer ")" ";"  (let @m = lruhash(100);)
@@ -267,19 +270,25 @@ stmt_seq
 	| stmt_seq ';'
 	;
 
-/* simple_stmt = expr | lvalue ("=" | "+=" | ...) expr
+/* simple_stmt = expr | lvalue ("=" | "+=" | ...) expr | "_" "=" expr
  *             | "let" "$" name (":" ctype)? ("=" expr)?
- *             | "return" | "break" | "continue" */
+ *             | "return" expr? | "break" | "continue" */
 simple_stmt
 	: expr			{ CHECK($$ = parse_expr_stmt(px, $1)); }
 	| LET VAR		{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), NULL, NULL, @$)); }
 	| LET VAR '=' expr	{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), NULL, $4, @$)); }
 	| LET VAR ':' ctype	{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), &$4, NULL, @$)); }
+	| LET VAR ':' typeof_type
+				{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), &$4, NULL, @$)); }
+	| LET VAR ':' typeof_type '=' expr
+				{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), &$4, $6, @$)); }
 	| LET VAR ':' ctype '=' expr
 				{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), &$4, $6, @$)); }
 	| lvalue '=' expr	{ CHECK($$ = parse_assign(px, $1, OP_NONE, $3, @$)); }
+	| IDENT '=' expr	{ CHECK($$ = parse_discard(px, $1, @1, $3)); }
 	| lvalue ASSIGN_OP expr	{ CHECK($$ = parse_assign(px, $1, $2, $3, @$)); }
 	| RETURN		{ $$ = parse_jump(px, N_RETURN, @$); }
+	| RETURN expr		{ CHECK($$ = parse_return(px, $2, @$)); }
 	| BREAK			{ $$ = parse_jump(px, N_BREAK, @$); }
 	| CONTINUE		{ $$ = parse_jump(px, N_CONTINUE, @$); }
 	;
@@ -386,7 +395,8 @@ expr
 	;
 
 /* unary = postfix | ("-" | "!" | "~" | "*" | "&" | "++" | "--") unary
- *       | "(" ctype ")" unary | "(" name ")" cast_operand */
+ *       | "(" ctype ")" unary | "(" name ")" cast_operand
+ *       | "(" ctype "[" integer? "]" ")" unary   (an array cast) */
 unary
 	: postfix
 	| '-' unary		{ $$ = parse_unary(px, OP_NEG, $2, @$); }
@@ -397,6 +407,12 @@ unary
 	| INC unary		{ CHECK($$ = parse_incdec(px, $2, true, false, @$)); }
 	| DEC unary		{ CHECK($$ = parse_incdec(px, $2, false, false, @$)); }
 	| '(' ctype ')' unary	{ $$ = parse_cast(px, $2, $4, @$); }
+	| '(' typeof_type ')' unary
+				{ $$ = parse_cast(px, $2, $4, @$); }
+	| '(' ctype '[' INT ']' ')' unary
+				{ CHECK($$ = parse_array_cast(px, $2, $4, @4, $7, @$)); }
+	| '(' ctype '[' ']' ')' unary
+				{ CHECK($$ = parse_array_cast(px, $2, 0, @3, $6, @$)); }
 	| '(' IDENT ')' cast_operand
 				{ $$ = parse_cast(px, parse_typedef(px, $2), $4, @$); }
 	;
@@ -411,6 +427,12 @@ cast_operand
 	| '!' unary		{ $$ = parse_unary(px, OP_LNOT, $2, @$); }
 	| '~' unary		{ $$ = parse_unary(px, OP_BNOT, $2, @$); }
 	| '(' ctype ')' unary	{ $$ = parse_cast(px, $2, $4, @$); }
+	| '(' typeof_type ')' unary
+				{ $$ = parse_cast(px, $2, $4, @$); }
+	| '(' ctype '[' INT ']' ')' unary
+				{ CHECK($$ = parse_array_cast(px, $2, $4, @4, $7, @$)); }
+	| '(' ctype '[' ']' ')' unary
+				{ CHECK($$ = parse_array_cast(px, $2, 0, @3, $6, @$)); }
 	| '(' IDENT ')' cast_operand
 				{ $$ = parse_cast(px, parse_typedef(px, $2), $4, @$); }
 	;
@@ -482,6 +504,13 @@ record_field
 member_path
 	: IDENT
 	| member_path '.' IDENT	{ $$ = arena_printf(px->arena, "%s.%s", $1, $3); }
+	;
+
+/* typeof_type = "typeof" "(" (expr | ctype) ")": the newest bpftrace's
+ * type of an expression (not evaluated), where a type is written */
+typeof_type
+	: TYPEOF '(' expr ')'	{ $$ = parse_typeof(px, $3); }
+	| TYPEOF '(' ctype ')'	{ px->newer = true; $$ = $3; }
 	;
 
 /* ctype = type_item+ "*"* ; e.g. "unsigned long", "struct foo *" */

@@ -2,13 +2,16 @@
  * macro.c - bpftrace's hygienic macros, expanded right after parsing.
  *
  *   macro add_one(x) { x + 1 }                 x: any expression
- *   macro bump($a, @b) { $a += 1; @b += 1; }   $a: a variable, @b: a map
+ *   macro bump($a, @b) { $a += 1; @b += 1; }   $a: any expression, @b: a map
  *
  * A call add_one(1 + 1), or a bare add_one for a macro without parameters,
  * becomes a copy of the body as a block expression ({ ...; value }): an
  * expression parameter is replaced by a copy of its argument (evaluated
- * where the body names it, as often as it does), a variable or map
- * parameter by the name of the variable or map passed.  The body's other
+ * where the body names it, as often as it does), a map parameter by the
+ * name of the map passed.  A $ parameter is the variable passed (so the
+ * body may assign to it: the caller's variable changes), or, passed any
+ * other expression, that expression as an expression parameter is (the
+ * body may not assign to it then).  The body's other
  * variables are renamed per expansion, so they never meet the caller's;
  * a map the body names must be a parameter.  Macros may call macros
  * (nesting stops at MACRO_DEPTH).  The later passes never see a macro.
@@ -25,13 +28,31 @@
 enum { MACRO_DEPTH = 16 };
 
 /* assert(cond, msg): bpftrace's stdlib macro: a located error on stderr
- * and exit status 1 */
+ * and exit status 1.
+ * find(@m, key, $v): true when @m holds key, and then $v is its value;
+ * false leaves $v as it was (two lookups: has_key, then the read; the
+ * key expression is evaluated by each).
+ * ppid(task), pcomm(task): the parent's pid and the process's name of a
+ * task_struct pointer (ppid and pcomm alone are the current task's). */
 static const char std_macros[] =
 	"macro assert(cond, msg) {\n"
 	"  if (!cond) {\n"
 	"    errorf(\"assert failed: %s\", msg);\n"
 	"    exit(1);\n"
 	"  }\n"
+	"}\n"
+	"macro ppid(task) {\n"
+	"  task->real_parent->pid\n"
+	"}\n"
+	"macro pcomm(task) {\n"
+	"  task->group_leader->comm\n"
+	"}\n"
+	"macro find(@m, key, $v) {\n"
+	"  let $found = has_key(@m, key);\n"
+	"  if ($found) {\n"
+	"    $v = @m[key];\n"
+	"  }\n"
+	"  $found\n"
 	"}\n";
 
 struct macro_ctx {
@@ -61,7 +82,10 @@ static const struct ast_node *find(struct macro_ctx *mc, const char *name, int n
 			continue;
 		if (m->macro.nparams == nargs)
 			return m;
-		*other = true;
+		/* a standard macro with other arguments leaves the call to the
+		 * builtin of its name: ppid() is the builtin, ppid(t) the macro */
+		if (m->loc.line)
+			*other = true;
 	}
 	return NULL;
 }
@@ -86,6 +110,19 @@ static void relocate(const struct ast_node *n, void *ctx)
 	ast_each_child(n, relocate, ctx);
 }
 
+/* the body assigns to target: a $ parameter there must have been passed
+ * a variable (an expression has nowhere to store the value) */
+static void assigned_param(struct expansion *x, const struct ast_node *target)
+{
+	int i;
+	if (target->kind != N_VAR || (i = param_index(x->macro, N_VAR, target->var.name)) < 0 ||
+	    x->args[i]->kind == N_VAR)
+		return;
+	parse_error(x->mc->px, x->args[i]->loc, "macro '%s' assigns to its parameter $%s, so it "
+		    "takes a variable ($name) there, not an expression", x->macro->macro.name,
+		    target->var.name);
+}
+
 /* the body's names: parameters become the arguments, other variables
  * names of this expansion */
 static void subst(const struct ast_node *cn, void *ctx)
@@ -104,7 +141,14 @@ static void subst(const struct ast_node *cn, void *ctx)
 		}
 		break;
 	case N_VAR:
-		if ((i = param_index(x->macro, N_VAR, n->var.name)) >= 0)
+		if ((i = param_index(x->macro, N_VAR, n->var.name)) >= 0 && x->args[i]->kind != N_VAR) {
+			/* $x passed an expression: a copy of it, as for x */
+			struct ast_node *next = n->next, *arg = ast_copy(x->mc->px->arena, x->args[i]);
+			*n = *arg;
+			n->next = next;
+			return;
+		}
+		if (i >= 0)
 			n->var.name = x->args[i]->var.name;
 		else
 			n->var.name = arena_printf(x->mc->px->arena, "%s'm%d", n->var.name, x->serial);
@@ -117,9 +161,15 @@ static void subst(const struct ast_node *cn, void *ctx)
 				    "parameters (a macro reaches only the maps passed to it)",
 				    x->macro->macro.name, n->map.name);
 		break;
+	case N_INCDEC:
+		assigned_param(x, n->incdec.target);
+		break;
+	case N_ASSIGN:
+		assigned_param(x, n->assign.target);
+		break;
 	case N_INT: case N_STR: case N_POSITIONAL: case N_CALL: case N_BINARY: case N_UNARY:
-	case N_INCDEC: case N_TERNARY: case N_FIELD: case N_INDEX: case N_CAST: case N_SIZEOF:
-	case N_TUPLE: case N_EXPR_STMT: case N_ASSIGN: case N_IF: case N_WHILE: case N_UNROLL:
+	case N_TERNARY: case N_FIELD: case N_INDEX: case N_CAST: case N_SIZEOF:
+	case N_TUPLE: case N_EXPR_STMT: case N_IF: case N_WHILE: case N_UNROLL:
 	case N_FOR: case N_RETURN: case N_BREAK: case N_CONTINUE: case N_BLOCK: case N_MACRO:
 	case N_PROBE: case N_STRUCT_DEF: case N_PROGRAM:
 		break;
@@ -127,16 +177,11 @@ static void subst(const struct ast_node *cn, void *ctx)
 	ast_each_child(n, subst, ctx);
 }
 
-/* a variable or map parameter takes a variable or a map (without keys) */
+/* a map parameter takes a map (without keys) */
 static bool args_fit(struct macro_ctx *mc, const struct ast_node *m, struct ast_node **args)
 {
 	int i = 0;
 	for (const struct ast_node *p = m->macro.params; p; p = p->next, i++) {
-		if (p->kind == N_VAR && args[i]->kind != N_VAR) {
-			parse_error(mc->px, args[i]->loc, "macro '%s': parameter $%s takes a variable ($name)",
-				    m->macro.name, p->var.name);
-			return false;
-		}
 		if (p->kind == N_MAP && (args[i]->kind != N_MAP || args[i]->map.nkeys)) {
 			parse_error(mc->px, args[i]->loc, "macro '%s': parameter %s takes a map (@name)",
 				    m->macro.name, p->map.name);

@@ -58,8 +58,9 @@ static bool parse_depth_ok(struct parse_ctx *px, const struct ast_node *n, int d
 	int d = depth + 1;
 	switch (n->kind) {
 	case N_INT: case N_STR: case N_IDENT: case N_VAR: case N_POSITIONAL:
-	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_STRUCT_DEF:
+	case N_BREAK: case N_CONTINUE: case N_STRUCT_DEF:
 		return true;
+	case N_RETURN: return parse_depth_ok(px, n->ret.value, d);
 	case N_MAP: return parse_depth_list(px, n->map.keys, d);
 	case N_CALL: return parse_depth_list(px, n->call.args, d);
 	case N_BINARY:
@@ -447,6 +448,30 @@ struct ast_node *parse_cast(struct parse_ctx *px, struct ast_ctype ct,
 	return n;
 }
 
+/* typeof(e): sema types e (which is never evaluated) and takes its type */
+struct ast_ctype parse_typeof(struct parse_ctx *px, struct ast_node *e)
+{
+	px->newer = true;
+	struct ast_ctype ct = {.name = "typeof", .array_len = -1, .of = e};
+	return ct;
+}
+
+/* expr = "(" ctype "[" N? "]" ")" expr: a cast to an array of N elements */
+struct ast_node *parse_array_cast(struct parse_ctx *px, struct ast_ctype ct, uint64_t n,
+				  struct src_loc n_loc, struct ast_node *e, struct src_loc loc)
+{
+	px->newer = true;
+	if (n > 4096) {
+		parse_error(px, n_loc, "an array cast's length must be at most 4096, not %llu",
+			    (unsigned long long)n);
+		return NULL;
+	}
+	struct ast_node *c = parse_cast(px, ct, e, loc);
+	c->cast.ctype.ndims = 1;
+	c->cast.ctype.dims[0] = (int)n;	/* 0: from the operand's size */
+	return c;
+}
+
 /* primary = "sizeof" "(" ctype ")" | "sizeof" "(" expr ")" */
 struct ast_node *parse_sizeof(struct parse_ctx *px, struct ast_ctype ct,
 			      struct ast_node *e, struct src_loc loc)
@@ -602,6 +627,36 @@ struct ast_node *parse_loop(struct parse_ctx *px, enum node_kind kind,
 		n->unroll.count = head;
 		n->unroll.body = body;
 	}
+	return n;
+}
+
+/* simple_stmt = "_" "=" expr: e is evaluated, its value dropped without
+ * the warning a discarded value gets */
+struct ast_node *parse_discard(struct parse_ctx *px, const char *name, struct src_loc name_loc,
+			       struct ast_node *value)
+{
+	if (strcmp(name, "_")) {
+		parse_error(px, name_loc, "cannot assign to '%s': assign to a $variable or an @map, "
+			    "or discard a value with `_ = e;`", name);
+		return NULL;
+	}
+	px->newer = true;
+	if (!parse_stmt_end(px))
+		return NULL;
+	struct ast_node *n = ast_new(px->arena, N_EXPR_STMT, value->loc);
+	n->expr_stmt.expr = value;
+	n->expr_stmt.discard = true;
+	return n;
+}
+
+/* simple_stmt = "return" expr: syntax bpftrace 0.17 does not parse */
+struct ast_node *parse_return(struct parse_ctx *px, struct ast_node *value, struct src_loc loc)
+{
+	px->newer = true;
+	if (!parse_stmt_end(px))
+		return NULL;
+	struct ast_node *n = ast_new(px->arena, N_RETURN, loc);
+	n->ret.value = value;
 	return n;
 }
 
@@ -837,6 +892,24 @@ void parse_map_decl(struct parse_ctx *px, const char *map, struct src_loc map_lo
 		px->decls_tail = &px->decls;
 	*px->decls_tail = d;
 	px->decls_tail = &d->next;
+}
+
+/* config = { ... }: one block, before the probes (after #includes, types
+ * and map declarations as they come) */
+void parse_config_block(struct parse_ctx *px, struct parse_config_list config, struct src_loc loc)
+{
+	if (px->have_config) {
+		parse_error(px, loc, "a second config block: a script has one, before its probes");
+		return;
+	}
+	if (px->nprobes > 0) {
+		parse_error(px, loc, "the config block comes before the probes (in the preamble, "
+			    "with the #includes, types and map declarations)");
+		return;
+	}
+	px->have_config = true;
+	px->newer = true;	/* 0.17 parses no config block */
+	px->config = config;
 }
 
 struct ast_node *parse_program_node(struct parse_ctx *px, struct parse_config_list config,

@@ -22,6 +22,10 @@
 /* how deep a program may nest: parse.c, parse_depth_ok() */
 enum { PARSE_MAX_DEPTH = 200 };
 
+struct parse_config_list {
+	struct ast_config *head, *tail;
+};
+
 struct parse_ctx {
 	struct arena *arena;
 	struct diag *diag;
@@ -31,6 +35,8 @@ struct parse_ctx {
 	int expr_nodes;		/* expression nodes of the current statement */
 	bool failed;		/* a builder reported an error */
 	struct ast_map_decl *decls, **decls_tail;	/* let @m = hash(n); in order */
+	struct parse_config_list config;	/* the config = { } block */
+	bool have_config;
 	bool newer;		/* syntax bpftrace 0.17 does not parse (let, for,
 				 * macros, block values, map declarations) */
 	/* anonymous structs and unions met inside a definition, named by
@@ -58,10 +64,6 @@ struct parse_attach_list {
 
 struct parse_field_list {
 	struct ast_struct_field *head, *tail;
-};
-
-struct parse_config_list {
-	struct ast_config *head, *tail;
 };
 
 /* The words of a C type as the grammar meets them ("unsigned", "long",
@@ -170,6 +172,18 @@ struct ast_node *parse_let(struct parse_ctx *px, struct ast_node *var,
 struct ast_node *parse_for(struct parse_ctx *px, struct ast_node *var,
 			   struct ast_node *start, struct ast_node *end,
 			   struct ast_node *body, struct src_loc loc);
+/* typeof(e) where a type is written: a ctype standing for e's type */
+struct ast_ctype parse_typeof(struct parse_ctx *px, struct ast_node *e);
+/* "(" ctype "[" N? "]" ")" unary: the newest bpftrace's array cast (n 0:
+ * the length follows from the operand's size) */
+struct ast_node *parse_array_cast(struct parse_ctx *px, struct ast_ctype ct, uint64_t n,
+				  struct src_loc n_loc, struct ast_node *e, struct src_loc loc);
+/* simple_stmt = "_" "=" expr: the newest bpftrace's discard; another
+ * identifier is an error */
+struct ast_node *parse_discard(struct parse_ctx *px, const char *name, struct src_loc name_loc,
+			       struct ast_node *value);
+/* simple_stmt = "return" expr: the newest bpftrace's return with a value */
+struct ast_node *parse_return(struct parse_ctx *px, struct ast_node *value, struct src_loc loc);
 struct ast_node *parse_jump(struct parse_ctx *px, enum node_kind kind,
 			    struct src_loc loc);
 struct ast_node *parse_block(struct parse_ctx *px, struct parse_list stmts,
@@ -219,6 +233,7 @@ void parse_map_decl(struct parse_ctx *px, const char *map, struct src_loc map_lo
 /* macro.c: replace macro calls by their expansions and drop the
  * definitions; false after reporting an error */
 bool parse_expand_macros(struct parse_ctx *px, struct ast_node *prog);
+void parse_config_block(struct parse_ctx *px, struct parse_config_list config, struct src_loc loc);
 struct ast_node *parse_program_node(struct parse_ctx *px, struct parse_config_list config,
 				    struct parse_list items, struct src_loc loc);
 

@@ -131,6 +131,31 @@ static bool alive(int pid)
 	return st && st[1] == ' ' && st[2] != 'Z' && st[2] != 'X';
 }
 
+/* the -c child has not exec'd its command yet (it is still sonde) */
+static bool exec_pending(int pid)
+{
+	char path[64], self[4096], child[4096];
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	ssize_t a = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ssize_t b = readlink(path, child, sizeof(child) - 1);
+	return a > 0 && b > 0 && a == b && !memcmp(self, child, (size_t)a);
+}
+
+/* the process maps libsonde-agent: it has started and will listen */
+static bool maps_agent(int pid)
+{
+	char path[64], line[512];
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "libsonde-agent") != NULL;
+	fclose(f);
+	return found;
+}
+
 /* connect to every agent socket in dir whose process is in pids (NULL:
  * any); stale sockets (nobody listening) are removed */
 static int connect_all(struct rt_agents *as, const int *pids, size_t npids)
@@ -564,12 +589,16 @@ int rt_agent_attach(struct rt *rt, int *count)
 		}
 	}
 	/* the -c child loads its agent as it starts: wait for it while it
-	 * lives (30 s at most: a loaded machine can be slow to exec) */
+	 * lives, 30 s at most (a loaded machine can be slow to exec), 120 s
+	 * while it has yet to exec or once the library is in its maps (it
+	 * waits as long for sonde) */
 	int rc = 0;
-	for (int tries = 0; tries < (rt->o->child_pid ? 3000 : 1); tries++) {
-		if ((rc = connect_all(as, pids, npids)) || as->n)
+	for (int tries = 0; tries < (rt->o->child_pid ? 12000 : 1); tries++) {
+		if ((rc = connect_all(as, pids, npids)) || as->n || rt->stop)	/* Ctrl-C */
 			break;
 		if (rt->o->child_pid && !alive(rt->o->child_pid))
+			break;
+		if (tries >= 3000 && !exec_pending(rt->o->child_pid) && !maps_agent(rt->o->child_pid))
 			break;
 		usleep(10000);
 	}

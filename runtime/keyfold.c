@@ -74,14 +74,16 @@ static void merge(struct pr_entry *dst, const struct pr_entry *src, enum map_kin
 			dst->buckets[i] += src->buckets[i];
 		dst->total += src->total;	/* the sum, when kept (has_sum) */
 		break;
-	case MK_NONE: case MK_VALUE:
+	case MK_NONE: case MK_VALUE: case MK_TSERIES:	/* never folded */
 		break;
 	}
 }
 
 int rt_fold_equal_keys(struct pr_map *pm, enum map_kind kind)
 {
-	if (pm->nentries < 2 || kind == MK_NONE || kind == MK_VALUE)
+	/* a tseries interval's avg cannot be recombined from two averages:
+	 * each cgroup keeps its own graph */
+	if (pm->nentries < 2 || kind == MK_NONE || kind == MK_VALUE || kind == MK_TSERIES)
 		return 0;
 	struct idx_entry *v = malloc(pm->nentries * sizeof(*v));
 	if (!v)

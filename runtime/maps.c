@@ -4,7 +4,9 @@
  * Per-CPU values are folded here: counts and sums add, min/max take the
  * extreme of the CPUs that saw a value, avg/stats add {count, total}.
  * hist/lhist slots (key + bucket index) are grouped back into one entry
- * per key.  The printers in print.c never see BPF.
+ * per key, and so are tseries slots (key + interval slot), each folded to
+ * the newest interval any CPU holds in it (ts_fold).  The printers in
+ * output/ never see BPF.
  */
 #include "runtime/rt_int.h"
 
@@ -26,12 +28,66 @@ static int64_t wrap_add(int64_t a, int64_t b)
 	return (int64_t)((uint64_t)a + (uint64_t)b);
 }
 
+/*
+ * A tseries slot's {value, meta, epoch} per CPU, as bpftrace reduces them:
+ * the newest epoch any CPU holds wins, and the CPUs that hold it combine -
+ * the last value by its write time (meta), sums and averages (meta the
+ * count) add, min and max take the extreme.  s->v: {value, epoch}; epoch 0
+ * when no CPU wrote (a zero()ed slot).
+ */
+static void ts_fold(const struct sema_map *m, const uint8_t *vals, int ncpus, uint32_t stride,
+		    struct slot *s)
+{
+	uint64_t epoch = 0;
+	for (int c = 0; c < ncpus; c++) {
+		uint64_t e;
+		memcpy(&e, vals + (size_t)c * stride + 16, 8);
+		if (e > epoch)
+			epoch = e;
+	}
+	int64_t val = 0, meta = 0;
+	bool any = false;
+	for (int c = 0; epoch && c < ncpus; c++) {
+		int64_t x[3];
+		memcpy(x, vals + (size_t)c * stride, sizeof(x));
+		if ((uint64_t)x[2] != epoch)
+			continue;
+		bool lt = m->ts_unsigned ? (uint64_t)x[0] < (uint64_t)val : x[0] < val;
+		bool gt = m->ts_unsigned ? (uint64_t)x[0] > (uint64_t)val : x[0] > val;
+		switch (m->ts_agg) {
+		case TS_LAST:
+			if (!any || (uint64_t)x[1] > (uint64_t)meta) {
+				val = x[0];
+				meta = x[1];
+			}
+			break;
+		case TS_AVG: case TS_SUM:
+			val = wrap_add(val, x[0]);
+			meta = wrap_add(meta, x[1]);
+			break;
+		case TS_MIN: case TS_MAX:
+			if (!any || (m->ts_agg == TS_MIN ? lt : gt))
+				val = x[0];
+			break;
+		}
+		any = true;
+	}
+	if (m->ts_agg == TS_AVG && meta)
+		val = m->ts_unsigned ? (int64_t)((uint64_t)val / (uint64_t)meta) : val / meta;
+	s->v[0] = epoch ? val : 0;
+	s->v[1] = (int64_t)epoch;
+}
+
 static int fold(const struct sema_map *m, const uint8_t *vals, int ncpus, struct slot *s)
 {
 	uint32_t stride = (m->value_size + 7) & ~7u;
 	memset(s->v, 0, sizeof(s->v));
 	if (!m->percpu)
 		return 0;
+	if (m->kind == MK_TSERIES) {
+		ts_fold(m, vals, ncpus, stride, s);
+		return 0;
+	}
 	bool any = false;
 	for (int c = 0; c < ncpus; c++) {
 		const int64_t *x = (const int64_t *)(vals + (size_t)c * stride);
@@ -51,7 +107,7 @@ static int fold(const struct sema_map *m, const uint8_t *vals, int ncpus, struct
 			any = true;
 			s->v[1] = 1;
 			break;
-		case MK_NONE: case MK_VALUE:
+		case MK_NONE: case MK_VALUE: case MK_TSERIES:
 			break;
 		}
 	}
@@ -275,7 +331,8 @@ static int read_slots(struct rt *rt, const struct sema_map *m, struct slot **out
 
 static uint32_t user_key_size(const struct sema_map *m)
 {
-	return m->key_size - ((m->kind == MK_HIST || m->kind == MK_LHIST) ? 8 : 0);
+	return m->key_size - ((m->kind == MK_HIST || m->kind == MK_LHIST ||
+			       m->kind == MK_TSERIES) ? 8 : 0);
 }
 
 static const struct sema_map *sort_map;
@@ -305,10 +362,22 @@ static void fill_key(struct rt *rt, const struct sema_map *m, const uint8_t *key
 		rt_scrape_labels(rt, m, key, e);
 }
 
+/* a record or `args` somewhere in t: a value bpftrace 0.17 cannot make */
+static bool newest_only(const struct type *t)
+{
+	if (type_is_record(t) || (t->kind == TY_STRUCT && t->newest_print))
+		return true;
+	for (int i = 0; t->kind == TY_TUPLE && i < t->nfields; i++)
+		if (newest_only(&t->fields[i].type))
+			return true;
+	return false;
+}
+
 /* one key element: its text, and a stack's frames for the writers that draw them */
 static void key_element(struct rt *rt, const struct type *t, const uint8_t *p, struct pr_key *k)
 {
 	k->text = rt_render(rt, t, p, &k->is_str);
+	k->json_compact = newest_only(t);
 	if (rt->stacks && (t->kind == TY_USTACK || t->kind == TY_KSTACK))
 		k->stack = rt_stack_frames(rt, t, p);
 }
@@ -363,11 +432,35 @@ int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
 		pm->lh_max = m->lh_max;
 		pm->lh_step = m->lh_step;
 		break;
+	case MK_TSERIES:
+		pm->kind = PR_TSERIES;
+		rt_tseries_clock(m, pm);
+		break;
 	}
 	/* values and sums keep their sign (sema: the first value's) */
 	pm->is_unsigned = (m->kind == MK_VALUE || m->kind == MK_SUM) && m->value.kind == TY_INT &&
 			  !m->value.is_signed;
-	if (m->kind == MK_HIST || m->kind == MK_LHIST) {
+	if (m->kind == MK_TSERIES)
+		pm->is_unsigned = m->ts_unsigned;
+	if (m->kind == MK_TSERIES) {
+		sort_map = m;
+		if (n > 1)
+			qsort(slots, n, sizeof(*slots), slot_cmp);
+		uint32_t uk = user_key_size(m);
+		for (size_t i = 0; i < n;) {
+			struct pr_entry *e = &pm->entries[pm->nentries++];
+			fill_key(rt, m, slots[i].key, e);
+			size_t j = i;
+			while (j < n && !memcmp(slots[j].key, slots[i].key, uk))
+				j++;
+			struct pr_ts_point *pt = arena_new_array(rt->a, struct pr_ts_point, j - i);
+			for (size_t k = i; k < j; k++)
+				pt[k - i] = (struct pr_ts_point){(uint64_t)slots[k].v[1], slots[k].v[0]};
+			e->ts = pt;
+			e->nts = (int)(j - i);
+			i = j;
+		}
+	} else if (m->kind == MK_HIST || m->kind == MK_LHIST) {
 		sort_map = m;
 		if (n > 1)	/* an empty map has no slots array at all */
 			qsort(slots, n, sizeof(*slots), slot_cmp);
@@ -419,6 +512,22 @@ int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
 	if (rt_type_has_container(&m->key))
 		return rt_fold_equal_keys(pm, m->kind);
 	return 0;
+}
+
+/* a tseries map's clock: the TAI offset its stamps print with, and the
+ * interval running now (the scrape formats' "latest complete interval") */
+void rt_tseries_clock(const struct sema_map *m, struct pr_map *pm)
+{
+	struct timespec tai, real;
+	clock_gettime(CLOCK_TAI, &tai);
+	clock_gettime(CLOCK_REALTIME, &real);
+	pm->ts_interval = m->ts_interval;
+	pm->ts_nintervals = m->ts_nintervals;
+	/* whole seconds (37, or 0 where no one set it): the two readings are
+	 * some nanoseconds apart, which would shift every stamp */
+	int64_t off = (tai.tv_sec - real.tv_sec) * 1000000000LL + (tai.tv_nsec - real.tv_nsec);
+	pm->ts_tai_offset = (off + (off >= 0 ? 500000000 : -500000000)) / 1000000000 * 1000000000;
+	pm->ts_now_epoch = ((uint64_t)tai.tv_sec * 1000000000ull + (uint64_t)tai.tv_nsec) / m->ts_interval;
 }
 
 int rt_map_print(struct rt *rt, const struct sema_map *m, uint32_t top, uint32_t div)
@@ -559,7 +668,7 @@ void rt_maps_report_full(struct rt *rt)
 		struct bpf_map_info info = {0};
 		uint32_t len = sizeof(info);
 		bpf_obj_get_info_by_fd(rt->map_fds[m->id], &info, &len);
-		bool slots = m->kind == MK_HIST || m->kind == MK_LHIST;
+		bool slots = m->kind == MK_HIST || m->kind == MK_LHIST || m->kind == MK_TSERIES;
 		diag_warnf("map '%s' was full (%u %s): %llu update%s lost; %s\n",
 			m->name, info.max_entries, slots ? "key and bucket slots" : "keys",
 			(unsigned long long)lost, lost == 1 ? " was" : "s were",

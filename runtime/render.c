@@ -28,6 +28,8 @@ static const char *tuple(struct rt *rt, const struct type *t, const uint8_t *p)
 	if (!buf)
 		return "";
 	buf[len++] = rec ? '{' : '(';
+	bool outer_newest = rt->render_newest;
+	rt->render_newest = outer_newest || rec;	/* 0.17 has no records */
 	for (int i = 0; i < t->nfields; i++) {
 		bool s;
 		const char *x = render_into(rt, &t->fields[i].type, p + t->fields[i].offset, &s);
@@ -39,6 +41,7 @@ static const char *tuple(struct rt *rt, const struct type *t, const uint8_t *p)
 			char *nb = realloc(buf, cap);
 			if (!nb) {
 				free(buf);
+				rt->render_newest = outer_newest;
 				return "";
 			}
 			buf = nb;
@@ -47,6 +50,7 @@ static const char *tuple(struct rt *rt, const struct type *t, const uint8_t *p)
 			len += (size_t)sprintf(buf + len, ", ");
 		len += (size_t)sprintf(buf + len, "%s", x);
 	}
+	rt->render_newest = outer_newest;
 	if (rec)
 		len += (size_t)sprintf(buf + len, " }");
 	else
@@ -80,15 +84,25 @@ static bool is_char_array(const struct type *t)
 	return t->kind == TY_ARRAY && t->elem && t->elem->kind == TY_INT && t->elem->size == 1;
 }
 
-/* structs and arrays as bpftrace prints them: `{ .m = 2, .a = [1,2] }` as a
- * value, `{.m=2,.a=[1,2]}` in a map key, `{ "m": 2, "a": [1,2] }` in JSON;
- * char arrays as strings, pointers as decimal addresses */
+/* structs and arrays as bpftrace 0.17 prints them: `{ .m = 2, .a = [1,2] }`
+ * as a value, `{.m=2,.a=[1,2]}` in a map key, `{ "m": 2, "a": [1,2] }` in
+ * JSON; char arrays as strings; pointers as decimal addresses in a value
+ * and in hex in a key.  A struct 0.17 cannot make (`args` as a whole,
+ * type.newest_print) and every struct inside a record print as the newest
+ * bpftrace prints them: `{ .p = 0xffff..., .a = [1,2] }` in a value and a
+ * key alike, `{"p": 18446..., "a": [1,2]}` in JSON (a pointer a double
+ * cannot hold exactly as a string of its digits, pr_json_u64) */
 static void c_render(struct rt *rt, FILE *f, const struct type *t, const uint8_t *p,
 		     const struct type_field *fld, bool json)
 {
-	bool key = rt->render_in_key && !json;
-	if (t->kind == TY_STRUCT) {
-		fputs(key ? "{" : "{ ", f);
+	bool outer_newest = rt->render_newest;
+	bool newest = outer_newest || (t->kind == TY_STRUCT && t->newest_print);
+	bool key = rt->render_in_key && !json && !newest;
+	rt->render_newest = newest;
+	if (t->kind == TY_STRUCT && newest && !t->nfields) {
+		fputs("{}", f);
+	} else if (t->kind == TY_STRUCT) {
+		fputs(key || (json && newest) ? "{" : "{ ", f);
 		for (int i = 0; i < t->nfields; i++) {
 			const struct type_field *m = &t->fields[i];
 			if (i)
@@ -99,7 +113,7 @@ static void c_render(struct rt *rt, FILE *f, const struct type *t, const uint8_t
 				fprintf(f, key ? ".%s=" : ".%s = ", m->name);
 			c_render(rt, f, &m->type, p + m->offset, m, json);
 		}
-		fputs(key ? "}" : " }", f);
+		fputs(key || (json && newest) ? "}" : " }", f);
 	} else if (t->kind == TY_ARRAY && !is_char_array(t) && t->elem) {
 		uint32_t esz = t->count ? t->size / t->count : 0;
 		fputc('[', f);
@@ -122,7 +136,13 @@ static void c_render(struct rt *rt, FILE *f, const struct type *t, const uint8_t
 		else
 			fprintf(f, t->is_signed ? "%" PRId64 : "%" PRIu64, v);
 	} else if (t->kind == TY_PTR) {
-		fprintf(f, "%" PRIu64, c_int(&(struct type){.kind = TY_INT, .size = 8}, p, NULL));
+		uint64_t v = c_int(&(struct type){.kind = TY_INT, .size = 8}, p, NULL);
+		if (json && newest)
+			pr_json_u64(f, v);
+		else if (json || !(key || newest))
+			fprintf(f, "%" PRIu64, v);
+		else
+			fprintf(f, "0x%" PRIx64, v);
 	} else {
 		bool s;
 		const char *x = render_into(rt, t, p, &s);
@@ -131,6 +151,7 @@ static void c_render(struct rt *rt, FILE *f, const struct type *t, const uint8_t
 		else
 			fputs(*x ? x : json ? "null" : "", f);
 	}
+	rt->render_newest = outer_newest;
 }
 
 static void json_into(struct rt *rt, FILE *f, const struct type *t, const uint8_t *p);
@@ -251,7 +272,7 @@ static const char *render_into(struct rt *rt, const struct type *t, const uint8_
 	case TY_STRUCT: case TY_ARRAY:
 		return memtext(rt, t, p, false);
 	case TY_AVG: case TY_STATS:
-	case TY_HIST: case TY_LHIST: case TY_NONE: case TY_VOID: case TY_ERROR:
+	case TY_HIST: case TY_LHIST: case TY_TSERIES: case TY_NONE: case TY_VOID: case TY_ERROR:
 		break;
 	}
 	return "";
@@ -269,6 +290,8 @@ static void json_into(struct rt *rt, FILE *f, const struct type *t, const uint8_
 		/* bpftrace 0.17: [1,"a",[2,3]], no spaces; a record is an
 		 * object, {"a": 1, "b": "x"} */
 		bool rec = type_is_record(t);
+		bool outer_newest = rt->render_newest;
+		rt->render_newest = outer_newest || rec;
 		fputc(rec ? '{' : '[', f);
 		for (int i = 0; i < t->nfields; i++) {
 			if (i)
@@ -278,6 +301,7 @@ static void json_into(struct rt *rt, FILE *f, const struct type *t, const uint8_
 			json_into(rt, f, &t->fields[i].type, p + t->fields[i].offset);
 		}
 		fputc(rec ? '}' : ']', f);
+		rt->render_newest = outer_newest;
 		return;
 	}
 	if (t->kind == TY_STRUCT || t->kind == TY_ARRAY) {

@@ -94,6 +94,7 @@ struct rt {
 	int nsite_names;
 	bool stacks;		/* stack key elements come with their frames (pr_key.stack) */
 	bool render_in_key;	/* stacks in map keys indent 4 columns, else 8 */
+	bool render_newest;	/* inside a value 0.17 cannot make (render.c) */
 	struct rt_stacks *stack_index;	/* stack id -> frames, read from the stack maps (symbols.c) */
 	/* one reading of CLOCK_REALTIME and CLOCK_MONOTONIC for every
 	 * strftime() of the run, so two timestamps print exactly their
@@ -129,6 +130,8 @@ const char *rt_render_for(struct rt *rt, const struct type *t, const void *bytes
 struct rs_cgcache *rt_cgroups(struct rt *rt);
 /* maps.c: read one map into pm (in rt->a); 0 or -errno */
 int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm);
+/* a tseries map's interval, window and clock into pm (maps.c) */
+void rt_tseries_clock(const struct sema_map *m, struct pr_map *pm);
 /* maps.c */
 int rt_map_print(struct rt *rt, const struct sema_map *m, uint32_t top, uint32_t div);
 int rt_map_clear(struct rt *rt, const struct sema_map *m, bool zero_only);

@@ -339,6 +339,13 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		o->writer->attached(o->out, stderr, count + ntimers);
 		fflush(o->out);	/* JSON readers (and tests) wait for this line */
 	}
+	/* bpftrace's test harness runs its AFTER command when it reads this;
+	 * on stderr (stdout stays the program's: `-f json | python3`) and
+	 * before BEGIN's output, as bpftrace's */
+	if (getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED")) {
+		fflush(o->out);
+		fputs("__BPFTRACE_NOTIFY_PROBES_ATTACHED\n", stderr);
+	}
 	/* BEGIN runs before the -c command starts, as in bpftrace: its output
 	 * comes first, whatever the command does */
 	rt_run_special(&rt, PT_BEGIN);

@@ -71,6 +71,16 @@ static void wake(struct rt *rt)
 static void on_stop_signal(int sig)
 {
 	(void)sig;
+	if (early_stop && !signal_rt) {
+		/* a second Ctrl-C while compiling or loading: nothing is
+		 * attached yet, so nothing needs undoing but the kernel's own
+		 * (it frees the programs with the process) */
+		static const char msg[] = "sonde: interrupted before tracing began\n";
+		if (write(2, msg, sizeof(msg) - 1) < 0) {
+			/* nowhere to say it */
+		}
+		_exit(130);
+	}
 	early_stop = 1;
 	if (signal_rt) {
 		signal_rt->stop = 1;

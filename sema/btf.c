@@ -383,6 +383,12 @@ const struct sema_kfunc *sema_btf_kfunc(struct sema_ctx *s, const char *module, 
 	return kfunc_of(s, host_module_btf(module), fn, 0);
 }
 
+bool sema_kernel_func(struct sema_ctx *s, const char *name)
+{
+	const struct btf *b = host_module_btf(NULL);
+	return b && btf__find_by_name_kind(b, name, BTF_KIND_FUNC) > 0;
+}
+
 const struct sema_kfunc *sema_btf_rawtp(struct sema_ctx *s, const char *module, const char *name)
 {
 	const struct btf *b = host_module_btf(module);

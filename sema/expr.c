@@ -41,8 +41,15 @@ bool sema_fold_const(struct ast_node *e, int64_t *out)
 	}
 	/* 64-bit two's complement arithmetic, as the BPF side's: wraps, never
 	 * C's undefined signed overflow */
-	if (e->kind == N_UNARY && e->un.op == OP_NEG && sema_fold_const(e->un.operand, &a)) {
-		*out = (int64_t)(0 - (uint64_t)a);
+	if (e->kind == N_UNARY && sema_fold_const(e->un.operand, &a)) {
+		if (e->un.op == OP_NEG)
+			*out = (int64_t)(0 - (uint64_t)a);
+		else if (e->un.op == OP_LNOT)
+			*out = !a;
+		else if (e->un.op == OP_BNOT)
+			*out = ~a;
+		else
+			return false;
 		return true;
 	}
 	if (e->kind != N_BINARY || !sema_fold_const(e->bin.lhs, &a) || !sema_fold_const(e->bin.rhs, &b))
@@ -57,6 +64,17 @@ bool sema_fold_const(struct ast_node *e, int64_t *out)
 		*out = a / b;
 	else if (e->bin.op == OP_SHL)
 		*out = (int64_t)((uint64_t)a << (b & 63));
+	/* comparisons and logic too: static_assert(sizeof(x) == 8 && ...) */
+	else if (e->bin.op == OP_EQ || e->bin.op == OP_NE)
+		*out = (a == b) == (e->bin.op == OP_EQ);
+	else if (e->bin.op == OP_LT || e->bin.op == OP_GE)
+		*out = (a < b) == (e->bin.op == OP_LT);
+	else if (e->bin.op == OP_GT || e->bin.op == OP_LE)
+		*out = (a > b) == (e->bin.op == OP_GT);
+	else if (e->bin.op == OP_LAND)
+		*out = a && b;
+	else if (e->bin.op == OP_LOR)
+		*out = a || b;
 	else
 		return false;
 	return true;
@@ -108,12 +126,24 @@ static void check_user_builtin(struct sema_ctx *s, const struct builtin *b, stru
 
 static struct type *check_ident(struct sema_ctx *s, struct ast_node *e);
 
+/* __builtin_pid, __builtin_kstack(...): the newest bpftrace's own names of
+ * its builtins (its standard macros expand to them) are the builtins */
+static const char *builtin_spelling(struct sema_ctx *s, const char *name)
+{
+	static const char pfx[] = "__builtin_";
+	if (strncmp(name, pfx, sizeof(pfx) - 1))
+		return name;
+	const char *rest = name + sizeof(pfx) - 1;
+	return s->opts->builtins(rest, true) || s->opts->builtins(rest, false) ? rest : name;
+}
+
 struct type *sema_check_call(struct sema_ctx *s, struct ast_node *e, bool as_stmt)
 {
+	e->call.name = builtin_spelling(s, e->call.name);
 	const struct builtin *b = s->opts->builtins(e->call.name, true);
-	if (!b && !e->call.nargs && s->opts->builtins(e->call.name, false)) {
+	if ((!b || b->min_args) && !e->call.nargs && s->opts->builtins(e->call.name, false)) {
 		/* pid(), comm(): the newest bpftrace's call form of a builtin
-		 * variable is the variable */
+		 * variable is the variable (pid(init) is a function's) */
 		const char *name = e->call.name;
 		e->kind = N_IDENT;
 		e->ident.name = name;
@@ -158,11 +188,13 @@ struct type *sema_check_call(struct sema_ctx *s, struct ast_node *e, bool as_stm
 /* an enumerator's value: the script's (A in `enum { A = 1 }`), else the
  * kernel's (BPF_MAP_TYPE_HASH).  An int64, as C makes it an int; uint64
  * only for a 64-bit unsigned enum's value past INT64_MAX */
-static bool enumerator(struct sema_ctx *s, const char *name, uint64_t *value, bool *is_unsigned)
+static bool enumerator(struct sema_ctx *s, const char *name, uint64_t *value, bool *is_unsigned,
+		       const struct type_enum **ev)
 {
 	for (struct sema_enumval *v = s->enumvals; v; v = v->next)
 		if (!strcmp(v->name, name)) {
 			*value = v->value;
+			*ev = v->ev;
 			return true;
 		}
 	return sema_btf_enumerator(s, name, value, is_unsigned);
@@ -170,15 +202,30 @@ static bool enumerator(struct sema_ctx *s, const char *name, uint64_t *value, bo
 
 static struct type *check_ident(struct sema_ctx *s, struct ast_node *e)
 {
+	e->ident.name = builtin_spelling(s, e->ident.name);
 	const struct builtin *b = s->opts->builtins(e->ident.name, false);
 	uint64_t value;
 	bool is_unsigned = false;
-	if (!b && enumerator(s, e->ident.name, &value, &is_unsigned)) {
+	const struct type_enum *ev = NULL;
+	if (!b && enumerator(s, e->ident.name, &value, &is_unsigned, &ev)) {
 		/* a constant: rewrite the node into a literal */
+		const char *name = e->ident.name;
 		e->kind = N_INT;
 		e->i.value = value;
 		e->i.is_char = false;
 		e->i.is_signed = !is_unsigned;
+		if (!ev) {	/* the kernel's: an enum of this one name suffices */
+			struct type_enum *one = arena_new_obj(s->a, struct type_enum);
+			const char **names = arena_new_array(s->a, const char *, 1);
+			uint64_t *vals = arena_new_array(s->a, uint64_t, 1);
+			names[0] = name;
+			vals[0] = value;
+			one->names = names;
+			one->values = vals;
+			one->n = 1;
+			ev = one;
+		}
+		e->i.enumv = ev;
 		return sema_set(e, is_unsigned ? ty_uint64 : ty_int64);
 	}
 	if (!b) {
@@ -331,7 +378,7 @@ bool sema_tp_args(struct sema_ctx *s, struct ast_node *n)
 			return true;
 		}
 	}
-	struct type t = {.kind = TY_STRUCT};
+	struct type t = {.kind = TY_STRUCT, .newest_print = true};
 	t.fields = arena_new_array(s->a, struct type_field, nf ? nf : 1);
 	for (int k = 0; k < fmt->nfields; k++) {
 		const struct tp_field *f = &fmt->fields[k];
@@ -467,7 +514,10 @@ static struct type *check_binary(struct sema_ctx *s, struct ast_node *e)
 	}
 	if (op == OP_EQ || op == OP_NE || op == OP_LT || op == OP_LE || op == OP_GT ||
 	    op == OP_GE || op == OP_LAND || op == OP_LOR)
-		return sema_set(e, ty_int64);
+		/* a bool operand (syntax 0.17 lacks) makes it a bool, as in
+		 * the newest bpftrace: true && false prints false; 0.17's
+		 * integers keep 0.17's 0 and 1 */
+		return sema_set(e, l->is_bool || r->is_bool ? ty_bool : ty_int64);
 	/* pointer arithmetic counts elements: p + 1 is the next element */
 	if ((op == OP_ADD || op == OP_SUB) && (l->kind == TY_PTR || r->kind == TY_PTR)) {
 		if (l->kind == TY_PTR && r->kind == TY_PTR && op == OP_SUB)
@@ -622,6 +672,10 @@ static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 	 * `curtask.pid` */
 	if (!e->field.is_arrow && bt->kind == TY_PTR && bt->elem && bt->elem->kind == TY_STRUCT)
 		e->field.is_arrow = true;
+	/* and `->` on a struct value reads its field, as `.` does (the newest
+	 * bpftrace: `@s = *curtask; @s->pid`) */
+	if (e->field.is_arrow && bt->kind == TY_STRUCT)
+		e->field.is_arrow = false;
 	if (e->field.is_arrow) {
 		if (bt->kind != TY_PTR || !bt->elem || bt->elem->kind != TY_STRUCT) {
 			sema_error(s, e->loc, "'->' needs a pointer to a struct, not %s",
@@ -778,6 +832,11 @@ static struct type *check_unary(struct sema_ctx *s, struct ast_node *e)
 	}
 	if (e->un.op == OP_ADDR) {
 		/* &p->f, &p[i]: the address, a pointer to what is there */
+		if (settings_int(SET_UNSTABLE_ADDR) == SET_UNSTABLE_ERROR) {
+			sema_error(s, e->loc, "'&' is an unstable feature and the config sets "
+				   "unstable_addr = error");
+			return sema_err_type(e);
+		}
 		if (!addressable(e->un.operand)) {
 			sema_error(s, e->loc, "'&' takes an object in traced memory (&p->f, &p[i], &*p), "
 				   "not %s", type_str(s->a, t));
@@ -928,6 +987,47 @@ static struct type *check_index(struct sema_ctx *s, struct ast_node *e)
 	return sema_err_type(e);
 }
 
+/* (int8[8])x, (uint8[])x: an integer's bytes (or an integer array's) as
+ * an array of integers of the same size in all, as the newest bpftrace */
+static struct type *check_array_cast(struct sema_ctx *s, struct ast_node *e, const struct type *t)
+{
+	struct ast_ctype ct = e->cast.ctype;
+	ct.ndims = 0;
+	ct.dims[0] = 0;
+	struct type el;
+	if (!sema_ctype(s, &ct, e->loc, &el))
+		return sema_err_type(e);
+	bool int_array = t->kind == TY_ARRAY && t->elem && t->elem->kind == TY_INT;
+	if (el.kind != TY_INT || !el.size || (!sema_is_int(t) && !int_array)) {
+		sema_error(s, e->loc, "an array cast turns an integer or an integer array into an "
+			   "integer array, not %s into %s[]", type_str(s->a, t), type_str(s->a, &el));
+		return sema_err_type(e);
+	}
+	uint32_t size = int_array ? t->size : t->size ? t->size : 8;
+	uint32_t want = (uint32_t)e->cast.ctype.dims[0] * el.size;
+	const struct ast_node *lit = e->cast.operand;
+	bool neg = lit->kind == N_UNARY && lit->un.op == OP_NEG && lit->un.operand->kind == N_INT;
+	if ((lit->kind == N_INT || neg) && want && want < size) {
+		/* a literal is as wide as the array when its value fits, as
+		 * the newest bpftrace sizes literals: (uint16[2])0x50001,
+		 * (int16[2])-2 */
+		uint64_t v = neg ? -lit->un.operand->i.value : lit->i.value;
+		uint64_t top = ~0ull << (want * 8);
+		if ((!neg && !(v & top)) || (neg && (v & top) == top && ((v >> (want * 8 - 1)) & 1)))
+			size = want;
+	}
+	uint32_t n = e->cast.ctype.dims[0] ? (uint32_t)e->cast.ctype.dims[0] : size / el.size;
+	if (!n || n * el.size != size) {
+		sema_error(s, e->loc, "cannot cast %s (%u bytes) to %s[%u] (%u bytes): an array cast "
+			   "keeps the size", type_str(s->a, t), size, type_str(s->a, &el),
+			   n ? n : 1, (n ? n : 1) * el.size);
+		return sema_err_type(e);
+	}
+	struct type *elem = arena_new_obj(s->a, struct type);
+	*elem = el;
+	return sema_set(e, (struct type){.kind = TY_ARRAY, .elem = elem, .count = n, .size = size});
+}
+
 static struct type *check_cast(struct sema_ctx *s, struct ast_node *e)
 {
 	struct type *t = sema_expr(s, e->cast.operand);
@@ -935,6 +1035,8 @@ static struct type *check_cast(struct sema_ctx *s, struct ast_node *e)
 		return sema_err_type(e);
 	struct type to;
 	const struct ast_ctype *ct = &e->cast.ctype;
+	if (ct->ndims == 1)
+		return check_array_cast(s, e, t);
 	if (!ct->is_struct && !ct->is_enum && !ct->ptr_depth && !strcmp(ct->name, "bool")) {
 		/* (bool)x: true unless zero; a string is true unless empty */
 		if (!sema_is_int(t) && !sema_is_int_storage(t) && t->kind != TY_STR) {
@@ -945,6 +1047,17 @@ static struct type *check_cast(struct sema_ctx *s, struct ast_node *e)
 	}
 	if (!sema_ctype(s, ct, e->loc, &to))
 		return sema_err_type(e);
+	if (t->kind == TY_ARRAY && t->elem && t->elem->kind == TY_INT && to.kind == TY_INT &&
+	    !ct->ptr_depth) {
+		/* (uint64)$bytes: the array's bytes as one integer */
+		if (to.size != t->size) {
+			sema_error(s, e->loc, "cannot cast %s (%u bytes) to %s (%u bytes): the array and "
+				   "the integer must have the same size", type_str(s->a, t), t->size,
+				   type_str(s->a, &to), to.size);
+			return sema_err_type(e);
+		}
+		return sema_set(e, to);
+	}
 	if (!sema_is_int(t) && !sema_is_int_storage(t)) {
 		sema_error(s, e->loc, "cannot cast %s to %s", type_str(s->a, t), type_str(s->a, &to));
 		return sema_err_type(e);
@@ -1058,6 +1171,8 @@ struct type *sema_expr(struct sema_ctx *s, struct ast_node *e)
 {
 	switch (e->kind) {
 	case N_INT:
+		if (e->type.is_bool)	/* a builtin folded into true or false */
+			return &e->type;
 		return sema_set(e, e->i.value > INT64_MAX && !e->i.is_signed ? ty_uint64 : ty_int64);
 	case N_STR:
 		if (e->s.len + 1 > str_literal_max()) {

@@ -23,7 +23,7 @@
 const char *sema_kind_name(enum map_kind k)
 {
 	static const char *names[] = {"none", "value", "count", "sum", "avg", "min",
-				      "max", "stats", "hist", "lhist"};
+				      "max", "stats", "hist", "lhist", "tseries"};
 	return names[k];
 }
 
@@ -179,7 +179,7 @@ void sema_map_keys(struct sema_ctx *s, struct ast_node *m)
 				   "write its elements as keys: %s[a, b, c]", map->name, map->name);
 			return;
 		}
-		if (kk == TY_VOID || kk == TY_COUNT || kk == TY_HIST || kk == TY_LHIST ||
+		if (kk == TY_VOID || kk == TY_COUNT || kk == TY_HIST || kk == TY_LHIST || kk == TY_TSERIES ||
 		    kk == TY_STATS || kk == TY_AVG) {
 			sema_error(s, k->loc, "map '%s': %s cannot be a map key", map->name,
 				   type_str(s->a, &k->type));
@@ -259,6 +259,7 @@ struct type sema_map_read_type(struct sema_ctx *s, struct ast_node *m)
 	case MK_STATS:
 	case MK_HIST:
 	case MK_LHIST:
+	case MK_TSERIES:
 		sema_error(s, m->loc, "map '%s' holds %s, which cannot be read in an expression",
 			   map->name, sema_kind_name(map->kind));
 		return (struct type){.kind = TY_ERROR};

@@ -48,9 +48,10 @@ static const struct probe_provider providers[] = {
 	[PT_FEXIT] = {PT_FEXIT, "fexit", "kretfunc", "fexit", true, false,
 		      PC_TASK | PC_FUNC | PC_KARGS | PC_RETVAL, host_list_fentry},
 	/* an interval fires on a timer, not in the task it interrupts */
-	[PT_INTERVAL] = {PT_INTERVAL, "interval", "i", "perf_event", false, false, PC_REGS, NULL,
-			 true},
-	[PT_PROFILE] = {PT_PROFILE, "profile", "p", "perf_event", false, false, TASK_REGS, NULL},
+	[PT_INTERVAL] = {PT_INTERVAL, "interval", "i", "perf_event", false, false, PC_REGS,
+			 host_list_timers, true},
+	[PT_PROFILE] = {PT_PROFILE, "profile", "p", "perf_event", false, false, TASK_REGS,
+			host_list_timers},
 	[PT_SOFTWARE] = {PT_SOFTWARE, "software", "s", "perf_event", false, false, TASK_REGS,
 			 host_list_software},
 	[PT_HARDWARE] = {PT_HARDWARE, "hardware", "h", "perf_event", false, false, TASK_REGS,
@@ -108,15 +109,37 @@ static int split(struct arena *a, const char *raw, const char **parts, int n)
 	return k;
 }
 
+/* a number in an attach point, as the newest bpftrace reads the
+ * language's literals there: 1000000, 0x10, 1_000_000, 1e6 (2e3 is 2000) */
 static bool parse_u64(const char *s, uint64_t *out)
 {
-	if (!s || !*s || !isdigit((unsigned char)*s))
+	if (!s || !*s || !isdigit((unsigned char)*s) || strlen(s) >= 64)
 		return false;
-	char *end;
+	char buf[64], *end;
+	size_t n = 0;
+	for (const char *c = s; *c; c++)
+		if (*c != '_')
+			buf[n++] = *c;
+	buf[n] = '\0';
+	char *e = buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X') ? NULL : strpbrk(buf, "eE");
+	if (e)
+		*e = '\0';
 	errno = 0;
-	unsigned long long v = strtoull(s, &end, 0);
+	unsigned long long v = strtoull(buf, &end, buf[0] == '0' && !e ? 0 : 10);
 	if (errno || *end)
 		return false;
+	if (e) {
+		if (!isdigit((unsigned char)e[1]))
+			return false;
+		unsigned long long x = strtoull(e + 1, &end, 10);
+		if (*end || x > 19)
+			return false;
+		while (x--) {
+			if (v > UINT64_MAX / 10)
+				return false;
+			v *= 10;
+		}
+	}
 	*out = v;
 	return true;
 }
@@ -448,7 +471,17 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 			sema_error(s, raw->loc, "cannot read tracefs: %s (run sonde as root)", strerror(-err));
 		else if (err < 0 && err != -ENOENT)
 			sema_error(s, raw->loc, "cannot list tracepoints: %s", strerror(-err));
-		else
+		else if (p->node->probe.attach->next &&
+			 settings_int(SET_MISSING_PROBES) != SET_MISSING_ERROR) {
+			/* one of several attach points: the rest attach, as in
+			 * bpftrace (0.17 and the newest) and as a missing kernel
+			 * function or uprobe does; missing_probes = error stops */
+			if (settings_int(SET_MISSING_PROBES) == SET_MISSING_WARN && !s->quiet)
+				diag_warn(s->d, raw->loc, "tracepoint not found: %s:%s: this attach "
+					  "point is skipped", parts[1], parts[2]);
+			p->skipped_attach++;
+			p->skipped_tracepoint = true;
+		} else
 			sema_error(s, raw->loc, "tracepoint '%s:%s' not found%s%s [%s]", parts[1], parts[2],
 				   tracepoint_hint(s, parts[1], parts[2]),
 				   has_glob(parts[1]) || has_glob(parts[2]) ? " (no tracepoint matches)" : "",
@@ -572,8 +605,9 @@ void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p)
 		 * in bpftrace 0.17 and as uprobes do (runtime/uprobe.c) */
 		int64_t missing = settings_int(SET_MISSING_PROBES);
 		if (!settings_given(SET_MISSING_PROBES) || missing == SET_MISSING_ERROR) {
-			sema_error(s, p->node->loc, "none of this probe's kernel functions exist: "
-				   "nothing to attach it to");
+			sema_error(s, p->node->loc, "none of this probe's %s exist: "
+				   "nothing to attach it to", p->skipped_tracepoint ?
+				   "attach points (kernel functions, tracepoints)" : "kernel functions");
 			return;
 		}
 		if (missing == SET_MISSING_WARN && !s->quiet)

@@ -83,6 +83,8 @@ static void walk(struct scope *c, struct ast_node *n)
 	case N_RETURN: case N_BREAK: case N_CONTINUE: case N_STRUCT_DEF: case N_MACRO:
 		if (n->kind == N_SIZEOF)
 			walk(c, n->size_of.expr);
+		if (n->kind == N_RETURN)
+			walk(c, n->ret.value);
 		return;
 	case N_MAP:
 		walk_list(c, n->map.keys);
@@ -113,6 +115,7 @@ static void walk(struct scope *c, struct ast_node *n)
 		walk(c, n->index.index);
 		return;
 	case N_CAST:
+		walk(c, n->cast.ctype.of);
 		walk(c, n->cast.operand);
 		return;
 	case N_TUPLE:
@@ -123,6 +126,7 @@ static void walk(struct scope *c, struct ast_node *n)
 		return;
 	case N_ASSIGN:
 		/* "let $x = $x + 1": the value reads the outer $x */
+		walk(c, n->assign.ctype.of);
 		walk(c, n->assign.value);
 		if (n->assign.is_let && n->assign.target->kind == N_VAR)
 			declare(c, n->assign.target);

@@ -19,6 +19,7 @@
 
 #include "common/explain.h"
 #include "common/format.h"
+#include "common/settings.h"
 #include "host/host.h"
 
 void sema_error(struct sema_ctx *s, struct src_loc loc, const char *fmt, ...)
@@ -36,6 +37,21 @@ struct arena *sema_arena(struct sema_ctx *s) { return s->a; }
 const struct sema_opts *sema_options(struct sema_ctx *s) { return s->opts; }
 const struct sema_probe *sema_cur_probe(struct sema_ctx *s) { return s->probe; }
 void sema_own_scope(struct sema_ctx *s) { s->r->own_scope = true; }
+void sema_script_stops(struct sema_ctx *s) { s->r->stops = true; }
+bool sema_final_pass(struct sema_ctx *s) { return !s->quiet; }
+
+void sema_warn(struct sema_ctx *s, struct src_loc loc, const char *fmt, ...)
+{
+	if (s->quiet)
+		return;
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	diag_warn(s->d, loc, "%s", buf);
+}
+bool sema_dead_code(struct sema_ctx *s) { return s->dead > 0; }
 void sema_need_per_attach(struct sema_ctx *s) { s->probe->uses_args |= s->probe->nattach > 1; }
 
 bool sema_need_func_sites(struct sema_ctx *s)
@@ -75,7 +91,8 @@ void sema_var_assign(struct sema_ctx *s, struct ast_node *target, const struct t
 		return;
 	}
 	if (t->kind == TY_VOID || t->kind == TY_NONE || t->kind == TY_HIST ||
-	    t->kind == TY_COUNT || t->kind == TY_LHIST || t->kind == TY_STATS) {
+	    t->kind == TY_COUNT || t->kind == TY_LHIST || t->kind == TY_STATS ||
+	    t->kind == TY_TSERIES) {
 		sema_error(s, loc, "variable '$%s': this expression has no value to store",
 			   sema_var_shown(s, target->var.name));
 		return;
@@ -220,8 +237,61 @@ static void check_for(struct sema_ctx *s, struct ast_node *st)
 	sema_layout(&vt);
 	sema_var_assign(s, st->for_.var, &vt, st->for_.var->loc);
 	s->loop_depth++;
+	s->for_depth++;
 	check_block(s, st->for_.body);
+	s->for_depth--;
 	s->loop_depth--;
+}
+
+/* a statement that is only a value nothing uses (`$a + 1;`, `has_key(@m,
+ * k);`): the newest bpftrace warns.  Not a call that does something, an
+ * assignment, ++/-- or a ternary of statements (`c ? printf() : ...`). */
+static bool discarded_value(const struct ast_node *e)
+{
+	if (e->type.kind == TY_ERROR || e->type.kind == TY_NONE)
+		return false;
+	switch (e->kind) {
+	case N_INT: case N_STR: case N_IDENT: case N_VAR: case N_MAP: case N_POSITIONAL:
+	case N_BINARY: case N_UNARY: case N_FIELD: case N_INDEX: case N_CAST: case N_SIZEOF:
+	case N_TUPLE:
+		return true;
+	case N_CALL:
+		return !strcmp(e->call.name, "has_key");
+	case N_INCDEC: case N_TERNARY: case N_EXPR_STMT: case N_ASSIGN: case N_IF: case N_WHILE:
+	case N_UNROLL: case N_FOR: case N_RETURN: case N_BREAK: case N_CONTINUE: case N_BLOCK:
+	case N_PROBE: case N_STRUCT_DEF: case N_PROGRAM: case N_MACRO:
+		return false;
+	}
+	return false;
+}
+
+/* return e: the probe ends and its BPF program returns e, as in the
+ * newest bpftrace (whose test: probes read it; no probe type sonde has
+ * reads it, and fentry/fexit programs must return 0) */
+static void check_return_value(struct sema_ctx *s, struct ast_node *st)
+{
+	struct type *t = sema_expr(s, st->ret.value);
+	if (t->kind == TY_ERROR)
+		return;
+	if (t->kind != TY_INT) {
+		sema_error(s, st->ret.value->loc, "return takes an integer (the BPF program's return "
+			   "value), not %s", type_str(s->a, t));
+		return;
+	}
+	if (s->for_depth) {
+		sema_error(s, st->loc, "return with a value inside a for loop: the loop's body is a "
+			   "function of its own; keep the value in a variable and return it after the loop");
+		return;
+	}
+	const struct sema_probe *p = sema_cur_probe(s);
+	for (int i = 0; i < p->nattach; i++)
+		if ((p->attach[i].type == PT_FENTRY || p->attach[i].type == PT_FEXIT) &&
+		    !(st->ret.value->kind == N_INT && st->ret.value->i.value == 0)) {
+			sema_error(s, st->ret.value->loc, "a %s program must return 0 (the kernel's "
+				   "verifier refuses another value): write `return;`",
+				   sema_probe_type_name(p->attach[i].type));
+			return;
+		}
 }
 
 /* The statements a block becomes once every unroll in it is expanded
@@ -355,16 +425,28 @@ static void check_stmt(struct sema_ctx *s, struct ast_node *st)
 	switch (st->kind) {
 	case N_EXPR_STMT:
 		sema_check_expr_stmt(s, st->expr_stmt.expr);
+		if (!st->expr_stmt.discard && discarded_value(st->expr_stmt.expr) && !s->quiet)
+			diag_warn(s->d, st->expr_stmt.expr->loc, "this value is discarded: use it, or "
+				  "write `_ = e;` to discard it on purpose");
 		return;
 	case N_ASSIGN:
 		check_assign(s, st);
 		return;
-	case N_IF:
+	case N_IF: {
+		/* a branch a constant condition never takes is checked but dead:
+		 * fail() and static_assert() there stay silent */
+		int64_t c;
 		check_cond(s, st->if_.cond);
+		bool known = sema_fold_const(st->if_.cond, &c);
+		s->dead += known && !c;
 		check_block(s, st->if_.then);
+		s->dead -= known && !c;
+		s->dead += known && c;
 		if (st->if_.els)
 			check_stmt(s, st->if_.els);
+		s->dead -= known && c;
 		return;
+	}
 	case N_WHILE:
 		check_cond(s, st->while_.cond);
 		s->loop_depth++;
@@ -408,6 +490,8 @@ static void check_stmt(struct sema_ctx *s, struct ast_node *st)
 		return;
 	}
 	case N_RETURN:
+		if (st->ret.value)
+			check_return_value(s, st);
 		return;
 	case N_BREAK:
 	case N_CONTINUE:
@@ -498,8 +582,8 @@ static void check_probes(struct sema_ctx *s)
  */
 static uint32_t array_slots(const struct sema_map *m)
 {
-	if (!m->percpu || m->key.kind != TY_NONE)
-		return 0;
+	if (!m->percpu || m->key.kind != TY_NONE || m->kind == MK_TSERIES)
+		return 0;	/* a tseries keeps a hash of (dummy key, interval slot) */
 	if (m->kind == MK_HIST) {
 		/* hist(v, k): ((64 - k) << k) + 1 buckets, as output/print.c lays them out */
 		uint32_t n = m->hist_bits ? ((64u - (uint32_t)m->hist_bits) << m->hist_bits) + 2 : HIST_SLOTS + 1;
@@ -526,6 +610,11 @@ static void apply_decls(struct sema_ctx *s, const struct ast_map_decl *decls)
 		{"percpuarray", true, false, true},
 	};
 	for (const struct ast_map_decl *d = decls; d; d = d->next) {
+		if (settings_int(SET_UNSTABLE_MAP_DECL) == SET_UNSTABLE_ERROR) {
+			sema_error(s, d->type_loc, "map declarations are an unstable feature and the "
+				   "config sets unstable_map_decl = error");
+			continue;
+		}
 		size_t t = 0;
 		while (t < sizeof(types) / sizeof(types[0]) && strcmp(types[t].name, d->type))
 			t++;
@@ -559,6 +648,11 @@ static void apply_decls(struct sema_ctx *s, const struct ast_map_decl *decls)
 				   d->name, agg ? sema_kind_name(m->kind) : type_str(s->a, &m->value));
 			continue;
 		}
+		if (types[t].array && m->kind == MK_TSERIES) {
+			sema_error(s, d->type_loc, "map '%s' is a tseries, a slot per interval: declare it "
+				   "percpuhash or percpulruhash", d->name);
+			continue;
+		}
 		if (types[t].array && m->key.kind != TY_NONE) {
 			sema_error(s, d->type_loc, "map '%s' has keys: percpuarray is for an aggregation "
 				   "without keys (@m = count()); use percpuhash", d->name);
@@ -578,7 +672,8 @@ static void finish_maps(struct sema_ctx *s)
 		uint32_t ks = m->key.kind == TY_NONE ? 8 : sema_layout(&m->key);
 		if (m->key.kind == TY_STR)
 			ks = (ks + 7) & ~7u;
-		m->key_size = ks + ((m->kind == MK_HIST || m->kind == MK_LHIST) ? 8 : 0);
+		m->key_size = ks + ((m->kind == MK_HIST || m->kind == MK_LHIST ||
+				     m->kind == MK_TSERIES) ? 8 : 0);
 		m->percpu = m->kind != MK_VALUE && m->kind != MK_NONE;
 		/* a declared hash stays a hash, even without keys */
 		m->array_slots = m->decl && strcmp(m->decl->type, "percpuarray") ? 0 : array_slots(m);
@@ -599,6 +694,9 @@ static void finish_maps(struct sema_ctx *s)
 			break;
 		case MK_AVG: case MK_STATS: case MK_MIN: case MK_MAX:
 			m->value_size = 16;	/* {count, total} or {value, set} */
+			break;
+		case MK_TSERIES:
+			m->value_size = 24;	/* {value, meta, epoch} */
 			break;
 		}
 	}

@@ -140,6 +140,7 @@ struct sema_probe {
 	bool func_sites;	/* func without BPF cookies: wildcard uprobes become one
 				 * attach point per function (sema_expand_func_sites) */
 	int skipped_attach;	/* attach points left out (a kernel function not there) */
+	bool skipped_tracepoint;	/* one of them a tracepoint */
 	bool left_out;		/* none was there and missing_probes let it go: checked
 				 * in the context of its first attach point, never loaded */
 	int index;
@@ -149,7 +150,16 @@ enum map_kind {
 	MK_NONE,
 	MK_VALUE,	/* '=': integer, string, tuple ... (shared, not per-CPU) */
 	MK_COUNT, MK_SUM, MK_AVG, MK_MIN, MK_MAX, MK_STATS, MK_HIST, MK_LHIST,
+	MK_TSERIES,	/* tseries(): a ring of intervals per key (output/tseries.c) */
 };
+
+/* how tseries() combines the values of one interval: the last one (the
+ * default), or avg, max, min, sum of them */
+enum ts_agg { TS_LAST, TS_AVG, TS_MAX, TS_MIN, TS_SUM };
+/* most intervals a tseries() keeps per key */
+#define TS_MAX_INTERVALS 1000000
+/* the longest interval: 10000 days, so that now's interval number is not 0 */
+#define TS_MAX_INTERVAL_NS (10000ll * 86400 * 1000000000)
 
 struct sema_map {
 	const char *name;	/* "@lat" */
@@ -174,6 +184,12 @@ struct sema_map {
 	int64_t lh_min, lh_max, lh_step;
 	int hist_bits;		/* hist(v, k): k, 2^k buckets per power of two (0..5) */
 	bool hist_set;		/* a hist() call has set hist_bits */
+	/* tseries(v, interval, n[, agg]): key + 8-byte slot (epoch % n), a
+	 * per-CPU value {value, meta, epoch}; epoch = TAI ns / interval */
+	uint64_t ts_interval;	/* ns, > 0 */
+	uint32_t ts_nintervals;	/* 1..TS_MAX_INTERVALS */
+	enum ts_agg ts_agg;
+	bool ts_unsigned;	/* the values are unsigned (print and compare so) */
 	const char **labels;	/* a Prometheus label name per key element, from the
 				 * first keyed use (docs/metrics.md); NULL: no key */
 };
@@ -262,6 +278,8 @@ struct sema_opts {
 	const char **named_args;	/* "--name" and "--name=value" after the
 					 * script, for getopt() (not $N) */
 	int nnamed_args;
+	bool *named_used;	/* optional, one per named_args: set when getopt()
+				 * reads it */
 	int target_pid;		/* -p, 0 if none */
 	bool unsafe;
 	bool has_cpid;		/* -c given */
@@ -287,6 +305,9 @@ struct sema_result {
 				 * --container itself, sonde filters none of its probes */
 	bool has_self;		/* a self:signal:SIGUSR1 probe: SIGUSR1 runs it instead
 				 * of printing the maps */
+	bool stops;		/* the script calls exit(): once it has, every probe but
+				 * BEGIN and END returns at once, as in the newest
+				 * release (0.17 runs them until they are detached) */
 };
 
 /* NULL after reporting errors through d. */
@@ -318,6 +339,18 @@ void sema_need_per_attach(struct sema_ctx *s);
 bool sema_need_func_sites(struct sema_ctx *s);
 /* the script applies -p/--container itself (in_scope, scoped) */
 void sema_own_scope(struct sema_ctx *s);
+/* the script calls exit() */
+void sema_script_stops(struct sema_ctx *s);
+/* the last check of the probe (the quiet passes before it only learn map
+ * kinds): a builtin folds itself into a constant only then */
+bool sema_final_pass(struct sema_ctx *s);
+/* a located warning, once (in the last pass); --no-warnings silences it */
+void sema_warn(struct sema_ctx *s, struct src_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* checking a branch that a constant condition never takes (`if (0)`) */
+bool sema_dead_code(struct sema_ctx *s);
+/* the kernel's BTF declares a function of this name */
+bool sema_kernel_func(struct sema_ctx *s, const char *name);
 /* the expression folds to a compile-time integer (no error when not) */
 bool sema_fold_const(struct ast_node *e, int64_t *out);
 /* the argument must be a compile-time integer; returns false after an error */

@@ -24,6 +24,7 @@ struct sema_enumval {
 	struct sema_enumval *next;
 	const char *name;
 	uint64_t value;
+	const struct type_enum *ev;	/* the enum it belongs to */
 };
 
 /* a kernel struct already converted, by BTF id: each is converted once */
@@ -49,6 +50,8 @@ struct sema_ctx {
 	struct sema_struct *structs;	/* struct, union and enum definitions */
 	struct sema_enumval *enumvals;	/* the script's enumerators */
 	int loop_depth;
+	int for_depth;	/* inside a for loop's body (a callback of its own) */
+	int dead;		/* inside branches a constant condition never takes */
 	struct btf_done *btf_done;
 	struct dwarf_done *dwarf_done;	/* dwarf.c: DWARF structs with their fields */
 	/* maps: grow-only array, sorted at the end; map_index finds them by

@@ -169,9 +169,43 @@ static const struct { const char *name; uint32_t size; bool is_signed; } int_typ
 	{"uint64_t", 8, false}, {"uintptr_t", 8, false}, {"intptr_t", 8, true},
 };
 
+/* typeof(e): e's type, as sema finds it (e is not evaluated); typeof(@m)
+ * is a keyed map's key type, as the newest bpftrace's stdlib declares a
+ * key with it (`let $key: typeof(@map) = key;`), and a keyless map's
+ * value type; typeof(@m[k]) is the value type */
+static bool typeof_type(struct sema_ctx *s, struct ast_node *e, struct type *out)
+{
+	if (e->kind == N_MAP && !e->map.nkeys) {
+		struct sema_map *m = sema_map_of(s, e);
+		const struct type *t = m && m->key.kind != TY_NONE ? &m->key : m ? &m->value : NULL;
+		if (!t || t->kind == TY_NONE) {
+			sema_error(s, e->loc, "typeof(%s): %s is not assigned before this point, so it "
+				   "has no type yet", e->map.name, e->map.name);
+			return false;
+		}
+		*out = *t;
+		return true;
+	}
+	struct type *t = sema_expr(s, e);
+	if (sema_is_error(t))
+		return false;
+	if (t->kind == TY_NONE || t->kind == TY_VOID) {
+		sema_error(s, e->loc, "typeof(): this expression has no value to take the type of");
+		return false;
+	}
+	*out = *t;
+	if (out->kind == TY_INT && out->csize) {	/* a variable's 8-byte slot: its C type */
+		out->size = out->csize;
+		out->csize = 0;
+	}
+	return true;
+}
+
 bool sema_ctype(struct sema_ctx *s, const struct ast_ctype *ct, struct src_loc loc,
 		struct type *out)
 {
+	if (ct->of)
+		return typeof_type(s, ct->of, out);
 	struct type base = {.kind = TY_NONE};
 	if (ct->is_struct || ct->is_enum) {
 		/* the script's definition first, then (in uprobes) the
@@ -279,6 +313,7 @@ static void define_enum(struct sema_ctx *s, struct ast_node *d)
 		struct sema_enumval *v = arena_new_obj(s->a, struct sema_enumval);
 		v->name = f->name;
 		v->value = (uint64_t)next;
+		v->ev = ev;
 		v->next = s->enumvals;
 		s->enumvals = v;
 		ev->names[ev->n] = f->name;

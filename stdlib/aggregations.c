@@ -1,5 +1,5 @@
 /*
- * aggregations.c - count sum avg min max stats hist lhist.
+ * aggregations.c - count sum avg min max stats hist lhist tseries.
  *
  * Each is only valid as the value of a map assignment (`@m[k] = hist(x)`).
  * sema records the map's kind from it; codegen/maps.c performs the per-CPU
@@ -7,6 +7,8 @@
  */
 #include "codegen/codegen.h"
 #include "stdlib/stdlib.h"
+
+#include <string.h>
 
 static bool int_arg(struct sema_ctx *s, struct ast_node *n, struct ast_node *a)
 {
@@ -106,6 +108,93 @@ static void check_lhist(struct sema_ctx *s, struct ast_node *n)
 	n->type.lh_step = v[2];
 }
 
+/* a compile-time integer argument of tseries(), or an error that says
+ * which argument and what it takes */
+static bool ts_const(struct sema_ctx *s, struct ast_node *a, const char *what, int64_t *v)
+{
+	if (sema_expr(s, a)->kind == TY_ERROR)
+		return false;
+	if (!sema_fold_const(a, v)) {
+		sema_error(s, a->loc, "tseries(value, interval, num_intervals): %s must be a "
+			   "constant, like %s", what, !strcmp(what, "the interval") ? "100ms or 1s" : "10");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * tseries(value, interval, num_intervals[, agg]): the value of each of the
+ * last num_intervals intervals of `interval` nanoseconds (a duration
+ * literal: 100ms, 1s), per key.  agg combines the values of one interval:
+ * "avg", "max", "min" or "sum"; without it an interval keeps the last
+ * value written in it, as bpftrace.
+ */
+static void check_tseries(struct sema_ctx *s, struct ast_node *n)
+{
+	static const char *const aggs[] = {"avg", "max", "min", "sum"};
+	static const enum ts_agg agg_of[] = {TS_AVG, TS_MAX, TS_MIN, TS_SUM};
+	struct ast_node *val = n->call.args, *iv = val->next, *num = iv->next, *ag = num->next;
+	n->type.kind = TY_ERROR;
+	if (!int_arg(s, n, val))
+		return;
+	int64_t interval, nint;
+	if (!ts_const(s, iv, "the interval", &interval) ||
+	    !ts_const(s, num, "num_intervals", &nint))
+		return;
+	if (interval <= 0) {
+		sema_error(s, iv->loc, "tseries(): the interval must be a positive duration, like "
+			   "100ms or 1s (nanoseconds), not %lld", (long long)interval);
+		return;
+	}
+	/* an interval is numbered by TAI ns / interval, and number 0 marks a
+	 * slot nobody wrote: intervals must be short beside the time since 1970 */
+	if (interval > TS_MAX_INTERVAL_NS) {
+		sema_error(s, iv->loc, "tseries(): the interval must be at most 10000d (27 years), "
+			   "not %lld ns", (long long)interval);
+		return;
+	}
+	if (nint < 1 || nint > TS_MAX_INTERVALS) {
+		sema_error(s, num->loc, "tseries(): num_intervals must be 1 to %d, not %lld",
+			   TS_MAX_INTERVALS, (long long)nint);
+		return;
+	}
+	enum ts_agg agg = TS_LAST;
+	if (ag) {
+		if (ag->kind != N_STR) {
+			sema_expr(s, ag);
+			sema_error(s, ag->loc, "tseries(): the aggregation must be a string literal: "
+				   "\"avg\", \"max\", \"min\" or \"sum\"");
+			return;
+		}
+		size_t i = 0;
+		while (i < 4 && strcmp(ag->s.value, aggs[i]))
+			i++;
+		if (i == 4) {
+			sema_error(s, ag->loc, "tseries(): unknown aggregation \"%s\": use \"avg\", "
+				   "\"max\", \"min\" or \"sum\" (none keeps each interval's last "
+				   "value)", ag->s.value);
+			return;
+		}
+		agg = agg_of[i];
+	}
+	struct ast_node *target = sema_assign_target(s);
+	if (!sema_map_set_kind(s, target, MK_TSERIES, n->loc))
+		return;
+	n->type = (struct type){.kind = TY_TSERIES, .size = 8};
+	struct sema_map *m = sema_map_of(s, target);
+	if (m->ts_interval && (m->ts_interval != (uint64_t)interval ||
+			       m->ts_nintervals != (uint32_t)nint || m->ts_agg != agg)) {
+		sema_error(s, n->loc, "map '%s' is a tseries with another interval, num_intervals "
+			   "or aggregation elsewhere", m->name);
+		return;
+	}
+	if (!m->ts_interval)
+		m->ts_unsigned = val->type.kind == TY_INT && !val->type.is_signed;
+	m->ts_interval = (uint64_t)interval;
+	m->ts_nintervals = (uint32_t)nint;
+	m->ts_agg = agg;
+}
+
 #define AGG(nm, na, chk, k, doc) \
 	{.name = nm, .kind = BI_AGG, .min_args = na, .max_args = na, .check = chk, .agg = k, \
 	 .user = true, .summary = doc}
@@ -121,5 +210,8 @@ const struct builtin stdlib_aggregations[] = {
 	 .agg = MK_HIST, .user = true,
 	 .summary = "power-of-2 histogram; hist(value, k): 2^k buckets per power of two"},
 	AGG("lhist", 4, check_lhist, MK_LHIST, "linear histogram: lhist(value, min, max, step)"),
+	{.name = "tseries", .kind = BI_AGG, .min_args = 3, .max_args = 4, .check = check_tseries,
+	 .agg = MK_TSERIES,
+	 .summary = "time series: tseries(value, 1s, 10[, \"avg\"|\"max\"|\"min\"|\"sum\"])"},
 	{0},
 };

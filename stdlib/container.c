@@ -23,7 +23,7 @@ static void check_cgroup_path(struct sema_ctx *s, struct ast_node *n)
 	case TY_NONE: case TY_VOID: case TY_STR: case TY_BUF: case TY_TUPLE:
 	case TY_STRUCT: case TY_ARRAY: case TY_PTR: case TY_COUNT: case TY_SUM:
 	case TY_AVG: case TY_MIN: case TY_MAX: case TY_STATS: case TY_HIST:
-	case TY_LHIST: case TY_USYM: case TY_KSYM: case TY_USTACK: case TY_KSTACK:
+	case TY_LHIST: case TY_TSERIES: case TY_USYM: case TY_KSYM: case TY_USTACK: case TY_KSTACK:
 	case TY_TIMESTAMP: case TY_USERNAME: case TY_PROBE: case TY_INET: case TY_DECODED:
 		sema_error(s, a->loc, "cgroup_path() needs a cgroup id such as `cgroup`, not %s",
 			   type_str(sema_arena(s), t));

@@ -1,8 +1,9 @@
 /*
- * control.c - signal() and len().
+ * control.c - signal(), signal_thread() and len().
  *
- * signal("SIGUSR1" | "USR1" | N) sends a signal to the current task with
- * bpf_send_signal; it needs --unsafe and a probe that runs in some task's
+ * signal("SIGUSR1" | "USR1" | N) sends a signal to the current process
+ * with bpf_send_signal, signal_thread() to the current thread alone with
+ * bpf_send_signal_thread (5.5); they need --unsafe and a probe that runs in some task's
  * context (not BEGIN/END, whose task is sonde, nor interval, whose task is
  * whoever happens to be on the CPU).
  *
@@ -49,27 +50,28 @@ static void check_signal(struct sema_ctx *s, struct ast_node *n)
 	struct ast_node *a = n->call.args;
 	n->type = ty_void;
 	if (!sema_options(s)->unsafe)
-		sema_error(s, n->loc, "signal() acts on processes: allow it with --unsafe");
-	if (!stdlib_probe_types(s, n, "signal()", PC_TASK)) {
+		sema_error(s, n->loc, "%s() acts on processes: allow it with --unsafe", n->call.name);
+	if (!stdlib_probe_types(s, n, n->call.name[6] ? "signal_thread()" : "signal()", PC_TASK)) {
 		n->type = ty_void;
 		return;
 	}
 	if (a->kind == N_STR) {
 		int sig = signal_by_name(a->s.value);
 		if (sig < 0)
-			sema_error(s, a->loc, "signal(): '%s' is not a signal name", a->s.value);
+			sema_error(s, a->loc, "%s(): '%s' is not a signal name", n->call.name, a->s.value);
 		n->note.value = (uint64_t)sig;
 		return;
 	}
 	struct type *t = sema_expr(s, a);
 	int64_t v;
 	if (t->kind != TY_INT && t->kind != TY_ERROR) {
-		sema_error(s, a->loc, "signal() needs a signal name or number, not %s",
+		sema_error(s, a->loc, "%s() needs a signal name or number, not %s", n->call.name,
 			   type_str(sema_arena(s), t));
 		return;
 	}
 	if ((a->kind == N_INT || a->kind == N_UNARY) && sema_const_int(s, a, &v) && (v < 1 || v > 64))
-		sema_error(s, a->loc, "signal(): %lld is not a signal number (1 to 64)", (long long)v);
+		sema_error(s, a->loc, "%s(): %lld is not a signal number (1 to 64)", n->call.name,
+			   (long long)v);
 }
 
 static LLVMValueRef lower_signal(struct cg_ctx *cg, struct ast_node *n)
@@ -78,7 +80,7 @@ static LLVMValueRef lower_signal(struct cg_ctx *cg, struct ast_node *n)
 	LLVMValueRef sig = a->kind == N_STR ? cg_const(cg, n->note.value)
 					    : cg_expr(cg, a);
 	LLVMValueRef args[] = {LLVMBuildTrunc(cg_builder(cg), sig, cg_i32(cg), "sig")};
-	cg_helper_call(cg, BPF_FUNC_send_signal, args, 1);
+	cg_helper_call(cg, n->call.name[6] ? BPF_FUNC_send_signal_thread : BPF_FUNC_send_signal, args, 1);
 	return NULL;
 }
 
@@ -103,9 +105,10 @@ static void check_len(struct sema_ctx *s, struct ast_node *n)
 		return;
 	}
 	struct sema_map *m = sema_map_of(s, a);
-	if (m->kind == MK_HIST || m->kind == MK_LHIST) {
-		sema_error(s, a->loc, "len() of %s map '%s' is not supported (it stores a slot per bucket)",
-			   m->kind == MK_HIST ? "hist" : "lhist", m->name);
+	if (m->kind == MK_HIST || m->kind == MK_LHIST || m->kind == MK_TSERIES) {
+		sema_error(s, a->loc, "len() of %s map '%s' is not supported (it stores a slot per %s)",
+			   m->kind == MK_HIST ? "hist" : m->kind == MK_LHIST ? "lhist" : "tseries", m->name,
+			   m->kind == MK_TSERIES ? "interval" : "bucket");
 		n->type.kind = TY_ERROR;
 		return;
 	}
@@ -134,6 +137,8 @@ static LLVMValueRef lower_len(struct cg_ctx *cg, struct ast_node *n)
 const struct builtin stdlib_control[] = {
 	{.name = "signal", .kind = BI_STMT, .min_args = 1, .max_args = 1, .check = check_signal,
 	 .lower = lower_signal, .summary = "send a signal to the current task (--unsafe)"},
+	{.name = "signal_thread", .kind = BI_STMT, .min_args = 1, .max_args = 1, .check = check_signal,
+	 .lower = lower_signal, .summary = "send a signal to the current thread alone (--unsafe)"},
 	{.name = "len", .kind = BI_FUNC, .min_args = 1, .max_args = 1, .check = check_len,
 	 .lower = lower_len,
 	 .summary = "number of entries in a map: len(@m); frames of a stack: len(ustack)"},

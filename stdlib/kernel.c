@@ -1,6 +1,6 @@
 /*
  * kernel.c - kernel types and address spaces: curtask, uptr(), kptr(), and
- * the parent of the current task: ppid, pcomm.
+ * the current task's parent and process: ppid, pcomm.
  *
  * curtask is the current task_struct, typed from the kernel's BTF so that
  * `curtask->real_parent->pid` reads as C would (uint64 on a kernel without
@@ -30,8 +30,9 @@ static LLVMValueRef lower_curtask(struct cg_ctx *cg, struct ast_node *n)
 	return cg_helper_call(cg, BPF_FUNC_get_current_task, NULL, 0);
 }
 
-/* ppid, pcomm: curtask->real_parent->tgid and ->comm, as the newest
- * bpftrace reads them; the node becomes that field read */
+/* ppid: curtask->real_parent->tgid, the parent's pid; pcomm:
+ * curtask->group_leader->comm, the process's name (comm is the thread's),
+ * as the newest stdlib.md defines them; the node becomes that field read */
 static struct ast_node *node(struct sema_ctx *s, enum node_kind k, struct src_loc loc)
 {
 	struct ast_node *n = arena_new_obj(sema_arena(s), struct ast_node);
@@ -42,11 +43,12 @@ static struct ast_node *node(struct sema_ctx *s, enum node_kind k, struct src_lo
 
 static void check_parent(struct sema_ctx *s, struct ast_node *n)
 {
-	const char *field = !strcmp(n->ident.name, "ppid") ? "tgid" : "comm";
+	bool is_ppid = !strcmp(n->ident.name, "ppid");
+	const char *field = is_ppid ? "tgid" : "comm";
 	struct ast_node *task = node(s, N_IDENT, n->loc), *parent = node(s, N_FIELD, n->loc);
 	task->ident.name = "curtask";
 	parent->field.base = task;
-	parent->field.name = "real_parent";
+	parent->field.name = is_ppid ? "real_parent" : "group_leader";
 	parent->field.is_arrow = true;
 	n->kind = N_FIELD;
 	n->field.base = parent;
@@ -208,7 +210,7 @@ const struct builtin stdlib_kernel[] = {
 	{.name = "ppid", .kind = BI_VAR, .check = check_parent,
 	 .summary = "process id of the current task's parent"},
 	{.name = "pcomm", .kind = BI_VAR, .check = check_parent,
-	 .summary = "name of the current task's parent"},
+	 .summary = "name of the current process (its thread group leader's comm)"},
 	{.name = "uptr", .kind = BI_FUNC, .min_args = 1, .max_args = 1, .check = check_addrspace,
 	 .lower = lower_addrspace, .summary = "the pointer, read as user memory"},
 	{.name = "kptr", .kind = BI_FUNC, .min_args = 1, .max_args = 1, .check = check_addrspace,

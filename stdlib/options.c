@@ -5,13 +5,19 @@
  * beside its positional parameters (cli/ keeps "--name[=value]" words out
  * of $1, $2 ...).  getopt("name") is a bool: was --name given (and not as
  * --name=false)?  getopt("name", default) takes the default's type: an
- * integer or a string from "--name=value", or a bool.  Values are known at
+ * integer (or a bool word, true/false in any case: 1/0) or a string from
+ * "--name=value", or a bool.  A named option may stand anywhere on the
+ * command line (cli/ takes every "--name" that is not one of sonde's own);
+ * one the script never reads is an error (cli/main.c).  Values are known at
  * compile time, as positional parameters are: the call folds to a
- * constant.
+ * constant.  A third argument, a string literal, describes the option
+ * (getopt("depth", 35, "how deep to go"), as the newest release's
+ * `--help` lists them); it changes nothing in the value.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "stdlib/stdlib_int.h"
 
@@ -22,30 +28,40 @@ static const char *named_value(struct sema_ctx *s, const char *name)
 	size_t len = strlen(name);
 	for (int i = 0; i < o->nnamed_args; i++) {
 		const char *a = o->named_args[i] + 2;
-		if (!strncmp(a, name, len) && (a[len] == '\0' || a[len] == '='))
+		if (!strncmp(a, name, len) && (a[len] == '\0' || a[len] == '=')) {
+			if (o->named_used)
+				o->named_used[i] = true;
 			return a[len] ? a + len + 1 : "";
+		}
 	}
 	return NULL;
 }
 
+/* "", true, True, TRUE, 1 / false, False, FALSE, 0 */
 static bool word_bool(const char *v, bool *out)
 {
-	if (!*v || !strcmp(v, "true") || !strcmp(v, "1"))
+	if (!*v || !strcasecmp(v, "true") || !strcmp(v, "1"))
 		*out = true;
-	else if (!strcmp(v, "false") || !strcmp(v, "0"))
+	else if (!strcasecmp(v, "false") || !strcmp(v, "0"))
 		*out = false;
 	else
 		return false;
 	return true;
 }
 
-/* getopt("name" [, default]) */
+/* getopt("name" [, default [, "description"]]) */
 static void check_getopt(struct sema_ctx *s, struct ast_node *n)
 {
-	struct ast_node *a = n->call.args, *def = a->next;
+	struct ast_node *a = n->call.args, *def = a->next, *desc = def ? def->next : NULL;
 	n->type = (struct type){.kind = TY_ERROR};
 	if (a->kind != N_STR) {
 		sema_error(s, a->loc, "getopt() takes the option's name as a string: getopt(\"depth\", 35)");
+		return;
+	}
+	if (desc && desc->kind != N_STR) {
+		sema_error(s, desc->loc,
+			   "getopt()'s third argument describes the option: a string, as in "
+			   "getopt(\"depth\", 35, \"how deep to go\")");
 		return;
 	}
 	const char *v = named_value(s, a->s.value);
@@ -61,7 +77,10 @@ static void check_getopt(struct sema_ctx *s, struct ast_node *n)
 		n->note.value = b;
 		n->type = ty_bool;
 	} else if (dt->kind == TY_INT && sema_fold_const(def, &k)) {
-		if (v) {
+		bool b;
+		if (v && *v && word_bool(v, &b) && strcmp(v, "0") && strcmp(v, "1")) {
+			k = b;	/* --cc=False for getopt("cc", 1): 0 */
+		} else if (v) {
 			char *end;
 			k = strtoll(v, &end, 0);
 			if (!*v || *end) {
@@ -90,8 +109,8 @@ static LLVMValueRef lower_getopt(struct cg_ctx *cg, struct ast_node *n)
 }
 
 const struct builtin stdlib_options[] = {
-	{.name = "getopt", .kind = BI_FUNC, .min_args = 1, .max_args = 2, .check = check_getopt,
+	{.name = "getopt", .kind = BI_FUNC, .min_args = 1, .max_args = 3, .check = check_getopt,
 	 .lower = lower_getopt, .user = true,
-	 .summary = "a named option after the script: getopt(\"depth\", 35) for -- --depth=3"},
+	 .summary = "a named option after the script: getopt(\"depth\", 35[, \"description\"]) for -- --depth=3"},
 	{0},
 };

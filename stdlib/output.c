@@ -25,8 +25,13 @@ static bool need_map(struct sema_ctx *s, struct ast_node *n, struct ast_node *a)
 static void check_fmt_event(struct sema_ctx *s, struct ast_node *n, enum event_kind k)
 {
 	struct ast_node *f = n->call.args;
-	for (struct ast_node *a = f->next; a; a = a->next)
+	for (struct ast_node *a = f->next; a; a = a->next) {
 		sema_expr(s, a);
+		/* printf("%s", CUSTOM_ENUM): the enumerator's name, as the
+		 * newest bpftrace (0.17 refuses %s of an integer); %d its value */
+		if (a->kind == N_INT && a->i.enumv && a->type.kind == TY_INT)
+			a->type.enumv = a->i.enumv;
+	}
 	if (f->kind != N_STR) {
 		sema_error(s, f->loc, "%s() needs a string literal as its format", n->call.name);
 		n->type.kind = TY_ERROR;
@@ -58,6 +63,7 @@ static LLVMValueRef lower_fmt_event(struct cg_ctx *cg, struct ast_node *n)
 static void check_exit(struct sema_ctx *s, struct ast_node *n)
 {
 	n->type = ty_void;
+	sema_script_stops(s);
 	struct ast_node *a = n->call.args;
 	if (!a)
 		return;
@@ -164,7 +170,10 @@ static void check_has_key(struct sema_ctx *s, struct ast_node *n)
 		return;
 	}
 	sema_map_keys(s, a);
-	sema_map_of(s, a);
+	struct sema_map *m = sema_map_of(s, a);
+	if (m->kind == MK_TSERIES)
+		sema_error(s, a->loc, "has_key() of tseries map '%s' is not supported (it stores a "
+			   "slot per interval)", m->name);
 }
 
 static LLVMValueRef lower_has_key(struct cg_ctx *cg, struct ast_node *n)
@@ -197,6 +206,10 @@ static void check_delete(struct sema_ctx *s, struct ast_node *n)
 	if ((m->kind == MK_HIST || m->kind == MK_LHIST) && a->map.nkeys)
 		sema_error(s, a->loc, "delete() of one %s entry is not supported: use clear(%s)",
 			   m->kind == MK_HIST ? "hist" : "lhist", m->name);
+	if (m->kind == MK_TSERIES && m->ts_nintervals > CG_TS_DELETE_MAX)
+		sema_error(s, a->loc, "delete() of one key of '%s' deletes each of its %u interval "
+			   "slots in BPF: at most %d; use clear(%s), or fewer intervals", m->name,
+			   m->ts_nintervals, CG_TS_DELETE_MAX, m->name);
 }
 
 static LLVMValueRef lower_delete(struct cg_ctx *cg, struct ast_node *n)
@@ -209,6 +222,8 @@ static LLVMValueRef lower_delete(struct cg_ctx *cg, struct ast_node *n)
 		cg_event_raw(cg, EV_CLEAR, (uint32_t)m->id, NULL, 0);
 		return cg_const(cg, 1);
 	}
+	if (m->kind == MK_TSERIES)	/* the key's every interval slot */
+		return cg_tseries_delete(cg, a);
 	LLVMBuilderRef b = cg_builder(cg);
 	LLVMValueRef rc = cg_map_delete(cg, m, cg_map_key(cg, a, 0));
 	return LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntEQ, rc, cg_const(cg, 0), ""), cg_i64(cg),

@@ -26,6 +26,44 @@ static LLVMValueRef lower_tid(struct cg_ctx *cg, struct ast_node *n)
 	return LLVMBuildAnd(cg_builder(cg), pid_tgid(cg), cg_const(cg, 0xffffffff), "tid");
 }
 
+/*
+ * pid(init), pid(curr_ns), tid(...): the ids as the initial PID namespace
+ * or sonde's own sees them (the newest bpftrace's call forms; pid() and
+ * plain pid are the initial namespace's here, as in 0.17: where sonde runs
+ * in the initial namespace, the two are one).  curr_ns in another
+ * namespace reads bpf_get_ns_current_pid_tgid (Linux 5.7) with sonde's
+ * namespace's device and inode: 0 for a task outside it.
+ */
+static void check_pid_ns(struct sema_ctx *s, struct ast_node *n)
+{
+	struct ast_node *a = n->call.args;
+	n->type = ty_uint64;
+	if (a->kind != N_IDENT || (strcmp(a->ident.name, "init") && strcmp(a->ident.name, "curr_ns"))) {
+		sema_error(s, a->loc, "%s() takes the namespace to see it from: %s(init) for the initial "
+			   "PID namespace, %s(curr_ns) for sonde's own", n->call.name, n->call.name,
+			   n->call.name);
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	a->type = ty_void;	/* a word, not a value */
+}
+
+static LLVMValueRef lower_pid_ns(struct cg_ctx *cg, struct ast_node *n)
+{
+	struct ast_node *a = n->call.args;
+	bool is_pid = n->call.name[0] == 'p';
+	uint64_t dev, ino;
+	if (!strcmp(a->ident.name, "init") || !rs_pidns_self(&dev, &ino) || ino == RS_PIDNS_INIT_INO)
+		return is_pid ? lower_pid(cg, n) : lower_tid(cg, n);
+	/* struct bpf_pidns_info { u32 pid; u32 tgid; }, zeroed on failure */
+	LLVMValueRef info = cg_alloca(cg, 8, "pidns");
+	LLVMValueRef args[] = {cg_const(cg, dev), cg_const(cg, ino), info, LLVMConstInt(cg_i32(cg), 8, 0)};
+	cg_helper_call(cg, BPF_FUNC_get_ns_current_pid_tgid, args, 4);
+	LLVMBuilderRef b = cg_builder(cg);
+	LLVMValueRef v = LLVMBuildLoad2(b, cg_i32(cg), cg_gep(cg, info, is_pid ? 4 : 0), "");
+	return LLVMBuildZExt(b, v, cg_i64(cg), is_pid ? "pid" : "tid");
+}
+
 static LLVMValueRef lower_uid(struct cg_ctx *cg, struct ast_node *n)
 {
 	LLVMValueRef v = cg_helper_call(cg, BPF_FUNC_get_current_uid_gid, NULL, 0);
@@ -97,12 +135,22 @@ static bool is_kfunc_probe(enum probe_type t)
 /* probe: the global attach index, a constant in a program of its own.
  * A kprobe program serves every function of its probe (one
  * kprobe_multi link), and reads the index back from its cookie. */
+static bool has_wildcard(const char *s);
+
+/* probe: the attach point's name.  A wildcard uprobe becomes one attach
+ * point per function it matches (sema_expand_func_sites), so that probe
+ * names the function that fired, as bpftrace prints it
+ * (uprobe:./prog:uprobeFunction1), not the pattern */
 static void check_probe(struct sema_ctx *s, struct ast_node *n)
 {
 	const struct sema_probe *p = sema_cur_probe(s);
-	for (int i = 0; i < p->nattach; i++)
-		if (!is_kfunc_probe(p->attach[i].type) || !host_feature(HF_COOKIE))
+	for (int i = 0; i < p->nattach; i++) {
+		enum probe_type t = p->attach[i].type;
+		if ((t == PT_UPROBE || t == PT_URETPROBE) && has_wildcard(p->attach[i].func))
+			sema_need_func_sites(s);
+		if (!is_kfunc_probe(t) || !host_feature(HF_COOKIE))
 			sema_need_per_attach(s);
+	}
 	n->type = (struct type){.kind = TY_PROBE, .size = 8};
 }
 
@@ -362,7 +410,7 @@ static void check_args(struct sema_ctx *s, struct ast_node *n)
 	if (kf->regs) {
 		/* a uprobe's: each argument in an 8-byte slot, a struct passed by
 		 * value in as many as it needs */
-		struct type t = {.kind = TY_STRUCT, .is_user = true};
+		struct type t = {.kind = TY_STRUCT, .is_user = true, .newest_print = true};
 		t.fields = arena_new_array(a, struct type_field, kf->nargs ? kf->nargs : 1);
 		for (int k = 0; k < kf->nargs; k++) {
 			if (kf->why_not[k] || kf->types[k].size > SEMA_STRUCT_ARG_MAX) {
@@ -381,7 +429,8 @@ static void check_args(struct sema_ctx *s, struct ast_node *n)
 		n->type = t;
 		return;
 	}
-	struct type t = {.kind = TY_STRUCT, .size = kf->ret_offset ? kf->ret_offset : 8};
+	struct type t = {.kind = TY_STRUCT, .size = kf->ret_offset ? kf->ret_offset : 8,
+			  .newest_print = true};
 	t.fields = arena_new_array(a, struct type_field, kf->nargs ? kf->nargs : 1);
 	for (int k = 0; k < kf->nargs; k++) {
 		struct type ft = kf->types[k];
@@ -495,6 +544,10 @@ const struct builtin stdlib_process[] = {
 	INT_VAR("numaid", lower_numaid, false, false, "NUMA node of the CPU the probe runs on"),
 	INT_VAR("cgroup", lower_cgroup, false, true, "cgroup v2 id of the current task"),
 	INT_VAR("rand", lower_rand, false, false, "a random 32-bit number"),
+	{.name = "pid", .kind = BI_FUNC, .min_args = 1, .max_args = 1, .check = check_pid_ns,
+	 .lower = lower_pid_ns, .summary = "process id seen from a namespace: pid(init), pid(curr_ns)"},
+	{.name = "tid", .kind = BI_FUNC, .min_args = 1, .max_args = 1, .check = check_pid_ns,
+	 .lower = lower_pid_ns, .summary = "thread id seen from a namespace: tid(init), tid(curr_ns)"},
 	{.name = "comm", .kind = BI_VAR, .type = {.kind = TY_STR, .size = 16}, .lower = lower_comm,
 	 .lower_into = comm_into, .user = true,
 	 .summary = "name of the current task"},

@@ -31,6 +31,7 @@ const char *stdlib_suggest(const char *name, bool is_call, char *buf, size_t len
 extern const struct builtin stdlib_process[], stdlib_aggregations[], stdlib_output[],
 	stdlib_strings[], stdlib_time[], stdlib_container[], stdlib_stacks[], stdlib_symbols[],
 	stdlib_bytes[], stdlib_net[], stdlib_control[], stdlib_ioctl[], stdlib_syscalls[],
-	stdlib_block[], stdlib_kernel[], stdlib_numbers[], stdlib_options[];
+	stdlib_block[], stdlib_kernel[], stdlib_numbers[], stdlib_options[], stdlib_meta[],
+	stdlib_debug[], stdlib_system[];
 
 #endif

@@ -11,7 +11,8 @@
  *
  * strerror(errno) is the same idea for error numbers: BPF keeps the
  * integer (a cheap map key), userspace prints strerror()'s text, as
- * bpftrace does ("No such file or directory").
+ * bpftrace does ("No such file or directory"), and signal_name(sig) for
+ * signal numbers (strsignal's "Interrupt").
  */
 #include <string.h>
 
@@ -70,6 +71,21 @@ static void check_strerror(struct sema_ctx *s, struct ast_node *n)
 	stdlib_check_decoded(s, n, &strerror_decoder);
 }
 
+/* signal_name(sig): strsignal(3)'s text, as the newest bpftrace's table
+ * has it ("Interrupt" for 2, "Real-time signal 0" for 34), N/A past 64 */
+static const char *render_signal(struct arena *a, uint64_t v)
+{
+	int64_t sig = (int64_t)v;
+	return sig >= 0 && sig <= 64 ? arena_strdup(a, strsignal((int)sig)) : "N/A";
+}
+
+static const struct type_decoder signal_decoder = {"signal_name", true, render_signal};
+
+static void check_signal_name(struct sema_ctx *s, struct ast_node *n)
+{
+	stdlib_check_decoded(s, n, &signal_decoder);
+}
+
 const struct builtin stdlib_syscalls[] = {
 	{.name = "syscall_name", .kind = BI_FUNC, .min_args = 1, .max_args = 1,
 	 .check = check_syscall_name, .lower = lower_syscall_name,
@@ -77,5 +93,8 @@ const struct builtin stdlib_syscalls[] = {
 	{.name = "strerror", .kind = BI_FUNC, .min_args = 1, .max_args = 1,
 	 .check = check_strerror, .lower = lower_syscall_name,
 	 .summary = "an error number printed as its text: strerror(errno)"},
+	{.name = "signal_name", .kind = BI_FUNC, .min_args = 1, .max_args = 1,
+	 .check = check_signal_name, .lower = lower_syscall_name,
+	 .summary = "a signal number printed as its text: signal_name(2) is \"Interrupt\""},
 	{0},
 };

@@ -136,6 +136,14 @@ expect_eq core:printf_64bit '-5000000000 5000000000 1122334455 100%' "$out"
 out=$("$SONDE" -q -e 'interval:ms:150 { @n++; if (@n == 3) { exit(); } } END { printf("end %d\n", @n); }' 2>&1)
 expect_eq core:interval_exit_end $'end 3\n\n\n@n: 3' "$out"
 
+# -- after exit(), no probe runs its actions: the 1000th getppid's return
+#    (single-threaded workload: its entry came first) is not counted, where
+#    bpftrace 0.17 counts returns until it has detached ----------------------
+build_workload syscall_loop
+out=$("$SONDE" -q -c "$B/syscall_loop 200000" -e 'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @n++; if (@n == 1000) { exit(); } }
+tracepoint:syscalls:sys_exit_getppid /pid == cpid/ { @x++; }' 2>&1 | grep '^@')
+expect_eq core:exit_stops_probes $'@n: 1000\n@x: 999' "$out"
+
 # -- -f json: one valid object a line -----------------------------------------
 out=$("$SONDE" -f json -e 'BEGIN { printf("a\"b\n"); @c[comm] = count(); @h = hist(3); exit(); }' 2>&1)
 if printf '%s\n' "$out" | python3 -c 'import json,sys; [json.loads(l) for l in sys.stdin if l.strip()]' 2>/dev/null; then

@@ -18,6 +18,9 @@ expect_eq newlang:begin_end_ends_itself $'hi\nbye\n\n\n@a: 1' "$out"
 # BEGIN in a script 0.17 could not parse (let): no 0.17 behaviour to keep
 out=$(nl_run 'BEGIN { let $x = 2; print($x); }' | sed '/^$/d')
 expect_eq newlang:BEGIN_newer_syntax_ends_itself '2' "$out"
+# so does a config block (0.17: "syntax error, unexpected =")
+out=$(nl_run 'config = { max_strlen = 100 } BEGIN { printf("x\n"); }' | sed '/^$/d')
+expect_eq newlang:BEGIN_config_ends_itself 'x' "$out"
 out=$(nl_run 'begin { print(probe); } end { print(probe); }' | sed '/^$/d')
 expect_eq newlang:begin_probe_name $'begin\nend' "$out"
 out=$(nl_run 'begin { @x = 1 } Interval:ms:1 { @y = 2; exit() }')
@@ -121,6 +124,10 @@ expect_eq newlang:block_expressions $'1\none\n2\n@m: 5' "$out"
 # newest grammar's expr: block_expr and if_expr are operands)
 out=$(nl_run 'begin { $c = 1; $a = { let $x = 1; $x } + 1; $y = (if ($c) { 1 } else { 2 }) * 3; $z = 10 - if $c > 5 { 1 } else { 4 }; printf("%d %d %d %d\n", $a, $y, $z, { 2 } * { 3 }); @m[{ 5 }] = { 6 } + if (0) { 1 } else if ($c) { 7 } else { 8 }; print(($c ? { 11 } : 12, -{ 3 }, !if $c { 0 } else { 1 })); }' | sed '/^$/d')
 expect_eq newlang:block_if_operands $'2 3 6 6\n(11, -3, 1)\n@m[5]: 13' "$out"
+# a value block that ends in an if-else statement: the if expression is
+# its value, nested too (bpftrace's tests/runtime/regression)
+out=$(nl_run 'begin { let $x=1; let $y=2; let $z=3; print(if ($x) { if ($y) { if ($z) { $x } else { $y } } else { $z } } else { 0 }); $a = { if (0) { 5 } else if ($y) { 6 } else { 7 } }; print($a); }' | sed '/^$/d')
+expect_eq newlang:block_ends_in_if_else $'1\n6' "$out"
 out=$(nl_run 'begin { $a = { 1; }; }' | head -1)
 expect_eq newlang:block_value_needs_expression "stdin:1:14: error: a block used as a value must end in an expression without ';' after it ({ ...; \$x })" "$out"
 
@@ -135,7 +142,11 @@ expect_eq newlang:macro_map_for '4' "$out"
 out=$(nl_run 'macro unhygienic_access() { @x++ } begin { @x = 1; unhygienic_access(); }' | head -1)
 expect_eq newlang:macro_unhygienic "stdin:1:29: error: macro 'unhygienic_access' uses map '@x', which is not one of its parameters (a macro reaches only the maps passed to it)" "$out"
 out=$(nl_run 'macro wrong_parameter_type($x) { $x++ } begin { wrong_parameter_type(1 + 1); }' | head -1)
-expect_eq newlang:macro_wrong_parameter "stdin:1:70: error: macro 'wrong_parameter_type': parameter \$x takes a variable (\$name)" "$out"
+expect_eq newlang:macro_wrong_parameter "stdin:1:70: error: macro 'wrong_parameter_type' assigns to its parameter \$x, so it takes a variable (\$name) there, not an expression" "$out"
+# a \$ parameter passed an expression is the expression wherever the body
+# names it (tests/runtime/macro: evaluated at each use)
+out=$(nl_run 'macro inc($x) { $y = $x + 1; $z = $x + 2; $y + $z } begin { $y = 2; print(inc({ $y += 1; $y })); print(inc(1 + 1)); }' | sed '/^$/d')
+expect_eq newlang:macro_dollar_expression $'10\n7' "$out"
 # the standard library's assert: a failed one ends the run with status 1,
 # its message an errorf() located at the call (stderr, as bpftrace's)
 out=$(timeout 60 "$SONDE" -q -e 'begin { assert(1 == 1, "fine"); assert(1 == 2, "math"); printf("not reached\n"); }' 2>&1 >/dev/null; echo "rc=$?")

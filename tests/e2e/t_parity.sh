@@ -87,6 +87,12 @@ out=$("$SONDE" -q -e "config = { max_strlen = 5; print_maps_on_exit = false } $c
 expect_eq parity:config_strlen_maps_off '/etc|rc=0' "$out"
 out=$(BPFTRACE_STRLEN=3 "$SONDE" -q -e "config = { BPFTRACE_STRLEN = 5 } $cfg_first" -c /bin/true 2>&1; echo "rc=$?")
 expect_eq parity:config_env_wins $'/e|\n\n@n: 1\nrc=0' "$out"
+# license: a GPL-compatible one is the programs', another refused
+# (bpftrace's tests/runtime/other valid/invalid license)
+out=$("$SONDE" -q -e 'config={license="Dual BSD/GPL"} BEGIN { @p[1] = 1; print(len(@p)); clear(@p); exit(); }' 2>&1; echo "rc=$?")
+expect_eq parity:config_license_gpl_compatible $'1\nrc=0' "$(echo "$out" | sed '/^$/d')"
+out=$("$SONDE" -q -e 'config={license="Potato"} BEGIN { exit(); }' 2>&1 | head -1)
+expect_eq parity:config_license_refused "stdin:1:17: error: license: 'Potato' is not a GPL-compatible licence (the BPF helpers need one) (GPL, GPL v2, GPL and additional rights, Dual BSD/GPL, Dual MIT/GPL or Dual MPL/GPL)" "$out"
 out=$("$SONDE" -e 'config = { max_strln = 5 } BEGIN { exit(); }' 2>&1 | head -1)
 expect_eq parity:config_unknown_name "stdin:1:12: error: unknown config 'max_strln'; did you mean 'max_strlen'?" "$out"
 libc=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)

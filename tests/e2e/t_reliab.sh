@@ -58,26 +58,45 @@ expect_eq reliab:exclude_self $'Attached 2 probes\n\n\n@writes: 0' "$out"
 rl_tps=(sys_enter_getppid sys_exit_getppid sys_enter_getpgrp sys_exit_getpgrp)
 rl_big=$(for ((i = 0; i < 120; i++)); do echo "tracepoint:syscalls:${rl_tps[i % 4]} { @m$i = count(); }"; done)
 rl_big="BEGIN { printf(\"begin\\n\"); } $rl_big END { printf(\"end\\n\"); }"
-BPFTRACE_MAX_PROBES=200 "$SONDE" -e "$rl_big" >"$B/rl-early.out" 2>"$B/rl-early.err" &
-rl_pid=$!
-(sleep 60; kill -KILL $rl_pid 2>/dev/null) &	# a hang fails, never blocks
-rl_dog=$!
-rl_caught=no
-for ((i = 0; i < 3000; i++)); do
-	# SigCgt bit 1 is SIGINT
-	cgt=$(awk '/^SigCgt:/ { print $2 }' /proc/$rl_pid/status 2>/dev/null)
-	if [ -n "$cgt" ] && (( (0x$cgt >> 1) & 1 )); then
-		grep -q '^Attached' "$B/rl-early.err" || rl_caught=yes
-		break
-	fi
-	sleep 0.01
-done
+# rl_start NAME: sonde on $rl_big, output in $B/rl-NAME.{out,err}, until
+# its SIGINT handler is in (SigCgt bit 1); rl_caught=yes when that was
+# before "Attached".  rl_end: wait for it, rc its status
+rl_start() {
+	BPFTRACE_MAX_PROBES=200 "$SONDE" -e "$rl_big" >"$B/rl-$1.out" 2>"$B/rl-$1.err" &
+	rl_pid=$!
+	(sleep 60; kill -KILL $rl_pid 2>/dev/null) &	# a hang fails, never blocks
+	rl_dog=$!
+	rl_caught=no
+	for ((i = 0; i < 3000; i++)); do
+		cgt=$(awk '/^SigCgt:/ { print $2 }' /proc/$rl_pid/status 2>/dev/null)
+		if [ -n "$cgt" ] && (( (0x$cgt >> 1) & 1 )); then
+			grep -q '^Attached' "$B/rl-$1.err" || rl_caught=yes
+			break
+		fi
+		sleep 0.01
+	done
+}
+rl_end() {
+	wait $rl_pid
+	rc=$?
+	kill $rl_dog 2>/dev/null
+	wait $rl_dog 2>/dev/null
+}
+rl_start early
 kill -INT $rl_pid 2>/dev/null
-wait $rl_pid
-rc=$?
-kill $rl_dog 2>/dev/null
-wait $rl_dog 2>/dev/null
+rl_end
 expect_eq reliab:sigint_while_compiling "caught before attach=yes rc=0 begin end" \
 	"caught before attach=$rl_caught rc=$rc $(grep -E '^(begin|end)$' "$B/rl-early.out" | tr '\n' ' ' | sed 's/ $//')"
+
+# -- a second SIGINT while it still compiles ends sonde at once (130), as a
+#    user who presses Ctrl-C twice means: nothing is attached to undo ------
+rl_start twice
+kill -INT $rl_pid 2>/dev/null
+sleep 0.2	# two signals at once would be one
+kill -INT $rl_pid 2>/dev/null
+rl_end
+expect_eq reliab:second_sigint_while_compiling \
+	"caught before attach=yes rc=130 sonde: interrupted before tracing began out=" \
+	"caught before attach=$rl_caught rc=$rc $(grep -v '^$' "$B/rl-twice.err") out=$(cat "$B/rl-twice.out")"
 
 fi

@@ -62,12 +62,13 @@ static inline void checked_free(struct checked *c)
 	arena_free(c->a);
 }
 
-/* the map named name ("@x"), NULL when the program has none */
+/* the map named name ("@x"); the test fails when the program has none */
 static inline const struct sema_map *checked_map(const struct sema_result *r, const char *name)
 {
 	for (int i = 0; r && i < r->nmaps; i++)
 		if (!strcmp(r->maps[i]->name, name))
 			return r->maps[i];
+	fail_msg("no map %s", name);
 	return NULL;
 }
 

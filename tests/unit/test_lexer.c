@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -459,6 +460,55 @@ static void test_directives(void **state)
 		     "attach:a { int:77 int:4 }");
 	/* directives inside a body */
 	check_tokens("a {\n#define K 5\n K\n}", "attach:a { int:5 }");
+	/* a system header's conditionals on the architecture are decided:
+	 * asm/unistd.h takes unistd_64.h, not unistd_32.h (where read is 3) */
+	check_tokens("#include <syscall.h>\na { __NR_read __NR_close }",
+		     "attach:a { int:0 int:3 }");
+	char hdr[] = "/tmp/sonde-test-lexer-XXXXXX";
+	int fd = mkstemp(hdr);
+	assert_true(fd >= 0);
+	const char *text = "#ifdef __i386__\n#define A 1\n#elif defined(__ILP32__)\n"
+			   "#define A 2\n#else\n#define A 3\n#endif\n"
+			   "#if !defined __x86_64__ /* not this one */\n#define B 4\n#endif\n"
+			   "#ifndef __i386__\n#define B 5\n#endif\n"
+			   "#if defined(__i386__) || defined(OTHER)\n#define C 6\n#else\n"
+			   "#define D 7\n#endif\n";
+	assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	char src[256];
+	snprintf(src, sizeof(src), "#include \"%s\"\na { A B C D }", hdr);
+#if defined(__x86_64__)
+	check_tokens(src, "attach:a { int:3 int:5 ident:C int:7 }");
+#endif
+	unlink(hdr);
+}
+
+/* a header's #if/#ifdef/#elif/#else/#endif are evaluated for x86-64 (the
+ * system's <asm/unistd.h> picks unistd_64.h by them) */
+static void test_header_conditionals(void **state)
+{
+	char dir[] = "/tmp/sonde-lexer-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char path[64];
+	snprintf(path, sizeof(path), "%s/cond.h", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("#ifndef COND_H\n#define COND_H\n"
+	      "# ifdef __i386__\n#  define NR_A 3\n# elif defined(__ILP32__)\n#  define NR_A 1073741824\n"
+	      "# else\n#  define NR_A 0\n# endif\n"
+	      "#if defined(__x86_64__) && __SIZEOF_LONG__ == 8 /* LP64 */\n#define LONG_OK 1\n#endif\n"
+	      "#if 0\n#define HIDDEN 5\n#if 1\n#define HIDDEN2 6\n#endif\n#else\n#define SHOWN 7\n#endif\n"
+	      "#ifdef COND_H\n#define GUARDED 8\n#endif\n"
+	      "#if SOMETHING(x)\n#define UNREAD 9\n#endif\n"
+	      "#endif\n", f);
+	fclose(f);
+	const char *dirs[] = {dir};
+	lex_set_includes(dirs, 1, NULL, 0);
+	check_tokens("#include <cond.h>\na { NR_A LONG_OK SHOWN GUARDED UNREAD HIDDEN HIDDEN2 }",
+		     "attach:a { int:0 int:1 int:7 int:8 int:9 ident:HIDDEN ident:HIDDEN2 }");
+	lex_set_includes(NULL, 0, NULL, 0);
+	unlink(path);
+	rmdir(dir);
 }
 
 static void test_directive_errors(void **state)
@@ -550,6 +600,7 @@ int main(void)
 		cmocka_unit_test(test_define_errors),
 		cmocka_unit_test(test_directives),
 		cmocka_unit_test(test_directive_errors),
+		cmocka_unit_test(test_header_conditionals),
 		cmocka_unit_test(test_first_error_only),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -253,6 +253,17 @@ static void test_settings_config(void **state)
 	assert_int_equal(settings_load(f), 0);
 	assert_int_equal(settings_config("max_strlen", "100", msg, sizeof(msg)), 0);
 	assert_int_equal(settings_int(SET_STRLEN), 100);
+	/* the environment variable's name without its prefix, as the newest
+	 * language.md allows (STACK_MODE = stack_mode = BPFTRACE_STACK_MODE) */
+	assert_int_equal(settings_config("MAX_BPF_PROGS", "77", msg, sizeof(msg)), 0);
+	assert_int_equal(settings_int(SET_MAX_BPF_PROGS), 77);
+	/* the newest language.md's license and unstable-feature settings */
+	assert_string_equal(settings_word(SET_LICENSE), "GPL");
+	assert_int_equal(settings_config("license", "Dual BSD/GPL", msg, sizeof(msg)), 0);
+	assert_string_equal(settings_word(SET_LICENSE), "Dual BSD/GPL");
+	assert_int_equal(settings_config("unstable_map_decl", "error", msg, sizeof(msg)), 0);
+	assert_int_equal(settings_int(SET_UNSTABLE_MAP_DECL), SET_UNSTABLE_ERROR);
+	assert_int_equal(settings_config("unstable_addr", "sometimes", msg, sizeof(msg)), -EINVAL);
 	assert_int_equal(settings_config("BPFTRACE_STACK_MODE", "raw", msg, sizeof(msg)), 0);
 	assert_int_equal(settings_int(SET_STACK_MODE), 2);
 	assert_int_equal(settings_config("missing_probes", "ignore", msg, sizeof(msg)), 0);

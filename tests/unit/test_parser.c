@@ -707,6 +707,10 @@ static void test_control_flow(void **state)
 	check_program("macro inc(x) { x + 1 } macro two() { 2 } macro bump($v, @m) { let $t = $v; $v += 1; @m = $t }"
 		      " begin { $r = inc(inc(two)); bump($r, @q); }",
 		      "(probe#0 begin {(= $r {=> (+ {=> (+ {=> 2} 1)} 1)}) {(let $t'm4 $r) (+= $r 1) (= @q $t'm4)}})");
+	/* a $ parameter passed an expression (not a variable) is that
+	 * expression wherever the body names it, as an expression parameter */
+	check_program("macro twice($x) { $x + $x } begin { $r = twice(1 + 2); }",
+		      "(probe#0 begin {(= $r {=> (+ (+ 1 2) (+ 1 2))})})");
 	/* newer bpftrace's "if cond {": the same tree as with parentheses */
 	check_body("if $x > 1 { $y = 1 } else if $x { } else { $y = 2 }",
 		   "{(if (> $x 1) {(= $y 1)} (if $x {} {(= $y 2)}))}");
@@ -735,12 +739,23 @@ static void test_config_block(void **state)
 		     "max_strlen=100 stack_mode=perf x=s");
 	check_config("config = {\n  missing_probes = warn;\n}\nBEGIN { }", "missing_probes=warn");
 	check_config("config = { } BEGIN { }", "");
+	/* no blanks: "config=" is not an attach point named so */
+	check_config("config={license=\"Dual BSD/GPL\"} BEGIN { }", "license=Dual BSD/GPL");
 	check_program("config = { a = 1 }\nBEGIN { }", "(probe#0 BEGIN {})");
+	/* the preamble's pieces in any order, config among them (the newest
+	 * language.md's: #include, #define, a struct, config, let @a) */
+	check_config("struct S { int x; }\nconfig = { stack_mode = perf }\n"
+		     "let @a = lruhash(100);\nBEGIN { @a[1] = 1; }",
+		     "stack_mode=perf");
 	check_error("BEGIN { } config = { a = 1 }",
-		    "test.bt:1:11: error: syntax error: unexpected 'config', "
-		    "expecting end of input, attach point, 'let', 'macro', 'struct', 'union' or 'enum'\n"
+		    "test.bt:1:11: error: the config block comes before the probes (in the "
+		    "preamble, with the #includes, types and map declarations)\n"
 		    "BEGIN { } config = { a = 1 }\n"
 		    "          ^~~~~~\n");
+	check_error("config = { a = 1 } config = { b = 2 } BEGIN { }",
+		    "test.bt:1:20: error: a second config block: a script has one, before its probes\n"
+		    "config = { a = 1 } config = { b = 2 } BEGIN { }\n"
+		    "                   ^~~~~~\n");
 	(void)state;
 }
 
@@ -875,7 +890,7 @@ static void test_syntax_errors(void **state)
 		    "             ^\n");
 	check_error("BEGIN { $x = 1 }}",
 		    "test.bt:1:17: error: syntax error: unexpected '}', "
-		    "expecting end of input, attach point, 'let', 'macro', 'struct', 'union' or 'enum'\n"
+		    "expecting end of input, attach point, 'let', 'macro', 'struct', 'config', 'union' or 'enum'\n"
 		    "BEGIN { $x = 1 }}\n"
 		    "                ^\n");
 	check_error("BEGIN { if ($x) { print(1);\n",
@@ -915,10 +930,10 @@ static void test_syntax_errors(void **state)
 		    "BEGIN { while $x { } }\n"
 		    "              ^~\n");
 	check_error("BEGIN { x = 1 }",
-		    "test.bt:1:11: error: syntax error: unexpected '=', "
-		    "expecting ';' or '}'\n"
+		    "test.bt:1:9: error: cannot assign to 'x': assign to a $variable or an @map, "
+		    "or discard a value with `_ = e;`\n"
 		    "BEGIN { x = 1 }\n"
-		    "          ^\n");
+		    "        ^\n");
 	check_error("BEGIN { \"a\" \"b\" }",
 		    "test.bt:1:13: error: syntax error: unexpected string \"b\", "
 		    "expecting ';' or '}'\n"
@@ -936,7 +951,7 @@ static void test_syntax_errors(void **state)
 		    "       ^\n");
 	check_error("BEGIN { }\n  ,END { }",
 		    "test.bt:2:3: error: syntax error: unexpected ',', "
-		    "expecting end of input, attach point, 'let', 'macro', 'struct', 'union' or 'enum'\n"
+		    "expecting end of input, attach point, 'let', 'macro', 'struct', 'config', 'union' or 'enum'\n"
 		    "  ,END { }\n"
 		    "  ^\n");
 }

@@ -1105,8 +1105,36 @@ static void test_hist_big_values(void **state)
 	cap_open(&c);
 	output_json.map(c.f, &m, 0, 1);
 	CHECK(&c,
-	"{\"type\": \"hist\", \"data\": {\"@h\": [{\"min\": 4611686018427387904, \"max\": 9223372036854775807, \"count\": 1}, "
-	"{\"min\": 9223372036854775808, \"max\": 18446744073709551615, \"count\": 1}]}}\n", true);
+	/* the maxima a double cannot hold are strings of their digits */
+	"{\"type\": \"hist\", \"data\": {\"@h\": [{\"min\": 4611686018427387904, \"max\": \"9223372036854775807\", \"count\": 1}, "
+	"{\"min\": 9223372036854775808, \"max\": \"18446744073709551615\", \"count\": 1}]}}\n", true);
+}
+
+/* a record key (pr_key.json_compact) drops its blanks in JSON, as the
+ * newest bpftrace writes keys; pr_json_u64 writes a number a double holds
+ * exactly (2^53, 2^63) and the digits of one it cannot (2^53 + 1) */
+static void test_json_compact_key_and_u64(void **state)
+{
+	struct pr_entry e[] = {
+		{ .key = KEYS({ "{ .a = 1, .b = y z }", false, .json_compact = true }), .nkey = 1, .ival = 1 },
+	};
+	struct pr_map m = { "@r", PR_INT, 0, 0, 0, e, 1 };
+	struct cap c;
+
+	cap_open(&c);
+	output_json.map(c.f, &m, 0, 1);
+	CHECK(&c, "{\"type\": \"map\", \"data\": {\"@r\": {\"{.a=1,.b=yz}\": 1}}}\n", true);
+	cap_open(&c);
+	pr_json_u64(c.f, 1ull << 53);
+	fputc(' ', c.f);
+	pr_json_u64(c.f, (1ull << 53) + 1);
+	fputc(' ', c.f);
+	pr_json_u64(c.f, 1ull << 63);
+	fputc(' ', c.f);
+	pr_json_i64(c.f, -(1ll << 62) - 1);
+	fputc(' ', c.f);
+	pr_json_u64(c.f, 0);
+	CHECK(&c, "9007199254740992 \"9007199254740993\" 9223372036854775808 \"-4611686018427387905\" 0", false);
 }
 
 static void test_hist_labels(void **state)
@@ -1369,6 +1397,7 @@ int main(void)
 		cmocka_unit_test(test_json_zeroed),
 		cmocka_unit_test(test_json_events),
 		cmocka_unit_test(test_hist_big_values),
+		cmocka_unit_test(test_json_compact_key_and_u64),
 		cmocka_unit_test(test_hist_labels),
 		cmocka_unit_test(test_hist_bars),
 		cmocka_unit_test(test_lhist_negative),

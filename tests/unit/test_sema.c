@@ -92,14 +92,6 @@ static void check(struct checked *c, const char *src, const char **pos, int npos
 	assert_non_null(c->ast);
 }
 
-static const struct sema_map *map(const struct sema_result *r, const char *name)
-{
-	const struct sema_map *m = checked_map(r, name);
-	if (!m)
-		fail_msg("no map %s", name);
-	return m;
-}
-
 /* map kinds come from assignments anywhere, even after a read */
 static void test_map_kinds(void **state)
 {
@@ -108,16 +100,16 @@ static void test_map_kinds(void **state)
 		  "tracepoint:sched:sched_wakeup { @qt[args->pid] = nsecs; @s = stats(2); @l = lhist(1, 0, 10, 2); }",
 	      NULL, 0);
 	assert_non_null(c.r);
-	assert_int_equal(map(c.r, "@qt")->kind, MK_VALUE);
-	assert_false(map(c.r, "@qt")->percpu);
-	assert_int_equal(map(c.r, "@h")->kind, MK_HIST);
-	assert_true(map(c.r, "@h")->percpu);
-	assert_int_equal(map(c.r, "@h")->key_size, 16);	/* dummy key + bucket */
-	assert_int_equal(map(c.r, "@c")->kind, MK_COUNT);
-	assert_int_equal(map(c.r, "@c")->key.kind, TY_STR);
-	assert_int_equal(map(c.r, "@c")->key_size, 16);
-	assert_int_equal(map(c.r, "@s")->value_size, 16);
-	assert_int_equal(map(c.r, "@l")->lh_step, 2);
+	assert_int_equal(checked_map(c.r, "@qt")->kind, MK_VALUE);
+	assert_false(checked_map(c.r, "@qt")->percpu);
+	assert_int_equal(checked_map(c.r, "@h")->kind, MK_HIST);
+	assert_true(checked_map(c.r, "@h")->percpu);
+	assert_int_equal(checked_map(c.r, "@h")->key_size, 16);	/* dummy key + bucket */
+	assert_int_equal(checked_map(c.r, "@c")->kind, MK_COUNT);
+	assert_int_equal(checked_map(c.r, "@c")->key.kind, TY_STR);
+	assert_int_equal(checked_map(c.r, "@c")->key_size, 16);
+	assert_int_equal(checked_map(c.r, "@s")->value_size, 16);
+	assert_int_equal(checked_map(c.r, "@l")->lh_step, 2);
 	/* maps come out sorted by name */
 	for (int i = 1; i < c.r->nmaps; i++)
 		assert_true(strcmp(c.r->maps[i - 1]->name, c.r->maps[i]->name) < 0);
@@ -130,7 +122,7 @@ static void test_key_layout(void **state)
 	struct checked c;
 	check(&c, "BEGIN { @m[1, comm] = 1; @m[2, \"a much longer string\"] = 2; }", NULL, 0);
 	assert_non_null(c.r);
-	const struct sema_map *m = map(c.r, "@m");
+	const struct sema_map *m = checked_map(c.r, "@m");
 	assert_int_equal(m->key.kind, TY_TUPLE);
 	assert_int_equal(m->key.nfields, 2);
 	assert_int_equal(m->key.fields[0].offset, 0);
@@ -162,9 +154,9 @@ static void test_positional(void **state)
 	struct checked c;
 	check(&c, "BEGIN { @a = $1 + $#; @b[$2] = count(); }", pos, 2);
 	assert_non_null(c.r);
-	assert_int_equal(map(c.r, "@a")->value.kind, TY_INT);
-	assert_int_equal(map(c.r, "@b")->key.kind, TY_STR);
-	assert_int_equal(map(c.r, "@b")->key.size, 5);
+	assert_int_equal(checked_map(c.r, "@a")->value.kind, TY_INT);
+	assert_int_equal(checked_map(c.r, "@b")->key.kind, TY_STR);
+	assert_int_equal(checked_map(c.r, "@b")->key.size, 5);
 	checked_free(&c);
 }
 
@@ -301,12 +293,12 @@ static void test_map_decls(void **state)
 	check(&c, "let @a = lruhash(7); let @b = percpuhash(3); let @c = percpuarray(1); let @d = hash(2);"
 		  "begin { @a[1] = 1; @b[2] = count(); @c = sum(1); @d = 5; }", NULL, 0);
 	assert_non_null(c.r);
-	assert_int_equal(map(c.r, "@a")->max_entries, 7);
-	assert_true(map(c.r, "@a")->lru);
-	assert_int_equal(map(c.r, "@b")->max_entries, 3);
-	assert_false(map(c.r, "@b")->lru);
-	assert_true(map(c.r, "@c")->array_slots > 0);
-	assert_int_equal(map(c.r, "@d")->array_slots, 0);	/* a hash, as declared */
+	assert_int_equal(checked_map(c.r, "@a")->max_entries, 7);
+	assert_true(checked_map(c.r, "@a")->lru);
+	assert_int_equal(checked_map(c.r, "@b")->max_entries, 3);
+	assert_false(checked_map(c.r, "@b")->lru);
+	assert_true(checked_map(c.r, "@c")->array_slots > 0);
+	assert_int_equal(checked_map(c.r, "@d")->array_slots, 0);	/* a hash, as declared */
 	checked_free(&c);
 	expect_error("let @a = lruhash(0); begin { @a[1] = 1; }",
 		     "t.bt:1:18: error: map '@a': the number of entries must be 1 to 4294967295\n"

@@ -37,14 +37,6 @@ static void check(struct checked *c, const char *src)
 	check_opts(c, src, false);
 }
 
-static const struct sema_map *map(const struct sema_result *r, const char *name)
-{
-	const struct sema_map *m = checked_map(r, name);
-	if (!m)
-		fail_msg("no map %s", name);
-	return m;
-}
-
 /* the first line of the messages, "t.bt:1:COL: error: ..." */
 static void expect_error(const char *src, const char *first_line)
 {
@@ -64,23 +56,23 @@ static void test_value_types(void **state)
 		  " @s = usym(reg(\"ip\")); @b = buf(arg0, 10); @n = ntop(2, arg1);"
 		  " @t = strftime(\"%H:%M:%f\", nsecs); @l = len(@u); @ks = ksym(arg2); }");
 	assert_non_null(c.r);
-	const struct sema_map *m = map(c.r, "@u");
+	const struct sema_map *m = checked_map(c.r, "@u");
 	assert_int_equal(m->key.kind, TY_USTACK);
 	assert_int_equal(m->key.count, 127);
 	assert_int_equal(m->key_size, 8);
-	m = map(c.r, "@k");
+	m = checked_map(c.r, "@k");
 	assert_int_equal(m->key.kind, TY_KSTACK);
 	assert_int_equal(m->key.count, 5);
 	assert_int_equal(m->key.stack_mode, 1);
-	assert_int_equal(map(c.r, "@s")->value.kind, TY_USYM);
-	assert_int_equal(map(c.r, "@s")->value_size, 16);	/* {addr, pid} */
-	assert_int_equal(map(c.r, "@b")->value.kind, TY_BUF);
-	assert_int_equal(map(c.r, "@b")->value_size, 8 + 16);	/* length + 10 bytes rounded */
-	assert_int_equal(map(c.r, "@n")->value_size, 24);
-	assert_int_equal(map(c.r, "@t")->value.kind, TY_TIMESTAMP);
-	assert_string_equal(map(c.r, "@t")->value.fmt, "%H:%M:%f");
-	assert_int_equal(map(c.r, "@l")->value.kind, TY_INT);
-	assert_int_equal(map(c.r, "@ks")->value.kind, TY_KSYM);
+	assert_int_equal(checked_map(c.r, "@s")->value.kind, TY_USYM);
+	assert_int_equal(checked_map(c.r, "@s")->value_size, 16);	/* {addr, pid} */
+	assert_int_equal(checked_map(c.r, "@b")->value.kind, TY_BUF);
+	assert_int_equal(checked_map(c.r, "@b")->value_size, 8 + 16);	/* length + 10 bytes rounded */
+	assert_int_equal(checked_map(c.r, "@n")->value_size, 24);
+	assert_int_equal(checked_map(c.r, "@t")->value.kind, TY_TIMESTAMP);
+	assert_string_equal(checked_map(c.r, "@t")->value.fmt, "%H:%M:%f");
+	assert_int_equal(checked_map(c.r, "@l")->value.kind, TY_INT);
+	assert_int_equal(checked_map(c.r, "@ks")->value.kind, TY_KSYM);
 	checked_free(&c);
 }
 

@@ -198,14 +198,6 @@ static void done(struct compiled *x)
 	checked_free(&x->c);
 }
 
-static const struct sema_map *map_named(const struct sema_result *r, const char *name)
-{
-	const struct sema_map *m = checked_map(r, name);
-	if (!m)
-		fail_msg("no map %s", name);
-	return m;
-}
-
 static void test_compile_key(void **state)
 {
 	struct compiled c;
@@ -213,7 +205,7 @@ static void test_compile_key(void **state)
 		    "@[ioc_dir($cmd), ioc_type($cmd), ioc_nr($cmd), ioc_size($cmd), fdpath(pid, 3)] = count(); }");
 	assert_non_null(c.r);
 	assert_int_equal(c.rc, 0);
-	const struct sema_map *m = map_named(c.r, "@");
+	const struct sema_map *m = checked_map(c.r, "@");
 	assert_int_equal(m->key.kind, TY_TUPLE);
 	assert_int_equal(m->key.nfields, 5);
 	assert_int_equal(m->key.fields[0].type.kind, TY_DECODED);

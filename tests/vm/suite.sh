@@ -8,7 +8,7 @@
 #   VM_PAR=1                                      one guest at a time
 . "$(dirname "$0")/bed.sh"
 RESULTS=${1:?usage: suite.sh RESULTS}
-VM_TIMEOUT=${VM_TIMEOUT:-900}
+VM_TIMEOUT=${VM_TIMEOUT:-1800}
 VM_PAR=${VM_PAR:-2}
 
 # the workloads, built here (where guest.sh looks for them, whatever

@@ -1,0 +1,55 @@
+/*
+ * system.c - builtins of the newest bpftrace about the machine rather
+ * than the task: jiffies, ncpus, usermode.
+ *
+ * jiffies is the kernel's 64-bit tick counter (bpf_jiffies64, Linux 5.5);
+ * ncpus the number of possible CPUs, a constant fixed when sonde compiles
+ * the script (as bpftrace's); usermode is 1 when the context the probe
+ * interrupted was running user code (the privilege level in the saved
+ * code segment register, x86-64), so it needs a probe whose context is
+ * the interrupted registers (probetype is meta.c's).
+ */
+#include "stdlib/stdlib_int.h"
+
+static LLVMValueRef lower_jiffies(struct cg_ctx *cg, struct ast_node *n)
+{
+	return cg_helper_call(cg, BPF_FUNC_jiffies64, NULL, 0);
+}
+
+static LLVMValueRef lower_ncpus(struct cg_ctx *cg, struct ast_node *n)
+{
+	int c = cg_options(cg)->ncpus;
+	return cg_const(cg, (uint64_t)(c > 0 ? c : 1));
+}
+
+/* struct pt_regs on x86-64: cs at byte 136; its low two bits are the
+ * privilege level the registers were saved at (3: user) */
+enum { REG_CS = 136 };
+
+static void check_usermode(struct sema_ctx *s, struct ast_node *n)
+{
+	if (!stdlib_probe_types(s, n, "usermode", PC_REGS)) {
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	n->type = (struct type){.kind = TY_INT, .size = 1};
+}
+
+static LLVMValueRef lower_usermode(struct cg_ctx *cg, struct ast_node *n)
+{
+	LLVMBuilderRef b = cg_builder(cg);
+	LLVMValueRef cs = cg_load_i64(cg, cg_gep(cg, cg_ctx_arg(cg), REG_CS));
+	LLVMValueRef pl = LLVMBuildAnd(b, cs, cg_const(cg, 3), "");
+	LLVMValueRef user = LLVMBuildICmp(b, LLVMIntEQ, pl, cg_const(cg, 3), "");
+	return LLVMBuildZExt(b, user, cg_i64(cg), "");
+}
+
+const struct builtin stdlib_system[] = {
+	{.name = "jiffies", .kind = BI_VAR, .type = {.kind = TY_INT, .size = 8},
+	 .lower = lower_jiffies, .summary = "the kernel's jiffies (bpf_jiffies64, Linux 5.5)"},
+	{.name = "ncpus", .kind = BI_VAR, .type = {.kind = TY_INT, .size = 8},
+	 .lower = lower_ncpus, .summary = "number of possible CPUs (a constant)"},
+	{.name = "usermode", .kind = BI_VAR, .check = check_usermode, .lower = lower_usermode,
+	 .summary = "1 if the probe interrupted user code, else 0 (kprobe, uprobe, profile ...)"},
+	{0},
+};

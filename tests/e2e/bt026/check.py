@@ -1,0 +1,481 @@
+#!/usr/bin/env python3
+"""check.py - run bpftrace's runtime tests (the files of runtime/) under sonde.
+
+This project's own runner for the format of bpftrace's tests/runtime files
+(see README.md): one test a block of lines separated by a blank line,
+`#` lines are comments, each line a directive:
+
+  NAME n            the test's name; it is reported as FILE.NAME
+  PROG p | RUN cmd  `TRACER -e 'p'` (with -q -f json before -e when the
+                    first EXPECT is EXPECT_JSON), or cmd (a shell line) with
+                    {{BPFTRACE}} replaced by the tracer; a line that starts with white
+                    space continues the PROG or EXPECT above it
+  EXPECT t          a line of the output is t (white space around it aside);
+                    in a file of the older format (--regex-expect names it)
+                    EXPECT is a regex searched in the output, as bpftrace's
+                    harness read it before EXPECT_REGEX existed
+  EXPECT_NONE t     no line of the output is t
+  EXPECT_REGEX r    r (a Python regex, multi-line) is found in the output
+  EXPECT_REGEX_NONE r   r is not found
+  EXPECT_FILE f     the output after attaching, stripped, is file f's text
+  EXPECT_JSON f     the output after attaching is f's JSON (.ndjson: line
+                    by line)
+  RETURN_CODE n     the tracer's exit status is n
+  TIMEOUT s         seconds from attaching to the tracer's end (default 5);
+                    then it gets SIGTERM and its output is still checked,
+                    its exit status not
+  BEFORE cmd        started (no shell) before the tracer, which starts once
+                    a process of cmd's last word's name runs; {{BEFORE_PID}}
+  AFTER cmd         a shell line started once the probes are attached
+  CLEANUP cmd       a shell line run after the test; failing, it fails it
+  ENV K=V ...       the tracer's environment (beside `test`, PATH and
+                    __BPFTRACE_NOTIFY_PROBES_ATTACHED=1)
+  REQUIRES cmd      a shell line that must exit 0, or the test is skipped
+  REQUIRES_FEATURE f ...  tracer/kernel features (`!f`: must lack f)
+  MIN_KERNEL/MAX_KERNEL v, ARCH a|b, WILL_FAIL (a non-zero exit is fine),
+  NEW_PIDNS, SKIP_IF_ENV_HAS K=V
+
+The tracer has attached when it prints `__BPFTRACE_NOTIFY_PROBES_ATTACHED`
+or (sonde) its `Attached N probes` line (with -f json its attached_probes
+record).  Output is stdout and stderr
+together.  A test of another architecture is dropped, as bpftrace's harness
+drops it.  Besides the file's own conditions a test is skipped, with the
+reason, when skips.txt names it (a difference or work pending elsewhere) or
+its program needs a kernel-function probe (no kprobes, no fentry here).
+
+usage: check.py --tracer PATH --work DIR [--skips FILE] [--prefix P] [--only REGEX]
+                [--regex-expect F1,F2,...] FILE...
+One line per test on stdout: PASS|FAIL|SKIP <prefix>FILE.NAME[: reason];
+a failure's command and output follow it, indented.
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import signal
+import subprocess
+import sys
+import time
+
+ATTACH_TIMEOUT = 30     # bpftrace's harness waits 5; this machine is busy
+DEFAULT_TIMEOUT = 5
+ATTACHED = re.compile(r'^(__BPFTRACE_NOTIFY_PROBES_ATTACHED|Attached [0-9]+ probes?|'
+                      r'\{"type": "attached_probes",.*\})$')
+NEW_STYLE = re.compile(r'^(EXPECT_NONE|EXPECT_REGEX|EXPECT_REGEX_NONE|EXPECT_FILE|'
+                       r'EXPECT_JSON|RETURN_CODE)\b', re.M)
+# a probe of the kernel's functions: kprobe/kretprobe (k:, kr:), fentry/fexit
+# (kfunc, kretfunc, f:, fr:); this host has neither (tests/vm runs them)
+KPROBE = re.compile(r'(?<![\w.:/-])(kprobe|kretprobe|k|kr)(:|\s*\{)')
+FENTRY = re.compile(r'(?<![\w.:/-])(fentry|fexit|kfunc|kretfunc|f|fr)(:|\s*\{)')
+
+
+class Test:
+    def __init__(self, suite):
+        self.suite = suite
+        self.name = ''
+        self.run = ''
+        self.prog = ''
+        self.expects = []       # [mode, text]
+        self.exact = False
+        self.timeout = DEFAULT_TIMEOUT
+        self.befores = []
+        self.after = ''
+        self.cleanup = ''
+        self.kmin = ''
+        self.kmax = ''
+        self.requires = []
+        self.env = {}
+        self.arch = []
+        self.features = []
+        self.will_fail = False
+        self.new_pidns = False
+        self.skip_env = None
+        self.rc = None
+
+    @property
+    def id(self):
+        return '%s.%s' % (self.suite, self.name)
+
+
+def parse_block(lines, suite, old_style):
+    t = Test(suite)
+    prev = ''
+    for raw in lines:
+        item = raw.rstrip('\n')
+        if item[:1].isspace() and prev in ('PROG', 'EXPECT', 'EXPECT_REGEX'):
+            cont = item[len(prev) + 1:]
+            if prev == 'PROG':
+                t.prog += '\n' + cont
+            else:
+                t.expects[-1][1] += '\n' + cont
+            continue
+        words = item.split()
+        key, arg = words[0], ' '.join(words[1:])
+        prev = key
+        if key == 'NAME':
+            t.name = arg
+        elif key == 'RUN':
+            t.run = arg
+        elif key == 'PROG':
+            t.prog = arg
+        elif key == 'EXPECT':
+            t.expects.append(['oldregex' if old_style else 'text', arg])
+        elif key in ('EXPECT_NONE', 'EXPECT_REGEX', 'EXPECT_REGEX_NONE'):
+            t.expects.append([{'EXPECT_NONE': 'text_none', 'EXPECT_REGEX': 'regex',
+                               'EXPECT_REGEX_NONE': 'regex_none'}[key], arg])
+        elif key in ('EXPECT_FILE', 'EXPECT_JSON'):
+            t.exact = True
+            t.expects.append(['file' if key == 'EXPECT_FILE' else 'json', arg])
+        elif key == 'TIMEOUT':
+            t.timeout = int(arg)
+        elif key == 'BEFORE':
+            t.befores.append(arg)
+        elif key == 'AFTER':
+            t.after = arg
+        elif key == 'CLEANUP':
+            t.cleanup = arg
+        elif key == 'MIN_KERNEL':
+            t.kmin = arg
+        elif key == 'MAX_KERNEL':
+            t.kmax = arg
+        elif key == 'REQUIRES':
+            t.requires.append(arg)
+        elif key == 'ENV':
+            for e in arg.split():
+                k, v = e.split('=', 1)
+                t.env[k] = v
+        elif key == 'ARCH':
+            t.arch = [a.strip() for a in arg.split('|')]
+        elif key == 'REQUIRES_FEATURE':
+            t.features += arg.split()
+        elif key == 'WILL_FAIL':
+            t.will_fail = True
+        elif key == 'NEW_PIDNS':
+            t.new_pidns = True
+        elif key == 'SKIP_IF_ENV_HAS':
+            t.skip_env = arg.split('=', 1)
+        elif key == 'RETURN_CODE':
+            t.rc = int(arg)
+        else:
+            raise SystemExit('%s: unknown directive %s in test %s' % (suite, key, t.name))
+    if not t.name or not (t.run or t.prog):
+        raise SystemExit('%s: a test needs NAME and RUN or PROG (%r)' % (suite, lines[:1]))
+    return t
+
+
+def parse_file(path, regex_files):
+    suite = os.path.basename(path)
+    with open(path) as f:
+        text = f.read()
+    old_style = suite in regex_files
+    if old_style and NEW_STYLE.search(text):
+        raise SystemExit('%s: listed as of the older format, but it uses EXPECT_*' % suite)
+    tests, block = [], []
+    lines = text.splitlines(keepends=True)
+    for n, line in enumerate(lines, 1):
+        if line.startswith('#'):
+            continue
+        if line != '\n':
+            block.append(line)
+        if line == '\n' or n == len(lines):
+            if block:
+                t = parse_block(block, suite, old_style)
+                if not t.arch or platform.machine().lower() in t.arch:
+                    tests.append(t)
+                block = []
+    return tests
+
+
+# -- features: what REQUIRES_FEATURE asks, from the tracer's --info --------
+def kernel_at_least(v):
+    def ver(s):
+        return [int(x) for x in re.findall(r'\d+', s)[:3]]
+    return ver(platform.release()) >= ver(v)
+
+
+def feature_table(info):
+    def has(line):
+        return re.search(r'^\s*' + re.escape(line) + r': yes', info, re.M) is not None
+    return {
+        'loop': has('loop'),
+        'btf': has('btf'),
+        'kfunc': has('fentry'),
+        'fentry': has('fentry'),
+        'probe_read_kernel': has('probe_read_kernel'),
+        'dpath': has('d_path'),
+        'signal': has('send_signal'),
+        'kprobe_multi': has('kprobe_multi'),
+        'uprobe_multi': has('uprobe_multi'),
+        'lookup_percpu_elem': has('percpu_lookup'),
+        'get_tai_ns': kernel_at_least('6.1'),
+        'get_func_ip': kernel_at_least('5.15'),
+        'jiffies64': kernel_at_least('5.5'),
+        'uprobe_refcount': kernel_at_least('4.20'),
+        'libpath_resolv': True,
+        'dwarf': True,          # sonde reads DWARF itself (host/dwarf.c)
+        # bpftrace's build options and probe types sonde does not have
+        'aot': False, 'skboutput': False, 'blazesym': False,
+        'iter:task': False, 'iter:task_file': False, 'iter:task_vma': False,
+        'iter': False,
+        'kprobe_session': False,    # a kprobe feature: this host has no kprobes
+    }
+
+
+def load_skips(path):
+    skips = {}
+    if not os.path.exists(path):
+        return skips
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip('\n')
+            if not line or line.startswith('#'):
+                continue
+            name, reason = line.split('\t', 1)
+            skips[name] = reason
+    return skips
+
+
+def needs_kernel_functions(t):
+    text = t.prog or t.run
+    if FENTRY.search(text):
+        return 'fentry: this host has no fentry/fexit (BPF trampolines); tests/vm runs them'
+    if KPROBE.search(text):
+        return 'kprobe: this host has no kprobes; tests/vm runs them'
+    return None
+
+
+# -- running ---------------------------------------------------------------
+def killpg(p, sig):
+    try:
+        os.killpg(p.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def wait_comm(names, timeout):
+    end = time.time() + timeout
+    while time.time() < end:
+        running = set()
+        for pid in os.listdir('/proc'):
+            if pid.isdigit():
+                try:
+                    with open('/proc/%s/comm' % pid) as f:
+                        running.add(f.read().strip())
+                except OSError:
+                    pass
+        if all(n[:15] in running for n in names):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def pidof(name):
+    out = subprocess.run(['pidof', name], capture_output=True, text=True).stdout.split()
+    return out[0] if out else ''
+
+
+def check_expect(mode, text, output, work):
+    if mode == 'text':
+        return re.search(r'^\s*' + re.escape(text) + r'\s*$', output, re.M) is not None
+    if mode == 'text_none':
+        return re.search(r'^\s*' + re.escape(text) + r'\s*$', output, re.M) is None
+    if mode in ('regex', 'oldregex'):
+        return re.search(text, output, re.M) is not None
+    if mode == 'regex_none':
+        return re.search(text, output, re.M) is None
+    with open(os.path.join(work, text)) as f:
+        want = f.read()
+    if mode == 'file':
+        return output.strip() == want.strip()
+    got = output.strip().splitlines()
+    try:
+        if text.endswith('.ndjson'):
+            exp = want.strip().splitlines()
+            return len(exp) == len(got) and all(
+                json.loads(a) == json.loads(b) for a, b in zip(got, exp))
+        return len(got) == 1 and json.loads(got[0]) == json.loads(want)
+    except ValueError:
+        return False
+
+
+def run_test(t, tracer, work):
+    """(status, reason, detail) of one test that is not skipped."""
+    befores, after, p = [], None, None
+    output, attached, timed_out = '', False, False
+    cmd = '[not started]'
+    try:
+        for b in t.befores:
+            try:
+                befores.append(subprocess.Popen(b.split(), cwd=work, start_new_session=True,
+                                                stdout=subprocess.DEVNULL,
+                                                stderr=subprocess.DEVNULL))
+            except OSError as e:
+                return 'FAIL', 'BEFORE %s: %s' % (b, e.strerror), ''
+        if t.befores and not wait_comm([os.path.basename(b.split()[-1]) for b in t.befores],
+                                       max(t.timeout, 10)):
+            return 'FAIL', 'BEFORE did not start', ''
+        if t.run:
+            cmd = t.run.replace('{{BPFTRACE}}', tracer)
+        else:
+            # an EXPECT_JSON test's program runs with -q -f json, as the
+            # harness runs it; a quote in the program is escaped for sh
+            json_flags = '-q -f json ' if t.expects and t.expects[0][0] == 'json' else ''
+            cmd = "%s %s-e '%s'" % (tracer, json_flags, t.prog.replace("'", "'\\''"))
+        if '{{BEFORE_PID}}' in cmd:
+            cmd = cmd.replace('{{BEFORE_PID}}',
+                              pidof(os.path.basename(t.befores[0].split()[-1])))
+        env = {'test': t.name, '__BPFTRACE_NOTIFY_PROBES_ATTACHED': '1',
+               '__BPFTRACE_NOTIFY_AOT_PORTABILITY_DISABLED': '1',
+               'BPFTRACE_VERIFY_LLVM_IR': '1', 'PATH': os.environ.get('PATH', '')}
+        for k in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS'):
+            if k in os.environ:
+                env[k] = os.environ[k]
+        env.update(t.env)
+        p = subprocess.Popen(cmd, shell=True, cwd=work, env=env, executable='/bin/bash',
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL, start_new_session=True,
+                             errors='backslashreplace', text=True)
+        deadline = time.time() + ATTACH_TIMEOUT
+        fd = p.stdout.fileno()
+        os.set_blocking(fd, False)
+        buf = ''
+        exited = 0
+        while True:
+            now = time.time()
+            if now > deadline:
+                timed_out = True
+                break
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                chunk = None
+            if chunk == b'':
+                break
+            if chunk is None:
+                # the tracer has ended but a child of it (system(), -c)
+                # may hold the pipe: what it had written is read by now
+                if p.poll() is not None:
+                    exited = exited or now
+                    if now - exited > 0.5:
+                        break
+                time.sleep(0.02)
+                continue
+            buf += chunk.decode('utf-8', 'backslashreplace')
+            while '\n' in buf:
+                line, buf = buf.split('\n', 1)
+                output += line + '\n'
+                if not attached and ATTACHED.match(line):
+                    attached = True
+                    if t.exact:
+                        output = ''
+                    deadline = time.time() + t.timeout
+                    if t.after:
+                        after = subprocess.Popen(t.after, shell=True, cwd=work,
+                                                 executable='/bin/bash',
+                                                 start_new_session=True,
+                                                 stdout=subprocess.DEVNULL,
+                                                 stderr=subprocess.DEVNULL)
+        if timed_out:
+            killpg(p, signal.SIGTERM)
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                killpg(p, signal.SIGKILL)
+            os.set_blocking(fd, True)
+            rest = p.stdout.read()
+            buf += rest
+        output += buf
+        p.wait()
+    finally:
+        for b in befores:
+            killpg(b, signal.SIGKILL)
+            b.wait()
+        if p and p.poll() is None:
+            killpg(p, signal.SIGKILL)
+            p.wait()
+        if after:
+            if after.poll() is None:
+                killpg(after, signal.SIGKILL)
+            after.wait()
+    if t.cleanup:
+        if subprocess.run(t.cleanup, shell=True, cwd=work, executable='/bin/bash',
+                          capture_output=True).returncode != 0:
+            return 'FAIL', 'CLEANUP failed', ''
+    detail = '    command: %s\n    output:\n%s' % (
+        cmd, '\n'.join('      ' + l for l in output.splitlines()[:40]))
+    failed = [e for e in t.expects if not check_expect(e[0], e[1], output, work)]
+    if timed_out and failed:
+        why = 'not attached in %d s' % ATTACH_TIMEOUT if not attached else \
+            'timeout after %d s' % t.timeout
+        return 'FAIL', why, detail
+    if not timed_out:
+        if t.rc is not None and p.returncode != t.rc:
+            return 'FAIL', 'exit code %d, not %d' % (p.returncode, t.rc), detail
+        if t.rc is None and p.returncode != 0 and not t.will_fail:
+            return 'FAIL', 'unclean exit code %d' % p.returncode, detail
+    if failed:
+        return 'FAIL', 'expected %s %r' % (failed[0][0], failed[0][1]), detail
+    return 'PASS', '', ''
+
+
+def skip_reason(t, features, skips):
+    if t.id in skips:
+        return skips[t.id]
+    if t.kmin and not kernel_at_least(t.kmin):
+        return 'min kernel %s' % t.kmin
+    if t.kmax and kernel_at_least(t.kmax) and platform.release().split('-')[0] != t.kmax:
+        return 'max kernel %s' % t.kmax
+    if t.skip_env and os.environ.get(t.skip_env[0]) == t.skip_env[1]:
+        return 'disabled by environment %s=%s' % tuple(t.skip_env)
+    for f in t.features:
+        neg = f.startswith('!')
+        name = f.lstrip('!')
+        if name not in features:
+            return 'unknown feature %s' % name
+        if features[name] == neg:
+            return 'missed feature: %s%s' % (f, '' if neg else ' (' + 'tracer --info' + ')')
+    k = needs_kernel_functions(t)
+    if k:
+        return k
+    for r in t.requires:
+        if subprocess.run(r, shell=True, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode != 0:
+            return "unmet condition: '%s'" % r
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--tracer', required=True)
+    ap.add_argument('--work', required=True)
+    ap.add_argument('--skips', default='')
+    ap.add_argument('--prefix', default='')
+    ap.add_argument('--only', default='')
+    ap.add_argument('--regex-expect', default='',
+                    help='files (comma-separated) of the older format, whose EXPECT is a regex')
+    ap.add_argument('files', nargs='+')
+    a = ap.parse_args()
+    info = subprocess.run([a.tracer, '--info'], capture_output=True, text=True)
+    features = feature_table(info.stdout + info.stderr)
+    skips = load_skips(a.skips)
+    for path in a.files:
+        if os.path.isdir(path):     # runtime/scripts, runtime/outputs
+            continue
+        for t in parse_file(path, a.regex_expect.split(',')):
+            if a.only and not re.search(a.only, t.id):
+                continue
+            why = skip_reason(t, features, skips)
+            if why:
+                print('SKIP %s%s: %s' % (a.prefix, t.id, why), flush=True)
+                continue
+            status, why, detail = run_test(t, a.tracer, a.work)
+            print('%s %s%s%s' % (status, a.prefix, t.id, (' (%s)' % why) if why else ''),
+                  flush=True)
+            if detail:
+                print(detail, flush=True)
+
+
+if __name__ == '__main__':
+    main()
