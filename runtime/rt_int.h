@@ -296,11 +296,12 @@ void rt_stop_drain(struct rt *rt);
 bool rt_type_has_container(const struct type *t);
 int rt_fold_equal_keys(struct pr_map *pm, enum map_kind kind);
 
-/* scrape.c: maps as metrics.  start before the main loop (per-probe
- * statistics on), stop after it; labels names the key elements of an
+/* scrape.c: maps as metrics.  stats_on before the first attach (per-probe
+ * statistics), start before the main loop, stop after it; labels names the key elements of an
  * entry (maps.c calls it for scrape writers); scrape writes every map and
  * the health families; tick rewrites the textfile (-o FILE) when its
  * interval has passed, to_file now. */
+void rt_scrape_stats_on(struct rt *rt);
 int rt_scrape_start(struct rt *rt);
 void rt_scrape_stop(struct rt *rt);
 void rt_scrape_labels(struct rt *rt, const struct sema_map *m, const uint8_t *key, struct pr_entry *e);

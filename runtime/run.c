@@ -305,6 +305,8 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 
 	if (rt_events_open(&rt) || rt_overhead_start(&rt))
 		goto out;
+	if (o->writer->scrape)
+		rt_scrape_stats_on(&rt);
 	if (o->follow && !o->dry_run && rt_follow_start(&rt)) {
 		fprintf(stderr, "sonde: out of memory\n");
 		goto out;

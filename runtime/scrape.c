@@ -181,15 +181,20 @@ void rt_scrape(struct rt *rt, FILE *out, const struct output_writer *w)
 	rt->last_scrape_s = now_s() - start;
 }
 
-int rt_scrape_start(struct rt *rt)
+void rt_scrape_stats_on(struct rt *rt)
 {
-	rt->dropped = arena_new_array(rt->perm, uint64_t, (size_t)(rt->r->nmaps ? rt->r->nmaps : 1));
 	/* hits and run time per program: the kernel keeps them only while
-	 * someone holds this fd */
+	 * someone holds this fd, so it is taken before the first attach (the
+	 * hits of a -c child's first calls would be lost otherwise) */
 	rt->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	if (rt->stats_fd < 0 && rt->o->verbose)
 		fprintf(stderr, "sonde: no per-probe statistics (BPF_ENABLE_STATS: %s)\n",
 			strerror(-rt->stats_fd));
+}
+
+int rt_scrape_start(struct rt *rt)
+{
+	rt->dropped = arena_new_array(rt->perm, uint64_t, (size_t)(rt->r->nmaps ? rt->r->nmaps : 1));
 	if (!rt->o->metrics_file)
 		return 0;
 	/* the file exists from the start, and a path that cannot be written

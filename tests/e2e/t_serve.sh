@@ -36,6 +36,7 @@ SV=$B/serve
 rm -rf "$SV"
 mkdir -p "$SV"
 build_workload serve_load
+build_workload work
 PIDS=()
 CGDIR=""
 cleanup() {
@@ -192,6 +193,13 @@ expect_match serve:textfile_written '^sonde_ioctls_total [0-9]+$' "$first"
 expect_match serve:textfile_final '^sonde_ioctls_total 2500$' "$(cat "$SV/sonde.prom")"
 expect_eq serve:textfile_eof "# EOF" "$(tail -1 "$SV/sonde.prom")"
 expect_eq serve:textfile_no_temp "" "$(ls "$SV" | grep 'sonde.prom.*tmp')"
+# per-probe hits count from the first attach: the -c child's first call
+# is counted too (they were enabled after the child started, 4 for 5)
+cp "$B/work" "$SV/work"	# a file of its own: only this run's uprobe fires
+timeout 60 "$SONDE" -q -f openmetrics -o "$SV/hits.prom" -e "uprobe:$SV/work:work { @calls = count(); }" \
+	-c "$SV/work 5" > "$SV/hits.out" 2>&1
+expect_match serve:probe_hits_from_first_call "^sonde_probe_hits_total\{probe=\"uprobe:$SV/work:work\"\} 5$" \
+	"$(cat "$SV/hits.prom" "$SV/hits.out")"
 out=$(timeout 30 "$SONDE" -q -f openmetrics -o "$SV/no/such/dir/sonde.prom" -e 'tracepoint:syscalls:sys_enter_ioctl { @n = count(); }' 2>&1)
 rc=$?
 expect_match serve:textfile_bad_path "^sonde: cannot write $SV/no/such/dir/sonde.prom: No such file or directory exit=1$" "$out exit=$rc"
