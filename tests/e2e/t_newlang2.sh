@@ -45,6 +45,24 @@ out=$(timeout 60 "$SONDE" -q -e 'begin { printf("b\n"); }' 2>&1)
 expect_eq newlang2:notify_only_when_asked 'b' "$out"
 
 # -- the newest release's long flags: -l -v -q -p -c -o -k -d --------------
+# -l of a program: its probes as -l lists them (no rate or count), once
+# each; -lv 'struct NAME' the kernel type; -l alone the raw tracepoints too
+printf 'interval:ms:1000 {}\ninterval:s:1 {}\ninterval:s:2 {}\nhardware:cache-misses:10 {}\n' > "$B/n2_list.bt"
+out=$(timeout 60 "$SONDE" -l "$B/n2_list.bt" 2>&1)
+expect_eq newlang2:list_program_file 'interval:ms:
+interval:s:
+hardware:cache-misses:' "$out"
+out=$(timeout 60 "$SONDE" -lv 'struct list_head' 2>&1)
+expect_eq newlang2:list_struct 'struct list_head {
+	struct list_head *next;
+	struct list_head *prev;
+};' "$out"
+out=$(timeout 60 "$SONDE" -l 2>/dev/null | grep -c '^rawtracepoint:vmlinux:sys_enter$')
+expect_eq newlang2:list_all_rawtracepoints 1 "$out"
+out=$(timeout 60 "$SONDE" -l n2_no_such_file.bt 2>&1; echo "rc=$?")
+expect_eq newlang2:list_missing_file "sonde: warning: 'n2_no_such_file.bt' looks like a file name, but no such file exists: it was searched for as a probe pattern
+sonde: no probe matches 'n2_no_such_file.bt'
+rc=1" "$out"
 out=$(timeout 60 "$SONDE" --list 'tracepoint:syscalls:sys_enter_getppid' --verbose 2>&1)
 expect_eq newlang2:flag_list_verbose 'tracepoint:syscalls:sys_enter_getppid
     int __syscall_nr' "$out"
