@@ -194,6 +194,8 @@ static int list_into(FILE *out, const char *pattern, bool verbose, int pid)
 	} else if (rc >= 0) {
 		rc = tfs_list(out, pattern, verbose);
 	}
+	if (rc >= 0 && !pattern)	/* -l alone: every raw tracepoint too, as bpftrace */
+		rc = host_list_rawtracepoints(out, "rawtracepoint", "rawtracepoint:*", verbose, pid);
 	if (rc >= 0 && !colon && tfs_have_kprobes()) {
 		char *k = NULL;
 		if (asprintf(&k, "kprobe:%s", pattern ? pattern : "*") < 0)
@@ -237,6 +239,45 @@ static int list_each(FILE *out, const char *pattern, bool verbose, int pid)
 	return rc;
 }
 
+/* -l -e PROGRAM, -l FILE: the program's attach points, wildcards
+ * expanded, each once; a timer or a perf event as -l lists it, without
+ * its rate or count (interval:ms:, hardware:cache-misses:), as the newest
+ * bpftrace lists a program's probes */
+static void list_program(const struct sema_result *r)
+{
+	char **seen = NULL;
+	int nseen = 0;
+	for (int i = 0; i < r->nprobes; i++)
+		for (int j = 0; j < r->probes[i].nattach; j++) {
+			const struct sema_attach *a = &r->probes[i].attach[j];
+			char *line;
+			const char *c1 = strchr(a->name, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+			bool bare = a->type == PT_INTERVAL || a->type == PT_PROFILE ||
+				    a->type == PT_SOFTWARE || a->type == PT_HARDWARE;
+			if (bare && c1)
+				line = c2 ? strndup(a->name, (size_t)(c2 - a->name + 1))
+					  : (asprintf(&line, "%s:", a->name) < 0 ? NULL : line);
+			else
+				line = strdup(a->name);
+			if (!line)
+				continue;
+			bool dup = false;
+			for (int k = 0; k < nseen && !dup; k++)
+				dup = !strcmp(seen[k], line);
+			char **grown = dup ? NULL : realloc(seen, sizeof(*seen) * (size_t)(nseen + 1));
+			if (!grown) {
+				free(line);
+				continue;
+			}
+			seen = grown;
+			seen[nseen++] = line;
+			printf("%s\n", line);
+		}
+	for (int k = 0; k < nseen; k++)
+		free(seen[k]);
+	free(seen);
+}
+
 /* -l: what matched, or one line on stderr saying nothing did */
 static int list(const char *pattern, bool verbose, int pid)
 {
@@ -245,13 +286,23 @@ static int list(const char *pattern, bool verbose, int pid)
 	FILE *m = open_memstream(&buf, &len);
 	if (!m)
 		return 1;
-	int rc = list_each(m, pattern, verbose, pid);
+	int rc;
+	if (pattern && (!strncmp(pattern, "struct ", 7) || !strncmp(pattern, "union ", 6) ||
+			!strncmp(pattern, "enum ", 5)))
+		/* -l[v] 'struct NAME': the kernel type's definition */
+		rc = host_btf_type_decl(pattern, m) == -ENOMEM ? -ENOMEM : 0;
+	else
+		rc = list_each(m, pattern, verbose, pid);
 	fclose(m);
 	fwrite(buf, 1, len, stdout);
 	free(buf);
 	if (rc < 0)
 		return 1;
 	if (!len && pattern) {
+		if (cli_names_file(pattern) && access(pattern, F_OK))
+			/* the newest bpftrace warns, then searches the name */
+			fprintf(stderr, "sonde: warning: '%s' looks like a file name, but no such "
+				"file exists: it was searched for as a probe pattern\n", pattern);
 		fprintf(stderr, "sonde: no probe matches '%s'\n", pattern);
 		return 1;
 	}
@@ -770,9 +821,7 @@ int main(int argc, char **argv)
 		goto out_cont;
 	}
 	if (do_list) {
-		for (int i = 0; i < r->nprobes; i++)
-			for (int j = 0; j < r->probes[i].nattach; j++)
-				printf("%s\n", r->probes[i].attach[j].name);
+		list_program(r);
 		rc = 0;
 		goto out_cont;
 	}

@@ -14,6 +14,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -370,4 +372,65 @@ int host_raw_tp_each(const char *module_glob, const char *glob, host_raw_tp_cb c
 	if (ne >= 0)
 		free(ents);
 	return rc;
+}
+
+/* ---- -lv 'struct NAME' -------------------------------------------------- */
+
+static void dump_printf(void *ctx, const char *fmt, va_list args)
+{
+	vfprintf(ctx, fmt, args);
+}
+
+int host_btf_type_decl(const char *decl, FILE *out)
+{
+	static const struct { const char *word; int kind; } kinds[] = {
+		{"struct ", BTF_KIND_STRUCT}, {"union ", BTF_KIND_UNION}, {"enum ", BTF_KIND_ENUM},
+	};
+	const struct btf *btf = host_kernel_btf();
+	int kind = -1;
+	const char *name = NULL;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && !name; i++)
+		if (!strncmp(decl, kinds[i].word, strlen(kinds[i].word))) {
+			kind = kinds[i].kind;
+			name = decl + strlen(kinds[i].word);
+		}
+	if (!btf || !name)
+		return -ENOENT;
+	while (*name == ' ')
+		name++;
+	int id = btf__find_by_name_kind(btf, name, kind);
+	if (id < 0 && kind == BTF_KIND_ENUM)
+		id = btf__find_by_name_kind(btf, name, BTF_KIND_ENUM64);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, (__u32)id) : NULL;
+	if (!t)
+		return -ENOENT;
+	struct btf_dump *d = btf_dump__new(btf, dump_printf, out, NULL);
+	if (!d)
+		return -ENOMEM;
+	fprintf(out, "%.*s%s {\n", (int)(name - decl), decl, name);
+	if (btf_is_enum(t) || btf_is_enum64(t)) {
+		/* each enumerator with its value */
+		for (int i = 0; i < btf_vlen(t); i++) {
+			const char *n = btf__name_by_offset(btf, btf_is_enum(t) ? btf_enum(t)[i].name_off
+							   : btf_enum64(t)[i].name_off);
+			long long v = btf_is_enum(t) ? btf_enum(t)[i].val
+				      : (long long)btf_enum64_value(&btf_enum64(t)[i]);
+			fprintf(out, "\t%s = %lld,\n", n, v);
+		}
+	} else {
+		const struct btf_member *m = btf_members(t);
+		for (int i = 0; i < btf_vlen(t); i++, m++) {
+			LIBBPF_OPTS(btf_dump_emit_type_decl_opts, o,
+				    .field_name = btf__name_by_offset(btf, m->name_off), .indent_level = 1);
+			fputc('\t', out);
+			btf_dump__emit_type_decl(d, m->type, &o);
+			uint32_t bits = btf_member_bitfield_size(t, (uint32_t)i);
+			if (bits)
+				fprintf(out, ": %u", bits);
+			fputs(";\n", out);
+		}
+	}
+	fputs("};\n", out);
+	btf_dump__free(d);
+	return 0;
 }

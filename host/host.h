@@ -633,6 +633,10 @@ int host_btf_percpu_var(const char *name);
  * parameters (__probestub_NAME, else __traceiter_NAME, whose first
  * parameter is the probe's data, not the tracepoint's) into buf, or NULL */
 const char *host_raw_tp_func(const struct btf *b, const char *name, char *buf, size_t len);
+/* -lv 'struct NAME' (union, enum): the kernel type's definition as C,
+ * one member a line, as bpftrace lists it; 0, or -ENOENT when the
+ * kernel's BTF has no such type */
+int host_btf_type_decl(const char *decl, FILE *out);
 /* -lv rawtracepoint:NAME: "    TYPE NAME" per argument; 0 or -ENOENT */
 int host_btf_raw_tp_proto(const struct btf *b, const char *name, FILE *out);
 /* each raw tracepoint whose name matches glob, of vmlinux and then of

@@ -79,9 +79,12 @@ static uint64_t c_int(const struct type *t, const uint8_t *p, const struct type_
 	return v;
 }
 
+/* an array of bytes prints as a string; one of bools ((bool[2])x) as
+ * its words, [true,false] */
 static bool is_char_array(const struct type *t)
 {
-	return t->kind == TY_ARRAY && t->elem && t->elem->kind == TY_INT && t->elem->size == 1;
+	return t->kind == TY_ARRAY && t->elem && t->elem->kind == TY_INT && t->elem->size == 1 &&
+	       !t->elem->is_bool;
 }
 
 /* structs and arrays as bpftrace 0.17 prints them: `{ .m = 2, .a = [1,2] }`

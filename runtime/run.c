@@ -342,11 +342,13 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		fflush(o->out);	/* JSON readers (and tests) wait for this line */
 	}
 	/* bpftrace's test harness runs its AFTER command when it reads this;
-	 * on stderr (stdout stays the program's: `-f json | python3`) and
-	 * before BEGIN's output, as bpftrace's */
+	 * on stdout (whatever -o names) and before BEGIN's output, as the
+	 * newest bpftrace writes it: its tests drop the line with `tail -n +2`
+	 * before they read the program's output (`-f json | python3`) */
 	if (getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED")) {
 		fflush(o->out);
-		fputs("__BPFTRACE_NOTIFY_PROBES_ATTACHED\n", stderr);
+		fputs("__BPFTRACE_NOTIFY_PROBES_ATTACHED\n", stdout);
+		fflush(stdout);
 	}
 	/* BEGIN runs before the -c command starts, as in bpftrace: its output
 	 * comes first, whatever the command does */

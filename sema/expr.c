@@ -507,6 +507,10 @@ static struct type *check_binary(struct sema_ctx *s, struct ast_node *e)
 			   type_str(s->a, l), type_str(s->a, r));
 		return sema_err_type(e);
 	}
+	if ((op == OP_EQ || op == OP_NE) && l->kind == TY_USERNAME && r->kind == TY_USERNAME)
+		/* username is a uid printed as its name: two are the same
+		 * name when they are the same uid (__builtin_username == username) */
+		return sema_set(e, ty_int64);
 	if (!sema_is_int(l) || !sema_is_int(r)) {
 		sema_error(s, e->loc, "operator '%s' needs integers, not %s and %s", ast_op_text(op),
 			   type_str(s->a, l), type_str(s->a, r));
@@ -997,6 +1001,9 @@ static struct type *check_array_cast(struct sema_ctx *s, struct ast_node *e, con
 	struct type el;
 	if (!sema_ctype(s, &ct, e->loc, &el))
 		return sema_err_type(e);
+	/* (bool[2])x: each byte a bool, printed as its word */
+	if (!ct.is_struct && !ct.is_enum && !ct.ptr_depth && !strcmp(ct.name, "bool"))
+		el.is_bool = true;
 	bool int_array = t->kind == TY_ARRAY && t->elem && t->elem->kind == TY_INT;
 	if (el.kind != TY_INT || !el.size || (!sema_is_int(t) && !int_array)) {
 		sema_error(s, e->loc, "an array cast turns an integer or an integer array into an "

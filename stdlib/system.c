@@ -7,7 +7,8 @@
  * the script (as bpftrace's); usermode is 1 when the context the probe
  * interrupted was running user code (the privilege level in the saved
  * code segment register, x86-64), so it needs a probe whose context is
- * the interrupted registers (probetype is meta.c's).
+ * the interrupted registers (probetype is meta.c's); in begin and end,
+ * which sonde runs from user space, it is 1, as in the newest bpftrace.
  */
 #include "stdlib/stdlib_int.h"
 
@@ -26,8 +27,21 @@ static LLVMValueRef lower_ncpus(struct cg_ctx *cg, struct ast_node *n)
  * privilege level the registers were saved at (3: user) */
 enum { REG_CS = 136 };
 
+/* a probe of begin and end only: run from user space */
+static bool special_only(const struct sema_probe *p)
+{
+	for (int i = 0; i < p->nattach; i++)
+		if (p->attach[i].type != PT_BEGIN && p->attach[i].type != PT_END)
+			return false;
+	return p->nattach > 0;
+}
+
 static void check_usermode(struct sema_ctx *s, struct ast_node *n)
 {
+	if (special_only(sema_cur_probe(s))) {
+		n->type = (struct type){.kind = TY_INT, .size = 1};
+		return;
+	}
 	if (!stdlib_probe_types(s, n, "usermode", PC_REGS)) {
 		n->type.kind = TY_ERROR;
 		return;
@@ -37,6 +51,9 @@ static void check_usermode(struct sema_ctx *s, struct ast_node *n)
 
 static LLVMValueRef lower_usermode(struct cg_ctx *cg, struct ast_node *n)
 {
+	enum probe_type t = cg_attach(cg)->type;
+	if (t == PT_BEGIN || t == PT_END)
+		return cg_const(cg, 1);
 	LLVMBuilderRef b = cg_builder(cg);
 	LLVMValueRef cs = cg_load_i64(cg, cg_gep(cg, cg_ctx_arg(cg), REG_CS));
 	LLVMValueRef pl = LLVMBuildAnd(b, cs, cg_const(cg, 3), "");

@@ -27,15 +27,42 @@ out=$(n2_child 2 'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @[probet
 expect_eq newlang2:probetype_tracepoint '@[tracepoint]: 2' "$out"
 out=$(n2_run 'tracepoint:syscalls:sys_enter_getppid { print(usermode); }' | head -1)
 expect_eq newlang2:usermode_needs_registers 'stdin:1:47: error: usermode is not available in tracepoint probes [S0106]' "$out"
+# begin and end run from user space: usermode is 1 there, as in the newest
+# bpftrace (its tests/runtime builtin.usermode_builtin_in_begin_end)
+out=$(n2_run 'begin { printf("%d ", usermode); } end { print(usermode); }' | sed '/^$/d')
+expect_eq newlang2:usermode_begin_end '1 1' "$out"
+out=$(n2_run 'begin { printf("%d %d %d %s\n", __builtin_usermode == usermode(), __builtin_username == username, username != username, __builtin_username); }' | sed '/^$/d')
+expect_eq newlang2:builtin_usermode_username "1 1 0 $(id -un)" "$out"
 
-# -- __BPFTRACE_NOTIFY_PROBES_ATTACHED: before begin's output, on stderr --
-out=$(__BPFTRACE_NOTIFY_PROBES_ATTACHED=1 timeout 60 "$SONDE" -q -e 'begin { printf("b\n"); } interval:ms:10 { exit(); }' 2>&1 | grep -v '^$')
+# -- __BPFTRACE_NOTIFY_PROBES_ATTACHED: before begin's output, on stdout --
+# (bpftrace's tests drop it with `tail -n +2` before reading the output)
+out=$(__BPFTRACE_NOTIFY_PROBES_ATTACHED=1 timeout 60 "$SONDE" -q -e 'begin { printf("b\n"); } interval:ms:10 { exit(); }' 2>/dev/null | grep -v '^$')
 expect_eq newlang2:notify_probes_attached '__BPFTRACE_NOTIFY_PROBES_ATTACHED
 b' "$out"
+out=$(__BPFTRACE_NOTIFY_PROBES_ATTACHED=1 timeout 60 "$SONDE" -q -f json -e 'begin { print((1, "x")); exit(); }' 2>/dev/null | tail -n +2 | python3 -c 'import sys,json; print(json.load(sys.stdin))')
+expect_eq newlang2:notify_then_json "{'type': 'value', 'data': [1, 'x']}" "$out"
 out=$(timeout 60 "$SONDE" -q -e 'begin { printf("b\n"); }' 2>&1)
 expect_eq newlang2:notify_only_when_asked 'b' "$out"
 
 # -- the newest release's long flags: -l -v -q -p -c -o -k -d --------------
+# -l of a program: its probes as -l lists them (no rate or count), once
+# each; -lv 'struct NAME' the kernel type; -l alone the raw tracepoints too
+printf 'interval:ms:1000 {}\ninterval:s:1 {}\ninterval:s:2 {}\nhardware:cache-misses:10 {}\n' > "$B/n2_list.bt"
+out=$(timeout 60 "$SONDE" -l "$B/n2_list.bt" 2>&1)
+expect_eq newlang2:list_program_file 'interval:ms:
+interval:s:
+hardware:cache-misses:' "$out"
+out=$(timeout 60 "$SONDE" -lv 'struct list_head' 2>&1)
+expect_eq newlang2:list_struct 'struct list_head {
+	struct list_head *next;
+	struct list_head *prev;
+};' "$out"
+out=$(timeout 60 "$SONDE" -l 2>/dev/null | grep -c '^rawtracepoint:vmlinux:sys_enter$')
+expect_eq newlang2:list_all_rawtracepoints 1 "$out"
+out=$(timeout 60 "$SONDE" -l n2_no_such_file.bt 2>&1; echo "rc=$?")
+expect_eq newlang2:list_missing_file "sonde: warning: 'n2_no_such_file.bt' looks like a file name, but no such file exists: it was searched for as a probe pattern
+sonde: no probe matches 'n2_no_such_file.bt'
+rc=1" "$out"
 out=$(timeout 60 "$SONDE" --list 'tracepoint:syscalls:sys_enter_getppid' --verbose 2>&1)
 expect_eq newlang2:flag_list_verbose 'tracepoint:syscalls:sys_enter_getppid
     int __syscall_nr' "$out"
@@ -139,6 +166,10 @@ expect_eq newlang2:array_casts '[1,5]
 -2
 1
 @k[[7,0]]: 1' "$out"
+# a bool array prints its words, not a string of its bytes
+out=$(n2_run 'begin { @a = (bool[2])(uint16)1; print((bool[4])(uint32)0x01000100); exit(); }' | sed '/^$/d')
+expect_eq newlang2:bool_array_cast '[false,true,false,true]
+@a: [true,false]' "$out"
 out=$(n2_run 'begin { $x = 1; print((uint8[3])$x); }' | head -1)
 expect_eq newlang2:array_cast_size 'stdin:1:23: error: cannot cast int64 (8 bytes) to uint8[3] (3 bytes): an array cast keeps the size' "$out"
 out=$(n2_run 'begin { print((uint32)(uint8[8])1); }' | head -1)
