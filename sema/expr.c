@@ -159,12 +159,14 @@ struct type *sema_check_call(struct sema_ctx *s, struct ast_node *e, bool as_stm
 	}
 	check_user_builtin(s, b, e->loc);
 	if (e->call.nargs < b->min_args || e->call.nargs > b->max_args) {
+		/* "lhist() takes 4 arguments, 1 given: lhist(value, min, max, step)" */
+		const char *sep = b->signature ? ": " : "", *sig = b->signature ? b->signature : "";
 		if (b->min_args == b->max_args)
-			sema_error(s, e->loc, "%s() takes %d argument%s, %d given", b->name,
-				   b->min_args, b->min_args == 1 ? "" : "s", e->call.nargs);
+			sema_error(s, e->loc, "%s() takes %d argument%s, %d given%s%s", b->name,
+				   b->min_args, b->min_args == 1 ? "" : "s", e->call.nargs, sep, sig);
 		else
-			sema_error(s, e->loc, "%s() takes %d to %d arguments, %d given", b->name,
-				   b->min_args, b->max_args, e->call.nargs);
+			sema_error(s, e->loc, "%s() takes %d to %d arguments, %d given%s%s", b->name,
+				   b->min_args, b->max_args, e->call.nargs, sep, sig);
 		return sema_err_type(e);
 	}
 	if (b->kind == BI_AGG && !s->assign_target) {
