@@ -251,6 +251,9 @@ struct ast_note {
 					 * offset, signal()'s number, uaddr()'s symbol */
 	uint64_t site;			/* uaddr(): the probed site's link-time address
 					 * (0: the binary is not position-independent) */
+	bool narrow;			/* N_ASSIGN, N_INCDEC of a variable declared
+					 * narrower (let $x: int16): the value stored is
+					 * converted to its type, 70000 to 4464 */
 };
 
 struct ast_node {

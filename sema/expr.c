@@ -876,6 +876,8 @@ static struct type *check_incdec(struct sema_ctx *s, struct ast_node *e)
 			return sema_err_type(e);
 		}
 		t->type = v->type;
+		/* a variable declared narrower wraps: let $x: int8 = 127; $x++ is -128 */
+		e->note.narrow = v->declared && v->type.csize && v->type.csize < 8;
 		return sema_set(e, v->type);
 	}
 	if (t->kind == N_MAP) {
