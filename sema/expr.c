@@ -324,7 +324,9 @@ static struct type tp_field_type(struct sema_ctx *s, const struct sema_attach *a
 				 const struct tp_field *f)
 {
 	struct type ft;
-	if (f->is_data_loc || (f->array_len > 0 && strstr(f->ctype, "char") && !strchr(f->ctype, '*')))
+	/* char x[N] is a string, unsigned char and u8 ones arrays of numbers */
+	bool chars = strstr(f->ctype, "char") && !strstr(f->ctype, "signed") && !strchr(f->ctype, '*');
+	if (f->is_data_loc || (f->array_len > 0 && chars))
 		ft = ty_str(f->is_data_loc ? STR_MAX : (uint32_t)f->array_len);
 	else if (f->array_len > 0) {
 		ft = (struct type){.kind = TY_ARRAY, .count = (uint32_t)f->array_len,
@@ -719,7 +721,8 @@ static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 	for (int i = 0; i < st->nfields; i++) {
 		if (!strcmp(st->fields[i].name, e->field.name)) {
 			struct type ft = st->fields[i].type;
-			if (ft.kind == TY_ARRAY && ft.elem && ft.elem->kind == TY_INT && ft.elem->size == 1)
+			/* char x[N] is a string; int8_t and uint8_t ones stay arrays */
+			if (ft.kind == TY_ARRAY && ft.elem && ft.elem->kind == TY_INT && ft.elem->is_char)
 				ft = ty_str(ft.count);
 			/* what user memory holds points into user memory too */
 			ft.is_user = bt->is_user;
