@@ -676,6 +676,8 @@ static LLVMValueRef expr_value(struct cg_ctx *cg, struct ast_node *e)
 		}
 		if (e->type.kind == TY_INT && e->cast.operand->type.kind == TY_ARRAY)
 			return cg_load_ext(cg, v, e->type.size, e->type.is_signed);	/* its bytes */
+		if (e->type.kind == TY_ARRAY && e->cast.operand->type.kind == TY_STR)
+			return v;	/* its bytes, as many as the array holds */
 		if (e->type.kind == TY_ARRAY && e->cast.operand->type.kind != TY_ARRAY) {
 			/* an integer's bytes, little-endian, as an array */
 			LLVMValueRef buf = cg_alloca(cg, e->type.size, "arraycast");

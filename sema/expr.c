@@ -994,8 +994,9 @@ static struct type *check_index(struct sema_ctx *s, struct ast_node *e)
 	return sema_err_type(e);
 }
 
-/* (int8[8])x, (uint8[])x: an integer's bytes (or an integer array's) as
- * an array of integers of the same size in all, as the newest bpftrace */
+/* (int8[8])x, (uint8[])x: an integer's bytes (or an integer array's, or a
+ * string's: (int8[])"hello" is int8[6], its NUL too) as an array of
+ * integers of the same size in all, as the newest bpftrace */
 static struct type *check_array_cast(struct sema_ctx *s, struct ast_node *e, const struct type *t)
 {
 	struct ast_ctype ct = e->cast.ctype;
@@ -1004,13 +1005,15 @@ static struct type *check_array_cast(struct sema_ctx *s, struct ast_node *e, con
 	struct type el;
 	if (!sema_ctype(s, &ct, e->loc, &el))
 		return sema_err_type(e);
-	bool int_array = t->kind == TY_ARRAY && t->elem && t->elem->kind == TY_INT;
-	if (el.kind != TY_INT || !el.size || (!sema_is_int(t) && !int_array)) {
-		sema_error(s, e->loc, "an array cast turns an integer or an integer array into an "
-			   "integer array, not %s into %s[]", type_str(s->a, t), type_str(s->a, &el));
+	bool bytes = (t->kind == TY_ARRAY && t->elem && t->elem->kind == TY_INT) ||
+		     t->kind == TY_STR;
+	if (el.kind != TY_INT || !el.size || (!sema_is_int(t) && !bytes)) {
+		sema_error(s, e->loc, "an array cast turns an integer, an integer array or a string "
+			   "into an integer array, not %s into %s[]", type_str(s->a, t),
+			   type_str(s->a, &el));
 		return sema_err_type(e);
 	}
-	uint32_t size = int_array ? t->size : t->size ? t->size : 8;
+	uint32_t size = bytes ? t->size : t->size ? t->size : 8;
 	uint32_t want = (uint32_t)e->cast.ctype.dims[0] * el.size;
 	const struct ast_node *lit = e->cast.operand;
 	bool neg = lit->kind == N_UNARY && lit->un.op == OP_NEG && lit->un.operand->kind == N_INT;
