@@ -163,9 +163,13 @@ $(BUILD)/unit/%: tests/unit/%.c $(ASAN_OBJS)
 # $(BUILD)/results; tests/summary.sh prints the totals and fails on any FAIL.
 RESULTS := $(BUILD)/results
 
+# every binary runs; a FAIL among their results fails the target (make
+# check runs the other suites all the same, with -k, and totals them)
 unit: $(UNIT_BINS)
 	@mkdir -p $(BUILD); : > $(RESULTS).unit
 	@for t in $(UNIT_BINS); do tests/run-unit.sh $$t $(RESULTS).unit || true; done
+	@if grep -q '^FAIL' $(RESULTS).unit; then \
+		echo "unit: failed:"; grep '^FAIL' $(RESULTS).unit | sed 's/^/  /'; exit 1; fi
 
 e2e: $(BUILD)/asan/sonde $(BUILD)/libsonde-agent.so
 	@: > $(RESULTS).e2e
@@ -187,11 +191,14 @@ layers:
 	@mkdir -p $(BUILD); : > $(RESULTS).layers
 	@tests/layers.sh $(RESULTS).layers || true
 
+# -k: a suite that fails (make unit does on a FAIL) does not keep the
+# others from running; the summary totals them all, and check fails when
+# it or a suite failed
 check: deps
 	$(MAKE) all asan
-	$(MAKE) layers unit e2e diff fuzz-smoke vm
-	@tests/summary.sh $(RESULTS).layers $(RESULTS).unit $(RESULTS).e2e $(RESULTS).diff $(RESULTS).fuzz \
-		$(RESULTS).vm
+	@st=0; $(MAKE) -k layers unit e2e diff fuzz-smoke vm || st=$$?; \
+	tests/summary.sh $(RESULTS).layers $(RESULTS).unit $(RESULTS).e2e $(RESULTS).diff $(RESULTS).fuzz \
+		$(RESULTS).vm && exit $$st
 
 demo: deps
 	$(MAKE) all

@@ -568,6 +568,8 @@ static LLVMValueRef cg_incdec(struct cg_ctx *cg, struct ast_node *e)
 			one = cg_const(cg, cg_elem_size(&t->type));
 		LLVMValueRef old = cg_load_i64(cg, v->slot);
 		LLVMValueRef nv = cg_arith(cg, op, old, one, true);
+		if (e->note.narrow)	/* let $x: int8 = 127; $x++ is -128 */
+			nv = narrow(cg, nv, t->type.csize, t->type.is_signed);
 		cg_store_i64(cg, nv, v->slot);
 		return e->incdec.is_post ? old : nv;
 	}
@@ -674,6 +676,8 @@ static LLVMValueRef expr_value(struct cg_ctx *cg, struct ast_node *e)
 		}
 		if (e->type.kind == TY_INT && e->cast.operand->type.kind == TY_ARRAY)
 			return cg_load_ext(cg, v, e->type.size, e->type.is_signed);	/* its bytes */
+		if (e->type.kind == TY_ARRAY && e->cast.operand->type.kind == TY_STR)
+			return v;	/* its bytes, as many as the array holds */
 		if (e->type.kind == TY_ARRAY && e->cast.operand->type.kind != TY_ARRAY) {
 			/* an integer's bytes, little-endian, as an array */
 			LLVMValueRef buf = cg_alloca(cg, e->type.size, "arraycast");
@@ -725,7 +729,10 @@ static void assign_var(struct cg_ctx *cg, struct ast_node *st)
 		LLVMValueRef r = cg_expr(cg, st->assign.value);
 		if (t->type.kind == TY_PTR && (st->assign.op == OP_ADD || st->assign.op == OP_SUB))
 			r = LLVMBuildMul(cg->b, r, cg_const(cg, cg_elem_size(&t->type)), "");
-		cg_store_i64(cg, cg_arith(cg, st->assign.op, old, r, t->type.is_signed), v->slot);
+		LLVMValueRef nv = cg_arith(cg, st->assign.op, old, r, t->type.is_signed);
+		if (st->note.narrow)
+			nv = narrow(cg, nv, t->type.csize, t->type.is_signed);
+		cg_store_i64(cg, nv, v->slot);
 		return;
 	}
 	if (!is_int_kind(&t->type)) {
@@ -735,7 +742,10 @@ static void assign_var(struct cg_ctx *cg, struct ast_node *st)
 		convert_copy(cg, val, &st->assign.value->type, v->slot, &t->type);
 		return;
 	}
-	cg_store_i64(cg, cg_expr(cg, st->assign.value), v->slot);
+	LLVMValueRef val = cg_expr(cg, st->assign.value);
+	if (st->note.narrow)	/* let $x: int16 = 70000 holds 4464 */
+		val = narrow(cg, val, t->type.csize, t->type.is_signed);
+	cg_store_i64(cg, val, v->slot);
 }
 
 void cg_stmt(struct cg_ctx *cg, struct ast_node *st)

@@ -81,6 +81,10 @@ struct type {
 	bool is_signed;		/* TY_INT */
 	bool is_bool;		/* TY_INT: a bool (true/false, has_key()), printed
 				 * as a word, as the newest bpftrace prints it */
+	bool is_char;		/* TY_INT: C's plain char (not signed char, unsigned
+				 * char, int8_t, uint8_t): an array of them is a
+				 * string, any other array of bytes an array of
+				 * numbers, as bpftrace 0.17 reads them */
 	const struct type_enum *enumv;	/* TY_INT of an enum type: a value prints
 					 * as its enumerator's name (maps, %s) */
 	bool trunc_mark;	/* TY_STR read by str(): one that fills its size
@@ -251,6 +255,9 @@ struct ast_note {
 					 * offset, signal()'s number, uaddr()'s symbol */
 	uint64_t site;			/* uaddr(): the probed site's link-time address
 					 * (0: the binary is not position-independent) */
+	bool narrow;			/* N_ASSIGN, N_INCDEC of a variable declared
+					 * narrower (let $x: int16): the value stored is
+					 * converted to its type, 70000 to 4464 */
 };
 
 struct ast_node {

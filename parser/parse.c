@@ -226,7 +226,8 @@ struct ast_ctype parse_typedef(struct parse_ctx *px, const char *name)
  * ctype = type_spec "*"*
  * Folds C's multi-word integer names into one base name: char, short,
  * int, long ("long long" and "long int" are long); "unsigned" alone is
- * unsigned int; "signed" is dropped.  intN/uintN/void/bool, typedef names
+ * unsigned int; "signed" is dropped but from "signed char", which is
+ * not plain char (an array of it is not a string).  intN/uintN/void/bool, typedef names
  * ("u32 *") and struct names stand alone.  is_unsigned is also set for
  * uintN.
  */
@@ -252,7 +253,7 @@ bool parse_ctype_finish(struct parse_ctx *px, const struct parse_type *t,
 		     t->n_int <= 1 && t->n_char + t->n_short + (t->n_long > 0) <= 1 &&
 		     t->n_long <= 2 && !(t->n_char && t->n_int);
 		out->is_unsigned = t->n_unsigned > 0;
-		out->name = t->n_char ? "char" : t->n_short ? "short" :
+		out->name = t->n_char ? (t->n_signed ? "signed char" : "char") : t->n_short ? "short" :
 			    t->n_long ? "long" : "int";
 	}
 	if (!ok) {

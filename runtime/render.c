@@ -79,17 +79,16 @@ static uint64_t c_int(const struct type *t, const uint8_t *p, const struct type_
 	return v;
 }
 
-/* an array of bytes prints as a string; one of bools ((bool[2])x) as
- * its words, [true,false] */
+/* an array of plain chars prints as a string; one of other 1-byte
+ * integers as numbers ([255,2]), one of bools ((bool[2])x) as words */
 static bool is_char_array(const struct type *t)
 {
-	return t->kind == TY_ARRAY && t->elem && t->elem->kind == TY_INT && t->elem->size == 1 &&
-	       !t->elem->is_bool;
+	return t->kind == TY_ARRAY && t->elem && t->elem->kind == TY_INT && t->elem->is_char;
 }
 
 /* structs and arrays as bpftrace 0.17 prints them: `{ .m = 2, .a = [1,2] }`
  * as a value, `{.m=2,.a=[1,2]}` in a map key, `{ "m": 2, "a": [1,2] }` in
- * JSON; char arrays as strings; pointers as decimal addresses in a value
+ * JSON; char arrays as strings (int8 and uint8 ones as arrays); pointers as decimal addresses in a value
  * and in hex in a key.  A struct 0.17 cannot make (`args` as a whole,
  * type.newest_print) and every struct inside a record print as the newest
  * bpftrace prints them: `{ .p = 0xffff..., .a = [1,2] }` in a value and a

@@ -48,7 +48,8 @@ static struct type convert(struct sema_ctx *s, const struct btf *b, uint32_t id)
 		 * the newest bpftrace prints it */
 		bool is_bool = enc & BTF_INT_BOOL;
 		return (struct type){.kind = TY_INT, .size = t->size > 8 ? 8 : t->size,
-				     .is_signed = sgn && !is_bool, .is_bool = is_bool};
+				     .is_signed = sgn && !is_bool, .is_bool = is_bool,
+				     .is_char = name && !strcmp(name, "char")};
 	}
 	case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64: {

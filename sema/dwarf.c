@@ -54,7 +54,8 @@ static struct type convert(struct sema_ctx *s, const struct hdw_type *h)
 	case HDW_INT:
 	case HDW_FLOAT:
 		return (struct type){.kind = TY_INT, .size = h->size > 8 || !h->size ? 8 : (uint32_t)h->size,
-				     .is_signed = h->is_signed};
+				     .is_signed = h->is_signed,
+				     .is_char = h->size == 1 && h->name && !strcmp(h->name, "char")};
 	case HDW_ENUM: {
 		struct type_enum *ev = arena_new_obj(s->a, struct type_enum);
 		ev->names = h->enum_names;

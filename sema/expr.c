@@ -159,12 +159,14 @@ struct type *sema_check_call(struct sema_ctx *s, struct ast_node *e, bool as_stm
 	}
 	check_user_builtin(s, b, e->loc);
 	if (e->call.nargs < b->min_args || e->call.nargs > b->max_args) {
+		/* "lhist() takes 4 arguments, 1 given: lhist(value, min, max, step)" */
+		const char *sep = b->signature ? ": " : "", *sig = b->signature ? b->signature : "";
 		if (b->min_args == b->max_args)
-			sema_error(s, e->loc, "%s() takes %d argument%s, %d given", b->name,
-				   b->min_args, b->min_args == 1 ? "" : "s", e->call.nargs);
+			sema_error(s, e->loc, "%s() takes %d argument%s, %d given%s%s", b->name,
+				   b->min_args, b->min_args == 1 ? "" : "s", e->call.nargs, sep, sig);
 		else
-			sema_error(s, e->loc, "%s() takes %d to %d arguments, %d given", b->name,
-				   b->min_args, b->max_args, e->call.nargs);
+			sema_error(s, e->loc, "%s() takes %d to %d arguments, %d given%s%s", b->name,
+				   b->min_args, b->max_args, e->call.nargs, sep, sig);
 		return sema_err_type(e);
 	}
 	if (b->kind == BI_AGG && !s->assign_target) {
@@ -322,7 +324,9 @@ static struct type tp_field_type(struct sema_ctx *s, const struct sema_attach *a
 				 const struct tp_field *f)
 {
 	struct type ft;
-	if (f->is_data_loc || (f->array_len > 0 && strstr(f->ctype, "char") && !strchr(f->ctype, '*')))
+	/* char x[N] is a string, unsigned char and u8 ones arrays of numbers */
+	bool chars = strstr(f->ctype, "char") && !strstr(f->ctype, "signed") && !strchr(f->ctype, '*');
+	if (f->is_data_loc || (f->array_len > 0 && chars))
 		ft = ty_str(f->is_data_loc ? STR_MAX : (uint32_t)f->array_len);
 	else if (f->array_len > 0) {
 		ft = (struct type){.kind = TY_ARRAY, .count = (uint32_t)f->array_len,
@@ -721,7 +725,8 @@ static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 	for (int i = 0; i < st->nfields; i++) {
 		if (!strcmp(st->fields[i].name, e->field.name)) {
 			struct type ft = st->fields[i].type;
-			if (ft.kind == TY_ARRAY && ft.elem && ft.elem->kind == TY_INT && ft.elem->size == 1)
+			/* char x[N] is a string; int8_t and uint8_t ones stay arrays */
+			if (ft.kind == TY_ARRAY && ft.elem && ft.elem->kind == TY_INT && ft.elem->is_char)
 				ft = ty_str(ft.count);
 			/* what user memory holds points into user memory too */
 			ft.is_user = bt->is_user;
@@ -878,6 +883,8 @@ static struct type *check_incdec(struct sema_ctx *s, struct ast_node *e)
 			return sema_err_type(e);
 		}
 		t->type = v->type;
+		/* a variable declared narrower wraps: let $x: int8 = 127; $x++ is -128 */
+		e->note.narrow = v->declared && v->type.csize && v->type.csize < 8;
 		return sema_set(e, v->type);
 	}
 	if (t->kind == N_MAP) {
@@ -991,8 +998,9 @@ static struct type *check_index(struct sema_ctx *s, struct ast_node *e)
 	return sema_err_type(e);
 }
 
-/* (int8[8])x, (uint8[])x: an integer's bytes (or an integer array's) as
- * an array of integers of the same size in all, as the newest bpftrace */
+/* (int8[8])x, (uint8[])x: an integer's bytes (or an integer array's, or a
+ * string's: (int8[])"hello" is int8[6], its NUL too) as an array of
+ * integers of the same size in all, as the newest bpftrace */
 static struct type *check_array_cast(struct sema_ctx *s, struct ast_node *e, const struct type *t)
 {
 	struct ast_ctype ct = e->cast.ctype;
@@ -1004,13 +1012,15 @@ static struct type *check_array_cast(struct sema_ctx *s, struct ast_node *e, con
 	/* (bool[2])x: each byte a bool, printed as its word */
 	if (!ct.is_struct && !ct.is_enum && !ct.ptr_depth && !strcmp(ct.name, "bool"))
 		el.is_bool = true;
-	bool int_array = t->kind == TY_ARRAY && t->elem && t->elem->kind == TY_INT;
-	if (el.kind != TY_INT || !el.size || (!sema_is_int(t) && !int_array)) {
-		sema_error(s, e->loc, "an array cast turns an integer or an integer array into an "
-			   "integer array, not %s into %s[]", type_str(s->a, t), type_str(s->a, &el));
+	bool bytes = (t->kind == TY_ARRAY && t->elem && t->elem->kind == TY_INT) ||
+		     t->kind == TY_STR;
+	if (el.kind != TY_INT || !el.size || (!sema_is_int(t) && !bytes)) {
+		sema_error(s, e->loc, "an array cast turns an integer, an integer array or a string "
+			   "into an integer array, not %s into %s[]", type_str(s->a, t),
+			   type_str(s->a, &el));
 		return sema_err_type(e);
 	}
-	uint32_t size = int_array ? t->size : t->size ? t->size : 8;
+	uint32_t size = bytes ? t->size : t->size ? t->size : 8;
 	uint32_t want = (uint32_t)e->cast.ctype.dims[0] * el.size;
 	const struct ast_node *lit = e->cast.operand;
 	bool neg = lit->kind == N_UNARY && lit->un.op == OP_NEG && lit->un.operand->kind == N_INT;

@@ -137,6 +137,13 @@ static const struct type *learned_type(struct sema_ctx *s, const char *name)
 	return NULL;
 }
 
+/* a variable declared a narrower integer (let $x: int16): what is stored
+ * into it is converted to that type, as the newest bpftrace converts */
+static bool var_narrow(const struct sema_var *v)
+{
+	return v && v->declared && sema_is_int(&v->type) && v->type.csize && v->type.csize < 8;
+}
+
 /* "let $x", "let $x = e", "let $x: T", "let $x: T = e" (scope.c gave $x a
  * name of its own).  Without a value the variable starts at zero; without
  * a type its first assignment decides it. */
@@ -170,6 +177,11 @@ static void check_let(struct sema_ctx *s, struct ast_node *st)
 	}
 	sema_layout(&decl);
 	sema_var_assign(s, t, &decl, st->loc);
+	struct sema_var *var = st->assign.has_ctype ? sema_var_find(s, t->var.name) : NULL;
+	if (var) {
+		var->declared = true;
+		st->note.narrow = sema_is_int(&decl) && decl.csize < 8;
+	}
 }
 
 /* a for loop's helper, or a located error that names the kernel it needs */
@@ -408,9 +420,11 @@ static void check_assign(struct sema_ctx *s, struct ast_node *st)
 		    (!sema_is_int(vt) || !sema_is_int(&var->type)))
 			sema_error(s, st->loc, "'%s=' needs integers", ast_op_text(st->assign.op));
 		t->type = var->type;
+		st->note.narrow = var_narrow(var);
 		return;
 	}
 	sema_var_assign(s, t, vt, v->loc);
+	st->note.narrow = var_narrow(sema_var_find(s, t->var.name));
 }
 
 static void check_cond(struct sema_ctx *s, struct ast_node *c)

@@ -261,6 +261,9 @@ struct builtin {
 	 * bytecode and has the helpers this lowers to) */
 	bool user;
 	const char *summary;	/* one line for docs and -h */
+	const char *signature;	/* optional: the call's form, which an error
+				 * about its number of arguments shows:
+				 * "lhist(value, min, max, step)" */
 };
 
 /* How sema finds a builtin: an identifier (is_call false) or a function

@@ -11,6 +11,7 @@ struct sema_var {
 	const char *name;
 	struct type type;
 	struct src_loc loc;
+	bool declared;		/* let $x: T: what it is assigned becomes a T */
 };
 
 struct sema_struct {

@@ -154,7 +154,7 @@ static const struct { const char *name; uint32_t size; bool is_signed; } int_typ
 	{"u64", 8, false}, {"s8", 1, true}, {"s16", 2, true}, {"s32", 4, true},
 	{"s64", 8, true}, {"size_t", 8, false}, {"pid_t", 4, true}, {"uid_t", 4, false},
 	{"unsigned", 4, false}, {"signed", 4, true}, {"void", 1, false},
-	{"long long", 8, true},
+	{"long long", 8, true}, {"signed char", 1, true},
 	/* the kernel's common typedefs, here so that reading a syscall's
 	 * argument does not load the kernel's BTF (some hundred ms) */
 	{"__u8", 1, false}, {"__u16", 2, false}, {"__u32", 4, false}, {"__u64", 8, false},
@@ -230,7 +230,8 @@ bool sema_ctype(struct sema_ctx *s, const struct ast_ctype *ct, struct src_loc l
 		for (size_t i = 0; i < sizeof(int_types) / sizeof(int_types[0]); i++)
 			if (!strcmp(int_types[i].name, ct->name)) {
 				base = (struct type){.kind = TY_INT, .size = int_types[i].size,
-						     .is_signed = int_types[i].is_signed && !ct->is_unsigned};
+						     .is_signed = int_types[i].is_signed && !ct->is_unsigned,
+						     .is_char = !strcmp(ct->name, "char") && !ct->is_unsigned};
 				break;
 			}
 		if (base.kind == TY_NONE && !sema_btf_named(s, ct->name, false, &base)) {

@@ -45,6 +45,10 @@ expect_eq newlang:let_out_of_scope "stdin:1:38: error: variable '\$x' is used be
 # a let runs each time: zero again on every iteration
 out=$(nl_run 'begin { for ($i : 0..3) { let $n; $n += $i; printf("%d ", $n); } }')
 expect_eq newlang:let_reinitialised '0 1 2 ' "$out"
+# a declared type converts what is stored, as the newest release's typed
+# let: at the let, by a later =, op= and ++
+out=$(nl_run 'begin { let $x: int16 = 70000; let $u: uint8 = 300; let $s: int8 = 200; printf("%d %d %d\n", $x, $u, $s); $x = 65537; $u += 256; let $c: int8 = 127; $c++; let $w: uint32; $w = -1; let $l: int64 = 70000; printf("%d %d %d %u %d\n", $x, $u, $c, $w, $l); }')
+expect_eq newlang:let_typed_converts $'4464 44 -56\n1 44 -128 4294967295 70000' "$out"
 
 # -- for: tests/runtime/for and the reference guide's examples --------------
 out=$(nl_run 'begin { @map[16] = 32; @map[64] = 128; for ($kv : @map) { print($kv); } clear(@map); }' | sed '/^$/d' | sort)

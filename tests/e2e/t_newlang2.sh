@@ -2,7 +2,8 @@
 # jiffies, ncpus, usermode, probetype and the __builtin_NAME spellings,
 # the test harness's __BPFTRACE_NOTIFY_PROBES_ATTACHED line, long flags,
 # <syscall.h>'s constants, numbers in probe arguments, a missing
-# tracepoint beside others, `_ = e;`, `return e;`, array casts, typeof,
+# tracepoint beside others, `_ = e;`, `return e;`, array casts (of
+# integers and strings), typeof,
 # bools from && || and comparisons, printf's %s of an enumerator.  Expected output is the newest release's reference guide,
 # stdlib docs and tests/runtime (0.17 has none of these).
 
@@ -174,6 +175,16 @@ out=$(n2_run 'begin { $x = 1; print((uint8[3])$x); }' | head -1)
 expect_eq newlang2:array_cast_size 'stdin:1:23: error: cannot cast int64 (8 bytes) to uint8[3] (3 bytes): an array cast keeps the size' "$out"
 out=$(n2_run 'begin { print((uint32)(uint8[8])1); }' | head -1)
 expect_eq newlang2:array_to_int_size 'stdin:1:15: error: cannot cast uint8[8] (8 bytes) to uint32 (4 bytes): the array and the integer must have the same size' "$out"
+# a string's bytes, its NUL too: (int8[])"hello" is int8[6] (bpftrace's
+# type resolver tests); int8 and uint8 arrays print as numbers
+out=$(n2_run 'begin { $a = (int8[])"mystring"; print($a); printf("%d %d %d\n", $a[0], $a[7], sizeof($a)); print((uint8[6])"hello"); print((uint16[3])"hello"); @m = (int8[])"ab"; }' | sed '/^$/d')
+expect_eq newlang2:array_cast_string '[109,121,115,116,114,105,110,103,0]
+109 103 9
+[104,101,108,108,111,0]
+[25960,27756,111]
+@m: [97,98,0]' "$out"
+out=$(n2_run 'begin { print((uint8[8])"mystring"); }' | head -1)
+expect_eq newlang2:array_cast_string_size 'stdin:1:15: error: cannot cast string[9] (9 bytes) to uint8[8] (8 bytes): an array cast keeps the size' "$out"
 
 # -- typeof(e) / typeof(type) where a type is written ----------------------
 out=$(n2_run 'begin { $s = "abc"; let $t: typeof($s); print(sizeof($t)); $i = (int16)-3; print(sizeof((typeof($i))70000)); print((typeof($i))70000); print((typeof(uint16))-1); let $p: typeof(struct task_struct *) = curtask; print($p->pid == pid); @m[(uint32)5] = 1; let $key: typeof(@m) = 5; print(has_key(@m, $key)); print(sizeof($key)); clear(@m); }' | sed '/^$/d')

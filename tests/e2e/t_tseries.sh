@@ -1,7 +1,8 @@
 # t_tseries.sh - tseries(value, interval, num_intervals[, agg]) on real BPF
 # (bpftrace 0.26's time series): every aggregation, keyed and keyless,
 # merged across CPUs; print(), clear(), zero(), delete() and the maps at
-# exit; text, JSON and the OpenMetrics gauge; the argument errors.
+# exit; text, JSON and the OpenMetrics gauge; the argument errors (the
+# wrong number of them shows the call's form).
 #
 # Nothing here depends on timing.  The `work 2000` runs use 1000-day
 # intervals, so that all 2000 calls land in one interval (its boundaries
@@ -26,6 +27,11 @@ ts_err num_intervals_range 'BEGIN { @a = tseries(1, 1s, 2000000); }' \
 	'stdin:1:29: error: tseries(): num_intervals must be 1 to 1000000, not 2000000'
 ts_err unknown_agg 'BEGIN { @a = tseries(1, 1s, 5, "median"); }' \
 	'stdin:1:32: error: tseries(): unknown aggregation "median": use "avg", "max", "min" or "sum" (none keeps each interval'"'"'s last value)'
+# the wrong number of arguments shows the call's form
+ts_err arity 'BEGIN { @a = tseries(1); }' \
+	'stdin:1:14: error: tseries() takes 3 to 4 arguments, 1 given: tseries(value, interval, num_intervals[, agg])'
+ts_err arity_five 'BEGIN { @a = tseries(1, 1s, 5, "avg", 2); }' \
+	'stdin:1:14: error: tseries() takes 3 to 4 arguments, 5 given: tseries(value, interval, num_intervals[, agg])'
 ts_err mixed_kinds 'BEGIN { @a = tseries(1, 1s, 5); @a = sum(1); }' \
 	"stdin:1:38: error: map '@a' is used as sum here but as tseries elsewhere"
 ts_err other_bounds 'BEGIN { @a = tseries(1, 1s, 5); @a = tseries(1, 1s, 6); }' \

@@ -429,7 +429,7 @@ static void test_struct_defs(void **state)
 		      "BEGIN { }",
 		      "(struct foo <int>a <char[16]>name <struct foo *>next "
 		      "<struct foo **>pp <unsigned long>x <char *>s <uint32>u "
-		      "<unsigned int>u2 <long>l <short>s1 <char>sc)\n"
+		      "<unsigned int>u2 <long>l <short>s1 <signed char>sc)\n"
 		      "(probe#0 BEGIN {})");
 	check_program("struct a { int x; } struct b { int y; }\nstruct c { };",
 		      "(struct a <int>x)\n(struct b <int>y)\n(struct c)");
@@ -564,7 +564,7 @@ static void test_casts(void **state)
 	check_expr("(unsigned)1", "(cast <unsigned int> 1)");
 	check_expr("(long long)1", "(cast <long> 1)");
 	check_expr("(unsigned long long int)1", "(cast <unsigned long> 1)");
-	check_expr("(signed char)1", "(cast <char> 1)");
+	check_expr("(signed char)1", "(cast <signed char> 1)");	/* not plain char */
 	check_expr("(const char *)$p", "(cast <char *> $p)");
 	check_expr("(uint8 *)arg1", "(cast <uint8 *> arg1)");
 	check_expr("(bool)1", "(cast <bool> 1)");
