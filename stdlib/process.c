@@ -48,20 +48,26 @@ static void check_pid_ns(struct sema_ctx *s, struct ast_node *n)
 	a->type = ty_void;	/* a word, not a value */
 }
 
-static LLVMValueRef lower_pid_ns(struct cg_ctx *cg, struct ast_node *n)
+LLVMValueRef stdlib_own_ns_id(struct cg_ctx *cg, bool want_pid)
 {
-	struct ast_node *a = n->call.args;
-	bool is_pid = n->call.name[0] == 'p';
 	uint64_t dev, ino;
-	if (!strcmp(a->ident.name, "init") || !rs_pidns_self(&dev, &ino) || ino == RS_PIDNS_INIT_INO)
-		return is_pid ? lower_pid(cg, n) : lower_tid(cg, n);
+	if (!rs_pidns_self(&dev, &ino) || ino == RS_PIDNS_INIT_INO)
+		return want_pid ? lower_pid(cg, NULL) : lower_tid(cg, NULL);
 	/* struct bpf_pidns_info { u32 pid; u32 tgid; }, zeroed on failure */
 	LLVMValueRef info = cg_alloca(cg, 8, "pidns");
 	LLVMValueRef args[] = {cg_const(cg, dev), cg_const(cg, ino), info, LLVMConstInt(cg_i32(cg), 8, 0)};
 	cg_helper_call(cg, BPF_FUNC_get_ns_current_pid_tgid, args, 4);
 	LLVMBuilderRef b = cg_builder(cg);
-	LLVMValueRef v = LLVMBuildLoad2(b, cg_i32(cg), cg_gep(cg, info, is_pid ? 4 : 0), "");
-	return LLVMBuildZExt(b, v, cg_i64(cg), is_pid ? "pid" : "tid");
+	LLVMValueRef v = LLVMBuildLoad2(b, cg_i32(cg), cg_gep(cg, info, want_pid ? 4 : 0), "");
+	return LLVMBuildZExt(b, v, cg_i64(cg), want_pid ? "pid" : "tid");
+}
+
+static LLVMValueRef lower_pid_ns(struct cg_ctx *cg, struct ast_node *n)
+{
+	bool is_pid = n->call.name[0] == 'p';
+	if (!strcmp(n->call.args->ident.name, "init"))
+		return is_pid ? lower_pid(cg, n) : lower_tid(cg, n);
+	return stdlib_own_ns_id(cg, is_pid);
 }
 
 static LLVMValueRef lower_uid(struct cg_ctx *cg, struct ast_node *n)

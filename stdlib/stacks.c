@@ -128,14 +128,16 @@ static void stack_id(struct cg_ctx *cg, LLVMValueRef map, LLVMValueRef buf, LLVM
 	cg_end_if(cg, &f);
 }
 
-/* the stack value: the id, and a user stack's pid above it */
+/* the stack value: the id, and a user stack's pid above it, as sonde's
+ * /proc names the process (its PID namespace's: sonde started inside a
+ * namespace reads the maps of /proc/NSPID, where the initial namespace's
+ * pid names nothing or another process) */
 static LLVMValueRef stack_pid(struct cg_ctx *cg, LLVMValueRef id, bool user)
 {
 	LLVMBuilderRef b = cg_builder(cg);
 	if (!user)
 		return id;
-	LLVMValueRef tg = cg_helper_call(cg, BPF_FUNC_get_current_pid_tgid, NULL, 0);
-	LLVMValueRef pid = LLVMBuildLShr(b, tg, cg_const(cg, 32), "pid");
+	LLVMValueRef pid = stdlib_own_ns_id(cg, true);
 	stdlib_note_pid(cg, pid);
 	return LLVMBuildOr(b, id, LLVMBuildShl(b, pid, cg_const(cg, 32), ""), "ustack");
 }

@@ -12,6 +12,13 @@
  * read its mappings while it lives (EV_PID_SEEN); pid is an i64 */
 void stdlib_note_pid(struct cg_ctx *cg, LLVMValueRef pid);
 
+/* process.c: the current task's pid (want_pid) or tid, an i64, as sonde's
+ * own PID namespace sees it: bpf_get_current_pid_tgid's where sonde runs in
+ * the initial namespace, else bpf_get_ns_current_pid_tgid's (Linux 5.7; 0
+ * for a task outside it).  pid(curr_ns), and the pid that ustack and usym
+ * carry to userspace, whose /proc names processes by it. */
+LLVMValueRef stdlib_own_ns_id(struct cg_ctx *cg, bool want_pid);
+
 /* usdt.c: argument i of the USDT location being generated, as an i64 */
 LLVMValueRef stdlib_usdt_arg(struct cg_ctx *cg, int i);
 /* sema: every location of the probe has argument i; false after an error */

@@ -110,8 +110,8 @@ static void check_usym(struct sema_ctx *s, struct ast_node *n)
 static LLVMValueRef lower_usym(struct cg_ctx *cg, struct ast_node *n)
 {
 	LLVMValueRef addr = cg_expr(cg, n->call.args);
-	LLVMValueRef tg = cg_helper_call(cg, BPF_FUNC_get_current_pid_tgid, NULL, 0);
-	LLVMValueRef pid = LLVMBuildLShr(cg_builder(cg), tg, cg_const(cg, 32), "pid");
+	/* the process as sonde's /proc names it (stacks.c's stack_pid) */
+	LLVMValueRef pid = stdlib_own_ns_id(cg, true);
 	LLVMValueRef buf = cg_alloca_nozero(cg, 16, "usym");
 	cg_store_i64(cg, addr, buf);
 	cg_store_i64(cg, pid, cg_gep(cg, buf, 8));

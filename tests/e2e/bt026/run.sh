@@ -27,11 +27,18 @@ for c in "$here"/testprogs/*.c "$here"/testprogs/*.cpp; do
 	$cc $flags -o "$work/testprogs/$n" "$c" -lpthread 2>"$work/testprogs/$n.log" ||
 		echo "run.sh: cannot build testprogs/$n (see $work/testprogs/$n.log)" >&2
 done
+# hello_rust.rs (languages), in a debug build that keeps fun1 a function
+# of its own, when rustc is here; without it that test skips on its REQUIRES
+if command -v rustc > /dev/null && [ ! "$work/testprogs/hello_rust" -nt "$here/testprogs/hello_rust.rs" ]; then
+	rustc -g -C opt-level=0 -o "$work/testprogs/hello_rust" "$here/testprogs/hello_rust.rs" \
+		2>"$work/testprogs/hello_rust.log" ||
+		echo "run.sh: cannot build testprogs/hello_rust (see $work/testprogs/hello_rust.log)" >&2
+fi
 ln -sfn "$here/runtime" "$work/runtime"
 ln -sfn "$sonde" "$work/bin/bpftrace"
 # the files whose stored version is of bpftrace's older format, where EXPECT
 # is a regex (README.md): none of them uses EXPECT_REGEX or the like
-regex_files=array,call,delete_wildcard,file-output,intcast,struct,tuples,variable
+regex_files=array,call,delete_wildcard,file-output,intcast,intptrcast,struct,tuples,variable
 cd "$work" || exit 2
 PATH=$work/bin:$PATH exec python3 "$here/check.py" --tracer "$work/bin/bpftrace" --work "$work" \
 	--skips "$here/skips.txt" --regex-expect "$regex_files" --prefix "${BT026_PREFIX:-}" ${1:+--only "$1"} "$here"/runtime/[a-z]*
