@@ -505,11 +505,12 @@ __attribute__((constructor)) static void sa_init(void)
 	const char *wait = getenv("SONDE_AGENT_WAIT");
 	if (wait && !strcmp(wait, "1") && ag.listen_fd >= 0) {
 		unsetenv("SONDE_AGENT_WAIT");
-		/* while sonde, the parent, lives (a loaded machine can take
-		 * long to compile and attach), and 120 s at most */
+		/* while sonde, the parent, lives (a loaded machine, or an
+		 * emulated one, can take minutes to compile and attach), and
+		 * 600 s at most */
 		pid_t parent = getppid();
 		pthread_mutex_lock(&go_lock);
-		for (int s = 0; s < 120 && !go && getppid() == parent; s++) {
+		for (int s = 0; s < 600 && !go && getppid() == parent; s++) {
 			struct timespec until;
 			clock_gettime(CLOCK_REALTIME, &until);
 			until.tv_sec += 1;

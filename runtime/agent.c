@@ -588,18 +588,26 @@ int rt_agent_attach(struct rt *rt, int *count)
 			return err;
 		}
 	}
-	/* the -c child loads its agent as it starts: wait for it while it
-	 * lives, 30 s at most (a loaded machine can be slow to exec), 120 s
-	 * while it has yet to exec or once the library is in its maps (it
-	 * waits as long for sonde) */
+	/* the -c child loads its agent as it starts: wait while it lives and
+	 * has yet to exec its command (a loaded machine can be slow to),
+	 * then, counted from that exec, 30 s for the library to be mapped
+	 * (a static command never maps it) and 300 s for a mapped one to
+	 * listen (the agent holds the command for sonde meanwhile) */
 	int rc = 0;
-	for (int tries = 0; tries < (rt->o->child_pid ? 12000 : 1); tries++) {
+	uint64_t exec_ns = 0;
+	for (;;) {
 		if ((rc = connect_all(as, pids, npids)) || as->n || rt->stop)	/* Ctrl-C */
 			break;
-		if (rt->o->child_pid && !alive(rt->o->child_pid))
+		int child = rt->o->child_pid;
+		if (!child || !alive(child))
 			break;
-		if (tries >= 3000 && !exec_pending(rt->o->child_pid) && !maps_agent(rt->o->child_pid))
-			break;
+		if (!exec_pending(child)) {
+			uint64_t now = rt_mono_ns();
+			if (!exec_ns)
+				exec_ns = now;
+			if (now - exec_ns > (maps_agent(child) ? 300 : 30) * 1000000000ull)
+				break;
+		}
 		usleep(10000);
 	}
 	if (rt->o->container) {

@@ -282,6 +282,8 @@ void rt_noteset_free(struct rt_noteset *ns);
  * and counts the rest (skip_event() tells the callback to only count). */
 int rt_stop_open(struct rt *rt);
 void rt_stop_close(struct rt *rt);
+/* CLOCK_MONOTONIC in nanoseconds */
+uint64_t rt_mono_ns(void);
 bool rt_stop_due(struct rt *rt);
 int rt_stop_wait(struct rt *rt, int timeout_ms);
 /* SIGUSR1 came: run the self:signal:SIGUSR1 probes, or without one

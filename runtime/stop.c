@@ -106,7 +106,7 @@ static void on_dump_signal(int sig)
 	}
 }
 
-static uint64_t now_ns(void)
+uint64_t rt_mono_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -211,7 +211,7 @@ static bool target_gone(struct rt *rt)
 /* every STOP_CLOCK_EVERY events: is it later than ns? */
 static bool clock_past(struct rt_stop *st, uint64_t ns)
 {
-	return (++st->events % STOP_CLOCK_EVERY) == 0 && now_ns() > ns;
+	return (++st->events % STOP_CLOCK_EVERY) == 0 && rt_mono_ns() > ns;
 }
 
 bool rt_stop_due(struct rt *rt)
@@ -278,7 +278,7 @@ void rt_stop_dump(struct rt *rt)
 bool rt_stop_update(struct rt *rt)
 {
 	struct rt_stop *st = &rt->stopper;
-	st->looked_ns = now_ns();
+	st->looked_ns = rt_mono_ns();
 	rt_stop_dump(rt);
 	if (st->exit_word && *st->exit_word)
 		rt->stop = 1;
@@ -318,7 +318,7 @@ void rt_stop_drain(struct rt *rt)
 	struct rt_stop *st = &rt->stopper;
 	st->draining = true;
 	st->events = 0;
-	st->drain_end_ns = now_ns() + STOP_DRAIN_MS * 1000000ull;
+	st->drain_end_ns = rt_mono_ns() + STOP_DRAIN_MS * 1000000ull;
 	/* the probes are detached: nothing refills the ring, this ends */
 	rt_events_drain(rt);
 	if (st->not_printed)
