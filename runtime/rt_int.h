@@ -51,12 +51,12 @@ struct rt_stop {
 	size_t exit_len;
 	volatile sig_atomic_t child_changed;	/* SIGCHLD: look at the -c command */
 	volatile sig_atomic_t dump;	/* SIGUSR1: print the maps and go on */
+	volatile sig_atomic_t hurry;	/* a second SIGINT/SIGTERM: cut the drain short */
 	bool child_done, target_done;
 	int child_status;	/* the -c command's wait status, once done */
 	bool draining;		/* after the stop: no more stops, print what is queued */
 	unsigned events;	/* counts to the next read of the clock */
 	uint64_t looked_ns;	/* when the main loop last looked at every cause */
-	uint64_t drain_end_ns;	/* draining: print until then, then count */
 	uint64_t not_printed;
 };
 struct uprobe_plan;

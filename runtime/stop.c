@@ -20,9 +20,12 @@
  * SIGUSR1 is no stop: it sets a flag of its own, and the main loop runs
  * the self:signal:SIGUSR1 probes, or prints every map as bpftrace 0.17
  * does, and goes on.
- * After the stop, what is still queued is printed for at most
- * STOP_DRAIN_MS; the rest is only counted and reported, so a slow terminal
- * cannot hold END and the maps back.
+ * After the stop, every event still queued is printed: the probes are
+ * detached by then, so the ring holds a bounded number, and a printf
+ * just before exit() or before the -c command ended is never lost to a
+ * slow consumer on a busy machine.  A second SIGINT or SIGTERM cuts that
+ * drain short (a slow terminal, a flood the user does not want to read):
+ * the rest is counted and reported, and END and the maps follow at once.
  */
 #include "runtime/rt_int.h"
 
@@ -37,8 +40,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* how long queued events are still printed after the stop */
-#define STOP_DRAIN_MS 250
 /* inside a long drain, the main loop looks at the -p process, the -c
  * command and --follow at least this often */
 #define STOP_LOOK_MS 20
@@ -83,6 +84,8 @@ static void on_stop_signal(int sig)
 	}
 	early_stop = 1;
 	if (signal_rt) {
+		if (signal_rt->stop)	/* the second: no more draining */
+			signal_rt->stopper.hurry = 1;
 		signal_rt->stop = 1;
 		wake(signal_rt);
 	}
@@ -299,31 +302,26 @@ bool rt_stop_update(struct rt *rt)
 	return rt->stop;
 }
 
-/* the event callback: true while draining past the deadline - count the
+/* the event callback: true while a drain was cut short - count the
  * event instead of printing it */
 bool rt_stop_skip_event(struct rt *rt)
 {
 	struct rt_stop *st = &rt->stopper;
-	if (!st->draining)
+	if (!st->draining || !st->hurry)
 		return false;
-	if (st->not_printed || clock_past(st, st->drain_end_ns)) {
-		st->not_printed++;
-		return true;
-	}
-	return false;
+	st->not_printed++;
+	return true;
 }
 
 void rt_stop_drain(struct rt *rt)
 {
 	struct rt_stop *st = &rt->stopper;
 	st->draining = true;
-	st->events = 0;
-	st->drain_end_ns = rt_mono_ns() + STOP_DRAIN_MS * 1000000ull;
 	/* the probes are detached: nothing refills the ring, this ends */
 	rt_events_drain(rt);
 	if (st->not_printed)
-		fprintf(stderr, "sonde: %llu events were still queued %d ms after tracing stopped; "
-			"not printed\n", (unsigned long long)st->not_printed, STOP_DRAIN_MS);
+		fprintf(stderr, "sonde: %llu queued events not printed: a second signal cut the "
+			"output short\n", (unsigned long long)st->not_printed);
 	st->not_printed = 0;
-	st->drain_end_ns = UINT64_MAX;	/* END's own events all print */
+	st->hurry = 0;	/* END's own events all print */
 }

@@ -45,4 +45,23 @@ out=$("$SONDE" -q -c "$B/threads_loop 4 200000" -e 'tracepoint:syscalls:sys_ente
 n=$(printf '%s\n' "$out" | grep -c '^x$')
 expect_eq control:exit_no_later_output "yes end" "$([ "$n" -ge 1 ] && [ "$n" -le "$ncpu" ] && echo yes || echo "no: $n lines") $(printf '%s\n' "$out" | grep -x end)"
 
+# -- every event queued at the stop prints, however slow the reader: stdout
+#    is a pipe read 4 KiB every 10 ms, about 2.5 s for the 20000 lines of
+#    50 bytes, so most of them are still queued when the -c command's end
+#    is noticed (the ring holds them all: 2048 pages); only a second
+#    signal cuts that drain short.
+build_workload syscall_loop
+n=$(timeout 120 "$SONDE" -q --rb-pages 2048 -c "$B/syscall_loop 20000" \
+	-e 'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { printf("line %8d %s\n", tid, "........................................"); }' 2>&1 |
+	python3 -c 'import sys, time
+data = b""
+while True:
+    b = sys.stdin.buffer.read1(4096)
+    if not b:
+        break
+    data += b
+    time.sleep(0.01)
+print(sum(l.startswith(b"line ") for l in data.split(b"\n")))')
+expect_eq control:slow_reader_all_queued_print "20000" "$n"
+
 fi

@@ -22,10 +22,9 @@ st_lib=$(ldd "$SONDE" 2>/dev/null | awk '$1 ~ /^libasan\.so/ { print $3; exit }'
 st_loop=$B/stl$$
 cp "$B/syscall_loop" "$st_loop"
 st_prog=${ST_PROG:-'tracepoint:syscalls:sys_enter_getppid /comm == "'stl$$'"/ { printf("%d %s %d\n", pid, comm, nsecs); @n = count(); }'}
-# The -c command: the workload, then a wait until every event is printed.
-# sonde stops when its -c command ends and prints what is still queued for
-# a bounded time only, which a loaded machine can miss; so the command
-# ends when the output holds every line (or sonde said it lost some).
+# The -c command: the workload, then a wait until every event is printed
+# (or sonde said it lost some), so that they are printed while tracing,
+# the steady state measured here, rather than in the drain after the stop.
 cat > "$B/st_work.sh" <<'SH'
 #!/bin/sh
 # st_work.sh WORKLOAD N OUT ERR
