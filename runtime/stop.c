@@ -136,7 +136,10 @@ static int map_exit_word(struct rt *rt)
 
 void rt_stop_signals(void)
 {
-	struct sigaction sa = {.sa_handler = on_stop_signal};
+	/* SA_RESTART: a write to a slow pipe or terminal that the signal
+	 * interrupts goes on (an interrupted one would fail stdout and lose
+	 * its buffer); the main loop's poll() wakes through the self-pipe */
+	struct sigaction sa = {.sa_handler = on_stop_signal, .sa_flags = SA_RESTART};
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 }

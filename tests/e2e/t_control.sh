@@ -64,4 +64,33 @@ while True:
 print(sum(l.startswith(b"line ") for l in data.split(b"\n")))')
 expect_eq control:slow_reader_all_queued_print "20000" "$n"
 
+# -- ... and a second signal cuts it short: the reader sends SIGINT twice
+#    once the 40000 calls are over (the workload's own last line, its
+#    nanoseconds per call, has come through the same pipe)
+#    and it has read 100 KiB, then 100 KiB more; what printed and what was
+#    counted make the 40000, and END still prints.
+rm -f "$B/hurry.fifo"; mkfifo "$B/hurry.fifo"
+"$SONDE" -q --rb-pages 2048 -c "$B/syscall_loop 40000" \
+	-e 'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { printf("line %8d %s\n", tid, "........................................"); } END { printf("end\n"); }' \
+	> "$B/hurry.fifo" 2> "$B/hurry.err" &
+hp=$!
+got=$(python3 -c 'import os, re, signal, sys, time
+pid, data, sent = int(sys.argv[1]), b"", 0
+while True:
+    b = sys.stdin.buffer.read1(4096)
+    if not b:
+        break
+    data += b
+    done = re.search(rb"[0-9][.][0-9]\n", data)	# amid a line of sonde output
+    if done and sent < 2 and len(data) > (sent + 1) * 102400:
+        os.kill(pid, signal.SIGINT)
+        sent += 1
+    time.sleep(0.01)
+lines = data.split(b"\n")
+print(sum(l.startswith(b"line ") for l in lines), lines.count(b"end"))' "$hp" < "$B/hurry.fifo")
+wait "$hp"; rc=$?
+cut=$(sed -n 's/^sonde: \([0-9]*\) queued events not printed: a second signal cut the output short$/\1/p' "$B/hurry.err")
+expect_eq control:second_signal_cuts_drain "40000 cut end=1 rc=0" \
+	"$(( ${got% *} + ${cut:-0} )) $([ "${cut:-0}" -gt 0 ] && echo cut || echo uncut) end=${got#* } rc=$rc"
+
 fi
