@@ -674,6 +674,16 @@ static LLVMValueRef expr_value(struct cg_ctx *cg, struct ast_node *e)
 			return LLVMBuildZExt(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, v, cg_const(cg, 0), ""),
 					     cg->i64, "bool");
 		}
+		if (e->type.kind == TY_STR) {
+			/* (string[N])x: x's bytes, cut to end in a NUL or padded */
+			uint32_t from = e->cast.operand->type.size, n = e->type.size;
+			LLVMValueRef buf = cg_alloca(cg, n, "strcast");
+			cg_memcpy(cg, buf, v, from < n ? from : n);
+			if (from >= n)
+				LLVMBuildStore(cg->b, LLVMConstInt(cg_i8(cg), 0, false),
+					       cg_gep(cg, buf, n - 1));
+			return buf;
+		}
 		if (e->type.kind == TY_INT && e->cast.operand->type.kind == TY_ARRAY)
 			return cg_load_ext(cg, v, e->type.size, e->type.is_signed);	/* its bytes */
 		if (e->type.kind == TY_ARRAY && e->cast.operand->type.kind == TY_STR)

@@ -113,7 +113,9 @@ LLVMValueRef cg_map_key(struct cg_ctx *cg, struct ast_node *m, int with_bucket)
 		int i = 0;
 		for (struct ast_node *k = m->map.keys; k; k = k->next, i++) {
 			const struct type_field *f = &map->key.fields[i];
-			cg_expr_store(cg, k, cg_gep(cg, key, f->offset), f->type.size);
+			/* a tuple key converts to the map's layout (its strings
+			 * may be narrower, its integers of another width) */
+			cg_expr_store_as(cg, k, cg_gep(cg, key, f->offset), &f->type);
 		}
 	}
 	(void)with_bucket;	/* the bucket slot is the zeroed tail of key_size */

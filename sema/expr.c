@@ -1045,6 +1045,31 @@ static struct type *check_array_cast(struct sema_ctx *s, struct ast_node *e, con
 	return sema_set(e, (struct type){.kind = TY_ARRAY, .elem = elem, .count = n, .size = size});
 }
 
+/* (string[N])x: a string as a string of N bytes, cut (still ending in
+ * NUL) or padded with NULs, or the bytes of an array of 1-byte integers
+ * (a char[] field) as a string, as the newest bpftrace */
+static struct type *check_string_cast(struct sema_ctx *s, struct ast_node *e, const struct type *t)
+{
+	uint32_t n = (uint32_t)e->cast.ctype.dims[0];
+	bool bytes = t->kind == TY_ARRAY && t->elem && t->elem->kind == TY_INT && t->elem->size == 1;
+	if (!n) {
+		sema_error(s, e->loc, "a string cast needs a length of at least 1: (string[64])x");
+		return sema_err_type(e);
+	}
+	if (t->kind != TY_STR && !bytes) {
+		sema_error(s, e->loc, "cannot cast %s to string[%u]: a string cast takes a string or "
+			   "an array of 1-byte integers", type_str(s->a, t), n);
+		return sema_err_type(e);
+	}
+	return sema_set(e, ty_str(n));
+}
+
+static bool is_string_cast(const struct ast_ctype *ct)
+{
+	return ct->ndims == 1 && ct->name && !ct->is_struct && !ct->is_union && !ct->is_enum &&
+	       !ct->ptr_depth && !strcmp(ct->name, "string");
+}
+
 static struct type *check_cast(struct sema_ctx *s, struct ast_node *e)
 {
 	struct type *t = sema_expr(s, e->cast.operand);
@@ -1052,6 +1077,8 @@ static struct type *check_cast(struct sema_ctx *s, struct ast_node *e)
 		return sema_err_type(e);
 	struct type to;
 	const struct ast_ctype *ct = &e->cast.ctype;
+	if (is_string_cast(ct))
+		return check_string_cast(s, e, t);
 	if (ct->ndims == 1)
 		return check_array_cast(s, e, t);
 	if (!ct->is_struct && !ct->is_enum && !ct->ptr_depth && !strcmp(ct->name, "bool")) {

@@ -173,12 +173,9 @@ void sema_map_keys(struct sema_ctx *s, struct ast_node *m)
 	bool tuple_key = m->map.nkeys == 1 && key.kind == TY_TUPLE;
 	int have = tuple_key ? key.nfields : m->map.nkeys;
 	for (struct ast_node *k = m->map.keys; k; k = k->next) {
+		/* a tuple may be one of several keys (@m[pid, (comm, tid)]), as in
+		 * the newest bpftrace: the key is then a tuple holding a tuple */
 		enum type_kind kk = k->type.kind;
-		if (kk == TY_TUPLE && !tuple_key) {
-			sema_error(s, k->loc, "map '%s': a tuple cannot be one of several keys; "
-				   "write its elements as keys: %s[a, b, c]", map->name, map->name);
-			return;
-		}
 		if (kk == TY_VOID || kk == TY_COUNT || kk == TY_HIST || kk == TY_LHIST || kk == TY_TSERIES ||
 		    kk == TY_STATS || kk == TY_AVG) {
 			sema_error(s, k->loc, "map '%s': %s cannot be a map key", map->name,

@@ -3,7 +3,8 @@
 # the test harness's __BPFTRACE_NOTIFY_PROBES_ATTACHED line, long flags,
 # <syscall.h>'s constants, numbers in probe arguments, a missing
 # tracepoint beside others, `_ = e;`, `return e;`, array casts (of
-# integers and strings), typeof,
+# integers and strings), (string[N]) casts, a tuple as one of several map
+# keys, typeof,
 # bools from && || and comparisons, printf's %s of an enumerator.  Expected output is the newest release's reference guide,
 # stdlib docs and tests/runtime (0.17 has none of these).
 
@@ -216,4 +217,38 @@ out=$(n2_run 'enum custom { CUSTOM_ENUM = 3, } begin { printf("%s %d %s\n", CUST
 expect_eq newlang2:enumerator_printf_name 'CUSTOM_ENUM 3 BPF_MAP_TYPE_HASH
 @m[3]: 1' "$out"
 
+
+# -- (string[N]): a string cut (ending in its NUL) or padded, a byte array
+# as a string (bpftrace's tests/runtime regression "large string cast") --
+out=$(n2_run 'begin { let $a = (string[1024])"hi"; print($a); print(sizeof($a)); $b = (string[3])"hello"; print($b); print(sizeof($b)); $c = (int8[4])"abc"; print((string[8])$c); print((string[2])$c); @s[(string[4])"hello"] = 1; }' | sed '/^$/d')
+expect_eq newlang2:string_cast 'hi
+1024
+he
+3
+abc
+a
+@s[hel]: 1' "$out"
+out=$(n2_run 'begin { $x = (string[4])1; }' | head -3)
+expect_eq newlang2:string_cast_of_int 'stdin:1:14: error: cannot cast int64 to string[4]: a string cast takes a string or an array of 1-byte integers
+begin { $x = (string[4])1; }
+             ^~~~~~~~~~~~' "$out"
+out=$(n2_run 'begin { $x = (string[0])"a"; }' | head -1)
+expect_eq newlang2:string_cast_empty 'stdin:1:14: error: a string cast needs a length of at least 1: (string[64])x' "$out"
+
+# -- a tuple as one of several map keys (bpftrace's tests/runtime basic
+# "has_key complex tuple"): printed, deleted, looped over, in JSON --------
+out=$(n2_run 'begin { @a[1, ("hello", (int8)5)] = 0; if (has_key(@a, (1, ("hello", 5)))) { printf("ok\n"); } @m[1, ("hi", 2)] = 5; @m[2, ("hello", 3)] = 6; @m[3, ("x", 4)] = 7; delete(@m[3, ("x", 4)]); delete(@m, (1, ("hi", 2))); for ($kv : @m) { printf("%d %s %d %d\n", $kv.0.0, $kv.0.1.0, $kv.0.1.1, $kv.1); print($kv.0); } @w[1, ("a", 2)] = 1; @w[1, ("abc", 2)] = 2; }' | sed '/^$/d')
+expect_eq newlang2:tuple_in_keys 'ok
+2 hello 3 6
+(2, (hello, 3))
+@a[1, (hello, 5)]: 0
+@m[2, (hello, 3)]: 6
+@w[1, (a, 2)]: 1
+@w[1, (abc, 2)]: 2' "$out"
+out=$(timeout 60 "$SONDE" -q -f json -e 'begin { @m[1, ("hi", (2, 3))] = count(); }' 2>&1)
+expect_eq newlang2:tuple_in_keys_json '{"type": "map", "data": {"@m": {"1,(hi, (2, 3))": 1}}}' "$out"
+out=$(n2_child 2 'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @m[pid == cpid, (comm, tid == cpid)] = count(); }')
+expect_eq newlang2:tuple_in_keys_count '@m[1, (syscall_loop, 1)]: 2' "$out"
+out=$(n2_run 'begin { @a[1, ("a", 2)] = 1; @a[1, 2] = 1; }' | head -1)
+expect_eq newlang2:tuple_in_keys_mismatch "stdin:1:30: error: map '@a' key is (int64, int64) here but (int64, (string[2], int64)) elsewhere" "$out"
 fi

@@ -360,10 +360,15 @@ static void test_errors(void **state)
 		     "t.bt:1:14: error: map '@s' is read but never assigned\n"
 		     "BEGIN { @s = @s; }\n"
 		     "             ^~\n");
-	expect_error("BEGIN { @tk[1, (1, 2)] = 1; }",
-		     "t.bt:1:16: error: map '@tk': a tuple cannot be one of several keys; write its elements as keys: @tk[a, b, c]\n"
-		     "BEGIN { @tk[1, (1, 2)] = 1; }\n"
-		     "               ^~~~~~\n");
+	/* a tuple may be one of several keys; its layout must then agree */
+	expect_error("BEGIN { @tk[1, (1, 2)] = 1; @tk[1, 2] = 1; }",
+		     "t.bt:1:29: error: map '@tk' key is (int64, int64) here but (int64, (int64, int64)) elsewhere\n"
+		     "BEGIN { @tk[1, (1, 2)] = 1; @tk[1, 2] = 1; }\n"
+		     "                            ^~~~~~~~~\n");
+	expect_error("BEGIN { $s = (string[4])pid; }",
+		     "t.bt:1:14: error: cannot cast uint64 to string[4]: a string cast takes a string or an array of 1-byte integers\n"
+		     "BEGIN { $s = (string[4])pid; }\n"
+		     "             ^~~~~~~~~~~~~~\n");
 	expect_error("BEGIN { unroll(0) { } }",
 		     "t.bt:1:16: error: unroll count must be 1 to 100, not 0\n"
 		     "BEGIN { unroll(0) { } }\n"
