@@ -138,8 +138,11 @@ void sema_usdt_expand_pid(struct sema_ctx *s, struct sema_probe *p, struct ast_a
 		free(pp.v);
 		return;
 	}
-	if (pp.n)
-		qsort(pp.v, pp.n, sizeof(*pp.v), cmp_str);
+	if (!pp.n) {
+		sema_error(s, raw->loc, "usdt:*:%s: pid %d maps no file (it has exited)", pattern, pid);
+		return;
+	}
+	qsort(pp.v, pp.n, sizeof(*pp.v), cmp_str);
 	int found = 0;
 	for (size_t i = 0; i < pp.n; i++) {
 		struct usdt_note *notes;
