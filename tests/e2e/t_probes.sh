@@ -2,8 +2,8 @@
 # from BTF, wildcards and -l/-lv for rawtracepoints, self:signal:SIGUSR1,
 # -l with paths as written, file wildcards and -p, --include and -I,
 # --usdt-file-activation, "*" as the file of uprobe and usdt with -p.
-# Expected texts follow the newest bpftrace's reference guide where 0.17 lacks the feature (tests/diff has the 0.17
-# differentials).
+# Expected texts follow the newest bpftrace's reference guide where 0.17
+# lacks the feature (tests/diff has the 0.17 differentials).
 
 if need_root probes:bpf; then
 
