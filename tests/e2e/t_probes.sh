@@ -101,27 +101,7 @@ build_workload pid_calls
 pd=$B/probes_pid
 rm -rf "$pd" && mkdir -p "$pd" && cp "$B/pid_calls" "$pd/pid_calls"
 PC=$pd/pid_calls
-# pid_start [twice]: a waiting `pid_calls 5` in $wp, its go fifo on fd 7
-pid_start() {
-	rm -f "$pd/go" "$pd/wl.out" && mkfifo "$pd/go"
-	"$PC" 5 "$@" < "$pd/go" > "$pd/wl.out" &
-	wp=$!
-	exec 7> "$pd/go"
-	wait_for "$pd/wl.out" '^ready'
-}
-# pid_go NAME PROGRAM: sonde -p $wp into $pd/NAME.out, the calls once it
-# attached; sonde ends with the process
-pid_go() {
-	local f=$pd/$1.out sp
-	"$SONDE" -p "$wp" -e "$2" > "$f" 2>&1 &
-	sp=$!
-	wait_for "$f" '^Attached' 60
-	echo g >&7
-	exec 7>&-
-	wait "$sp"
-	wait "$wp"
-}
-pid_start
+pid_calls_start "$pd"
 libc=$(awk '$6 ~ /\/libc[.-]/ { print $6; exit }' "/proc/$wp/maps")
 out=$("$SONDE" -l -e 'uretprobe:*:pid_hit_* { exit(); }' -p "$wp" 2>&1)
 expect_eq probes:pid_star_list "$(printf 'uretprobe:%s:pid_hit_one\nuretprobe:%s:pid_hit_two' "$PC" "$PC")" "$out"
@@ -129,20 +109,20 @@ out=$("$SONDE" -l -e 'uprobe:*:malloc, usdt:*:pidcalls:* { }' -p "$wp" 2>&1)
 expect_eq probes:pid_star_list_lib_usdt "$(printf 'uprobe:%s:malloc\nusdt:%s:pidcalls:hit' "$libc" "$PC")" "$out"
 # (lines sorted: equal counts print in the order of their keys' text,
 # which depends on where the copy lives)
-pid_go pid_star_count 'uprobe:*:pid_hit_*, uretprobe:*:pid_hit_two, uprobe:*:malloc, usdt:*:pidcalls:hit { @[probe] = count(); }'
+pid_calls_go "$pd/pid_star_count.out" -e 'uprobe:*:pid_hit_*, uretprobe:*:pid_hit_two, uprobe:*:malloc, usdt:*:pidcalls:hit { @[probe] = count(); }'
 out=$(LC_ALL=C sort "$pd/pid_star_count.out")
 expect_eq probes:pid_star_count "$(printf '\n\nAttached 5 probes\n@[uprobe:%s:pid_hit_one]: 5\n@[uprobe:%s:malloc]: 5\n@[usdt:%s:pidcalls:hit]: 5\n@[uprobe:%s:pid_hit_two]: 10\n@[uretprobe:%s:pid_hit_two]: 10' "$PC" "$libc" "$PC" "$PC" "$PC" | LC_ALL=C sort)" "$out"
 # its executable mapped at two addresses is one file: one attach point,
 # each call counted once
-pid_start twice
+pid_calls_start "$pd" twice
 out=$("$SONDE" -l -e 'uprobe:*:pid_hit_one { }' -p "$wp" 2>&1)
 expect_eq probes:pid_star_twice_list "uprobe:$PC:pid_hit_one" "$out"
-pid_go pid_star_twice 'uprobe:*:pid_hit_one, usdt:*:pidcalls:hit { @[probe] = count(); }'
+pid_calls_go "$pd/pid_star_twice.out" -e 'uprobe:*:pid_hit_one, usdt:*:pidcalls:hit { @[probe] = count(); }'
 out=$(cat "$pd/pid_star_twice.out")
 expect_eq probes:pid_star_twice_count "$(printf 'Attached 2 probes\n\n\n@[uprobe:%s:pid_hit_one]: 5\n@[usdt:%s:pidcalls:hit]: 5' "$PC" "$PC")" "$out"
 # a function no mapped file has; a process that has exited (a zombie
 # its parent, sleep, never reaps); usdt:* without -p
-pid_start
+pid_calls_start "$pd"
 out=$("$SONDE" -p "$wp" -e 'uprobe:*:no_such_fn { }' 2>&1; echo "rc=$?")
 expect_match probes:pid_star_none "error: uprobe:\*:no_such_fn in pid $wp: symbol 'no_such_fn' not found in .*rc=1" "$(echo $out)"
 echo g >&7; exec 7>&-; wait "$wp"
