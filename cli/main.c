@@ -838,7 +838,7 @@ int main(int argc, char **argv)
 		.pos_args = pos, .npos_args = npos, .named_args = named, .nnamed_args = nnamed,
 		.named_used = named_used,
 		.target_pid = pid, .unsafe = unsafe, .has_cpid = cmd != NULL,
-		.scoped = pid || container, .user_probes = user_probes,
+		.scoped = pid || container, .user_probes = user_probes, .follow = follow,
 	};
 	struct sema_result *r = sema_run(a, &d, ast, &so);
 	if (!r)

@@ -538,8 +538,10 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 		}
 		const char *what = n == 4 ? arena_printf(s->a, "%s:%s", parts[2], parts[3]) : parts[2];
 		/* "*" with -p: each file the process maps (without -p the runtime
-		 * takes --container's processes, or says it needs one of them) */
-		if (!strcmp(parts[1], "*") && s->opts->target_pid > 0) {
+		 * takes --container's processes, or says it needs one of them;
+		 * with --follow it rescans them for files mapped later) */
+		if (!strcmp(parts[1], "*") && s->opts->target_pid > 0 &&
+		    (type == PT_USDT || !s->opts->follow)) {
 			if (type == PT_USDT)
 				sema_usdt_expand_pid(s, p, raw, what);
 			else
