@@ -239,11 +239,55 @@ static int list_each(FILE *out, const char *pattern, bool verbose, int pid)
 	return rc;
 }
 
+/* line once: printed and kept in *seen (taken over, or freed as a repeat) */
+static void list_once(char *line, char ***seen, int *nseen)
+{
+	if (!line)
+		return;
+	for (int k = 0; k < *nseen; k++)
+		if (!strcmp((*seen)[k], line)) {
+			free(line);
+			return;
+		}
+	char **grown = realloc(*seen, sizeof(**seen) * (size_t)(*nseen + 1));
+	if (!grown) {
+		free(line);
+		return;
+	}
+	*seen = grown;
+	(*seen)[(*nseen)++] = line;
+	printf("%s\n", line);
+}
+
+/* a uprobe or uretprobe whose function is a wildcard: a line per function
+ * it matches in its file, as -l 'uprobe:FILE:GLOB' lists them; false when
+ * it matches none there (the pattern is listed then) */
+static bool list_uprobe_funcs(const struct sema_attach *a, int pid, char ***seen, int *nseen)
+{
+	char *buf = NULL, err[512];
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return false;
+	int rc = rs_list_probes(m, sema_probe_type_name(a->type), a->target, a->func, pid, err,
+				sizeof(err));
+	fclose(m);
+	bool any = false;
+	for (char *line = buf, *nl; rc >= 0 && line && *line; line = nl) {
+		if ((nl = strchr(line, '\n')))
+			*nl++ = '\0';
+		list_once(strdup(line), seen, nseen);
+		any = true;
+	}
+	free(buf);
+	return any;
+}
+
 /* -l -e PROGRAM, -l FILE: the program's attach points, wildcards
  * expanded, each once; a timer or a perf event as -l lists it, without
  * its rate or count (interval:ms:, hardware:cache-misses:), as the newest
  * bpftrace lists a program's probes */
-static void list_program(const struct sema_result *r)
+static void list_program(const struct sema_result *r, int pid)
 {
 	char **seen = NULL;
 	int nseen = 0;
@@ -254,24 +298,15 @@ static void list_program(const struct sema_result *r)
 			const char *c1 = strchr(a->name, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 			bool bare = a->type == PT_INTERVAL || a->type == PT_PROFILE ||
 				    a->type == PT_SOFTWARE || a->type == PT_HARDWARE;
+			if ((a->type == PT_UPROBE || a->type == PT_URETPROBE) && a->func &&
+			    strpbrk(a->func, "*?[") && list_uprobe_funcs(a, pid, &seen, &nseen))
+				continue;
 			if (bare && c1)
 				line = c2 ? strndup(a->name, (size_t)(c2 - a->name + 1))
 					  : (asprintf(&line, "%s:", a->name) < 0 ? NULL : line);
 			else
 				line = strdup(a->name);
-			if (!line)
-				continue;
-			bool dup = false;
-			for (int k = 0; k < nseen && !dup; k++)
-				dup = !strcmp(seen[k], line);
-			char **grown = dup ? NULL : realloc(seen, sizeof(*seen) * (size_t)(nseen + 1));
-			if (!grown) {
-				free(line);
-				continue;
-			}
-			seen = grown;
-			seen[nseen++] = line;
-			printf("%s\n", line);
+			list_once(line, &seen, &nseen);
 		}
 	for (int k = 0; k < nseen; k++)
 		free(seen[k]);
@@ -803,7 +838,7 @@ int main(int argc, char **argv)
 		.pos_args = pos, .npos_args = npos, .named_args = named, .nnamed_args = nnamed,
 		.named_used = named_used,
 		.target_pid = pid, .unsafe = unsafe, .has_cpid = cmd != NULL,
-		.scoped = pid || container, .user_probes = user_probes,
+		.scoped = pid || container, .user_probes = user_probes, .follow = follow,
 	};
 	struct sema_result *r = sema_run(a, &d, ast, &so);
 	if (!r)
@@ -821,7 +856,7 @@ int main(int argc, char **argv)
 		goto out_cont;
 	}
 	if (do_list) {
-		list_program(r);
+		list_program(r, pid);
 		rc = 0;
 		goto out_cont;
 	}

@@ -1122,12 +1122,13 @@ static int open_needed(const struct cand *c, const char *soname, char **path)
  * libdl, librt into libc and left stubs that need libc, so
  * uprobe:libpthread.so.0:pthread_create (threadsnoop.bt) means libc's.
  * On a match c becomes that library (sp holds its sites) and -v says so.
- * Plain names only: an offset or an address belongs to the file written.
+ * Plain names only: an offset or an address belongs to the file written;
+ * never for "*", whose candidates are the needed libraries themselves.
  */
 static bool follow_needed(struct rctx *r, struct cand *c, struct sym_pass *sp)
 {
 	uint64_t addr;
-	if (strpbrk(r->q->func, "*?[+") || parse_address(r->q->func, &addr))
+	if (strpbrk(r->q->func, "*?[+") || !strcmp(r->q->target, "*") || parse_address(r->q->func, &addr))
 		return false;
 	const char *queue[NEEDED_MAX];
 	size_t nq = 0, n;

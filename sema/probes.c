@@ -174,7 +174,8 @@ void sema_expand_func_sites(struct sema_ctx *s, struct sema_probe *p)
 		const struct sema_attach *a = &old[i];
 		struct rs_sites *sites = NULL;
 		char err[512];
-		struct rs_query q = {.target = a->target, .func = a->func};
+		/* as the runtime resolves it: inside the -p process's root */
+		struct rs_query q = {.target = a->target, .func = a->func, .pid = s->opts->target_pid};
 		if ((a->type != PT_UPROBE && a->type != PT_URETPROBE) || !has_glob(a->func) ||
 		    rs_resolve(&q, &sites, err, sizeof(err)) || !sites->nsites) {
 			if (sites)
@@ -389,6 +390,42 @@ static void user_probe(struct sema_ctx *s, struct sema_probe *p, struct ast_atta
 	at->loc = raw->loc;
 }
 
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * uprobe:*:FUNC with -p PID, as bpftrace expands it: one attach point per
+ * file the process maps that has a function matching FUNC, named by the
+ * path the process sees (uprobe:/usr/lib/x86_64-linux-gnu/libc.so.6:malloc),
+ * in the order of the paths.  The host's resolver reads the mappings: a
+ * file mapped twice, or under two names of one inode, is one file.  The
+ * runtime resolves each path in the process again when it attaches.
+ */
+static void uprobe_pid_files(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
+			     enum probe_type type, const char *what)
+{
+	int pid = s->opts->target_pid;
+	struct rs_query q = {.target = "*", .func = what, .pid = pid};
+	struct rs_sites *sites = NULL;
+	char err[512];
+	if (rs_resolve(&q, &sites, err, sizeof(err))) {
+		sema_error(s, raw->loc, "%s:*:%s in pid %d: %s", sema_probe_type_name(type), what, pid, err);
+		rs_sites_free(sites);
+		return;
+	}
+	const char **paths = arena_new_array(s->a, const char *, sites->nfiles + 1);
+	size_t np = 0;
+	for (size_t i = 0; i < sites->nfiles; i++)
+		paths[np++] = arena_strdup(s->a, sites->files[i]->path);
+	rs_sites_free(sites);
+	qsort(paths, np, sizeof(*paths), cmp_path);
+	for (size_t i = 0; i < np; i++)
+		if (!i || strcmp(paths[i], paths[i - 1]))
+			user_probe(s, p, raw, type, paths[i], what);
+}
+
 static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw)
 {
 	const char *parts[4] = {0};
@@ -500,6 +537,17 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 			return;
 		}
 		const char *what = n == 4 ? arena_printf(s->a, "%s:%s", parts[2], parts[3]) : parts[2];
+		/* "*" with -p: each file the process maps (without -p the runtime
+		 * takes --container's processes, or says it needs one of them;
+		 * with --follow it rescans them for files mapped later) */
+		if (!strcmp(parts[1], "*") && s->opts->target_pid > 0 &&
+		    (type == PT_USDT || !s->opts->follow)) {
+			if (type == PT_USDT)
+				sema_usdt_expand_pid(s, p, raw, what);
+			else
+				uprobe_pid_files(s, p, raw, type, what);
+			return;
+		}
 		/* a wildcard in a path: each file it matches, as bpftrace */
 		if (!strchr(parts[1], '/') || !has_glob(parts[1])) {
 			user_probe(s, p, raw, type, parts[1], what);

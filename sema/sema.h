@@ -287,6 +287,8 @@ struct sema_opts {
 	bool unsafe;
 	bool has_cpid;		/* -c given */
 	bool scoped;		/* -p or --container given */
+	bool follow;		/* --follow: uprobe:*: stays one attach point, whose
+				 * files the runtime rescans (not one per file now) */
 	bool user_probes;	/* --user-probes: uprobe bodies run in the traced
 				 * processes' agents (docs/user-probes.md) */
 };

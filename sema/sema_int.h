@@ -162,11 +162,15 @@ const char *sema_var_shown(struct sema_ctx *s, const char *name);
 void sema_check_attach_limits(struct sema_ctx *s);
 /* probes.c: a new, zeroed attach point of p */
 struct sema_attach *sema_push_attach(struct sema_ctx *s, struct sema_probe *p);
+/* probes.c: wildcard uprobes read by func or probe, one attach point per function */
+void sema_expand_func_sites(struct sema_ctx *s, struct sema_probe *p);
 /* usdt.c: one attach point per SDT note of `target` matching `pattern`
  * ("NAME" or "PROVIDER:NAME", globs allowed) */
-void sema_expand_func_sites(struct sema_ctx *s, struct sema_probe *p);
 void sema_usdt_expand(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
 		      const char *target, const char *pattern);
+/* usdt.c: usdt:*:PATTERN with -p: the same for each file the process maps */
+void sema_usdt_expand_pid(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
+			  const char *pattern);
 /* C type written in a cast/sizeof/struct field -> type; false after error */
 bool sema_ctype(struct sema_ctx *s, const struct ast_ctype *ct, struct src_loc loc,
 		struct type *out);

@@ -56,6 +56,31 @@ if [ "$(id -u)" = 0 ] && [ ! -e /sys/kernel/tracing/events ] && [ ! -e /sys/kern
 	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
 fi
 
+# pid_calls_start DIR [twice]: DIR/pid_calls (a copy of the workload, so
+# only this run's process fires its probes) running `pid_calls 5`, ready and
+# waiting for its go: its pid in $wp, the go fifo open on fd 7
+pid_calls_start() {
+	rm -f "$1/go" "$1/wl.out" && mkfifo "$1/go"
+	"$1/pid_calls" 5 "${@:2}" < "$1/go" > "$1/wl.out" &
+	wp=$!
+	exec 7> "$1/go"
+	wait_for "$1/wl.out" '^ready'
+}
+# pid_calls_go OUT ARGS...: sonde -p $wp ARGS (not -q: its "Attached" line
+# is waited for) into OUT, the go once it attached; sonde ends with the
+# process
+pid_calls_go() {
+	local out=$1 sp
+	shift
+	"$SONDE" -p "$wp" "$@" > "$out" 2>&1 &
+	sp=$!
+	wait_for "$out" '^Attached' 60
+	echo g >&7
+	exec 7>&-
+	wait "$sp"
+	wait "$wp"
+}
+
 # kill_reap PID...: SIGKILL each workload process, then reap it
 kill_reap() {
 	local p

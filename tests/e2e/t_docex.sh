@@ -46,7 +46,7 @@ dx_pending() {
 
 if need_root docex:bpf; then
 
-for w in bt_syscall malloc_loop page_faults libc_calls usdt argv syscall_loop; do
+for w in bt_syscall malloc_loop page_faults libc_calls usdt argv syscall_loop pid_calls; do
 	build_workload $w
 done
 
@@ -479,7 +479,13 @@ skip docex:language:uretprobe_golang "needs a Go toolchain (the example's failur
 # -- usdt: the workload's probe sonde:tick(i, 2i) for the document's loop(s, n)
 out=$(dxo -c "$B/usdt 3" -e "usdt:$B/usdt:tick { printf(\"%d: %d\n\", arg0, arg1); }" | nb)
 expect_eq docex:language:usdt $'0: 0\n1: 2\n2: 4' "$out"
-differs language:usdt_wildcard_binary "usdt:*:probe with -p (the process's whole address space) is not supported"
+# "*" as the binary with -p: every file of the process; pid_calls (a copy)
+# fires pidcalls:hit 5 times once sonde attached (the document's probe is
+# named loop)
+mkdir -p "$B/docex-pid" && cp "$B/pid_calls" "$B/docex-pid/pid_calls"
+pid_calls_start "$B/docex-pid"
+pid_calls_go "$B/docex-pid/usdt.out" -e 'usdt:*:hit { printf("hi\n"); }'
+expect_eq docex:language:usdt_wildcard_binary $'Attached 1 probe\nhi\nhi\nhi\nhi\nhi' "$(nb < "$B/docex-pid/usdt.out")"
 out=$(timeout 60 "$SONDE" --info 2>&1 | grep "uprobe refcount")
 expect_match docex:language:usdt_refcount_info 'uprobe refcount.*: (yes|no)' "$out"
 

@@ -1,9 +1,9 @@
 # t_probes.sh - issue #21's probe forms and flags: rawtracepoint args typed
 # from BTF, wildcards and -l/-lv for rawtracepoints, self:signal:SIGUSR1,
 # -l with paths as written, file wildcards and -p, --include and -I,
-# --usdt-file-activation.  Expected texts follow the newest bpftrace's
-# reference guide where 0.17 lacks the feature (tests/diff has the 0.17
-# differentials).
+# --usdt-file-activation, "*" as the file of uprobe and usdt with -p.
+# Expected texts follow the newest bpftrace's reference guide where 0.17
+# lacks the feature (tests/diff has the 0.17 differentials).
 
 if need_root probes:bpf; then
 
@@ -92,5 +92,50 @@ if command -v bpftrace >/dev/null; then
 else
 	skip probes:list_relative_as_bpftrace "no bpftrace to compare with"
 fi
+
+# -- -p PID: "*" as the file of uprobe, uretprobe and usdt ----------------------
+# every file the process maps, as bpftrace; the process is pid_calls, a copy
+# only these checks run, waiting on a fifo so that its calls come after
+# "Attached"
+build_workload pid_calls
+pd=$B/probes_pid
+rm -rf "$pd" && mkdir -p "$pd" && cp "$B/pid_calls" "$pd/pid_calls"
+PC=$pd/pid_calls
+pid_calls_start "$pd"
+libc=$(awk '$6 ~ /\/libc[.-]/ { print $6; exit }' "/proc/$wp/maps")
+out=$("$SONDE" -l -e 'uretprobe:*:pid_hit_* { exit(); }' -p "$wp" 2>&1)
+expect_eq probes:pid_star_list "$(printf 'uretprobe:%s:pid_hit_one\nuretprobe:%s:pid_hit_two' "$PC" "$PC")" "$out"
+out=$("$SONDE" -l -e 'uprobe:*:malloc, usdt:*:pidcalls:* { }' -p "$wp" 2>&1)
+expect_eq probes:pid_star_list_lib_usdt "$(printf 'uprobe:%s:malloc\nusdt:%s:pidcalls:hit' "$libc" "$PC")" "$out"
+# (lines sorted: equal counts print in the order of their keys' text,
+# which depends on where the copy lives)
+pid_calls_go "$pd/pid_star_count.out" -e 'uprobe:*:pid_hit_*, uretprobe:*:pid_hit_two, uprobe:*:malloc, usdt:*:pidcalls:hit { @[probe] = count(); }'
+out=$(LC_ALL=C sort "$pd/pid_star_count.out")
+expect_eq probes:pid_star_count "$(printf '\n\nAttached 5 probes\n@[uprobe:%s:pid_hit_one]: 5\n@[uprobe:%s:malloc]: 5\n@[usdt:%s:pidcalls:hit]: 5\n@[uprobe:%s:pid_hit_two]: 10\n@[uretprobe:%s:pid_hit_two]: 10' "$PC" "$libc" "$PC" "$PC" "$PC" | LC_ALL=C sort)" "$out"
+# its executable mapped at two addresses is one file: one attach point,
+# each call counted once
+pid_calls_start "$pd" twice
+out=$("$SONDE" -l -e 'uprobe:*:pid_hit_one { }' -p "$wp" 2>&1)
+expect_eq probes:pid_star_twice_list "uprobe:$PC:pid_hit_one" "$out"
+pid_calls_go "$pd/pid_star_twice.out" -e 'uprobe:*:pid_hit_one, usdt:*:pidcalls:hit { @[probe] = count(); }'
+out=$(cat "$pd/pid_star_twice.out")
+expect_eq probes:pid_star_twice_count "$(printf 'Attached 2 probes\n\n\n@[uprobe:%s:pid_hit_one]: 5\n@[usdt:%s:pidcalls:hit]: 5' "$PC" "$PC")" "$out"
+# a function no mapped file has; a process that has exited (a zombie
+# its parent, sleep, never reaps); usdt:* without -p
+pid_calls_start "$pd"
+out=$("$SONDE" -p "$wp" -e 'uprobe:*:no_such_fn { }' 2>&1; echo "rc=$?")
+expect_match probes:pid_star_none "error: uprobe:\*:no_such_fn in pid $wp: symbol 'no_such_fn' not found in .*rc=1" "$(echo $out)"
+echo g >&7; exec 7>&-; wait "$wp"
+sh -c "$PC 0 < /dev/null > /dev/null & echo \$! > $pd/zpid; exec sleep 30" &
+zp=$!
+wait_for "$pd/zpid" . && z=$(cat "$pd/zpid")
+for ((i = 0; i < 100; i++)); do grep -q '^State:.*Z' "/proc/$z/status" 2>/dev/null && break; sleep 0.1; done
+out=$("$SONDE" -p "$z" -e 'uprobe:*:malloc { }' 2>&1; echo "rc=$?")
+expect_match probes:pid_star_exited "pid $z has exited.*rc=1" "$(echo $out)"
+out=$("$SONDE" -p "$z" -e 'usdt:*:pidcalls:hit { }' 2>&1; echo "rc=$?")
+expect_match probes:pid_star_usdt_exited "pid $z maps no file.*rc=1" "$(echo $out)"
+kill_reap "$zp"
+out=$("$SONDE" --dry-run -e 'usdt:*:pidcalls:hit { }' 2>&1; echo "rc=$?")
+expect_match probes:usdt_star_needs_pid "usdt target '\*' needs -p PID.*rc=1" "$(echo $out)"
 
 fi
