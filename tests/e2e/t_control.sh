@@ -51,8 +51,14 @@ expect_eq control:exit_no_later_output "yes end" "$([ "$n" -ge 1 ] && [ "$n" -le
 #    is noticed (the ring holds them all: 2048 pages); only a second
 #    signal cuts that drain short.
 build_workload syscall_loop
-n=$(timeout 120 "$SONDE" -q --rb-pages 2048 -c "$B/syscall_loop 20000" \
-	-e 'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { printf("line %8d %s\n", tid, "........................................"); }' 2>&1 |
+# (the workload's own line of nanoseconds goes to a file: in the pipe it
+# could land amid a word of sonde's lines; the shell that execs it makes
+# a getppid() call of its own, which the comm leaves out)
+rm -f "$B/slow.done" "$B/hurry.done"
+slow_cmd=$(sh_script slow_loop "exec '$B/syscall_loop' 20000 > '$B/slow.done'")
+hurry_cmd=$(sh_script hurry_loop "exec '$B/syscall_loop' 40000 > '$B/hurry.done'")
+n=$(timeout 120 "$SONDE" -q --rb-pages 2048 -c "$slow_cmd" \
+	-e 'tracepoint:syscalls:sys_enter_getppid /pid == cpid && comm == "syscall_loop"/ { printf("line %8d %s\n", tid, "........................................"); }' 2>&1 |
 	python3 -c 'import sys, time
 data = b""
 while True:
@@ -65,13 +71,12 @@ print(sum(l.startswith(b"line ") for l in data.split(b"\n")))')
 expect_eq control:slow_reader_all_queued_print "20000" "$n"
 
 # -- ... and a second signal cuts it short: the reader sends SIGINT twice
-#    once the 40000 calls are over (the workload's own last line, its
-#    nanoseconds per call, has come through the same pipe)
-#    and it has read 100 KiB, then 100 KiB more; what printed and what was
-#    counted make the 40000, and END still prints.
+#    once the 40000 calls are over (the workload has written its line of
+#    nanoseconds per call) and it has read 100 KiB, then 100 KiB more; what
+#    printed and what was counted make the 40000, and END still prints.
 rm -f "$B/hurry.fifo"; mkfifo "$B/hurry.fifo"
-"$SONDE" -q --rb-pages 2048 -c "$B/syscall_loop 40000" \
-	-e 'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { printf("line %8d %s\n", tid, "........................................"); } END { printf("end\n"); }' \
+"$SONDE" -q --rb-pages 2048 -c "$hurry_cmd" \
+	-e 'tracepoint:syscalls:sys_enter_getppid /pid == cpid && comm == "syscall_loop"/ { printf("line %8d %s\n", tid, "........................................"); } END { printf("end\n"); }' \
 	> "$B/hurry.fifo" 2> "$B/hurry.err" &
 hp=$!
 got=$(python3 -c 'import os, re, signal, sys, time
@@ -81,13 +86,13 @@ while True:
     if not b:
         break
     data += b
-    done = re.search(rb"[0-9][.][0-9]\n", data)	# amid a line of sonde output
+    done = os.path.exists(sys.argv[2]) and os.path.getsize(sys.argv[2]) > 0
     if done and sent < 2 and len(data) > (sent + 1) * 102400:
         os.kill(pid, signal.SIGINT)
         sent += 1
     time.sleep(0.01)
 lines = data.split(b"\n")
-print(sum(l.startswith(b"line ") for l in lines), lines.count(b"end"))' "$hp" < "$B/hurry.fifo")
+print(sum(l.startswith(b"line ") for l in lines), lines.count(b"end"))' "$hp" "$B/hurry.done" < "$B/hurry.fifo")
 wait "$hp"; rc=$?
 cut=$(sed -n 's/^sonde: \([0-9]*\) queued events not printed: a second signal cut the output short$/\1/p' "$B/hurry.err")
 expect_eq control:second_signal_cuts_drain "40000 cut end=1 rc=0" \
