@@ -55,7 +55,7 @@ st_allocs() {
 	rpid=$!
 	"$SONDE" -e "$st_count" "$pid" "$rpid" > "$B/st.count" 2> "$B/st.err" &
 	cpid=$!
-	if ! wait_for "$B/st.err" '^Attached' 30 || ! { echo go > "$fifo.ready"; wait_for "$B/st.count" '^ready' 30; }; then
+	if ! wait_for "$B/st.err" '^Attached' 120 || ! { echo go > "$fifo.ready"; wait_for "$B/st.count" '^ready' 120; }; then
 		kill -KILL $pid $rpid $cpid 2>/dev/null; wait $pid $rpid $cpid 2>/dev/null
 		echo fail; return
 	fi
