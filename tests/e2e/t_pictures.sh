@@ -146,8 +146,9 @@ expect_match pictures:heatmap_lhist_labels '<text class="bucket" x="[0-9]+" y="[
 
 # ---- the recipes' pictures ----------------------------------------------------------------
 # cpu-flame on one process: its 3:1 split, as folded lines
-# (SECONDS 2: the workload outlives the sampling, however slowly sonde starts)
-"$CC" spin 2000 &
+# (SECONDS 2: the workload, killed after, outlives the sampling, however
+# slowly sonde starts)
+"$CC" spin 100000000 &
 cpid=$!
 PIDS+=($cpid)
 "$SONDE" -q -f folded -p $cpid "$top/scripts/cpu-flame.sonde" $cpid 2 > "$PD/cpu-flame.folded" 2>&1
@@ -160,10 +161,10 @@ if [ "$b" -gt 0 ] && [ "$a" -gt "$b" ] && [ -z "$others" ]; then pass pictures:r
 fi
 # runqlat EVERY 1 as a heatmap: two busy threads on one CPU wait ~3 ms for each other
 build_workload spin
-"$B/spin" 2 8000 &
+"$B/spin" 2 3600000 &
 spid=$!
 PIDS+=($spid)
-sleep 0.1
+wait_threads $spid 3
 rm -f "$PD/runqlat.html"
 out=$("$SONDE" -q -f heatmap -o "$PD/runqlat.html" "$top/scripts/runqlat.sonde" $spid 1 2 1 2>&1)
 kill_reap $spid
@@ -208,7 +209,7 @@ run_b 0 30" "$got"
 	done
 	rm -f "$PD/served.pb.gz"
 	# the workload runs through the whole 2 seconds
-	"$CC" spin 2000 &
+	"$CC" spin 100000000 &
 	cpid=$!
 	PIDS+=($cpid)
 	curl -s -o "$PD/served.pb.gz" "http://127.0.0.1:$port/debug/pprof/profile?seconds=2"
