@@ -71,8 +71,8 @@ LLVMValueRef cg_ksym_btf(struct cg_ctx *cg, uint32_t btf_id)
 	return LLVMBuildCall2(cg->b, fty, as, NULL, 0, "ksym");
 }
 
-/* -k: when failed holds, send {site, code} to userspace, the site being
- * helper called at the current expression */
+/* -k: when failed holds, send {site, code} to userspace; the site is
+ * helper (map: the map it read) called at the current expression */
 static void report_failure(struct cg_ctx *cg, LLVMValueRef failed, const char *helper, const char *map,
 			   LLVMValueRef code)
 {

@@ -19,8 +19,9 @@
  * of bpftrace's text.  Entries whose lines are then the same (one
  * function reached at two offsets) are one line, their values summed.
  * Lines come in print order (ascending value, as the text output; equal
- * values in the order of their first entry).  Maps without a stack in the key print nothing here: they
- * would not parse as folded lines; printf output still goes to the output.
+ * values in the order of their first entry).  Maps without a stack in the
+ * key print nothing here: they would not parse as folded lines; printf
+ * output still goes to the output.
  * The path helpers here serve the flame graph and pprof writers too.
  */
 #include "output/out_int.h"
