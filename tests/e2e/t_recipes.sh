@@ -132,13 +132,17 @@ expect_match recipes:by_name "^sonde: dry run: 6 probes loaded and attached$" "$
 spin=$!
 rc_pids+=("$spin")
 wait_threads "$spin" 3
-out=$("$SONDE" -q "$R/runqlat.sonde" "$spin" 1 1 2>&1)
+out=$("$SONDE" -q "$R/runqlat.sonde" "$spin" 1 2 2>&1)
 expect_match recipes:runqlat:per_comm_header '^@runq_usecs_by_comm\[spin\]: $' "$out"
 others=$(printf '%s\n' "$out" | grep '^@' | grep -v '^@runq_usecs_by_comm\[spin\]: $')
 expect_eq recipes:runqlat:pid_filter "" "$others"
-# each thread waits for the other's time slice: about 3 ms, 300 times a second
+# each thread waits for the other's time slice: about 3 ms, 300 times a
+# second on an idle machine; threads that never sleep have no wakeups, so
+# only the preempted ones' waits fill these buckets.  Beside other busy
+# processes CPU 0 gives spin far fewer slices (11 in 1 s seen under a
+# two-core load): a few in 2 s say the preemptions are measured.
 waits_ms=$(printf '%s\n' "$out" | awk "$count_awk"'/^\[[0-9]+K, / { s += count($0) } END { print s + 0 }')
-in_range recipes:runqlat:millisecond_waits 50 100000 "$waits_ms"
+in_range recipes:runqlat:millisecond_waits 5 100000 "$waits_ms"
 out=$("$SONDE" -q "$R/runqlat.sonde" 0 0 1 2>&1)
 expect_match recipes:runqlat:one_histogram '^@runq_usecs: $' "$out"
 kill "$spin" 2>/dev/null; wait "$spin" 2>/dev/null
