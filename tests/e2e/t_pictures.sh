@@ -216,6 +216,7 @@ run_b 0 30" "$got"
 	expect_match pictures:pprof_labels 'comm: Total 60' "$tags"
 
 	# --serve: the next N seconds, as a Go service's endpoint
+	rm -f "$PD/serve.err"	# not the last run's port
 	"$SONDE" -q --serve 0 -e 'profile:hz:99 /comm == "callchain"/ { @cpu[ustack] = count(); }' \
 		2> "$PD/serve.err" &
 	SPID=$!

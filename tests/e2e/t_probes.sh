@@ -55,6 +55,7 @@ fi
 # the probe runs in sonde's own process each time it gets SIGUSR1 (pid is
 # sonde's), and replaces 0.17's map dump
 f=$B/probes_self.out
+rm -f "$f"	# wait_for must not find the last run's "ready" (a SIGUSR1 then kills sonde)
 "$SONDE" -e 'BEGIN { @me = pid; printf("ready\n"); } self:signal:SIGUSR1 { @n++; printf("%s %d %d\n", probe, @n, pid == @me); if (@n == 2) { exit(); } }' > "$f" 2>&1 &
 sp=$!
 if wait_for "$f" '^ready'; then

@@ -140,6 +140,7 @@ gcc -shared -fPIC -O1 -o "$sec/libchg.so" "$top/tests/workloads/libsondetest.c"
 gcc -shared -fPIC -O1 -DSONDE_PAD=4096 -fno-toplevel-reorder -o "$sec/libchg2.so" "$top/tests/workloads/libsondetest.c"
 # (sonde runs until the warning is out, however slowly it looks: the
 # file is checked once a second)
+rm -f "$sec/chg.err"	# wait_for must not find the last run's lines
 "$SONDE" -v -e "uprobe:$sec/libchg.so:sonde_target { }" >/dev/null 2>"$sec/chg.err" &
 chg=$!
 wait_for "$sec/chg.err" '^Attached' 60
@@ -160,6 +161,7 @@ cp -p "$sec/libbid.so" "$sec/libbid3.so"
 bid_watch() {
 	local prog="uprobe:$1:sonde_target { }"
 	[ "$3" = warns ] || prog="$prog interval:ms:2500 { exit(); }"
+	rm -f "$sec/bid.err"
 	"$SONDE" -v -e "$prog" >/dev/null 2>"$sec/bid.err" &
 	local pid=$!
 	wait_for "$sec/bid.err" '^Attached' 60

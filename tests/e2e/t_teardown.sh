@@ -52,6 +52,7 @@ td_case() {
 	local load=$1 stop=$2 o=$B/td.$1.$2 w=$B/td_$1 wpid='' spid why='' i
 	td_script "$load" > "$o.bt"
 	: > "$o.err"
+	rm -f "$o.w"	# its "ready" is waited for
 	case $stop in
 	c) "$SONDE" -c "$w $load 800" "$o.bt" > "$o.out" 2> "$o.err" & spid=$! ;;
 	p) "$w" "$load" > "$o.w" & wpid=$!
