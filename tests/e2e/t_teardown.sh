@@ -35,9 +35,9 @@ END { printf("END\n"); }
 EOF
 }
 
-# the BPF object ids process $1 holds open: prog_id:N, map_id:N, link_id:N
 # the clock ticks (user and system) process $1 has run
 td_cpu() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }'; }
+# the BPF object ids process $1 holds open: prog_id:N, map_id:N, link_id:N
 td_held() { grep -hE '^(prog|map|link)_id:' /proc/"$1"/fdinfo/* 2>/dev/null | tr -d ' \t' | sort -u; }
 # every such id the kernel has now
 td_kernel() {
