@@ -232,7 +232,7 @@ static bool all_zero(const uint8_t *p, size_t n)
  * a load and a store that no write from here could join atomically): the
  * slots are never written; the values the print took are kept as a base,
  * and every later read shows what was added since.  Exact for the kinds
- * whose words only add (count, sum, avg, stats, hist, lhist: rt_can_take).
+ * whose words only add (count, sum, avg, stats, hist, lhist: can_take).
  * The base lives for the run; a clear() or zero() of the slots zeroes it.
  */
 static uint8_t *array_base(struct rt *rt, const struct sema_map *m, uint32_t vsize, bool make)
@@ -369,7 +369,9 @@ static int read_slots(struct rt *rt, const struct sema_map *m, struct slot **out
 		return read_array_slots(rt, m, out, n, then);
 	struct slots sl = {0};
 	int err = map_walk(rt, m, collect_slot, &sl, then != PRINT_ONLY);
-	if (err) {
+	if (err && then != PRINT_ONLY && sl.n)	/* taken out already: they print */
+		fprintf(stderr, "sonde: map '%s': cannot read all of it: %s\n", m->name, strerror(-err));
+	else if (err) {
 		free(sl.s);
 		return err;
 	}
@@ -450,7 +452,7 @@ static void fill_key_into(struct rt *rt, const struct sema_map *m, const uint8_t
 
 static void zero_keys(struct rt *rt, const struct sema_map *m, const struct slot *slots, size_t n);
 
-/* then: the entries read are taken out of the map (rt_can_take) */
+/* then: the entries read are taken out of the map (can_take) */
 static int build(struct rt *rt, const struct sema_map *m, struct pr_map *pm, enum print_then then)
 {
 	struct slot *slots;
@@ -621,7 +623,7 @@ int rt_map_print(struct rt *rt, const struct sema_map *m, uint32_t top, uint32_t
  * reads (its value there would not be the cleared one).  min() and max()
  * without keys, and the agents' maps (--user-probes), print and then clear.
  */
-static bool rt_can_take(struct rt *rt, const struct sema_map *m)
+static bool can_take(struct rt *rt, const struct sema_map *m)
 {
 	if (rt->agents && rt_agent_has_map(rt, rt->map_fds[m->id]))
 		return false;
@@ -639,7 +641,7 @@ static bool rt_can_take(struct rt *rt, const struct sema_map *m)
 int rt_map_print_then(struct rt *rt, const struct sema_map *m, uint32_t top, uint32_t div,
 		      enum print_then then)
 {
-	if (then == PRINT_ONLY || rt_can_take(rt, m))
+	if (then == PRINT_ONLY || can_take(rt, m))
 		return print_map(rt, m, top, div, then);
 	int err = print_map(rt, m, top, div, PRINT_ONLY);	/* two steps, as bpftrace */
 	int err2 = rt_map_clear(rt, m, then == PRINT_THEN_ZERO);
