@@ -7,7 +7,7 @@
 # clears the maps; with the exit-time print, a keyless map's printed
 # values add up to N exactly, as the never-cleared @total counts, and a
 # keyed map's lose at most one update per print (the kernel's window:
-# docs/differences.md).  Before, 7 to 11 % were lost (main, 2,000,000
+# docs/differences.md).  Before, 0.5 to 11 % were lost (main, 2,000,000
 # calls: keyless 151,247, keyed 219,938; in a quieter run 9,842 in 3,638
 # prints).
 
