@@ -219,6 +219,15 @@ static void test_print_clear_joined(void **state)
 	}
 	assert_null(st);
 	checked_free(&c);
+	/* an aggregation read in BPF, before the assignment that makes it
+	 * one: the runtime must clear its slots, not keep a base */
+	check(&c, "BEGIN { if (@n > 1) { exit(); } print(@n); clear(@n); @n = count(); @m = count(); }",
+	      NULL, 0);
+	assert_non_null(c.r);
+	assert_int_equal(c.r->nmaps, 2);
+	assert_true(c.r->maps[1]->bpf_read);	/* maps in name order: @m, @n */
+	assert_false(c.r->maps[0]->bpf_read);
+	checked_free(&c);
 	(void)state;
 }
 
