@@ -43,18 +43,16 @@
 #include <bpf/libbpf.h>
 
 #include "cli/cli.h"
-#include "codegen/codegen.h"
+#include "cli/compile.h"
 #include "common/arena.h"
 #include "common/diag.h"
 #include "common/file.h"
 #include "common/settings.h"
 #include "host/host.h"
 #include "output/output.h"
-#include "parser/parser.h"
 #include "runtime/runtime.h"
 #include "sema/sema.h"
 #include "stdlib/decode.h"
-#include "stdlib/stdlib.h"
 
 #define BEGIN_MARK "sonde-diagnose: begin"
 #define END_MARK "sonde-diagnose: end"
@@ -943,36 +941,6 @@ static void usage(FILE *out)
 		"    -v               say what was attached where\n");
 }
 
-static struct ast_node *compile(struct arena *a, struct diag *d, const char *src,
-				struct sema_result **r, struct cg_object *obj, int pid, int child,
-				int nthreads)
-{
-	/* every map is keyed by thread: room for the service's threads at
-	 * the start, twice over for those it starts, and more when asked */
-	int64_t keys = settings_int(SET_MAP_KEYS_MAX);
-	if (keys < 2 * (int64_t)nthreads + 1024)
-		keys = 2 * (int64_t)nthreads + 1024;
-	struct ast_node *ast = parse_program(a, d, src);
-	if (!ast)
-		return NULL;
-	struct sema_opts so = {
-		.builtins = stdlib_find, .suggest = stdlib_suggest, .target_pid = pid,
-		.has_cpid = child > 0,
-	};
-	if (!(*r = sema_run(a, d, ast, &so)))
-		return NULL;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	struct cg_opts co = {
-		.out = stdout, .start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
-		.child_pid = child, .src = src, .map_keys_max = (uint32_t)keys,
-		.ncpus = libbpf_num_possible_cpus(),
-	};
-	if (cg_compile(a, *r, &co, obj))
-		return NULL;
-	return ast;
-}
-
 int cli_diagnose(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -1074,9 +1042,18 @@ int cli_diagnose(int argc, char **argv)
 		fprintf(stderr, "%s", src);
 	struct diag d;
 	diag_init(&d, "diagnose", src, stderr);
-	struct sema_result *r;
-	struct cg_object obj = {0};
-	if (!compile(a, &d, src, &r, &obj, pid, child, x.nseeds))
+	/* every map is keyed by thread: room for the service's threads at
+	 * the start, twice over for those it starts, and more when asked */
+	int64_t keys = settings_int(SET_MAP_KEYS_MAX);
+	if (keys < 2 * (int64_t)x.nseeds + 1024)
+		keys = 2 * (int64_t)x.nseeds + 1024;
+	struct cli_compile cc = {
+		.src = src,
+		.so = {.target_pid = pid, .has_cpid = child > 0},
+		.co = {.out = stdout, .child_pid = child, .map_keys_max = (uint32_t)keys,
+		       .ncpus = libbpf_num_possible_cpus()},
+	};
+	if (cli_compile(a, &d, &cc))
 		goto out;
 	struct rt_opts ro = {
 		.writer = &collect_writer, .out = stdout, .quiet = true, .verbose = verbose,
@@ -1084,10 +1061,10 @@ int cli_diagnose(int argc, char **argv)
 		.rb_pages = (unsigned)settings_int(SET_PERF_RB_PAGES), .overhead = overhead,
 		.interval_s = 15,
 	};
-	rc = rt_run(r, &obj, &ro);
+	rc = rt_run(cc.r, &cc.obj, &ro);
 	go_fd = -1;
 	child = 0;
-	free(obj.elf);
+	free(cc.obj.elf);
 	if (rc)
 		goto out;
 
@@ -1104,10 +1081,7 @@ int cli_diagnose(int argc, char **argv)
 	(json ? dx_print_json : dx_print_text)(out, &rep);
 	rc = cli_close_output(out, out_path ? out_path : "standard output") ? 1 : 0;
 out:
-	if (child > 0) {
-		kill(child, SIGKILL);
-		close(go_fd);
-	}
+	cli_child_kill(child, go_fd);
 	if (cont)
 		rs_container_free(cont);
 	collecting = NULL;
