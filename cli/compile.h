@@ -7,7 +7,7 @@
 #ifndef SONDE_CLI_COMPILE_H
 #define SONDE_CLI_COMPILE_H
 
-#include "codegen/codegen.h"
+#include "codegen/program.h"
 #include "common/arena.h"
 #include "common/diag.h"
 #include "sema/sema.h"

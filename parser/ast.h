@@ -243,10 +243,13 @@ struct ast_struct_field {
 enum ast_tag { TAG_STRUCT, TAG_UNION, TAG_ENUM };
 
 struct sema_event;
+struct builtin;
 
 /* What sema (or a builtin's check) learned about a node that codegen
  * needs; each field names what sets it. */
 struct ast_note {
+	const struct builtin *builtin;	/* N_CALL, N_IDENT: the builtin sema resolved
+					 * the name to (codegen lowers through it) */
 	struct sema_event *event;	/* printf-like calls, print(expr), join():
 					 * the event the call sends */
 	const struct type *record;	/* N_FIELD: the struct the field is read from */

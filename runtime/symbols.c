@@ -218,7 +218,7 @@ void rt_stacks_free(struct rt *rt)
 
 void rt_stacks_report_lost(struct rt *rt)
 {
-	int fd = bpf_object__find_map_fd_by_name(rt->bpf, "scr_" CG_STACK_LOST_MAP);
+	int fd = bpf_object__find_map_fd_by_name(rt->bpf, CG_SCRATCH_PREFIX CG_STACK_LOST_MAP);
 	uint64_t *v = fd >= 0 ? calloc((size_t)rt->ncpus, 8) : NULL;
 	uint32_t k = 0;
 	uint64_t lost = 0;

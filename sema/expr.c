@@ -157,6 +157,7 @@ struct type *sema_check_call(struct sema_ctx *s, struct ast_node *e, bool as_stm
 			sema_expr(s, a);
 		return sema_err_type(e);
 	}
+	e->note.builtin = b;
 	check_user_builtin(s, b, e->loc);
 	if (e->call.nargs < b->min_args || e->call.nargs > b->max_args) {
 		/* "lhist() takes 4 arguments, 1 given: lhist(value, min, max, step)" */
@@ -243,6 +244,7 @@ static struct type *check_ident(struct sema_ctx *s, struct ast_node *e)
 			   builtin_hint(s, e->ident.name, false, hint, sizeof(hint)));
 		return sema_err_type(e);
 	}
+	e->note.builtin = b;
 	check_user_builtin(s, b, e->loc);
 	if (b->check) {
 		b->check(s, e);
