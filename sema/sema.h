@@ -18,8 +18,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <llvm-c/Types.h>
-
 #include "common/arena.h"
 #include "common/diag.h"
 #include "parser/ast.h"
@@ -236,6 +234,10 @@ enum builtin_kind {
 	BI_AGG,		/* aggregation, only as '@m[..] = f(..)': count, hist */
 };
 
+/* an LLVMValueRef (llvm-c/Types.h): sema only carries the lowering
+ * functions, stdlib defines them over codegen's layer */
+struct LLVMOpaqueValue;
+
 struct builtin {
 	const char *name;
 	enum builtin_kind kind;
@@ -246,11 +248,11 @@ struct builtin {
 	struct type type;
 	/* BI_VAR/BI_FUNC/BI_STMT: emit code, return an i64 (integers) or a
 	 * pointer to the value's bytes (strings, tuples), NULL for void */
-	LLVMValueRef (*lower)(struct cg_ctx *cg, struct ast_node *n);
+	struct LLVMOpaqueValue *(*lower)(struct cg_ctx *cg, struct ast_node *n);
 	/* optional, for values held in memory: write the value straight into
 	 * dst (dst_size bytes, already zeroed) instead of a stack temporary,
 	 * so big events and keys do not exceed the 512-byte BPF stack */
-	void (*lower_into)(struct cg_ctx *cg, struct ast_node *n, LLVMValueRef dst,
+	void (*lower_into)(struct cg_ctx *cg, struct ast_node *n, struct LLVMOpaqueValue *dst,
 			   uint32_t dst_size);
 	/* lower_into writes every byte of a dst of type.size bytes (a helper
 	 * that pads with zeros): a map key need not be zeroed under it */
