@@ -1,7 +1,7 @@
 /*
  * print.c - what the writers share: bucket labels, entry order, the writer table.
  *
- * Everything here is a pure function of the plain structs in print.h and
+ * Everything here is a pure function of the plain structs in output/output.h and
  * writes only to the FILE* it is given, so the exact bytes are golden-tested
  * without root.  The shapes follow bpftrace 0.17, measured on its output:
  *

@@ -368,8 +368,6 @@ static int handle(struct rt *rt, void *data, size_t size)
 		}
 		break;
 	}
-	case EV_SIGNAL_DONE:
-		break;
 	}
 	return 0;
 }

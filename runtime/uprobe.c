@@ -3,7 +3,7 @@
  *
  * Every uprobe attach point is resolved first, in source order
  * (rt_plan_uprobes: missing symbols warn in source order), then attached
- * where runtime/uresolve.c says the target really is: one multi-uprobe
+ * where host/uresolve.c says the target really is: one multi-uprobe
  * link per file where the kernel has them (umulti.c), a link per site
  * elsewhere.  The bpf cookie of each site names its function for `func`.
  */

@@ -110,8 +110,6 @@ struct probe_provider {
 const struct probe_provider *sema_provider(enum probe_type t);
 /* The row named name or alias name ("uretprobe", "ur"), NULL when none. */
 const struct probe_provider *sema_provider_named(const char *name);
-/* Does every attach point of p offer ctx (enum probe_ctx bits)? */
-bool sema_probe_has(const struct sema_probe *p, unsigned ctx);
 
 /* One concrete attach point (wildcards expanded). */
 struct sema_attach {
@@ -204,7 +202,6 @@ enum event_kind {
 	EV_CAT,		/* cat(fmt, ...) */
 	EV_SYSTEM,	/* system(fmt, ...) */
 	EV_JOIN,	/* join(argv) */
-	EV_SIGNAL_DONE,	/* reserved */
 	EV_PID_SEEN,	/* a pid first met by ustack/usym: read its mappings now */
 	EV_HELPER_ERROR,/* -k: a BPF helper failed at site id; the error code follows */
 	EV_ERRORF,	/* errorf(fmt, ...): located ERROR on stderr */
@@ -217,7 +214,7 @@ struct sema_event {
 	enum event_kind kind;
 	const char *fmt;		/* printf/time/cat/system/errorf/warnf */
 	struct type args;		/* TY_TUPLE of the argument types, offsets from 0 */
-	struct fmt_spec *spec;		/* parsed format (runtime/format.h) */
+	struct fmt_spec *spec;		/* parsed format (common/format.h) */
 	int id;
 	struct src_loc loc;
 };
