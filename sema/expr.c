@@ -17,6 +17,7 @@
 #include "common/settings.h"
 #include "common/suggest.h"
 #include "host/host.h"
+#include "parser/parser.h"
 
 /* ---- expressions -------------------------------------------------------- */
 
@@ -258,58 +259,16 @@ static struct type *check_ident(struct sema_ctx *s, struct ast_node *e)
  * "unsigned long", "const char *", "struct __kernel_timespec *"): read as
  * that type, as bpftrace does, so `int dfd` in an 8-byte syscall slot is
  * the low 4 bytes, sign-extended.  Pointers of syscall tracepoints point
- * into the calling process: user memory.  False when the text does not
- * read as a type sonde knows (the caller falls back to size and sign).
+ * into the calling process: user memory.  The words follow the script's
+ * own rules (parse_ctype_text).  False when the text does not read as a
+ * type sonde knows (the caller falls back to size and sign).
  */
 static bool tp_ctype(struct sema_ctx *s, const struct sema_attach *at, const char *text,
 		     struct type *out)
 {
-	struct ast_ctype ct = {.array_len = -1};
-	char words[4][64];
-	int nw = 0, nsign = 0, nlong = 0;
-	const char *name = NULL;
-	for (const char *p = text; *p;) {
-		if (*p == '*') {
-			ct.ptr_depth++;
-			p++;
-			continue;
-		}
-		if (*p == ' ' || *p == '\t') {
-			p++;
-			continue;
-		}
-		size_t n = strcspn(p, " \t*");
-		if (n >= sizeof(words[0]) || nw == 4)
-			return false;
-		char *w = words[nw];
-		memcpy(w, p, n);
-		w[n] = '\0';
-		p += n;
-		if (!strcmp(w, "const") || !strcmp(w, "volatile") || !strcmp(w, "__user"))
-			continue;
-		if (!strcmp(w, "struct") || !strcmp(w, "union") || !strcmp(w, "enum")) {
-			ct.is_struct = w[0] != 'e';
-			ct.is_union = w[0] == 'u';
-			ct.is_enum = w[0] == 'e';
-			continue;
-		}
-		if (!strcmp(w, "unsigned") || !strcmp(w, "signed")) {
-			ct.is_unsigned = w[0] == 'u';
-			nsign++;
-			continue;
-		}
-		if (!strcmp(w, "long"))
-			nlong++;
-		if (!strcmp(w, "int") && (nlong || name))
-			continue;	/* "long int", "short int" */
-		name = w;
-		nw++;
-	}
-	if (!name)
-		name = nsign ? "int" : NULL;
-	if (!name)
+	struct ast_ctype ct;
+	if (!parse_ctype_text(s->a, text, &ct))
 		return false;
-	ct.name = nlong ? "long" : name;
 	bool quiet = s->quiet;
 	int errors = s->errors;
 	s->quiet = true;	/* an unknown type falls back, silently */
