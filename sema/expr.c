@@ -3,8 +3,9 @@
  * one function per kind that needs more than a line.
  *
  * Calls and builtin identifiers go to stdlib's table through
- * sema_opts.builtins; args->FIELD reads the tracepoint's format from
- * tracefs (host/); $1.. and sizeof are folded into literals here.
+ * sema_opts.builtins, and the builtin found is kept on the node
+ * (ast_note.builtin) for codegen; args.FIELD is sema/args.c's; $1.. and
+ * sizeof are folded into literals here.
  */
 #include "sema/sema_int.h"
 
