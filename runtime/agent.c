@@ -19,7 +19,7 @@
  *
  * While running, the agents' event rings feed the same rt_event() as the
  * kernel ring buffer; at exit the agents detach first, then maps.c reads
- * the shared maps through rt_agent_map_each(), shards folded like CPUs.
+ * the shared maps through the map source agent.c plugs into maps.c (rt->map_source), shards folded like CPUs.
  */
 #include "runtime/rt_int.h"
 
@@ -567,12 +567,22 @@ static int attach_agent(struct rt *rt, struct rt_agent *a, int *count)
 
 /* ---- public ----------------------------------------------------------------------- */
 
+static bool agent_has_map(struct rt *rt, int kfd);
+static int agent_map_each(struct rt *rt, int kfd, rt_map_entry_fn cb, void *ctx);
+static int agent_map_clear(struct rt *rt, int kfd, bool zero_only);
+
+/* maps.c reads and clears the agents' copies of the maps through this */
+static const struct rt_map_source agent_maps = {
+	.has = agent_has_map, .each = agent_map_each, .clear = agent_map_clear,
+};
+
 int rt_agent_attach(struct rt *rt, int *count)
 {
 	struct rt_agents *as = calloc(1, sizeof(*as));
 	if (!as)
 		return -ENOMEM;
 	rt->agents = as;
+	rt->map_source = &agent_maps;
 	snprintf(as->dir, sizeof(as->dir), "%s", rt->o->agent_dir ? rt->o->agent_dir : rt_agent_dir());
 	int *pids = NULL;
 	size_t npids = 0;
@@ -738,7 +748,7 @@ static struct sa_map *agent_map(struct rt_agent *a, int kfd)
 	return NULL;
 }
 
-int rt_agent_map_each(struct rt *rt, int kfd, rt_agent_entry_fn cb, void *ctx)
+static int agent_map_each(struct rt *rt, int kfd, rt_map_entry_fn cb, void *ctx)
 {
 	struct rt_agents *as = rt->agents;
 	if (!as)
@@ -817,7 +827,7 @@ int rt_agent_map_each(struct rt *rt, int kfd, rt_agent_entry_fn cb, void *ctx)
  * that looks it up afterwards inserts it afresh.  A thread in the middle
  * of an update may still add its one increment to the old values, as a CPU
  * may in kernel mode while sonde deletes a per-CPU map's keys. */
-int rt_agent_map_clear(struct rt *rt, int kfd, bool zero_only)
+static int agent_map_clear(struct rt *rt, int kfd, bool zero_only)
 {
 	struct rt_agents *as = rt->agents;
 	for (int i = 0; as && i < as->n; i++) {
@@ -842,7 +852,7 @@ int rt_agent_map_clear(struct rt *rt, int kfd, bool zero_only)
 	return 0;
 }
 
-bool rt_agent_has_map(struct rt *rt, int kfd)
+static bool agent_has_map(struct rt *rt, int kfd)
 {
 	struct rt_agents *as = rt->agents;
 	for (int i = 0; as && i < as->n; i++)
@@ -864,4 +874,5 @@ void rt_agent_free(struct rt *rt)
 	free(as->a);
 	free(as);
 	rt->agents = NULL;
+	rt->map_source = NULL;
 }

@@ -126,13 +126,6 @@ struct rt_serve {
 	struct profile_req *waiting;
 };
 
-static double mono_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /*
  * OpenMetrics when the client prefers it: the Accept header lists media
  * ranges with optional q= weights (Prometheus sends openmetrics-text at
@@ -205,7 +198,7 @@ static enum MHD_Result profile(struct rt *rt, struct MHD_Connection *c, void **s
 			return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", "out of memory\n");
 		}
 		req->c = c;
-		req->deadline = mono_s() + (double)n;
+		req->deadline = (double)rt_mono_ns() / 1e9 + (double)n;
 		req->next = rt->serve->waiting;
 		rt->serve->waiting = req;
 		*state = req;
@@ -236,7 +229,7 @@ static enum MHD_Result profile(struct rt *rt, struct MHD_Connection *c, void **s
 /* resume the requests whose time is up (all of them when `all`) */
 static void resume_due(struct rt_serve *s, bool all)
 {
-	double now = mono_s();
+	double now = (double)rt_mono_ns() / 1e9;
 	for (struct profile_req **p = &s->waiting; *p;) {
 		struct profile_req *r = *p;
 		if (all || now >= r->deadline) {
@@ -397,7 +390,7 @@ int rt_serve_timeout(struct rt *rt, int timeout_ms)
 {
 	MHD_UNSIGNED_LONG_LONG to;
 	for (struct profile_req *r = rt->serve->waiting; r; r = r->next) {
-		double left = r->deadline - mono_s();
+		double left = r->deadline - (double)rt_mono_ns() / 1e9;
 		int ms = left > 0 ? (int)(left * 1000) + 1 : 0;
 		timeout_ms = ms < timeout_ms ? ms : timeout_ms;
 	}
