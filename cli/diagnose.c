@@ -49,6 +49,7 @@
 #include "common/file.h"
 #include "common/settings.h"
 #include "host/host.h"
+#include "host/proc.h"
 #include "output/output.h"
 #include "runtime/runtime.h"
 #include "sema/sema.h"
@@ -109,42 +110,30 @@ static char *proc_text(struct arena *a, const char *fmt, int pid, int tid)
 	return copy;
 }
 
-/* /proc/PID/task/TID/stat's minflt and majflt (fields 10 and 12), and the
- * state (field 3); the comm in parentheses may hold spaces */
+/* the thread's minor and major faults, and its state */
 static bool read_stat(struct arena *a, int pid, int tid, uint64_t *minflt, uint64_t *majflt,
 		      char *state)
 {
-	char *t = proc_text(a, "/proc/%d/task/%d/stat", pid, tid);
-	char *p = t ? strrchr(t, ')') : NULL;
-	unsigned long long mi, ma;
-	char st;
-	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %llu %*u %llu", &st, &mi, &ma) != 3)
+	struct host_pstat st;
+	if (host_proc_stat(pid, tid, &st))
 		return false;
-	*minflt = mi;
-	*majflt = ma;
+	*minflt = st.minflt;
+	*majflt = st.majflt;
 	if (state)
-		*state = st;
+		*state = st.state;
 	return true;
 }
 
 static bool read_schedstat(struct arena *a, int pid, int tid, uint64_t *run, uint64_t *delay)
 {
-	char *t = proc_text(a, "/proc/%d/task/%d/schedstat", pid, tid);
-	unsigned long long r, d;
-	if (!t || sscanf(t, "%llu %llu", &r, &d) != 2)
-		return false;
-	*run = r;
-	*delay = d;
-	return true;
+	return !host_proc_schedstat(pid, tid, run, delay);
 }
 
 static const char *thread_comm(struct arena *a, int pid, int tid)
 {
-	char *t = proc_text(a, "/proc/%d/task/%d/comm", pid, tid);
-	if (!t)
-		return NULL;
-	t[strcspn(t, "\n")] = '\0';
-	return t;
+	char comm[64];
+	host_proc_comm(pid, tid, comm, sizeof(comm));
+	return *comm ? arena_strdup(a, comm) : NULL;
 }
 
 /* the cgroup directory whose cpu controller governs pid: a v1 hierarchy
@@ -247,15 +236,13 @@ static void add_seed(struct dxs *x, int pid, int tid)
 /* pid and every thread of it */
 static void add_process(struct dxs *x, int pid)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	DIR *d = opendir(path);
-	if (!d)
+	int *tids;
+	size_t n;
+	if (host_proc_ids(pid, &tids, &n))
 		return;
-	for (struct dirent *e; (e = readdir(d));)
-		if (isdigit((unsigned char)e->d_name[0]))
-			add_seed(x, pid, atoi(e->d_name));
-	closedir(d);
+	for (size_t i = 0; i < n; i++)
+		add_seed(x, pid, tids[i]);
+	free(tids);
 	if (x->cudart)
 		return;
 	char *maps = proc_text(x->a, "/proc/%d/maps", pid, 0);
@@ -271,25 +258,19 @@ static void add_process(struct dxs *x, int pid)
  * it (those that start later are followed by the fork tracepoint) */
 static void add_descendants(struct dxs *x, int root)
 {
-	int *pids = NULL, *ppids = NULL;
-	size_t n = 0;
-	DIR *d = opendir("/proc");
-	for (struct dirent *e; d && (e = readdir(d));) {
-		if (!isdigit((unsigned char)e->d_name[0]))
-			continue;
-		int p = atoi(e->d_name);
-		char *t = proc_text(x->a, "/proc/%d/stat", p, 0);
-		char *q = t ? strrchr(t, ')') : NULL;
-		int pp;
-		if (!q || sscanf(q + 1, " %*c %d", &pp) != 1)
+	int *all = NULL, *pids = NULL, *ppids = NULL;
+	size_t nall = 0, n = 0;
+	host_proc_ids(0, &all, &nall);
+	for (size_t i = 0; i < nall; i++) {
+		struct host_pstat st;
+		if (host_proc_stat(all[i], 0, &st))
 			continue;
 		pids = vec_grow(pids, n, sizeof(*pids));
 		ppids = vec_grow(ppids, n, sizeof(*ppids));
-		pids[n] = p;
-		ppids[n++] = pp;
+		pids[n] = all[i];
+		ppids[n++] = st.ppid;
 	}
-	if (d)
-		closedir(d);
+	free(all);
 	/* a breadth-first walk over the processes added so far */
 	for (int i = 0; i < x->nseeds; i++) {
 		if (x->seeds[i].tid != x->seeds[i].pid)

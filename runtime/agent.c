@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "host/proc.h"
 
 #define REPLY_MS	10000
 #define RING_BYTES	(256u * 1024)
@@ -117,18 +118,7 @@ static bool wanted(const int *pids, size_t npids, int pid)
  * sonde reaps it) */
 static bool alive(int pid)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	const char *st = strrchr(buf, ')');
-	return st && st[1] == ' ' && st[2] != 'Z' && st[2] != 'X';
+	return host_proc_exists(pid) && !host_proc_zombie(pid);
 }
 
 /* the -c child has not exec'd its command yet (it is still sonde) */
