@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "parser.h"
+#include "common/text.h"
 #include "lexer/lex_int.h"
 
 /* ---- positions and errors --------------------------------------------- */
@@ -132,15 +133,11 @@ int lex_op(PARSE_YYSTYPE *val, enum ast_op op)
 
 /* ---- literals ------------------------------------------------------------ */
 
+/* a digit's value in bases up to 16; 99 (past any base) for none */
 static int lex_digit(int c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return 99;
+	int d = text_hexdigit(c);
+	return d < 0 ? 99 : d;
 }
 
 /*
@@ -553,27 +550,6 @@ int lex_next(PARSE_YYSTYPE *val, PARSE_YYLTYPE *loc, struct lexer *lx)
 
 /* ---- the test view --------------------------------------------------------- */
 
-static void lex_dump_string(FILE *f, const char *s, uint32_t n)
-{
-	fputc('"', f);
-	for (uint32_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		switch (c) {
-		case '\n': fputs("\\n", f); break;
-		case '\t': fputs("\\t", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '"': fputs("\\\"", f); break;
-		default:
-			if (c < 0x20 || c >= 0x7f)
-				fprintf(f, "\\x%02x", c);
-			else
-				fputc(c, f);
-		}
-	}
-	fputc('"', f);
-}
-
 static void lex_dump_token(FILE *f, struct lexer *lx, int kind,
 			   const PARSE_YYSTYPE *v)
 {
@@ -592,7 +568,7 @@ static void lex_dump_token(FILE *f, struct lexer *lx, int kind,
 	case TOK_CHAR: fprintf(f, "char:%llu", (unsigned long long)v->ival); break;
 	case TOK_STRING:
 		fputs("str:", f);
-		lex_dump_string(f, v->str.p, v->str.len);
+		text_print_quoted(f, v->str.p, v->str.len);
 		break;
 	case TOK_TYPE_WORD: fprintf(f, "type:%s", v->name); break;
 	case TOK_TYPE_QUAL: fprintf(f, "qual:%s", v->name); break;
@@ -604,13 +580,9 @@ static void lex_dump_token(FILE *f, struct lexer *lx, int kind,
 
 char *lex_dump(struct arena *a, struct diag *d, const char *src, bool with_loc)
 {
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&buf, &size);
-	if (!f) {
-		fprintf(stderr, "sonde: out of memory\n");
-		abort();
-	}
+	char *buf;
+	size_t size;
+	FILE *f = text_memstream(&buf, &size);
 	struct lexer *lx = lex_new(a, d, src);
 	for (int n = 0;; n++) {
 		PARSE_YYSTYPE v;
