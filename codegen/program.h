@@ -46,6 +46,8 @@ struct cg_opts {
 struct cg_site {
 	struct src_loc loc;	/* the expression or statement that called it */
 	const char *helper;	/* "map_update_elem", "probe_read_str" ... */
+	const char *map;	/* map_lookup_elem: the map read ("@start"), whose
+				 * key was absent (the error code is then 0) */
 };
 
 /* the bucket index of a hist/lhist key's sum slot (cg_opts.hist_sum) */

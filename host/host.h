@@ -11,7 +11,7 @@
  *   tracefs.h   tracefs.c    tfs_   tracefs, tracepoint formats, -l for tracepoints
  *   ksyms.h     ksyms.c      ksyms_ /proc/kallsyms
  *   usdt.h      usdt.c       usdt_  SDT notes and their argument strings
- *   resolve.h   procmaps.c, elfsym.c, insn.c, container.c, uresolve.c,
+ *   resolve.h   procmaps.c, elfsym.c, vdso.c, insn.c, container.c, uresolve.c,
  *               usites.c     rs_    uprobe targets, symbols, containers
  *   dwarf.h     dwarf.c      hdw_   a user-space binary's DWARF (libdw), for uprobe args
  *               ubtf.c       hubtf_ (host_int.h) the same from its .BTF when it has no DWARF
