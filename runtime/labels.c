@@ -30,9 +30,9 @@ static void container_labels(struct rt *rt, const char *name, const char *short_
 	char uid[37], cid[65];
 	struct kube_names kn;
 	if (path && !kube_parse_cgroup(path, uid, cid)) {
-		if (!rt->kube)
-			rt->kube = kube_index_new(rt->o->kube_logs);
-		if (rt->kube && kube_lookup(rt->kube, uid, cid, &kn)) {
+		if (!rt->metrics.kube)
+			rt->metrics.kube = kube_index_new(rt->o->kube_logs);
+		if (rt->metrics.kube && kube_lookup(rt->metrics.kube, uid, cid, &kn)) {
 			push(rt, v, n, "namespace", kn.namespace_);
 			push(rt, v, n, "pod", kn.pod);
 			push(rt, v, n, name, *kn.container ? kn.container : short_id);

@@ -74,6 +74,16 @@ struct rt_map_source {
 	int (*clear)(struct rt *rt, int kfd, bool zero_only);
 };
 
+/* scrape.c: the scrape formats' state (serve.c and labels.c use parts) */
+struct rt_metrics {
+	struct rt_serve *serve;		/* --serve: the HTTP server */
+	struct kube_index *kube;	/* Kubernetes names, loaded on first use */
+	uint64_t *dropped;		/* by map id: series the caps left out, so far */
+	double last_scrape_s;
+	double next_write;		/* textfile: when to rewrite it (monotonic s) */
+	int stats_fd;			/* BPF_ENABLE_STATS, or -errno */
+};
+
 /* links.c: what attaching made, until rt_detach_all takes it down */
 struct rt_links {
 	struct bpf_link **links;
@@ -120,13 +130,7 @@ struct rt {
 	struct rt_follow *follow;	/* --follow: uprobe queries kept for rescans */
 	struct rt_watch *watch;		/* --follow, -v: uprobe files to notice changes of */
 	struct rt_stop stopper;
-	/* scrape formats (scrape.c, serve.c) */
-	struct rt_serve *serve;		/* --serve: the HTTP server */
-	struct kube_index *kube;	/* Kubernetes names, loaded on first use */
-	uint64_t *dropped;		/* by map id: series the caps left out, so far */
-	double last_scrape_s;
-	double next_write;		/* textfile: when to rewrite it (monotonic s) */
-	int stats_fd;			/* BPF_ENABLE_STATS, or -errno */
+	struct rt_metrics metrics;	/* scrape.c's (serve.c, labels.c) */
 	struct uprobe_plan *plans;	/* uprobe attach points resolved before attaching */
 	int nplans;
 	struct rt_agents *agents;	/* --user-probes (agent.c) */

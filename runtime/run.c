@@ -300,7 +300,7 @@ static void drain_queued(struct rt *rt)
 
 int rt_run(const struct sema_result *r, const struct cg_object *obj, const struct rt_opts *o)
 {
-	struct rt rt = {.r = r, .obj = obj, .o = o, .stats_fd = -1, .stacks = o->writer->stacks,
+	struct rt rt = {.r = r, .obj = obj, .o = o, .metrics.stats_fd = -1, .stacks = o->writer->stacks,
 			.stopper = {.wake = {-1, -1}, .target_fd = -1, .extra_fd = -1}};
 	if (!attachers_complete())
 		return 1;
@@ -390,7 +390,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		while (!look(&rt)) {
 			/* --serve: HTTP clients wake the same wait (serve.c) */
 			int timeout = rt.ev.more ? 0 : 100;
-			int n = rt_stop_wait(&rt, rt.serve ? rt_serve_timeout(&rt, timeout) : timeout);
+			int n = rt_stop_wait(&rt, rt.metrics.serve ? rt_serve_timeout(&rt, timeout) : timeout);
 			if (n >= 0)
 				n = rt_events_consume(&rt);
 			if (n < 0)
@@ -399,7 +399,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 			if (rt.follow)
 				rt_follow_tick(&rt);
 			rt_watch_tick(&rt);
-			if (rt.serve)
+			if (rt.metrics.serve)
 				rt_serve_run(&rt);
 			rt_scrape_tick(&rt);
 			rt_overhead_tick(&rt);

@@ -33,7 +33,7 @@
 static int probe_stats(struct rt *rt, struct pr_probe_stat **out)
 {
 	int n = 0;
-	if (rt->stats_fd < 0)
+	if (rt->metrics.stats_fd < 0)
 		return 0;
 	struct pr_probe_stat *v = arena_new_array(rt->a, struct pr_probe_stat,
 						  (size_t)(rt->obj->nprogs ? rt->obj->nprogs : 1));
@@ -89,20 +89,20 @@ void rt_scrape(struct rt *rt, FILE *out, const struct output_writer *w)
 		pm.series_cap = rt->o->series_cap;
 		pm.byte_limit = SCRAPE_BYTE_LIMIT;
 		w->map(out, &pm, 0, 0);
-		rt->dropped[m->id] += pm.series_dropped;
+		rt->metrics.dropped[m->id] += pm.series_dropped;
 	}
 	uint64_t *dropped = arena_new_array(rt->a, uint64_t, (size_t)(r->nmaps ? r->nmaps : 1));
 	for (int i = 0; i < r->nmaps; i++)
-		dropped[i] = rt->dropped[r->maps[i]->id];
+		dropped[i] = rt->metrics.dropped[r->maps[i]->id];
 	struct pr_probe_stat *ps = NULL;
 	int nps = probe_stats(rt, &ps);
 	struct pr_health h = {.lost = rt_lost_events(rt), .probes = ps, .nprobes = nps,
 			      .maps = names, .dropped = dropped, .nmaps = r->nmaps,
-			      .last_scrape_s = rt->last_scrape_s};
+			      .last_scrape_s = rt->metrics.last_scrape_s};
 	pr_prom_health(out, w->openmetrics, &h);
 	arena_release(rt->scratch, mark);
 	rt->a = keep;
-	rt->last_scrape_s = (double)rt_mono_ns() / 1e9 - start;
+	rt->metrics.last_scrape_s = (double)rt_mono_ns() / 1e9 - start;
 }
 
 void rt_scrape_stats_on(struct rt *rt)
@@ -110,30 +110,30 @@ void rt_scrape_stats_on(struct rt *rt)
 	/* hits and run time per program: the kernel keeps them only while
 	 * someone holds this fd, so it is taken before the first attach (the
 	 * hits of a -c child's first calls would be lost otherwise) */
-	rt->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-	if (rt->stats_fd < 0 && rt->o->verbose)
+	rt->metrics.stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (rt->metrics.stats_fd < 0 && rt->o->verbose)
 		fprintf(stderr, "sonde: no per-probe statistics (BPF_ENABLE_STATS: %s)\n",
-			strerror(-rt->stats_fd));
+			strerror(-rt->metrics.stats_fd));
 }
 
 int rt_scrape_start(struct rt *rt)
 {
-	rt->dropped = arena_new_array(rt->perm, uint64_t, (size_t)(rt->r->nmaps ? rt->r->nmaps : 1));
+	rt->metrics.dropped = arena_new_array(rt->perm, uint64_t, (size_t)(rt->r->nmaps ? rt->r->nmaps : 1));
 	if (!rt->o->metrics_file)
 		return 0;
 	/* the file exists from the start, and a path that cannot be written
 	 * is an error now rather than a warning every interval */
-	rt->next_write = (double)rt_mono_ns() / 1e9 + rt->o->interval_s;
+	rt->metrics.next_write = (double)rt_mono_ns() / 1e9 + rt->o->interval_s;
 	return rt_scrape_to_file(rt);
 }
 
 void rt_scrape_stop(struct rt *rt)
 {
-	if (rt->stats_fd >= 0)
-		close(rt->stats_fd);
-	rt->stats_fd = -1;
-	kube_index_free(rt->kube);
-	rt->kube = NULL;
+	if (rt->metrics.stats_fd >= 0)
+		close(rt->metrics.stats_fd);
+	rt->metrics.stats_fd = -1;
+	kube_index_free(rt->metrics.kube);
+	rt->metrics.kube = NULL;
 }
 
 /* ---- the textfile ------------------------------------------------------------------------ */
@@ -172,8 +172,8 @@ int rt_scrape_to_file(struct rt *rt)
 
 void rt_scrape_tick(struct rt *rt)
 {
-	if (!rt->o->metrics_file || (double)rt_mono_ns() / 1e9 < rt->next_write)
+	if (!rt->o->metrics_file || (double)rt_mono_ns() / 1e9 < rt->metrics.next_write)
 		return;
-	rt->next_write = (double)rt_mono_ns() / 1e9 + rt->o->interval_s;
+	rt->metrics.next_write = (double)rt_mono_ns() / 1e9 + rt->o->interval_s;
 	rt_scrape_to_file(rt);
 }
