@@ -141,43 +141,30 @@ static const char *thread_comm(struct arena *a, int pid, int tid)
  * one, else the v2 one ("0::/path") when its controllers include cpu */
 static const char *cpu_cgroup(struct arena *a, int pid, bool *v2)
 {
-	char *t = proc_text(a, "/proc/%d/cgroup", pid, 0);
-	const char *v2dir = NULL;
-	for (char *line = t, *next; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		if (!c2)
-			continue;
-		*c2 = '\0';
-		const char *ctrl = c1 + 1, *path = c2 + 1;
-		if (!*ctrl) {
-			char root[256], *ctrls;
-			if (rs_cgroup2_root(root, sizeof(root)))
-				continue;
-			const char *dir = arena_printf(a, "%s%s", root, path);
-			if (!file_read_all(arena_printf(a, "%s/cgroup.controllers", root), 4096, &ctrls, NULL)) {
-				if (strstr(ctrls, "cpu ") || strstr(ctrls, "cpu\n"))
-					v2dir = dir;
-				free(ctrls);
-			}
-			continue;
-		}
-		char buf[128];
-		snprintf(buf, sizeof(buf), ",%s,", ctrl);
-		if (!strstr(buf, ",cpu,"))
-			continue;
-		static const char *const mounts[] = {"/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu"};
-		for (size_t m = 0; m < sizeof(mounts) / sizeof(mounts[0]); m++) {
-			const char *dir = arena_printf(a, "%s%s", mounts[m], path);
-			if (!access(arena_printf(a, "%s/cpu.stat", dir), R_OK)) {
-				*v2 = false;
-				return dir;
-			}
+	char *path = host_proc_cgroup(pid, "cpu");
+	static const char *const mounts[] = {"/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu"};
+	for (size_t m = 0; path && m < sizeof(mounts) / sizeof(mounts[0]); m++) {
+		const char *dir = arena_printf(a, "%s%s", mounts[m], path);
+		if (!access(arena_printf(a, "%s/cpu.stat", dir), R_OK)) {
+			free(path);
+			*v2 = false;
+			return dir;
 		}
 	}
+	free(path);
 	*v2 = true;
+	char root[256], *ctrls;
+	if (!(path = host_proc_cgroup(pid, NULL)) || rs_cgroup2_root(root, sizeof(root))) {
+		free(path);
+		return NULL;
+	}
+	const char *dir = arena_printf(a, "%s%s", root, path), *v2dir = NULL;
+	free(path);
+	if (!file_read_all(arena_printf(a, "%s/cgroup.controllers", root), 4096, &ctrls, NULL)) {
+		if (strstr(ctrls, "cpu ") || strstr(ctrls, "cpu\n"))
+			v2dir = dir;
+		free(ctrls);
+	}
 	return v2dir;
 }
 

@@ -1,8 +1,8 @@
 /*
  * proc.c - /proc read one way: the pid and thread walks, stat (the state
  * after the comm in parentheses, which may hold spaces and ')'),
- * schedstat, comm, the initial environment, and whether a process sees
- * paths as sonde does.  uprobe resolution, the user-probe agents and
+ * schedstat, comm, the initial environment, the cgroup, a descriptor's file, and whether a
+ * process sees paths as sonde does.  uprobe resolution, the user-probe agents and
  * `sonde diagnose` all read processes through here.
  */
 #include "host/proc.h"
@@ -134,6 +134,39 @@ char *host_proc_env(int pid, const char *name)
 	fclose(f);
 	free(buf);
 	return res;
+}
+
+char *host_proc_cgroup(int pid, const char *ctrl)
+{
+	char *t = proc_file(pid, 0, "cgroup"), *res = NULL;
+	for (char *line = t, *next; line && *line && !res; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		*c2 = '\0';
+		const char *ctrls = c1 + 1;
+		char want[64], have[256];
+		snprintf(want, sizeof(want), ",%s,", ctrl ? ctrl : "");
+		snprintf(have, sizeof(have), ",%s,", ctrls);
+		if (ctrl ? strstr(have, want) != NULL : !*ctrls)
+			res = strdup(c2 + 1);
+	}
+	free(t);
+	return res;
+}
+
+int host_proc_fd(const char *proc_root, int pid, int fd, char *buf, size_t len)
+{
+	char link[128];
+	snprintf(link, sizeof(link), "%s/%d/fd/%d", proc_root ? proc_root : "/proc", pid, fd);
+	ssize_t n = len ? readlink(link, buf, len - 1) : -1;
+	if (n <= 0)
+		return n ? -errno : -ENOENT;
+	buf[n] = '\0';
+	return 0;
 }
 
 bool host_proc_same_view(int pid)

@@ -32,6 +32,14 @@ bool host_proc_exists(int pid);
 bool host_proc_zombie(int pid);
 /* the value of NAME in the process's initial environment, malloc'd, or NULL */
 char *host_proc_env(int pid, const char *name);
+/* the process's cgroup path (relative to its hierarchy's root) from
+ * /proc/PID/cgroup: the v2 one ("0::/path") when ctrl is NULL, else the v1
+ * hierarchy whose controllers include ctrl ("4:cpu,cpuacct:/path");
+ * malloc'd, or NULL */
+char *host_proc_cgroup(int pid, const char *ctrl);
+/* what the process's descriptor fd names (the /proc/PID/fd/FD link) in
+ * buf; proc_root: another procfs (tests), NULL for /proc.  0 or -errno */
+int host_proc_fd(const char *proc_root, int pid, int fd, char *buf, size_t len);
 /* does pid see paths as sonde does (same mount namespace and root)? */
 bool host_proc_same_view(int pid);
 /* "1 (systemd), 77 (bash) and 12 more": the first HOST_PROC_SHOWN pids

@@ -301,21 +301,10 @@ static enum sa_map_type map_type(enum bpf_map_type t)
  * helpers would give them for the process's threads */
 static void cgroup_ids(int pid, struct sa_shm *h)
 {
-	char root[PATH_MAX], path[PATH_MAX], line[PATH_MAX];
+	char root[PATH_MAX], path[PATH_MAX];
 	if (rs_cgroup2_root(root, sizeof(root)))
 		return;
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return;
-	char *rel = NULL;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "0::", 3)) {
-			line[strcspn(line, "\n")] = 0;
-			rel = line + 3;
-			break;
-		}
-	fclose(f);
+	char *rel = host_proc_cgroup(pid, NULL);
 	if (!rel)
 		return;
 	/* level 0 is the root; each '/'-separated part one level down */
@@ -340,6 +329,7 @@ static void cgroup_ids(int pid, struct sa_shm *h)
 	}
 	if (!level)
 		h->cgroup_id = h->cgroup_ancestors[0];
+	free(rel);
 }
 
 /* build the shared memory for agent a; -errno after a message */
