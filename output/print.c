@@ -201,6 +201,19 @@ int64_t pr_entry_average(const struct pr_entry *e)
 	return e->total / e->count;
 }
 
+bool pr_number_value(FILE *out, const struct pr_map *m, const struct pr_entry *e, uint32_t div)
+{
+	if (m->kind == PR_INT && m->is_unsigned)
+		fprintf(out, "%" PRIu64, (uint64_t)e->ival / div);
+	else if (m->kind == PR_INT)
+		fprintf(out, "%" PRId64, e->ival / (int64_t)div);
+	else if (m->kind == PR_AVG)
+		fprintf(out, "%" PRId64, pr_entry_average(e) / (int64_t)div);
+	else
+		return false;
+	return true;
+}
+
 static unsigned __int128 entry_bucket_total(const struct pr_entry *e)
 {
 	unsigned __int128 sum = 0;

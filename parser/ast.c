@@ -393,6 +393,17 @@ bool type_is(const struct type *t, unsigned want)
 	return (type_traits(t->kind) & want) == want;
 }
 
+bool type_any(const struct type *t, bool (*pred)(const struct type *t))
+{
+	if (pred(t))
+		return true;
+	if (t->kind == TY_TUPLE)
+		for (int i = 0; i < t->nfields; i++)
+			if (type_any(&t->fields[i].type, pred))
+				return true;
+	return false;
+}
+
 const char *type_str(struct arena *a, const struct type *t)
 {
 	char *buf;

@@ -348,5 +348,7 @@ enum type_trait {
 unsigned type_traits(enum type_kind k);
 /* does t's kind have every trait in `traits`? */
 bool type_is(const struct type *t, unsigned traits);
+/* does t, or a field of a tuple t (at any depth), satisfy pred? */
+bool type_any(const struct type *t, bool (*pred)(const struct type *t));
 
 #endif
