@@ -443,3 +443,26 @@ void rs_set_err(char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 }
+
+int rs_proc_start_time(int pid, uint64_t *ticks)
+{
+	char fn[64], buf[1024];
+	snprintf(fn, sizeof(fn), "/proc/%d/stat", pid);
+	int fd = open(fn, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	/* "pid (comm) state ppid ...": comm may hold spaces and ')'; field
+	 * 22, the start time, is the 20th after the last ')' */
+	char *p = strrchr(buf, ')');
+	for (int f = 0; p && f < 20; f++)
+		p = strchr(p + 1, ' ');
+	if (!p)
+		return -EINVAL;
+	*ticks = strtoull(p + 1, NULL, 10);
+	return 0;
+}

@@ -190,6 +190,11 @@ static int all_pids(int **out, size_t *n)
 	return 0;
 }
 
+int rs_pids(int **out, size_t *n)
+{
+	return all_pids(out, n);
+}
+
 static bool pid_exists(int pid)
 {
 	char fn[64];

@@ -145,6 +145,10 @@ uint64_t rt_lost_events(struct rt *rt)
 void rt_scrape(struct rt *rt, FILE *out, const struct output_writer *w)
 {
 	double start = now_s();
+	/* the events queued before the scrape first: an exec's names the
+	 * frames of the stacks its process left in the maps (exited.c) */
+	if (rt->rb)
+		rt_events_consume(rt);
 	struct arena *keep = rt->a;
 	struct arena_mark mark = arena_mark(rt->scratch);
 	rt->a = rt->scratch;
@@ -167,6 +171,8 @@ void rt_scrape(struct rt *rt, FILE *out, const struct output_writer *w)
 		w->map(out, &pm, 0, 0);
 		rt->dropped[m->id] += pm.series_dropped;
 	}
+	/* every map was read: the processes gone and not printed go */
+	rt_ps_sweep(rt);
 	uint64_t *dropped = arena_new_array(rt->a, uint64_t, (size_t)(r->nmaps ? r->nmaps : 1));
 	for (int i = 0; i < r->nmaps; i++)
 		dropped[i] = rt->dropped[r->maps[i]->id];

@@ -33,7 +33,7 @@
 #define STACK_MAX 127
 #define STACK_DEPTH_MAX 1024
 
-static struct rs_symcache *symcache(struct rt *rt)
+struct rs_symcache *rt_symcache(struct rt *rt)
 {
 	if (!rt->syms)
 		rt->syms = rs_symcache_new();
@@ -70,7 +70,7 @@ static const char *ksym(struct rt *rt, uint64_t addr)
 static const char *usym(struct rt *rt, uint64_t addr, int pid)
 {
 	struct rs_usym u;
-	struct rs_symcache *c = symcache(rt);
+	struct rs_symcache *c = rt_symcache(rt);
 	if (c && !rs_usym(c, pid, addr, &u) && u.name)
 		return vf_demangle(rt->a, u.name);
 	return pointer(rt, addr);
@@ -82,12 +82,13 @@ static const char *usym(struct rt *rt, uint64_t addr, int pid)
 struct stack_table {
 	char kind;		/* 'u' or 'k', as the map's name */
 	uint32_t depth;
+	uint32_t fsize;		/* bytes a frame: 8 (an address) or CG_USTACK_FRAME */
 	int fd;
 	bool by_id;		/* a STACK_TRACE map (before 5.11): id -> frames itself */
 	uint64_t one[STACK_MAX];	/* by_id: the last stack read */
 	size_t n, cap;
 	uint32_t *ids;
-	uint64_t *frames;	/* n stacks of depth frames */
+	uint8_t *frames;	/* n stacks of depth frames */
 	uint32_t *slot;		/* open addressing by id: index + 1, 0 empty */
 	size_t nslot;
 };
@@ -114,7 +115,7 @@ static long table_find(const struct stack_table *st, uint32_t id)
 	}
 }
 
-static int table_add(struct stack_table *st, uint32_t id, const uint64_t *frames)
+static int table_add(struct stack_table *st, uint32_t id, const uint8_t *frames)
 {
 	if (st->n + 1 > st->cap) {
 		size_t cap = st->cap ? st->cap * 2 : 256;
@@ -122,7 +123,7 @@ static int table_add(struct stack_table *st, uint32_t id, const uint64_t *frames
 		if (!ids)
 			return -ENOMEM;
 		st->ids = ids;
-		uint64_t *fr = realloc(st->frames, cap * st->depth * 8);
+		uint8_t *fr = realloc(st->frames, cap * st->depth * st->fsize);
 		if (!fr)
 			return -ENOMEM;
 		st->frames = fr;
@@ -144,7 +145,7 @@ static int table_add(struct stack_table *st, uint32_t id, const uint64_t *frames
 		}
 	}
 	st->ids[st->n] = id;
-	memcpy(st->frames + st->n * st->depth, frames, st->depth * 8);
+	memcpy(st->frames + st->n * st->depth * st->fsize, frames, st->depth * st->fsize);
 	size_t i = id_hash(id) & (st->nslot - 1);
 	while (st->slot[i])
 		i = (i + 1) & (st->nslot - 1);
@@ -155,11 +156,11 @@ static int table_add(struct stack_table *st, uint32_t id, const uint64_t *frames
 /* add the map's stacks not yet in the index (ids are never reused) */
 static void table_scan(struct stack_table *st)
 {
-	uint64_t key[STACK_MAX], next[STACK_MAX];
+	uint8_t key[STACK_MAX * CG_USTACK_FRAME], next[STACK_MAX * CG_USTACK_FRAME];
 	uint32_t id;
 	void *prev = NULL;
 	while (!bpf_map_get_next_key(st->fd, prev, next)) {
-		memcpy(key, next, st->depth * 8);
+		memcpy(key, next, st->depth * st->fsize);
 		prev = key;
 		if (!bpf_map_lookup_elem(st->fd, key, &id) && table_find(st, id) < 0 &&
 		    table_add(st, id, key))
@@ -182,25 +183,32 @@ static struct stack_table *stack_table(struct rt *rt, char kind, uint32_t depth)
 		return NULL;
 	struct bpf_map_info info = {0};
 	uint32_t len = sizeof(info);
-	bool by_id = !bpf_obj_get_info_by_fd(fd, &info, &len) && info.type == BPF_MAP_TYPE_STACK_TRACE;
-	s->t[s->n] = (struct stack_table){.kind = kind, .depth = depth, .fd = fd, .by_id = by_id};
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return NULL;
+	bool by_id = info.type == BPF_MAP_TYPE_STACK_TRACE;
+	uint32_t fsize = by_id || info.key_size != depth * CG_USTACK_FRAME ? 8 : CG_USTACK_FRAME;
+	s->t[s->n] = (struct stack_table){.kind = kind, .depth = depth, .fsize = fsize, .fd = fd,
+					  .by_id = by_id};
 	return &s->t[s->n++];
 }
 
-/* the addresses of stack id (depth of them, zero padded), or NULL */
-static const uint64_t *stack_ips(struct rt *rt, char kind, uint32_t depth, uint32_t id)
+/* the frames of stack id (depth of them, zero padded, *fsize bytes
+ * each), or NULL */
+static const uint8_t *stack_ips(struct rt *rt, char kind, uint32_t depth, uint32_t id,
+				uint32_t *fsize)
 {
 	struct stack_table *st = stack_table(rt, kind, depth);
 	if (!st)
 		return NULL;
+	*fsize = st->fsize;
 	if (st->by_id)
-		return bpf_map_lookup_elem(st->fd, &id, st->one) ? NULL : st->one;
+		return bpf_map_lookup_elem(st->fd, &id, st->one) ? NULL : (const uint8_t *)st->one;
 	long i = table_find(st, id);
 	if (i < 0) {	/* a stack seen since the last scan */
 		table_scan(st);
 		i = table_find(st, id);
 	}
-	return i < 0 ? NULL : st->frames + (size_t)i * depth;
+	return i < 0 ? NULL : st->frames + (size_t)i * depth * st->fsize;
 }
 
 void rt_stacks_free(struct rt *rt)
@@ -244,24 +252,39 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 	uint32_t depth = t->count ? t->count : STACK_MAX;
 	/* < 0: no stack of that kind here (-EFAULT: kstack in a uprobe), or
 	 * one the full map had no room for (counted: rt_stacks_report_lost) */
-	const uint64_t *ips = id < 0 || depth > STACK_MAX ? NULL
-						       : stack_ips(rt, user ? 'u' : 'k', depth, (uint32_t)id);
-	if (!ips)
+	uint32_t fsize = 8;
+	const uint8_t *fr = id < 0 || depth > STACK_MAX ? NULL
+						    : stack_ips(rt, user ? 'u' : 'k', depth, (uint32_t)id, &fsize);
+	if (!fr)
 		return 0;
+	if (user && pid)
+		rt_ps_touch(rt, pid);
 	int n = 0;
-	for (uint32_t i = 0; i < depth && ips[i]; i++, n++) {
-		f[n] = (struct vf_frame){.addr = ips[i]};
+	for (uint32_t i = 0; i < depth; i++, n++) {
+		uint64_t ip;
+		if (fsize == CG_USTACK_FRAME) {
+			int k = rt_ustack_bid_frame(rt, fr + i * fsize, &f[n], &ip);
+			if (k <= 0)	/* the end */
+				break;
+			if (k == 1)	/* a build-id frame, named or not */
+				continue;
+		} else {
+			memcpy(&ip, fr + i * fsize, 8);
+			if (!ip)
+				break;
+		}
+		f[n] = (struct vf_frame){.addr = ip};
 		if (user) {
 			struct rs_usym u;
-			struct rs_symcache *c = symcache(rt);
-			if (c && !rs_usym(c, pid, ips[i], &u) && u.name) {
+			struct rs_symcache *c = rt_symcache(rt);
+			if (c && !rs_usym(c, pid, ip, &u) && u.name) {
 				f[n].sym = vf_demangle(rt->a, u.name);
 				f[n].off = u.off;
 				f[n].module = u.file;
 			}
 		} else {
 			struct ksyms *ks = rt_kernel_syms(rt);
-			f[n].sym = ks ? ksyms_lookup(ks, ips[i], &f[n].off) : NULL;
+			f[n].sym = ks ? ksyms_lookup(ks, ip, &f[n].off) : NULL;
 		}
 	}
 	return n;
@@ -370,7 +393,7 @@ static int prime_one(const struct rs_mapping *m, void *ctx)
 
 void rt_prime_pid(struct rt *rt, int pid)
 {
-	struct prime_ctx p = {.c = symcache(rt), .pid = pid};
+	struct prime_ctx p = {.c = rt_symcache(rt), .pid = pid};
 	if (p.c && pid > 0)
 		rs_maps_each(pid, prime_one, &p);
 }
