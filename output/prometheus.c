@@ -473,6 +473,16 @@ void pr_prom_health(FILE *out, bool om, const struct pr_health *h)
 			scaled(out, p->hits ? (double)p->run_ns / (double)p->hits : 0, 1e9);
 		}
 	}
+	if (h->procs) {
+		own_family(out, om, "sonde_processes_kept", "gauge",
+			   "Processes whose state (mappings) sonde keeps to name their stacks.");
+		own_sample(out, "sonde_processes_kept", NULL, NULL);
+		fprintf(out, " %" PRIu64 "\n", h->procs_kept);
+		own_family(out, om, "sonde_processes_evicted_total", "counter",
+			   "Processes whose state the cap dropped before their stacks were printed.");
+		own_sample(out, "sonde_processes_evicted_total", NULL, NULL);
+		fprintf(out, " %" PRIu64 "\n", h->procs_evicted);
+	}
 	own_family(out, om, "sonde_last_scrape_duration_seconds", "gauge",
 		   "How long the previous scrape took to read the maps.");
 	own_sample(out, "sonde_last_scrape_duration_seconds", NULL, NULL);

@@ -206,7 +206,7 @@ int rt_exec_watch(struct rt *rt)
 {
 	/* only a script with user stacks needs it (pids_seen: stdlib/stacks.c) */
 	int rb = bpf_object__find_map_fd_by_name(rt->bpf, CG_RINGBUF_MAP);
-	if (!procs(rt) || rt->procs->seen_fd < 0 || rb < 0)
+	if (bpf_object__find_map_fd_by_name(rt->bpf, "pids_seen") < 0 || rb < 0 || !procs(rt))
 		return 0;
 	/* sched_process_exec: u32 __data_loc filename at 8, pid at 12 */
 	const struct bpf_insn prog[] = {

@@ -139,28 +139,28 @@ int ps_capture(struct procstate *ps, int pid)
 	uint64_t start = 0;
 	rs_proc_start_time(pid, &start);	/* 0 when it is gone already */
 	struct ps_proc *pp = find(ps, pid);
-	if (pp && (pp->start == start || !start)) {
-		use(ps, pp);
-		return 0;
-	}
-	if (pp) {	/* another process of that pid: the old one is gone */
+	bool known = pp && (pp->start == start || !start);
+	if (pp && !known) {	/* another process of that pid: the old one is gone */
 		drop(ps, pp);
 		ps->released++;
 	}
-	if (!(pp = take_slot(ps)))
-		return -ENOMEM;
-	pp->pid = pid;
-	pp->start = start;
-	size_t h = hash(ps, pid);
-	pp->next = ps->bucket[h];
-	ps->bucket[h] = (int)(pp - ps->p) + 1;
-	ps->live++;
-	ps->captured++;
+	if (!known) {
+		if (!(pp = take_slot(ps)))
+			return -ENOMEM;
+		pp->pid = pid;
+		pp->start = start;
+		size_t h = hash(ps, pid);
+		pp->next = ps->bucket[h];
+		ps->bucket[h] = (int)(pp - ps->p) + 1;
+		ps->live++;
+		ps->captured++;
+	}
 	use(ps, pp);
+	/* a known process captured again exec'd: its clients read it anew */
 	for (int c = 0; c < ps->ncl; c++)
 		if (ps->cl[c].capture)
 			ps->cl[c].capture(ps->cl[c].ctx, pid, &pp->slot[c]);
-	return 1;
+	return !known;
 }
 
 void *ps_get(struct procstate *ps, int pid, int client)
@@ -190,8 +190,9 @@ void ps_release(struct procstate *ps, int pid)
 
 static bool gone(const struct ps_proc *pp)
 {
-	uint64_t start;
-	return rs_proc_start_time(pp->pid, &start) == -ESRCH || start != pp->start;
+	uint64_t start = pp->start;
+	int rc = rs_proc_start_time(pp->pid, &start);
+	return rc == -ESRCH || (!rc && start != pp->start);
 }
 
 size_t ps_sweep(struct procstate *ps)

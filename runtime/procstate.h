@@ -51,7 +51,8 @@ struct procstate *ps_new(size_t max);
 void ps_free(struct procstate *ps);	/* releases every process */
 /* the client's index, or -ENOSPC */
 int ps_register(struct procstate *ps, const struct ps_client *cl);
-/* 1: pid is new (captured), 0: known (touched), -errno */
+/* 1: pid is new, 0: known (it exec'd: the clients capture it again);
+ * -errno */
 int ps_capture(struct procstate *ps, int pid);
 /* the client's slot for pid (NULL when none or unknown); touches pid */
 void *ps_get(struct procstate *ps, int pid, int client);

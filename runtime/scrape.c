@@ -180,7 +180,8 @@ void rt_scrape(struct rt *rt, FILE *out, const struct output_writer *w)
 	int nps = probe_stats(rt, &ps);
 	struct pr_health h = {.lost = rt_lost_events(rt), .probes = ps, .nprobes = nps,
 			      .maps = names, .dropped = dropped, .nmaps = r->nmaps,
-			      .last_scrape_s = rt->last_scrape_s};
+			      .last_scrape_s = rt->last_scrape_s, .procs = rt->procs != NULL};
+	rt_ps_stats(rt, &h.procs_kept, &h.procs_evicted);
 	pr_prom_health(out, w->openmetrics, &h);
 	arena_release(rt->scratch, mark);
 	rt->a = keep;
