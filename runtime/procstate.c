@@ -82,6 +82,10 @@ static void drop(struct procstate *ps, struct ps_proc *pp)
 		}
 	memset(pp, 0, sizeof(*pp));
 	ps->live--;
+	/* the lowest free slots are taken first: the table's pages in use
+	 * stay as few as the processes kept */
+	if (idx - 1 < ps->free_hint)
+		ps->free_hint = idx - 1;
 }
 
 void ps_free(struct procstate *ps)

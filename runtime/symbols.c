@@ -6,11 +6,13 @@
  * The BPF side stores only numbers: a stack id (with the pid for user
  * stacks), an address and a pid, a monotonic timestamp.  Here they meet
  * the stack maps (an index by id, read on first need), /proc/kallsyms (ksyms.h) and the per-process ELF
- * symbol cache (resolve.h: PIE, shared libraries and containers through
- * /proc/PID/maps and map_files).  A process that exits before the maps
- * are printed can no longer be read, so the first ustack/usym of each pid
- * sends EV_PID_SEEN and rt_prime_pid() reads its mappings and opens its
- * files right away; the cache keeps them after the process is gone.
+ * symbol cache (host/symcache.c: PIE, shared libraries and containers
+ * through /proc/PID/maps and map_files).  User stack frames recorded by
+ * build-id are named through runtime/exited.c.  A process that exits
+ * before the maps are printed can no longer be read, so the first
+ * ustack/usym of each pid sends EV_PID_SEEN and rt_prime_pid() reads its
+ * mappings and opens its files right away (runtime/procstate.c keeps
+ * them until the process is gone and its stacks were printed).
  * That is a race a process of a few milliseconds can win, so a -c child
  * is also traced (ptrace, PTRACE_O_TRACEEXIT) when the script symbolizes
  * user addresses: it stops on its way out with its memory still mapped,
@@ -88,7 +90,13 @@ struct stack_table {
 	uint64_t one[STACK_MAX];	/* by_id: the last stack read */
 	size_t n, cap;
 	uint32_t *ids;
-	uint8_t *frames;	/* n stacks of depth frames */
+	/* the frames each stack has (not the zeros after them: a stack map
+	 * of new processes' address frames is mostly zeros), one after the
+	 * other; stack i's are at off[i], nfr[i] of them */
+	uint8_t *frames;
+	size_t used, fcap;
+	size_t *off;
+	uint16_t *nfr;
 	uint32_t *slot;		/* open addressing by id: index + 1, 0 empty */
 	size_t nslot;
 };
@@ -117,17 +125,36 @@ static long table_find(const struct stack_table *st, uint32_t id)
 
 static int table_add(struct stack_table *st, uint32_t id, const uint8_t *frames)
 {
+	static const uint8_t zero[8];
+	uint32_t nf = 0;
+	while (nf < st->depth && memcmp(frames + (size_t)nf * st->fsize, zero, 8))
+		nf++;
+	size_t bytes = (size_t)nf * st->fsize;
 	if (st->n + 1 > st->cap) {
 		size_t cap = st->cap ? st->cap * 2 : 256;
 		uint32_t *ids = realloc(st->ids, cap * sizeof(*ids));
 		if (!ids)
 			return -ENOMEM;
 		st->ids = ids;
-		uint8_t *fr = realloc(st->frames, cap * st->depth * st->fsize);
+		size_t *off = realloc(st->off, cap * sizeof(*off));
+		if (!off)
+			return -ENOMEM;
+		st->off = off;
+		uint16_t *nfr = realloc(st->nfr, cap * sizeof(*nfr));
+		if (!nfr)
+			return -ENOMEM;
+		st->nfr = nfr;
+		st->cap = cap;
+	}
+	if (st->used + bytes > st->fcap) {
+		size_t fcap = st->fcap ? st->fcap * 2 : 64 * 1024;
+		while (fcap < st->used + bytes)
+			fcap *= 2;
+		uint8_t *fr = realloc(st->frames, fcap);
 		if (!fr)
 			return -ENOMEM;
 		st->frames = fr;
-		st->cap = cap;
+		st->fcap = fcap;
 	}
 	if ((st->n + 1) * 2 > st->nslot) {	/* at most half full */
 		size_t nslot = st->nslot ? st->nslot * 2 : 512;
@@ -145,7 +172,10 @@ static int table_add(struct stack_table *st, uint32_t id, const uint8_t *frames)
 		}
 	}
 	st->ids[st->n] = id;
-	memcpy(st->frames + st->n * st->depth * st->fsize, frames, st->depth * st->fsize);
+	st->off[st->n] = st->used;
+	st->nfr[st->n] = (uint16_t)nf;
+	memcpy(st->frames + st->used, frames, bytes);
+	st->used += bytes;
 	size_t i = id_hash(id) & (st->nslot - 1);
 	while (st->slot[i])
 		i = (i + 1) & (st->nslot - 1);
@@ -192,15 +222,16 @@ static struct stack_table *stack_table(struct rt *rt, char kind, uint32_t depth)
 	return &s->t[s->n++];
 }
 
-/* the frames of stack id (depth of them, zero padded, *fsize bytes
- * each), or NULL */
+/* the frames of stack id (*nfr of them, or up to the first zero one;
+ * *fsize bytes each), or NULL */
 static const uint8_t *stack_ips(struct rt *rt, char kind, uint32_t depth, uint32_t id,
-				uint32_t *fsize)
+				uint32_t *fsize, uint32_t *nfr)
 {
 	struct stack_table *st = stack_table(rt, kind, depth);
 	if (!st)
 		return NULL;
 	*fsize = st->fsize;
+	*nfr = depth;
 	if (st->by_id)
 		return bpf_map_lookup_elem(st->fd, &id, st->one) ? NULL : (const uint8_t *)st->one;
 	long i = table_find(st, id);
@@ -208,7 +239,10 @@ static const uint8_t *stack_ips(struct rt *rt, char kind, uint32_t depth, uint32
 		table_scan(st);
 		i = table_find(st, id);
 	}
-	return i < 0 ? NULL : st->frames + (size_t)i * depth * st->fsize;
+	if (i < 0)
+		return NULL;
+	*nfr = st->nfr[i];
+	return st->frames + st->off[i];
 }
 
 void rt_stacks_free(struct rt *rt)
@@ -218,6 +252,8 @@ void rt_stacks_free(struct rt *rt)
 	for (int i = 0; i < rt->stack_index->n; i++) {
 		free(rt->stack_index->t[i].ids);
 		free(rt->stack_index->t[i].frames);
+		free(rt->stack_index->t[i].off);
+		free(rt->stack_index->t[i].nfr);
 		free(rt->stack_index->t[i].slot);
 	}
 	free(rt->stack_index);
@@ -239,7 +275,7 @@ void rt_stacks_report_lost(struct rt *rt)
 			   "distinct stacks and was full%s\n", (unsigned long long)lost,
 			   lost == 1 ? " was" : "s were", CG_STACK_MAP_ENTRIES,
 			   host_feature(HF_BIG_KEYS) ? "" : ", or two stacks collided in it (a kernel "
-			   "before 5.11 keeps stacks deeper than 64 frames in a STACK_TRACE map)");
+			   "before 5.11 keeps user stacks deeper than 16 frames in a STACK_TRACE map)");
 }
 
 /* the frames of a stack value {id, pid}, resolved; the count, 0 when
@@ -252,15 +288,16 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 	uint32_t depth = t->count ? t->count : STACK_MAX;
 	/* < 0: no stack of that kind here (-EFAULT: kstack in a uprobe), or
 	 * one the full map had no room for (counted: rt_stacks_report_lost) */
-	uint32_t fsize = 8;
-	const uint8_t *fr = id < 0 || depth > STACK_MAX ? NULL
-						    : stack_ips(rt, user ? 'u' : 'k', depth, (uint32_t)id, &fsize);
+	uint32_t fsize = 8, nfr = 0;
+	const uint8_t *fr = id < 0 || depth > STACK_MAX
+				    ? NULL
+				    : stack_ips(rt, user ? 'u' : 'k', depth, (uint32_t)id, &fsize, &nfr);
 	if (!fr)
 		return 0;
 	if (user && pid)
 		rt_ps_touch(rt, pid);
 	int n = 0;
-	for (uint32_t i = 0; i < depth; i++, n++) {
+	for (uint32_t i = 0; i < nfr; i++, n++) {
 		uint64_t ip;
 		if (fsize == CG_USTACK_FRAME) {
 			int k = rt_ustack_bid_frame(rt, fr + i * fsize, &f[n], &ip);

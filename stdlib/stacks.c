@@ -18,12 +18,18 @@
  * the stacks of the book's brkstack); a hash keyed by the whole stack has
  * no collisions, and loses a stack only when it holds
  * CG_STACK_MAP_ENTRIES of them, counted in CG_STACK_LOST_MAP and reported
- * at exit.  The value stored is the id as an 8-byte integer; a user stack
- * carries the pid above it, since its addresses mean something only in
- * that process.  runtime/symbols.c reads the frames back and symbolizes
- * them when the value is printed.  A kernel before 5.11 takes hash keys of
- * at most 512 bytes (64 frames): deeper stacks there go to a STACK_TRACE
- * map of the same name (bpf_get_stackid; a collision loses the newer
+ * at exit.  The value stored is the id as an 8-byte integer.  A user
+ * stack's frames are read with BPF_F_USER_BUILD_ID: each is {status,
+ * build-id, offset in the file} (CG_USTACK_FRAME bytes), so a stack means
+ * the same in every process and is named after its process exited; a
+ * frame the kernel could not give a build-id for is an address, which
+ * means something only in its process: then the value carries the pid
+ * above the id (frames_need_pid).  runtime/symbols.c and
+ * runtime/exited.c read the frames back and name them when the value is
+ * printed.  A kernel before 5.11 takes hash keys of
+ * at most 512 bytes (16 build-id frames): deeper user stacks there go to a
+ * STACK_TRACE map of the same name, as addresses and with the pid
+ * (bpf_get_stackid; a collision loses the newer
  * stack, which is counted the same way), and so do kernel stacks
  * everywhere (CG_KSTACK_MAP_ENTRIES, as before; see lower_stack).
  */
