@@ -4,11 +4,15 @@
 # each) runs 200 times under `@[ustack] = count()`: every stack is named
 # although each process is gone long before the map prints, and one call
 # chain is one key whatever process it came from: 2 keys, 600 and 200
-# (the workload's own count of its calls), in text and in JSON.  Under
+# (the workload's own count of its calls), in text, JSON, folded stacks
+# and a pprof profile.  A binary without a build-id is named through its
+# process's mappings (held at exit as a -c command), and evicting past
+# SONDE_PROCSTATE_MAX is said once.  Under
 # --serve, 2,000 runs make 2 series, scraped while they run and after they
 # are gone; sonde's RSS (the release build: ASan's quarantine grows with
 # any allocation) stays within 10 % between a point after warm-up and the
-# end, the exited processes' state released at each scrape.
+# end, the exited processes' state released at each scrape (none kept
+# once they are gone and scraped).
 
 (
 suite=e2e
@@ -17,9 +21,11 @@ EX=$B/exited
 rm -rf "$EX"
 mkdir -p "$EX"
 build_workload exited_wl -fno-omit-frame-pointer -fno-optimize-sibling-calls
-cp "$B/exited_wl" "$EX/exited_wl"	# a file of its own: only this suite's runs fire
-W=$EX/exited_wl
-prog='tracepoint:syscalls:sys_enter_getppid /comm == "exited_wl"/ { @calls[ustack] = count(); }'
+# a file of its own (and a name: the comm filters), so only this suite's
+# runs fire (bench/exited-soak runs exited_wl)
+cp "$B/exited_wl" "$EX/ex_e2e_wl"
+W=$EX/ex_e2e_wl
+prog='tracepoint:syscalls:sys_enter_getppid /comm == "ex_e2e_wl"/ { @calls[ustack] = count(); }'
 # runs N [FILE]: N runs one after the other, the count so far in FILE
 runs=$(sh_script exited_runs "i=0; while [ \$i -lt \$1 ]; do $W; i=\$((i + 1)); [ -z \"\$2\" ] || echo \$i > \"\$2\"; done")
 
@@ -51,6 +57,41 @@ for line in open(sys.argv[1]):
 ' "$EX/json.out" 2>&1 | sed 's/ *$//')
 expect_eq exited:json_one_key_per_chain "$want" "$got"
 
+# the pictures: one path per chain in the folded stacks, one sample per
+# chain in the pprof profile
+got=$("$SONDE" -q -f folded -c "$runs 200" -e "$prog" 2> "$EX/folded.err" |
+	sed -E 's/\+[0-9]+//g; s/^[^ ]*;main;/...;main;/' | sort)
+expect_eq exited:folded_one_path_per_chain "...;main;chain_a;getppid 600
+...;main;chain_b;getppid 200" "$got"
+if command -v go >/dev/null; then
+	"$SONDE" -q -f pprof -o "$EX/calls.pb.gz" -c "$runs 200" -e "$prog" > /dev/null 2>&1
+	got=$(GOCACHE=$EX/gocache HOME=${HOME:-/root} go tool pprof -traces "$EX/calls.pb.gz" 2>&1 |
+		awk '/^-+\+/ { if (n) print n, k; n = ""; k = ""; stop = 0; next }
+		     n == "" && $1 ~ /^[0-9]+$/ { n = $1; k = $2; next }
+		     n != "" && !stop { k = k " " $1 } $1 == "main" { stop = 1 }' | sort -n)
+	expect_eq exited:pprof_one_sample_per_chain "200 getppid chain_b main
+600 getppid chain_a main" "$(printf '%s\n' "$got" | awk '{ print $1, $2, $3, $4 }')"
+else
+	skip exited:pprof_one_sample_per_chain "go (golang-go) is not installed to read the profile"
+fi
+
+# a binary without a build-id: its frames are addresses of each process,
+# named through the mappings read while it lives (a -c command is held at
+# its exit for that); beyond SONDE_PROCSTATE_MAX processes kept, the
+# oldest are dropped and that is said once
+gcc -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -Wl,--build-id=none \
+	-o "$EX/ex_e2e_nobid" "$top/tests/workloads/exited_wl.c"
+nprog='tracepoint:syscalls:sys_enter_getppid /comm == "ex_e2e_nobid"/ { @calls[ustack] = count(); }'
+got=$("$SONDE" -q -c "$EX/ex_e2e_nobid" -e "$nprog" 2>&1 |
+	awk '/^@calls\[$/ { k = ""; stop = 0; inkey = 1; next }
+	     inkey && /^\]: / { print $2 k; inkey = 0; next }
+	     inkey && !stop { f = $1; sub(/\+[0-9]+$/, "", f); k = k " " f; if (f == "main") stop = 1 }' | sort -n)
+expect_eq exited:no_build_id_named_while_held "1 getppid chain_b main
+3 getppid chain_a main" "$got"
+nruns=$(sh_script exited_nobid_runs "i=0; while [ \$i -lt 20 ]; do $EX/ex_e2e_nobid; i=\$((i + 1)); done")
+SONDE_PROCSTATE_MAX=4 "$SONDE" -q -c "$nruns" -e "$nprog" > /dev/null 2> "$EX/evict.err"
+expect_eq exited:evictions_said_once "1" "$(grep -c "more than 4 processes' mappings are kept" "$EX/evict.err")"
+
 # ---- --serve: 2,000 runs, scraped while they run and after --------------------------
 # series: the sonde_calls_total lines of a scrape, offsets and labels'
 # newlines kept; "UNNAMED" for a series with an unnamed frame
@@ -79,7 +120,12 @@ if serve_run "$SONDE" serve; then
 	curl -s "$URL" > "$EX/during.prom"
 	wait "$RP"
 	curl -s "$URL" > "$EX/after.prom"
+	# the processes are gone and their stacks were scraped: the next
+	# scrape keeps none of them
+	curl -s "$URL" > "$EX/after2.prom"
 	kill -INT "$SPID"; wait "$SPID"
+	expect_eq exited:serve_gone_processes_released "0" \
+		"$(awk '/^sonde_processes_kept / { print $2 }' "$EX/after2.prom")"
 	during=$(series "$EX/during.prom")
 	# while they run: at most the two chains, every frame named
 	expect_eq exited:serve_during_named "named" "$(printf '%s\n' "$during" | awk '{ print $2 }' | sort -u)"
