@@ -18,7 +18,9 @@
  * path again and used only if it still has that build-id.
  *
  * Paths are kept once per file, not per mapping, so a run that sees
- * thousands of short-lived processes of a few binaries keeps a few paths.
+ * thousands of short-lived processes of a few binaries keeps a few paths;
+ * files that no kept process maps and that were never opened are kept
+ * up to SC_UNUSED_MAX.
  */
 #include "host/host_int.h"
 #include "common/arena.h"
@@ -33,15 +35,20 @@
 #include <unistd.h>
 
 #define BID_MAX 20	/* the kernel's BUILD_ID_SIZE_MAX */
+/* files known only by an exec or a walk (no process's mappings hold them,
+ * not opened) kept at most: a host that runs ever new binaries (a build
+ * server's test binaries) would grow the list for ever */
+#define SC_UNUSED_MAX 4096
 
 struct sc_file {
 	uint64_t dev, ino;
 	struct rs_elf *elf;	/* NULL until opened, or when it failed */
 	bool failed;
 	bool bid_read;		/* bid holds the file's build-id (bid_len 0: none) */
+	bool mapped;		/* a process's mappings (sc_map) point here */
 	unsigned char bid[BID_MAX];
 	size_t bid_len;
-	const char *path;	/* as the first process that mapped it names it */
+	char *path;		/* as the first process that mapped it names it (malloc'd) */
 	int root_pid;		/* path is inside /proc/root_pid/root; 0: sonde's own root */
 };
 
@@ -58,7 +65,6 @@ struct sc_proc {
 };
 
 struct rs_symcache {
-	struct arena *ar;	/* file paths: one per file */
 	struct sc_proc *procs;
 	size_t nprocs;
 	struct sc_file **files;
@@ -68,12 +74,7 @@ struct rs_symcache {
 
 struct rs_symcache *rs_symcache_new(void)
 {
-	struct rs_symcache *c = calloc(1, sizeof(*c));
-	if (c && !(c->ar = arena_new())) {
-		free(c);
-		return NULL;
-	}
-	return c;
+	return calloc(1, sizeof(struct rs_symcache));
 }
 
 void rs_symcache_free(struct rs_symcache *c)
@@ -85,10 +86,10 @@ void rs_symcache_free(struct rs_symcache *c)
 	free(c->procs);
 	for (size_t i = 0; i < c->nfiles; i++) {
 		rs_elf_free(c->files[i]->elf);
+		free(c->files[i]->path);
 		free(c->files[i]);
 	}
 	free(c->files);
-	arena_free(c->ar);
 	free(c);
 }
 
@@ -108,11 +109,12 @@ static struct sc_file *sc_file_get(struct rs_symcache *c, uint64_t dev, uint64_t
 		return f;
 	c->files = vec_grow(c->files, c->nfiles, sizeof(*c->files));
 	f = calloc(1, sizeof(*f));
-	if (!f)
+	if (!f || !(f->path = strdup(path))) {
+		free(f);
 		return NULL;
+	}
 	f->dev = dev;
 	f->ino = ino;
-	f->path = arena_strdup(c->ar, path);
 	f->root_pid = root_pid;
 	c->files[c->nfiles++] = f;
 	return f;
@@ -144,6 +146,7 @@ static int load_cb(const struct rs_mapping *m, void *ctx)
 	sm->file = sc_file_get(lc->c, map_dev(m), m->inode, m->path, lc->pid);
 	if (!sm->file)
 		return -ENOMEM;
+	sm->file->mapped = true;
 	lc->n++;
 	return 0;
 }
@@ -321,12 +324,32 @@ static struct sc_file *learn_path(struct rs_symcache *c, int root_pid, const cha
 	return f;
 }
 
+/* past SC_UNUSED_MAX files nothing maps nor opened, the oldest of them
+ * goes (never while a stack is named: only an exec event calls this) */
+static void trim_unused(struct rs_symcache *c)
+{
+	size_t unused = 0, first = c->nfiles;
+	for (size_t i = 0; i < c->nfiles; i++)
+		if (!c->files[i]->mapped && !c->files[i]->elf && unused++ == 0)
+			first = i;
+	if (unused <= SC_UNUSED_MAX)
+		return;
+	struct sc_file *f = c->files[first];
+	if (c->last_bid == f)
+		c->last_bid = NULL;
+	memmove(&c->files[first], &c->files[first + 1], (c->nfiles - first - 1) * sizeof(*c->files));
+	c->nfiles--;
+	free(f->path);
+	free(f);
+}
+
 void rs_symcache_add_path(struct rs_symcache *c, int pid, const char *path)
 {
 	/* relative to the process's cwd, which is gone with it: named from
 	 * the process's root while it lives, else from sonde's own */
 	if (!c || !path[0])
 		return;
+	trim_unused(c);
 	char fn[64];
 	snprintf(fn, sizeof(fn), "/proc/%d/root", pid);
 	if (pid > 0 && path[0] == '/' && access(fn, F_OK) == 0 && learn_path(c, pid, path))
@@ -427,8 +450,11 @@ static int scan_cb(const struct rs_mapping *m, void *ctx)
 		return 0;
 	/* learnt through this live process: reopened through its root */
 	f->root_pid = sc->pid;
-	if (strcmp(f->path, m->path))
-		f->path = arena_strdup(sc->c->ar, m->path);
+	char *p = strcmp(f->path, m->path) ? strdup(m->path) : NULL;
+	if (p) {	/* no stack was named through f yet (its build-id was unread) */
+		free(f->path);
+		f->path = p;
+	}
 	f->bid_read = true;
 	if (rs_elf_build_id_fd(fd, f->bid, sizeof(f->bid), &f->bid_len))
 		f->bid_len = 0;
