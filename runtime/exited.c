@@ -78,15 +78,9 @@ static void syms_release(void *ctx, int pid, void *slot)
 		bpf_map_delete_elem(rt->procs->seen_fd, &k);
 }
 
-static bool type_holds_user(const struct type *t)
+static bool user_addrs(const struct type *t)
 {
-	if (t->kind == TY_USTACK || t->kind == TY_USYM)
-		return true;
-	if (t->kind == TY_TUPLE)
-		for (int i = 0; i < t->nfields; i++)
-			if (type_holds_user(&t->fields[i].type))
-				return true;
-	return false;
+	return t->kind == TY_USTACK || t->kind == TY_USYM;
 }
 
 static struct rt_procs *procs(struct rt *rt)
@@ -109,7 +103,7 @@ static struct rt_procs *procs(struct rt *rt)
 	p->seen_fd = bpf_object__find_map_fd_by_name(rt->bpf, "pids_seen");
 	for (int i = 0; i < rt->r->nmaps; i++) {
 		const struct sema_map *m = rt->r->maps[i];
-		p->holds[m->id] = type_holds_user(&m->key) || type_holds_user(&m->value);
+		p->holds[m->id] = rt_type_any(&m->key, user_addrs) || rt_type_any(&m->value, user_addrs);
 	}
 	p->syms = ps_register(p->ps, &(struct ps_client){.name = "symbols", .capture = syms_capture,
 							 .release = syms_release, .ctx = rt});

@@ -32,15 +32,9 @@ static int64_t now_ns(void)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-static bool has_stack(const struct type *t)
+static bool is_stack(const struct type *t)
 {
-	if (t->kind == TY_USTACK || t->kind == TY_KSTACK)
-		return true;
-	if (t->kind == TY_TUPLE)
-		for (int i = 0; i < t->nfields; i++)
-			if (has_stack(&t->fields[i].type))
-				return true;
-	return false;
+	return t->kind == TY_USTACK || t->kind == TY_KSTACK;
 }
 
 /* every stack map, built with frames, in rt->a; the count */
@@ -52,7 +46,7 @@ static int build_stack_maps(struct rt *rt, struct pr_map **out)
 	rt->stacks = true;
 	for (int i = 0; i < rt->r->nmaps; i++) {
 		const struct sema_map *m = rt->r->maps[i];
-		if (has_stack(&m->key) && !rt_map_build(rt, m, &v[n]))
+		if (rt_type_any(&m->key, is_stack) && !rt_map_build(rt, m, &v[n]))
 			n++;
 	}
 	rt->stacks = keep;

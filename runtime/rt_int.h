@@ -316,6 +316,8 @@ void rt_stop_drain(struct rt *rt);
  * id) or a TY_DECODED value (fdpath) can print the same for many ids; fold such entries of pm into one as
  * aggregation `kind` combines values (not for plain values).  0 or -ENOMEM. */
 bool rt_type_has_container(const struct type *t);
+/* keyfold.c: is(t) of t or of a field of the tuple t */
+bool rt_type_any(const struct type *t, bool (*is)(const struct type *t));
 int rt_fold_equal_keys(struct pr_map *pm, enum map_kind kind);
 
 /* scrape.c: maps as metrics.  stats_on before the first attach (per-probe
