@@ -249,6 +249,10 @@ int rt_exec_watch(struct rt *rt)
 	}
 	if (pfd >= 0)
 		link = bpf_link_create(pr, pfd, BPF_PERF_EVENT, NULL);
+	bool held = link >= 0;
+	if (pfd >= 0 && link < 0 && !ioctl(pfd, PERF_EVENT_IOC_SET_BPF, pr) &&
+	    !ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0))
+		link = pfd;	/* before 5.15 (no perf links): closing the event detaches */
 	if (pr >= 0)
 		close(pr);
 	if (link < 0) {
@@ -265,7 +269,8 @@ int rt_exec_watch(struct rt *rt)
 	 * background, as the probes' tracepoints are (detach.c) */
 	rt->link_fds = vec_grow(rt->link_fds, (size_t)rt->nlink_fds, sizeof(*rt->link_fds));
 	rt->link_fds[rt->nlink_fds++] = link;
-	rt_hold_event(rt, pfd);
+	if (held)
+		rt_hold_event(rt, pfd);
 	return 0;
 }
 

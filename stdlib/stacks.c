@@ -212,15 +212,15 @@ static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 	 * bpf_get_stackid and bpftrace show; there are few distinct ones */
 	if (!user || (depth * CG_USTACK_FRAME > 512 && !host_feature(HF_BIG_KEYS)))
 		return stack_pid(cg, stack_id_old(cg, name, depth, user), user);
-	/* a user stack's frames are {status, build-id, file offset} (see
-	 * above); a kernel stack's (STACK_TRACE map failing) are addresses */
-	uint32_t size = depth * (user ? CG_USTACK_FRAME : 8);
+	/* user stacks from here on: frames of {status, build-id, file
+	 * offset} (see above) */
+	uint32_t size = depth * CG_USTACK_FRAME;
 	/* no preallocation: 128K stacks of 4 KiB would take 520 MB up front */
 	LLVMValueRef map = cg_aux_map_flags(cg, name, BPF_MAP_TYPE_HASH, CG_STACK_MAP_ENTRIES, size,
 					    4, BPF_F_NO_PREALLOC);
 	LLVMValueRef buf = cg_scratch(cg, name, size);
 	LLVMValueRef args[] = {cg_ctx_arg(cg), buf, cg_const(cg, size),
-			       cg_const(cg, user ? BPF_F_USER_STACK | BPF_F_USER_BUILD_ID : 0)};
+			       cg_const(cg, BPF_F_USER_STACK | BPF_F_USER_BUILD_ID)};
 	LLVMValueRef got = cg_helper_call(cg, BPF_FUNC_get_stack, args, 4);
 	/* an error (-EFAULT: no stack of that kind here, kstack in a uprobe)
 	 * is the id, as bpf_get_stackid gave it */
@@ -231,8 +231,6 @@ static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 	stack_id(cg, map, buf, id);
 	cg_end_if(cg, &f);
 	LLVMValueRef v = LLVMBuildZExt(b, LLVMBuildLoad2(b, cg_i32(cg), id, ""), cg_i64(cg), "stackid");
-	if (!user)
-		return v;
 	/* the pid goes with the stack only when a frame needs the process's
 	 * mappings (an address): a stack named by build-ids alone is the same
 	 * value in every process, one map entry however many ran it */
