@@ -87,7 +87,7 @@ struct stack_table {
 	uint32_t fsize;		/* bytes a frame: 8 (an address) or CG_USTACK_FRAME */
 	int fd;
 	bool by_id;		/* a STACK_TRACE map (before 5.11): id -> frames itself */
-	uint64_t one[STACK_MAX];	/* by_id: the last stack read */
+	uint8_t one[STACK_MAX * CG_USTACK_FRAME];	/* by_id: the last stack read */
 	size_t n, cap;
 	uint32_t *ids;
 	/* the frames each stack has (not the zeros after them: a stack map
@@ -216,7 +216,8 @@ static struct stack_table *stack_table(struct rt *rt, char kind, uint32_t depth)
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		return NULL;
 	bool by_id = info.type == BPF_MAP_TYPE_STACK_TRACE;
-	uint32_t fsize = by_id || info.key_size != depth * CG_USTACK_FRAME ? 8 : CG_USTACK_FRAME;
+	uint32_t fsize = (by_id ? info.value_size : info.key_size) == depth * CG_USTACK_FRAME
+				 ? CG_USTACK_FRAME : 8;
 	s->t[s->n] = (struct stack_table){.kind = kind, .depth = depth, .fsize = fsize, .fd = fd,
 					  .by_id = by_id};
 	return &s->t[s->n++];
@@ -233,7 +234,7 @@ static const uint8_t *stack_ips(struct rt *rt, char kind, uint32_t depth, uint32
 	*fsize = st->fsize;
 	*nfr = depth;
 	if (st->by_id)
-		return bpf_map_lookup_elem(st->fd, &id, st->one) ? NULL : (const uint8_t *)st->one;
+		return bpf_map_lookup_elem(st->fd, &id, st->one) ? NULL : st->one;
 	long i = table_find(st, id);
 	if (i < 0) {	/* a stack seen since the last scan */
 		table_scan(st);

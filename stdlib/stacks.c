@@ -28,8 +28,9 @@
  * runtime/exited.c read the frames back and name them when the value is
  * printed.  A kernel before 5.11 takes hash keys of
  * at most 512 bytes (16 build-id frames): deeper user stacks there go to a
- * STACK_TRACE map of the same name, as addresses and with the pid
- * (bpf_get_stackid; a collision loses the newer
+ * STACK_TRACE map of the same name, of build-id frames too
+ * (BPF_F_STACK_BUILD_ID) but always with the pid (bpf_get_stackid gives
+ * no frames to look at; a collision loses the newer
  * stack, which is counted the same way), and so do kernel stacks
  * everywhere (CG_KSTACK_MAP_ENTRIES, as before; see lower_stack).
  */
@@ -188,8 +189,12 @@ static LLVMValueRef frames_need_pid(struct cg_ctx *cg, LLVMValueRef buf, uint32_
 static LLVMValueRef stack_id_old(struct cg_ctx *cg, const char *name, uint32_t depth, bool user)
 {
 	LLVMBuilderRef b = cg_builder(cg);
-	LLVMValueRef map = cg_aux_map(cg, name, BPF_MAP_TYPE_STACK_TRACE,
-				      user ? CG_STACK_MAP_ENTRIES : CG_KSTACK_MAP_ENTRIES, 4, depth * 8);
+	/* user stacks by build-id here too (BPF_F_STACK_BUILD_ID): named
+	 * after their process exited, though each keeps its pid */
+	LLVMValueRef map = user ? cg_aux_map_flags(cg, name, BPF_MAP_TYPE_STACK_TRACE, CG_STACK_MAP_ENTRIES,
+						   4, depth * CG_USTACK_FRAME, BPF_F_STACK_BUILD_ID)
+				: cg_aux_map(cg, name, BPF_MAP_TYPE_STACK_TRACE, CG_KSTACK_MAP_ENTRIES, 4,
+					     depth * 8);
 	LLVMValueRef args[] = {cg_ctx_arg(cg), map, cg_const(cg, user ? BPF_F_USER_STACK : 0)};
 	LLVMValueRef id = cg_helper_call(cg, BPF_FUNC_get_stackid, args, 3);
 	LLVMValueRef lost = LLVMBuildICmp(b, LLVMIntEQ, id, cg_const(cg, (uint64_t)-EEXIST), "");
