@@ -416,8 +416,8 @@ void rs_symcache_forget(struct rs_symcache *c, int pid);
 /* processes whose mappings are kept */
 size_t rs_symcache_nprocs(const struct rs_symcache *c);
 /* A ustack frame as {build-id (20 bytes, zero padded), file offset}: 0,
- * -ENOENT (the file is known, no symbol), -ESRCH (no file known with that
- * build-id: rs_symcache_scan may find it). */
+ * -ENOENT (the file is open, no symbol there), -ESRCH (no file with that
+ * build-id is known, or none opens now: rs_symcache_scan may find one). */
 int rs_usym_build_id(struct rs_symcache *c, const unsigned char *bid, uint64_t off,
 		     struct rs_usym *out);
 /* Learn the build-id of the file pid exec'd (path as the exec named it). */

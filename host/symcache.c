@@ -367,15 +367,6 @@ static bool bid_eq(const struct sc_file *f, const unsigned char *bid)
 	return !memcmp(pad, bid, BID_MAX);
 }
 
-static struct sc_file *find_bid(struct rs_symcache *c, const unsigned char *bid)
-{
-	if (c->last_bid && bid_eq(c->last_bid, bid))
-		return c->last_bid;
-	for (size_t i = 0; i < c->nfiles; i++)
-		if (bid_eq(c->files[i], bid))
-			return c->last_bid = c->files[i];
-	return NULL;
-}
 
 /* open f for its symbols: by its path (still that build-id), else through
  * a process whose mappings hold it */
@@ -414,11 +405,20 @@ int rs_usym_build_id(struct rs_symcache *c, const unsigned char *bid, uint64_t o
 		     struct rs_usym *out)
 {
 	memset(out, 0, sizeof(*out));
-	struct sc_file *f = find_bid(c, bid);
-	if (!f)
+	/* the last one found, else every file with that build-id (copies,
+	 * one file seen through two mounts) until one opens */
+	struct sc_file *f = c->last_bid && bid_eq(c->last_bid, bid) ? c->last_bid : NULL;
+	for (size_t i = 0; !f && i < c->nfiles; i++) {
+		if (!bid_eq(c->files[i], bid))
+			continue;
+		open_by_bid(c, c->files[i]);
+		if (c->files[i]->elf)
+			f = c->files[i];
+	}
+	if (!f)	/* none, or none that opens now: a walk may find one */
 		return -ESRCH;
+	c->last_bid = f;
 	out->file = f->path;
-	open_by_bid(c, f);
 	uint64_t vaddr;
 	if (!f->elf || rs_elf_offset_to_vaddr(f->elf, off, &vaddr))
 		return -ENOENT;
@@ -440,21 +440,25 @@ static int scan_cb(const struct rs_mapping *m, void *ctx)
 {
 	struct scan_ctx *sc = ctx;
 	struct sc_file *f = sc_file_find(sc->c, map_dev(m), m->inode);
-	if (f && f->bid_read)
+	if (f && (f->elf || f->failed || (f->bid_read && !f->bid_len)))
 		return 0;
 	if (!f && !(f = sc_file_get(sc->c, map_dev(m), m->inode, m->path, sc->pid)))
 		return -ENOMEM;
+	/* learnt (or known, but its process is gone and its path did not
+	 * open) through this live process: reopened through its root.  No
+	 * stack was named through f yet: it was never opened */
+	f->root_pid = sc->pid;
+	char *p = strcmp(f->path, m->path) ? strdup(m->path) : NULL;
+	if (p) {
+		free(f->path);
+		f->path = p;
+	}
+	if (f->bid_read)
+		return 0;
 	char err[256];
 	int fd = rs_open_mapping(sc->pid, m, 0, err, sizeof(err));
 	if (fd < 0)
 		return 0;
-	/* learnt through this live process: reopened through its root */
-	f->root_pid = sc->pid;
-	char *p = strcmp(f->path, m->path) ? strdup(m->path) : NULL;
-	if (p) {	/* no stack was named through f yet (its build-id was unread) */
-		free(f->path);
-		f->path = p;
-	}
 	f->bid_read = true;
 	if (rs_elf_build_id_fd(fd, f->bid, sizeof(f->bid), &f->bid_len))
 		f->bid_len = 0;

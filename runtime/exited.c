@@ -164,6 +164,7 @@ void rt_ps_free(struct rt *rt)
 {
 	if (!rt->procs)
 		return;
+	rt->procs->seen_fd = -1;	/* closed with the BPF object already */
 	ps_free(rt->procs->ps);
 	free(rt->procs->holds);
 	free(rt->procs->done);
