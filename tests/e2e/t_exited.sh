@@ -57,6 +57,14 @@ for line in open(sys.argv[1]):
 ' "$EX/json.out" 2>&1 | sed 's/ *$//')
 expect_eq exited:json_one_key_per_chain "$want" "$got"
 
+# ustack(perf): a build-id frame's address is its address in the file,
+# the same in every process: chain_a's (nm) plus the offset
+out=$("$SONDE" -q -c "$runs 3" -e "${prog/ustack/ustack(perf)}" 2>&1)
+line=$(printf '%s\n' "$out" | grep -m1 -E $'^\t[0-9a-f]+ chain_a\\+[0-9]+ ')
+off=$(printf '%s\n' "$line" | sed -E 's/.*chain_a\+([0-9]+) .*/\1/')
+want_addr=$(printf '%x' $(( 0x$(nm "$W" | awk '$3 == "chain_a" { print $1 }') + ${off:-0} )))
+expect_eq exited:perf_address_in_file "$(printf '\t%s chain_a+%s (%s)' "$want_addr" "$off" "$W")" "$line"
+
 # the pictures: one path per chain in the folded stacks, one sample per
 # chain in the pprof profile
 got=$("$SONDE" -q -f folded -c "$runs 200" -e "$prog" 2> "$EX/folded.err" |
