@@ -199,7 +199,10 @@ void rt_exec_event(struct rt *rt, const uint8_t *args, size_t len)
 
 int rt_exec_watch(struct rt *rt)
 {
-	/* only a script with user stacks needs it (pids_seen: stdlib/stacks.c) */
+	/* only a script with user stacks needs it (pids_seen: stdlib/stacks.c);
+	 * with -p the one process traced is read at its first stack */
+	if (rt->o->pid)
+		return 0;
 	int rb = bpf_object__find_map_fd_by_name(rt->bpf, CG_RINGBUF_MAP);
 	if (bpf_object__find_map_fd_by_name(rt->bpf, "pids_seen") < 0 || rb < 0 || !procs(rt))
 		return 0;
