@@ -53,7 +53,8 @@ static void self(char *path, size_t len, unsigned char bid[20], uint64_t *off)
 	rs_elf_free(e);
 }
 
-static void test_exec_path(void **state)
+/* learn: how the cache comes to know this executable */
+static void named_after(void (*learn)(struct rs_symcache *c, const char *path))
 {
 	char path[4096];
 	unsigned char bid[20];
@@ -62,7 +63,7 @@ static void test_exec_path(void **state)
 	struct rs_symcache *c = rs_symcache_new();
 	struct rs_usym u;
 	assert_int_equal(rs_usym_build_id(c, bid, off, &u), -ESRCH);
-	rs_symcache_add_path(c, getpid(), path);
+	learn(c, path);
 	assert_int_equal(rs_usym_build_id(c, bid, off, &u), 0);
 	assert_string_equal(u.name, "symcache_marker");
 	assert_int_equal(u.off, 0);
@@ -73,19 +74,24 @@ static void test_exec_path(void **state)
 	rs_symcache_free(c);
 }
 
+static void by_exec(struct rs_symcache *c, const char *path)
+{
+	rs_symcache_add_path(c, getpid(), path);
+}
+
+static void by_walk(struct rs_symcache *c, const char *path)
+{
+	assert_int_equal(rs_symcache_scan(c), 0);
+}
+
+static void test_exec_path(void **state)
+{
+	named_after(by_exec);
+}
+
 static void test_scan(void **state)
 {
-	char path[4096];
-	unsigned char bid[20];
-	uint64_t off;
-	self(path, sizeof(path), bid, &off);
-	struct rs_symcache *c = rs_symcache_new();
-	struct rs_usym u;
-	assert_int_equal(rs_usym_build_id(c, bid, off, &u), -ESRCH);
-	assert_int_equal(rs_symcache_scan(c), 0);
-	assert_int_equal(rs_usym_build_id(c, bid, off, &u), 0);
-	assert_string_equal(u.name, "symcache_marker");
-	rs_symcache_free(c);
+	named_after(by_walk);
 }
 
 int main(void)
