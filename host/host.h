@@ -309,6 +309,8 @@ int rs_pids(int **out, size_t *n);
  * process does not exist (or exited), -errno. */
 int rs_maps_each(int pid, int (*cb)(const struct rs_mapping *m, void *ctx),
 		 void *ctx);
+/* The same for every mapping (anonymous, [vdso], [stack] ...). */
+int rs_maps_each_any(int pid, int (*cb)(const struct rs_mapping *m, void *ctx), void *ctx);
 
 /* Open path inside root (a directory, e.g. "/proc/PID/root") as the
  * process rooted there would: absolute symlinks and ".." stay inside root,
@@ -425,6 +427,16 @@ void rs_symcache_add_path(struct rs_symcache *c, int pid, const char *path);
 /* Learn the build-ids of every file the live processes map (those not
  * known yet).  0 or -errno. */
 int rs_symcache_scan(struct rs_symcache *c);
+
+/* ---- the vDSO (vdso.c) ------------------------------------------------- */
+
+/* pid's [vdso] mapping [*start, *end): 0, -ENOENT when it has none, -ESRCH */
+int rs_vdso_mapping(int pid, uint64_t *start, uint64_t *end);
+/* The vDSO image pid maps at [start, end), parsed as an ELF (its .dynsym
+ * names __vdso_clock_gettime ...): read from /proc/PID/mem, or, when that
+ * fails (the process is gone), sonde's own vDSO if it has the same size.
+ * 0, or -errno with the reason in err. */
+int rs_vdso_open(int pid, uint64_t start, uint64_t end, struct rs_elf **out, char *err, size_t errlen);
 
 /* ---- instruction boundaries (insn.c) ----------------------------------- */
 

@@ -17,7 +17,8 @@
  * build-id none of those had.  A file found by build-id is opened by its
  * path again and used only if it still has that build-id.
  *
- * Paths are kept once per file, not per mapping, so a run that sees
+ * The vDSO has no file: its image is read from /proc/PID/mem (vdso.c),
+ * one per image size.  Paths are kept once per file, not per mapping, so a run that sees
  * thousands of short-lived processes of a few binaries keeps a few paths;
  * files that no kept process maps and that were never opened are kept
  * up to SC_UNUSED_MAX.
@@ -39,6 +40,9 @@
  * not opened) kept at most: a host that runs ever new binaries (a build
  * server's test binaries) would grow the list for ever */
 #define SC_UNUSED_MAX 4096
+/* the vDSO's dev in the cache (no device has it); its ino is the image's
+ * size: one kernel maps one image per ABI, and those differ in size */
+#define SC_VDSO_DEV UINT64_MAX
 
 struct sc_file {
 	uint64_t dev, ino;
@@ -136,14 +140,18 @@ static int load_cb(const struct rs_mapping *m, void *ctx)
 {
 	struct load_ctx *lc = ctx;
 	struct sc_map *sm;
+	bool vdso = !strcmp(m->path, "[vdso]");
 
+	if (!vdso && !rs_mapping_is_exec_file(m))
+		return 0;
 	lc->maps = vec_grow(lc->maps, lc->n, sizeof(*lc->maps));
 	sm = &lc->maps[lc->n];
 	sm->start = m->start;
 	sm->end = m->end;
 	sm->offset = m->offset;
 	sm->deleted = m->deleted;
-	sm->file = sc_file_get(lc->c, map_dev(m), m->inode, m->path, lc->pid);
+	sm->file = vdso ? sc_file_get(lc->c, SC_VDSO_DEV, m->end - m->start, m->path, lc->pid)
+			: sc_file_get(lc->c, map_dev(m), m->inode, m->path, lc->pid);
 	if (!sm->file)
 		return -ENOMEM;
 	sm->file->mapped = true;
@@ -159,13 +167,13 @@ static struct sc_proc *sc_proc_find(struct rs_symcache *c, int pid)
 	return NULL;
 }
 
-/* (Re)read pid's executable mappings; the old list stays if pid is gone,
- * so addresses of exited processes still name their symbols. */
+/* (Re)read pid's executable mappings and its vDSO; the old list stays if
+ * pid is gone, so addresses of exited processes still name their symbols. */
 static int sc_proc_load(struct rs_symcache *c, int pid, struct sc_proc **out)
 {
 	struct load_ctx lc = {.c = c, .pid = pid};
 	struct sc_proc *p;
-	int ret = rs_maps_each(pid, load_cb, &lc);
+	int ret = rs_maps_each_any(pid, load_cb, &lc);
 
 	if (ret || lc.n == 0) {
 		free(lc.maps);
@@ -217,6 +225,13 @@ static void sc_open_file(int pid, const struct sc_map *m)
 
 	if (f->elf || f->failed)
 		return;
+	if (f->dev == SC_VDSO_DEV) {
+		/* a process that is gone leaves it to the next one */
+		int ret = rs_vdso_open(pid, m->start, m->end, &f->elf, err, sizeof(err));
+		if (ret && ret != -ESRCH)
+			f->failed = true;
+		return;
+	}
 	rm = calloc(1, sizeof(*rm));
 	if (!rm)
 		return;

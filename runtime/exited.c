@@ -300,11 +300,10 @@ int rt_ustack_bid_frame(struct rt *rt, const uint8_t *p, struct vf_frame *f, uin
 		rc = rs_usym_build_id(c, b.build_id, b.offset, &u);
 	}
 	/* unnamed: the offset in its file, as the address of a file at 0 */
-	*f = (struct vf_frame){.addr = u.vaddr ? u.vaddr : b.offset};
+	*f = (struct vf_frame){.addr = u.vaddr ? u.vaddr : b.offset, .module = u.file};
 	if (!rc && u.name) {
 		f->sym = vf_demangle(rt->a, u.name);
 		f->off = u.off;
-		f->module = u.file;
 	}
 	return 1;
 }
