@@ -203,6 +203,13 @@ int rt_exec_watch(struct rt *rt)
 	 * with -p the one process traced is read at its first stack */
 	if (rt->o->pid)
 		return 0;
+	/* BEGIN and END alone see no other process */
+	bool others = false;
+	for (int i = 0; i < rt->r->nprobes && !others; i++)
+		for (int j = 0; j < rt->r->probes[i].nattach; j++)
+			others |= !sema_provider(rt->r->probes[i].attach[j].type)->runs_once;
+	if (!others)
+		return 0;
 	int rb = bpf_object__find_map_fd_by_name(rt->bpf, CG_RINGBUF_MAP);
 	if (bpf_object__find_map_fd_by_name(rt->bpf, "pids_seen") < 0 || rb < 0 || !procs(rt))
 		return 0;
