@@ -24,6 +24,7 @@
  * up to SC_UNUSED_MAX.
  */
 #include "host/host_int.h"
+#include "host/proc.h"
 #include "common/arena.h"
 
 #include <errno.h>
@@ -485,7 +486,7 @@ int rs_symcache_scan(struct rs_symcache *c)
 {
 	int *pids;
 	size_t n;
-	int ret = rs_pids(&pids, &n);
+	int ret = host_proc_ids(0, &pids, &n);
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < n; i++) {

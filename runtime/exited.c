@@ -103,7 +103,7 @@ static struct rt_procs *procs(struct rt *rt)
 	p->seen_fd = bpf_object__find_map_fd_by_name(rt->bpf, "pids_seen");
 	for (int i = 0; i < rt->r->nmaps; i++) {
 		const struct sema_map *m = rt->r->maps[i];
-		p->holds[m->id] = rt_type_any(&m->key, user_addrs) || rt_type_any(&m->value, user_addrs);
+		p->holds[m->id] = type_any(&m->key, user_addrs) || type_any(&m->value, user_addrs);
 	}
 	p->syms = ps_register(p->ps, &(struct ps_client){.name = "symbols", .capture = syms_capture,
 							 .release = syms_release, .ctx = rt});
@@ -278,8 +278,7 @@ int rt_exec_watch(struct rt *rt)
 	}
 	/* destroyed with the probes' links; the event closed in the
 	 * background, as the probes' tracepoints are (detach.c) */
-	rt->link_fds = vec_grow(rt->link_fds, (size_t)rt->nlink_fds, sizeof(*rt->link_fds));
-	rt->link_fds[rt->nlink_fds++] = link;
+	rt_add_link_fd(rt, link);
 	if (held)
 		rt_hold_event(rt, pfd);
 	return 0;

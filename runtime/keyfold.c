@@ -103,17 +103,6 @@ int rt_fold_equal_keys(struct pr_map *pm, enum map_kind kind)
 	return 0;
 }
 
-bool rt_type_any(const struct type *t, bool (*is)(const struct type *t))
-{
-	if (is(t))
-		return true;
-	if (t->kind == TY_TUPLE)
-		for (int i = 0; i < t->nfields; i++)
-			if (rt_type_any(&t->fields[i].type, is))
-				return true;
-	return false;
-}
-
 static bool many_to_one(const struct type *t)
 {
 	return type_is(t, TT_MANY_TO_ONE);
@@ -121,5 +110,5 @@ static bool many_to_one(const struct type *t)
 
 bool rt_type_has_container(const struct type *t)
 {
-	return rt_type_any(t, many_to_one);
+	return type_any(t, many_to_one);
 }

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/host.h"
+#include "host/proc.h"
 
 struct ps_proc {
 	int pid;		/* 0: a free slot */
@@ -140,8 +140,9 @@ int ps_capture(struct procstate *ps, int pid)
 {
 	if (pid <= 0)
 		return -EINVAL;
-	uint64_t start = 0;
-	rs_proc_start_time(pid, &start);	/* 0 when it is gone already */
+	struct host_pstat ps0 = {0};
+	host_proc_stat(pid, 0, &ps0);	/* starttime 0 when it is gone already */
+	uint64_t start = ps0.starttime;
 	struct ps_proc *pp = find(ps, pid);
 	bool known = pp && (pp->start == start || !start);
 	if (pp && !known) {	/* another process of that pid: the old one is gone */
@@ -194,9 +195,9 @@ void ps_release(struct procstate *ps, int pid)
 
 static bool gone(const struct ps_proc *pp)
 {
-	uint64_t start = pp->start;
-	int rc = rs_proc_start_time(pp->pid, &start);
-	return rc == -ESRCH || (!rc && start != pp->start);
+	struct host_pstat st;
+	int rc = host_proc_stat(pp->pid, 0, &st);
+	return rc == -ENOENT || (!rc && st.starttime != pp->start);
 }
 
 size_t ps_sweep(struct procstate *ps)

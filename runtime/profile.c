@@ -37,6 +37,11 @@ static bool is_stack(const struct type *t)
 	return t->kind == TY_USTACK || t->kind == TY_KSTACK;
 }
 
+static bool has_stack(const struct type *t)
+{
+	return type_any(t, is_stack);
+}
+
 /* every stack map, built with frames, in rt->a; the count */
 static int build_stack_maps(struct rt *rt, struct pr_map **out)
 {
@@ -46,7 +51,7 @@ static int build_stack_maps(struct rt *rt, struct pr_map **out)
 	rt->stacks = true;
 	for (int i = 0; i < rt->r->nmaps; i++) {
 		const struct sema_map *m = rt->r->maps[i];
-		if (rt_type_any(&m->key, is_stack) && !rt_map_build(rt, m, &v[n]))
+		if (has_stack(&m->key) && !rt_map_build(rt, m, &v[n]))
 			n++;
 	}
 	rt->stacks = keep;
