@@ -237,7 +237,7 @@ struct type sema_map_read_type(struct sema_ctx *s, struct ast_node *m)
 	struct sema_map *map = sema_map_of(s, m);
 	if (map->kind != MK_NONE && map->kind != MK_VALUE) {
 		need_percpu_lookup(s, map, m);
-		map->bpf_read = true;	/* runtime/maps.c: no baseline for it */
+		map->bpf_read = true;	/* runtime/maps.c: its slots are cleared, no base kept */
 	}
 	switch (map->kind) {
 	case MK_NONE:
