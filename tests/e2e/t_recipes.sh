@@ -214,10 +214,19 @@ expect_eq recipes:ioctl:latency_hist 300 "$(hist_total "$hdr" "$out")"
 if ! unshare --mount --propagation private true 2>/dev/null; then
 	skip recipes:ioctl:gpu_label "cannot create a mount namespace (unshare --mount)"
 else
-	# /dev/nvidiactl as a driver's device file, in a private /dev
+	# /dev/nvidiactl as a driver's device file, in a private /dev; it keeps
+	# its descriptor open until a per-second print has named it (while the
+	# hold file exists), so the histograms that print after it exited are
+	# named too
+	rm -f "$B/rc_gpu.out" && : > "$B/rc_gpu.hold"
 	gpu=$(sh_script rc_gpu "exec unshare --mount --propagation private sh -c 'mount -t tmpfs none /dev &&
-		mknod -m 666 /dev/nvidiactl c 1 3 && exec $B/ioctl_dev /dev/nvidiactl 500 0xc030462a 1300'")
-	out=$("$SONDE" -q -c "$gpu" "$R/ioctl-latency.sonde" 2>&1)
+		mknod -m 666 /dev/nvidiactl c 1 3 && exec $B/ioctl_dev /dev/nvidiactl 500 0xc030462a $B/rc_gpu.hold'")
+	"$SONDE" -q -c "$gpu" "$R/ioctl-latency.sonde" > "$B/rc_gpu.out" 2>&1 &
+	gp=$!
+	wait_for "$B/rc_gpu.out" "^@ioctls\[ioctl_dev, [0-9]+, /dev/nvidiactl \(GPU driver\), RW, 'F', 42, 48\]: 500$" 120
+	rm -f "$B/rc_gpu.hold"
+	wait "$gp"
+	out=$(cat "$B/rc_gpu.out")
 	expect_eq recipes:ioctl:gpu_label 500 \
 		"$(sum_of "^@ioctls\[ioctl_dev, [0-9]+, /dev/nvidiactl \(GPU driver\), RW, 'F', 42, 48\]: " "$out")"
 	# the histograms print after the process exited: named from the
