@@ -331,6 +331,12 @@ static int probe_atomic_fetch(void)
 	return loaded(load(BPF_PROG_TYPE_KPROBE, p, sizeof(p) / sizeof(p[0]), NULL));
 }
 
+static int probe_task_regs(void)
+{
+	int r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_task_pt_regs, NULL);
+	return r > 0 ? 1 : r == 0 ? 0 : may_load() ? 0 : -1;
+}
+
 static const struct host_feature_def {
 	const char *name;	/* in SONDE_NO_FEATURES and --info */
 	const char *what;	/* in errors: "... needs WHAT (Linux SINCE)" */
@@ -354,6 +360,7 @@ static const struct host_feature_def {
 	[HF_LOOP] = {"loop", "bpf_loop", "5.17", probe_loop},
 	[HF_BIG_KEYS] = {"big_keys", "hash map keys over 512 bytes", "5.11", probe_big_keys},
 	[HF_ATOMIC_FETCH] = {"atomic_fetch", "atomic fetch-and-add (BPF_FETCH)", "5.12", probe_atomic_fetch},
+	[HF_TASK_REGS] = {"task_regs", "bpf_task_pt_regs", "5.15", probe_task_regs},
 };
 
 static int answers[HF__COUNT];	/* 0: not asked yet; else enum host_answer + 1 */

@@ -1,0 +1,269 @@
+/*
+ * unwind.bpf.c - the user stack walker that reads call-frame information:
+ * BPF C, compiled by clang to LLVM bitcode at build time, embedded in
+ * sonde (unwind_embed.c) and linked into a script's module when a ustack
+ * unwinds with CFI (codegen/link.c, stdlib/stacks.c).
+ *
+ *   long sonde_unwind_user(void *buf, __u32 size, __u32 pid)
+ *
+ * fills buf (size bytes, a multiple of 8) with the return addresses of
+ * the current task's user stack, as bpf_get_stack(BPF_F_USER_STACK) does:
+ * frame 0 is the interrupted pc, unused slots are zero.  It returns the
+ * bytes of frames.  The user registers come from the task's pt_regs
+ * (bpf_task_pt_regs, 5.15), so the walk is the same in a uprobe, a
+ * tracepoint or a profile sample that interrupted the kernel.
+ *
+ * Each frame: find the mapping that holds pc in the process's table
+ * (unw_procs, filled by user space: runtime/unwind.c), the row of its
+ * file (unw_files, one array map per file, shared by every process that
+ * maps it) with the largest start <= pc (binary search), and apply it:
+ * CFA from rsp or rbp, the return address at CFA - 8, the caller's rbp
+ * where the row says.  A pc with no row (a file without CFI, JIT code, a
+ * gap between FDEs) takes one frame-pointer step instead.  A process with
+ * no table yet, or a pc outside every mapping, is flagged in unw_stale
+ * for user space to (re)read its mappings; that walk goes on with frame
+ * pointers.  One frame is one bpf_loop (5.17) iteration.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "host/cfi_abi.h"
+
+struct rows {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);	/* each file's own size: BPF_F_INNER_MAP */
+	__uint(map_flags, BPF_F_INNER_MAP);
+	/* sizes, not types: BTF keeps a struct reached only through
+	 * pointers as a forward declaration, which libbpf cannot size */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct unw_row));
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, UNW_MAX_FILES);
+	__type(key, __u32);
+	__array(values, struct rows);
+} unw_files SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, UNW_MAX_PROCS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct unw_proc));
+} unw_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, __u32);
+} unw_stale SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, UNW_ST__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} unw_stats SEC(".maps");
+
+/* the frames as they are found (127 of them do not fit the 512-byte stack) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64[UNW_MAX_FRAMES]);
+} unw_frames SEC(".maps");
+
+/* x86-64's struct pt_regs, the registers the walk starts from */
+struct uregs {
+	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8, ax, cx, dx, si, di, orig_ax, ip, cs,
+		flags, sp, ss;
+};
+
+struct walk {
+	__u64 ip, sp, bp;
+	__u64 *frames;
+	struct unw_proc *proc;
+	__u32 pid;
+	__u32 n, max;
+	__u32 exact;	/* ip is an exact pc (frame 0, or the frame a signal interrupted) */
+	__u32 stale;	/* unw_stale was told */
+};
+
+static void count(__u32 what)
+{
+	__u64 *c = bpf_map_lookup_elem(&unw_stats, &what);
+	if (c)
+		*c += 1;
+}
+
+static void mark_stale(struct walk *w)
+{
+	__u32 one = 1;
+	if (w->stale)
+		return;
+	w->stale = 1;
+	bpf_map_update_elem(&unw_stale, &w->pid, &one, BPF_NOEXIST);
+}
+
+/* the mapping that holds pc, or NULL */
+static struct unw_mapping *find_mapping(struct unw_proc *p, __u64 pc)
+{
+	__u32 lo = 0, hi = p->n;
+	if (hi > UNW_MAX_MAPPINGS)
+		hi = UNW_MAX_MAPPINGS;
+	/* 384 mappings: 9 halvings */
+	for (int i = 0; i < 10 && lo < hi; i++) {
+		__u32 mid = (lo + hi) / 2;
+		if (mid >= UNW_MAX_MAPPINGS)
+			return 0;
+		if (pc < p->m[mid].start)
+			hi = mid;
+		else if (pc >= p->m[mid].end)
+			lo = mid + 1;
+		else
+			return &p->m[mid];
+	}
+	return 0;
+}
+
+/* the row with the largest pc <= rel among the file's nrows, or NULL */
+static struct unw_row *find_row(void *rows, __u32 nrows, __u32 rel)
+{
+	__u32 lo = 0, hi = nrows;	/* the answer is in [lo - 1, hi) */
+	/* 2^24 rows: 24 halvings (and one more for luck) */
+	for (int i = 0; i < 25 && lo < hi; i++) {
+		__u32 mid = (lo + hi) / 2;
+		struct unw_row *r = bpf_map_lookup_elem(rows, &mid);
+		if (!r)
+			return 0;
+		if (r->pc <= rel)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return 0;
+	lo -= 1;
+	return bpf_map_lookup_elem(rows, &lo);
+}
+
+/* one frame-pointer step: the return address above the saved rbp */
+static int fp_step(struct walk *w)
+{
+	__u64 pair[2];
+	if (!w->bp || w->bp & 7 || w->bp < w->sp ||
+	    bpf_probe_read_user(pair, sizeof(pair), (void *)w->bp))
+		return -1;
+	w->sp = w->bp + 16;
+	w->bp = pair[0];
+	w->ip = pair[1];
+	w->exact = 0;
+	count(UNW_ST_FP);
+	return 0;
+}
+
+/* one CFI step by row r; 1: the outermost frame, -1: the walk ends */
+static int cfi_step(struct walk *w, struct unw_row *r)
+{
+	__u64 cfa, ra;
+	switch (r->kind) {
+	case UNW_RSP:
+		cfa = w->sp + (__s64)r->cfa_off;
+		break;
+	case UNW_RBP:
+		cfa = w->bp + (__s64)r->cfa_off;
+		break;
+	case UNW_PLT:
+		cfa = w->sp + 8 + ((w->ip & 15) >= (__u64)r->cfa_off ? 8 : 0);
+		break;
+	case UNW_SIGNAL: {
+		__u64 ctx[2], bp;
+		__u64 at = w->sp + (__s64)r->cfa_off;
+		if (bpf_probe_read_user(ctx, sizeof(ctx), (void *)at) ||
+		    bpf_probe_read_user(&bp, sizeof(bp), (void *)(w->sp + (__s64)r->rbp_off)))
+			return -1;
+		w->sp = ctx[0];
+		w->ip = ctx[1];
+		w->bp = bp;
+		w->exact = 1;	/* the interrupted pc, not a return address */
+		count(UNW_ST_CFI);
+		return 0;
+	}
+	case UNW_STOP:
+		return 1;
+	default:
+		return fp_step(w);
+	}
+	if (cfa <= w->sp || bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)))
+		return -1;
+	if (r->rbp == UNW_RBP_CFA && bpf_probe_read_user(&w->bp, sizeof(w->bp),
+							  (void *)(cfa + (__s64)r->rbp_off)))
+		return -1;
+	w->sp = cfa;
+	w->ip = ra;
+	w->exact = 0;
+	count(UNW_ST_CFI);
+	return 0;
+}
+
+/* bpf_loop's callback: record w->ip, then find the caller's registers */
+static long step(__u32 i, void *ctx)
+{
+	struct walk *w = ctx;
+	__u32 n = w->n;
+	if (!w->ip || w->ip >> 47 || n >= w->max || n >= UNW_MAX_FRAMES)
+		return 1;
+	w->frames[n] = w->ip;
+	w->n = n + 1;
+	/* a return address is after the call: its row is the call's */
+	__u64 pc = w->exact ? w->ip : w->ip - 1;
+	struct unw_mapping *m = w->proc ? find_mapping(w->proc, pc) : 0;
+	if (!m) {
+		if (w->proc) {
+			count(UNW_ST_NOMAP);
+			mark_stale(w);
+		}
+		return fp_step(w) ? 1 : 0;
+	}
+	if (m->file == UNW_NO_FILE || !m->nrows)
+		return fp_step(w) ? 1 : 0;
+	__u32 file = m->file;
+	void *rows = bpf_map_lookup_elem(&unw_files, &file);
+	__u64 rel = pc - m->bias;
+	struct unw_row *r = rows && rel < 0xffffffffull ? find_row(rows, m->nrows, (__u32)rel) : 0;
+	if (!r)
+		return fp_step(w) ? 1 : 0;
+	return cfi_step(w, r) ? 1 : 0;
+}
+
+__attribute__((noinline)) long sonde_unwind_user(void *buf, __u32 size, __u32 pid)
+{
+	__u32 zero = 0;
+	struct walk w = {.pid = pid, .exact = 1};
+	struct uregs regs;
+	w.frames = bpf_map_lookup_elem(&unw_frames, &zero);
+	if (!w.frames || size > UNW_MAX_FRAMES * 8)
+		return 0;
+	w.max = size / 8;
+	for (int i = 0; i < UNW_MAX_FRAMES; i++)
+		w.frames[i] = 0;
+	count(UNW_ST_WALKS);
+	struct task_struct *task = bpf_get_current_task_btf();
+	void *kregs = (void *)bpf_task_pt_regs(task);
+	if (kregs && !bpf_probe_read_kernel(&regs, sizeof(regs), kregs)) {
+		w.ip = regs.ip;
+		w.sp = regs.sp;
+		w.bp = regs.bp;
+		w.proc = bpf_map_lookup_elem(&unw_procs, &pid);
+		if (!w.proc) {
+			count(UNW_ST_NOPROC);
+			mark_stale(&w);
+		}
+		bpf_loop(UNW_MAX_FRAMES, step, &w, 0);
+	}
+	bpf_probe_read_kernel(buf, size, w.frames);
+	return (long)w.n * 8;
+}

@@ -1,0 +1,81 @@
+/*
+ * cfi_abi.h - what user space and the BPF stack walker
+ * (codegen/bpfc/unwind.bpf.c) share: the unwind rows of a file, a
+ * process's executable mappings, the maps' names and limits.
+ *
+ * A file's call-frame information (.eh_frame / .debug_frame) becomes a
+ * sorted array of rows (host/cfi.c): from row[i].pc up to row[i+1].pc,
+ * the caller's frame is found by `kind`.  Addresses are the file's own
+ * (ELF virtual addresses); a mapping's bias turns a process address into
+ * one.  Plain C types only: this header is compiled for BPF too.
+ */
+#ifndef SONDE_CFI_ABI_H
+#define SONDE_CFI_ABI_H
+
+#include <linux/types.h>
+
+enum unw_kind {
+	UNW_NONE,	/* no CFI covers this pc: frame pointers */
+	UNW_RSP,	/* CFA = rsp + cfa_off */
+	UNW_RBP,	/* CFA = rbp + cfa_off */
+	UNW_PLT,	/* a PLT entry: CFA = rsp + 8, + 8 more when (pc & 15) >= cfa_off */
+	UNW_SIGNAL,	/* a signal trampoline (__restore_rt): the interrupted rsp, rip and
+			 * rbp are at rsp + cfa_off, rsp + cfa_off + 8, rsp + rbp_off */
+	UNW_STOP,	/* the return address is undefined: the outermost frame (_start) */
+	UNW_UNSUP,	/* a rule the walker does not apply: frame pointers */
+};
+
+enum unw_rbp {
+	UNW_RBP_SAME,	/* the caller's rbp is this frame's */
+	UNW_RBP_CFA,	/* saved at CFA + rbp_off */
+};
+
+/* 12 bytes: libtorch_cpu.so's ~1.2 M rows take ~14 MB */
+struct unw_row {
+	__u32 pc;	/* the file's address where the rule starts */
+	__s32 cfa_off;
+	__s16 rbp_off;
+	__u8 kind;	/* enum unw_kind */
+	__u8 rbp;	/* enum unw_rbp */
+};
+
+/* one executable mapping of a process: [start, end) of its address space;
+ * address - bias is the file's address; file indexes UNW_FILES_MAP (no
+ * rows: frame pointers there) */
+struct unw_mapping {
+	__u64 start, end, bias;
+	__u32 file;
+	__u32 nrows;
+};
+
+#define UNW_MAX_MAPPINGS 384	/* executable mappings of one process */
+#define UNW_MAX_FRAMES 127	/* the deepest walk, as bpf_get_stack */
+#define UNW_MAX_FILES 4096	/* files with rows, in a run */
+#define UNW_MAX_PROCS 1024	/* processes with a mapping table */
+#define UNW_NO_FILE 0xffffffffu	/* a mapping without rows */
+
+/* the mapping table of one process, sorted by start */
+struct unw_proc {
+	__u32 n;
+	__u32 gen;	/* bumped by user space at each refill */
+	struct unw_mapping m[UNW_MAX_MAPPINGS];
+};
+
+/* counters (UNW_STATS_MAP, per CPU), for -v and bench/unwind */
+enum unw_stat {
+	UNW_ST_WALKS,		/* stacks walked */
+	UNW_ST_CFI,		/* frames found through CFI rows */
+	UNW_ST_FP,		/* frames found through frame pointers */
+	UNW_ST_NOPROC,		/* walks of a process without a table yet */
+	UNW_ST_NOMAP,		/* frames at an address no mapping of the table covers */
+	UNW_ST__COUNT,
+};
+
+/* the maps' names, as the walker defines them */
+#define UNW_FILES_MAP "unw_files"	/* ARRAY_OF_MAPS: file index -> ARRAY of rows */
+#define UNW_PROCS_MAP "unw_procs"	/* HASH: pid -> struct unw_proc */
+#define UNW_STALE_MAP "unw_stale"	/* HASH: pid -> 1, a table to (re)read */
+#define UNW_STATS_MAP "unw_stats"	/* PERCPU_ARRAY of __u64 by enum unw_stat */
+#define UNW_FUNC "sonde_unwind_user"	/* long (void *buf, __u32 size, __u32 pid) */
+
+#endif
