@@ -11,7 +11,7 @@
  * CFI parses it into the module's context and links it in
  * (LLVMLinkModules2).  Its maps then live in the module as sonde's own
  * do: weak in a split compile, so that the BPF linker keeps one of each.
- * Its entry is made internal: a static BPF function, verified with its
+ * Its entry is static: a static BPF function is verified with its
  * caller's arguments (the buffer's size is a constant there).
  */
 #include "codegen/cg_int.h"
@@ -55,14 +55,12 @@ static LLVMValueRef link_walker(struct cg_ctx *cg)
 		if (sec && !strcmp(sec, ".maps"))
 			LLVMSetLinkage(g, cg->split ? LLVMWeakAnyLinkage : LLVMExternalLinkage);
 	}
-	LLVMValueRef fn = LLVMGetNamedFunction(src, UNW_FUNC);
-	if (fn)
-		LLVMSetLinkage(fn, LLVMInternalLinkage);
-	if (LLVMLinkModules2(cg->mod, src)) {
+	LLVMValueRef fn;
+	if (LLVMLinkModules2(cg->mod, src) || !(fn = LLVMGetNamedFunction(cg->mod, UNW_FUNC))) {
 		fprintf(stderr, "sonde: internal error: the stack walker does not link\n");
 		return NULL;
 	}
-	return LLVMGetNamedFunction(cg->mod, UNW_FUNC);
+	return fn;
 }
 
 LLVMValueRef cg_unwind_user(struct cg_ctx *cg, LLVMValueRef buf, uint32_t size, LLVMValueRef pid)

@@ -117,6 +117,7 @@ struct rt {
 	struct rt_agents *agents;	/* --user-probes (agent.c) */
 	struct rt_events ev;
 	struct rt_overhead *overhead;	/* --overhead (overhead.c) */
+	struct rt_unwind *unwind;	/* the CFI stack walker's tables (unwind.c) */
 };
 
 /* render.c: one value as text; *is_str tells JSON to quote it */
@@ -171,6 +172,14 @@ struct ksyms *rt_kernel_syms(struct rt *rt);
 const struct pr_stack *rt_stack_frames(struct rt *rt, const struct type *t, const uint8_t *p);
 void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *args, size_t len);
 void rt_prime_pid(struct rt *rt, int pid);
+/* unwind.c: the CFI stack walker's tables, when the program has it: set up
+ * after load (and -p's process read), processes it asks for read at each
+ * tick, a process's table dropped, the counts said at exit (-v) */
+void rt_unwind_start(struct rt *rt);
+void rt_unwind_tick(struct rt *rt);
+void rt_unwind_forget(struct rt *rt, int pid);
+void rt_unwind_report(struct rt *rt);
+void rt_unwind_free(struct rt *rt);
 /* the -c child: trace it to read its mappings as it exits (only when the
  * script symbolizes user addresses); waitpid(child, status, block ? 0 :
  * WNOHANG) that handles the tracing stops itself */

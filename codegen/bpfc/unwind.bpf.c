@@ -108,46 +108,70 @@ static void mark_stale(struct walk *w)
 	bpf_map_update_elem(&unw_stale, &w->pid, &one, BPF_NOEXIST);
 }
 
+/* The two binary searches run as bpf_loop callbacks too: a bounded loop
+ * whose branches depend on the data is walked by the verifier once per
+ * path (2^10 x 2^25 of them here), a callback once. */
+struct search {
+	void *base;	/* struct unw_proc, or a file's row map */
+	__u64 key;
+	__u32 lo, hi;	/* the answer is in [lo, hi) (mappings) or lo - 1 (rows) */
+	__u32 found;
+};
+
+static long mapping_halving(__u32 i, void *ctx)
+{
+	struct search *s = ctx;
+	struct unw_proc *p = s->base;
+	__u32 mid = (s->lo + s->hi) / 2;
+	if (s->lo >= s->hi || mid >= UNW_MAX_MAPPINGS)
+		return 1;
+	if (s->key < p->m[mid].start) {
+		s->hi = mid;
+	} else if (s->key >= p->m[mid].end) {
+		s->lo = mid + 1;
+	} else {
+		s->found = mid + 1;
+		return 1;
+	}
+	return 0;
+}
+
 /* the mapping that holds pc, or NULL */
 static struct unw_mapping *find_mapping(struct unw_proc *p, __u64 pc)
 {
-	__u32 lo = 0, hi = p->n;
-	if (hi > UNW_MAX_MAPPINGS)
-		hi = UNW_MAX_MAPPINGS;
-	/* 384 mappings: 9 halvings */
-	for (int i = 0; i < 10 && lo < hi; i++) {
-		__u32 mid = (lo + hi) / 2;
-		if (mid >= UNW_MAX_MAPPINGS)
-			return 0;
-		if (pc < p->m[mid].start)
-			hi = mid;
-		else if (pc >= p->m[mid].end)
-			lo = mid + 1;
-		else
-			return &p->m[mid];
-	}
+	struct search s = {.base = p, .key = pc, .hi = p->n};
+	bpf_loop(10, mapping_halving, &s, 0);	/* 384 mappings: 9 halvings */
+	__u32 at = s.found - 1;
+	if (!s.found || at >= UNW_MAX_MAPPINGS)
+		return 0;
+	return &p->m[at];
+}
+
+static long row_halving(__u32 i, void *ctx)
+{
+	struct search *s = ctx;
+	__u32 mid = (s->lo + s->hi) / 2;
+	if (s->lo >= s->hi)
+		return 1;
+	struct unw_row *r = bpf_map_lookup_elem(s->base, &mid);
+	if (!r)
+		return 1;
+	if (r->pc <= s->key)
+		s->lo = mid + 1;
+	else
+		s->hi = mid;
 	return 0;
 }
 
 /* the row with the largest pc <= rel among the file's nrows, or NULL */
 static struct unw_row *find_row(void *rows, __u32 nrows, __u32 rel)
 {
-	__u32 lo = 0, hi = nrows;	/* the answer is in [lo - 1, hi) */
-	/* 2^24 rows: 24 halvings (and one more for luck) */
-	for (int i = 0; i < 25 && lo < hi; i++) {
-		__u32 mid = (lo + hi) / 2;
-		struct unw_row *r = bpf_map_lookup_elem(rows, &mid);
-		if (!r)
-			return 0;
-		if (r->pc <= rel)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
+	struct search s = {.base = rows, .key = rel, .hi = nrows};
+	bpf_loop(25, row_halving, &s, 0);	/* 2^24 rows: 24 halvings */
+	if (!s.lo || s.lo < s.hi)
 		return 0;
-	lo -= 1;
-	return bpf_map_lookup_elem(rows, &lo);
+	__u32 at = s.lo - 1;
+	return bpf_map_lookup_elem(rows, &at);
 }
 
 /* one frame-pointer step: the return address above the saved rbp */
@@ -239,7 +263,10 @@ static long step(__u32 i, void *ctx)
 	return cfi_step(w, r) ? 1 : 0;
 }
 
-__attribute__((noinline)) long sonde_unwind_user(void *buf, __u32 size, __u32 pid)
+/* static: the verifier checks it with its caller's arguments (a global BPF
+ * function is checked alone, and a void * argument is refused there);
+ * used: clang keeps it, and LLVM's linker links it in */
+static __attribute__((used, noinline)) long sonde_unwind_user(void *buf, __u32 size, __u32 pid)
 {
 	__u32 zero = 0;
 	struct walk w = {.pid = pid, .exact = 1};
