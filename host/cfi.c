@@ -87,6 +87,21 @@ static int64_t breg_off(const struct hcfi_op *op)
 	return (int64_t)(op->atom == DW_OP_bregx ? op->number2 : op->number);
 }
 
+/* a register saved at rsp + N: DW_CFA_expression's [DW_OP_breg7 N], which
+ * libdw gives after the DW_OP_call_frame_cfa the CFA expression starts
+ * with (the CFA is pushed first, and unused here) */
+static bool at_rsp(const struct hcfi_op *ops, size_t n, int64_t *off)
+{
+	if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa) {
+		ops++;
+		n--;
+	}
+	if (n != 1 || !is_breg(&ops[0], REG_RSP))
+		return false;
+	*off = breg_off(&ops[0]);
+	return true;
+}
+
 /* [DW_OP_call_frame_cfa (, DW_OP_plus_uconst N)]: the value is saved at
  * CFA + N; false for anything else */
 static bool at_cfa(const struct hcfi_op *ops, size_t n, int64_t *off)
@@ -130,12 +145,11 @@ void hcfi_classify(const struct hcfi_op *cfa, size_t ncfa, const struct hcfi_op 
 	}
 	/* a signal trampoline: CFA = *(rsp + N), rip saved at rsp + N + 8,
 	 * rbp at rsp + K (glibc's __restore_rt over the kernel's ucontext) */
-	if (ncfa == 2 && is_breg(&cfa[0], REG_RSP) && cfa[1].atom == DW_OP_deref && nra == 1 &&
-	    is_breg(&ra[0], REG_RSP) && breg_off(&ra[0]) == breg_off(&cfa[0]) + 8 && nrbp == 1 &&
-	    is_breg(&rbp[0], REG_RSP)) {
+	int64_t raoff;
+	if (ncfa == 2 && is_breg(&cfa[0], REG_RSP) && cfa[1].atom == DW_OP_deref &&
+	    at_rsp(ra, nra, &raoff) && at_rsp(rbp, nrbp, &roff)) {
 		off = breg_off(&cfa[0]);
-		roff = breg_off(&rbp[0]);
-		if (off < 0 || off > 4096 || roff < 0 || roff > 4096)
+		if (raoff != off + 8 || off < 0 || off > 4096 || roff < 0 || roff > 4096)
 			return;
 		out->kind = UNW_SIGNAL;
 		out->cfa_off = (int32_t)off;
