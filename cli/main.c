@@ -916,7 +916,7 @@ int main(int argc, char **argv)
 	}
 	struct rt_opts ro = {
 		.writer = writer, .out = out, .picture = picture, .quiet = quiet, .verbose = verbose, .dry_run = dry_run,
-		.pid = pid, .child_pid = child, .child_go_fd = go_fd, .container = cont,
+		.pid = pid, .child_pid = child, .child_go_fd = go_fd, .child_cmd = cmd, .container = cont,
 		.follow = follow, .src = prog_text, .file = file,
 		.serve_addr = serve, .metrics_file = writer->scrape ? out_path : NULL,
 		.interval_s = (unsigned)interval, .series_cap = (size_t)max_series,

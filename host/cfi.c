@@ -389,7 +389,8 @@ static void read_loads(Elf *elf, struct hcfi_rows *o)
 	for (size_t i = 0; i < n && o->nloads < HCFI_MAX_LOADS; i++) {
 		GElf_Phdr ph;
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
-			o->loads[o->nloads++] = (typeof(o->loads[0])){ph.p_offset, ph.p_vaddr, ph.p_memsz};
+			o->loads[o->nloads++] =
+				(typeof(o->loads[0])){ph.p_offset, ph.p_vaddr, ph.p_memsz, ph.p_flags};
 	}
 }
 
@@ -456,15 +457,12 @@ void hcfi_free(struct hcfi_rows *r)
 	r->n = 0;
 }
 
-int hcfi_bias(const struct hcfi_rows *r, uint64_t start, uint64_t pgoff, uint64_t *bias)
+int hcfi_exec_delta(const struct hcfi_rows *r, int64_t *delta)
 {
-	for (int i = 0; i < r->nloads; i++) {
-		uint64_t off = r->loads[i].offset & ~4095ull;
-		if (pgoff >= off && pgoff < r->loads[i].offset + r->loads[i].memsz) {
-			/* file address of start: vaddr + (pgoff - offset) */
-			*bias = start - (r->loads[i].vaddr + pgoff - r->loads[i].offset);
+	for (int i = 0; i < r->nloads; i++)
+		if (r->loads[i].flags & PF_X) {
+			*delta = (int64_t)(r->loads[i].vaddr - r->loads[i].offset);
 			return 0;
 		}
-	}
 	return -ENOENT;
 }

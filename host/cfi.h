@@ -20,7 +20,7 @@ struct hcfi_rows {
 	uint32_t unsupported;	/* rows whose rule the walker does not apply (UNW_UNSUP) */
 	const char *source;	/* ".eh_frame" or ".debug_frame" */
 	/* the file's PT_LOAD segments, for a mapping's bias */
-	struct { uint64_t offset, vaddr, memsz; } loads[HCFI_MAX_LOADS];
+	struct { uint64_t offset, vaddr, memsz; uint32_t flags; } loads[HCFI_MAX_LOADS];
 	int nloads;
 };
 
@@ -31,9 +31,10 @@ struct hcfi_rows {
 int hcfi_build(int fd, struct hcfi_rows *out, char *err, size_t errlen);
 void hcfi_free(struct hcfi_rows *r);
 
-/* The bias of a mapping of this file at start with file offset pgoff:
- * address - bias is the file's address.  -ENOENT when no PT_LOAD holds pgoff. */
-int hcfi_bias(const struct hcfi_rows *r, uint64_t start, uint64_t pgoff, uint64_t *bias);
+/* p_vaddr - p_offset of the file's (first) executable segment: an address
+ * in a mapping at start with file offset pgoff is the file's address
+ * address - start + pgoff + delta.  -ENOENT when it has none. */
+int hcfi_exec_delta(const struct hcfi_rows *r, int64_t *delta);
 
 /* The rule of one frame state, from libdw's description of it (exposed
  * for the unit test).  cfa: the CFA expression; ra, rbp: the register

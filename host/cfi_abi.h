@@ -1,13 +1,13 @@
 /*
  * cfi_abi.h - what user space and the BPF stack walker
- * (codegen/bpfc/unwind.bpf.c) share: the unwind rows of a file, a
- * process's executable mappings, the maps' names and limits.
+ * (codegen/bpfc/unwind.bpf.c) share: the unwind rows of a file, the
+ * files it knows by (device, inode), the maps' names and limits.
  *
  * A file's call-frame information (.eh_frame / .debug_frame) becomes a
  * sorted array of rows (host/cfi.c): from row[i].pc up to row[i+1].pc,
  * the caller's frame is found by `kind`.  Addresses are the file's own
- * (ELF virtual addresses); a mapping's bias turns a process address into
- * one.  Plain C types only: this header is compiled for BPF too.
+ * (ELF virtual addresses); struct unw_file says how a process address
+ * becomes one.  Plain C types only: this header is compiled for BPF too.
  */
 #ifndef SONDE_CFI_ABI_H
 #define SONDE_CFI_ABI_H
@@ -39,42 +39,40 @@ struct unw_row {
 	__u8 rbp;	/* enum unw_rbp */
 };
 
-/* one executable mapping of a process: [start, end) of its address space;
- * address - bias is the file's address; file indexes UNW_FILES_MAP (no
- * rows: frame pointers there) */
-struct unw_mapping {
-	__u64 start, end, bias;
-	__u32 file;
-	__u32 nrows;
+/* a file the walker knows, by the (device, inode) of the mapping's file
+ * as the kernel has them (dev: the kernel's dev_t, major << 20 | minor) */
+struct unw_file_key {
+	__u64 dev, ino;
 };
 
-#define UNW_MAX_MAPPINGS 384	/* executable mappings of one process */
+/* its rows (nrows 0: none, frame pointers there) and where they are:
+ * an address in a mapping of the file at vm_start with page offset
+ * vm_pgoff is the file's address  pc - vm_start + vm_pgoff * 4096 + delta
+ * (delta: p_vaddr - p_offset of its executable segment) */
+struct unw_file {
+	__u32 index;	/* in UNW_FILES_MAP */
+	__u32 nrows;
+	__s64 delta;
+};
+
 #define UNW_MAX_FRAMES 127	/* the deepest walk, as bpf_get_stack */
 #define UNW_MAX_FILES 4096	/* files with rows, in a run */
-#define UNW_MAX_PROCS 1024	/* processes with a mapping table */
-#define UNW_NO_FILE 0xffffffffu	/* a mapping without rows */
-
-/* the mapping table of one process, sorted by start */
-struct unw_proc {
-	__u32 n;
-	__u32 gen;	/* bumped by user space at each refill */
-	struct unw_mapping m[UNW_MAX_MAPPINGS];
-};
+#define UNW_MAX_KNOWN 16384	/* files known, with rows or without */
 
 /* counters (UNW_STATS_MAP, per CPU), for -v and bench/unwind */
 enum unw_stat {
 	UNW_ST_WALKS,		/* stacks walked */
 	UNW_ST_CFI,		/* frames found through CFI rows */
 	UNW_ST_FP,		/* frames found through frame pointers */
-	UNW_ST_NOPROC,		/* walks of a process without a table yet */
-	UNW_ST_NOMAP,		/* frames at an address no mapping of the table covers */
+	UNW_ST_UNKNOWN,		/* frames in a file not read yet (its process is flagged) */
+	UNW_ST_ANON,		/* frames outside any file (JIT code, the vdso) */
 	UNW_ST__COUNT,
 };
 
 /* the maps' names, as the walker defines them */
 #define UNW_FILES_MAP "unw_files"	/* ARRAY_OF_MAPS: file index -> ARRAY of rows */
-#define UNW_PROCS_MAP "unw_procs"	/* HASH: pid -> struct unw_proc */
-#define UNW_STALE_MAP "unw_stale"	/* HASH: pid -> 1, a table to (re)read */
+#define UNW_KNOWN_MAP "unw_known"	/* HASH: struct unw_file_key -> struct unw_file */
+#define UNW_STALE_MAP "unw_stale"	/* HASH: pid -> 1, a process that maps a file not read yet */
 #define UNW_STATS_MAP "unw_stats"	/* PERCPU_ARRAY of __u64 by enum unw_stat */
 #define UNW_FUNC "sonde_unwind_user"	/* long (void *buf, __u32 size, __u32 pid) */
 

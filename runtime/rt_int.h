@@ -173,11 +173,10 @@ const struct pr_stack *rt_stack_frames(struct rt *rt, const struct type *t, cons
 void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *args, size_t len);
 void rt_prime_pid(struct rt *rt, int pid);
 /* unwind.c: the CFI stack walker's tables, when the program has it: set up
- * after load (and -p's process read), processes it asks for read at each
- * tick, a process's table dropped, the counts said at exit (-v) */
+ * after load (the files known to be needed read), the files of processes
+ * it asks for read at each tick, the counts said at exit (-v) */
 void rt_unwind_start(struct rt *rt);
 void rt_unwind_tick(struct rt *rt);
-void rt_unwind_forget(struct rt *rt, int pid);
 void rt_unwind_report(struct rt *rt);
 void rt_unwind_free(struct rt *rt);
 /* the -c child: trace it to read its mappings as it exits (only when the

@@ -5,23 +5,26 @@
  * Rows are built once per file (device, inode, build-id) in user space
  * (host/cfi.c) and loaded into an array map of their own, which the
  * walker finds by the file's index in unw_files (an array of maps: each
- * file's array is exactly its size, and a file is shared by every
- * process that maps it).  A process's table (unw_procs: its executable
- * mappings, sorted, each with its file's index, row count and bias) is
- * filled here:
- *   - with -p, before the probes attach, so the first stack is complete;
- *   - otherwise when the walker meets a process it has no table for, or
- *     an address outside every mapping (a dlopen since): it flags the pid
- *     in unw_stale, and the run loop's tick (at most 100 ms later, sooner
- *     when events arrive) reads /proc/PID/maps again.  That stack itself
- *     was walked with frame pointers.  A scan rather than a ring-buffer
- *     event: the flag costs one hash update, and a pid flagged a thousand
- *     times before the tick is read once.
+ * file's array is exactly its size).  unw_known tells the walker, by the
+ * (device, inode) of the file a frame's mapping maps (the kernel's VMA,
+ * bpf_find_vma), the file's index, row count and address delta.  So
+ * there is no per-process state: a file is read once for every process
+ * that maps it, and a process's first stack unwinds as its last does.
+ * Files are read:
+ *   - before the probes attach: the files -p's process maps, the -c
+ *     command, the uprobe targets named by path, and the libc and dynamic
+ *     loader sonde itself maps (every dynamic program's, on the host);
+ *   - otherwise when the walker meets a file it does not know: it flags
+ *     the pid in unw_stale (that frame takes a frame-pointer step), and
+ *     the run loop's tick (at most 100 ms later, sooner when events
+ *     arrive) reads the files that process maps.  A scan rather than a
+ *     ring-buffer event: a flag costs one hash update, and a pid flagged a
+ *     thousand times before the tick is read once.
  * What does not fit is counted and said at exit, never dropped silently:
- * files past the row budget (UNW_ROW_BYTES: with the process tables, the
- * host's tables stay under 64 MB), processes past UNW_MAX_PROCS,
- * mappings past UNW_MAX_MAPPINGS.  The map fds are BPF memory charged to
- * sonde's memory cgroup (5.11+): RLIMIT_MEMLOCK is not involved.
+ * files past the row budget (UNW_ROW_BYTES: with the rest of the walker's
+ * maps, under 64 MB for the whole host), files past UNW_MAX_FILES.  The
+ * maps are BPF memory charged to sonde's memory cgroup (5.11+, which the
+ * walker's bpf_loop implies): RLIMIT_MEMLOCK is not involved.
  */
 #include "runtime/rt_int.h"
 
@@ -34,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,33 +47,25 @@
 
 #define UNW_ROW_BYTES (40u << 20)	/* every file's rows, in BPF */
 #define BUILD_ID_MAX 64
+#define UNW_NO_FILE 0xffffffffu	/* struct ufile: no rows */
 
 struct ufile {
-	uint64_t dev, ino;
+	struct unw_file_key key;
 	unsigned char build_id[BUILD_ID_MAX];
 	size_t build_id_len;
-	uint32_t index;		/* in unw_files, or UNW_NO_FILE */
-	uint32_t nrows;
-	struct hcfi_rows cfi;	/* its loads (the rows are freed once in BPF) */
+	struct unw_file val;	/* index UNW_NO_FILE: no rows */
+	const char *source;
 	char why[160];		/* why it has no rows */
 	double build_ms;
 };
 
-struct upid {
-	int pid;
-	uint64_t sig;		/* of its last mappings read */
-};
-
 struct rt_unwind {
-	int files_fd, procs_fd, stale_fd, stats_fd;
+	int files_fd, known_fd, stale_fd, stats_fd;
 	struct ufile *files;
 	int nfiles;
-	struct upid *pids;
-	int npids;
 	uint64_t row_bytes;
 	uint32_t next_index;
-	int over_budget, procs_full, maps_over;	/* what did not fit */
-	struct unw_proc proc;	/* the table being filled */
+	int over_budget, too_many;	/* what did not fit */
 };
 
 static double now_ms(void)
@@ -86,22 +82,23 @@ static int map_fd(struct rt *rt, const char *name)
 }
 
 /* load rows into a new array map, its index in unw_files */
-static int upload(struct rt_unwind *u, struct ufile *f)
+static int upload(struct rt_unwind *u, struct ufile *f, const struct hcfi_rows *cfi)
 {
 	if (u->next_index >= UNW_MAX_FILES) {
 		snprintf(f->why, sizeof(f->why), "more than %d files have rows", UNW_MAX_FILES);
+		u->too_many++;
 		return -E2BIG;
 	}
-	uint64_t bytes = (uint64_t)f->cfi.n * sizeof(struct unw_row);
+	uint64_t bytes = (uint64_t)cfi->n * sizeof(struct unw_row);
 	if (u->row_bytes + bytes > UNW_ROW_BYTES) {
 		snprintf(f->why, sizeof(f->why),
-			 "its %u rows (%.1f MB) pass the %u MB of the walker's tables", f->cfi.n,
+			 "its %u rows (%.1f MB) pass the %u MB of the walker's tables", cfi->n,
 			 bytes / 1e6, UNW_ROW_BYTES >> 20);
 		u->over_budget++;
 		return -E2BIG;
 	}
 	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_INNER_MAP);
-	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unw_rows", 4, sizeof(struct unw_row), f->cfi.n, &o);
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unw_rows", 4, sizeof(struct unw_row), cfi->n, &o);
 	if (fd < 0) {
 		snprintf(f->why, sizeof(f->why), "cannot create its row map: %s", strerror(errno));
 		return -errno;
@@ -109,13 +106,13 @@ static int upload(struct rt_unwind *u, struct ufile *f)
 	int rc = 0;
 	enum { CHUNK = 65536 };
 	uint32_t *keys = malloc(CHUNK * sizeof(*keys));
-	for (uint32_t at = 0; keys && at < f->cfi.n && !rc; at += CHUNK) {
-		uint32_t n = f->cfi.n - at < CHUNK ? f->cfi.n - at : CHUNK;
+	for (uint32_t at = 0; keys && at < cfi->n && !rc; at += CHUNK) {
+		uint32_t n = cfi->n - at < CHUNK ? cfi->n - at : CHUNK;
 		for (uint32_t i = 0; i < n; i++)
 			keys[i] = at + i;
 		LIBBPF_OPTS(bpf_map_batch_opts, bo);
 		uint32_t count = n;
-		if (bpf_map_update_batch(fd, keys, f->cfi.rows + at, &count, &bo))
+		if (bpf_map_update_batch(fd, keys, cfi->rows + at, &count, &bo))
 			rc = -errno;
 	}
 	if (!keys)
@@ -129,159 +126,144 @@ static int upload(struct rt_unwind *u, struct ufile *f)
 		snprintf(f->why, sizeof(f->why), "cannot load its rows: %s", strerror(-rc));
 		return rc;
 	}
-	f->index = u->next_index++;
-	f->nrows = f->cfi.n;
+	f->val.index = u->next_index++;
+	f->val.nrows = cfi->n;
 	u->row_bytes += bytes;
 	return 0;
 }
 
-/* the file mapped at m in pid: found by (dev, inode, build-id), or read */
-static struct ufile *file_of(struct rt *rt, struct rt_unwind *u, int pid, const struct rs_mapping *m)
+/* make the file open at fd (named path, for -v) known to the walker */
+static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_file_key key,
+		      const char *path)
 {
-	uint64_t dev = makedev(m->dev_major, m->dev_minor);
-	char err[256];
-	int fd = rs_open_mapping(pid, m, 0, err, sizeof(err));
-	if (fd < 0)
-		return NULL;
 	unsigned char bid[BUILD_ID_MAX];
 	size_t blen = 0;
 	if (rs_elf_build_id_fd(fd, bid, sizeof(bid), &blen))
 		blen = 0;
-	for (int i = 0; i < u->nfiles; i++) {
-		struct ufile *f = &u->files[i];
-		if (f->dev == dev && f->ino == m->inode && f->build_id_len == blen &&
-		    !memcmp(f->build_id, bid, blen)) {
-			close(fd);
-			return f;
-		}
+	struct ufile *f = NULL;
+	for (int i = 0; i < u->nfiles && !f; i++)
+		if (u->files[i].key.dev == key.dev && u->files[i].key.ino == key.ino)
+			f = &u->files[i];
+	/* the same inode with another build-id: a file replaced in place */
+	if (f && f->build_id_len == blen && !memcmp(f->build_id, bid, blen))
+		return;
+	if (!f) {
+		struct ufile *nf = realloc(u->files, (size_t)(u->nfiles + 1) * sizeof(*nf));
+		if (!nf)
+			return;
+		u->files = nf;
+		f = &u->files[u->nfiles++];
 	}
-	struct ufile *nf = realloc(u->files, (size_t)(u->nfiles + 1) * sizeof(*nf));
-	if (!nf) {
-		close(fd);
-		return NULL;
-	}
-	u->files = nf;
-	struct ufile *f = &u->files[u->nfiles++];
 	memset(f, 0, sizeof(*f));
-	f->dev = dev;
-	f->ino = m->inode;
+	f->key = key;
 	memcpy(f->build_id, bid, blen);
 	f->build_id_len = blen;
-	f->index = UNW_NO_FILE;
+	f->val.index = UNW_NO_FILE;
+	struct hcfi_rows cfi;
 	double t0 = now_ms();
-	int rc = hcfi_build(fd, &f->cfi, f->why, sizeof(f->why));
-	f->build_ms = now_ms() - t0;
-	close(fd);
+	int64_t delta = 0;
+	int rc = hcfi_build(fd, &cfi, f->why, sizeof(f->why));
+	if (!rc && hcfi_exec_delta(&cfi, &delta)) {
+		snprintf(f->why, sizeof(f->why), "no executable segment");
+		rc = -ENOENT;
+	}
+	f->val.delta = delta;
 	if (!rc)
-		upload(u, f);
-	hcfi_free(&f->cfi);
+		upload(u, f, &cfi);
+	f->source = cfi.source;
+	hcfi_free(&cfi);
+	f->build_ms = now_ms() - t0;
+	/* known with no rows too: its frames take frame-pointer steps, and
+	 * the walker does not ask for it again */
+	struct unw_file val = f->val;
+	if (val.index == UNW_NO_FILE)
+		val = (struct unw_file){.index = 0, .nrows = 0};
+	if (bpf_map_update_elem(u->known_fd, &f->key, &val, BPF_ANY) && !u->too_many++)
+		diag_warnf("the stack walker knows %d files, its most: frames in %s and later files "
+			   "are walked with frame pointers\n", UNW_MAX_KNOWN, path);
 	if (rt->o->verbose)
-		fprintf(stderr, "sonde: unwind rows of %s: %s%s (%u rows, %.1f ms)\n", m->path,
-			f->index == UNW_NO_FILE ? "none, frame pointers: " : f->cfi.source,
-			f->index == UNW_NO_FILE ? f->why : "", f->nrows, f->build_ms);
-	return f;
+		fprintf(stderr, "sonde: unwind rows of %s: %s%s (%u rows, %.1f ms)\n", path,
+			f->val.index == UNW_NO_FILE ? "none, frame pointers: " : f->source,
+			f->val.index == UNW_NO_FILE ? f->why : "", f->val.nrows, f->build_ms);
 }
 
-static struct upid *pid_slot(struct rt_unwind *u, int pid)
+static bool known(struct rt_unwind *u, uint64_t dev, uint64_t ino)
 {
-	for (int i = 0; i < u->npids; i++)
-		if (u->pids[i].pid == pid)
-			return &u->pids[i];
-	struct upid *np = realloc(u->pids, (size_t)(u->npids + 1) * sizeof(*np));
-	if (!np)
-		return NULL;
-	u->pids = np;
-	u->pids[u->npids] = (struct upid){.pid = pid};
-	return &u->pids[u->npids++];
+	for (int i = 0; i < u->nfiles; i++)
+		if (u->files[i].key.dev == dev && u->files[i].key.ino == ino)
+			return true;
+	return false;
 }
 
-void rt_unwind_forget(struct rt *rt, int pid)
-{
-	struct rt_unwind *u = rt->unwind;
-	if (!u)
-		return;
-	uint32_t key = (uint32_t)pid;
-	bpf_map_delete_elem(u->procs_fd, &key);
-	for (int i = 0; i < u->npids; i++)
-		if (u->pids[i].pid == pid)
-			u->pids[i] = u->pids[--u->npids];
-}
-
-/* the tables of processes that are gone make room */
-static void forget_exited(struct rt *rt)
-{
-	struct rt_unwind *u = rt->unwind;
-	for (int i = u->npids - 1; i >= 0; i--)
-		if (kill(u->pids[i].pid, 0) && errno == ESRCH)
-			rt_unwind_forget(rt, u->pids[i].pid);
-}
-
-/* (re)read pid's executable mappings into its table */
-static void fill_pid(struct rt *rt, int pid)
+/* the files pid maps executable; with only set, those whose path has it */
+static void read_pid(struct rt *rt, int pid, const char *only)
 {
 	struct rt_unwind *u = rt->unwind;
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 	FILE *fp = fopen(path, "re");
-	if (!fp)
-		return;
 	struct rs_mapping *m = malloc(sizeof(*m));
 	char *line = NULL;
 	size_t cap = 0;
-	struct unw_proc *p = &u->proc;
-	uint64_t sig = 1469598103934665603ull;
-	int over = 0;
-	p->n = 0;
-	/* first the signature of the mappings: an unchanged process is done */
-	struct rs_mapping *all = NULL;
-	int nall = 0;
-	while (m && getline(&line, &cap, fp) > 0) {
-		if (rs_maps_parse_line(line, m) || m->perms[2] != 'x')
+	while (fp && m && getline(&line, &cap, fp) > 0) {
+		if (rs_maps_parse_line(line, m) || !rs_mapping_is_exec_file(m) || m->path[0] != '/' ||
+		    (only && !strstr(m->path, only)))
 			continue;
-		struct rs_mapping *na = realloc(all, (size_t)(nall + 1) * sizeof(*na));
-		if (!na)
-			break;
-		all = na;
-		all[nall++] = *m;
-		sig = (sig ^ m->start ^ (m->inode << 20) ^ m->offset) * 1099511628211ull;
+		/* the kernel's dev_t, as the walker reads it from the inode */
+		struct unw_file_key key = {((uint64_t)m->dev_major << 20) | m->dev_minor, m->inode};
+		char err[256];
+		if (known(u, key.dev, key.ino) && !m->deleted)
+			continue;
+		int fd = rs_open_mapping(pid, m, 0, err, sizeof(err));
+		if (fd < 0)
+			continue;
+		read_file(rt, u, fd, key, m->path);
+		close(fd);
 	}
-	fclose(fp);
+	if (fp)
+		fclose(fp);
 	free(line);
 	free(m);
-	struct upid *slot = pid_slot(u, pid);
-	if (!slot || (slot->sig == sig && nall)) {
-		free(all);
+}
+
+/* a file by its path (uprobe targets, the -c command) */
+static void read_path(struct rt *rt, const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
+		struct unw_file_key key = {((uint64_t)major(st.st_dev) << 20) | minor(st.st_dev),
+					   st.st_ino};
+		if (!known(rt->unwind, key.dev, key.ino))
+			read_file(rt, rt->unwind, fd, key, path);
+	}
+	close(fd);
+}
+
+/* the -c command's program: its first word, found in PATH as execvp does */
+static void read_command(struct rt *rt, const char *cmd)
+{
+	char word[RS_PATH_MAX], path[RS_PATH_MAX];
+	size_t n = strcspn(cmd, " \t");
+	if (!n || n >= sizeof(word))
+		return;
+	memcpy(word, cmd, n);
+	word[n] = '\0';
+	if (strchr(word, '/')) {
+		read_path(rt, word);
 		return;
 	}
-	slot->sig = sig;
-	for (int i = 0; i < nall; i++) {
-		const struct rs_mapping *e = &all[i];
-		if (p->n == UNW_MAX_MAPPINGS) {
-			over++;
-			continue;
+	const char *env = getenv("PATH");
+	for (const char *p = env ? env : "/usr/bin:/bin"; *p;) {
+		size_t len = strcspn(p, ":");
+		snprintf(path, sizeof(path), "%.*s/%s", (int)len, p, word);
+		if (!access(path, X_OK)) {
+			read_path(rt, path);
+			return;
 		}
-		struct unw_mapping *um = &p->m[p->n];
-		*um = (struct unw_mapping){.start = e->start, .end = e->end, .file = UNW_NO_FILE};
-		struct ufile *f = e->inode && e->path[0] == '/' ? file_of(rt, u, pid, e) : NULL;
-		uint64_t bias;
-		if (f && f->index != UNW_NO_FILE && !hcfi_bias(&f->cfi, e->start, e->offset, &bias)) {
-			um->bias = bias;
-			um->file = f->index;
-			um->nrows = f->nrows;
-		}
-		p->n++;
-	}
-	free(all);
-	if (over && !u->maps_over++)
-		diag_warnf("process %d has %d executable mappings: the %d past %d unwind with frame pointers\n",
-			   pid, p->n + over, over, UNW_MAX_MAPPINGS);
-	p->gen++;
-	uint32_t key = (uint32_t)pid;
-	if (bpf_map_update_elem(u->procs_fd, &key, p, BPF_ANY)) {
-		forget_exited(rt);
-		if (bpf_map_update_elem(u->procs_fd, &key, p, BPF_ANY) && !u->procs_full++)
-			diag_warnf("the stack walker's table of processes is full (%d): stacks of "
-				   "process %d and later ones use frame pointers\n", UNW_MAX_PROCS, pid);
+		p += len + (p[len] == ':');
 	}
 }
 
@@ -294,12 +276,23 @@ void rt_unwind_start(struct rt *rt)
 	if (!u)
 		return;
 	u->files_fd = files;
-	u->procs_fd = map_fd(rt, UNW_PROCS_MAP);
+	u->known_fd = map_fd(rt, UNW_KNOWN_MAP);
 	u->stale_fd = map_fd(rt, UNW_STALE_MAP);
 	u->stats_fd = map_fd(rt, UNW_STATS_MAP);
 	rt->unwind = u;
+	read_pid(rt, getpid(), "/libc.so");
+	read_pid(rt, getpid(), "/ld-linux");
 	if (rt->o->pid > 0)
-		fill_pid(rt, rt->o->pid);
+		read_pid(rt, rt->o->pid, NULL);
+	if (rt->o->child_cmd)
+		read_command(rt, rt->o->child_cmd);
+	for (int i = 0; i < rt->r->nprobes; i++)
+		for (int j = 0; j < rt->r->probes[i].nattach; j++) {
+			const struct sema_attach *at = &rt->r->probes[i].attach[j];
+			if ((at->type == PT_UPROBE || at->type == PT_URETPROBE) && at->target &&
+			    at->target[0] == '/')
+				read_path(rt, at->target);
+		}
 }
 
 void rt_unwind_tick(struct rt *rt)
@@ -318,7 +311,7 @@ void rt_unwind_tick(struct rt *rt)
 	}
 	for (int i = 0; i < n; i++) {
 		bpf_map_delete_elem(u->stale_fd, &pids[i]);
-		fill_pid(rt, (int)pids[i]);
+		read_pid(rt, (int)pids[i], NULL);
 	}
 }
 
@@ -343,13 +336,13 @@ void rt_unwind_report(struct rt *rt)
 	free(vals);
 	int with = 0;
 	for (int i = 0; i < u->nfiles; i++)
-		with += u->files[i].index != UNW_NO_FILE;
+		with += u->files[i].val.index != UNW_NO_FILE;
 	fprintf(stderr,
-		"sonde: unwind: %" PRIu64 " stacks walked, %" PRIu64 " frames from CFI, %" PRIu64
-		" from frame pointers, %" PRIu64 " walks before the process's table, %" PRIu64
-		" frames outside its mappings; %d files (%d with rows, %.1f MB), %d processes\n",
-		total[UNW_ST_WALKS], total[UNW_ST_CFI], total[UNW_ST_FP], total[UNW_ST_NOPROC],
-		total[UNW_ST_NOMAP], u->nfiles, with, u->row_bytes / 1e6, u->npids);
+		"sonde: unwind: %" PRIu64 " stacks walked; frames: %" PRIu64 " from CFI, %" PRIu64
+		" from frame pointers, %" PRIu64 " in files not read yet, %" PRIu64
+		" outside files; %d files read (%d with rows, %.1f MB)\n",
+		total[UNW_ST_WALKS], total[UNW_ST_CFI], total[UNW_ST_FP], total[UNW_ST_UNKNOWN],
+		total[UNW_ST_ANON], u->nfiles, with, u->row_bytes / 1e6);
 }
 
 void rt_unwind_free(struct rt *rt)
@@ -358,7 +351,6 @@ void rt_unwind_free(struct rt *rt)
 	if (!u)
 		return;
 	free(u->files);
-	free(u->pids);
 	free(u);
 	rt->unwind = NULL;
 }

@@ -13,18 +13,21 @@
  * (bpf_task_pt_regs, 5.15), so the walk is the same in a uprobe, a
  * tracepoint or a profile sample that interrupted the kernel.
  *
- * Each frame: find the mapping that holds pc in the process's table
- * (unw_procs, filled by user space: runtime/unwind.c), the row of its
- * file (unw_files, one array map per file, shared by every process that
- * maps it) with the largest start <= pc (binary search), and apply it:
- * CFA from rsp or rbp, the return address at CFA - 8, the caller's rbp
- * where the row says.  A pc with no row (a file without CFI, JIT code, a
- * gap between FDEs) takes one frame-pointer step instead.  A process with
- * no table yet, or a pc outside every mapping, is flagged in unw_stale
- * for user space to (re)read its mappings; that walk goes on with frame
- * pointers.  One frame is one bpf_loop (5.17) iteration.
+ * Each frame: find the memory mapping that holds pc (bpf_find_vma, 5.17:
+ * the kernel's own VMA, so a process needs no table of its own and its
+ * first stack unwinds as well as its last), its file by (device, inode)
+ * in unw_known (filled by user space, runtime/unwind.c: one entry per
+ * file, shared by every process that maps it), the file's row with the
+ * largest start <= pc in its array of rows (unw_files; binary search),
+ * and apply it: CFA from rsp or rbp, the return address at CFA - 8, the
+ * caller's rbp where the row says.  A pc with no row (a file without
+ * CFI, JIT code, the vdso, a gap between FDEs) takes one frame-pointer
+ * step instead.  A file not read yet flags the process in unw_stale, for
+ * user space to read the files it maps; that frame takes a frame-pointer
+ * step too.  One frame is one bpf_loop (5.17) iteration.
  */
 #include <linux/bpf.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
 #include "host/cfi_abi.h"
@@ -48,11 +51,11 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, UNW_MAX_PROCS);
+	__uint(max_entries, UNW_MAX_KNOWN);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(struct unw_proc));
-} unw_procs SEC(".maps");
+	__uint(key_size, sizeof(struct unw_file_key));
+	__uint(value_size, sizeof(struct unw_file));
+} unw_known SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -76,16 +79,39 @@ struct {
 	__type(value, __u64[UNW_MAX_FRAMES]);
 } unw_frames SEC(".maps");
 
+/* the kernel's types, as much as the walker reads of them: libbpf moves
+ * each field to where this kernel's BTF has it (CO-RE) */
+struct super_block {
+	__u32 s_dev;
+} __attribute__((preserve_access_index));
+struct inode {
+	unsigned long i_ino;
+	struct super_block *i_sb;
+} __attribute__((preserve_access_index));
+struct file {
+	struct inode *f_inode;
+} __attribute__((preserve_access_index));
+struct vm_area_struct {
+	unsigned long vm_start, vm_end, vm_pgoff;
+	struct file *vm_file;
+} __attribute__((preserve_access_index));
+
 /* x86-64's struct pt_regs, the registers the walk starts from */
 struct uregs {
 	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8, ax, cx, dx, si, di, orig_ax, ip, cs,
 		flags, sp, ss;
 };
 
+/* the mapping of the last frame: the next is often in it too */
+struct vma {
+	__u64 start, end, pgoff;
+	struct unw_file_key key;	/* ino 0: no file */
+};
+
 struct walk {
 	__u64 ip, sp, bp;
 	__u64 *frames;
-	struct unw_proc *proc;
+	struct vma vma;
 	__u32 pid;
 	__u32 n, max;
 	__u32 exact;	/* ip is an exact pc (frame 0, or the frame a signal interrupted) */
@@ -108,43 +134,25 @@ static void mark_stale(struct walk *w)
 	bpf_map_update_elem(&unw_stale, &w->pid, &one, BPF_NOEXIST);
 }
 
-/* The two binary searches run as bpf_loop callbacks too: a bounded loop
- * whose branches depend on the data is walked by the verifier once per
- * path (2^10 x 2^25 of them here), a callback once. */
+/* The binary search runs as a bpf_loop callback too: a bounded loop whose
+ * branches depend on the data is walked by the verifier once per path
+ * (2^25 of them here), a callback once. */
 struct search {
-	void *base;	/* struct unw_proc, or a file's row map */
-	__u64 key;
-	__u32 lo, hi;	/* the answer is in [lo, hi) (mappings) or lo - 1 (rows) */
-	__u32 found;
+	void *rows;
+	__u32 key;
+	__u32 lo, hi;	/* the answer is lo - 1 */
 };
 
-static long mapping_halving(__u32 i, void *ctx)
+static long vma_found(struct task_struct *task, struct vm_area_struct *vma, void *ctx)
 {
-	struct search *s = ctx;
-	struct unw_proc *p = s->base;
-	__u32 mid = (s->lo + s->hi) / 2;
-	if (s->lo >= s->hi || mid >= UNW_MAX_MAPPINGS)
-		return 1;
-	if (s->key < p->m[mid].start) {
-		s->hi = mid;
-	} else if (s->key >= p->m[mid].end) {
-		s->lo = mid + 1;
-	} else {
-		s->found = mid + 1;
-		return 1;
-	}
+	struct vma *v = ctx;
+	v->start = BPF_CORE_READ(vma, vm_start);
+	v->end = BPF_CORE_READ(vma, vm_end);
+	v->pgoff = BPF_CORE_READ(vma, vm_pgoff);
+	struct file *f = BPF_CORE_READ(vma, vm_file);
+	v->key.dev = f ? BPF_CORE_READ(f, f_inode, i_sb, s_dev) : 0;
+	v->key.ino = f ? BPF_CORE_READ(f, f_inode, i_ino) : 0;
 	return 0;
-}
-
-/* the mapping that holds pc, or NULL */
-static struct unw_mapping *find_mapping(struct unw_proc *p, __u64 pc)
-{
-	struct search s = {.base = p, .key = pc, .hi = p->n};
-	bpf_loop(10, mapping_halving, &s, 0);	/* 384 mappings: 9 halvings */
-	__u32 at = s.found - 1;
-	if (!s.found || at >= UNW_MAX_MAPPINGS)
-		return 0;
-	return &p->m[at];
 }
 
 static long row_halving(__u32 i, void *ctx)
@@ -153,7 +161,7 @@ static long row_halving(__u32 i, void *ctx)
 	__u32 mid = (s->lo + s->hi) / 2;
 	if (s->lo >= s->hi)
 		return 1;
-	struct unw_row *r = bpf_map_lookup_elem(s->base, &mid);
+	struct unw_row *r = bpf_map_lookup_elem(s->rows, &mid);
 	if (!r)
 		return 1;
 	if (r->pc <= s->key)
@@ -166,7 +174,7 @@ static long row_halving(__u32 i, void *ctx)
 /* the row with the largest pc <= rel among the file's nrows, or NULL */
 static struct unw_row *find_row(void *rows, __u32 nrows, __u32 rel)
 {
-	struct search s = {.base = rows, .key = rel, .hi = nrows};
+	struct search s = {.rows = rows, .key = rel, .hi = nrows};
 	bpf_loop(25, row_halving, &s, 0);	/* 2^24 rows: 24 halvings */
 	if (!s.lo || s.lo < s.hi)
 		return 0;
@@ -244,20 +252,25 @@ static long step(__u32 i, void *ctx)
 	w->n = n + 1;
 	/* a return address is after the call: its row is the call's */
 	__u64 pc = w->exact ? w->ip : w->ip - 1;
-	struct unw_mapping *m = w->proc ? find_mapping(w->proc, pc) : 0;
-	if (!m) {
-		if (w->proc) {
-			count(UNW_ST_NOMAP);
-			mark_stale(w);
-		}
+	struct vma *v = &w->vma;
+	v->start = v->end = 0;
+	if (bpf_find_vma(bpf_get_current_task_btf(), pc, vma_found, v, 0) || pc < v->start ||
+	    pc >= v->end)
+		return fp_step(w) ? 1 : 0;
+	if (!v->key.ino) {
+		count(UNW_ST_ANON);
 		return fp_step(w) ? 1 : 0;
 	}
-	if (m->file == UNW_NO_FILE || !m->nrows)
+	struct unw_file *f = bpf_map_lookup_elem(&unw_known, &v->key);
+	if (!f) {
+		count(UNW_ST_UNKNOWN);
+		mark_stale(w);
 		return fp_step(w) ? 1 : 0;
-	__u32 file = m->file;
-	void *rows = bpf_map_lookup_elem(&unw_files, &file);
-	__u64 rel = pc - m->bias;
-	struct unw_row *r = rows && rel < 0xffffffffull ? find_row(rows, m->nrows, (__u32)rel) : 0;
+	}
+	__u32 index = f->index, nrows = f->nrows;
+	__u64 rel = pc - v->start + (v->pgoff << 12) + f->delta;
+	void *rows = nrows ? bpf_map_lookup_elem(&unw_files, &index) : 0;
+	struct unw_row *r = rows && rel < 0xffffffffull ? find_row(rows, nrows, (__u32)rel) : 0;
 	if (!r)
 		return fp_step(w) ? 1 : 0;
 	return cfi_step(w, r) ? 1 : 0;
@@ -284,11 +297,6 @@ static __attribute__((used, noinline)) long sonde_unwind_user(void *buf, __u32 s
 		w.ip = regs.ip;
 		w.sp = regs.sp;
 		w.bp = regs.bp;
-		w.proc = bpf_map_lookup_elem(&unw_procs, &pid);
-		if (!w.proc) {
-			count(UNW_ST_NOPROC);
-			mark_stale(&w);
-		}
 		bpf_loop(UNW_MAX_FRAMES, step, &w, 0);
 	}
 	bpf_probe_read_kernel(buf, size, w.frames);
