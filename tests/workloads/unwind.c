@@ -1,11 +1,16 @@
-/* unwind.c - a workload for ustack without frame pointers (tests/e2e/t_unwind.sh).
+/* unwind GO [plain|signal|lib LIB]: a workload for ustack without frame
+ * pointers (tests/e2e/t_unwind.sh), built with -O2 -fomit-frame-pointer.
  *
- * Built with -O2 -fomit-frame-pointer.  Waits for the file argv[1], then
- * calls mark() at the bottom of a chain of functions (plain calls, or
- * through a signal handler with argv[2] = "signal"), and mark() prints
- * glibc's backtrace() of itself: one "frame ADDRESS" line a frame.  A
- * uprobe on mark reads the same stack, from its first instruction: the
- * frames past mark's own must be the same addresses. */
+ * Waits for the file GO, then calls mark() at the bottom of a chain of
+ * functions: plain calls; through a signal handler (raise: the stack
+ * holds glibc's signal trampoline); or through the library LIB, opened
+ * with dlopen() only now (after sonde attached), whose functions call
+ * mark() back, twice: the second time after the file GO.2 appears.
+ * mark() prints glibc's backtrace() of itself (libgcc's unwinder, from
+ * .eh_frame): a "frame ADDRESS" line a frame, then "end".  A uprobe on
+ * mark reads the same stack from mark's first instruction, so the frames
+ * after mark's own must be the same addresses. */
+#include <dlfcn.h>
 #include <execinfo.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,6 +29,7 @@ NOINLINE void mark(void)
 	/* frames[0] is in mark itself: the uprobe sees mark's entry */
 	for (int i = 1; i < n; i++)
 		printf("frame %p\n", frames[i]);
+	printf("end\n");
 	fflush(stdout);
 	sink++;
 }
@@ -32,6 +38,12 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	mark();
+}
+
+static void wait_file(const char *path)
+{
+	while (access(path, F_OK))
+		usleep(1000);
 }
 
 /* a frame with a large stack, so that CFA offsets differ from frame to frame */
@@ -53,11 +65,24 @@ int main(int argc, char **argv)
 {
 	if (argc < 2)
 		return 2;
-	int how = argc > 2 && !strcmp(argv[2], "signal");
+	const char *mode = argc > 2 ? argv[2] : "plain";
 	signal(SIGUSR1, on_signal);
 	printf("ready\n");
 	fflush(stdout);
-	while (access(argv[1], F_OK))
-		usleep(1000);
-	return level1(argc, how) > 1000000 ? 1 : 0;
+	wait_file(argv[1]);
+	if (!strcmp(mode, "lib") && argc > 3) {
+		void *h = dlopen(argv[3], RTLD_NOW);
+		int (*outer)(void (*)(void), int) = h ? (int (*)(void (*)(void), int))dlsym(h, "lib_outer") : NULL;
+		if (!outer) {
+			fprintf(stderr, "unwind: %s\n", dlerror());
+			return 1;
+		}
+		sink += outer(mark, argc);
+		char again[4096];
+		snprintf(again, sizeof(again), "%s.2", argv[1]);
+		wait_file(again);
+		sink += outer(mark, argc);
+		return 0;
+	}
+	return level1(argc, !strcmp(mode, "signal")) > 1000000 ? 1 : 0;
 }
