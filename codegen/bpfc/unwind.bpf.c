@@ -15,7 +15,7 @@
  *
  * Each frame: find the memory mapping that holds pc (bpf_find_vma, 5.17:
  * the kernel's own VMA, so a process needs no table of its own and its
- * first stack unwinds as well as its last), its file by (device, inode)
+ * first stack unwinds as well as its last; remembered in unw_vmas), its file by (device, inode)
  * in unw_known (filled by user space, runtime/unwind.c: one entry per
  * file, shared by every process that maps it), the file's row with the
  * largest start <= pc in its array of rows (unw_files; binary search),
@@ -95,6 +95,11 @@ struct vm_area_struct {
 	unsigned long vm_start, vm_end, vm_pgoff;
 	struct file *vm_file;
 } __attribute__((preserve_access_index));
+struct mm_struct;
+struct task_struct {
+	struct mm_struct *mm;
+	int tgid;
+} __attribute__((preserve_access_index));
 
 /* x86-64's struct pt_regs, the registers the walk starts from */
 struct uregs {
@@ -102,16 +107,37 @@ struct uregs {
 		flags, sp, ss;
 };
 
-/* the mapping of the last frame: the next is often in it too */
+/* a mapping of the process, as bpf_find_vma found it */
 struct vma {
 	__u64 start, end, pgoff;
 	struct unw_file_key key;	/* ino 0: no file */
 };
 
+/* The mappings found so far, by address space and 2 MiB region of the
+ * address.  bpf_find_vma in an interrupt (a profile sample) leaves the
+ * mmap lock's release to an irq_work, and a second call before it ran
+ * fails (-EBUSY): so a sample finds one new mapping at most, and the
+ * walk reads the others here.  The key holds the mm (a new one at exec)
+ * and the tgid (a pid reused with a freed mm's address). */
+struct vma_key {
+	__u64 mm;
+	__u32 tgid;
+	__u32 region;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(struct vma_key));
+	__uint(value_size, sizeof(struct vma));
+} unw_vmas SEC(".maps");
+
 struct walk {
 	__u64 ip, sp, bp;
 	__u64 *frames;
 	struct vma vma;
+	__u64 mm;
+	__u32 tgid;
 	__u32 pid;
 	__u32 n, max;
 	__u32 exact;	/* ip is an exact pc (frame 0, or the frame a signal interrupted) */
@@ -253,10 +279,17 @@ static long step(__u32 i, void *ctx)
 	/* a return address is after the call: its row is the call's */
 	__u64 pc = w->exact ? w->ip : w->ip - 1;
 	struct vma *v = &w->vma;
-	v->start = v->end = 0;
-	if (bpf_find_vma(bpf_get_current_task_btf(), pc, vma_found, v, 0) || pc < v->start ||
-	    pc >= v->end)
-		return fp_step(w) ? 1 : 0;
+	struct vma_key vk = {.mm = w->mm, .tgid = w->tgid, .region = (__u32)(pc >> 21)};
+	struct vma *known = bpf_map_lookup_elem(&unw_vmas, &vk);
+	if (known && known->start <= pc && pc < known->end) {
+		*v = *known;
+	} else {
+		v->start = v->end = 0;
+		if (bpf_find_vma(bpf_get_current_task_btf(), pc, vma_found, v, 0) || pc < v->start ||
+		    pc >= v->end)
+			return fp_step(w) ? 1 : 0;
+		bpf_map_update_elem(&unw_vmas, &vk, v, BPF_ANY);
+	}
 	if (!v->key.ino) {
 		count(UNW_ST_ANON);
 		return fp_step(w) ? 1 : 0;
@@ -293,6 +326,8 @@ static __attribute__((used, noinline)) long sonde_unwind_user(void *buf, __u32 s
 	count(UNW_ST_WALKS);
 	struct task_struct *task = bpf_get_current_task_btf();
 	void *kregs = (void *)bpf_task_pt_regs(task);
+	w.mm = (__u64)BPF_CORE_READ(task, mm);
+	w.tgid = (__u32)BPF_CORE_READ(task, tgid);
 	if (kregs && !bpf_probe_read_kernel(&regs, sizeof(regs), kregs)) {
 		w.ip = regs.ip;
 		w.sp = regs.sp;
