@@ -132,13 +132,14 @@ static int upload(struct rt_unwind *u, struct ufile *f, const struct hcfi_rows *
 	return 0;
 }
 
-/* make the file open at fd (named path, for -v) known to the walker */
+/* make the file open at fd (named path, for -v) known to the walker; fd
+ * -1: a file that cannot be opened (why), known to have no rows */
 static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_file_key key,
-		      const char *path)
+		      const char *path, const char *why)
 {
 	unsigned char bid[BUILD_ID_MAX];
 	size_t blen = 0;
-	if (rs_elf_build_id_fd(fd, bid, sizeof(bid), &blen))
+	if (fd < 0 || rs_elf_build_id_fd(fd, bid, sizeof(bid), &blen))
 		blen = 0;
 	struct ufile *f = NULL;
 	for (int i = 0; i < u->nfiles && !f; i++)
@@ -162,7 +163,12 @@ static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_fil
 	struct hcfi_rows cfi;
 	double t0 = now_ms();
 	int64_t delta = 0;
-	int rc = hcfi_build(fd, &cfi, f->why, sizeof(f->why));
+	int rc = -EBADF;
+	memset(&cfi, 0, sizeof(cfi));
+	if (fd < 0)
+		snprintf(f->why, sizeof(f->why), "%s", why);
+	else
+		rc = hcfi_build(fd, &cfi, f->why, sizeof(f->why));
 	if (!rc && hcfi_exec_delta(&cfi, &delta)) {
 		snprintf(f->why, sizeof(f->why), "no executable segment");
 		rc = -ENOENT;
@@ -212,13 +218,11 @@ static void read_pid(struct rt *rt, int pid, const char *only)
 		/* the kernel's dev_t, as the walker reads it from the inode */
 		struct unw_file_key key = {((uint64_t)m->dev_major << 20) | m->dev_minor, m->inode};
 		char err[256];
-		if (known(u, key.dev, key.ino) && !m->deleted)
-			continue;
+		/* a known file too: its build-id tells one rewritten in place */
 		int fd = rs_open_mapping(pid, m, 0, err, sizeof(err));
-		if (fd < 0)
-			continue;
-		read_file(rt, u, fd, key, m->path);
-		close(fd);
+		read_file(rt, u, fd, key, m->path, err);
+		if (fd >= 0)
+			close(fd);
 	}
 	if (fp)
 		fclose(fp);
@@ -237,7 +241,7 @@ static void read_path(struct rt *rt, const char *path)
 		struct unw_file_key key = {((uint64_t)major(st.st_dev) << 20) | minor(st.st_dev),
 					   st.st_ino};
 		if (!known(rt->unwind, key.dev, key.ino))
-			read_file(rt, rt->unwind, fd, key, path);
+			read_file(rt, rt->unwind, fd, key, path, NULL);
 	}
 	close(fd);
 }

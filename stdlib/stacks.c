@@ -189,6 +189,19 @@ static LLVMValueRef stack_id_old(struct cg_ctx *cg, const char *name, uint32_t d
 	return LLVMBuildAnd(b, id, cg_const(cg, 0xffffffff), "stackid");
 }
 
+LLVMValueRef stdlib_read_stack(struct cg_ctx *cg, bool user, LLVMValueRef buf, uint32_t depth)
+{
+	LLVMValueRef got = NULL;
+	if (user && stdlib_unwind_cfi())
+		got = cg_unwind_user(cg, buf, depth * 8, stdlib_own_ns_id(cg, true));
+	if (!got) {
+		LLVMValueRef args[] = {cg_ctx_arg(cg), buf, cg_const(cg, depth * 8),
+				       cg_const(cg, user ? BPF_F_USER_STACK : 0)};
+		got = cg_helper_call(cg, BPF_FUNC_get_stack, args, 4);
+	}
+	return got;
+}
+
 static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 {
 	LLVMBuilderRef b = cg_builder(cg);
@@ -205,14 +218,7 @@ static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 	LLVMValueRef map = cg_aux_map_flags(cg, name, BPF_MAP_TYPE_HASH, CG_STACK_MAP_ENTRIES, depth * 8,
 					    4, BPF_F_NO_PREALLOC);
 	LLVMValueRef buf = cg_scratch(cg, name, depth * 8);
-	LLVMValueRef got = NULL;
-	if (stdlib_unwind_cfi())
-		got = cg_unwind_user(cg, buf, depth * 8, stdlib_own_ns_id(cg, true));
-	if (!got) {
-		LLVMValueRef args[] = {cg_ctx_arg(cg), buf, cg_const(cg, depth * 8),
-				       cg_const(cg, user ? BPF_F_USER_STACK : 0)};
-		got = cg_helper_call(cg, BPF_FUNC_get_stack, args, 4);
-	}
+	LLVMValueRef got = stdlib_read_stack(cg, user, buf, depth);
 	/* an error (-EFAULT: no stack of that kind here, kstack in a uprobe)
 	 * is the id, as bpf_get_stackid gave it */
 	LLVMValueRef id = cg_alloca_shared(cg, 4, "sonde.stackid");

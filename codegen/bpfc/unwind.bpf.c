@@ -1,8 +1,8 @@
 /*
  * unwind.bpf.c - the user stack walker that reads call-frame information:
- * BPF C, compiled by clang to LLVM bitcode at build time, embedded in
- * sonde (unwind_embed.c) and linked into a script's module when a ustack
- * unwinds with CFI (codegen/link.c, stdlib/stacks.c).
+ * BPF C, compiled by clang to LLVM bitcode at build time (Makefile),
+ * embedded in sonde and linked into a script's module when a ustack
+ * unwinds with CFI (codegen/unwind.c, stdlib/stacks.c).
  *
  *   long sonde_unwind_user(void *buf, __u32 size, __u32 pid)
  *
@@ -15,8 +15,8 @@
  *
  * Each frame: find the memory mapping that holds pc (bpf_find_vma, 5.17:
  * the kernel's own VMA, so a process needs no table of its own and its
- * first stack unwinds as well as its last; remembered in unw_vmas), its file by (device, inode)
- * in unw_known (filled by user space, runtime/unwind.c: one entry per
+ * first stack unwinds as well as its last; remembered in unw_vmas), its
+ * file by (device, inode) in unw_known (filled by user space, runtime/unwind.c: one entry per
  * file, shared by every process that maps it), the file's row with the
  * largest start <= pc in its array of rows (unw_files; binary search),
  * and apply it: CFA from rsp or rbp, the return address at CFA - 8, the
