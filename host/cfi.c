@@ -131,8 +131,7 @@ static bool plt_rule(const struct hcfi_op *c, size_t n, int32_t *k)
 }
 
 void hcfi_classify(const struct hcfi_op *cfa, size_t ncfa, const struct hcfi_op *ra, size_t nra,
-		   bool ra_undefined, const struct hcfi_op *rbp, size_t nrbp, bool signal,
-		   struct unw_row *out)
+		   bool ra_undefined, const struct hcfi_op *rbp, size_t nrbp, struct unw_row *out)
 {
 	int64_t off, roff;
 	out->kind = UNW_UNSUP;
@@ -156,7 +155,6 @@ void hcfi_classify(const struct hcfi_op *cfa, size_t ncfa, const struct hcfi_op 
 		out->rbp_off = (int16_t)roff;
 		return;
 	}
-	(void)signal;
 	/* the return address at CFA - 8: what every x86-64 call leaves */
 	if (!at_cfa(ra, nra, &off) || off != -8)
 		return;
@@ -191,7 +189,7 @@ static size_t conv_ops(const Dwarf_Op *ops, size_t n, struct hcfi_op *out, size_
 }
 
 /* the row of libdw's frame state fr */
-static void frame_row(Dwarf_Frame *fr, bool signal, struct unw_row *row)
+static void frame_row(Dwarf_Frame *fr, struct unw_row *row)
 {
 	struct hcfi_op cfa[16], ra[16], rbp[16];
 	size_t ncfa = 0, nra = 0, nrbp = 0;
@@ -209,7 +207,7 @@ static void frame_row(Dwarf_Frame *fr, bool signal, struct unw_row *row)
 	if (dw.frame_register(fr, REG_RBP, mem_rbp, &ops, &n) < 0 || n > 16)
 		return;
 	nrbp = conv_ops(ops, n, rbp, 16);
-	hcfi_classify(cfa, ncfa, ra, nra, ra_undef, rbp, nrbp, signal, row);
+	hcfi_classify(cfa, ncfa, ra, nra, ra_undef, rbp, nrbp, row);
 }
 
 /* ---- the rows of a file --------------------------------------------------- */
@@ -263,15 +261,14 @@ static void fde_rows(struct builder *b, Dwarf_CFI *cfi, uint64_t start, uint64_t
 	for (int guard = 0; addr < limit && guard < 100000; guard++) {
 		Dwarf_Frame *fr = NULL;
 		Dwarf_Addr s, e;
-		bool sig = false;
 		if (dw.addrframe(cfi, addr, &fr) || !fr)
 			break;
-		if (dw.frame_info(fr, &s, &e, &sig) < 0 || e <= addr) {
+		if (dw.frame_info(fr, &s, &e, NULL) < 0 || e <= addr) {
 			free(fr);
 			break;
 		}
 		struct unw_row row;
-		frame_row(fr, sig, &row);
+		frame_row(fr, &row);
 		free(fr);
 		emit(b, addr, &row);
 		addr = e;

@@ -42,7 +42,6 @@ int hcfi_exec_delta(const struct hcfi_rows *r, int64_t *delta);
  * value; nops 0 with ops non-NULL: undefined). */
 struct hcfi_op { uint8_t atom; uint64_t number, number2; };
 void hcfi_classify(const struct hcfi_op *cfa, size_t ncfa, const struct hcfi_op *ra, size_t nra,
-		   bool ra_undefined, const struct hcfi_op *rbp, size_t nrbp, bool signal,
-		   struct unw_row *out);
+		   bool ra_undefined, const struct hcfi_op *rbp, size_t nrbp, struct unw_row *out);
 
 #endif

@@ -248,36 +248,36 @@ static void test_classify_shapes(void **state)
 	struct hcfi_op cfa[] = {{DW_OP_breg7, 160, 0}, {DW_OP_deref, 0, 0}};
 	struct hcfi_op ra[] = {{DW_OP_call_frame_cfa, 0, 0}, {DW_OP_breg7, 168, 0}};
 	struct hcfi_op rbp[] = {{DW_OP_call_frame_cfa, 0, 0}, {DW_OP_breg7, 120, 0}};
-	hcfi_classify(cfa, 2, ra, 2, false, rbp, 2, true, &row);
+	hcfi_classify(cfa, 2, ra, 2, false, rbp, 2, &row);
 	assert_int_equal(row.kind, UNW_SIGNAL);
 	assert_int_equal(row.cfa_off, 160);
 	assert_int_equal(row.rbp_off, 120);
 	/* the rip saved anywhere but CFA-8 of that shape: not applied */
 	ra[1].number = 176;
-	hcfi_classify(cfa, 2, ra, 2, false, rbp, 2, true, &row);
+	hcfi_classify(cfa, 2, ra, 2, false, rbp, 2, &row);
 	assert_int_equal(row.kind, UNW_UNSUP);
 	/* binutils' PLT: rsp + 8 + ((rip & 15) >= 11) << 3 */
 	struct hcfi_op plt[] = {{DW_OP_breg7, 8, 0}, {DW_OP_breg16, 0, 0}, {DW_OP_lit15, 0, 0},
 				{DW_OP_and, 0, 0},   {DW_OP_lit11, 0, 0}, {DW_OP_ge, 0, 0},
 				{DW_OP_lit3, 0, 0},  {DW_OP_shl, 0, 0},   {DW_OP_plus, 0, 0}};
 	struct hcfi_op ra8[] = {{DW_OP_call_frame_cfa, 0, 0}, {DW_OP_plus_uconst, (uint64_t)-8, 0}};
-	hcfi_classify(plt, 9, ra8, 2, false, NULL, 0, false, &row);
+	hcfi_classify(plt, 9, ra8, 2, false, NULL, 0, &row);
 	assert_int_equal(row.kind, UNW_PLT);
 	assert_int_equal(row.cfa_off, 11);
 	/* rbp + 16, rbp saved at CFA - 16 (libdw's DW_OP_bregx for a register rule) */
 	struct hcfi_op fp[] = {{DW_OP_bregx, 6, 16}};
 	struct hcfi_op at16[] = {{DW_OP_call_frame_cfa, 0, 0}, {DW_OP_plus_uconst, (uint64_t)-16, 0}};
-	hcfi_classify(fp, 1, ra8, 2, false, at16, 2, false, &row);
+	hcfi_classify(fp, 1, ra8, 2, false, at16, 2, &row);
 	assert_int_equal(row.kind, UNW_RBP);
 	assert_int_equal(row.cfa_off, 16);
 	assert_int_equal(row.rbp, UNW_RBP_CFA);
 	assert_int_equal(row.rbp_off, -16);
 	/* the CFA in another register (r10 after a stack realignment): not applied */
 	struct hcfi_op r10[] = {{DW_OP_bregx, 10, 0}};
-	hcfi_classify(r10, 1, ra8, 2, false, NULL, 0, false, &row);
+	hcfi_classify(r10, 1, ra8, 2, false, NULL, 0, &row);
 	assert_int_equal(row.kind, UNW_UNSUP);
 	/* the return address undefined: the outermost frame */
-	hcfi_classify(fp, 1, NULL, 0, true, NULL, 0, false, &row);
+	hcfi_classify(fp, 1, NULL, 0, true, NULL, 0, &row);
 	assert_int_equal(row.kind, UNW_STOP);
 }
 
