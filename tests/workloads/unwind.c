@@ -11,28 +11,15 @@
  * mark reads the same stack from mark's first instruction, so the frames
  * after mark's own must be the same addresses. */
 #include <dlfcn.h>
-#include <execinfo.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "unwind_mark.h"
+
 #define NOINLINE __attribute__((noinline))
-
-volatile int sink;
-
-NOINLINE void mark(void)
-{
-	void *frames[128];
-	int n = backtrace(frames, 128);
-	/* frames[0] is in mark itself: the uprobe sees mark's entry */
-	for (int i = 1; i < n; i++)
-		printf("frame %p\n", frames[i]);
-	printf("end\n");
-	fflush(stdout);
-	sink++;
-}
 
 static void on_signal(int sig)
 {

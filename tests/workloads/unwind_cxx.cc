@@ -4,25 +4,13 @@
 // on the exception's way out (a landing pad, which GCC puts in a .cold
 // part of the function with call-frame information of its own) and calls
 // mark(), which prints glibc's backtrace() as tests/workloads/unwind.c does.
-#include <execinfo.h>
 #include <stdexcept>
 #include <stdio.h>
 #include <unistd.h>
 
+#include "unwind_mark.h"
+
 #define NOINLINE __attribute__((noinline))
-
-volatile int sink;
-
-extern "C" NOINLINE void mark(void)
-{
-	void *frames[128];
-	int n = backtrace(frames, 128);
-	for (int i = 1; i < n; i++)
-		printf("frame %p\n", frames[i]);
-	printf("end\n");
-	fflush(stdout);
-	sink++;
-}
 
 struct Guard {
 	~Guard() { mark(); }
