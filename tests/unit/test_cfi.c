@@ -5,7 +5,8 @@
  * into a shared object: a frame-pointer prologue (CFA rsp+8, rsp+16 with
  * rbp saved at CFA-16, then rbp+16), the outermost frame (the return
  * address undefined), a gap between FDEs, an expression the walker does
- * not apply, and a PLT-style expression.  Its rows must be exactly those;
+ * not apply.  Its rows must be exactly those, and the same when the CFI
+ * is in .debug_frame;
  * then the rows of it and of libc.so.6 must agree, row for row, with
  * binutils' own reading of the same CFI (readelf
  * --debug-dump=frames-interp).  And the rule classifier alone: the shapes
@@ -27,7 +28,7 @@
 
 #include "host/cfi.h"
 
-static char tmpdir[256], fixture[512];
+static char tmpdir[256], fixture[512], fixture_dbg[512];
 
 static const char asm_text[] =
 	"\t.text\n"
@@ -64,7 +65,19 @@ static int group_setup(void **state)
 		return -1;
 	fputs(asm_text, f);
 	fclose(f);
-	snprintf(cmd, sizeof(cmd), "gcc -shared -nostdlib -o %s %s", fixture, src);
+	/* the same CFI in .debug_frame, as a binary built without unwind
+	 * tables (-fno-asynchronous-unwind-tables -g) has it */
+	char src2[512];
+	snprintf(src2, sizeof(src2), "%s/g.s", tmpdir);
+	snprintf(fixture_dbg, sizeof(fixture_dbg), "%s/libg.so", tmpdir);
+	f = fopen(src2, "w");
+	if (!f)
+		return -1;
+	fputs("\t.cfi_sections .debug_frame\n", f);
+	fputs(asm_text, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "gcc -shared -nostdlib -o %s %s && gcc -shared -nostdlib -o %s %s",
+		 fixture, src, fixture_dbg, src2);
 	return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -281,6 +294,19 @@ static void test_classify_shapes(void **state)
 	assert_int_equal(row.kind, UNW_STOP);
 }
 
+/* .debug_frame (no .eh_frame): the same rows */
+static void test_debug_frame(void **state)
+{
+	struct hcfi_rows a, b;
+	build(fixture, &a);
+	build(fixture_dbg, &b);
+	assert_string_equal(b.source, ".debug_frame");
+	assert_int_equal(a.n, b.n);
+	assert_memory_equal(a.rows, b.rows, a.n * sizeof(*a.rows));
+	hcfi_free(&a);
+	hcfi_free(&b);
+}
+
 static void test_errors(void **state)
 {
 	struct hcfi_rows r;
@@ -300,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_known_rows),
 		cmocka_unit_test(test_same_as_readelf),
 		cmocka_unit_test(test_classify_shapes),
+		cmocka_unit_test(test_debug_frame),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
