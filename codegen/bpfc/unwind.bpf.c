@@ -316,10 +316,9 @@ static __attribute__((used, noinline)) long sonde_unwind_user(void *buf, __u32 s
 {
 	__u32 zero = 0;
 	struct walk w = {.pid = pid, .exact = 1};
-	struct uregs regs;
 	w.frames = bpf_map_lookup_elem(&unw_frames, &zero);
 	if (!w.frames || size > UNW_MAX_FRAMES * 8)
-		return 0;
+		return -14;	/* -EFAULT, as bpf_get_stack says it */
 	w.max = size / 8;
 	for (int i = 0; i < UNW_MAX_FRAMES; i++)
 		w.frames[i] = 0;
@@ -328,10 +327,11 @@ static __attribute__((used, noinline)) long sonde_unwind_user(void *buf, __u32 s
 	void *kregs = (void *)bpf_task_pt_regs(task);
 	w.mm = (__u64)BPF_CORE_READ(task, mm);
 	w.tgid = (__u32)BPF_CORE_READ(task, tgid);
-	if (kregs && !bpf_probe_read_kernel(&regs, sizeof(regs), kregs)) {
-		w.ip = regs.ip;
-		w.sp = regs.sp;
-		w.bp = regs.bp;
+	/* three words, not the whole struct: the caller's stack and this
+	 * function's share the 512 bytes */
+	if (kregs && !bpf_probe_read_kernel(&w.ip, 8, kregs + __builtin_offsetof(struct uregs, ip)) &&
+	    !bpf_probe_read_kernel(&w.sp, 8, kregs + __builtin_offsetof(struct uregs, sp)) &&
+	    !bpf_probe_read_kernel(&w.bp, 8, kregs + __builtin_offsetof(struct uregs, bp))) {
 		bpf_loop(UNW_MAX_FRAMES, step, &w, 0);
 	}
 	bpf_probe_read_kernel(buf, size, w.frames);
