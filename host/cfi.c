@@ -23,7 +23,9 @@
  *
  * The FDE starts come from .eh_frame_hdr's sorted table (every linked
  * binary has one); for .debug_frame, from its entries (dwarf_next_cfi),
- * whose initial location is a plain address.
+ * whose initial location is a plain address.  A file with neither may
+ * have its .debug_frame in a separate debug file, found by build-id
+ * (/usr/lib/debug/.build-id/xx/rest.debug, a distribution's -dbgsym).
  */
 #include "host/cfi.h"
 #include "host/host_int.h"
@@ -31,9 +33,11 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define REG_RBP 6
 #define REG_RSP 7
@@ -391,7 +395,45 @@ static void read_loads(Elf *elf, struct hcfi_rows *o)
 	}
 }
 
-int hcfi_build(int fd, struct hcfi_rows *out, char *err, size_t errlen)
+/* the rows of elf's .debug_frame: its FDE count, or -errno */
+static long from_debug_frame(struct builder *b, Elf *elf)
+{
+	uint64_t *starts = NULL;
+	Dwarf *dbg = dw.begin_elf(elf, DWARF_C_READ, NULL);
+	Dwarf_CFI *dcfi = dbg ? dw.getcfi(dbg) : NULL;
+	long n = dcfi ? debug_frame_starts(elf, &starts) : -ENOENT;
+	if (n >= 0)
+		rows_of(b, dcfi, starts, (size_t)n);
+	free(starts);
+	if (dbg)
+		dw.dwarf_end(dbg);
+	return n;
+}
+
+/* the separate debug file of the file open at fd, by its build-id under
+ * debug_dir (DEBUG_DIR/.build-id/xx/rest.debug), checked to carry the
+ * same build-id: an fd, or -1 */
+static int debug_file(int fd, const char *debug_dir)
+{
+	unsigned char id[64], id2[64];
+	size_t len = 0, len2 = 0;
+	char path[4096];
+	if (rs_elf_build_id_fd(fd, id, sizeof(id), &len) || len < 2)
+		return -1;
+	int n = snprintf(path, sizeof(path), "%s/.build-id/%02x/", debug_dir, id[0]);
+	for (size_t i = 1; i < len && n < (int)sizeof(path) - 8; i++)
+		n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", id[i]);
+	snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
+	int dfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (dfd >= 0 && (rs_elf_build_id_fd(dfd, id2, sizeof(id2), &len2) || len2 != len ||
+			 memcmp(id, id2, len))) {
+		close(dfd);
+		dfd = -1;
+	}
+	return dfd;
+}
+
+int hcfi_build_in(int fd, const char *debug_dir, struct hcfi_rows *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
 	if (cfi_load()) {
@@ -418,19 +460,20 @@ int hcfi_build(int fd, struct hcfi_rows *out, char *err, size_t errlen)
 	}
 	if (cfi)
 		dw.cfi_end(cfi);
-	if (n < 0) {	/* no .eh_frame (or no table of it): .debug_frame */
-		Dwarf *dbg = dw.begin_elf(elf, DWARF_C_READ, NULL);
-		Dwarf_CFI *dcfi = dbg ? dw.getcfi(dbg) : NULL;
-		long m = dcfi ? debug_frame_starts(elf, &starts) : -ENOENT;
-		if (m >= 0) {
-			out->source = ".debug_frame";
-			rows_of(&b, dcfi, starts, (size_t)m);
-			n = m;
-		}
-		if (dbg)
-			dw.dwarf_end(dbg);
-	}
 	free(starts);
+	/* no .eh_frame (or no table of it): .debug_frame, in the file or in
+	 * its separate debug file (the same addresses) */
+	if (n < 0 && (n = from_debug_frame(&b, elf)) >= 0)
+		out->source = ".debug_frame";
+	int dfd = n < 0 ? debug_file(fd, debug_dir ? debug_dir : "/usr/lib/debug") : -1;
+	if (dfd >= 0) {
+		Elf *delf = elf_begin(dfd, ELF_C_READ_MMAP, NULL);
+		if (delf && elf_kind(delf) == ELF_K_ELF && (n = from_debug_frame(&b, delf)) >= 0)
+			out->source = ".debug_frame of its debug file";
+		if (delf)
+			elf_end(delf);
+		close(dfd);
+	}
 	elf_end(elf);
 	if (b.failed) {
 		rs_set_err(err, errlen, "its unwind rows do not fit (addresses above 4 GiB, or no memory)");
@@ -445,6 +488,11 @@ int hcfi_build(int fd, struct hcfi_rows *out, char *err, size_t errlen)
 		out->n = 0;
 	}
 	return rc;
+}
+
+int hcfi_build(int fd, struct hcfi_rows *out, char *err, size_t errlen)
+{
+	return hcfi_build_in(fd, NULL, out, err, errlen);
 }
 
 void hcfi_free(struct hcfi_rows *r)

@@ -25,10 +25,14 @@ struct hcfi_rows {
 };
 
 /* Build the rows of the ELF file open at fd from its .eh_frame (through
- * .eh_frame_hdr's table of FDEs), else its .debug_frame.  0, or -errno
+ * .eh_frame_hdr's table of FDEs), else its .debug_frame, else that of its
+ * separate debug file (by build-id, under /usr/lib/debug).  0, or -errno
  * with one sentence in err: -ENOSYS without libdw, -ENOENT when the file
  * has no CFI (a rows-less result is still filled: its loads give biases). */
 int hcfi_build(int fd, struct hcfi_rows *out, char *err, size_t errlen);
+/* the same, looking for a separate debug file (by build-id) under
+ * debug_dir rather than /usr/lib/debug */
+int hcfi_build_in(int fd, const char *debug_dir, struct hcfi_rows *out, char *err, size_t errlen);
 void hcfi_free(struct hcfi_rows *r);
 
 /* p_vaddr - p_offset of the file's (first) executable segment: an address

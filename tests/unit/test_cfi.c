@@ -6,7 +6,7 @@
  * rbp saved at CFA-16, then rbp+16), the outermost frame (the return
  * address undefined), a gap between FDEs, an expression the walker does
  * not apply.  Its rows must be exactly those, and the same when the CFI
- * is in .debug_frame;
+ * is in .debug_frame, or in that of a separate debug file (by build-id);
  * then the rows of it and of libc.so.6 must agree, row for row, with
  * binutils' own reading of the same CFI (readelf
  * --debug-dump=frames-interp).  And the rule classifier alone: the shapes
@@ -76,8 +76,14 @@ static int group_setup(void **state)
 	fputs("\t.cfi_sections .debug_frame\n", f);
 	fputs(asm_text, f);
 	fclose(f);
-	snprintf(cmd, sizeof(cmd), "gcc -shared -nostdlib -o %s %s && gcc -shared -nostdlib -o %s %s",
-		 fixture, src, fixture_dbg, src2);
+	/* and in a separate debug file, found by build-id under tmpdir/dbg */
+	snprintf(cmd, sizeof(cmd),
+		 "gcc -shared -nostdlib -o %s %s && gcc -shared -nostdlib -Wl,--build-id -o %s %s && "
+		 "cd %s && objcopy --only-keep-debug libg.so g.debug && "
+		 "objcopy --remove-section=.debug_frame libg.so libs.so && "
+		 "id=$(readelf -n libg.so | sed -n 's/.*Build ID: //p') && "
+		 "mkdir -p dbg/.build-id/${id%%${id#??}} && mv g.debug dbg/.build-id/${id%%${id#??}}/${id#??}.debug",
+		 fixture, src, fixture_dbg, src2, tmpdir);
 	return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -294,7 +300,7 @@ static void test_classify_shapes(void **state)
 	assert_int_equal(row.kind, UNW_STOP);
 }
 
-/* .debug_frame (no .eh_frame): the same rows */
+/* .debug_frame (no .eh_frame), in the file or in its debug file: the same rows */
 static void test_debug_frame(void **state)
 {
 	struct hcfi_rows a, b;
@@ -303,8 +309,23 @@ static void test_debug_frame(void **state)
 	assert_string_equal(b.source, ".debug_frame");
 	assert_int_equal(a.n, b.n);
 	assert_memory_equal(a.rows, b.rows, a.n * sizeof(*a.rows));
+	/* its .debug_frame in a separate debug file only */
+	struct hcfi_rows c;
+	char path[600], dir[600], err[256];
+	snprintf(path, sizeof(path), "%s/libs.so", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/dbg", tmpdir);
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(hcfi_build(fd, &c, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "no call-frame information (.eh_frame or .debug_frame)");
+	assert_int_equal(hcfi_build_in(fd, dir, &c, err, sizeof(err)), 0);
+	close(fd);
+	assert_string_equal(c.source, ".debug_frame of its debug file");
+	assert_int_equal(a.n, c.n);
+	assert_memory_equal(a.rows, c.rows, a.n * sizeof(*a.rows));
 	hcfi_free(&a);
 	hcfi_free(&b);
+	hcfi_free(&c);
 }
 
 static void test_errors(void **state)
