@@ -5,7 +5,7 @@
 # mark prints ustack(raw) there; the frames after mark's own must be the
 # same addresses: plain calls, a signal handler's frame, a C++ exception's
 # landing pad (a .cold part), a library opened with dlopen() after the
-# probes attached.  A library without call-frame information is walked
+# probes attached, one deleted from the disk while mapped.  A library without call-frame information is walked
 # with its frame pointers.  Debian's python3.11 reaches _start in every
 # stack, from a uprobe and from a syscall tracepoint (the task's user
 # registers, read in the kernel).
@@ -38,6 +38,10 @@ run() {
 	wait_for "$U/$name.err" '^Attached' 60
 	touch "$U/$name.go"
 	if [ "$1" = lib ]; then
+		wait_for "$U/$name.bt" '^opened' 60
+		# DELETE: the library goes from the disk while it is mapped
+		[ -n "${DELETE:-}" ] && rm -f "$2"
+		touch "$U/$name.go.1"
 		wait_for "$U/$name.err" "unwind rows of .*${2##*/}" 60
 		wait_for "$U/$name.bt" '^end' 60
 		touch "$U/$name.go.2"
@@ -69,6 +73,10 @@ oracle backtrace_signal_frame "$U/unwind" signal
 oracle backtrace_cxx_exception "$U/unwind_cxx"
 oracle backtrace_dlopen_after_attach "$U/unwind" lib "$U/libunw_cfi.so"
 expect_match unwind:dlopen_read_after_attach "unwind rows of .*libunw_cfi.so: .eh_frame" "$(cat "$U/backtrace_dlopen_after_attach.err")"
+# a library deleted from the disk while mapped ("(deleted)" in the maps):
+# read through /proc/PID/map_files
+cp "$U/libunw_cfi.so" "$U/libunw_gone.so"
+DELETE=1 oracle backtrace_deleted_library "$U/unwind" lib "$U/libunw_gone.so"
 
 # a library without CFI: its frames by frame pointers, the others' by CFI
 # (libgcc's backtrace() stops there, so the names are the oracle)

@@ -4,8 +4,9 @@
  * Waits for the file GO, then calls mark() at the bottom of a chain of
  * functions: plain calls; through a signal handler (raise: the stack
  * holds glibc's signal trampoline); or through the library LIB, opened
- * with dlopen() only now (after sonde attached), whose functions call
- * mark() back, twice: the second time after the file GO.2 appears.
+ * with dlopen() only now (after sonde attached; it prints "opened"),
+ * whose functions call mark() back twice: after the file GO.1 appears,
+ * and after GO.2.
  * mark() prints glibc's backtrace() of itself (libgcc's unwinder, from
  * .eh_frame): a "frame ADDRESS" line a frame, then "end".  A uprobe on
  * mark reads the same stack from mark's first instruction, so the frames
@@ -64,10 +65,15 @@ int main(int argc, char **argv)
 			fprintf(stderr, "unwind: %s\n", dlerror());
 			return 1;
 		}
+		/* opened: the test may delete the file now */
+		char next[4096];
+		printf("opened\n");
+		fflush(stdout);
+		snprintf(next, sizeof(next), "%s.1", argv[1]);
+		wait_file(next);
 		sink += outer(mark, argc);
-		char again[4096];
-		snprintf(again, sizeof(again), "%s.2", argv[1]);
-		wait_file(again);
+		snprintf(next, sizeof(next), "%s.2", argv[1]);
+		wait_file(next);
 		sink += outer(mark, argc);
 		return 0;
 	}
