@@ -246,11 +246,13 @@ static void read_path(struct rt *rt, const char *path)
 	close(fd);
 }
 
-/* the -c command's program: its first word, found in PATH as execvp does */
-static void read_command(struct rt *rt, const char *cmd)
+/* a program (cmd, or its first word: the -c command), a path, or found in
+ * PATH as execvp does; a library's short name (libc)
+ * is none of these, and its file was read with sonde's own */
+static void read_program(struct rt *rt, const char *cmd, bool first_word)
 {
 	char word[RS_PATH_MAX], path[RS_PATH_MAX];
-	size_t n = strcspn(cmd, " \t");
+	size_t n = first_word ? strcspn(cmd, " \t") : strlen(cmd);
 	if (!n || n >= sizeof(word))
 		return;
 	memcpy(word, cmd, n);
@@ -289,13 +291,12 @@ void rt_unwind_start(struct rt *rt)
 	if (rt->o->pid > 0)
 		read_pid(rt, rt->o->pid, NULL);
 	if (rt->o->child_cmd)
-		read_command(rt, rt->o->child_cmd);
+		read_program(rt, rt->o->child_cmd, true);
 	for (int i = 0; i < rt->r->nprobes; i++)
 		for (int j = 0; j < rt->r->probes[i].nattach; j++) {
 			const struct sema_attach *at = &rt->r->probes[i].attach[j];
-			if ((at->type == PT_UPROBE || at->type == PT_URETPROBE) && at->target &&
-			    at->target[0] == '/')
-				read_path(rt, at->target);
+			if ((at->type == PT_UPROBE || at->type == PT_URETPROBE) && at->target)
+				read_program(rt, at->target, false);
 		}
 }
 
