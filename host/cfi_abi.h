@@ -66,6 +66,8 @@ enum unw_stat {
 	UNW_ST_FP,		/* frames found through frame pointers */
 	UNW_ST_UNKNOWN,		/* frames in a file not read yet (its process is flagged) */
 	UNW_ST_ANON,		/* frames outside any file (JIT code, the vdso) */
+	UNW_ST_NOVMA,		/* frames whose mapping bpf_find_vma could not give (busy in an interrupt) */
+	UNW_ST_ENDED,		/* walks that ended on a failed read or a CFA below the stack pointer */
 	UNW_ST__COUNT,
 };
 

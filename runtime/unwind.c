@@ -345,9 +345,11 @@ void rt_unwind_report(struct rt *rt)
 	fprintf(stderr,
 		"sonde: unwind: %" PRIu64 " stacks walked; frames: %" PRIu64 " from CFI, %" PRIu64
 		" from frame pointers, %" PRIu64 " in files not read yet, %" PRIu64
-		" outside files; %d files read (%d with rows, %.1f MB)\n",
+		" outside files, %" PRIu64 " without their mapping; %" PRIu64
+		" walks ended on a bad read; %d files read (%d with rows, %.1f MB)\n",
 		total[UNW_ST_WALKS], total[UNW_ST_CFI], total[UNW_ST_FP], total[UNW_ST_UNKNOWN],
-		total[UNW_ST_ANON], u->nfiles, with, u->row_bytes / 1e6);
+		total[UNW_ST_ANON], total[UNW_ST_NOVMA], total[UNW_ST_ENDED], u->nfiles, with,
+		u->row_bytes / 1e6);
 }
 
 void rt_unwind_free(struct rt *rt)

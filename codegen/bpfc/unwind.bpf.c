@@ -286,8 +286,10 @@ static long step(__u32 i, void *ctx)
 	} else {
 		v->start = v->end = 0;
 		if (bpf_find_vma(bpf_get_current_task_btf(), pc, vma_found, v, 0) || pc < v->start ||
-		    pc >= v->end)
+		    pc >= v->end) {
+			count(UNW_ST_NOVMA);
 			return fp_step(w) ? 1 : 0;
+		}
 		bpf_map_update_elem(&unw_vmas, &vk, v, BPF_ANY);
 	}
 	if (!v->key.ino) {
@@ -306,7 +308,10 @@ static long step(__u32 i, void *ctx)
 	struct unw_row *r = rows && rel < 0xffffffffull ? find_row(rows, nrows, (__u32)rel) : 0;
 	if (!r)
 		return fp_step(w) ? 1 : 0;
-	return cfi_step(w, r) ? 1 : 0;
+	long rc = cfi_step(w, r);
+	if (rc < 0)
+		count(UNW_ST_ENDED);
+	return rc ? 1 : 0;
 }
 
 /* static: the verifier checks it with its caller's arguments (a global BPF
