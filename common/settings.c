@@ -99,6 +99,9 @@ static const struct setting_def defs[SET__COUNT] = {
 	[SET_UNWIND] = {"UNWIND", "unwind", NULL, NULL, NULL, SET_UNWIND_AUTO, 0, 2, unwind_words,
 			"fp, cfi or auto", false,
 			"how ustack walks user stacks: fp (frame pointers), cfi (call-frame information), auto"},
+	[SET_FOLDED_OFFSETS] = {"FOLDED_OFFSETS", "folded_offsets", NULL, NULL, NULL, 0, 0, 1,
+				bool_words, "true or false", false,
+				"-f folded: frames with offsets (main+22) and addresses, not one a function"},
 };
 
 static int64_t values[SET__COUNT];

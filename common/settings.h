@@ -35,6 +35,7 @@ enum setting {
 	SET_UNSTABLE_MAP_DECL,	/* let @m = hash(N): 0 warn, 1 enable, 2 error */
 	SET_UNSTABLE_ADDR,	/* the & operator: 0 warn, 1 enable, 2 error */
 	SET_UNWIND,		/* how ustack walks: 0 fp, 1 cfi, 2 auto (cfi where the kernel can) */
+	SET_FOLDED_OFFSETS,	/* 1: -f folded writes frames as text prints them (main+22, 0x7f...) */
 	SET__COUNT,
 };
 
