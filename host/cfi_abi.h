@@ -55,6 +55,10 @@ struct unw_file {
 	__s64 delta;
 };
 
+/* the vDSO (no file backs it): its key, with rows from sonde's own image */
+#define UNW_VDSO_DEV 0
+#define UNW_VDSO_INO 1
+
 #define UNW_MAX_FRAMES 127	/* the deepest walk, as bpf_get_stack */
 #define UNW_MAX_FILES 4096	/* files with rows, in a run */
 #define UNW_MAX_KNOWN 16384	/* files known, with rows or without */

@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -273,6 +274,23 @@ static void read_program(struct rt *rt, const char *cmd, bool first_word)
 	}
 }
 
+/* the vDSO: no file backs it, and one kernel maps one image (per ABI) in
+ * every process, so sonde's own gives the rows */
+static void read_vdso(struct rt *rt)
+{
+	uint64_t start, end;
+	if (rs_vdso_mapping(getpid(), &start, &end))
+		return;
+	int fd = memfd_create("sonde-vdso-cfi", MFD_CLOEXEC);
+	if (fd < 0)
+		return;
+	bool ok = write(fd, (const void *)(uintptr_t)start, end - start) == (ssize_t)(end - start) &&
+		  lseek(fd, 0, SEEK_SET) == 0;
+	struct unw_file_key key = {UNW_VDSO_DEV, UNW_VDSO_INO};
+	read_file(rt, rt->unwind, ok ? fd : -1, key, "[vdso]", "cannot copy sonde's own vDSO");
+	close(fd);
+}
+
 void rt_unwind_start(struct rt *rt)
 {
 	int files = map_fd(rt, UNW_FILES_MAP);
@@ -286,6 +304,7 @@ void rt_unwind_start(struct rt *rt)
 	u->stale_fd = map_fd(rt, UNW_STALE_MAP);
 	u->stats_fd = map_fd(rt, UNW_STATS_MAP);
 	rt->unwind = u;
+	read_vdso(rt);
 	read_pid(rt, getpid(), "/libc.so");
 	read_pid(rt, getpid(), "/ld-linux");
 	if (rt->o->pid > 0)

@@ -20,9 +20,9 @@
  * file, shared by every process that maps it), the file's row with the
  * largest start <= pc in its array of rows (unw_files; binary search),
  * and apply it: CFA from rsp or rbp, the return address at CFA - 8, the
- * caller's rbp where the row says.  A pc with no row (a file without
- * CFI, JIT code, the vdso, a gap between FDEs) takes one frame-pointer
- * step instead.  A file not read yet flags the process in unw_stale, for
+ * caller's rbp where the row says (the vDSO's rows are found by a key of
+ * their own).  A pc with no row (a file without CFI, JIT code, a gap
+ * between FDEs) takes one frame-pointer step instead.  A file not read yet flags the process in unw_stale, for
  * user space to read the files it maps; that frame takes a frame-pointer
  * step too.  One frame is one bpf_loop (5.17) iteration.
  */
@@ -95,7 +95,12 @@ struct vm_area_struct {
 	unsigned long vm_start, vm_end, vm_pgoff;
 	struct file *vm_file;
 } __attribute__((preserve_access_index));
-struct mm_struct;
+struct mm_ctx {
+	void *vdso;	/* x86's mm_context_t: where the vDSO is mapped */
+} __attribute__((preserve_access_index));
+struct mm_struct {
+	struct mm_ctx context;
+} __attribute__((preserve_access_index));
 struct task_struct {
 	struct mm_struct *mm;
 	int tgid;
@@ -136,7 +141,7 @@ struct walk {
 	__u64 ip, sp, bp;
 	__u64 *frames;
 	struct vma vma;
-	__u64 mm;
+	__u64 mm, vdso;
 	__u32 tgid;
 	__u32 pid;
 	__u32 n, max;
@@ -292,6 +297,11 @@ static long step(__u32 i, void *ctx)
 		}
 		bpf_map_update_elem(&unw_vmas, &vk, v, BPF_ANY);
 	}
+	/* the vDSO: no file, rows from sonde's own image (the same kernel's) */
+	if (!v->key.ino && w->vdso && v->start == w->vdso) {
+		v->key.dev = UNW_VDSO_DEV;
+		v->key.ino = UNW_VDSO_INO;
+	}
 	if (!v->key.ino) {
 		count(UNW_ST_ANON);
 		return fp_step(w) ? 1 : 0;
@@ -331,6 +341,7 @@ static __attribute__((used, noinline)) long sonde_unwind_user(void *buf, __u32 s
 	struct task_struct *task = bpf_get_current_task_btf();
 	void *kregs = (void *)bpf_task_pt_regs(task);
 	w.mm = (__u64)BPF_CORE_READ(task, mm);
+	w.vdso = (__u64)BPF_CORE_READ(task, mm, context.vdso);
 	w.tgid = (__u32)BPF_CORE_READ(task, tgid);
 	/* three words, not the whole struct: the caller's stack and this
 	 * function's share the 512 bytes */
