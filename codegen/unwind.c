@@ -63,14 +63,16 @@ static LLVMValueRef link_walker(struct cg_ctx *cg)
 	return fn;
 }
 
-LLVMValueRef cg_unwind_user(struct cg_ctx *cg, LLVMValueRef buf, uint32_t size, LLVMValueRef pid)
+LLVMValueRef cg_unwind_user(struct cg_ctx *cg, LLVMValueRef buf, uint32_t size, LLVMValueRef pid,
+			    bool records)
 {
 	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, UNW_FUNC);
 	if (!fn && !(fn = link_walker(cg)))
 		return NULL;
-	LLVMTypeRef params[] = {cg->ptr, cg->i32, cg->i32};
-	LLVMTypeRef ft = LLVMFunctionType(cg->i64, params, 3, 0);
+	LLVMTypeRef params[] = {cg->ptr, cg->i32, cg->i32, cg->i32};
+	LLVMTypeRef ft = LLVMFunctionType(cg->i64, params, 4, 0);
 	LLVMValueRef args[] = {buf, LLVMConstInt(cg->i32, size, 0),
-			       LLVMBuildTrunc(cg->b, pid, cg->i32, "")};
-	return LLVMBuildCall2(cg->b, ft, fn, args, 3, "ustack_bytes");
+			       LLVMBuildTrunc(cg->b, pid, cg->i32, ""),
+			       LLVMConstInt(cg->i32, records ? UNW_RECORDS : 0, 0)};
+	return LLVMBuildCall2(cg->b, ft, fn, args, 4, "ustack_bytes");
 }

@@ -80,6 +80,7 @@ enum unw_stat {
 #define UNW_KNOWN_MAP "unw_known"	/* HASH: struct unw_file_key -> struct unw_file */
 #define UNW_STALE_MAP "unw_stale"	/* HASH: pid -> 1, a process that maps a file not read yet */
 #define UNW_STATS_MAP "unw_stats"	/* PERCPU_ARRAY of __u64 by enum unw_stat */
-#define UNW_FUNC "sonde_unwind_user"	/* long (void *buf, __u32 size, __u32 pid) */
+#define UNW_FUNC "sonde_unwind_user"	/* long (void *buf, __u32 size, __u32 pid, __u32 flags) */
+#define UNW_RECORDS 1	/* flags: frames as struct bpf_stack_build_id records (32 bytes) */
 
 #endif

@@ -4,11 +4,13 @@
  * embedded in sonde and linked into a script's module when a ustack
  * unwinds with CFI (codegen/unwind.c, stdlib/stacks.c).
  *
- *   long sonde_unwind_user(void *buf, __u32 size, __u32 pid)
+ *   long sonde_unwind_user(void *buf, __u32 size, __u32 pid, __u32 flags)
  *
- * fills buf (size bytes, a multiple of 8) with the return addresses of
- * the current task's user stack, as bpf_get_stack(BPF_F_USER_STACK) does:
- * frame 0 is the interrupted pc, unused slots are zero.  It returns the
+ * fills buf (size bytes) with the return addresses of the current task's
+ * user stack, as bpf_get_stack(BPF_F_USER_STACK) does: frame 0 is the
+ * interrupted pc, unused slots are zero; with flags UNW_RECORDS each frame
+ * is a struct bpf_stack_build_id of status BPF_STACK_BUILD_ID_IP, as
+ * BPF_F_USER_BUILD_ID gives a frame it has no build-id for.  It returns the
  * bytes of frames.  The user registers come from the task's pt_regs
  * (bpf_task_pt_regs, 5.15), so the walk is the same in a uprobe, a
  * tracepoint or a profile sample that interrupted the kernel.
@@ -71,13 +73,24 @@ struct {
 	__type(value, __u64);
 } unw_stats SEC(".maps");
 
-/* the frames as they are found (127 of them do not fit the 512-byte stack) */
+/* the frames as they are found (127 of them do not fit the 512-byte
+ * stack): addresses, or records of 4 words (struct bpf_stack_build_id:
+ * status BPF_STACK_BUILD_ID_IP in the first, the address in the last) */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64[UNW_MAX_FRAMES]);
+	__type(value, __u64[UNW_MAX_FRAMES * 4]);
 } unw_frames SEC(".maps");
+
+/* zeros, to clear unw_frames with (a loop of stores becomes a memset,
+ * which BPF does not have) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64[UNW_MAX_FRAMES * 4]);
+} unw_zeros SEC(".maps");
 
 /* the kernel's types, as much as the walker reads of them: libbpf moves
  * each field to where this kernel's BTF has it (CO-RE) */
@@ -145,6 +158,7 @@ struct walk {
 	__u32 tgid;
 	__u32 pid;
 	__u32 n, max;
+	__u32 records;	/* UNW_RECORDS: 4 words a frame */
 	__u32 exact;	/* ip is an exact pc (frame 0, or the frame a signal interrupted) */
 	__u32 stale;	/* unw_stale was told */
 };
@@ -279,7 +293,13 @@ static long step(__u32 i, void *ctx)
 	__u32 n = w->n;
 	if (!w->ip || w->ip >> 47 || n >= w->max || n >= UNW_MAX_FRAMES)
 		return 1;
-	w->frames[n] = w->ip;
+	if (w->records) {
+		__u64 *rec = &w->frames[n * 4];	/* one pointer: its bound stays exact */
+		rec[0] = BPF_STACK_BUILD_ID_IP;
+		rec[3] = w->ip;
+	} else {
+		w->frames[n] = w->ip;
+	}
 	w->n = n + 1;
 	/* a return address is after the call: its row is the call's */
 	__u64 pc = w->exact ? w->ip : w->ip - 1;
@@ -327,16 +347,18 @@ static long step(__u32 i, void *ctx)
 /* static: the verifier checks it with its caller's arguments (a global BPF
  * function is checked alone, and a void * argument is refused there);
  * used: clang keeps it, and LLVM's linker links it in */
-static __attribute__((used, noinline)) long sonde_unwind_user(void *buf, __u32 size, __u32 pid)
+static __attribute__((used, noinline)) long sonde_unwind_user(void *buf, __u32 size, __u32 pid,
+							       __u32 flags)
 {
 	__u32 zero = 0;
-	struct walk w = {.pid = pid, .exact = 1};
+	struct walk w = {.pid = pid, .exact = 1, .records = flags & UNW_RECORDS};
+	__u32 frame = w.records ? 32 : 8;
+	void *zeros = bpf_map_lookup_elem(&unw_zeros, &zero);
 	w.frames = bpf_map_lookup_elem(&unw_frames, &zero);
-	if (!w.frames || size > UNW_MAX_FRAMES * 8)
+	if (!w.frames || !zeros || size > UNW_MAX_FRAMES * 32)
 		return -14;	/* -EFAULT, as bpf_get_stack says it */
-	w.max = size / 8;
-	for (int i = 0; i < UNW_MAX_FRAMES; i++)
-		w.frames[i] = 0;
+	w.max = size / frame;
+	bpf_probe_read_kernel(w.frames, size, zeros);
 	count(UNW_ST_WALKS);
 	struct task_struct *task = bpf_get_current_task_btf();
 	void *kregs = (void *)bpf_task_pt_regs(task);
@@ -351,5 +373,5 @@ static __attribute__((used, noinline)) long sonde_unwind_user(void *buf, __u32 s
 		bpf_loop(UNW_MAX_FRAMES, step, &w, 0);
 	}
 	bpf_probe_read_kernel(buf, size, w.frames);
-	return (long)w.n * 8;
+	return (long)w.n * frame;
 }
