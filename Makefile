@@ -20,7 +20,7 @@ DEPS_PKGS := llvm-16-dev libbpf-dev libelf-dev flex bison libcmocka-dev \
 	bpftrace gcc g++ lld make util-linux iproute2 pkg-config systemtap-sdt-dev python3 \
 	libmicrohttpd-dev libcapstone-dev libdw-dev dwarves prometheus bpftool \
 	qemu-system-x86 busybox-static \
-	protobuf-c-compiler libprotobuf-c-dev chromium golang-go
+	protobuf-c-compiler libprotobuf-c-dev chromium golang-go clang-14 llvm-16
 
 SRCDIRS := common host lexer parser sema codegen stdlib output runtime
 LIB_SRCS := $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.c))
@@ -30,7 +30,7 @@ GEN_SRCS := $(GEN)/lexer.c $(GEN)/parser.c $(GEN)/profile.pb-c.c
 WARN    := -Wall -Wextra -Wswitch-enum -Wshadow -Wmissing-prototypes -Wwrite-strings \
 	-Wstrict-prototypes -Wno-unused-parameter \
 	-Wno-missing-field-initializers -Wno-format-truncation -Werror
-BASEFLAGS := -std=gnu11 -g -D_GNU_SOURCE -I. -I$(GEN) \
+BASEFLAGS := -std=gnu11 -g -D_GNU_SOURCE -I. -I$(GEN) -DSONDE_GEN_DIR='"$(GEN)"' \
 	$(shell $(LLVM_CONFIG) --cflags 2>/dev/null | sed 's/-D_GNU_SOURCE//')
 REL_CFLAGS  := $(BASEFLAGS) -O2 -fno-pie -ffunction-sections -fdata-sections
 # no PIE: the dynamic relocations of ~25 MB of static LLVM would be
@@ -42,7 +42,7 @@ RELLDFLAGS  := -no-pie -fuse-ld=lld -Wl,--gc-sections -Wl,--as-needed -static-li
 ASAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 ASAN_CFLAGS := $(BASEFLAGS) -O1 $(ASAN_FLAGS)
 
-LLVM_LIBS := $(shell $(LLVM_CONFIG) --link-static --libs bpf core target 2>/dev/null)
+LLVM_LIBS := $(shell $(LLVM_CONFIG) --link-static --libs bpf core target bitreader linker 2>/dev/null)
 LLVM_SYS  := $(shell $(LLVM_CONFIG) --link-static --system-libs 2>/dev/null)
 LDLIBS    := -L$(shell $(LLVM_CONFIG) --libdir 2>/dev/null) $(LLVM_LIBS) \
 	-lbpf -lelf -lprotobuf-c $(LLVM_SYS) -lz -lzstd -lpthread -lm -ldl
@@ -91,6 +91,18 @@ $(BUILD)/asan/%.o: %.c
 
 # parser/ and lexer/ sources include the bison header
 $(filter $(BUILD)/rel/parser/% $(BUILD)/asan/parser/% $(BUILD)/rel/lexer/% $(BUILD)/asan/lexer/%,$(REL_OBJS) $(ASAN_OBJS)): $(GEN)/parser.h
+
+# the user stack walker in BPF C (codegen/bpfc/, codegen/unwind.c embeds it):
+# clang to LLVM bitcode, its "Dwarf Version" module flag made sonde's
+# (behaviour Warning, 4), as LLVM's linker refuses two behaviours for one flag
+$(GEN)/unwind.bc: codegen/bpfc/unwind.bpf.c host/cfi_abi.h
+	@mkdir -p $(GEN)
+	clang-14 -target bpfel -O2 -g -I. -I/usr/include/$(shell $(CC) -dumpmachine) -Wall -Werror \
+		-emit-llvm -c -o $@.raw $<
+	llvm-dis-16 $@.raw -o - | \
+		sed 's/!{i32 7, !"Dwarf Version", i32 5}/!{i32 2, !"Dwarf Version", i32 4}/' | \
+		llvm-as-16 -o $@
+$(BUILD)/rel/codegen/unwind.o $(BUILD)/asan/codegen/unwind.o $(BUILD)/fuzz/codegen/unwind.o: $(GEN)/unwind.bc
 
 # syscall_name(): this architecture's syscall numbers, from the kernel
 # headers the build sees (linux-libc-dev), so the table is never stale

@@ -27,6 +27,7 @@
 #include "cli/cli.h"
 #include "common/settings.h"
 #include "host/host.h"
+#include "stdlib/stdlib.h"
 
 static const char *yes_no(int probe)
 {
@@ -110,6 +111,9 @@ void cli_info(FILE *out, const char *version)
 		fprintf(out, "  %s: %s (%s, Linux %s)\n", host_feature_name((enum host_feature)f),
 			feature_text((enum host_feature)f), host_feature_what((enum host_feature)f),
 			host_feature_since((enum host_feature)f));
+	fprintf(out, "  ustack unwinding: %s\n",
+		stdlib_unwind_cfi() ? "cfi (call-frame information, frame pointers where a file has none)"
+				    : "frame pointers");
 	fprintf(out, "\n");
 
 	static const struct named maps[] = {

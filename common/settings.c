@@ -42,6 +42,7 @@ static const char *const bool_words[] = {"false", "true", NULL};
 static const char *const license_words[] = {"GPL", "GPL v2", "GPL and additional rights",
 					    "Dual BSD/GPL", "Dual MIT/GPL", "Dual MPL/GPL", NULL};
 static const char *const unstable_words[] = {"warn", "enable", "error", NULL};
+static const char *const unwind_words[] = {"fp", "cfi", "auto", NULL};
 
 /* Rows name the limits as bpftrace 0.17 did, with the newest release's
  * names as aliases.  max_strlen keeps 0.17's default of 64 (the newest
@@ -95,6 +96,9 @@ static const struct setting_def defs[SET__COUNT] = {
 	[SET_UNSTABLE_ADDR] = {"UNSTABLE_ADDR", "unstable_addr", NULL, NULL, NULL, SET_UNSTABLE_WARN,
 			       0, 2, unstable_words, "warn, enable or error", false,
 			       "the address-of operator &: error refuses it"},
+	[SET_UNWIND] = {"UNWIND", "unwind", NULL, NULL, NULL, SET_UNWIND_AUTO, 0, 2, unwind_words,
+			"fp, cfi or auto", false,
+			"how ustack walks user stacks: fp (frame pointers), cfi (call-frame information), auto"},
 	[SET_FOLDED_OFFSETS] = {"FOLDED_OFFSETS", "folded_offsets", NULL, NULL, NULL, 0, 0, 1,
 				bool_words, "true or false", false,
 				"-f folded: frames with offsets (main+22) and addresses, not one a function"},

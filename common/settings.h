@@ -34,11 +34,13 @@ enum setting {
 	SET_LICENSE,		/* the programs' licence, one of the GPL-compatible words (settings_word) */
 	SET_UNSTABLE_MAP_DECL,	/* let @m = hash(N): 0 warn, 1 enable, 2 error */
 	SET_UNSTABLE_ADDR,	/* the & operator: 0 warn, 1 enable, 2 error */
+	SET_UNWIND,		/* how ustack walks: 0 fp, 1 cfi, 2 auto (cfi where the kernel can) */
 	SET_FOLDED_OFFSETS,	/* 1: -f folded writes frames as text prints them (main+22, 0x7f...) */
 	SET__COUNT,
 };
 
 enum { SET_MISSING_WARN, SET_MISSING_IGNORE, SET_MISSING_ERROR };
+enum { SET_UNWIND_FP, SET_UNWIND_CFI, SET_UNWIND_AUTO };
 enum { SET_UNSTABLE_WARN, SET_UNSTABLE_ENABLE, SET_UNSTABLE_ERROR };
 
 /* read and check every setting from the environment: 0, or -EINVAL after

@@ -68,13 +68,15 @@ static struct {
 
 #define DW_SONAME "libdw.so.1"
 
+static void *dw_handle;
+
 static int dw_load(void)
 {
 	static int state;	/* 0: not tried, 1: loaded, -1: not there */
 	if (state)
 		return state > 0 ? 0 : -ENOSYS;
 	state = -1;
-	void *h = dlopen(DW_SONAME, RTLD_NOW | RTLD_LOCAL);
+	void *h = dw_handle = dlopen(DW_SONAME, RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		return -ENOSYS;
 	void **slots[] = {
@@ -100,6 +102,11 @@ static int dw_load(void)
 			return -ENOSYS;
 	state = 1;
 	return 0;
+}
+
+void *hdw_libdw_sym(const char *name)
+{
+	return dw_load() ? NULL : dlsym(dw_handle, name);
 }
 
 /* converted DIEs by their address in the mapped debug data (unique across

@@ -331,6 +331,12 @@ static int probe_atomic_fetch(void)
 	return loaded(load(BPF_PROG_TYPE_KPROBE, p, sizeof(p) / sizeof(p[0]), NULL));
 }
 
+static int probe_task_regs(void)
+{
+	int r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_task_pt_regs, NULL);
+	return r > 0 ? 1 : r == 0 ? 0 : may_load() ? 0 : -1;
+}
+
 /* BPF_MAP_LOOKUP_AND_DELETE_BATCH on a per-CPU hash holding one entry:
  * what print(@m); clear(@m); reads a map with (runtime/maps.c), so that an
  * update landing meanwhile is kept for the next print */
@@ -375,6 +381,7 @@ static const struct host_feature_def {
 	[HF_LOOP] = {"loop", "bpf_loop", "5.17", probe_loop},
 	[HF_BIG_KEYS] = {"big_keys", "hash map keys over 512 bytes", "5.11", probe_big_keys},
 	[HF_ATOMIC_FETCH] = {"atomic_fetch", "atomic fetch-and-add (BPF_FETCH)", "5.12", probe_atomic_fetch},
+	[HF_TASK_REGS] = {"task_regs", "bpf_task_pt_regs", "5.15", probe_task_regs},
 	[HF_LOOKUP_DELETE] = {"lookup_delete", "BPF_MAP_LOOKUP_AND_DELETE_BATCH on hash maps", "5.6",
 			      probe_lookup_delete},
 };

@@ -25,6 +25,9 @@ int rs_ldcache_find(const char *name, char *out, size_t outlen);
 struct arena;
 struct hubtf;
 struct hubtf *hubtf_open(const char *path, struct arena *a);
+/* dwarf.c: a function of libdw, opened on first use (cfi.c reads call-frame
+ * information through it), or NULL when libdw is not installed */
+void *hdw_libdw_sym(const char *name);
 const struct hdw_func *hubtf_func(struct hubtf *b, const char *name);
 const struct hdw_type *hubtf_struct_named(struct hubtf *b, bool is_union, const char *name);
 

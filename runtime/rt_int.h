@@ -140,6 +140,7 @@ struct rt {
 	const struct rt_map_source *map_source;	/* maps not read from the kernel */
 	struct rt_events ev;
 	struct rt_overhead *overhead;	/* --overhead (overhead.c) */
+	struct rt_unwind *unwind;	/* the CFI stack walker's tables (unwind.c) */
 };
 
 /* base.c: CLOCK_MONOTONIC in nanoseconds, the run's one clock; the sum
@@ -203,6 +204,13 @@ struct ksyms *rt_kernel_syms(struct rt *rt);
 const struct pr_stack *rt_stack_frames(struct rt *rt, const struct type *t, const uint8_t *p);
 void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *args, size_t len);
 void rt_prime_pid(struct rt *rt, int pid);
+/* unwind.c: the CFI stack walker's tables, when the program has it: set up
+ * after load (the files known to be needed read), the files of processes
+ * it asks for read at each tick, the counts said at exit (-v) */
+void rt_unwind_start(struct rt *rt);
+void rt_unwind_tick(struct rt *rt);
+void rt_unwind_report(struct rt *rt);
+void rt_unwind_free(struct rt *rt);
 /* symbols.c: the per-pid ELF symbol cache, made on first use (NULL: no memory) */
 struct rs_symcache *rt_symcache(struct rt *rt);
 /* exited.c: stacks of processes that exit.  A pid's first stack

@@ -318,6 +318,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 
 	if (rt_events_open(&rt) || rt_overhead_start(&rt) || rt_exec_watch(&rt))
 		goto out;
+	rt_unwind_start(&rt);
 	if (o->writer->scrape)
 		rt_scrape_stats_on(&rt);
 	if (o->follow && !o->dry_run && rt_follow_start(&rt)) {
@@ -403,6 +404,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 				rt_serve_run(&rt);
 			rt_scrape_tick(&rt);
 			rt_overhead_tick(&rt);
+			rt_unwind_tick(&rt);
 		}
 	} else if (!rt.stop && !r->ends_itself) {
 		/* only BEGIN/END and no exit(): wait for Ctrl-C, as bpftrace
@@ -441,6 +443,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		o->writer->finish(o->picture);
 	rt_maps_report_full(&rt);
 	rt_stacks_report_lost(&rt);
+	rt_unwind_report(&rt);
 	rt_events_report_lost(&rt);
 	fflush(o->out);
 	rt_overhead_report(&rt);
@@ -470,6 +473,7 @@ out:
 	rt_watch_free(&rt);
 	rt_uprobe_plans_free(&rt);
 	rt_overhead_free(&rt);
+	rt_unwind_free(&rt);
 	rt_events_close(&rt);
 	bpf_object__close(rt.bpf);
 	free(rt.map_fds);

@@ -29,6 +29,7 @@ struct rt_opts {
 	int pid;		/* -p */
 	int child_pid;		/* -c: started, stopped before exec until attached */
 	int child_go_fd;	/* write a byte here to let the child exec */
+	const char *child_cmd;	/* -c's command line */
 	const struct rs_container *container;	/* --container */
 	bool follow;		/* --follow: rescan uprobe targets every second */
 	bool user_probes;	/* --user-probes: uprobes run in the targets' agents */

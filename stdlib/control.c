@@ -124,9 +124,7 @@ static LLVMValueRef lower_len(struct cg_ctx *cg, struct ast_node *n)
 		uint32_t depth = a->type.count ? a->type.count : 127;
 		LLVMBuilderRef b = cg_builder(cg);
 		LLVMValueRef buf = cg_scratch(cg, user ? "len_ustack" : "len_kstack", depth * 8);
-		LLVMValueRef args[] = {cg_ctx_arg(cg), buf, cg_const(cg, depth * 8),
-				       cg_const(cg, user ? BPF_F_USER_STACK : 0)};
-		LLVMValueRef got = cg_helper_call(cg, BPF_FUNC_get_stack, args, 4);
+		LLVMValueRef got = stdlib_read_stack(cg, user, buf, depth, false);
 		LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntSGT, got, cg_const(cg, 0), "");
 		return LLVMBuildSelect(b, ok, LLVMBuildUDiv(b, got, cg_const(cg, 8), ""), cg_const(cg, 0),
 				       "frames");

@@ -33,6 +33,14 @@
  * no frames to look at; a collision loses the newer
  * stack, which is counted the same way), and so do kernel stacks
  * everywhere (CG_KSTACK_MAP_ENTRIES, as before; see lower_stack).
+ *
+ * How a user stack is walked is `config = { unwind = fp|cfi|auto }`:
+ * bpf_get_stack follows frame pointers, which the libraries users trace
+ * are built without; cfi calls the walker of codegen/unwind.c, which
+ * applies each file's call-frame information (and frame pointers where a
+ * file has none), into the same buffer, so that everything after it (the
+ * id, symbols, every output) is the same.  auto is cfi where the kernel
+ * has what the walker needs (bpf_loop, bpf_task_pt_regs), fp elsewhere.
  */
 #include <errno.h>
 #include <string.h>
@@ -46,6 +54,21 @@
 _Static_assert(sizeof(struct bpf_stack_build_id) == CG_USTACK_FRAME, "a build-id frame's size");
 
 static const char *const modes[] = {"bpftrace", "perf", "raw"};
+
+/* the kernel feature cfi unwinding lacks, or HF__COUNT */
+static enum host_feature cfi_missing(void)
+{
+	static const enum host_feature needs[] = {HF_LOOP, HF_TASK_REGS, HF_BIG_KEYS};
+	for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++)
+		if (host_feature(needs[i]) != HF_YES)
+			return needs[i];
+	return HF__COUNT;
+}
+
+bool stdlib_unwind_cfi(void)
+{
+	return settings_int(SET_UNWIND) != SET_UNWIND_FP && cfi_missing() == HF__COUNT;
+}
 
 static void check_stack(struct sema_ctx *s, struct ast_node *n)
 {
@@ -71,6 +94,13 @@ static void check_stack(struct sema_ctx *s, struct ast_node *n)
 		a = a->next;
 	} else if (a && a->next) {
 		sema_error(s, a->loc, "%s(MODE, N): MODE is bpftrace, perf or raw", what);
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	enum host_feature lack;
+	if (user && settings_int(SET_UNWIND) == SET_UNWIND_CFI && (lack = cfi_missing()) != HF__COUNT) {
+		sema_error(s, n->loc, "ustack: config unwind = cfi needs %s (Linux %s); use unwind = auto",
+			   host_feature_what(lack), host_feature_since(lack));
 		n->type.kind = TY_ERROR;
 		return;
 	}
@@ -205,6 +235,21 @@ static LLVMValueRef stack_id_old(struct cg_ctx *cg, const char *name, uint32_t d
 	return LLVMBuildAnd(b, id, cg_const(cg, 0xffffffff), "stackid");
 }
 
+LLVMValueRef stdlib_read_stack(struct cg_ctx *cg, bool user, LLVMValueRef buf, uint32_t depth,
+			       bool build_id)
+{
+	uint32_t size = depth * (build_id ? CG_USTACK_FRAME : 8);
+	LLVMValueRef got = NULL;
+	if (user && stdlib_unwind_cfi())
+		got = cg_unwind_user(cg, buf, size, stdlib_own_ns_id(cg, true), build_id);
+	if (!got) {
+		uint64_t flags = (user ? BPF_F_USER_STACK : 0) | (build_id ? BPF_F_USER_BUILD_ID : 0);
+		LLVMValueRef args[] = {cg_ctx_arg(cg), buf, cg_const(cg, size), cg_const(cg, flags)};
+		got = cg_helper_call(cg, BPF_FUNC_get_stack, args, 4);
+	}
+	return got;
+}
+
 static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 {
 	LLVMBuilderRef b = cg_builder(cg);
@@ -224,9 +269,7 @@ static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 	LLVMValueRef map = cg_aux_map_flags(cg, name, BPF_MAP_TYPE_HASH, CG_STACK_MAP_ENTRIES, size,
 					    4, BPF_F_NO_PREALLOC);
 	LLVMValueRef buf = cg_scratch(cg, name, size);
-	LLVMValueRef args[] = {cg_ctx_arg(cg), buf, cg_const(cg, size),
-			       cg_const(cg, BPF_F_USER_STACK | BPF_F_USER_BUILD_ID)};
-	LLVMValueRef got = cg_helper_call(cg, BPF_FUNC_get_stack, args, 4);
+	LLVMValueRef got = stdlib_read_stack(cg, user, buf, depth, true);
 	/* an error (-EFAULT: no stack of that kind here, kstack in a uprobe)
 	 * is the id, as bpf_get_stackid gave it */
 	LLVMValueRef id = cg_alloca_shared(cg, 4, "sonde.stackid");

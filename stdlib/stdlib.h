@@ -27,6 +27,10 @@ const struct builtin *stdlib_find(const char *name, bool is_call);
  * (is_call) or variables by edit distance, into buf; "" when none is near */
 const char *stdlib_suggest(const char *name, bool is_call, char *buf, size_t len);
 
+/* stacks.c: does ustack walk call-frame information (config unwind, and
+ * the kernel's features), rather than frame pointers */
+bool stdlib_unwind_cfi(void);
+
 /* tables defined in the area files */
 extern const struct builtin stdlib_process[], stdlib_aggregations[], stdlib_output[],
 	stdlib_strings[], stdlib_time[], stdlib_container[], stdlib_stacks[], stdlib_symbols[],

@@ -11,6 +11,12 @@
 /* stacks.c: the first time this pid meets ustack/usym, tell userspace to
  * read its mappings while it lives (EV_PID_SEEN); pid is an i64 */
 void stdlib_note_pid(struct cg_ctx *cg, LLVMValueRef pid);
+/* stacks.c: the current task's stack (user or kernel) into buf, at most
+ * depth frames (addresses, or with build_id {status, build-id, offset}
+ * records as BPF_F_USER_BUILD_ID gives them), zeros after them, as config
+ * unwind says; its bytes of frames, or a negative error (an i64) */
+LLVMValueRef stdlib_read_stack(struct cg_ctx *cg, bool user, LLVMValueRef buf, uint32_t depth,
+			       bool build_id);
 
 /* process.c: the current task's pid (want_pid) or tid, an i64, as sonde's
  * own PID namespace sees it: bpf_get_current_pid_tgid's where sonde runs in

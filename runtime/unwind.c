@@ -1,0 +1,382 @@
+/*
+ * unwind.c - the tables the BPF stack walker reads (codegen/bpfc/unwind.bpf.c):
+ * each file's unwind rows, each process's executable mappings.
+ *
+ * Rows are built once per file (device, inode, build-id) in user space
+ * (host/cfi.c) and loaded into an array map of their own, which the
+ * walker finds by the file's index in unw_files (an array of maps: each
+ * file's array is exactly its size).  unw_known tells the walker, by the
+ * (device, inode) of the file a frame's mapping maps (the kernel's VMA,
+ * bpf_find_vma), the file's index, row count and address delta.  So
+ * there is no per-process state: a file is read once for every process
+ * that maps it, and a process's first stack unwinds as its last does.
+ * Files are read:
+ *   - before the probes attach: the files -p's process maps, the -c
+ *     command, the uprobe targets named by path, and the libc and dynamic
+ *     loader sonde itself maps (every dynamic program's, on the host);
+ *   - otherwise when the walker meets a file it does not know: it flags
+ *     the pid in unw_stale (that frame takes a frame-pointer step), and
+ *     the run loop's tick (at most 100 ms later, sooner when events
+ *     arrive) reads the files that process maps.  A scan rather than a
+ *     ring-buffer event: a flag costs one hash update, and a pid flagged a
+ *     thousand times before the tick is read once.
+ * What does not fit is counted and said at exit, never dropped silently:
+ * files past the row budget (UNW_ROW_BYTES: with the rest of the walker's
+ * maps, under 64 MB for the whole host), files past UNW_MAX_FILES.  The
+ * maps are BPF memory charged to sonde's memory cgroup (5.11+, which the
+ * walker's bpf_loop implies): RLIMIT_MEMLOCK is not involved.
+ */
+#include "runtime/rt_int.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host/cfi.h"
+#include "host/host.h"
+
+#define UNW_ROW_BYTES (40u << 20)	/* every file's rows, in BPF */
+#define BUILD_ID_MAX 64
+#define UNW_NO_FILE 0xffffffffu	/* struct ufile: no rows */
+
+struct ufile {
+	struct unw_file_key key;
+	unsigned char build_id[BUILD_ID_MAX];
+	size_t build_id_len;
+	struct unw_file val;	/* index UNW_NO_FILE: no rows */
+	const char *source;
+	char why[160];		/* why it has no rows */
+	double build_ms;
+};
+
+struct rt_unwind {
+	int files_fd, known_fd, stale_fd, stats_fd;
+	struct ufile *files;
+	int nfiles;
+	uint64_t row_bytes;
+	uint32_t next_index;
+	int over_budget, too_many;	/* what did not fit */
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int map_fd(struct rt *rt, const char *name)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(rt->bpf, name);
+	return m ? bpf_map__fd(m) : -1;
+}
+
+/* load rows into a new array map, its index in unw_files */
+static int upload(struct rt_unwind *u, struct ufile *f, const struct hcfi_rows *cfi)
+{
+	if (u->next_index >= UNW_MAX_FILES) {
+		snprintf(f->why, sizeof(f->why), "more than %d files have rows", UNW_MAX_FILES);
+		u->too_many++;
+		return -E2BIG;
+	}
+	uint64_t bytes = (uint64_t)cfi->n * sizeof(struct unw_row);
+	if (u->row_bytes + bytes > UNW_ROW_BYTES) {
+		snprintf(f->why, sizeof(f->why),
+			 "its %u rows (%.1f MB) pass the %u MB of the walker's tables", cfi->n,
+			 bytes / 1e6, UNW_ROW_BYTES >> 20);
+		u->over_budget++;
+		return -E2BIG;
+	}
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_INNER_MAP);
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unw_rows", 4, sizeof(struct unw_row), cfi->n, &o);
+	if (fd < 0) {
+		snprintf(f->why, sizeof(f->why), "cannot create its row map: %s", strerror(errno));
+		return -errno;
+	}
+	int rc = 0;
+	enum { CHUNK = 65536 };
+	uint32_t *keys = malloc(CHUNK * sizeof(*keys));
+	for (uint32_t at = 0; keys && at < cfi->n && !rc; at += CHUNK) {
+		uint32_t n = cfi->n - at < CHUNK ? cfi->n - at : CHUNK;
+		for (uint32_t i = 0; i < n; i++)
+			keys[i] = at + i;
+		LIBBPF_OPTS(bpf_map_batch_opts, bo);
+		uint32_t count = n;
+		if (bpf_map_update_batch(fd, keys, cfi->rows + at, &count, &bo))
+			rc = -errno;
+	}
+	if (!keys)
+		rc = -ENOMEM;
+	free(keys);
+	uint32_t index = u->next_index;
+	if (!rc && bpf_map_update_elem(u->files_fd, &index, &fd, BPF_ANY))
+		rc = -errno;
+	close(fd);
+	if (rc) {
+		snprintf(f->why, sizeof(f->why), "cannot load its rows: %s", strerror(-rc));
+		return rc;
+	}
+	f->val.index = u->next_index++;
+	f->val.nrows = cfi->n;
+	u->row_bytes += bytes;
+	return 0;
+}
+
+/* make the file open at fd (named path, for -v) known to the walker; fd
+ * -1: a file that cannot be opened (why), known to have no rows */
+static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_file_key key,
+		      const char *path, const char *why)
+{
+	unsigned char bid[BUILD_ID_MAX];
+	size_t blen = 0;
+	if (fd < 0 || rs_elf_build_id_fd(fd, bid, sizeof(bid), &blen))
+		blen = 0;
+	struct ufile *f = NULL;
+	for (int i = 0; i < u->nfiles && !f; i++)
+		if (u->files[i].key.dev == key.dev && u->files[i].key.ino == key.ino)
+			f = &u->files[i];
+	/* the same inode with another build-id: a file replaced in place */
+	if (f && f->build_id_len == blen && !memcmp(f->build_id, bid, blen))
+		return;
+	if (!f) {
+		struct ufile *nf = realloc(u->files, (size_t)(u->nfiles + 1) * sizeof(*nf));
+		if (!nf)
+			return;
+		u->files = nf;
+		f = &u->files[u->nfiles++];
+	}
+	memset(f, 0, sizeof(*f));
+	f->key = key;
+	memcpy(f->build_id, bid, blen);
+	f->build_id_len = blen;
+	f->val.index = UNW_NO_FILE;
+	struct hcfi_rows cfi;
+	double t0 = now_ms();
+	int64_t delta = 0;
+	int rc = -EBADF;
+	memset(&cfi, 0, sizeof(cfi));
+	if (fd < 0)
+		snprintf(f->why, sizeof(f->why), "%s", why);
+	else
+		rc = hcfi_build(fd, &cfi, f->why, sizeof(f->why));
+	if (!rc && hcfi_exec_delta(&cfi, &delta)) {
+		snprintf(f->why, sizeof(f->why), "no executable segment");
+		rc = -ENOENT;
+	}
+	f->val.delta = delta;
+	if (!rc)
+		upload(u, f, &cfi);
+	f->source = cfi.source;
+	hcfi_free(&cfi);
+	f->build_ms = now_ms() - t0;
+	/* known with no rows too: its frames take frame-pointer steps, and
+	 * the walker does not ask for it again */
+	struct unw_file val = f->val;
+	if (val.index == UNW_NO_FILE)
+		val = (struct unw_file){.index = 0, .nrows = 0};
+	if (bpf_map_update_elem(u->known_fd, &f->key, &val, BPF_ANY) && !u->too_many++)
+		diag_warnf("the stack walker knows %d files, its most: frames in %s and later files "
+			   "are walked with frame pointers\n", UNW_MAX_KNOWN, path);
+	if (rt->o->verbose)
+		fprintf(stderr, "sonde: unwind rows of %s: %s%s (%u rows, %.1f ms)\n", path,
+			f->val.index == UNW_NO_FILE ? "none, frame pointers: " : f->source,
+			f->val.index == UNW_NO_FILE ? f->why : "", f->val.nrows, f->build_ms);
+}
+
+static bool known(struct rt_unwind *u, uint64_t dev, uint64_t ino)
+{
+	for (int i = 0; i < u->nfiles; i++)
+		if (u->files[i].key.dev == dev && u->files[i].key.ino == ino)
+			return true;
+	return false;
+}
+
+/* the files pid maps executable; with only set, those whose path has it */
+static void read_pid(struct rt *rt, int pid, const char *only)
+{
+	struct rt_unwind *u = rt->unwind;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	FILE *fp = fopen(path, "re");
+	struct rs_mapping *m = malloc(sizeof(*m));
+	char *line = NULL;
+	size_t cap = 0;
+	while (fp && m && getline(&line, &cap, fp) > 0) {
+		if (rs_maps_parse_line(line, m) || !rs_mapping_is_exec_file(m) || m->path[0] != '/' ||
+		    (only && !strstr(m->path, only)))
+			continue;
+		/* the kernel's dev_t, as the walker reads it from the inode */
+		struct unw_file_key key = {((uint64_t)m->dev_major << 20) | m->dev_minor, m->inode};
+		char err[256];
+		/* a known file too: its build-id tells one rewritten in place */
+		int fd = rs_open_mapping(pid, m, 0, err, sizeof(err));
+		read_file(rt, u, fd, key, m->path, err);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (fp)
+		fclose(fp);
+	free(line);
+	free(m);
+}
+
+/* a file by its path (uprobe targets, the -c command) */
+static void read_path(struct rt *rt, const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
+		struct unw_file_key key = {((uint64_t)major(st.st_dev) << 20) | minor(st.st_dev),
+					   st.st_ino};
+		if (!known(rt->unwind, key.dev, key.ino))
+			read_file(rt, rt->unwind, fd, key, path, NULL);
+	}
+	close(fd);
+}
+
+/* a program (cmd, or its first word: the -c command), a path, or found in
+ * PATH as execvp does; a library's short name (libc)
+ * is none of these, and its file was read with sonde's own */
+static void read_program(struct rt *rt, const char *cmd, bool first_word)
+{
+	char word[RS_PATH_MAX], path[RS_PATH_MAX];
+	size_t n = first_word ? strcspn(cmd, " \t") : strlen(cmd);
+	if (!n || n >= sizeof(word))
+		return;
+	memcpy(word, cmd, n);
+	word[n] = '\0';
+	if (strchr(word, '/')) {
+		read_path(rt, word);
+		return;
+	}
+	const char *env = getenv("PATH");
+	for (const char *p = env ? env : "/usr/bin:/bin"; *p;) {
+		size_t len = strcspn(p, ":");
+		snprintf(path, sizeof(path), "%.*s/%s", (int)len, p, word);
+		if (!access(path, X_OK)) {
+			read_path(rt, path);
+			return;
+		}
+		p += len + (p[len] == ':');
+	}
+}
+
+/* the vDSO: no file backs it, and one kernel maps one image (per ABI) in
+ * every process, so sonde's own gives the rows */
+static void read_vdso(struct rt *rt)
+{
+	uint64_t start, end;
+	if (rs_vdso_mapping(getpid(), &start, &end))
+		return;
+	int fd = memfd_create("sonde-vdso-cfi", MFD_CLOEXEC);
+	if (fd < 0)
+		return;
+	bool ok = write(fd, (const void *)(uintptr_t)start, end - start) == (ssize_t)(end - start) &&
+		  lseek(fd, 0, SEEK_SET) == 0;
+	struct unw_file_key key = {UNW_VDSO_DEV, UNW_VDSO_INO};
+	read_file(rt, rt->unwind, ok ? fd : -1, key, "[vdso]", "cannot copy sonde's own vDSO");
+	close(fd);
+}
+
+void rt_unwind_start(struct rt *rt)
+{
+	int files = map_fd(rt, UNW_FILES_MAP);
+	if (files < 0)
+		return;	/* no ustack walks with CFI */
+	struct rt_unwind *u = calloc(1, sizeof(*u));
+	if (!u)
+		return;
+	u->files_fd = files;
+	u->known_fd = map_fd(rt, UNW_KNOWN_MAP);
+	u->stale_fd = map_fd(rt, UNW_STALE_MAP);
+	u->stats_fd = map_fd(rt, UNW_STATS_MAP);
+	rt->unwind = u;
+	read_vdso(rt);
+	read_pid(rt, getpid(), "/libc.so");
+	read_pid(rt, getpid(), "/ld-linux");
+	if (rt->o->pid > 0)
+		read_pid(rt, rt->o->pid, NULL);
+	if (rt->o->child_cmd)
+		read_program(rt, rt->o->child_cmd, true);
+	for (int i = 0; i < rt->r->nprobes; i++)
+		for (int j = 0; j < rt->r->probes[i].nattach; j++) {
+			const struct sema_attach *at = &rt->r->probes[i].attach[j];
+			if ((at->type == PT_UPROBE || at->type == PT_URETPROBE) && at->target)
+				read_program(rt, at->target, false);
+		}
+}
+
+void rt_unwind_tick(struct rt *rt)
+{
+	struct rt_unwind *u = rt->unwind;
+	if (!u)
+		return;
+	uint32_t key, next;
+	uint32_t pids[256];
+	int n = 0;
+	/* collect first: deleting while walking the keys restarts the walk */
+	for (int rc = bpf_map_get_next_key(u->stale_fd, NULL, &next); !rc && n < 256;
+	     rc = bpf_map_get_next_key(u->stale_fd, &key, &next)) {
+		pids[n++] = next;
+		key = next;
+	}
+	for (int i = 0; i < n; i++) {
+		bpf_map_delete_elem(u->stale_fd, &pids[i]);
+		read_pid(rt, (int)pids[i], NULL);
+	}
+}
+
+void rt_unwind_report(struct rt *rt)
+{
+	struct rt_unwind *u = rt->unwind;
+	if (!u)
+		return;
+	if (u->over_budget)
+		diag_warnf("%d file%s had more unwind rows than the walker's %u MB hold: their frames "
+			   "were walked with frame pointers (-v names them)\n",
+			   u->over_budget, u->over_budget > 1 ? "s" : "", UNW_ROW_BYTES >> 20);
+	if (!rt->o->verbose)
+		return;
+	uint64_t total[UNW_ST__COUNT] = {0};
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*vals)) : NULL;
+	for (uint32_t k = 0; vals && k < UNW_ST__COUNT; k++)
+		if (!bpf_map_lookup_elem(u->stats_fd, &k, vals))
+			for (int c = 0; c < ncpu; c++)
+				total[k] += vals[c];
+	free(vals);
+	int with = 0;
+	for (int i = 0; i < u->nfiles; i++)
+		with += u->files[i].val.index != UNW_NO_FILE;
+	fprintf(stderr,
+		"sonde: unwind: %" PRIu64 " stacks walked; frames: %" PRIu64 " from CFI, %" PRIu64
+		" from frame pointers, %" PRIu64 " in files not read yet, %" PRIu64
+		" outside files, %" PRIu64 " without their mapping; %" PRIu64
+		" walks ended on a bad read; %d files read (%d with rows, %.1f MB)\n",
+		total[UNW_ST_WALKS], total[UNW_ST_CFI], total[UNW_ST_FP], total[UNW_ST_UNKNOWN],
+		total[UNW_ST_ANON], total[UNW_ST_NOVMA], total[UNW_ST_ENDED], u->nfiles, with,
+		u->row_bytes / 1e6);
+}
+
+void rt_unwind_free(struct rt *rt)
+{
+	struct rt_unwind *u = rt->unwind;
+	if (!u)
+		return;
+	free(u->files);
+	free(u);
+	rt->unwind = NULL;
+}
