@@ -113,6 +113,9 @@ const char *vf_frame_line(struct arena *a, const struct vf_frame *f, enum vf_sta
 	switch (mode) {
 	case VF_STACK_BPFTRACE:
 		break;
+	case VF_STACK_PYTHON:
+		return arena_printf(a, "%s (%s:%" PRIu64 ")", f->sym ? f->sym : "[unknown]",
+				    f->module ? f->module : "[unknown]", f->off);
 	case VF_STACK_PERF:
 		if (user)
 			return arena_printf(a, "%" PRIx64 " %s (%s)", f->addr, sym,

@@ -293,7 +293,7 @@ static int handle(struct rt *rt, void *data, size_t size)
 	 * bpftrace (the other CPUs run on until the detach); what was queued
 	 * before it did print.  Symbols of a new pid are still learnt, for
 	 * the stacks the exit-time maps print. */
-	if (rt->ev.exited && kind != EV_PID_SEEN)
+	if (rt->ev.exited && kind != EV_PID_SEEN && kind != EV_PY_SCAN)
 		return 0;
 	switch ((enum event_kind)kind) {
 	case EV_SYSTEM:
@@ -357,6 +357,14 @@ static int handle(struct rt *rt, void *data, size_t size)
 		if (size >= 16) {
 			memcpy(&pid, args, 8);
 			rt_prime_pid(rt, (int)pid);
+		}
+		break;
+	}
+	case EV_PY_SCAN: {
+		uint64_t pid;
+		if (size >= 16) {
+			memcpy(&pid, args, 8);
+			rt_py_scan(rt, (int)pid);
 		}
 		break;
 	}

@@ -96,6 +96,7 @@ struct rt {
 	bool render_in_key;	/* stacks in map keys indent 4 columns, else 8 */
 	bool render_newest;	/* inside a value 0.17 cannot make (render.c) */
 	struct rt_stacks *stack_index;	/* stack id -> frames, read from the stack maps (symbols.c) */
+	struct rt_py *py;	/* pystack's processes (pystack.c) */
 	/* one reading of CLOCK_REALTIME and CLOCK_MONOTONIC for every
 	 * strftime() of the run, so two timestamps print exactly their
 	 * difference apart (bpftrace's strftime_microsecond_extension) */
@@ -171,6 +172,17 @@ struct ksyms *rt_kernel_syms(struct rt *rt);
 const struct pr_stack *rt_stack_frames(struct rt *rt, const struct type *t, const uint8_t *p);
 void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *args, size_t len);
 void rt_prime_pid(struct rt *rt, int pid);
+/* pystack.c: scan the -p process before the probes run; scan pid (EV_PY_SCAN:
+ * its interpreter, its threads into the BPF maps); the frames of a pystack
+ * key {pid, (code, instr) x depth} (count); name pid's recorded frames
+ * while it lives; forget pid; free everything */
+void rt_py_start(struct rt *rt);
+void rt_py_scan(struct rt *rt, int pid);
+struct vf_frame;
+int rt_py_frames(struct rt *rt, const uint64_t *words, uint32_t depth, struct vf_frame *f);
+void rt_py_harvest(struct rt *rt, int pid);
+void rt_py_forget(struct rt *rt, int pid);
+void rt_py_free(struct rt *rt);
 /* the -c child: trace it to read its mappings as it exits (only when the
  * script symbolizes user addresses); waitpid(child, status, block ? 0 :
  * WNOHANG) that handles the tracing stops itself */

@@ -32,6 +32,7 @@
 
 #define STACK_MAX 127
 #define STACK_DEPTH_MAX 1024
+#define STACK_KEY_MAX (1 + 2 * STACK_MAX)	/* words of a pystack key (stdlib/python.c) */
 
 static struct rs_symcache *symcache(struct rt *rt)
 {
@@ -155,7 +156,7 @@ static int table_add(struct stack_table *st, uint32_t id, const uint64_t *frames
 /* add the map's stacks not yet in the index (ids are never reused) */
 static void table_scan(struct stack_table *st)
 {
-	uint64_t key[STACK_MAX], next[STACK_MAX];
+	uint64_t key[STACK_KEY_MAX], next[STACK_KEY_MAX];
 	uint32_t id;
 	void *prev = NULL;
 	while (!bpf_map_get_next_key(st->fd, prev, next)) {
@@ -242,6 +243,11 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 	int32_t id = (int32_t)(uint32_t)v;
 	int pid = (int)(v >> 32);
 	uint32_t depth = t->count ? t->count : STACK_MAX;
+	if (t->stack_mode == STACK_MODE_PYTHON) {	/* {pid, (code, instr) x depth} */
+		const uint64_t *w = id < 0 || depth > STACK_MAX ? NULL
+								: stack_ips(rt, 'p', 1 + 2 * depth, (uint32_t)id);
+		return w ? rt_py_frames(rt, w, depth, f) : 0;
+	}
 	/* < 0: no stack of that kind here (-EFAULT: kstack in a uprobe), or
 	 * one the full map had no room for (counted: rt_stacks_report_lost) */
 	const uint64_t *ips = id < 0 || depth > STACK_MAX ? NULL
@@ -282,10 +288,17 @@ const struct pr_stack *rt_stack_frames(struct rt *rt, const struct type *t, cons
 	struct vf_frame f[STACK_DEPTH_MAX];
 	int n = stack_frames(rt, t, v, f);
 	bool user = t->kind == TY_USTACK;
+	bool py = t->stack_mode == STACK_MODE_PYTHON;
 	struct pr_stack *s = arena_new_obj(rt->a, struct pr_stack);
 	struct pr_frame *pf = arena_new_array(rt->a, struct pr_frame, n ? n : 1);
 	for (int i = 0; i < n; i++)
-		pf[i] = (struct pr_frame){
+		pf[i] = py ? (struct pr_frame){
+			.line = vf_frame_line(rt->a, &f[i], VF_STACK_PYTHON, true),
+			.func = arena_printf(rt->a, "%s (%s)", f[i].sym ? f[i].sym : "[unknown]",
+					     f[i].module ? f[i].module : "[unknown]"),
+			.module = f[i].module, .addr = f[i].addr,
+			.pyname = f[i].sym ? f[i].sym : "[unknown]", .lineno = (uint32_t)f[i].off,
+		} : (struct pr_frame){
 			.line = vf_frame_line(rt->a, &f[i], (enum vf_stack_mode)t->stack_mode, user),
 			.func = f[i].sym ? arena_strdup(rt->a, f[i].sym)
 					 : arena_printf(rt->a, "0x%" PRIx64, f[i].addr),
@@ -373,6 +386,7 @@ void rt_prime_pid(struct rt *rt, int pid)
 	struct prime_ctx p = {.c = symcache(rt), .pid = pid};
 	if (p.c && pid > 0)
 		rs_maps_each(pid, prime_one, &p);
+	rt_py_harvest(rt, pid);
 }
 
 /* ---- the -c child --------------------------------------------------------- */

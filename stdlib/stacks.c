@@ -83,9 +83,7 @@ static void check_stack(struct sema_ctx *s, struct ast_node *n)
 	n->type = t;
 }
 
-/* the u32 id of the stack in buf (its frames, zero padded) in the map;
- * stored to id (4 bytes) */
-static void stack_id(struct cg_ctx *cg, LLVMValueRef map, LLVMValueRef buf, LLVMValueRef id)
+void stdlib_stack_id(struct cg_ctx *cg, LLVMValueRef map, LLVMValueRef buf, LLVMValueRef id)
 {
 	LLVMBuilderRef b = cg_builder(cg);
 	LLVMTypeRef i32 = cg_i32(cg);
@@ -184,7 +182,7 @@ static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 	LLVMBuildStore(b, LLVMBuildTrunc(b, got, cg_i32(cg), ""), id);
 	LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntSGE, got, cg_const(cg, 0), "");
 	struct cg_if f = cg_begin_if(cg, ok, "stack_read");
-	stack_id(cg, map, buf, id);
+	stdlib_stack_id(cg, map, buf, id);
 	cg_end_if(cg, &f);
 	LLVMValueRef v = LLVMBuildZExt(b, LLVMBuildLoad2(b, cg_i32(cg), id, ""), cg_i64(cg), "stackid");
 	return stack_pid(cg, v, user);

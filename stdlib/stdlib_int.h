@@ -12,6 +12,11 @@
  * read its mappings while it lives (EV_PID_SEEN); pid is an i64 */
 void stdlib_note_pid(struct cg_ctx *cg, LLVMValueRef pid);
 
+/* stacks.c: the u32 id of the stack in buf (the map's key, zero padded)
+ * in the stack map `map` (frames -> id, a new stack takes its CPU's next
+ * number); stored to id (4 bytes) */
+void stdlib_stack_id(struct cg_ctx *cg, LLVMValueRef map, LLVMValueRef buf, LLVMValueRef id);
+
 /* process.c: the current task's pid (want_pid) or tid, an i64, as sonde's
  * own PID namespace sees it: bpf_get_current_pid_tgid's where sonde runs in
  * the initial namespace, else bpf_get_ns_current_pid_tgid's (Linux 5.7; 0

@@ -1,0 +1,194 @@
+/*
+ * pystack.c - the user-space half of pystack (stdlib/python.c).
+ *
+ * Before the probes' first events (rt_py_start: the -p process) and when
+ * BPF asks (EV_PY_SCAN: a pid it has not met, or a thread of a Python pid
+ * missing from py_threads, at most once a second per pid), a process is
+ * scanned: its interpreter is found and its layout written to py_procs
+ * (host/python.c), and each thread state of each interpreter to
+ * py_threads under the thread's id.  A process that is not Python gets
+ * ok = 0 there, so BPF stops asking; an interpreter sonde cannot read gets
+ * the same and one warning naming the pid, the file and why.  When a stack
+ * prints, each (code object, instruction) is named through the process's
+ * cache of code objects (py_proc_frame); a process that exited keeps what
+ * was read while it lived.  A -c child is held at its exit (symbols.c's
+ * ptrace hold), and rt_py_harvest names every frame recorded for it then.
+ * The per-process state sits behind rt_py_forget(pid), for a cache of
+ * exited processes.
+ */
+#include "runtime/rt_int.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/python.h"
+#include "output/output.h"
+
+struct py_pid {
+	int pid;
+	struct py_proc *p;	/* NULL: not Python, or unreadable */
+};
+
+struct rt_py {
+	int procs_fd, threads_fd;
+	struct py_pid *pids;
+	size_t n, cap;
+};
+
+static struct rt_py *state(struct rt *rt)
+{
+	if (rt->py)
+		return rt->py;
+	int pfd = bpf_object__find_map_fd_by_name(rt->bpf, "py_procs");
+	int tfd = bpf_object__find_map_fd_by_name(rt->bpf, "py_threads");
+	if (pfd < 0 || tfd < 0 || !(rt->py = calloc(1, sizeof(*rt->py))))
+		return NULL;
+	rt->py->procs_fd = pfd;
+	rt->py->threads_fd = tfd;
+	return rt->py;
+}
+
+static struct py_pid *find(struct rt_py *s, int pid)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->pids[i].pid == pid)
+			return &s->pids[i];
+	return NULL;
+}
+
+struct thread_ctx {
+	int fd;
+	int n;
+};
+
+static int put_thread(int tid, uint64_t tstate, void *vctx)
+{
+	struct thread_ctx *c = vctx;
+	uint64_t key = (uint64_t)tid;
+	if (tid > 0 && !bpf_map_update_elem(c->fd, &key, &tstate, BPF_ANY))
+		c->n++;
+	return 0;
+}
+
+void rt_py_scan(struct rt *rt, int pid)
+{
+	struct rt_py *s = state(rt);
+	if (!s || pid <= 0)
+		return;
+	struct py_pid *e = find(s, pid);
+	if (!e) {
+		if (s->n == s->cap) {
+			size_t cap = s->cap ? s->cap * 2 : 16;
+			struct py_pid *np = realloc(s->pids, cap * sizeof(*np));
+			if (!np)
+				return;
+			s->pids = np;
+			s->cap = cap;
+		}
+		e = &s->pids[s->n++];
+		*e = (struct py_pid){.pid = pid};
+		char err[512];
+		struct py_bpf_offs o = {0};
+		int rc = py_proc_open(pid, &e->p, err, sizeof(err));
+		if (rc && rc != -ENOENT && rc != -ESRCH)
+			diag_warnf("pid %d: cannot read its Python stacks: %s; its pystack is empty\n", pid,
+				   err);
+		if (!rc) {
+			py_bpf_offsets(py_proc_offsets(e->p), &o);
+			if (rt->o->verbose)
+				fprintf(stderr, "sonde: pid %d runs CPython 3.%d (%s)\n", pid,
+					py_proc_minor(e->p), py_proc_file(e->p));
+		}
+		uint64_t key = (uint64_t)pid;
+		bpf_map_update_elem(s->procs_fd, &key, &o, BPF_ANY);
+	}
+	if (!e->p)
+		return;
+	struct thread_ctx c = {.fd = s->threads_fd};
+	py_proc_threads(e->p, put_thread, &c);
+}
+
+void rt_py_start(struct rt *rt)
+{
+	if (rt->o->pid > 0 && state(rt))
+		rt_py_scan(rt, rt->o->pid);
+}
+
+int rt_py_frames(struct rt *rt, const uint64_t *words, uint32_t depth, struct vf_frame *f)
+{
+	struct rt_py *s = state(rt);
+	struct py_pid *e = s ? find(s, (int)words[0]) : NULL;
+	if (!e || !e->p)
+		return 0;
+	int n = 0;
+	for (uint32_t i = 0; i < depth; i++) {
+		uint64_t code = words[1 + 2 * i], instr = words[2 + 2 * i];
+		if (!code)
+			break;
+		if (code & 1)	/* a C shim frame (stdlib/python.c) */
+			continue;
+		struct py_frame pf;
+		if (py_proc_frame(e->p, code, instr, &pf))
+			f[n] = (struct vf_frame){.addr = code, .sym = NULL, .off = 0};
+		else
+			f[n] = (struct vf_frame){.addr = code, .sym = arena_strdup(rt->a, pf.name),
+						 .module = arena_strdup(rt->a, pf.file),
+						 .off = (uint64_t)(pf.line > 0 ? pf.line : 0)};
+		n++;
+	}
+	return n;
+}
+
+/* name every frame recorded for pid while it can still be read */
+void rt_py_harvest(struct rt *rt, int pid)
+{
+	struct rt_py *s = state(rt);
+	struct py_pid *e = s ? find(s, pid) : NULL;
+	if (!e || !e->p)
+		return;
+	struct bpf_map *m;
+	bpf_object__for_each_map(m, rt->bpf) {
+		const char *name = bpf_map__name(m);
+		if (strncmp(name, "pstk_", 5))
+			continue;
+		uint32_t words = bpf_map__key_size(m) / 8;
+		int fd = bpf_map__fd(m);
+		uint64_t *key = calloc(2 * words, 8), *next = key + words;
+		void *prev = NULL;
+		while (key && !bpf_map_get_next_key(fd, prev, next)) {
+			memcpy(key, next, words * 8);
+			prev = key;
+			if ((int)key[0] != pid)
+				continue;
+			struct py_frame pf;
+			for (uint32_t i = 0; 2 + 2 * i < words && key[1 + 2 * i]; i++)
+				if (!(key[1 + 2 * i] & 1))
+					py_proc_frame(e->p, key[1 + 2 * i], key[2 + 2 * i], &pf);
+		}
+		free(key);
+	}
+}
+
+void rt_py_forget(struct rt *rt, int pid)
+{
+	struct rt_py *s = rt->py;
+	struct py_pid *e = s ? find(s, pid) : NULL;
+	if (!e)
+		return;
+	py_proc_free(e->p);
+	*e = s->pids[--s->n];
+}
+
+void rt_py_free(struct rt *rt)
+{
+	if (!rt->py)
+		return;
+	for (size_t i = 0; i < rt->py->n; i++)
+		py_proc_free(rt->py->pids[i].p);
+	free(rt->py->pids);
+	free(rt->py);
+	rt->py = NULL;
+}

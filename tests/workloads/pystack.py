@@ -1,0 +1,60 @@
+# pystack.py - known Python stacks for tests/e2e/t_pystack.sh: each
+# function calls os.getppid() a known number of times, from known chains.
+# Reads one line (the go) from stdin, makes its calls, prints "done", then
+# waits for stdin to close before it exits, so its memory can still be
+# read when sonde prints.  With "thread": the calls of b() run again in a
+# thread started after the go.
+import os
+import sys
+import threading
+
+
+def b():
+    os.getppid()
+
+
+def a():
+    for _ in range(3):
+        b()
+
+
+def c():
+    for _ in range(5):
+        os.getppid()
+
+
+class K:
+    def method(self):
+        os.getppid()
+
+
+def gen():
+    for _ in range(2):
+        os.getppid()
+        yield 1
+
+
+def key(x):
+    os.getppid()
+    return x
+
+
+def main():
+    print("ready", flush=True)
+    sys.stdin.readline()
+    a()
+    c()
+    K().method()
+    list(gen())
+    f = lambda: os.getppid()
+    f()
+    sorted([3, 1, 2, 4], key=key)
+    if "thread" in sys.argv[1:]:
+        t = threading.Thread(target=a, name="late")
+        t.start()
+        t.join()
+    print("done", flush=True)
+    sys.stdin.read()
+
+
+main()
