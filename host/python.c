@@ -77,7 +77,7 @@ enum {
 	DO_FR_PREVIOUS = 29, DO_FR_EXECUTABLE = 30, DO_FR_INSTR_PTR = 31, DO_FR_OWNER = 33,
 	DO_CO_FILENAME = 35, DO_CO_NAME = 36, DO_CO_QUALNAME = 37, DO_CO_LINETABLE = 38,
 	DO_CO_FIRSTLINENO = 39, DO_CO_ADAPTIVE = 43,
-	DO_UNI_ASCII_SIZE = 74, DO_WORDS = 75,
+	DO_UNI_ASCII_SIZE = 70, DO_WORDS = 73,
 };
 
 int py_debug_offsets(const uint8_t *raw, size_t len, struct py_offsets *out, char *err,

@@ -45,7 +45,7 @@ const struct py_offsets *py_table(int minor);
  * len of them): 0, or -EINVAL with a reason (cookie, version) in err. */
 int py_debug_offsets(const uint8_t *raw, size_t len, struct py_offsets *out, char *err,
 		     size_t errlen);
-#define PY_DEBUG_OFFSETS_SIZE 512	/* bytes of _PyRuntime that hold them (3.13: 440) */
+#define PY_DEBUG_OFFSETS_SIZE 640	/* bytes of _PyRuntime read for them (3.13: 584) */
 
 /* What the BPF walker reads for one process: the value of the map
  * "py_procs" (key: the pid, 8 bytes), laid out as 8-byte words. */
