@@ -2,11 +2,13 @@
 # function calls os.getppid() a known number of times, from known chains.
 # Reads one line (the go) from stdin, makes its calls, prints "done", then
 # waits for stdin to close before it exits, so its memory can still be
-# read when sonde prints.  With "thread": the calls of b() run again in a
-# thread started after the go.
+# read when sonde prints.  With "late STOPFILE": then a thread started
+# after the go calls os.getppid() from late_work() until STOPFILE exists,
+# and prints "late N", its number of calls.
 import os
 import sys
 import threading
+import time
 
 
 def b():
@@ -39,6 +41,15 @@ def key(x):
     return x
 
 
+def late_work(stop):
+    n = 0
+    while not os.path.exists(stop):
+        os.getppid()
+        n += 1
+        time.sleep(0.002)
+    print("late", n, flush=True)
+
+
 def main():
     print("ready", flush=True)
     sys.stdin.readline()
@@ -49,8 +60,8 @@ def main():
     f = lambda: os.getppid()
     f()
     sorted([3, 1, 2, 4], key=key)
-    if "thread" in sys.argv[1:]:
-        t = threading.Thread(target=a, name="late")
+    if sys.argv[1:2] == ["late"]:
+        t = threading.Thread(target=late_work, args=(sys.argv[2],))
         t.start()
         t.join()
     print("done", flush=True)
