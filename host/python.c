@@ -151,6 +151,7 @@ void py_bpf_offsets(const struct py_offsets *o, struct py_bpf_offs *out)
 		.fr_owner = o->fr_owner == PY_NONE ? o->fr_code : o->fr_owner,
 		.owner_skip = o->owner_cstack == PY_NONE ? ~0ull : o->owner_cstack,
 		.read = (end + 7) & ~7u,
+		.instr_mask = o->minor <= 10 ? 0xffffffffull : ~0ull,
 	};
 }
 
@@ -682,3 +683,4 @@ int py_proc_frame(struct py_proc *p, uint64_t code, uint64_t instr, struct py_fr
 						  : e->firstlineno};
 	return 0;
 }
+_Static_assert(sizeof(struct py_bpf_offs) == PY_BPF_OFFS_SIZE, "py_procs value size");

@@ -56,9 +56,10 @@ struct py_bpf_offs {
 	uint64_t fr_prev, fr_code, fr_instr, fr_owner;	/* < PY_FRAME_READ - 8 */
 	uint64_t owner_skip;	/* owner byte of shim frames, ~0 none */
 	uint64_t read;		/* bytes of a frame read at once, <= PY_FRAME_READ */
+	uint64_t instr_mask;	/* of the instruction word: f_lasti is an int before 3.11 */
 };
 #define PY_FRAME_READ 128
-#define PY_BPF_OFFS_SIZE 72
+#define PY_BPF_OFFS_SIZE 80
 void py_bpf_offsets(const struct py_offsets *o, struct py_bpf_offs *out);
 
 /* ---- a process --------------------------------------------------------- */

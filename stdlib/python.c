@@ -113,7 +113,7 @@ static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValu
 		 uint32_t depth)
 {
 	LLVMBuilderRef b = cg_builder(cg);
-	enum { OK, TS_FRAME, CFRAME, PREV, CODE, INSTR, OWNER, SKIP, READ };
+	enum { OK, TS_FRAME, CFRAME, PREV, CODE, INSTR, OWNER, SKIP, READ, INSTR_MASK };
 	LLVMValueRef frame = cg_alloca_shared(cg, 8, "sonde.pyframe");
 	LLVMValueRef idx = cg_alloca_shared(cg, 8, "sonde.pyidx");
 	cg_store_i64(cg, cg_const(cg, 0), frame);
@@ -153,7 +153,8 @@ static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValu
 	LLVMValueRef shim = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntEQ, owner, field(cg, offs, SKIP), ""),
 					  cg_i64(cg), "");
 	cg_store_i64(cg, LLVMBuildOr(b, code, shim, ""), dst);
-	cg_store_i64(cg, chunk_word(cg, chunk, field(cg, offs, INSTR), false), cg_gep(cg, dst, 8));
+	cg_store_i64(cg, LLVMBuildAnd(b, chunk_word(cg, chunk, field(cg, offs, INSTR), false),
+				      field(cg, offs, INSTR_MASK), ""), cg_gep(cg, dst, 8));
 	cg_store_i64(cg, chunk_word(cg, chunk, field(cg, offs, PREV), false), frame);
 	cg_end_if(cg, &r);
 	cg_store_i64(cg, LLVMBuildAdd(b, i, cg_const(cg, 1), ""), idx);
@@ -170,7 +171,6 @@ static LLVMValueRef lower_pystack(struct cg_ctx *cg, struct ast_node *n)
 	snprintf(name, sizeof(name), CG_STACK_MAP_FMT, 'p', words);
 	LLVMValueRef pid = stdlib_own_ns_id(cg, true);
 	LLVMValueRef tid = stdlib_own_ns_id(cg, false);
-	stdlib_note_pid(cg, pid);
 	LLVMValueRef procs = cg_aux_map(cg, "py_procs", BPF_MAP_TYPE_HASH, 16384, 8, PY_BPF_OFFS_SIZE);
 	LLVMValueRef threads = cg_aux_map(cg, "py_threads", BPF_MAP_TYPE_HASH, 65536, 8, 8);
 	LLVMValueRef buf = cg_scratch(cg, name, words * 8);
@@ -183,6 +183,10 @@ static LLVMValueRef lower_pystack(struct cg_ctx *cg, struct ast_node *n)
 	LLVMValueRef offs = LLVMBuildIntToPtr(b, cg_helper_call(cg, BPF_FUNC_map_lookup_elem, look, 2),
 					      cg_ptr(cg), "");
 	struct cg_if unk = cg_begin_if(cg, LLVMBuildIsNull(b, offs, ""), "py_unknown_pid");
+	/* a pid met for the first time: a -c child is then held at its exit
+	 * (pids_seen), so that its frames are named while it can be read
+	 * (runtime/pystack.c); here, not on every event: an LRU update costs */
+	stdlib_note_pid(cg, pid);
 	ask_scan(cg, pidkey, pid);
 	cg_end_if(cg, &unk);
 	struct cg_if py = cg_begin_if(cg, LLVMBuildIsNotNull(b, offs, ""), "py_pid");

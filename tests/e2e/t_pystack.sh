@@ -25,9 +25,16 @@ py_start() {
 	exec 7> "$PD/go"
 	wait_for "$PD/wl.out" '^ready' 60
 }
-# py_stop: sonde ($sp) prints while the workload lives, then the workload ends
+# py_stop: sonde ($sp) prints while the workload lives, then the workload
+# ends; a sonde still there after 120 s is killed (the check then fails)
 py_stop() {
+	local i
 	kill -INT "$sp"
+	for ((i = 0; i < 1200; i++)); do
+		kill -0 "$sp" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$sp" 2>/dev/null && echo "    sonde did not end on SIGINT: killed"
 	wait "$sp"
 	exec 7>&-
 	wait "$wp"
