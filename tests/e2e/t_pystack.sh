@@ -44,12 +44,12 @@ py_stop() {
 expected() {
 	local m=K.method l='main.<locals>.<lambda>'
 	if [ "$1" -lt 11 ]; then m=method; l='<lambda>'; fi
-	local first="$m (W:30)
-    main (W:58)
-    <module> (W:71)
-]: 1" second="$l (W:60)
-    main (W:61)
-    <module> (W:71)
+	local first="$m (W:32)
+    main (W:68)
+    <module> (W:81)
+]: 1" second="$l (W:70)
+    main (W:71)
+    <module> (W:81)
 ]: 1"
 	if [[ "$m" > "$l" ]]; then local t=$first; first=$second; second=$t; fi
 	sed "s|W:|$W:|g" <<EOF
@@ -61,40 +61,48 @@ Attached 1 probe
 @[
     $second
 @[
-    gen (W:35)
-    main (W:59)
-    <module> (W:71)
+    gen (W:37)
+    main (W:69)
+    <module> (W:81)
 ]: 2
 @[
-    b (W:15)
-    a (W:20)
-    main (W:56)
-    <module> (W:71)
+    b (W:17)
+    a (W:22)
+    main (W:66)
+    <module> (W:81)
 ]: 3
 @[
-    key (W:40)
-    main (W:62)
-    <module> (W:71)
+    key (W:42)
+    main (W:72)
+    <module> (W:81)
 ]: 4
 @[
-    c (W:25)
-    main (W:57)
-    <module> (W:71)
+    c (W:27)
+    main (W:67)
+    <module> (W:81)
 ]: 5
 EOF
 }
 
-one_version() {	# NAME PYTHON MINOR
-	local name=$1 py=$2 minor=$3 out=$PD/$1.out
-	PY_ARGS=()
+# py_capture PYTHON OUT SONDE-ARGS...: sonde -p on the workload (PY_ARGS)
+# from its go to its "done", its output in OUT
+py_capture() {
+	local py=$1 out=$2
+	shift 2
 	py_start "$py"
-	"$SONDE" -p "$wp" -e 'tracepoint:syscalls:sys_enter_getppid { @[pystack] = count(); }' > "$out" 2>&1 &
+	"$SONDE" -p "$wp" "$@" > "$out" 2>&1 &
 	sp=$!
 	wait_for "$out" '^Attached' 60
 	echo g >&7
 	wait_for "$PD/wl.out" '^done' 60
 	py_stop
-	expect_eq "pystack:$name:exact_stacks" "$(expected "$minor")" "$(cat "$out")"
+}
+
+GETPPID='tracepoint:syscalls:sys_enter_getppid { @[pystack] = count(); }'
+one_version() {	# NAME PYTHON MINOR
+	PY_ARGS=()
+	py_capture "$2" "$PD/$1.out" -e "$GETPPID"
+	expect_eq "pystack:$1:exact_stacks" "$(expected "$3")" "$(cat "$PD/$1.out")"
 }
 
 one_version debian311 /usr/bin/python3.11 11
@@ -118,7 +126,7 @@ py_start /usr/bin/python3.11
 sp=$!
 wait_for "$out" '^Attached' 60
 echo g >&7
-if wait_for "$out" "late_work \\($W:47\\)" 120; then pass pystack:late_thread_frames; else fail pystack:late_thread_frames; fi
+if wait_for "$out" "late_work \\($W:49\\)" 120; then pass pystack:late_thread_frames; else fail pystack:late_thread_frames; fi
 touch "$PD/stop"
 wait_for "$PD/wl.out" '^late [0-9]' 60
 py_stop
@@ -142,15 +150,69 @@ expect_eq pystack:not_python "Attached 1 probe
 
 @[]: 5" "$(cat "$PD/np.out")"
 
-# folded: root first, ";" between frames
+# the outputs: folded (root first, ";" between frames), JSON, the flame
+# graph's boxes (function and file), pprof (function, file and line)
 PY_ARGS=()
-py_start /usr/bin/python3.11
-"$SONDE" -f folded -p "$wp" -e 'tracepoint:syscalls:sys_enter_getppid { @[pystack] = count(); }' > "$PD/folded.out" 2>&1 &
-sp=$!
-wait_for "$PD/folded.out" '^Attached' 60
-echo g >&7
-wait_for "$PD/wl.out" '^done' 60
-py_stop
-expect_eq pystack:folded "<module> ($W:71);main ($W:56);a ($W:20);b ($W:15) 3" \
+py_capture /usr/bin/python3.11 "$PD/folded.out" -f folded -e "$GETPPID"
+expect_eq pystack:folded "<module> ($W:81);main ($W:66);a ($W:22);b ($W:17) 3" \
 	"$(grep ';b (' "$PD/folded.out")"
+py_capture /usr/bin/python3.11 "$PD/json.out" -f json -e "$GETPPID"
+got=$(python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    rec = json.loads(line)
+    if rec.get("type") == "map":
+        m = rec["data"]["@"]
+        b = [v for k, v in m.items() if k.startswith("\n    b (") and "    a (" in k]
+        print(sum(m.values()), b)
+' "$PD/json.out" 2>&1)
+expect_eq pystack:json "16 [3]" "$got"
+py_capture /usr/bin/python3.11 "$PD/fg.err" -f flamegraph -o "$PD/py.svg" -e "$GETPPID"
+expect_eq pystack:flamegraph "<title>b ($W) (3, 18.75%)</title>
+<title>c ($W) (5, 31.25%)</title>" "$(grep -o "<title>[bc] ([^<]*</title>" "$PD/py.svg")"
+py_capture /usr/bin/python3.11 "$PD/pprof.err" -f pprof -o "$PD/py.pb.gz" -e "$GETPPID"
+if ! command -v go >/dev/null; then
+	skip pystack:pprof "no go on PATH (golang-go) to run go tool pprof"
+else
+	expect_eq pystack:pprof "3 b $W:17
+5 c $W:27
+4 key $W:42" "$(HOME=$PD go tool pprof -top -lines "$PD/py.pb.gz" 2>/dev/null |
+		awk '$6 == "b" || $6 == "c" || $6 == "key" { print $1, $6, $7 }' | sort -k2)"
+fi
+
+# a -c command that exits: the frames recorded since the scan are named at
+# its exit (sonde holds it there), though no stack of them printed before;
+# warm() runs until the pystack(1) printf shows the process was read
+rm -f "$PD/stop"
+"$SONDE" -c "/usr/bin/python3.11 $W warm $PD/stop" -e \
+	'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @[pystack] = count(); printf("%s\n", pystack(1)); }' \
+	< /dev/null > "$PD/exit.out" 2>&1 &
+sp=$!
+if wait_for "$PD/exit.out" "warm \\($W:57\\)" 120; then touch "$PD/stop"; fi
+touch "$PD/stop"
+wait "$sp"
+got=$(awk '/^@\[$/ { k = ""; keep = 1; next } /^\]: / { if (k !~ /warm/) print k "]: " $2; next }
+	   /^@\[/ { next } { k = k $0 "\n" }' "$PD/exit.out")
+want=$(expected 11 | awk '/^@\[$/ { k = ""; next } /^\]: / { print k "]: " $2; next } /^@|^Attached|^$/ { next } { k = k $0 "\n" }')
+expect_eq pystack:exited_named "$want" "$got"
+
+# another mount namespace, another file at the same path: the host's file
+# there is not Python, the namespace's is Debian's python3.11; the process's
+# own file is read (with -v: "runs CPython 3.11 (PATH)")
+if command -v unshare >/dev/null; then
+	mkdir -p "$PD/ns"
+	cp /bin/sleep "$PD/ns/python3.11"
+	# run ARGS...: ns/python3.11 ARGS in a mount namespace of its own, where
+	# that path is Debian's python3.11
+	printf '%s\n' '#!/bin/sh' \
+		"exec unshare -m --propagation private sh -c 'mount --bind /usr/bin/python3.11 \"\$0\" && exec \"\$0\" \"\$@\"' $PD/ns/python3.11 \"\$@\"" \
+		> "$PD/ns/run"
+	chmod +x "$PD/ns/run"
+	PY_ARGS=()
+	py_capture "$PD/ns/run" "$PD/ns.out" -v -e "$GETPPID"
+	expect_eq pystack:namespace_file "sonde: pid $wp runs CPython 3.11 ($PD/ns/python3.11)
+$(expected 11)" "$(grep -v '^sonde: event ring\|^sonde: attach\|^sonde: probe' "$PD/ns.out")"
+else
+	skip pystack:namespace_file "no unshare (util-linux)"
+fi
 )

@@ -4,7 +4,9 @@
 # waits for stdin to close before it exits, so its memory can still be
 # read when sonde prints.  With "late STOPFILE": then a thread started
 # after the go calls os.getppid() from late_work() until STOPFILE exists,
-# and prints "late N", its number of calls.
+# and prints "late N", its number of calls.  With "warm STOPFILE": before
+# the calls, warm() calls os.getppid() until STOPFILE exists (a tracer
+# has read the process meanwhile).
 import os
 import sys
 import threading
@@ -50,9 +52,17 @@ def late_work(stop):
     print("late", n, flush=True)
 
 
+def warm(stop):
+    while not os.path.exists(stop):
+        os.getppid()
+        time.sleep(0.002)
+
+
 def main():
     print("ready", flush=True)
     sys.stdin.readline()
+    if sys.argv[1:2] == ["warm"]:
+        warm(sys.argv[2])
     a()
     c()
     K().method()
