@@ -7,8 +7,11 @@
 # count()` with -p prints exactly those stacks, counts, files and lines.
 # Also: a thread started after attach shows its frames (printf("%s") of
 # pystack, waited for), its calls all counted (frames + empty = the
-# workload's own count); a target that is not Python gives an empty stack
-# and no warning; the folded output carries the frames.
+# workload's own count); an interpreter sonde cannot read (3.8) warns once
+# and gives empty stacks; a target that is not Python gives an empty stack
+# and no warning; text, folded, JSON, flame graph and pprof carry the
+# frames; a -c command's frames are named at its exit; the interpreter of
+# another mount namespace is the one read.
 
 (
 if ! need_root pystack; then exit 0; fi
@@ -115,6 +118,22 @@ for minor in 9 10 11 12 13; do
 	fi
 	one_version "pyenv3$minor" "$py" "$minor"
 done
+
+# an interpreter sonde has no layout for (3.8): one warning naming the
+# pid, the file and why; empty stacks, never wrong frames
+py=$(ls -d "$root"/versions/3.8.*/bin/python3.8 2>/dev/null | tail -1)
+if [ -z "$py" ]; then
+	skip pystack:unreadable_version "no $root/versions/3.8.*/bin/python3.8"
+else
+	PY_ARGS=()
+	py_capture "$py" "$PD/p38.out" -e "$GETPPID"
+	lib=$(ls -d "$root"/versions/3.8.*/lib/libpython3.8.so.1.0 | tail -1)
+	expect_eq pystack:unreadable_version "sonde: warning: pid $wp: cannot read its Python stacks: $lib is CPython 3.8: sonde reads 3.9 to 3.13; its pystack is empty
+Attached 1 probe
+
+
+@[]: 16" "$(cat "$PD/p38.out")"
+fi
 
 # a thread started after sonde attached: BPF asks for a rescan when it
 # meets the thread, its frames follow; every call is counted once
