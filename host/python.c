@@ -31,22 +31,22 @@
 static const struct py_offsets tables[] = {
 	{.minor = 9, .rt_interp_head = 32, .is_next = 0, .is_threads_head = 8, .ts_next = 8,
 	 .ts_frame = 24, .ts_native_tid = PY_NONE, .ts_thread_id = 176, .cframe_frame = PY_NONE,
-	 .fr_prev = 24, .fr_code = 32, .fr_instr = 104, .fr_owner = PY_NONE, .owner_cstack = PY_NONE,
+	 .fr_prev = 24, .fr_code = 32, .fr_instr = 104, .fr_owner = PY_NONE, .owner_cstack = PY_NONE, .fr_is_entry = PY_NONE,
 	 .co_filename = 104, .co_name = 112, .co_qualname = PY_NONE, .co_firstlineno = 40,
 	 .co_linetable = 120, .co_code_adaptive = PY_NONE, .uni_ascii_size = 48, .uni_compact_size = 72},
 	{.minor = 10, .rt_interp_head = 32, .is_next = 0, .is_threads_head = 8, .ts_next = 8,
 	 .ts_frame = 24, .ts_native_tid = PY_NONE, .ts_thread_id = 176, .cframe_frame = PY_NONE,
-	 .fr_prev = 24, .fr_code = 32, .fr_instr = 96, .fr_owner = PY_NONE, .owner_cstack = PY_NONE,
+	 .fr_prev = 24, .fr_code = 32, .fr_instr = 96, .fr_owner = PY_NONE, .owner_cstack = PY_NONE, .fr_is_entry = PY_NONE,
 	 .co_filename = 104, .co_name = 112, .co_qualname = PY_NONE, .co_firstlineno = 40,
 	 .co_linetable = 120, .co_code_adaptive = PY_NONE, .uni_ascii_size = 48, .uni_compact_size = 72},
 	{.minor = 11, .rt_interp_head = 40, .is_next = 0, .is_threads_head = 16, .ts_next = 8,
 	 .ts_frame = 56, .ts_native_tid = 160, .ts_thread_id = 152, .cframe_frame = 8,
-	 .fr_prev = 48, .fr_code = 32, .fr_instr = 56, .fr_owner = 69, .owner_cstack = PY_NONE,
+	 .fr_prev = 48, .fr_code = 32, .fr_instr = 56, .fr_owner = 69, .owner_cstack = PY_NONE, .fr_is_entry = 68,
 	 .co_filename = 112, .co_name = 120, .co_qualname = 128, .co_firstlineno = 72,
 	 .co_linetable = 136, .co_code_adaptive = 184, .uni_ascii_size = 48, .uni_compact_size = 72},
 	{.minor = 12, .rt_interp_head = 40, .is_next = 0, .is_threads_head = 72, .ts_next = 8,
 	 .ts_frame = 56, .ts_native_tid = 144, .ts_thread_id = 136, .cframe_frame = 0,
-	 .fr_prev = 8, .fr_code = 0, .fr_instr = 56, .fr_owner = 70, .owner_cstack = 3,
+	 .fr_prev = 8, .fr_code = 0, .fr_instr = 56, .fr_owner = 70, .owner_cstack = 3, .fr_is_entry = PY_NONE,
 	 .co_filename = 112, .co_name = 120, .co_qualname = 128, .co_firstlineno = 68,
 	 .co_linetable = 136, .co_code_adaptive = 192, .uni_ascii_size = 40, .uni_compact_size = 56},
 };
@@ -112,6 +112,7 @@ int py_debug_offsets(const uint8_t *raw, size_t len, struct py_offsets *out, cha
 		.fr_instr = (uint32_t)word(raw, DO_FR_INSTR_PTR),
 		.fr_owner = (uint32_t)word(raw, DO_FR_OWNER),
 		.owner_cstack = 3,	/* FRAME_OWNED_BY_CSTACK */
+		.fr_is_entry = PY_NONE,
 		.co_filename = (uint32_t)word(raw, DO_CO_FILENAME),
 		.co_name = (uint32_t)word(raw, DO_CO_NAME),
 		.co_qualname = (uint32_t)word(raw, DO_CO_QUALNAME),
@@ -140,6 +141,8 @@ void py_bpf_offsets(const struct py_offsets *o, struct py_bpf_offs *out)
 		end = o->fr_prev + 8;
 	if (o->fr_owner != PY_NONE && o->fr_owner + 1 > end)
 		end = o->fr_owner + 1;
+	if (o->fr_is_entry != PY_NONE && o->fr_is_entry + 1 > end)
+		end = o->fr_is_entry + 1;
 	*out = (struct py_bpf_offs){
 		.ok = 1,
 		.ts_frame = o->ts_frame,
@@ -152,6 +155,7 @@ void py_bpf_offsets(const struct py_offsets *o, struct py_bpf_offs *out)
 		.owner_skip = o->owner_cstack == PY_NONE ? ~0ull : o->owner_cstack,
 		.read = (end + 7) & ~7u,
 		.instr_mask = o->minor <= 10 ? 0xffffffffull : ~0ull,
+		.fr_entry = o->fr_is_entry == PY_NONE ? ~0ull : o->fr_is_entry,
 	};
 }
 
@@ -236,9 +240,53 @@ int py_addr2line(int minor, const uint8_t *t, size_t len, int firstlineno, int64
 	return 0;
 }
 
+/* ---- mixed stacks ------------------------------------------------------ */
+
+/* the Python frames of one eval call from pair *i on, into out */
+static int one_call(int minor, const uint64_t *pairs, uint32_t depth, uint32_t *i, int *out, int cap)
+{
+	int m = 0;
+	while (*i < depth && pairs[2 * *i] && m < cap) {
+		uint64_t code = pairs[2 * *i];
+		if (code & 1) {	/* a shim before any frame of this call */
+			(*i)++;
+			continue;
+		}
+		out[m++] = (int)~*i;
+		(*i)++;
+		if (minor <= 10 || (minor == 11 && (code & 2)))
+			break;
+		if (minor >= 12 && *i < depth && (pairs[2 * *i] & 1)) {
+			(*i)++;	/* the shim that began this call */
+			break;
+		}
+	}
+	return m;
+}
+
+int py_mix(int minor, const bool *eval, int n, const uint64_t *pairs, uint32_t depth, int *out,
+	   int cap)
+{
+	int m = 0;
+	uint32_t i = 0;
+	for (int k = 0; k < n && m < cap; k++) {
+		int got = eval[k] ? one_call(minor, pairs, depth, &i, out + m, cap - m) : 0;
+		if (!got)
+			out[m++] = k;
+		m += got;
+	}
+	while (m < cap) {
+		int got = one_call(minor, pairs, depth, &i, out + m, cap - m);
+		if (!got)
+			break;
+		m += got;
+	}
+	return m;
+}
+
 /* ---- the target's memory ------------------------------------------------ */
 
-#define CODE_SLOTS 4096		/* code objects cached per process (a power of 2) */
+#define CODE_SLOTS 16384		/* code objects cached per process (a power of 2) */
 #define STR_MAX 1024
 
 struct code_entry {

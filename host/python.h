@@ -33,6 +33,7 @@ struct py_offsets {
 	uint32_t cframe_frame;		/* _PyCFrame.current_frame (3.11, 3.12), else PY_NONE */
 	uint32_t fr_prev, fr_code, fr_instr, fr_owner;	/* frame: previous/f_back, code, instruction, owner */
 	uint32_t owner_cstack;		/* the owner of C shim frames (3.12+), else PY_NONE */
+	uint32_t fr_is_entry;		/* 3.11: the frame a C call into the interpreter began with */
 	uint32_t co_filename, co_name, co_qualname, co_firstlineno, co_linetable;
 	uint32_t co_code_adaptive;	/* 3.11+: the bytecode inside the code object */
 	uint32_t uni_ascii_size, uni_compact_size;	/* PyASCIIObject, PyCompactUnicodeObject */
@@ -57,9 +58,13 @@ struct py_bpf_offs {
 	uint64_t owner_skip;	/* owner byte of shim frames, ~0 none */
 	uint64_t read;		/* bytes of a frame read at once, <= PY_FRAME_READ */
 	uint64_t instr_mask;	/* of the instruction word: f_lasti is an int before 3.11 */
+	uint64_t fr_entry;	/* offset of 3.11's is_entry byte, ~0 none: bit 1 of the code word */
 };
 #define PY_FRAME_READ 128
-#define PY_BPF_OFFS_SIZE 80
+/* the Python part of ustack(python): pystack's default depth (big: the
+ * kernel takes hash keys over 512 bytes) */
+#define PY_MIXED_DEPTH(big) ((big) ? 127u : 31u)
+#define PY_BPF_OFFS_SIZE 88
 void py_bpf_offsets(const struct py_offsets *o, struct py_bpf_offs *out);
 
 /* ---- a process --------------------------------------------------------- */
@@ -90,6 +95,19 @@ struct py_frame {
 /* Names a frame (read once per code object and cached, re-checked while
  * the process lives).  0, or -errno (a code object that cannot be read). */
 int py_proc_frame(struct py_proc *p, uint64_t code, uint64_t instr, struct py_frame *out);
+
+/* The order of a mixed stack (ustack(python)), innermost first: n native
+ * frames, eval[k] when frame k is in the interpreter's eval function, and
+ * a pystack's (code, instr) pairs (depth of them, code 0 ends them; bit 0
+ * marks a C shim frame, bit 1 3.11's entry frame).  Each eval frame is
+ * replaced by the Python frames that call of it ran: up to its entry frame
+ * (3.11), up to the frame a shim frame precedes (3.12+), one frame (3.9,
+ * 3.10); one with no Python frame left stays; Python frames left when the
+ * native frames end (the native walk stopped before their eval frames)
+ * follow them.  out[j] is native index k, or ~i for Python pair i; the
+ * count (<= cap). */
+int py_mix(int minor, const bool *eval, int n, const uint64_t *pairs, uint32_t depth, int *out,
+	   int cap);
 
 /* The line of byte offset addr in a line table (unit-tested):
  * minor 9: co_lnotab, 10: co_linetable pairs, 11+: the location table. */

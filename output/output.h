@@ -301,6 +301,7 @@ struct vf_frame {
 	const char *sym;	/* NULL: unresolved */
 	uint64_t off;		/* addr - symbol start */
 	const char *module;	/* user frames: the mapped file ("[unknown]" if NULL) */
+	bool py;		/* a Python frame: sym the name, module the file, off the line */
 };
 
 /* A stack as bpftrace prints it: "\n", then one line per frame:

@@ -11,8 +11,8 @@
  * the same and one warning naming the pid, the file and why.  When a stack
  * prints, each (code object, instruction) is named through the process's
  * cache of code objects (py_proc_frame); a process that exited keeps what
- * was read while it lived.  A -c child is held at its exit (symbols.c's
- * ptrace hold), and rt_py_harvest names every frame recorded for it then.
+ * was read while it lived: each new stack comes as an event
+ * (EV_PY_STACK) and its code objects are read then, while they live.
  * The per-process state sits behind rt_py_forget(pid), for a cache of
  * exited processes.
  */
@@ -117,6 +117,41 @@ void rt_py_start(struct rt *rt)
 		rt_py_scan(rt, rt->o->pid);
 }
 
+static struct vf_frame py_vf_frame(struct rt *rt, struct py_proc *p, uint64_t code, uint64_t instr)
+{
+	struct py_frame pf;
+	code &= ~3ull;	/* the shim and entry marks */
+	if (py_proc_frame(p, code, instr, &pf))
+		return (struct vf_frame){.addr = code, .py = true};
+	return (struct vf_frame){.addr = code, .sym = arena_strdup(rt->a, pf.name),
+				 .module = arena_strdup(rt->a, pf.file),
+				 .off = (uint64_t)(pf.line > 0 ? pf.line : 0), .py = true};
+}
+
+/* the native frames f[0..n) with each frame of the interpreter's eval
+ * function replaced by the Python frames it ran (words: a pystack key),
+ * in the order py_mix() gives.  The count (<= cap). */
+int rt_py_mixed(struct rt *rt, const uint64_t *words, uint32_t depth, struct vf_frame *f, int n,
+		int cap)
+{
+	struct rt_py *s = state(rt);
+	struct py_pid *e = s && words ? find(s, (int)words[0]) : NULL;
+	if (!e || !e->p || n < 0)
+		return n;
+	struct vf_frame *native = arena_new_array(rt->a, struct vf_frame, n ? n : 1);
+	bool *eval = arena_new_array(rt->a, bool, n ? n : 1);
+	int *order = arena_new_array(rt->a, int, (size_t)cap);
+	memcpy(native, f, (size_t)n * sizeof(*f));
+	for (int k = 0; k < n; k++)
+		eval[k] = native[k].sym && !strcmp(native[k].sym, "_PyEval_EvalFrameDefault");
+	int m = py_mix(py_proc_minor(e->p), eval, n, words + 1, depth, order, cap);
+	for (int j = 0; j < m; j++)
+		f[j] = order[j] >= 0 ? native[order[j]]
+				     : py_vf_frame(rt, e->p, words[1 + 2 * (uint32_t)~order[j]],
+						   words[2 + 2 * (uint32_t)~order[j]]);
+	return m;
+}
+
 int rt_py_frames(struct rt *rt, const uint64_t *words, uint32_t depth, struct vf_frame *f)
 {
 	struct rt_py *s = state(rt);
@@ -130,46 +165,22 @@ int rt_py_frames(struct rt *rt, const uint64_t *words, uint32_t depth, struct vf
 			break;
 		if (code & 1)	/* a C shim frame (stdlib/python.c) */
 			continue;
-		struct py_frame pf;
-		if (py_proc_frame(e->p, code, instr, &pf))
-			f[n] = (struct vf_frame){.addr = code, .sym = NULL, .off = 0};
-		else
-			f[n] = (struct vf_frame){.addr = code, .sym = arena_strdup(rt->a, pf.name),
-						 .module = arena_strdup(rt->a, pf.file),
-						 .off = (uint64_t)(pf.line > 0 ? pf.line : 0)};
-		n++;
+		f[n++] = py_vf_frame(rt, e->p, code, instr);
 	}
 	return n;
 }
 
-/* name every frame recorded for pid while it can still be read */
-void rt_py_harvest(struct rt *rt, int pid)
+void rt_py_name_stack(struct rt *rt, const uint8_t *key, size_t len)
 {
+	uint64_t w[1 + 2 * 127];
+	size_t n = len / 8 < sizeof(w) / 8 ? len / 8 : sizeof(w) / 8;
+	memcpy(w, key, n * 8);
 	struct rt_py *s = state(rt);
-	struct py_pid *e = s ? find(s, pid) : NULL;
-	if (!e || !e->p)
-		return;
-	struct bpf_map *m;
-	bpf_object__for_each_map(m, rt->bpf) {
-		const char *name = bpf_map__name(m);
-		if (strncmp(name, "pstk_", 5))
-			continue;
-		uint32_t words = bpf_map__key_size(m) / 8;
-		int fd = bpf_map__fd(m);
-		uint64_t *key = calloc(2 * words, 8), *next = key + words;
-		void *prev = NULL;
-		while (key && !bpf_map_get_next_key(fd, prev, next)) {
-			memcpy(key, next, words * 8);
-			prev = key;
-			if ((int)key[0] != pid)
-				continue;
-			struct py_frame pf;
-			for (uint32_t i = 0; 2 + 2 * i < words && key[1 + 2 * i]; i++)
-				if (!(key[1 + 2 * i] & 1))
-					py_proc_frame(e->p, key[1 + 2 * i], key[2 + 2 * i], &pf);
-		}
-		free(key);
-	}
+	struct py_pid *e = s && n ? find(s, (int)w[0]) : NULL;
+	struct py_frame pf;
+	for (size_t i = 0; e && e->p && 2 + 2 * i < n && w[1 + 2 * i]; i++)
+		if (!(w[1 + 2 * i] & 1))
+			py_proc_frame(e->p, w[1 + 2 * i] & ~3ull, w[2 + 2 * i], &pf);
 }
 
 void rt_py_forget(struct rt *rt, int pid)

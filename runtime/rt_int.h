@@ -174,13 +174,15 @@ void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *ar
 void rt_prime_pid(struct rt *rt, int pid);
 /* pystack.c: scan the -p process before the probes run; scan pid (EV_PY_SCAN:
  * its interpreter, its threads into the BPF maps); the frames of a pystack
- * key {pid, (code, instr) x depth} (count); name pid's recorded frames
- * while it lives; forget pid; free everything */
+ * key {pid, (code, instr) x depth} (count); read the code objects of a new
+ * stack's key while they live (EV_PY_STACK); forget pid; free everything */
 void rt_py_start(struct rt *rt);
 void rt_py_scan(struct rt *rt, int pid);
 struct vf_frame;
 int rt_py_frames(struct rt *rt, const uint64_t *words, uint32_t depth, struct vf_frame *f);
-void rt_py_harvest(struct rt *rt, int pid);
+int rt_py_mixed(struct rt *rt, const uint64_t *words, uint32_t depth, struct vf_frame *f, int n,
+		int cap);
+void rt_py_name_stack(struct rt *rt, const uint8_t *key, size_t len);
 void rt_py_forget(struct rt *rt, int pid);
 void rt_py_free(struct rt *rt);
 /* the -c child: trace it to read its mappings as it exits (only when the

@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "host/host.h"
+#include "host/python.h"
 #include "output/output.h"
 
 #define STACK_MAX 127
@@ -235,6 +236,18 @@ void rt_stacks_report_lost(struct rt *rt)
 			   "before 5.11 keeps stacks deeper than 64 frames in a STACK_TRACE map)");
 }
 
+/* how the frames of a stack of type t print (Python frames print as
+ * Python frames whatever the mode) */
+static enum vf_stack_mode vf_mode(const struct type *t)
+{
+	switch (t->stack_mode) {
+	case 1: return VF_STACK_PERF;
+	case 2: return VF_STACK_RAW;
+	case STACK_MODE_PYTHON: return VF_STACK_PYTHON;
+	default: return VF_STACK_BPFTRACE;	/* 0, STACK_MODE_MIXED */
+	}
+}
+
 /* the frames of a stack value {id, pid}, resolved; the count, 0 when
  * there is no stack (none of that kind here, or lost) */
 static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct vf_frame *f)
@@ -248,14 +261,22 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 								: stack_ips(rt, 'p', 1 + 2 * depth, (uint32_t)id);
 		return w ? rt_py_frames(rt, w, depth, f) : 0;
 	}
+	uint32_t pyid = 0;
+	if (t->stack_mode == STACK_MODE_MIXED) {	/* {native id, Python stack id} */
+		const uint64_t *k = id < 0 ? NULL : stack_ips(rt, 'm', 1, (uint32_t)id);
+		if (!k)
+			return 0;
+		id = (int32_t)(uint32_t)k[0];
+		pyid = (uint32_t)(k[0] >> 32);
+	}
 	/* < 0: no stack of that kind here (-EFAULT: kstack in a uprobe), or
 	 * one the full map had no room for (counted: rt_stacks_report_lost) */
 	const uint64_t *ips = id < 0 || depth > STACK_MAX ? NULL
 						       : stack_ips(rt, user ? 'u' : 'k', depth, (uint32_t)id);
-	if (!ips)
+	if (!ips && t->stack_mode != STACK_MODE_MIXED)
 		return 0;
 	int n = 0;
-	for (uint32_t i = 0; i < depth && ips[i]; i++, n++) {
+	for (uint32_t i = 0; ips && i < depth && ips[i]; i++, n++) {
 		f[n] = (struct vf_frame){.addr = ips[i]};
 		if (user) {
 			struct rs_usym u;
@@ -270,6 +291,10 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 			f[n].sym = ks ? ksyms_lookup(ks, ips[i], &f[n].off) : NULL;
 		}
 	}
+	if (t->stack_mode == STACK_MODE_MIXED) {
+		uint32_t pd = PY_MIXED_DEPTH(host_feature(HF_BIG_KEYS));
+		n = rt_py_mixed(rt, stack_ips(rt, 'p', 1 + 2 * pd, pyid), pd, f, n, STACK_DEPTH_MAX);
+	}
 	return n;
 }
 
@@ -277,7 +302,7 @@ static const char *stack(struct rt *rt, const struct type *t, uint64_t v)
 {
 	struct vf_frame f[STACK_DEPTH_MAX];
 	int n = stack_frames(rt, t, v, f);
-	return vf_stack(rt->a, f, n, (enum vf_stack_mode)t->stack_mode, rt->render_in_key ? 4 : 8,
+	return vf_stack(rt->a, f, n, vf_mode(t), rt->render_in_key ? 4 : 8,
 			t->kind == TY_USTACK);
 }
 
@@ -288,18 +313,17 @@ const struct pr_stack *rt_stack_frames(struct rt *rt, const struct type *t, cons
 	struct vf_frame f[STACK_DEPTH_MAX];
 	int n = stack_frames(rt, t, v, f);
 	bool user = t->kind == TY_USTACK;
-	bool py = t->stack_mode == STACK_MODE_PYTHON;
 	struct pr_stack *s = arena_new_obj(rt->a, struct pr_stack);
 	struct pr_frame *pf = arena_new_array(rt->a, struct pr_frame, n ? n : 1);
 	for (int i = 0; i < n; i++)
-		pf[i] = py ? (struct pr_frame){
+		pf[i] = f[i].py ? (struct pr_frame){
 			.line = vf_frame_line(rt->a, &f[i], VF_STACK_PYTHON, true),
 			.func = arena_printf(rt->a, "%s (%s)", f[i].sym ? f[i].sym : "[unknown]",
 					     f[i].module ? f[i].module : "[unknown]"),
 			.module = f[i].module, .addr = f[i].addr,
 			.pyname = f[i].sym ? f[i].sym : "[unknown]", .lineno = (uint32_t)f[i].off,
 		} : (struct pr_frame){
-			.line = vf_frame_line(rt->a, &f[i], (enum vf_stack_mode)t->stack_mode, user),
+			.line = vf_frame_line(rt->a, &f[i], vf_mode(t), user),
 			.func = f[i].sym ? arena_strdup(rt->a, f[i].sym)
 					 : arena_printf(rt->a, "0x%" PRIx64, f[i].addr),
 			.module = f[i].sym && f[i].module ? arena_strdup(rt->a, f[i].module) : NULL,
@@ -386,7 +410,6 @@ void rt_prime_pid(struct rt *rt, int pid)
 	struct prime_ctx p = {.c = symcache(rt), .pid = pid};
 	if (p.c && pid > 0)
 		rs_maps_each(pid, prime_one, &p);
-	rt_py_harvest(rt, pid);
 }
 
 /* ---- the -c child --------------------------------------------------------- */

@@ -18,7 +18,9 @@
  * a thread of a Python pid missing from py_threads (a thread started after
  * the scan), sends EV_PY_SCAN at most once a second per pid (py_asked) and
  * gives an empty stack this time; userspace scans the process and fills the
- * maps.  The walk reads each frame once (PY_FRAME_READ bytes into per-CPU
+ * maps.  A stack the map did not hold yet is also sent (EV_PY_STACK, the
+ * key), so that userspace names its code objects while they live: a
+ * process that exits, or frees a module's code, keeps its names.  The walk reads each frame once (PY_FRAME_READ bytes into per-CPU
  * scratch, fields at the offsets of py_procs) and never stops early: after
  * the last frame it stores zeros, so the key is the same however stale the
  * scratch was.  C shim frames (3.12+, owner FRAME_OWNED_BY_CSTACK) are
@@ -113,7 +115,7 @@ static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValu
 		 uint32_t depth)
 {
 	LLVMBuilderRef b = cg_builder(cg);
-	enum { OK, TS_FRAME, CFRAME, PREV, CODE, INSTR, OWNER, SKIP, READ, INSTR_MASK };
+	enum { OK, TS_FRAME, CFRAME, PREV, CODE, INSTR, OWNER, SKIP, READ, INSTR_MASK, ENTRY };
 	LLVMValueRef frame = cg_alloca_shared(cg, 8, "sonde.pyframe");
 	LLVMValueRef idx = cg_alloca_shared(cg, 8, "sonde.pyidx");
 	cg_store_i64(cg, cg_const(cg, 0), frame);
@@ -152,7 +154,13 @@ static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValu
 	LLVMValueRef owner = chunk_word(cg, chunk, field(cg, offs, OWNER), true);
 	LLVMValueRef shim = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntEQ, owner, field(cg, offs, SKIP), ""),
 					  cg_i64(cg), "");
-	cg_store_i64(cg, LLVMBuildOr(b, code, shim, ""), dst);
+	/* 3.11's is_entry as bit 1 (for ustack(python)); ENTRY ~0: none */
+	LLVMValueRef eoff = field(cg, offs, ENTRY);
+	LLVMValueRef has = LLVMBuildICmp(b, LLVMIntNE, eoff, cg_const(cg, ~0ull), "");
+	LLVMValueRef entry = LLVMBuildAnd(b, has, LLVMBuildICmp(b, LLVMIntNE, chunk_word(cg, chunk, eoff, true),
+								   cg_const(cg, 0), ""), "");
+	entry = LLVMBuildShl(b, LLVMBuildZExt(b, entry, cg_i64(cg), ""), cg_const(cg, 1), "");
+	cg_store_i64(cg, LLVMBuildOr(b, LLVMBuildOr(b, code, shim, ""), entry, ""), dst);
 	cg_store_i64(cg, LLVMBuildAnd(b, chunk_word(cg, chunk, field(cg, offs, INSTR), false),
 				      field(cg, offs, INSTR_MASK), ""), cg_gep(cg, dst, 8));
 	cg_store_i64(cg, chunk_word(cg, chunk, field(cg, offs, PREV), false), frame);
@@ -162,18 +170,19 @@ static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValu
 	LLVMPositionBuilderAtEnd(b, done);
 }
 
-static LLVMValueRef lower_pystack(struct cg_ctx *cg, struct ast_node *n)
+LLVMValueRef stdlib_pystack_id(struct cg_ctx *cg, uint32_t depth, LLVMValueRef pid)
 {
 	LLVMBuilderRef b = cg_builder(cg);
-	uint32_t depth = n->type.count;
 	uint32_t words = 1 + 2 * depth;
 	char name[32];
 	snprintf(name, sizeof(name), CG_STACK_MAP_FMT, 'p', words);
-	LLVMValueRef pid = stdlib_own_ns_id(cg, true);
 	LLVMValueRef tid = stdlib_own_ns_id(cg, false);
 	LLVMValueRef procs = cg_aux_map(cg, "py_procs", BPF_MAP_TYPE_HASH, 16384, 8, PY_BPF_OFFS_SIZE);
 	LLVMValueRef threads = cg_aux_map(cg, "py_threads", BPF_MAP_TYPE_HASH, 65536, 8, 8);
-	LLVMValueRef buf = cg_scratch(cg, name, words * 8);
+	/* the key, after an event header: a new stack is sent to userspace as
+	 * it is, so that its code objects are named while they live */
+	LLVMValueRef ev = cg_scratch(cg, name, 8 + words * 8);
+	LLVMValueRef buf = cg_gep(cg, ev, 8);
 	cg_store_i64(cg, pid, buf);
 	for (uint32_t k = 1; k < words; k++)	/* an empty stack until walked */
 		cg_store_i64(cg, cg_const(cg, 0), cg_gep(cg, buf, k * 8));
@@ -183,10 +192,6 @@ static LLVMValueRef lower_pystack(struct cg_ctx *cg, struct ast_node *n)
 	LLVMValueRef offs = LLVMBuildIntToPtr(b, cg_helper_call(cg, BPF_FUNC_map_lookup_elem, look, 2),
 					      cg_ptr(cg), "");
 	struct cg_if unk = cg_begin_if(cg, LLVMBuildIsNull(b, offs, ""), "py_unknown_pid");
-	/* a pid met for the first time: a -c child is then held at its exit
-	 * (pids_seen), so that its frames are named while it can be read
-	 * (runtime/pystack.c); here, not on every event: an LRU update costs */
-	stdlib_note_pid(cg, pid);
 	ask_scan(cg, pidkey, pid);
 	cg_end_if(cg, &unk);
 	struct cg_if py = cg_begin_if(cg, LLVMBuildIsNotNull(b, offs, ""), "py_pid");
@@ -208,10 +213,22 @@ static LLVMValueRef lower_pystack(struct cg_ctx *cg, struct ast_node *n)
 	/* no preallocation: the stacks are big and most runs see few */
 	LLVMValueRef map = cg_aux_map_flags(cg, name, BPF_MAP_TYPE_HASH, CG_STACK_MAP_ENTRIES, words * 8, 4,
 					    BPF_F_NO_PREALLOC);
-	LLVMValueRef id = cg_alloca_shared(cg, 4, "sonde.stackid");
-	stdlib_stack_id(cg, map, buf, id);
-	LLVMValueRef v = LLVMBuildZExt(b, LLVMBuildLoad2(b, cg_i32(cg), id, ""), cg_i64(cg), "pystackid");
-	return LLVMBuildOr(b, v, LLVMBuildShl(b, pid, cg_const(cg, 32), ""), "pystack");
+	LLVMValueRef id = cg_alloca_shared(cg, 4, "sonde.pystackid");
+	LLVMValueRef fresh = stdlib_stack_id(cg, map, buf, id);
+	struct cg_if f = cg_begin_if(cg, LLVMBuildAnd(b, fresh, LLVMBuildICmp(b, LLVMIntNE, cg_load_i64(cg, cg_gep(cg, buf, 8)),
+									 cg_const(cg, 0), ""), ""),
+				     "py_new_stack");
+	cg_store_i64(cg, cg_const(cg, EV_PY_STACK), ev);
+	cg_event_output(cg, ev, cg_const(cg, 8 + words * 8));
+	cg_end_if(cg, &f);
+	return LLVMBuildZExt(b, LLVMBuildLoad2(b, cg_i32(cg), id, ""), cg_i64(cg), "pystackid");
+}
+
+static LLVMValueRef lower_pystack(struct cg_ctx *cg, struct ast_node *n)
+{
+	LLVMValueRef pid = stdlib_own_ns_id(cg, true);
+	LLVMValueRef v = stdlib_pystack_id(cg, n->type.count, pid);
+	return LLVMBuildOr(cg_builder(cg), v, LLVMBuildShl(cg_builder(cg), pid, cg_const(cg, 32), ""), "pystack");
 }
 
 const struct builtin stdlib_python[] = {

@@ -5,7 +5,11 @@
  *
  * MODE is bpftrace (default: "sym+off" lines), perf ("\taddr sym+off
  * (file)") or raw (hex addresses); N keeps at most N frames (1 to 127,
- * default 127, the kernel's perf_event_max_stack).
+ * default 127, the kernel's perf_event_max_stack).  ustack(python) is the
+ * mixed stack: the native frames and the thread's Python stack (python.c)
+ * under one id of the map "mstk_1" (key: the two ids), which
+ * runtime/pystack.c merges when it prints: each run of the interpreter's
+ * frames becomes the Python frames it ran.
  *
  * The BPF side reads the frames itself (bpf_get_stack, into per-CPU
  * scratch: 127 frames do not fit the 512-byte stack), as newer bpftrace
@@ -32,6 +36,7 @@
 
 #include "common/settings.h"
 #include "host/host.h"
+#include "host/python.h"
 #include "stdlib/stdlib_int.h"
 
 #define STACK_MAX 127
@@ -46,7 +51,10 @@ static void check_stack(struct sema_ctx *s, struct ast_node *n)
 	struct type t = {.kind = user ? TY_USTACK : TY_KSTACK, .size = 8, .count = STACK_MAX,
 			 .stack_mode = (uint8_t)settings_int(SET_STACK_MODE)};
 	struct ast_node *a = n->kind == N_CALL ? n->call.args : NULL;
-	if (a && a->kind == N_IDENT) {
+	if (user && a && a->kind == N_IDENT && !strcmp(a->ident.name, "python")) {
+		t.stack_mode = STACK_MODE_MIXED;
+		a = a->next;
+	} else if (a && a->kind == N_IDENT) {
 		bool found = false;
 		for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
 			if (!strcmp(a->ident.name, modes[i])) {
@@ -54,8 +62,8 @@ static void check_stack(struct sema_ctx *s, struct ast_node *n)
 				found = true;
 			}
 		if (!found) {
-			sema_error(s, a->loc, "%s(): unknown stack mode '%s' (use bpftrace, perf or raw)",
-				   what, a->ident.name);
+			sema_error(s, a->loc, "%s(): unknown stack mode '%s' (use bpftrace, perf or raw%s)",
+				   what, a->ident.name, user ? "; python for Python frames" : "");
 			n->type.kind = TY_ERROR;
 			return;
 		}
@@ -83,10 +91,12 @@ static void check_stack(struct sema_ctx *s, struct ast_node *n)
 	n->type = t;
 }
 
-void stdlib_stack_id(struct cg_ctx *cg, LLVMValueRef map, LLVMValueRef buf, LLVMValueRef id)
+LLVMValueRef stdlib_stack_id(struct cg_ctx *cg, LLVMValueRef map, LLVMValueRef buf, LLVMValueRef id)
 {
 	LLVMBuilderRef b = cg_builder(cg);
 	LLVMTypeRef i32 = cg_i32(cg);
+	LLVMValueRef fresh = cg_alloca_shared(cg, 8, "sonde.stacknew");
+	cg_store_i64(cg, cg_const(cg, 0), fresh);
 	LLVMValueRef look[] = {map, buf};
 	LLVMValueRef p = cg_helper_call(cg, BPF_FUNC_map_lookup_elem, look, 2);
 	p = LLVMBuildIntToPtr(b, p, cg_ptr(cg), "");
@@ -107,6 +117,8 @@ void stdlib_stack_id(struct cg_ctx *cg, LLVMValueRef map, LLVMValueRef buf, LLVM
 	LLVMValueRef ins[] = {map, buf, id, cg_const(cg, BPF_NOEXIST)};
 	LLVMValueRef rc = cg_helper_call_quiet(cg, BPF_FUNC_map_update_elem, ins, 4);
 	LLVMValueRef raced = LLVMBuildICmp(b, LLVMIntEQ, rc, cg_const(cg, (uint64_t)-EEXIST), "");
+	cg_store_i64(cg, LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntEQ, rc, cg_const(cg, 0), ""), cg_i64(cg), ""),
+		     fresh);
 	struct cg_if r = cg_begin_if(cg, raced, "stack_raced");
 	/* another CPU inserted the same stack meanwhile: its id */
 	LLVMValueRef p2 = LLVMBuildIntToPtr(b, cg_helper_call(cg, BPF_FUNC_map_lookup_elem, look, 2),
@@ -124,6 +136,7 @@ void stdlib_stack_id(struct cg_ctx *cg, LLVMValueRef map, LLVMValueRef buf, LLVM
 	cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, lost), cg_const(cg, 1), ""), lost);
 	cg_end_if(cg, &l);
 	cg_end_if(cg, &f);
+	return LLVMBuildICmp(b, LLVMIntNE, cg_load_i64(cg, fresh), cg_const(cg, 0), "stack_inserted");
 }
 
 /* the stack value: the id, and a user stack's pid above it, as sonde's
@@ -157,6 +170,24 @@ static LLVMValueRef stack_id_old(struct cg_ctx *cg, const char *name, uint32_t d
 	return LLVMBuildAnd(b, id, cg_const(cg, 0xffffffff), "stackid");
 }
 
+/* ustack(python): the id of {native id, Python stack id} in "mstk_1" */
+static LLVMValueRef mixed_id(struct cg_ctx *cg, LLVMValueRef native)
+{
+	LLVMBuilderRef b = cg_builder(cg);
+	LLVMValueRef pid = stdlib_own_ns_id(cg, true);
+	LLVMValueRef py = stdlib_pystack_id(cg, PY_MIXED_DEPTH(host_feature(HF_BIG_KEYS)), pid);
+	char name[32];
+	snprintf(name, sizeof(name), CG_STACK_MAP_FMT, 'm', 1);
+	LLVMValueRef map = cg_aux_map_flags(cg, name, BPF_MAP_TYPE_HASH, CG_STACK_MAP_ENTRIES, 8, 4,
+					    BPF_F_NO_PREALLOC);
+	LLVMValueRef key = cg_alloca_shared(cg, 8, "sonde.mixedkey");
+	cg_store_i64(cg, LLVMBuildOr(b, LLVMBuildAnd(b, native, cg_const(cg, 0xffffffff), ""),
+				     LLVMBuildShl(b, py, cg_const(cg, 32), ""), ""), key);
+	LLVMValueRef id = cg_alloca_shared(cg, 4, "sonde.mixedid");
+	stdlib_stack_id(cg, map, key, id);
+	return LLVMBuildZExt(b, LLVMBuildLoad2(b, cg_i32(cg), id, ""), cg_i64(cg), "mixedid");
+}
+
 static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 {
 	LLVMBuilderRef b = cg_builder(cg);
@@ -167,8 +198,12 @@ static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 	/* kernel stacks stay in the kernel's stack map: bpf_get_stack in a
 	 * syscall tracepoint leaves out a frame (__traceiter_sys_enter) that
 	 * bpf_get_stackid and bpftrace show; there are few distinct ones */
-	if (!user || (depth * 8 > 512 && !host_feature(HF_BIG_KEYS)))
-		return stack_pid(cg, stack_id_old(cg, name, depth, user), user);
+	if (!user || (depth * 8 > 512 && !host_feature(HF_BIG_KEYS))) {
+		LLVMValueRef old = stack_id_old(cg, name, depth, user);
+		if (n->type.stack_mode == STACK_MODE_MIXED)
+			old = mixed_id(cg, old);
+		return stack_pid(cg, old, user);
+	}
 	/* no preallocation: 128K stacks of 1 KiB would take 130 MB up front */
 	LLVMValueRef map = cg_aux_map_flags(cg, name, BPF_MAP_TYPE_HASH, CG_STACK_MAP_ENTRIES, depth * 8,
 					    4, BPF_F_NO_PREALLOC);
@@ -185,6 +220,8 @@ static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 	stdlib_stack_id(cg, map, buf, id);
 	cg_end_if(cg, &f);
 	LLVMValueRef v = LLVMBuildZExt(b, LLVMBuildLoad2(b, cg_i32(cg), id, ""), cg_i64(cg), "stackid");
+	if (n->type.stack_mode == STACK_MODE_MIXED)
+		v = mixed_id(cg, v);
 	return stack_pid(cg, v, user);
 }
 

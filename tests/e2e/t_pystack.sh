@@ -10,8 +10,9 @@
 # workload's own count); an interpreter sonde cannot read (3.8) warns once
 # and gives empty stacks; a target that is not Python gives an empty stack
 # and no warning; text, folded, JSON, flame graph and pprof carry the
-# frames; a -c command's frames are named at its exit; the interpreter of
-# another mount namespace is the one read.
+# frames; ustack(python) has the native and the Python frames; a -c
+# command's frames are named at its exit; the interpreter of another mount
+# namespace is the one read.
 
 (
 if ! need_root pystack; then exit 0; fi
@@ -26,7 +27,7 @@ py_start() {
 	"$@" "$W" "${PY_ARGS[@]}" < "$PD/go" > "$PD/wl.out" 2>&1 &
 	wp=$!
 	exec 7> "$PD/go"
-	wait_for "$PD/wl.out" '^ready' 60
+	wait_for "$PD/wl.out" '^ready' 300
 }
 # py_stop: sonde ($sp) prints while the workload lives, then the workload
 # ends; a sonde still there after 120 s is killed (the check then fails)
@@ -95,9 +96,9 @@ py_capture() {
 	py_start "$py"
 	"$SONDE" -p "$wp" "$@" > "$out" 2>&1 &
 	sp=$!
-	wait_for "$out" '^Attached' 60
+	wait_for "$out" '^Attached' 300
 	echo g >&7
-	wait_for "$PD/wl.out" '^done' 60
+	wait_for "$PD/wl.out" '^done' 300
 	py_stop
 }
 
@@ -143,11 +144,11 @@ PY_ARGS=(late "$PD/stop")
 py_start /usr/bin/python3.11
 "$SONDE" -p "$wp" -e 'tracepoint:syscalls:sys_enter_getppid { @[pystack] = count(); printf("%s\n", pystack); }' > "$out" 2>&1 &
 sp=$!
-wait_for "$out" '^Attached' 60
+wait_for "$out" '^Attached' 300
 echo g >&7
-if wait_for "$out" "late_work \\($W:49\\)" 120; then pass pystack:late_thread_frames; else fail pystack:late_thread_frames; fi
+if wait_for "$out" "late_work \\($W:49\\)" 300; then pass pystack:late_thread_frames; else fail pystack:late_thread_frames; fi
 touch "$PD/stop"
-wait_for "$PD/wl.out" '^late [0-9]' 60
+wait_for "$PD/wl.out" '^late [0-9]' 300
 py_stop
 calls=$(awk '/^late/ { print $2 }' "$PD/wl.out")
 got=$(awk -v w="$W" '
@@ -199,6 +200,19 @@ else
 		awk '$6 == "b" || $6 == "c" || $6 == "key" { print $1, $6, $7 }' | sort -k2)"
 fi
 
+# ustack(python): the native frames, each frame of the interpreter's eval
+# loop as the Python frames it ran; where the native walk stops (frame
+# pointers: CPython is built without them) the Python frames follow
+PY_ARGS=()
+py_capture /usr/bin/python3.11 "$PD/mixed.out" -e 'tracepoint:syscalls:sys_enter_getppid { @[ustack(python)] = count(); }'
+got=$(awk '/^@\[$/ { k = ""; next } /^\]: 3$/ { printf "%s", k } /^\]: / { next } { k = k $0 "\n" }' "$PD/mixed.out" |
+	sed -n '1s/^ *\(getppid\)+[0-9]*$/\1/p; /(/p')
+expect_eq pystack:ustack_python "getppid
+    b ($W:17)
+    a ($W:22)
+    main ($W:66)
+    <module> ($W:81)" "$got"
+
 # a -c command that exits: the frames recorded since the scan are named at
 # its exit (sonde holds it there), though no stack of them printed before;
 # warm() runs until the pystack(1) printf shows the process was read
@@ -207,7 +221,7 @@ rm -f "$PD/stop"
 	'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @[pystack] = count(); printf("%s\n", pystack(1)); }' \
 	< /dev/null > "$PD/exit.out" 2>&1 &
 sp=$!
-if wait_for "$PD/exit.out" "warm \\($W:57\\)" 120; then touch "$PD/stop"; fi
+if wait_for "$PD/exit.out" "warm \\($W:57\\)" 300; then touch "$PD/stop"; fi
 touch "$PD/stop"
 wait "$sp"
 got=$(awk '/^@\[$/ { k = ""; keep = 1; next } /^\]: / { if (k !~ /warm/) print k "]: " $2; next }

@@ -67,6 +67,8 @@ static void check_offsets(struct hdw_file *f, const struct py_offsets *o, const 
 	assert_int_equal(o->fr_instr, off(f, fr, v <= 10 ? "f_lasti" : v <= 12 ? "prev_instr" : "instr_ptr"));
 	if (v >= 11)
 		assert_int_equal(o->fr_owner, off(f, fr, "owner"));
+	if (v == 11)
+		assert_int_equal(o->fr_is_entry, off(f, fr, "is_entry"));
 	assert_int_equal(o->co_filename, off(f, "PyCodeObject", "co_filename"));
 	assert_int_equal(o->co_name, off(f, "PyCodeObject", "co_name"));
 	assert_int_equal(o->co_firstlineno, off(f, "PyCodeObject", "co_firstlineno"));
@@ -203,6 +205,40 @@ static void test_addr2line(void **state)
 	assert_int_equal(py_addr2line(11, lt11, 1, 5, 100), 0);
 }
 
+/* ustack(python)'s order: native [libc, eval, ext, eval, main] */
+static void test_mix(void **state)
+{
+	(void)state;
+	const bool eval[] = {false, true, false, true, false};
+	int out[16];
+	/* 3.12: f1 f2 | shim | f3 f4 | shim: one call ran f1, f2, the next f3, f4 */
+	const uint64_t p12[] = {0x100, 1, 0x200, 2, 0x301, 0, 0x400, 3, 0x500, 4, 0x601, 0, 0, 0};
+	int n = py_mix(12, eval, 5, p12, 7, out, 16);
+	int want12[] = {0, ~0, ~1, 2, ~3, ~4, 4};
+	assert_int_equal(n, 7);
+	assert_memory_equal(out, want12, sizeof(want12));
+	/* 3.11: entry frames (bit 1) end each call: f1 f2e f3 f4e */
+	const uint64_t p11[] = {0x100, 1, 0x202, 2, 0x300, 3, 0x402, 4, 0, 0};
+	n = py_mix(11, eval, 5, p11, 5, out, 16);
+	int want11[] = {0, ~0, ~1, 2, ~2, ~3, 4};
+	assert_int_equal(n, 7);
+	assert_memory_equal(out, want11, sizeof(want11));
+	/* 3.10: a frame per call; the native walk stopped early (one eval
+	 * frame seen): the other Python frames follow the native ones */
+	const bool eval2[] = {false, true};
+	const uint64_t p10[] = {0x100, 1, 0x200, 2, 0x300, 3, 0, 0};
+	n = py_mix(10, eval2, 2, p10, 4, out, 16);
+	int want10[] = {0, ~0, ~1, ~2};
+	assert_int_equal(n, 4);
+	assert_memory_equal(out, want10, sizeof(want10));
+	/* no Python frames: the native frames as they are; cap respected */
+	const uint64_t none[] = {0, 0};
+	n = py_mix(12, eval, 5, none, 1, out, 3);
+	int wantn[] = {0, 1, 2};
+	assert_int_equal(n, 3);
+	assert_memory_equal(out, wantn, sizeof(wantn));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_table_debian311),
 		cmocka_unit_test(test_debug_offsets_313),
 		cmocka_unit_test(test_addr2line),
+		cmocka_unit_test(test_mix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
