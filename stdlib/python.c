@@ -18,14 +18,16 @@
  * a thread of a Python pid missing from py_threads (a thread started after
  * the scan), sends EV_PY_SCAN at most once a second per pid (py_asked) and
  * gives an empty stack this time; userspace scans the process and fills the
- * maps.  A stack the map did not hold yet is also sent (EV_PY_STACK, the
- * key), so that userspace names its code objects while they live: a
- * process that exits, or frees a module's code, keeps its names.  The walk reads each frame once (PY_FRAME_READ bytes into per-CPU
- * scratch, fields at the offsets of py_procs) and never stops early: after
- * the last frame it stores zeros, so the key is the same however stale the
- * scratch was.  C shim frames (3.12+, owner FRAME_OWNED_BY_CSTACK) are
- * marked by bit 0 of the code address and left out when printed.  The key
- * of the stack map ("pstk_<words>") is {pid, (code, instr) x N}.
+ * maps.  The walk reads each frame once (at most PY_FRAME_READ bytes into
+ * per-CPU scratch, fields at the offsets of py_procs) and stops at the
+ * outermost frame, a failed read or N frames; the key's frames after the
+ * last are zeros.  C shim frames (3.12+, owner FRAME_OWNED_BY_CSTACK) are
+ * marked by bit 0 of the code address and left out when printed; 3.11's
+ * entry frames by bit 1 (ustack(python) needs them).  The key of the stack
+ * map ("pstk_<words>") is {pid, (code, instr) x N}.  A stack the map did
+ * not hold yet is also sent (EV_PY_STACK, the key), so that userspace names
+ * its code objects while they live: a process that exits, or frees a
+ * module's code, keeps its names.
  */
 #include <errno.h>
 #include <string.h>
@@ -109,17 +111,50 @@ static LLVMValueRef field(struct cg_ctx *cg, LLVMValueRef offs, uint32_t word)
 	return cg_load_i64(cg, cg_gep(cg, offs, word * 8));
 }
 
+/* a loop "for (; *idx < depth && more(); ++*idx) body": the blocks, the
+ * builder left in the body; loop_end closes it */
+struct py_loop {
+	LLVMBasicBlockRef head, body, done;
+};
+
+static struct py_loop loop_begin(struct cg_ctx *cg, const char *name)
+{
+	LLVMBuilderRef b = cg_builder(cg);
+	LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
+	struct py_loop l = {
+		.head = LLVMAppendBasicBlockInContext(cg_context(cg), fn, name),
+		.body = LLVMAppendBasicBlockInContext(cg_context(cg), fn, "py_body"),
+		.done = LLVMAppendBasicBlockInContext(cg_context(cg), fn, "py_done"),
+	};
+	LLVMBuildBr(b, l.head);
+	LLVMPositionBuilderAtEnd(b, l.head);
+	return l;
+}
+
+/* after the head's test (more, an i1): into the body */
+static void loop_test(struct cg_ctx *cg, struct py_loop *l, LLVMValueRef more)
+{
+	LLVMBuildCondBr(cg_builder(cg), more, l->body, l->done);
+	LLVMPositionBuilderAtEnd(cg_builder(cg), l->body);
+}
+
+static void loop_end(struct cg_ctx *cg, struct py_loop *l, LLVMValueRef idx)
+{
+	LLVMBuilderRef b = cg_builder(cg);
+	cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, idx), cg_const(cg, 1), ""), idx);
+	LLVMBuildBr(b, l->head);
+	LLVMPositionBuilderAtEnd(b, l->done);
+}
+
 /* the frames from thread state ts into buf (2 words each, at most depth
- * of them; buf is zeroed) */
+ * of them); *idx becomes their count */
 static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValueRef buf,
-		 uint32_t depth)
+		 uint32_t depth, LLVMValueRef idx)
 {
 	LLVMBuilderRef b = cg_builder(cg);
 	enum { OK, TS_FRAME, CFRAME, PREV, CODE, INSTR, OWNER, SKIP, READ, INSTR_MASK, ENTRY };
 	LLVMValueRef frame = cg_alloca_shared(cg, 8, "sonde.pyframe");
-	LLVMValueRef idx = cg_alloca_shared(cg, 8, "sonde.pyidx");
 	cg_store_i64(cg, cg_const(cg, 0), frame);
-	cg_store_i64(cg, cg_const(cg, 0), idx);
 	cg_probe_read(cg, frame, 8, LLVMBuildAdd(b, ts, field(cg, offs, TS_FRAME), ""), 1, 0);
 	LLVMValueRef cf = field(cg, offs, CFRAME);
 	struct cg_if c = cg_begin_if(cg, LLVMBuildICmp(b, LLVMIntNE, cf, cg_const(cg, ~0ull), ""),
@@ -131,21 +166,16 @@ static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValu
 	cg_end_if(cg, &c2);
 	cg_end_if(cg, &c);
 	LLVMValueRef chunk = cg_scratch(cg, "py_chunk", PY_FRAME_READ);
-	LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
-	LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(cg_context(cg), fn, "py_walk");
-	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cg_context(cg), fn, "py_frame");
-	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cg_context(cg), fn, "py_walked");
-	LLVMBuildBr(b, head);
-	LLVMPositionBuilderAtEnd(b, head);
+	struct py_loop l = loop_begin(cg, "py_walk");
 	LLVMValueRef i = cg_load_i64(cg, idx);
 	LLVMValueRef p = cg_load_i64(cg, frame);
-	LLVMValueRef more = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, i, cg_const(cg, depth), ""),
-					 LLVMBuildIsNotNull(b, p, ""), "");
-	LLVMBuildCondBr(b, more, body, done);
-	LLVMPositionBuilderAtEnd(b, body);
+	loop_test(cg, &l, LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, i, cg_const(cg, depth), ""),
+				       LLVMBuildIsNotNull(b, p, ""), ""));
 	LLVMValueRef off = LLVMBuildMul(b, i, cg_const(cg, 16), "");
 	LLVMValueRef dst = LLVMBuildGEP2(b, cg_i8(cg), buf, &off, 1, "");
 	cg_store_i64(cg, cg_const(cg, 0), frame);
+	cg_store_i64(cg, cg_const(cg, 0), dst);	/* a read that fails ends the stack */
+	cg_store_i64(cg, cg_const(cg, 0), cg_gep(cg, dst, 8));
 	LLVMValueRef sz = LLVMBuildAnd(b, field(cg, offs, READ), cg_const(cg, PY_FRAME_READ - 1), "");
 	LLVMValueRef args[] = {chunk, LLVMBuildTrunc(b, sz, cg_i32(cg), ""), p};
 	LLVMValueRef rc = cg_helper_call_quiet(cg, BPF_FUNC_probe_read_user, args, 3);
@@ -165,9 +195,7 @@ static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValu
 				      field(cg, offs, INSTR_MASK), ""), cg_gep(cg, dst, 8));
 	cg_store_i64(cg, chunk_word(cg, chunk, field(cg, offs, PREV), false), frame);
 	cg_end_if(cg, &r);
-	cg_store_i64(cg, LLVMBuildAdd(b, i, cg_const(cg, 1), ""), idx);
-	LLVMBuildBr(b, head);
-	LLVMPositionBuilderAtEnd(b, done);
+	loop_end(cg, &l, idx);
 }
 
 LLVMValueRef stdlib_pystack_id(struct cg_ctx *cg, uint32_t depth, LLVMValueRef pid)
@@ -184,8 +212,8 @@ LLVMValueRef stdlib_pystack_id(struct cg_ctx *cg, uint32_t depth, LLVMValueRef p
 	LLVMValueRef ev = cg_scratch(cg, name, 8 + words * 8);
 	LLVMValueRef buf = cg_gep(cg, ev, 8);
 	cg_store_i64(cg, pid, buf);
-	for (uint32_t k = 1; k < words; k++)	/* an empty stack until walked */
-		cg_store_i64(cg, cg_const(cg, 0), cg_gep(cg, buf, k * 8));
+	LLVMValueRef idx = cg_alloca_shared(cg, 8, "sonde.pyidx");
+	cg_store_i64(cg, cg_const(cg, 0), idx);
 	LLVMValueRef pidkey = cg_alloca_shared(cg, 8, "sonde.pypid");
 	cg_store_i64(cg, pid, pidkey);
 	LLVMValueRef look[] = {procs, pidkey};
@@ -206,10 +234,20 @@ LLVMValueRef stdlib_pystack_id(struct cg_ctx *cg, uint32_t depth, LLVMValueRef p
 	ask_scan(cg, pidkey, pid);
 	cg_end_if(cg, &nt);
 	struct cg_if wt = cg_begin_if(cg, LLVMBuildIsNotNull(b, ts, ""), "py_thread");
-	walk(cg, offs, cg_load_i64(cg, ts), cg_gep(cg, buf, 8), depth);
+	walk(cg, offs, cg_load_i64(cg, ts), cg_gep(cg, buf, 8), depth, idx);
 	cg_end_if(cg, &wt);
 	cg_end_if(cg, &ok);
 	cg_end_if(cg, &py);
+	/* the frames not walked are zeros (a loop: 254 stores took LLVM's
+	 * passes tens of ms) */
+	struct py_loop z = loop_begin(cg, "py_zero");
+	LLVMValueRef k = cg_load_i64(cg, idx);
+	loop_test(cg, &z, LLVMBuildICmp(b, LLVMIntULT, k, cg_const(cg, depth), ""));
+	LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, k, cg_const(cg, 16), ""), cg_const(cg, 8), "");
+	LLVMValueRef dst = LLVMBuildGEP2(b, cg_i8(cg), buf, &off, 1, "");
+	cg_store_i64(cg, cg_const(cg, 0), dst);
+	cg_store_i64(cg, cg_const(cg, 0), cg_gep(cg, dst, 8));
+	loop_end(cg, &z, idx);
 	/* no preallocation: the stacks are big and most runs see few */
 	LLVMValueRef map = cg_aux_map_flags(cg, name, BPF_MAP_TYPE_HASH, CG_STACK_MAP_ENTRIES, words * 8, 4,
 					    BPF_F_NO_PREALLOC);
