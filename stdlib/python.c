@@ -198,6 +198,15 @@ static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValu
 	loop_end(cg, &l, idx);
 }
 
+/* the value of 8-byte key k (stored to slot) in map, or NULL */
+static LLVMValueRef lookup(struct cg_ctx *cg, LLVMValueRef map, LLVMValueRef slot, LLVMValueRef k)
+{
+	cg_store_i64(cg, k, slot);
+	LLVMValueRef args[] = {map, slot};
+	return LLVMBuildIntToPtr(cg_builder(cg), cg_helper_call(cg, BPF_FUNC_map_lookup_elem, args, 2),
+				 cg_ptr(cg), "");
+}
+
 LLVMValueRef stdlib_pystack_id(struct cg_ctx *cg, uint32_t depth, LLVMValueRef pid)
 {
 	LLVMBuilderRef b = cg_builder(cg);
@@ -215,21 +224,14 @@ LLVMValueRef stdlib_pystack_id(struct cg_ctx *cg, uint32_t depth, LLVMValueRef p
 	LLVMValueRef idx = cg_alloca_shared(cg, 8, "sonde.pyidx");
 	cg_store_i64(cg, cg_const(cg, 0), idx);
 	LLVMValueRef pidkey = cg_alloca_shared(cg, 8, "sonde.pypid");
-	cg_store_i64(cg, pid, pidkey);
-	LLVMValueRef look[] = {procs, pidkey};
-	LLVMValueRef offs = LLVMBuildIntToPtr(b, cg_helper_call(cg, BPF_FUNC_map_lookup_elem, look, 2),
-					      cg_ptr(cg), "");
+	LLVMValueRef offs = lookup(cg, procs, pidkey, pid);
 	struct cg_if unk = cg_begin_if(cg, LLVMBuildIsNull(b, offs, ""), "py_unknown_pid");
 	ask_scan(cg, pidkey, pid);
 	cg_end_if(cg, &unk);
 	struct cg_if py = cg_begin_if(cg, LLVMBuildIsNotNull(b, offs, ""), "py_pid");
 	struct cg_if ok = cg_begin_if(cg, LLVMBuildICmp(b, LLVMIntNE, field(cg, offs, 0), cg_const(cg, 0), ""),
 				      "py_readable");
-	LLVMValueRef tidkey = cg_alloca_shared(cg, 8, "sonde.pytid");
-	cg_store_i64(cg, tid, tidkey);
-	LLVMValueRef tl[] = {threads, tidkey};
-	LLVMValueRef ts = LLVMBuildIntToPtr(b, cg_helper_call(cg, BPF_FUNC_map_lookup_elem, tl, 2),
-					    cg_ptr(cg), "");
+	LLVMValueRef ts = lookup(cg, threads, cg_alloca_shared(cg, 8, "sonde.pytid"), tid);
 	struct cg_if nt = cg_begin_if(cg, LLVMBuildIsNull(b, ts, ""), "py_new_thread");
 	ask_scan(cg, pidkey, pid);
 	cg_end_if(cg, &nt);
