@@ -30,6 +30,8 @@
 struct py_pid {
 	int pid;
 	struct py_proc *p;	/* NULL: not Python, or unreadable */
+	uint64_t *tids;		/* the threads last put in py_threads */
+	size_t ntids;
 };
 
 struct rt_py {
@@ -61,16 +63,39 @@ static struct py_pid *find(struct rt_py *s, int pid)
 
 struct thread_ctx {
 	int fd;
-	int n;
+	uint64_t *tids;
+	size_t n, cap;
 };
 
 static int put_thread(int tid, uint64_t tstate, void *vctx)
 {
 	struct thread_ctx *c = vctx;
 	uint64_t key = (uint64_t)tid;
-	if (tid > 0 && !bpf_map_update_elem(c->fd, &key, &tstate, BPF_ANY))
-		c->n++;
+	if (tid <= 0 || bpf_map_update_elem(c->fd, &key, &tstate, BPF_ANY))
+		return 0;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 16;
+		uint64_t *t = realloc(c->tids, cap * sizeof(*t));
+		if (!t)
+			return 0;
+		c->tids = t;
+		c->cap = cap;
+	}
+	c->tids[c->n++] = key;
 	return 0;
+}
+
+/* the threads of e's last scan that this one did not find: gone, their
+ * thread states freed (a tid used again must not walk one) */
+static void drop_gone(int fd, struct py_pid *e, const struct thread_ctx *now)
+{
+	for (size_t i = 0; i < e->ntids; i++) {
+		bool found = false;
+		for (size_t j = 0; j < now->n && !found; j++)
+			found = now->tids[j] == e->tids[i];
+		if (!found)
+			bpf_map_delete_elem(fd, &e->tids[i]);
+	}
 }
 
 void rt_py_scan(struct rt *rt, int pid)
@@ -109,6 +134,10 @@ void rt_py_scan(struct rt *rt, int pid)
 		return;
 	struct thread_ctx c = {.fd = s->threads_fd};
 	py_proc_threads(e->p, put_thread, &c);
+	drop_gone(s->threads_fd, e, &c);
+	free(e->tids);
+	e->tids = c.tids;
+	e->ntids = c.n;
 }
 
 void rt_py_start(struct rt *rt)
@@ -189,7 +218,12 @@ void rt_py_forget(struct rt *rt, int pid)
 	struct py_pid *e = s ? find(s, pid) : NULL;
 	if (!e)
 		return;
+	struct thread_ctx none = {0};
+	drop_gone(s->threads_fd, e, &none);
+	uint64_t key = (uint64_t)pid;
+	bpf_map_delete_elem(s->procs_fd, &key);
 	py_proc_free(e->p);
+	free(e->tids);
 	*e = s->pids[--s->n];
 }
 
@@ -197,8 +231,10 @@ void rt_py_free(struct rt *rt)
 {
 	if (!rt->py)
 		return;
-	for (size_t i = 0; i < rt->py->n; i++)
+	for (size_t i = 0; i < rt->py->n; i++) {
 		py_proc_free(rt->py->pids[i].p);
+		free(rt->py->pids[i].tids);
+	}
 	free(rt->py->pids);
 	free(rt->py);
 	rt->py = NULL;
