@@ -229,6 +229,23 @@ got=$(awk '/^@\[$/ { k = ""; keep = 1; next } /^\]: / { if (k !~ /warm/) print k
 want=$(expected 11 | awk '/^@\[$/ { k = ""; next } /^\]: / { print k "]: " $2; next } /^@|^Attached|^$/ { next } { k = k $0 "\n" }')
 expect_eq pystack:exited_named "$want" "$got"
 
+# scripts/py-profile.sonde: an on-CPU Python flame graph; a second of
+# samples of a Python loop, taken again (at most 10 times) until one lands
+# in hot() on a busy machine
+cp "$top/tests/workloads/pyburn.py" "$PD/pyburn.py"
+/usr/bin/python3.11 "$PD/pyburn.py" > "$PD/burn.out" &
+bp=$!
+wait_for "$PD/burn.out" '^ready' 300
+got=
+for _ in $(seq 10); do
+	"$SONDE" -f folded -p "$bp" "$top/scripts/py-profile.sonde" "$bp" 1 > "$PD/prof.out" 2>&1
+	got=$(grep -o "^python3.11;<module> ($PD/pyburn.py:25);main ($PD/pyburn.py:21);hot ($PD/pyburn.py:[0-9]*)" "$PD/prof.out" | head -1)
+	[ -n "$got" ] && break
+done
+kill_reap "$bp"
+# (a sample lands on the loop's line, 6, or its body's, 7)
+expect_match pystack:py_profile_recipe "hot \\($PD/pyburn.py:[67]\\)\$" "$got"
+
 # another mount namespace, another file at the same path: the host's file
 # there is not Python, the namespace's is Debian's python3.11; the process's
 # own file is read (with -v: "runs CPython 3.11 (PATH)")
