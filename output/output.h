@@ -53,11 +53,14 @@ struct pr_key {
 /* One frame of a stack key, for the picture formats: `line` is the frame
  * as the text output prints it, indentation dropped ("main+22", as
  * stackcollapse-bpftrace.pl keeps it); `func` the function alone ("main",
- * or "0x7f12..." when unresolved); module the mapped file (user frames,
- * NULL when unknown). */
+ * or "0x7f12..." when unresolved, `named` false); module the mapped file
+ * of a named user frame (NULL otherwise); file the mapped file of any user
+ * frame whose address lies in a mapping (NULL when none does). */
 struct pr_frame {
 	const char *line, *func, *module;
 	uint64_t addr;
+	const char *file;
+	bool named;
 	/* a Python frame (pystack): func is "name (file)", so that flame
 	 * graphs keep one box per function; pprof takes pyname, module (the
 	 * file) and lineno */
@@ -300,7 +303,8 @@ struct vf_frame {
 	uint64_t addr;
 	const char *sym;	/* NULL: unresolved */
 	uint64_t off;		/* addr - symbol start */
-	const char *module;	/* user frames: the mapped file ("[unknown]" if NULL) */
+	const char *module;	/* user frames: the mapped file (NULL: none), also
+				 * for an unresolved address */
 	bool py;		/* a Python frame: sym the name, module the file, off the line */
 };
 

@@ -170,11 +170,12 @@ expect_eq pystack:not_python "Attached 1 probe
 
 @[]: 5" "$(cat "$PD/np.out")"
 
-# the outputs: folded (root first, ";" between frames), JSON, the flame
+# the outputs: folded (root first, ";" between frames, a frame per
+# function: "name (file)"), JSON, the flame
 # graph's boxes (function and file), pprof (function, file and line)
 PY_ARGS=()
 py_capture /usr/bin/python3.11 "$PD/folded.out" -f folded -e "$GETPPID"
-expect_eq pystack:folded "<module> ($W:81);main ($W:66);a ($W:22);b ($W:17) 3" \
+expect_eq pystack:folded "<module> ($W);main ($W);a ($W);b ($W) 3" \
 	"$(grep ';b (' "$PD/folded.out")"
 py_capture /usr/bin/python3.11 "$PD/json.out" -f json -e "$GETPPID"
 got=$(python3 -c '
@@ -239,12 +240,11 @@ wait_for "$PD/burn.out" '^ready' 300
 got=
 for _ in $(seq 10); do
 	"$SONDE" -f folded -p "$bp" "$top/scripts/py-profile.sonde" "$bp" 1 > "$PD/prof.out" 2>&1
-	got=$(grep -o "^python3.11;<module> ($PD/pyburn.py:25);main ($PD/pyburn.py:21);hot ($PD/pyburn.py:[0-9]*)" "$PD/prof.out" | head -1)
+	got=$(grep -o "^python3.11;<module> ($PD/pyburn.py);main ($PD/pyburn.py);hot ($PD/pyburn.py)" "$PD/prof.out")
 	[ -n "$got" ] && break
 done
 kill_reap "$bp"
-# (a sample lands on the loop's line, 6, or its body's, 7)
-expect_match pystack:py_profile_recipe "hot \\($PD/pyburn.py:[67]\\)\$" "$got"
+expect_eq pystack:py_profile_recipe "python3.11;<module> ($PD/pyburn.py);main ($PD/pyburn.py);hot ($PD/pyburn.py)" "$got"
 
 # another mount namespace, another file at the same path: the host's file
 # there is not Python, the namespace's is Debian's python3.11; the process's
