@@ -14,9 +14,9 @@
  */
 #include "host/python.h"
 #include "host/host.h"
+#include "host/proc.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -574,15 +574,13 @@ struct tidmap {
 
 static void read_tids(int pid, struct tidmap *m)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	DIR *d = opendir(path);
-	struct dirent *de;
+	int *tids;
+	size_t ntids;
 	m->n = 0;
-	while (d && (de = readdir(d)) && m->n < MAX_TIDS) {
-		int tid = atoi(de->d_name);
-		if (tid <= 0)
-			continue;
+	if (host_proc_ids(pid, &tids, &ntids))
+		return;
+	for (size_t i = 0; i < ntids && m->n < MAX_TIDS; i++) {
+		int tid = tids[i];
 		char sp[96], line[256];
 		snprintf(sp, sizeof(sp), "/proc/%d/task/%d/status", pid, tid);
 		FILE *f = fopen(sp, "re");
@@ -599,8 +597,7 @@ static void read_tids(int pid, struct tidmap *m)
 		m->tid[m->n] = tid;
 		m->nstid[m->n++] = ns;
 	}
-	if (d)
-		closedir(d);
+	free(tids);
 }
 
 static int tid_of(const struct tidmap *m, int nstid)
