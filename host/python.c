@@ -704,6 +704,7 @@ static int code_read(struct py_proc *p, uint64_t addr, struct code_entry *e)
 int py_proc_frame(struct py_proc *p, uint64_t code, uint64_t instr, struct py_frame *out)
 {
 	const struct py_offsets *o = &p->off;
+	instr &= ~PY_INSTR_SET;
 	struct code_entry *e = code_slot(p, code);
 	if (e->addr == code) {
 		/* still the same object? (freed and reused: another file or line) */

@@ -86,6 +86,11 @@ const struct py_offsets *py_proc_offsets(const struct py_proc *p);
  * non-zero to stop.  The count of thread states, or -errno. */
 int py_proc_threads(struct py_proc *p, int (*cb)(int tid, uint64_t tstate, void *ctx), void *ctx);
 
+/* BPF sets this bit of each frame's instruction word, so that no word of a
+ * walked frame is zero (f_lasti 0): the stack index keeps a key's words up
+ * to the first zero one */
+#define PY_INSTR_SET (1ull << 63)
+
 /* one frame: the code object and the raw instruction word BPF read */
 struct py_frame {
 	const char *name;	/* qualified name (3.11+), else the name */

@@ -160,11 +160,12 @@ static struct vf_frame py_vf_frame(struct rt *rt, struct py_proc *p, uint64_t co
 /* the native frames f[0..n) with each frame of the interpreter's eval
  * function replaced by the Python frames it ran (words: a pystack key),
  * in the order py_mix() gives.  The count (<= cap). */
-int rt_py_mixed(struct rt *rt, const uint64_t *words, uint32_t depth, struct vf_frame *f, int n,
+int rt_py_mixed(struct rt *rt, const uint64_t *words, uint32_t nwords, struct vf_frame *f, int n,
 		int cap)
 {
 	struct rt_py *s = state(rt);
-	struct py_pid *e = s && words ? find(s, (int)words[0]) : NULL;
+	struct py_pid *e = s && words && nwords ? find(s, (int)words[0]) : NULL;
+	uint32_t depth = nwords ? (nwords - 1) / 2 : 0;
 	if (!e || !e->p || n < 0)
 		return n;
 	struct vf_frame *native = arena_new_array(rt->a, struct vf_frame, n ? n : 1);
@@ -181,10 +182,11 @@ int rt_py_mixed(struct rt *rt, const uint64_t *words, uint32_t depth, struct vf_
 	return m;
 }
 
-int rt_py_frames(struct rt *rt, const uint64_t *words, uint32_t depth, struct vf_frame *f)
+int rt_py_frames(struct rt *rt, const uint64_t *words, uint32_t nwords, struct vf_frame *f)
 {
 	struct rt_py *s = state(rt);
-	struct py_pid *e = s ? find(s, (int)words[0]) : NULL;
+	struct py_pid *e = s && nwords ? find(s, (int)words[0]) : NULL;
+	uint32_t depth = nwords ? (nwords - 1) / 2 : 0;
 	if (!e || !e->p)
 		return 0;
 	int n = 0;

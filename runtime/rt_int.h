@@ -111,6 +111,7 @@ struct rt {
 	/* printing state, loaded on first use */
 	struct ksyms *ksyms;
 	struct rs_symcache *syms;
+	struct rt_procs *procs;		/* per-process state and execs (exited.c) */
 	struct rs_cgcache *cgroups;
 	const char **attach_names;	/* global attach index -> probe name */
 	const char **attach_funcs;	/* ... -> its function (func: SEMA_FUNC_OF_ATTACH) */
@@ -200,17 +201,36 @@ void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *ar
 void rt_prime_pid(struct rt *rt, int pid);
 /* pystack.c: scan the -p process before the probes run; scan pid (EV_PY_SCAN:
  * its interpreter, its threads into the BPF maps); the frames of a pystack
- * key {pid, (code, instr) x depth} (count); read the code objects of a new
+ * key {pid, (code, instr) x N} (nwords of it, the index keeps words up to
+ * the first zero) (count); read the code objects of a new
  * stack's key while they live (EV_PY_STACK); forget pid; free everything */
 void rt_py_start(struct rt *rt);
 void rt_py_scan(struct rt *rt, int pid);
 struct vf_frame;
-int rt_py_frames(struct rt *rt, const uint64_t *words, uint32_t depth, struct vf_frame *f);
-int rt_py_mixed(struct rt *rt, const uint64_t *words, uint32_t depth, struct vf_frame *f, int n,
+int rt_py_frames(struct rt *rt, const uint64_t *words, uint32_t nwords, struct vf_frame *f);
+int rt_py_mixed(struct rt *rt, const uint64_t *words, uint32_t nwords, struct vf_frame *f, int n,
 		int cap);
 void rt_py_name_stack(struct rt *rt, const uint8_t *key, size_t len);
 void rt_py_forget(struct rt *rt, int pid);
 void rt_py_free(struct rt *rt);
+/* symbols.c: the per-pid ELF symbol cache, made on first use (NULL: no memory) */
+struct rs_symcache *rt_symcache(struct rt *rt);
+/* exited.c: stacks of processes that exit.  A pid's first stack
+ * (EV_PID_SEEN) captures its per-process state; a stack printed touches
+ * it; a map that can hold stacks printed or cleared counts towards the
+ * sweep that releases the processes gone; the exec watcher (a program on
+ * sched:sched_process_exec sending EV_EXEC) learns the exec'd files'
+ * build-ids.  rt_ustack_bid_frame names one {build-id, offset} frame:
+ * 0 at the end of the stack, 1 done (f set), 2 an address frame (*ip). */
+void rt_ps_capture(struct rt *rt, int pid);
+void rt_ps_touch(struct rt *rt, int pid);
+void rt_ps_map_done(struct rt *rt, const struct sema_map *m);
+void rt_ps_sweep(struct rt *rt);
+void rt_ps_stats(struct rt *rt, uint64_t *kept, uint64_t *evicted);
+void rt_ps_free(struct rt *rt);
+int rt_exec_watch(struct rt *rt);
+void rt_exec_event(struct rt *rt, const uint8_t *args, size_t len);
+int rt_ustack_bid_frame(struct rt *rt, const uint8_t *p, struct vf_frame *f, uint64_t *ip);
 /* the -c child: trace it to read its mappings as it exits (only when the
  * script symbolizes user addresses); waitpid(child, status, block ? 0 :
  * WNOHANG) that handles the tracing stops itself */

@@ -191,8 +191,9 @@ static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValu
 								   cg_const(cg, 0), ""), "");
 	entry = LLVMBuildShl(b, LLVMBuildZExt(b, entry, cg_i64(cg), ""), cg_const(cg, 1), "");
 	cg_store_i64(cg, LLVMBuildOr(b, LLVMBuildOr(b, code, shim, ""), entry, ""), dst);
-	cg_store_i64(cg, LLVMBuildAnd(b, chunk_word(cg, chunk, field(cg, offs, INSTR), false),
-				      field(cg, offs, INSTR_MASK), ""), cg_gep(cg, dst, 8));
+	LLVMValueRef instr = LLVMBuildAnd(b, chunk_word(cg, chunk, field(cg, offs, INSTR), false),
+					  field(cg, offs, INSTR_MASK), "");
+	cg_store_i64(cg, LLVMBuildOr(b, instr, cg_const(cg, PY_INSTR_SET), ""), cg_gep(cg, dst, 8));
 	cg_store_i64(cg, chunk_word(cg, chunk, field(cg, offs, PREV), false), frame);
 	cg_end_if(cg, &r);
 	loop_end(cg, &l, idx);
