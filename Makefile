@@ -20,7 +20,7 @@ DEPS_PKGS := llvm-16-dev libbpf-dev libelf-dev flex bison libcmocka-dev \
 	bpftrace gcc g++ lld make util-linux iproute2 pkg-config systemtap-sdt-dev python3 \
 	libmicrohttpd-dev libcapstone-dev libdw-dev dwarves prometheus bpftool \
 	qemu-system-x86 busybox-static \
-	protobuf-c-compiler libprotobuf-c-dev chromium golang-go clang-14 llvm-16
+	protobuf-c-compiler libprotobuf-c-dev chromium golang-go clang-14 llvm-16 python3.11 python3.11-dbg
 
 SRCDIRS := common host lexer parser sema codegen stdlib output runtime
 LIB_SRCS := $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.c))

@@ -61,6 +61,11 @@ struct pr_frame {
 	uint64_t addr;
 	const char *file;
 	bool named;
+	/* a Python frame (pystack): func is "name (file)", so that flame
+	 * graphs keep one box per function; pprof takes pyname, module (the
+	 * file) and lineno */
+	const char *pyname;
+	uint32_t lineno;
 };
 /* frames leaf first, as the kernel walks them */
 struct pr_stack {
@@ -293,7 +298,8 @@ const char *vf_strftime(struct arena *a, const char *fmt, const struct timespec 
 struct timespec vf_mono_to_wall(uint64_t mono_ns, const struct timespec *now_real,
 				const struct timespec *now_mono);
 
-enum vf_stack_mode { VF_STACK_BPFTRACE, VF_STACK_PERF, VF_STACK_RAW };
+/* VF_STACK_PYTHON: pystack's frames, "name (file:line)" (sym, module, off = line) */
+enum vf_stack_mode { VF_STACK_BPFTRACE, VF_STACK_PERF, VF_STACK_RAW, VF_STACK_PYTHON };
 
 struct vf_frame {
 	uint64_t addr;
@@ -301,6 +307,7 @@ struct vf_frame {
 	uint64_t off;		/* addr - symbol start */
 	const char *module;	/* user frames: the mapped file (NULL: none), also
 				 * for an unresolved address */
+	bool py;		/* a Python frame: sym the name, module the file, off the line */
 };
 
 /* A stack as bpftrace prints it: "\n", then one line per frame:

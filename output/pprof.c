@@ -146,7 +146,8 @@ static uint64_t location_id(struct builder *b, const struct pr_frame *fr, bool k
 	const char *file = kernel ? "[kernel.kallsyms]" : fr->module ? fr->module : "[unknown]";
 	bool fresh;
 	uint64_t id = intern(b->a, &b->locs,
-			     arena_printf(b->a, "%" PRIx64 "\n%s\n%s", fr->addr, fr->func, file), &fresh);
+			     arena_printf(b->a, "%" PRIx64 "\n%s\n%s\n%u", fr->addr, fr->func, file, fr->lineno),
+			     &fresh);
 	if (fresh) {
 		Location *l = arena_alloc(b->a, sizeof(*l));
 		perftools__profiles__location__init(l);
@@ -155,7 +156,8 @@ static uint64_t location_id(struct builder *b, const struct pr_frame *fr, bool k
 		l->address = fr->addr;
 		Line *ln = arena_alloc(b->a, sizeof(*ln));
 		perftools__profiles__line__init(ln);
-		ln->function_id = function_id(b, fr->func, file);
+		ln->function_id = function_id(b, fr->pyname ? fr->pyname : fr->func, file);
+		ln->line = fr->lineno;	/* Python frames; 0: none */
 		l->n_line = 1;
 		l->line = arena_alloc(b->a, sizeof(*l->line));
 		l->line[0] = ln;
@@ -373,7 +375,8 @@ static void copy_map(struct pr_map *dst, const struct pr_map *m)
 				f[j] = (struct pr_frame){
 					.line = arena_strdup(kept, sf->line), .func = arena_strdup(kept, sf->func),
 					.module = sf->module ? arena_strdup(kept, sf->module) : NULL,
-					.addr = sf->addr,
+					.addr = sf->addr, .lineno = sf->lineno,
+					.pyname = sf->pyname ? arena_strdup(kept, sf->pyname) : NULL,
 				};
 			}
 			*st = (struct pr_stack){.frames = f, .n = ks->stack->n, .kernel = ks->stack->kernel};

@@ -106,12 +106,17 @@ const char *vf_frame_line(struct arena *a, const struct vf_frame *f, enum vf_sta
 			  bool user)
 {
 	char sym[512];
+	if (f->py || mode == VF_STACK_PYTHON)
+		return arena_printf(a, "%s (%s:%" PRIu64 ")", f->sym ? f->sym : "[unknown]",
+				    f->module ? f->module : "[unknown]", f->off);
 	if (f->sym)
 		snprintf(sym, sizeof(sym), "%s+%" PRIu64, f->sym, f->off);
 	else
 		snprintf(sym, sizeof(sym), "0x%" PRIx64, f->addr);
 	switch (mode) {
 	case VF_STACK_BPFTRACE:
+		break;
+	case VF_STACK_PYTHON:
 		break;
 	case VF_STACK_PERF:
 		if (user)
@@ -137,7 +142,7 @@ const char *vf_stack(struct arena *a, const struct vf_frame *f, int n, enum vf_s
 	fputc('\n', m);
 	for (int i = 0; i < n; i++) {
 		const char *line = vf_frame_line(a, &f[i], mode, user);
-		if (mode == VF_STACK_PERF)
+		if (mode == VF_STACK_PERF && !f[i].py)
 			fprintf(m, "\t%s\n", line);
 		else if (mode == VF_STACK_RAW)
 			fprintf(m, "%s\n", line);

@@ -73,6 +73,9 @@ struct type_enum {
 
 struct hdw_type;
 
+#define STACK_MODE_PYTHON 3	/* type.stack_mode of pystack */
+#define STACK_MODE_MIXED 4	/* ustack(python): native frames, the interpreter's as Python's */
+
 struct type {
 	enum type_kind kind;
 	uint32_t size;		/* bytes in a map slot or event record */
@@ -94,7 +97,9 @@ struct type {
 				 * the pointers it holds do too */
 	struct type *elem;	/* TY_PTR, TY_ARRAY */
 	uint32_t count;		/* TY_ARRAY: elements; TY_USTACK, TY_KSTACK: frames kept */
-	uint8_t stack_mode;	/* TY_USTACK, TY_KSTACK: 0 bpftrace, 1 perf, 2 raw */
+	uint8_t stack_mode;	/* TY_USTACK, TY_KSTACK: 0 bpftrace, 1 perf, 2 raw;
+				 * TY_USTACK 3: pystack (STACK_MODE_PYTHON),
+				 * 4: ustack(python) (STACK_MODE_MIXED) */
 	const char *fmt;	/* TY_TIMESTAMP: the strftime() format */
 	const char *sname;	/* TY_STRUCT */
 	uint32_t btf_id;	/* TY_STRUCT from the kernel's BTF: its fields are

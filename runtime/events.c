@@ -301,7 +301,8 @@ static int handle(struct rt *rt, void *data, size_t size)
 	 * bpftrace (the other CPUs run on until the detach); what was queued
 	 * before it did print.  Symbols of a new pid are still learnt, for
 	 * the stacks the exit-time maps print. */
-	if (rt->ev.exited && kind != EV_PID_SEEN && kind != EV_EXEC)
+	if (rt->ev.exited && kind != EV_PID_SEEN && kind != EV_EXEC && kind != EV_PY_SCAN &&
+	    kind != EV_PY_STACK)
 		return 0;
 	switch ((enum event_kind)kind) {
 	case EV_SYSTEM:
@@ -373,6 +374,17 @@ static int handle(struct rt *rt, void *data, size_t size)
 		}
 		break;
 	}
+	case EV_PY_SCAN: {
+		uint64_t pid;
+		if (size >= 16) {
+			memcpy(&pid, args, 8);
+			rt_py_scan(rt, (int)pid);
+		}
+		break;
+	}
+	case EV_PY_STACK:
+		rt_py_name_stack(rt, args, size - 8);
+		break;
 	case EV_EXEC:
 		rt_exec_event(rt, args, size - 8);
 		break;
@@ -396,7 +408,9 @@ static uint64_t ring_bytes(const struct rt *rt)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	if (!rt->o->rb_pages)
-		return rt->r->nevents ? RT_RING_DEFAULT : RT_RING_QUIET;
+		/* pystack sends each new stack (2 KiB) to be named at once */
+		return rt->r->nevents || bpf_object__find_map_by_name(rt->bpf, "py_procs") ? RT_RING_DEFAULT
+											: RT_RING_QUIET;
 	uint64_t want = (uint64_t)rt->o->rb_pages * page * (uint64_t)(rt->ncpus > 0 ? rt->ncpus : 1);
 	uint64_t size = page;
 	while (size < want && size < RT_RING_MAX)

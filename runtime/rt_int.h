@@ -124,6 +124,7 @@ struct rt {
 	bool render_in_key;	/* stacks in map keys indent 4 columns, else 8 */
 	bool render_newest;	/* inside a value 0.17 cannot make (render.c) */
 	struct rt_stacks *stack_index;	/* stack id -> frames, read from the stack maps (symbols.c) */
+	struct rt_py *py;	/* pystack's processes (pystack.c) */
 	/* one reading of CLOCK_REALTIME and CLOCK_MONOTONIC for every
 	 * strftime() of the run, so two timestamps print exactly their
 	 * difference apart (bpftrace's strftime_microsecond_extension) */
@@ -211,6 +212,20 @@ void rt_unwind_start(struct rt *rt);
 void rt_unwind_tick(struct rt *rt);
 void rt_unwind_report(struct rt *rt);
 void rt_unwind_free(struct rt *rt);
+/* pystack.c: scan the -p process before the probes run; scan pid (EV_PY_SCAN:
+ * its interpreter, its threads into the BPF maps); the frames of a pystack
+ * key {pid, (code, instr) x N} (nwords of it, the index keeps words up to
+ * the first zero) (count); read the code objects of a new
+ * stack's key while they live (EV_PY_STACK); forget pid; free everything */
+void rt_py_start(struct rt *rt);
+void rt_py_scan(struct rt *rt, int pid);
+struct vf_frame;
+int rt_py_frames(struct rt *rt, const uint64_t *words, uint32_t nwords, struct vf_frame *f);
+int rt_py_mixed(struct rt *rt, const uint64_t *words, uint32_t nwords, struct vf_frame *f, int n,
+		int cap);
+void rt_py_name_stack(struct rt *rt, const uint8_t *key, size_t len);
+void rt_py_forget(struct rt *rt, int pid);
+void rt_py_free(struct rt *rt);
 /* symbols.c: the per-pid ELF symbol cache, made on first use (NULL: no memory) */
 struct rs_symcache *rt_symcache(struct rt *rt);
 /* exited.c: stacks of processes that exit.  A pid's first stack
@@ -228,7 +243,6 @@ void rt_ps_stats(struct rt *rt, uint64_t *kept, uint64_t *evicted);
 void rt_ps_free(struct rt *rt);
 int rt_exec_watch(struct rt *rt);
 void rt_exec_event(struct rt *rt, const uint8_t *args, size_t len);
-struct vf_frame;
 int rt_ustack_bid_frame(struct rt *rt, const uint8_t *p, struct vf_frame *f, uint64_t *ip);
 /* the -c child: trace it to read its mappings as it exits (only when the
  * script symbolizes user addresses); waitpid(child, status, block ? 0 :

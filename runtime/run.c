@@ -351,6 +351,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		rc = 0;
 		goto out;
 	}
+	rt_py_start(&rt);
 	if (!o->quiet) {
 		o->writer->attached(o->out, stderr, count + ntimers);
 		fflush(o->out);	/* JSON readers (and tests) wait for this line */
@@ -485,6 +486,7 @@ out:
 	if (rt.syms)
 		rs_symcache_free(rt.syms);
 	rt_stacks_free(&rt);
+	rt_py_free(&rt);
 	if (rt.ksyms)
 		ksyms_free(rt.ksyms);
 	arena_free(rt.scratch);

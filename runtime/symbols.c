@@ -30,10 +30,14 @@
 #include <time.h>
 
 #include "host/host.h"
+#include "host/python.h"
 #include "output/output.h"
 
 #define STACK_MAX 127
 #define STACK_DEPTH_MAX 1024
+/* a pystack key (stdlib/python.c) is 1 + 2 * STACK_MAX words: within a
+ * ustack key's STACK_MAX * CG_USTACK_FRAME bytes */
+_Static_assert((1 + 2 * STACK_MAX) * 8 <= STACK_MAX * CG_USTACK_FRAME, "pystack key size");
 
 struct rs_symcache *rt_symcache(struct rt *rt)
 {
@@ -273,6 +277,18 @@ void rt_stacks_report_lost(struct rt *rt)
 			   "before 5.11 keeps user stacks deeper than 16 frames in a STACK_TRACE map)");
 }
 
+/* how the frames of a stack of type t print (Python frames print as
+ * Python frames whatever the mode) */
+static enum vf_stack_mode vf_mode(const struct type *t)
+{
+	switch (t->stack_mode) {
+	case 1: return VF_STACK_PERF;
+	case 2: return VF_STACK_RAW;
+	case STACK_MODE_PYTHON: return VF_STACK_PYTHON;
+	default: return VF_STACK_BPFTRACE;	/* 0, STACK_MODE_MIXED */
+	}
+}
+
 /* the frames of a stack value {id, pid}, resolved; the count, 0 when
  * there is no stack (none of that kind here, or lost) */
 static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct vf_frame *f)
@@ -281,18 +297,36 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 	int32_t id = (int32_t)(uint32_t)v;
 	int pid = (int)(v >> 32);
 	uint32_t depth = t->count ? t->count : STACK_MAX;
+	uint32_t fsize = 8, nfr = 0;
+	if (t->stack_mode == STACK_MODE_PYTHON) {	/* {pid, (code, instr) x depth} */
+		const uint8_t *w = id < 0 || depth > STACK_MAX
+					   ? NULL
+					   : stack_ips(rt, 'p', 1 + 2 * depth, (uint32_t)id, &fsize, &nfr);
+		return w ? rt_py_frames(rt, (const uint64_t *)w, nfr, f) : 0;
+	}
+	uint32_t pyid = 0;
+	if (t->stack_mode == STACK_MODE_MIXED) {	/* {native id, Python stack id} */
+		const uint8_t *k = id < 0 ? NULL : stack_ips(rt, 'm', 1, (uint32_t)id, &fsize, &nfr);
+		if (!k)
+			return 0;
+		uint64_t ids = 0;	/* both 0: kept as no frames */
+		if (nfr)
+			memcpy(&ids, k, 8);
+		id = (int32_t)(uint32_t)ids;
+		pyid = (uint32_t)(ids >> 32);
+	}
 	/* < 0: no stack of that kind here (-EFAULT: kstack in a uprobe), or
 	 * one the full map had no room for (counted: rt_stacks_report_lost) */
-	uint32_t fsize = 8, nfr = 0;
+	nfr = 0;
 	const uint8_t *fr = id < 0 || depth > STACK_MAX
 				    ? NULL
 				    : stack_ips(rt, user ? 'u' : 'k', depth, (uint32_t)id, &fsize, &nfr);
-	if (!fr)
+	if (!fr && t->stack_mode != STACK_MODE_MIXED)
 		return 0;
 	if (user && pid)
 		rt_ps_touch(rt, pid);
 	int n = 0;
-	for (uint32_t i = 0; i < nfr; i++, n++) {
+	for (uint32_t i = 0; fr && i < nfr; i++, n++) {
 		uint64_t ip;
 		if (fsize == CG_USTACK_FRAME) {
 			int k = rt_ustack_bid_frame(rt, fr + i * fsize, &f[n], &ip);
@@ -320,6 +354,11 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 			f[n].sym = ks ? ksyms_lookup(ks, ip, &f[n].off) : NULL;
 		}
 	}
+	if (t->stack_mode == STACK_MODE_MIXED) {
+		uint32_t pd = PY_MIXED_DEPTH(host_feature(HF_BIG_KEYS)), nw = 0;
+		const uint8_t *w = stack_ips(rt, 'p', 1 + 2 * pd, pyid, &fsize, &nw);
+		n = rt_py_mixed(rt, (const uint64_t *)w, nw, f, n, STACK_DEPTH_MAX);
+	}
 	return n;
 }
 
@@ -327,7 +366,7 @@ static const char *stack(struct rt *rt, const struct type *t, uint64_t v)
 {
 	struct vf_frame f[STACK_DEPTH_MAX];
 	int n = stack_frames(rt, t, v, f);
-	return vf_stack(rt->a, f, n, (enum vf_stack_mode)t->stack_mode, rt->render_in_key ? 4 : 8,
+	return vf_stack(rt->a, f, n, vf_mode(t), rt->render_in_key ? 4 : 8,
 			t->kind == TY_USTACK);
 }
 
@@ -341,8 +380,14 @@ const struct pr_stack *rt_stack_frames(struct rt *rt, const struct type *t, cons
 	struct pr_stack *s = arena_new_obj(rt->a, struct pr_stack);
 	struct pr_frame *pf = arena_new_array(rt->a, struct pr_frame, n ? n : 1);
 	for (int i = 0; i < n; i++)
-		pf[i] = (struct pr_frame){
-			.line = vf_frame_line(rt->a, &f[i], (enum vf_stack_mode)t->stack_mode, user),
+		pf[i] = f[i].py ? (struct pr_frame){
+			.line = vf_frame_line(rt->a, &f[i], VF_STACK_PYTHON, true),
+			.func = arena_printf(rt->a, "%s (%s)", f[i].sym ? f[i].sym : "[unknown]",
+					     f[i].module ? f[i].module : "[unknown]"),
+			.module = f[i].module, .file = f[i].module, .addr = f[i].addr, .named = true,
+			.pyname = f[i].sym ? f[i].sym : "[unknown]", .lineno = (uint32_t)f[i].off,
+		} : (struct pr_frame){
+			.line = vf_frame_line(rt->a, &f[i], vf_mode(t), user),
 			.func = f[i].sym ? arena_strdup(rt->a, f[i].sym)
 					 : arena_printf(rt->a, "0x%" PRIx64, f[i].addr),
 			.module = f[i].sym && f[i].module ? arena_strdup(rt->a, f[i].module) : NULL,

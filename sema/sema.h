@@ -212,6 +212,8 @@ enum event_kind {
 	EV_HELPER_ERROR,/* -k: a BPF helper failed at site id; the error code follows */
 	EV_ERRORF,	/* errorf(fmt, ...): located ERROR on stderr */
 	EV_WARNF,	/* warnf(fmt, ...): located WARNING on stderr (--no-warnings) */
+	EV_PY_SCAN,	/* pystack met a pid or thread not yet scanned: its pid follows */
+	EV_PY_STACK,	/* pystack stored a new stack: its key follows */
 };
 
 /* A printf-like event: format string and the types of its arguments as

@@ -5,7 +5,11 @@
  *
  * MODE is bpftrace (default: "sym+off" lines), perf ("\taddr sym+off
  * (file)") or raw (hex addresses); N keeps at most N frames (1 to 127,
- * default 127, the kernel's perf_event_max_stack).
+ * default 127, the kernel's perf_event_max_stack).  ustack(python) is the
+ * mixed stack: the native frames and the thread's Python stack (python.c)
+ * under one id of the map "mstk_1" (key: the two ids), which
+ * runtime/pystack.c merges when it prints: each run of the interpreter's
+ * frames becomes the Python frames it ran.
  *
  * The BPF side reads the frames itself (bpf_get_stack, into per-CPU
  * scratch: 127 frames do not fit the 512-byte stack), as newer bpftrace
@@ -47,6 +51,7 @@
 
 #include "common/settings.h"
 #include "host/host.h"
+#include "host/python.h"
 #include "stdlib/stdlib_int.h"
 
 #define STACK_MAX 127
@@ -78,7 +83,10 @@ static void check_stack(struct sema_ctx *s, struct ast_node *n)
 	struct type t = {.kind = user ? TY_USTACK : TY_KSTACK, .size = 8, .count = STACK_MAX,
 			 .stack_mode = (uint8_t)settings_int(SET_STACK_MODE)};
 	struct ast_node *a = n->kind == N_CALL ? n->call.args : NULL;
-	if (a && a->kind == N_IDENT) {
+	if (user && a && a->kind == N_IDENT && !strcmp(a->ident.name, "python")) {
+		t.stack_mode = STACK_MODE_MIXED;
+		a = a->next;
+	} else if (a && a->kind == N_IDENT) {
 		bool found = false;
 		for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
 			if (!strcmp(a->ident.name, modes[i])) {
@@ -86,8 +94,8 @@ static void check_stack(struct sema_ctx *s, struct ast_node *n)
 				found = true;
 			}
 		if (!found) {
-			sema_error(s, a->loc, "%s(): unknown stack mode '%s' (use bpftrace, perf or raw)",
-				   what, a->ident.name);
+			sema_error(s, a->loc, "%s(): unknown stack mode '%s' (use bpftrace, perf or raw%s)",
+				   what, a->ident.name, user ? "; python for Python frames" : "");
 			n->type.kind = TY_ERROR;
 			return;
 		}
@@ -122,12 +130,12 @@ static void check_stack(struct sema_ctx *s, struct ast_node *n)
 	n->type = t;
 }
 
-/* the u32 id of the stack in buf (its frames, zero padded) in the map;
- * stored to id (4 bytes) */
-static void stack_id(struct cg_ctx *cg, LLVMValueRef map, LLVMValueRef buf, LLVMValueRef id)
+LLVMValueRef stdlib_stack_id(struct cg_ctx *cg, LLVMValueRef map, LLVMValueRef buf, LLVMValueRef id)
 {
 	LLVMBuilderRef b = cg_builder(cg);
 	LLVMTypeRef i32 = cg_i32(cg);
+	LLVMValueRef fresh = cg_alloca_shared(cg, 8, "sonde.stacknew");
+	cg_store_i64(cg, cg_const(cg, 0), fresh);
 	LLVMValueRef look[] = {map, buf};
 	LLVMValueRef p = cg_helper_call(cg, BPF_FUNC_map_lookup_elem, look, 2);
 	p = LLVMBuildIntToPtr(b, p, cg_ptr(cg), "");
@@ -148,6 +156,8 @@ static void stack_id(struct cg_ctx *cg, LLVMValueRef map, LLVMValueRef buf, LLVM
 	LLVMValueRef ins[] = {map, buf, id, cg_const(cg, BPF_NOEXIST)};
 	LLVMValueRef rc = cg_helper_call_quiet(cg, BPF_FUNC_map_update_elem, ins, 4);
 	LLVMValueRef raced = LLVMBuildICmp(b, LLVMIntEQ, rc, cg_const(cg, (uint64_t)-EEXIST), "");
+	cg_store_i64(cg, LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntEQ, rc, cg_const(cg, 0), ""), cg_i64(cg), ""),
+		     fresh);
 	struct cg_if r = cg_begin_if(cg, raced, "stack_raced");
 	/* another CPU inserted the same stack meanwhile: its id */
 	LLVMValueRef p2 = LLVMBuildIntToPtr(b, cg_helper_call(cg, BPF_FUNC_map_lookup_elem, look, 2),
@@ -165,6 +175,7 @@ static void stack_id(struct cg_ctx *cg, LLVMValueRef map, LLVMValueRef buf, LLVM
 	cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, lost), cg_const(cg, 1), ""), lost);
 	cg_end_if(cg, &l);
 	cg_end_if(cg, &f);
+	return LLVMBuildICmp(b, LLVMIntNE, cg_load_i64(cg, fresh), cg_const(cg, 0), "stack_inserted");
 }
 
 /* the stack value: the id, and a user stack's pid above it, as sonde's
@@ -250,6 +261,24 @@ LLVMValueRef stdlib_read_stack(struct cg_ctx *cg, bool user, LLVMValueRef buf, u
 	return got;
 }
 
+/* ustack(python): the id of {native id, Python stack id} in "mstk_1" */
+static LLVMValueRef mixed_id(struct cg_ctx *cg, LLVMValueRef native)
+{
+	LLVMBuilderRef b = cg_builder(cg);
+	LLVMValueRef pid = stdlib_own_ns_id(cg, true);
+	LLVMValueRef py = stdlib_pystack_id(cg, PY_MIXED_DEPTH(host_feature(HF_BIG_KEYS)), pid);
+	char name[32];
+	snprintf(name, sizeof(name), CG_STACK_MAP_FMT, 'm', 1);
+	LLVMValueRef map = cg_aux_map_flags(cg, name, BPF_MAP_TYPE_HASH, CG_STACK_MAP_ENTRIES, 8, 4,
+					    BPF_F_NO_PREALLOC);
+	LLVMValueRef key = cg_alloca_shared(cg, 8, "sonde.mixedkey");
+	cg_store_i64(cg, LLVMBuildOr(b, LLVMBuildAnd(b, native, cg_const(cg, 0xffffffff), ""),
+				     LLVMBuildShl(b, py, cg_const(cg, 32), ""), ""), key);
+	LLVMValueRef id = cg_alloca_shared(cg, 4, "sonde.mixedid");
+	stdlib_stack_id(cg, map, key, id);
+	return LLVMBuildZExt(b, LLVMBuildLoad2(b, cg_i32(cg), id, ""), cg_i64(cg), "mixedid");
+}
+
 static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 {
 	LLVMBuilderRef b = cg_builder(cg);
@@ -260,8 +289,12 @@ static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 	/* kernel stacks stay in the kernel's stack map: bpf_get_stack in a
 	 * syscall tracepoint leaves out a frame (__traceiter_sys_enter) that
 	 * bpf_get_stackid and bpftrace show; there are few distinct ones */
-	if (!user || (depth * CG_USTACK_FRAME > 512 && !host_feature(HF_BIG_KEYS)))
-		return stack_pid(cg, stack_id_old(cg, name, depth, user), user);
+	if (!user || (depth * CG_USTACK_FRAME > 512 && !host_feature(HF_BIG_KEYS))) {
+		LLVMValueRef old = stack_id_old(cg, name, depth, user);
+		if (n->type.stack_mode == STACK_MODE_MIXED)
+			old = mixed_id(cg, old);
+		return stack_pid(cg, old, user);
+	}
 	/* user stacks from here on: frames of {status, build-id, file
 	 * offset} (see above) */
 	uint32_t size = depth * CG_USTACK_FRAME;
@@ -276,9 +309,11 @@ static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 	LLVMBuildStore(b, LLVMBuildTrunc(b, got, cg_i32(cg), ""), id);
 	LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntSGE, got, cg_const(cg, 0), "");
 	struct cg_if f = cg_begin_if(cg, ok, "stack_read");
-	stack_id(cg, map, buf, id);
+	stdlib_stack_id(cg, map, buf, id);
 	cg_end_if(cg, &f);
 	LLVMValueRef v = LLVMBuildZExt(b, LLVMBuildLoad2(b, cg_i32(cg), id, ""), cg_i64(cg), "stackid");
+	if (n->type.stack_mode == STACK_MODE_MIXED)
+		v = mixed_id(cg, v);
 	/* the pid goes with the stack only when a frame needs the process's
 	 * mappings (an address): a stack named by build-ids alone is the same
 	 * value in every process, one map entry however many ran it */

@@ -11,7 +11,7 @@ static const struct builtin *const tables[] = {
 	stdlib_process, stdlib_aggregations, stdlib_output, stdlib_strings, stdlib_time,
 	stdlib_container, stdlib_stacks, stdlib_symbols, stdlib_bytes, stdlib_net, stdlib_control,
 	stdlib_ioctl, stdlib_syscalls, stdlib_block, stdlib_kernel, stdlib_numbers, stdlib_options,
-	stdlib_meta, stdlib_debug, stdlib_system,
+	stdlib_meta, stdlib_debug, stdlib_system, stdlib_python,
 };
 
 const struct builtin *stdlib_find(const char *name, bool is_call)

@@ -36,6 +36,6 @@ extern const struct builtin stdlib_process[], stdlib_aggregations[], stdlib_outp
 	stdlib_strings[], stdlib_time[], stdlib_container[], stdlib_stacks[], stdlib_symbols[],
 	stdlib_bytes[], stdlib_net[], stdlib_control[], stdlib_ioctl[], stdlib_syscalls[],
 	stdlib_block[], stdlib_kernel[], stdlib_numbers[], stdlib_options[], stdlib_meta[],
-	stdlib_debug[], stdlib_system[];
+	stdlib_debug[], stdlib_system[], stdlib_python[];
 
 #endif

@@ -18,6 +18,15 @@ void stdlib_note_pid(struct cg_ctx *cg, LLVMValueRef pid);
 LLVMValueRef stdlib_read_stack(struct cg_ctx *cg, bool user, LLVMValueRef buf, uint32_t depth,
 			       bool build_id);
 
+/* stacks.c: the u32 id of the stack in buf (the map's key, zero padded)
+ * in the stack map `map` (frames -> id, a new stack takes its CPU's next
+ * number); stored to id (4 bytes).  An i1: this call inserted it. */
+LLVMValueRef stdlib_stack_id(struct cg_ctx *cg, LLVMValueRef map, LLVMValueRef buf, LLVMValueRef id);
+
+/* python.c: the id of the current thread's Python stack (at most depth
+ * frames) in its stack map, an i64 without the pid (pid: an i64) */
+LLVMValueRef stdlib_pystack_id(struct cg_ctx *cg, uint32_t depth, LLVMValueRef pid);
+
 /* process.c: the current task's pid (want_pid) or tid, an i64, as sonde's
  * own PID namespace sees it: bpf_get_current_pid_tgid's where sonde runs in
  * the initial namespace, else bpf_get_ns_current_pid_tgid's (Linux 5.7; 0

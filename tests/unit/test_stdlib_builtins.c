@@ -79,7 +79,7 @@ static void test_value_types(void **state)
 static void test_stack_errors(void **state)
 {
 	expect_error("BEGIN { @[ustack(foo)] = count(); }",
-		     "t.bt:1:18: error: ustack(): unknown stack mode 'foo' (use bpftrace, perf or raw)");
+		     "t.bt:1:18: error: ustack(): unknown stack mode 'foo' (use bpftrace, perf or raw; python for Python frames)");
 	expect_error("BEGIN { @[kstack(0)] = count(); }",
 		     "t.bt:1:18: error: kstack(): the number of frames must be 1 to 127, not 0");
 	expect_error("BEGIN { @[kstack(3, 4)] = count(); }",

@@ -1,0 +1,121 @@
+/*
+ * python.h - CPython interpreters inside other processes (python.c).
+ *
+ * What pystack needs from a target: which file holds its interpreter (the
+ * python3.X binary or libpython3.X.so it maps, read through /proc/PID/root),
+ * where `_PyRuntime` sits, the minor version, and the layout of the few
+ * structures a stack walk touches.  Offsets come from the target itself on
+ * 3.13 (`_Py_DebugOffsets`, the first field of `_PyRuntime`, cookie
+ * "xdebugpy"), from one table per minor version for 3.9-3.12
+ * (py_table(), checked against each interpreter's DWARF in
+ * tests/unit/test_python.c).  Everything read from the target is untrusted:
+ * every loop and length is bounded, and a read that fails is an answer
+ * ("unknown"), never a crash.  Nothing stops the target: reads go through
+ * process_vm_readv.
+ */
+#ifndef SONDE_HOST_PYTHON_H
+#define SONDE_HOST_PYTHON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PY_NONE 0xffffffffu	/* an offset the version does not have */
+
+/* the layout of one minor version */
+struct py_offsets {
+	int minor;			/* 9 for 3.9 */
+	uint32_t rt_interp_head;	/* _PyRuntime.interpreters.head */
+	uint32_t is_next, is_threads_head;	/* PyInterpreterState */
+	uint32_t ts_next, ts_frame;	/* PyThreadState: next; frame, cframe (3.11, 3.12) or current_frame */
+	uint32_t ts_native_tid;		/* native_thread_id (3.11+), else PY_NONE */
+	uint32_t ts_thread_id;		/* thread_id (pthread_self()) */
+	uint32_t cframe_frame;		/* _PyCFrame.current_frame (3.11, 3.12), else PY_NONE */
+	uint32_t fr_prev, fr_code, fr_instr, fr_owner;	/* frame: previous/f_back, code, instruction, owner */
+	uint32_t owner_cstack;		/* the owner of C shim frames (3.12+), else PY_NONE */
+	uint32_t fr_is_entry;		/* 3.11: the frame a C call into the interpreter began with */
+	uint32_t co_filename, co_name, co_qualname, co_firstlineno, co_linetable;
+	uint32_t co_code_adaptive;	/* 3.11+: the bytecode inside the code object */
+	uint32_t uni_ascii_size, uni_compact_size;	/* PyASCIIObject, PyCompactUnicodeObject */
+};
+
+/* the table of a minor version (9 to 12), NULL for another */
+const struct py_offsets *py_table(int minor);
+
+/* Offsets from a 3.13 `_Py_DebugOffsets` (the first bytes of _PyRuntime,
+ * len of them): 0, or -EINVAL with a reason (cookie, version) in err. */
+int py_debug_offsets(const uint8_t *raw, size_t len, struct py_offsets *out, char *err,
+		     size_t errlen);
+#define PY_DEBUG_OFFSETS_SIZE 640	/* bytes of _PyRuntime read for them (3.13: 584) */
+
+/* What the BPF walker reads for one process: the value of the map
+ * "py_procs" (key: the pid, 8 bytes), laid out as 8-byte words. */
+struct py_bpf_offs {
+	uint64_t ok;		/* 1: walk; 0: not a Python process sonde can read */
+	uint64_t ts_frame;	/* offset of the frame (or cframe) pointer in the thread state */
+	uint64_t cframe_frame;	/* offset of current_frame in the cframe, ~0 without one */
+	uint64_t fr_prev, fr_code, fr_instr, fr_owner;	/* < PY_FRAME_READ - 8 */
+	uint64_t owner_skip;	/* owner byte of shim frames, ~0 none */
+	uint64_t read;		/* bytes of a frame read at once, <= PY_FRAME_READ */
+	uint64_t instr_mask;	/* of the instruction word: f_lasti is an int before 3.11 */
+	uint64_t fr_entry;	/* offset of 3.11's is_entry byte, ~0 none: bit 1 of the code word */
+};
+#define PY_FRAME_READ 128
+/* the Python part of ustack(python): pystack's default depth (big: the
+ * kernel takes hash keys over 512 bytes) */
+#define PY_MIXED_DEPTH(big) ((big) ? 127u : 31u)
+#define PY_BPF_OFFS_SIZE 88
+void py_bpf_offsets(const struct py_offsets *o, struct py_bpf_offs *out);
+
+/* ---- a process --------------------------------------------------------- */
+
+struct py_proc;
+
+/* Find pid's interpreter.  0; -ENOENT when pid maps no python3.X or
+ * libpython3.X.so (not Python: err empty); another -errno with one
+ * sentence in err naming the file and why (stripped of _PyRuntime, a
+ * version sonde has no offsets for, memory it cannot read). */
+int py_proc_open(int pid, struct py_proc **out, char *err, size_t errlen);
+void py_proc_free(struct py_proc *p);
+const char *py_proc_file(const struct py_proc *p);
+int py_proc_minor(const struct py_proc *p);
+const struct py_offsets *py_proc_offsets(const struct py_proc *p);
+
+/* Each thread state of each interpreter, with the thread's id as sonde's
+ * /proc names it (-1 when it cannot be told); at most 4,096. cb returns
+ * non-zero to stop.  The count of thread states, or -errno. */
+int py_proc_threads(struct py_proc *p, int (*cb)(int tid, uint64_t tstate, void *ctx), void *ctx);
+
+/* BPF sets this bit of each frame's instruction word, so that no word of a
+ * walked frame is zero (f_lasti 0): the stack index keeps a key's words up
+ * to the first zero one */
+#define PY_INSTR_SET (1ull << 63)
+
+/* one frame: the code object and the raw instruction word BPF read */
+struct py_frame {
+	const char *name;	/* qualified name (3.11+), else the name */
+	const char *file;
+	int line;		/* 0 when unknown */
+};
+/* Names a frame (read once per code object and cached, re-checked while
+ * the process lives).  0, or -errno (a code object that cannot be read). */
+int py_proc_frame(struct py_proc *p, uint64_t code, uint64_t instr, struct py_frame *out);
+
+/* The order of a mixed stack (ustack(python)), innermost first: n native
+ * frames, eval[k] when frame k is in the interpreter's eval function, and
+ * a pystack's (code, instr) pairs (depth of them, code 0 ends them; bit 0
+ * marks a C shim frame, bit 1 3.11's entry frame).  Each eval frame is
+ * replaced by the Python frames that call of it ran: up to its entry frame
+ * (3.11), up to the frame a shim frame precedes (3.12+), one frame (3.9,
+ * 3.10); one with no Python frame left stays; Python frames left when the
+ * native frames end (the native walk stopped before their eval frames)
+ * follow them.  out[j] is native index k, or ~i for Python pair i; the
+ * count (<= cap). */
+int py_mix(int minor, const bool *eval, int n, const uint64_t *pairs, uint32_t depth, int *out,
+	   int cap);
+
+/* The line of byte offset addr in a line table (unit-tested):
+ * minor 9: co_lnotab, 10: co_linetable pairs, 11+: the location table. */
+int py_addr2line(int minor, const uint8_t *tab, size_t len, int firstlineno, int64_t addr);
+
+#endif

@@ -1,0 +1,270 @@
+# t_pystack.sh - Python stacks (pystack, issue 33) of real interpreters:
+# Debian's /usr/bin/python3.11 (the interpreter inside the binary) and each
+# pyenv build of 3.9-3.13 present (libpython3.X.so; a version that is absent
+# is a skip naming the path looked for).  tests/workloads/pystack.py calls
+# os.getppid() from known chains (a -> b 3 times, c 5 times, a method, a
+# generator, a lambda, a key function inside sorted()); `@[pystack] =
+# count()` with -p prints exactly those stacks, counts, files and lines.
+# Also: a thread started after attach shows its frames (printf("%s") of
+# pystack, waited for), its calls all counted (frames + empty = the
+# workload's own count); an interpreter sonde cannot read (3.8) warns once
+# and gives empty stacks; a target that is not Python gives an empty stack
+# and no warning; text, folded, JSON, flame graph and pprof carry the
+# frames; ustack(python) has the native and the Python frames; a -c
+# command's frames are named at its exit; the interpreter of another mount
+# namespace is the one read.
+
+(
+if ! need_root pystack; then exit 0; fi
+PD=$B/pystack_run
+mkdir -p "$PD"
+cp "$top/tests/workloads/pystack.py" "$PD/pystack.py"
+W=$PD/pystack.py
+
+# py_start PYTHON ARGS...: the workload ready, waiting for its go on fd 7; pid in $wp
+py_start() {
+	rm -f "$PD/go" "$PD/wl.out" && mkfifo "$PD/go"
+	"$@" "$W" "${PY_ARGS[@]}" < "$PD/go" > "$PD/wl.out" 2>&1 &
+	wp=$!
+	exec 7> "$PD/go"
+	wait_for "$PD/wl.out" '^ready' 300
+}
+# py_stop: sonde ($sp) prints while the workload lives, then the workload
+# ends.  SIGINT again every 5 s: on a loaded machine a sonde (any script,
+# not only pystack's) was seen to stay in its loop after one; a sonde still
+# there after 120 s is killed (the check then fails)
+py_stop() {
+	local i
+	for ((i = 0; i < 1200; i++)); do
+		((i % 50)) || kill -INT "$sp" 2>/dev/null
+		kill -0 "$sp" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$sp" 2>/dev/null && echo "    sonde did not end on SIGINT: killed"
+	wait "$sp"
+	exec 7>&-
+	wait "$wp"
+}
+
+# expected: 3.11+ name frames by their qualified names
+expected() {
+	local m=K.method l='main.<locals>.<lambda>'
+	if [ "$1" -lt 11 ]; then m=method; l='<lambda>'; fi
+	local first="$m (W:32)
+    main (W:68)
+    <module> (W:81)
+]: 1" second="$l (W:70)
+    main (W:71)
+    <module> (W:81)
+]: 1"
+	if [[ "$m" > "$l" ]]; then local t=$first; first=$second; second=$t; fi
+	sed "s|W:|$W:|g" <<EOF
+Attached 1 probe
+
+
+@[
+    $first
+@[
+    $second
+@[
+    gen (W:37)
+    main (W:69)
+    <module> (W:81)
+]: 2
+@[
+    b (W:17)
+    a (W:22)
+    main (W:66)
+    <module> (W:81)
+]: 3
+@[
+    key (W:42)
+    main (W:72)
+    <module> (W:81)
+]: 4
+@[
+    c (W:27)
+    main (W:67)
+    <module> (W:81)
+]: 5
+EOF
+}
+
+# py_capture PYTHON OUT SONDE-ARGS...: sonde -p on the workload (PY_ARGS)
+# from its go to its "done", its output in OUT
+py_capture() {
+	local py=$1 out=$2
+	shift 2
+	py_start "$py"
+	"$SONDE" -p "$wp" "$@" > "$out" 2>&1 &
+	sp=$!
+	wait_for "$out" '^Attached' 300
+	echo g >&7
+	wait_for "$PD/wl.out" '^done' 300
+	py_stop
+}
+
+GETPPID='tracepoint:syscalls:sys_enter_getppid { @[pystack] = count(); }'
+one_version() {	# NAME PYTHON MINOR
+	PY_ARGS=()
+	py_capture "$2" "$PD/$1.out" -e "$GETPPID"
+	expect_eq "pystack:$1:exact_stacks" "$(expected "$3")" "$(cat "$PD/$1.out")"
+}
+
+one_version debian311 /usr/bin/python3.11 11
+root=$(pyenv root 2>/dev/null || echo /root/.pyenv)
+for minor in 9 10 11 12 13; do
+	py=$(ls -d "$root"/versions/3.$minor.*/bin/python3.$minor 2>/dev/null | tail -1)
+	if [ -z "$py" ]; then
+		skip "pystack:pyenv3$minor:exact_stacks" "no $root/versions/3.$minor.*/bin/python3.$minor"
+		continue
+	fi
+	one_version "pyenv3$minor" "$py" "$minor"
+done
+
+# an interpreter sonde has no layout for (3.8): one warning naming the
+# pid, the file and why; empty stacks, never wrong frames
+py=$(ls -d "$root"/versions/3.8.*/bin/python3.8 2>/dev/null | tail -1)
+if [ -z "$py" ]; then
+	skip pystack:unreadable_version "no $root/versions/3.8.*/bin/python3.8"
+else
+	PY_ARGS=()
+	py_capture "$py" "$PD/p38.out" -e "$GETPPID"
+	lib=$(ls -d "$root"/versions/3.8.*/lib/libpython3.8.so.1.0 | tail -1)
+	expect_eq pystack:unreadable_version "sonde: warning: pid $wp: cannot read its Python stacks: $lib is CPython 3.8: sonde reads 3.9 to 3.13; its pystack is empty
+Attached 1 probe
+
+
+@[]: 16" "$(cat "$PD/p38.out")"
+fi
+
+# a thread started after sonde attached: BPF asks for a rescan when it
+# meets the thread, its frames follow; every call is counted once
+out=$PD/late.out
+rm -f "$PD/stop"
+PY_ARGS=(late "$PD/stop")
+py_start /usr/bin/python3.11
+"$SONDE" -p "$wp" -e 'tracepoint:syscalls:sys_enter_getppid { @[pystack] = count(); printf("%s\n", pystack); }' > "$out" 2>&1 &
+sp=$!
+wait_for "$out" '^Attached' 300
+echo g >&7
+if wait_for "$out" "late_work \\($W:49\\)" 300; then pass pystack:late_thread_frames; else fail pystack:late_thread_frames; fi
+touch "$PD/stop"
+wait_for "$PD/wl.out" '^late [0-9]' 300
+py_stop
+calls=$(awk '/^late/ { print $2 }' "$PD/wl.out")
+got=$(awk -v w="$W" '
+	/^@\[$/ { k = ""; next }
+	/^@\[\]: / { empty = $2; next }
+	/^\]: / { if (k ~ /late_work/) late += $2; next }
+	{ k = k $0 }
+	END { print late + empty }' "$out")
+expect_eq pystack:late_thread_all_counted "$calls" "$got"
+
+# a process that is not Python: an empty stack, no warning
+mkdir -p "$PD/np"
+build_workload pid_calls
+cp "$B/pid_calls" "$PD/np/pid_calls"
+pid_calls_start "$PD/np"
+pid_calls_go "$PD/np.out" -e "uprobe:$PD/np/pid_calls:pid_hit_one { @[pystack] = count(); }"
+expect_eq pystack:not_python "Attached 1 probe
+
+
+@[]: 5" "$(cat "$PD/np.out")"
+
+# the outputs: folded (root first, ";" between frames, a frame per
+# function: "name (file)"), JSON, the flame
+# graph's boxes (function and file), pprof (function, file and line)
+PY_ARGS=()
+py_capture /usr/bin/python3.11 "$PD/folded.out" -f folded -e "$GETPPID"
+expect_eq pystack:folded "<module> ($W);main ($W);a ($W);b ($W) 3" \
+	"$(grep ';b (' "$PD/folded.out")"
+py_capture /usr/bin/python3.11 "$PD/json.out" -f json -e "$GETPPID"
+got=$(python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    rec = json.loads(line)
+    if rec.get("type") == "map":
+        m = rec["data"]["@"]
+        b = [v for k, v in m.items() if k.startswith("\n    b (") and "    a (" in k]
+        print(sum(m.values()), b)
+' "$PD/json.out" 2>&1)
+expect_eq pystack:json "16 [3]" "$got"
+py_capture /usr/bin/python3.11 "$PD/fg.err" -f flamegraph -o "$PD/py.svg" -e "$GETPPID"
+expect_eq pystack:flamegraph "<title>b ($W) (3, 18.75%)</title>
+<title>c ($W) (5, 31.25%)</title>" "$(grep -o "<title>[bc] ([^<]*</title>" "$PD/py.svg")"
+py_capture /usr/bin/python3.11 "$PD/pprof.err" -f pprof -o "$PD/py.pb.gz" -e "$GETPPID"
+if ! command -v go >/dev/null; then
+	skip pystack:pprof "no go on PATH (golang-go) to run go tool pprof"
+else
+	expect_eq pystack:pprof "3 b $W:17
+5 c $W:27
+4 key $W:42" "$(HOME=$PD go tool pprof -top -lines "$PD/py.pb.gz" 2>/dev/null |
+		awk '$6 == "b" || $6 == "c" || $6 == "key" { print $1, $6, $7 }' | sort -k2)"
+fi
+
+# ustack(python): the native frames, each frame of the interpreter's eval
+# loop as the Python frames it ran; where the native walk stops (frame
+# pointers: CPython is built without them) the Python frames follow
+PY_ARGS=()
+py_capture /usr/bin/python3.11 "$PD/mixed.out" -e 'tracepoint:syscalls:sys_enter_getppid { @[ustack(python)] = count(); }'
+got=$(awk '/^@\[$/ { k = ""; next } /^\]: 3$/ { printf "%s", k } /^\]: / { next } { k = k $0 "\n" }' "$PD/mixed.out" |
+	sed -n '1s/^ *\(getppid\)+[0-9]*$/\1/p; /(/p')
+expect_eq pystack:ustack_python "getppid
+    b ($W:17)
+    a ($W:22)
+    main ($W:66)
+    <module> ($W:81)" "$got"
+
+# a -c command that exits: the frames recorded since the scan are named at
+# its exit (sonde holds it there), though no stack of them printed before;
+# warm() runs until the pystack(1) printf shows the process was read
+rm -f "$PD/stop"
+"$SONDE" -c "/usr/bin/python3.11 $W warm $PD/stop" -e \
+	'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @[pystack] = count(); printf("%s\n", pystack(1)); }' \
+	< /dev/null > "$PD/exit.out" 2>&1 &
+sp=$!
+if wait_for "$PD/exit.out" "warm \\($W:57\\)" 300; then touch "$PD/stop"; fi
+touch "$PD/stop"
+wait "$sp"
+got=$(awk '/^@\[$/ { k = ""; keep = 1; next } /^\]: / { if (k !~ /warm/) print k "]: " $2; next }
+	   /^@\[/ { next } { k = k $0 "\n" }' "$PD/exit.out")
+want=$(expected 11 | awk '/^@\[$/ { k = ""; next } /^\]: / { print k "]: " $2; next } /^@|^Attached|^$/ { next } { k = k $0 "\n" }')
+expect_eq pystack:exited_named "$want" "$got"
+
+# scripts/py-profile.sonde: an on-CPU Python flame graph; a second of
+# samples of a Python loop, taken again (at most 10 times) until one lands
+# in hot() on a busy machine
+cp "$top/tests/workloads/pyburn.py" "$PD/pyburn.py"
+/usr/bin/python3.11 "$PD/pyburn.py" > "$PD/burn.out" &
+bp=$!
+wait_for "$PD/burn.out" '^ready' 300
+got=
+for _ in $(seq 10); do
+	"$SONDE" -f folded -p "$bp" "$top/scripts/py-profile.sonde" "$bp" 1 > "$PD/prof.out" 2>&1
+	got=$(grep -o "^python3.11;<module> ($PD/pyburn.py);main ($PD/pyburn.py);hot ($PD/pyburn.py)" "$PD/prof.out")
+	[ -n "$got" ] && break
+done
+kill_reap "$bp"
+expect_eq pystack:py_profile_recipe "python3.11;<module> ($PD/pyburn.py);main ($PD/pyburn.py);hot ($PD/pyburn.py)" "$got"
+
+# another mount namespace, another file at the same path: the host's file
+# there is not Python, the namespace's is Debian's python3.11; the process's
+# own file is read (with -v: "runs CPython 3.11 (PATH)")
+if command -v unshare >/dev/null; then
+	mkdir -p "$PD/ns"
+	cp /bin/sleep "$PD/ns/python3.11"
+	# run ARGS...: ns/python3.11 ARGS in a mount namespace of its own, where
+	# that path is Debian's python3.11
+	printf '%s\n' '#!/bin/sh' \
+		"exec unshare -m --propagation private sh -c 'mount --bind /usr/bin/python3.11 \"\$0\" && exec \"\$0\" \"\$@\"' $PD/ns/python3.11 \"\$@\"" \
+		> "$PD/ns/run"
+	chmod +x "$PD/ns/run"
+	PY_ARGS=()
+	py_capture "$PD/ns/run" "$PD/ns.out" -v -e "$GETPPID"
+	expect_eq pystack:namespace_file "sonde: pid $wp runs CPython 3.11 ($PD/ns/python3.11)
+$(expected 11)" "$(grep -v '^sonde: event ring\|^sonde: attach\|^sonde: probe' "$PD/ns.out")"
+else
+	skip pystack:namespace_file "no unshare (util-linux)"
+fi
+)
