@@ -27,7 +27,10 @@ This project's own runner for the format of bpftrace's tests/runtime files
   BEFORE cmd        started (no shell) before the tracer, which starts once
                     a process of cmd's last word's name runs; {{BEFORE_PID}}
   AFTER cmd         a shell line started once the probes are attached
+  SETUP cmd         a shell line run before the test; failing, it fails it
   CLEANUP cmd       a shell line run after the test; failing, it fails it
+  LOCALIZE_TIMESTAMPS t  EXPECT_FILE's text is a strftime format of the
+                    local time of t (seconds since the epoch)
   ENV K=V ...       the tracer's environment (beside `test`, PATH and
                     __BPFTRACE_NOTIFY_PROBES_ATTACHED=1)
   REQUIRES cmd      a shell line that must exit 0, or the test is skipped
@@ -82,7 +85,9 @@ class Test:
         self.timeout = DEFAULT_TIMEOUT
         self.befores = []
         self.after = ''
+        self.setup = ''
         self.cleanup = ''
+        self.localize_ts = -1
         self.kmin = ''
         self.kmax = ''
         self.requires = []
@@ -134,8 +139,12 @@ def parse_block(lines, suite, old_style):
             t.befores.append(arg)
         elif key == 'AFTER':
             t.after = arg
+        elif key == 'SETUP':
+            t.setup = arg
         elif key == 'CLEANUP':
             t.cleanup = arg
+        elif key == 'LOCALIZE_TIMESTAMPS':
+            t.localize_ts = int(arg)
         elif key == 'MIN_KERNEL':
             t.kmin = arg
         elif key == 'MAX_KERNEL':
@@ -276,7 +285,7 @@ def pidof(name):
     return out[0] if out else ''
 
 
-def check_expect(mode, text, output, work):
+def check_expect(mode, text, output, work, localize_ts=-1):
     if mode == 'text':
         return re.search(r'^\s*' + re.escape(text) + r'\s*$', output, re.M) is not None
     if mode == 'text_none':
@@ -288,6 +297,8 @@ def check_expect(mode, text, output, work):
     with open(os.path.join(work, text)) as f:
         want = f.read()
     if mode == 'file':
+        if localize_ts >= 0:
+            want = time.strftime(want.strip(), time.localtime(localize_ts))
         return output.strip() == want.strip()
     got = output.strip().splitlines()
     try:
@@ -305,6 +316,9 @@ def run_test(t, tracer, work):
     befores, after, p = [], None, None
     output, attached, timed_out = '', False, False
     cmd = '[not started]'
+    if t.setup and subprocess.run(t.setup, shell=True, cwd=work, executable='/bin/bash',
+                                  capture_output=True).returncode != 0:
+        return 'FAIL', 'SETUP failed', ''
     try:
         for b in t.befores:
             try:
@@ -405,7 +419,7 @@ def run_test(t, tracer, work):
             return 'FAIL', 'CLEANUP failed', ''
     detail = '    command: %s\n    output:\n%s' % (
         cmd, '\n'.join('      ' + l for l in output.splitlines()[:40]))
-    failed = [e for e in t.expects if not check_expect(e[0], e[1], output, work)]
+    failed = [e for e in t.expects if not check_expect(e[0], e[1], output, work, t.localize_ts)]
     if timed_out and failed:
         why = 'not attached in %d s' % ATTACH_TIMEOUT if not attached else \
             'timeout after %d s' % t.timeout
@@ -460,6 +474,7 @@ def main():
     info = subprocess.run([a.tracer, '--info'], capture_output=True, text=True)
     features = feature_table(info.stdout + info.stderr)
     skips = load_skips(a.skips)
+    tally = {'PASS': 0, 'FAIL': 0, 'SKIP': 0}
     for path in a.files:
         if os.path.isdir(path):     # runtime/scripts, runtime/outputs
             continue
@@ -469,12 +484,18 @@ def main():
             why = skip_reason(t, features, skips)
             if why:
                 print('SKIP %s%s: %s' % (a.prefix, t.id, why), flush=True)
+                tally['SKIP'] += 1
                 continue
             status, why, detail = run_test(t, a.tracer, a.work)
             print('%s %s%s%s' % (status, a.prefix, t.id, (' (%s)' % why) if why else ''),
                   flush=True)
+            tally[status] += 1
             if detail:
                 print(detail, flush=True)
+    run = tally['PASS'] + tally['FAIL']
+    print('# %d PASS, %d FAIL, %d SKIP: %.1f %% of the %d run pass' % (
+        tally['PASS'], tally['FAIL'], tally['SKIP'], 100.0 * tally['PASS'] / run if run else 0.0, run),
+        flush=True)
 
 
 if __name__ == '__main__':
