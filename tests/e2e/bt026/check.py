@@ -246,8 +246,15 @@ def load_skips(path):
     return skips
 
 
-def needs_kernel_functions(t):
+def needs_kernel_functions(t, work):
     text = t.prog or t.run
+    # a script the test runs (runtime/scripts/NAME.bt) is read too
+    for script in re.findall(r'runtime/scripts/[\w.-]+\.bt', t.run):
+        try:
+            with open(os.path.join(work, script)) as f:
+                text += '\n' + f.read()
+        except OSError:
+            pass
     if FENTRY.search(text):
         return "fentry: this host has no fentry/fexit (BPF trampolines); tests/vm/bt017 runs bpftrace 0.17's fentry tests, not these"
     if KPROBE.search(text):
@@ -380,6 +387,8 @@ def run_test(t, tracer, work):
             while '\n' in buf:
                 line, buf = buf.split('\n', 1)
                 output += line + '\n'
+                if attached and t.exact and line == '__BPFTRACE_NOTIFY_PROBES_ATTACHED':
+                    output = ''     # after sonde's "Attached N probes"
                 if not attached and ATTACHED.match(line):
                     attached = True
                     if t.exact:
@@ -434,7 +443,7 @@ def run_test(t, tracer, work):
     return 'PASS', '', ''
 
 
-def skip_reason(t, features, skips):
+def skip_reason(t, features, skips, work):
     if t.id in skips:
         return skips[t.id]
     if t.kmin and not kernel_at_least(t.kmin):
@@ -450,7 +459,7 @@ def skip_reason(t, features, skips):
             return 'unknown feature %s' % name
         if features[name] == neg:
             return 'missed feature: %s%s' % (f, '' if neg else ' (' + 'tracer --info' + ')')
-    k = needs_kernel_functions(t)
+    k = needs_kernel_functions(t, work)
     if k:
         return k
     for r in t.requires:
@@ -481,7 +490,7 @@ def main():
         for t in parse_file(path, a.regex_expect.split(',')):
             if a.only and not re.search(a.only, t.id):
                 continue
-            why = skip_reason(t, features, skips)
+            why = skip_reason(t, features, skips, a.work)
             if why:
                 print('SKIP %s%s: %s' % (a.prefix, t.id, why), flush=True)
                 tally['SKIP'] += 1

@@ -46,6 +46,7 @@ for c in "$here"/testprogs/*.c "$here"/testprogs/*.cpp; do
 done
 # a flat binary of false.c's main, a zip holding `true`, stripped programs
 # with their debug info apart (--debuginfo DIR, ./.debug), split DWARF
+# (its package by LLVM's llvm-dwp: binutils' dwp crashes on it)
 mkdir -p "$tp/external_debug/dwo" "$tp/external_debug/dwp" "$tp/.debug"
 build "$tp/false.bin" "$here/testprogs/false.c" -- sh -c "gcc -c -o '$tp/false.o' '$here/testprogs/false.c' &&
 	objcopy -S --only-section=.text --keep-symbol=main -O binary '$tp/false.o' '$tp/false.bin'"
@@ -62,7 +63,7 @@ build "$tp/external_debug/dwo/uprobe_test-split" "$here/testprogs/uprobe_test.c"
 	cd '$tp/external_debug/dwo' && gcc -g -O0 -gsplit-dwarf '$here/testprogs/uprobe_test.c' -o uprobe_test-split"
 build "$tp/external_debug/dwp/uprobe_test-split" "$here/testprogs/uprobe_test.c" -- sh -c "
 	cd '$tp/external_debug/dwp' && gcc -g -O0 -gsplit-dwarf '$here/testprogs/uprobe_test.c' -o uprobe_test-split &&
-	dwp -e uprobe_test-split -o uprobe_test-split.dwp && rm -f ./*.dwo"
+	/usr/lib/llvm-16/bin/llvm-dwp -e uprobe_test-split -o uprobe_test-split.dwp && rm -f ./*.dwo"
 # hello_rust.rs and hello_go.go (languages) when rustc and go are here;
 # without them those tests skip on their REQUIRES
 if command -v rustc > /dev/null; then
