@@ -32,8 +32,9 @@ enum { MACRO_DEPTH = 16 };
  * find(@m, key, $v): true when @m holds key, and then $v is its value;
  * false leaves $v as it was (two lookups: has_key, then the read; the
  * key expression is evaluated by each).
- * ppid(task), pcomm(task): the parent's pid and the process's name of a
- * task_struct pointer (ppid and pcomm alone are the current task's). */
+ * ppid(task), pcomm(task), leader_comm(task), leader_tid(task): the
+ * parent's pid and name, the thread group leader's name and tid of a
+ * task_struct pointer (alone, the builtins of the current task). */
 static const char std_macros[] =
 	"macro assert(cond, msg) {\n"
 	"  if (!cond) {\n"
@@ -45,7 +46,13 @@ static const char std_macros[] =
 	"  task->real_parent->pid\n"
 	"}\n"
 	"macro pcomm(task) {\n"
+	"  task->real_parent->comm\n"
+	"}\n"
+	"macro leader_comm(task) {\n"
 	"  task->group_leader->comm\n"
+	"}\n"
+	"macro leader_tid(task) {\n"
+	"  task->group_leader->pid\n"
 	"}\n"
 	"macro find(@m, key, $v) {\n"
 	"  let $found = has_key(@m, key);\n"

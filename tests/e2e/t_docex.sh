@@ -850,8 +850,8 @@ expect_eq docex:stdlib:offsetof_field "8" "$out"
 differs stdlib:offsetof_expression "offsetof(EXPRESSION, FIELD) is not parsed (offsetof(struct S, FIELD) is)"
 no_kprobe stdlib:override
 no_fentry stdlib:path
-out=$(dxo -c "$B/bt_syscall nanosleep" -e 'tracepoint:syscalls:sys_enter_nanosleep /pid == cpid/ { printf("%s %d\n", pcomm, ppid > 0); }' | nb)
-expect_eq docex:stdlib:pcomm_ppid "bt_syscall 1" "$out"
+out=$(dxo -c "$B/bt_syscall nanosleep" -e 'tracepoint:syscalls:sys_enter_nanosleep /pid == cpid/ { printf("%s %s %d\n", pcomm, leader_comm, ppid > 0); }' | nb)
+expect_eq docex:stdlib:pcomm_ppid "sonde bt_syscall 1" "$out"
 if has_ksym process_counts; then
 	out=$(dx_first 1 'processes' -e 'interval:s:1 {
   $proc_cnt = percpu_kaddr("process_counts");
