@@ -492,6 +492,15 @@ static struct type *check_binary(struct sema_ctx *s, struct ast_node *e)
 			   type_str(s->a, l), type_str(s->a, r));
 		return sema_err_type(e);
 	}
+	if (l->kind == TY_TUPLE || r->kind == TY_TUPLE) {
+		if ((op == OP_EQ || op == OP_NE) && sema_tuple_comparable(l, r))
+			return sema_set(e, ty_bool);
+		sema_error(s, e->loc, "operator '%s' cannot take %s and %s%s", ast_op_text(op),
+			   type_str(s->a, l), type_str(s->a, r),
+			   op == OP_EQ || op == OP_NE ? " (tuples compare with tuples of as many "
+			   "elements, each of a like type)" : "");
+		return sema_err_type(e);
+	}
 	int64_t k;
 	if (op == OP_ADD && e->bin.lhs->kind == N_STR && sema_fold_const(e->bin.rhs, &k) && k >= 0 &&
 	    (uint64_t)k <= e->bin.lhs->s.len) {

@@ -32,6 +32,26 @@ bool sema_is_error(const struct type *t)
 	return t->kind == TY_ERROR;
 }
 
+/* tuples ==/!= each other (the newest bpftrace): element by element,
+ * integers as numbers, strings as C strings of any sizes, tuples again,
+ * anything else of one kind and size byte by byte */
+bool sema_tuple_comparable(const struct type *a, const struct type *b)
+{
+	if (a->kind == TY_TUPLE && b->kind == TY_TUPLE) {
+		if (a->nfields != b->nfields)
+			return false;
+		for (int i = 0; i < a->nfields; i++)
+			if (!sema_tuple_comparable(&a->fields[i].type, &b->fields[i].type))
+				return false;
+		return true;
+	}
+	if (a->kind == TY_TUPLE || b->kind == TY_TUPLE)
+		return false;
+	if (sema_is_int(a) && sema_is_int(b))
+		return true;
+	return a->kind == b->kind && (a->kind == TY_STR || a->size == b->size);
+}
+
 /* integer-valued kinds that print specially but are stored as 8 bytes */
 bool sema_is_int_storage(const struct type *t)
 {
