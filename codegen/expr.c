@@ -569,13 +569,22 @@ static LLVMValueRef cg_ternary(struct cg_ctx *cg, struct ast_node *e)
 	}
 	bool isint = is_int_kind(&e->type);
 	LLVMValueRef res = isint ? cg_alloca_nozero(cg, 8, "tern") : cg_alloca(cg, e->type.size, "tern");
-	LLVMValueRef c = cg_cond(cg, e->tern.cond);
+	bool elvis = e->tern.then == e->tern.cond && isint;	/* a ?: b, a read once */
+	LLVMValueRef c;
+	if (elvis) {
+		LLVMValueRef v = cg_expr(cg, e->tern.cond);
+		cg_store_i64(cg, v, res);
+		c = LLVMBuildICmp(cg->b, LLVMIntNE, v, cg_const(cg, 0), "");
+	} else {
+		c = cg_cond(cg, e->tern.cond);
+	}
 	LLVMBasicBlockRef t = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "then");
 	LLVMBasicBlockRef f = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "else");
 	LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "endtern");
 	LLVMBuildCondBr(cg->b, c, t, f);
 	LLVMPositionBuilderAtEnd(cg->b, t);
-	cg_expr_store(cg, e->tern.then, res, e->type.size);
+	if (!elvis)
+		cg_expr_store(cg, e->tern.then, res, e->type.size);
 	LLVMBuildBr(cg->b, end);
 	LLVMPositionBuilderAtEnd(cg->b, f);
 	cg_expr_store(cg, e->tern.els, res, e->type.size);
