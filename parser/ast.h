@@ -301,7 +301,7 @@ struct ast_node {
 			 * last statement had no ';' (it may become the value) */
 		struct { const char *name; struct ast_node *params, *body; int nparams; } macro; /* N_MACRO */
 		struct { struct ast_attach *attach; struct ast_node *pred, *body; int index; } probe; /* N_PROBE: pred may be NULL; body is N_BLOCK */
-		struct { const char *name; struct ast_struct_field *fields; enum ast_tag tag; } sdef;	/* N_STRUCT_DEF: name NULL for an anonymous enum; an enum's fields are its enumerators */
+		struct { const char *name; struct ast_struct_field *fields; enum ast_tag tag; bool packed; } sdef;	/* N_STRUCT_DEF: name NULL for an anonymous enum; an enum's fields are its enumerators; packed: __attribute__((packed)) */
 		struct { struct ast_node *items; struct ast_config *config;
 			 struct ast_map_decl *decls; bool newer; } program;	/* N_PROGRAM: N_PROBE and N_STRUCT_DEF
 			 * in source order; the config block; map declarations; newer: it uses syntax

@@ -275,11 +275,14 @@ uint32_t sema_type_align(struct sema_ctx *s, const struct type *t)
 	if (t->kind == TY_STRUCT) {
 		const struct type *c = sema_struct_complete(s, t);
 		uint32_t al = 1;
+		bool packed = false;	/* __attribute__((packed)): a member off its
+					 * alignment, or a size that is not a multiple */
 		for (int i = 0; i < c->nfields; i++) {
 			uint32_t f = sema_type_align(s, &c->fields[i].type);
 			al = f > al ? f : al;
+			packed |= !c->fields[i].bit_size && c->fields[i].offset % f;
 		}
-		return al;
+		return packed || c->size % al ? 1 : al;
 	}
 	if (t->kind == TY_STR)
 		return 1;
@@ -409,7 +412,7 @@ void sema_define_struct(struct sema_ctx *s, struct ast_node *d)
 		struct type ft;
 		if (!sema_ctype(s, &f->ctype, f->loc, &ft))
 			return;
-		uint32_t al = sema_type_align(s, &ft);
+		uint32_t al = d->sdef.packed ? 1 : sema_type_align(s, &ft);
 		for (int k = f->ctype.ndims - 1; k >= 0; k--) {
 			struct type *el = arena_new_obj(s->a, struct type);
 			*el = ft;
