@@ -855,9 +855,20 @@ static struct type *check_unary(struct sema_ctx *s, struct ast_node *e)
 				   "unstable_addr = error");
 			return sema_err_type(e);
 		}
+		if (e->un.operand->kind == N_VAR) {
+			/* &$v: where the variable lives (BPF stack or the
+			 * per-CPU scratch), read back through the pointer as
+			 * kernel memory, as in the newest bpftrace */
+			struct type *el = arena_new_obj(s->a, struct type);
+			*el = *t;
+			el->is_user = false;
+			if (sema_is_int_storage(el) || el->kind == TY_INT)
+				el->size = 8;	/* an integer's slot is 8 bytes */
+			return sema_set(e, (struct type){.kind = TY_PTR, .size = 8, .elem = el});
+		}
 		if (!addressable(e->un.operand)) {
-			sema_error(s, e->loc, "'&' takes an object in traced memory (&p->f, &p[i], &*p), "
-				   "not %s", type_str(s->a, t));
+			sema_error(s, e->loc, "'&' takes a variable or an object in traced memory ($v, "
+				   "&p->f, &p[i], &*p), not %s", type_str(s->a, t));
 			return sema_err_type(e);
 		}
 		struct type *el = arena_new_obj(s->a, struct type);

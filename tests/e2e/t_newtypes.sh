@@ -62,8 +62,8 @@ uprobe:'$T':take_outer { $o = *(struct outer *)arg0; @v = $o; printf("%d %d %d\n
 expect_eq newtypes:arrow_on_struct_value '2 1 30' "$out"
 out=$("$SONDE" -q -c "$T 1" -e 'struct inner { int m; int n; } struct outer { long id; struct inner in; int arr[4]; }
 uprobe:'$T':take_outer { $o = (struct outer *)arg0; $p = &$o->in; $q = &$o->arr[2]; printf("%d %d %d %d\n", $p->n, *$q, (uint64)$q - (uint64)$o, (uint64)&$o.in.n - (uint64)$o); }
-BEGIN { $x = 1; $y = &$x; }' 2>&1; echo "rc=$?")
-expect_match newtypes:address_of "error: '&' takes an object in traced memory \(&p->f, &p\[i\], &\*p\), not int64.*rc=1" "$(echo $out)"
+BEGIN { $x = 1; $y = &($x + 1); }' 2>&1; echo "rc=$?")
+expect_match newtypes:address_of "error: '&' takes a variable or an object in traced memory \(.v, &p->f, &p\[i\], &\*p\), not int64.*rc=1" "$(echo $out)"
 out=$("$SONDE" -q -c "$T 1" -e 'struct inner { int m; int n; } struct outer { long id; struct inner in; int arr[4]; }
 uprobe:'$T':take_outer { $o = (struct outer *)arg0; $p = &$o->in; $q = &$o->arr[2]; printf("%d %d %d %d\n", $p->n, *$q, (uint64)$q - (uint64)$o, (uint64)&$o.in.n - (uint64)$o); }' 2>&1)
 expect_eq newtypes:address_of_reads '3 30 24 12' "$out"
