@@ -1000,7 +1000,8 @@ static struct type *check_index(struct sema_ctx *s, struct ast_node *e)
 		e->field.is_arrow = false;
 		return check_field(s, e);
 	}
-	if (b->kind == TY_ARRAY && is_const && (k < 0 || (uint64_t)k >= b->count)) {
+	/* an array of length 0 (int y[0]) is a trailing one of any length */
+	if (b->kind == TY_ARRAY && is_const && (k < 0 || ((uint64_t)k >= b->count && b->count))) {
 		sema_error(s, e->index.index->loc, "index %" PRId64 " is out of bounds for %s",
 			   k, type_str(s->a, b));
 		return sema_err_type(e);
