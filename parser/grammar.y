@@ -286,6 +286,12 @@ simple_stmt
 				{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), &$4, $6, @$)); }
 	| LET VAR ':' ctype '=' expr
 				{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), &$4, $6, @$)); }
+	| LET VAR ':' ctype '[' INT ']'
+				{ $4.ndims = 1; $4.dims[0] = (int)$6;
+				  CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), &$4, NULL, @$)); }
+	| LET VAR ':' ctype '[' INT ']' '=' expr
+				{ $4.ndims = 1; $4.dims[0] = (int)$6;
+				  CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), &$4, $9, @$)); }
 	| lvalue '=' expr	{ CHECK($$ = parse_assign(px, $1, OP_NONE, $3, @$)); }
 	| IDENT '=' expr	{ CHECK($$ = parse_discard(px, $1, @1, $3)); }
 	| lvalue ASSIGN_OP expr	{ CHECK($$ = parse_assign(px, $1, $2, $3, @$)); }
