@@ -275,7 +275,7 @@ struct ast_node {
 		struct { const char *name; } var;			/* N_VAR: without '$' */
 		struct { const char *name; struct ast_node *keys; int nkeys; } map; /* N_MAP: name with '@' ("@" alone for anonymous) */
 		struct { int index; } pos;				/* N_POSITIONAL: 0 is $# */
-		struct { const char *name; struct ast_node *args; int nargs; } call;	/* N_CALL */
+		struct { const char *name; struct ast_node *args; int nargs; bool macro_other; } call;	/* N_CALL; macro_other: a macro of the name takes other arguments (the builtin's call, or an error) */
 		struct { enum ast_op op; struct ast_node *lhs, *rhs; } bin;	/* N_BINARY */
 		struct { enum ast_op op; struct ast_node *operand; } un;	/* N_UNARY */
 		struct { struct ast_node *target; bool is_inc, is_post; } incdec;	/* N_INCDEC */

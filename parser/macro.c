@@ -89,8 +89,9 @@ static const struct ast_node *find(struct macro_ctx *mc, const char *name, int n
 			continue;
 		if (m->macro.nparams == nargs)
 			return m;
-		/* a standard macro with other arguments leaves the call to the
-		 * builtin of its name: ppid() is the builtin, ppid(t) the macro */
+		/* a macro with other arguments leaves the call to the builtin
+		 * of its name: ppid() is the builtin, ppid(t) the macro; a
+		 * script's macro cpu(x) leaves cpu() to the builtin */
 		if (m->loc.line)
 			*other = true;
 	}
@@ -224,6 +225,11 @@ static void expand_call(struct macro_ctx *mc, struct ast_node *n, const struct a
 	mc->depth++;
 	expand(mc, body);
 	mc->depth--;
+	/* a body that is only a string literal is that literal, so that it
+	 * can be printf's format: macro fmt() { "%d\n" } */
+	if (body->kind == N_BLOCK && !body->block.stmts && body->block.value &&
+	    body->block.value->kind == N_STR)
+		body = body->block.value;
 	struct ast_node *next = n->next;
 	*n = *body;
 	n->next = next;
@@ -245,9 +251,8 @@ static void expand(struct macro_ctx *mc, struct ast_node *n)
 	if (n->kind == N_CALL) {
 		if ((m = find(mc, n->call.name, n->call.nargs, &other)))
 			expand_call(mc, n, m, n->call.args);
-		else if (other)
-			parse_error(mc->px, n->loc, "macro '%s' takes a different number of arguments than %d",
-				    n->call.name, n->call.nargs);
+		else if (other)	/* a builtin of the name, or sema's error */
+			n->call.macro_other = true;
 	} else if (n->kind == N_IDENT && (m = find(mc, n->ident.name, 0, &other))) {
 		expand_call(mc, n, m, NULL);
 	}

@@ -151,8 +151,12 @@ struct type *sema_check_call(struct sema_ctx *s, struct ast_node *e, bool as_stm
 	}
 	if (!b) {
 		char hint[256];
-		sema_error(s, e->loc, "unknown function '%s'%s", e->call.name,
-			   builtin_hint(s, e->call.name, true, hint, sizeof(hint)));
+		if (e->call.macro_other)
+			sema_error(s, e->loc, "macro '%s' takes a different number of arguments than %d",
+				   e->call.name, e->call.nargs);
+		else
+			sema_error(s, e->loc, "unknown function '%s'%s", e->call.name,
+				   builtin_hint(s, e->call.name, true, hint, sizeof(hint)));
 		for (struct ast_node *a = e->call.args; a; a = a->next)
 			sema_expr(s, a);
 		return sema_err_type(e);
