@@ -323,7 +323,8 @@ out=$(dxo -e 'begin { printf("%d %d %d\n", 1 && 0, 1 || 0, !0); printf("%d %d %d
 expect_eq docex:language:logical_bitwise $'0 1 1\n2 7 5 16 16' "$out"
 out=$(dxo -e 'begin { printf("%d %d %d %d %d %d\n", 1 < 2, 2 <= 2, 3 > 2, 3 >= 4, 1 == 1, 1 != 1); printf("%d %d\n", "a" == "a", "a" != "b"); }' | nb)
 expect_eq docex:language:relational $'1 1 1 0 1 0\n1 1' "$out"
-differs language:relational_tuples "tuples are not compared with == and != (strings and integers are)"
+out=$(dxo -e 'begin { print((1, "abc") == (1, "abc")); print((1, 2) != (1, 3)); print((1, (2, "x")) == (1, (2, "y"))); }' | nb)
+expect_eq docex:language:relational_tuples $'true\ntrue\nfalse' "$out"
 out=$(dxo -e 'begin { $v = 1; $v <<= 3; printf("%d ", $v); $v >>= 1; printf("%d ", $v); $v += 5; printf("%d ", $v); $v -= 2; printf("%d ", $v); $v *= 3; printf("%d ", $v); $v /= 2; printf("%d ", $v); $v %= 4; printf("%d ", $v); $v = 6; $v &= 3; printf("%d ", $v); $v |= 8; printf("%d ", $v); $v ^= 1; printf("%d\n", $v); @ = 10; @ -= 5; print(@); clear(@); }' | nb)
 expect_eq docex:language:assignment_operators $'8 4 9 7 21 10 2 2 10 11\n@: 5' "$out"
 out=$(dxo -e 'begin { $x = 10; $y = $x--; printf("y = %d; x = %d\n", $y, $x); $a = 10; $b = --$a; printf("a = %d; b = %d\n", $a, $b); @m++; print(@m); clear(@m); }' | nb)

@@ -116,8 +116,10 @@ def parse_block(lines, suite, old_style):
             else:
                 t.expects[-1][1] += '\n' + cont
             continue
-        words = item.split()
-        key, arg = words[0], ' '.join(words[1:])
+        # the directive and the rest of the line, its inner blanks kept
+        # (EXPECT A         B C), as bpftrace's parser splits it
+        words = item.strip().split(maxsplit=1)
+        key, arg = words[0], words[1] if len(words) > 1 else ''
         prev = key
         if key == 'NAME':
             t.name = arg
