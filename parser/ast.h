@@ -87,6 +87,10 @@ struct type {
 				 * numbers, as bpftrace 0.17 reads them */
 	const struct type_enum *enumv;	/* TY_INT of an enum type: a value prints
 					 * as its enumerator's name (maps, %s) */
+	const struct type_enum *fmt_enum;	/* TY_INT holding an enumerator the
+						 * script wrote: printf's %s names it (a
+						 * variable, a map value); elsewhere its
+						 * number, as 0.17 prints it */
 	bool trunc_mark;	/* TY_STR read by str(): one that fills its size
 				 * (it may go on) prints with str_trunc_trailer */
 	bool is_user;		/* address space: a TY_PTR points into user memory;

@@ -232,7 +232,9 @@ static struct type *check_ident(struct sema_ctx *s, struct ast_node *e)
 			ev = one;
 		}
 		e->i.enumv = ev;
-		return sema_set(e, is_unsigned ? ty_uint64 : ty_int64);
+		struct type t = is_unsigned ? ty_uint64 : ty_int64;
+		t.fmt_enum = ev;
+		return sema_set(e, t);
 	}
 	if (!b) {
 		/* kstack/ustack/count etc. may be written without () */
