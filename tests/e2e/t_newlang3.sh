@@ -4,6 +4,7 @@
 # arrays of length 0, array variables (let $w: T[N]), strings past 1024
 # bytes (max_strlen up to 32768), tseries() on BPFTRACE_DUMMY_TS_MAP's
 # clock, macros of a string literal and of another arity than a builtin,
+# printf's %s of a variable holding an enumerator,
 # usdt's empty provider and arg10/arg11, pcomm/leader_comm.  Expected
 # output is the release's (its docs and tests/runtime).
 
@@ -78,6 +79,11 @@ expect_eq newlang3:macro_literal_and_arity '5-hi
 1' "$out"
 out=$(n3_run 'macro foo(x) { x } begin { print(foo()); }' | head -1)
 expect_eq newlang3:macro_arity 'stdin:1:34: error: macro '"'"'foo'"'"' takes a different number of arguments than 0' "$out"
+
+# -- printf's %s of an enumerator held in a variable or map: its name ------
+out=$(n3_run 'enum Foo { ONE = 1, TWO = 2, OTHER = 99999 }; begin { $one = ONE; @two = TWO; printf("%d %s %d %s %s\n", $one, $one, @two, @two, OTHER); print($one); clear(@two); }')
+expect_eq newlang3:enum_printf_s_variable '1 ONE 2 TWO OTHER
+1' "$out"
 
 # -- usdt: an empty provider, arg10 and arg11, constants at their size -----
 build_workload usdt
