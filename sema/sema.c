@@ -374,6 +374,27 @@ static void check_assign(struct sema_ctx *s, struct ast_node *st)
 		sema_expr(s, v);
 		return;
 	}
+	if (t->kind == N_MAP && st->assign.op == OP_NONE && v->kind == N_BLOCK && v->block.value &&
+	    v->block.value->kind == N_CALL) {
+		const struct builtin *b = s->opts->builtins(v->block.value->call.name, true);
+		if (b && b->kind == BI_AGG) {
+			/* @m = { let $a = 100; avg($a) } (the newest bpftrace): the
+			 * block's statements, then @m = avg($a), in the block */
+			struct ast_node *as = arena_new_obj(s->a, struct ast_node), **tail;
+			*as = *st;
+			as->next = NULL;
+			as->assign.value = v->block.value;
+			for (tail = &v->block.stmts; *tail; tail = &(*tail)->next)
+				;
+			*tail = as;
+			v->block.value = NULL;
+			struct ast_node *next = st->next;
+			*st = *v;
+			st->next = next;
+			check_block(s, st);
+			return;
+		}
+	}
 	if (t->kind == N_MAP) {
 		sema_map_keys(s, t);
 		if (st->assign.op == OP_NONE && v->kind == N_CALL) {

@@ -85,6 +85,12 @@ out=$(n3_run 'enum Foo { ONE = 1, TWO = 2, OTHER = 99999 }; begin { $one = ONE; 
 expect_eq newlang3:enum_printf_s_variable '1 ONE 2 TWO OTHER
 1' "$out"
 
+# -- an aggregation as a block's value: the statements, then the update ----
+out=$(n3_run 'begin { @ = { let $a = 100; avg($a) }; @c[1] = { let $x = 2; count() }; @c[1] = { count() }; $z = 5; @s = { $z += 1; sum($z) }; }')
+expect_eq newlang3:aggregation_block_value '@: 100
+@c[1]: 2
+@s: 6' "$out"
+
 # -- usdt: an empty provider, arg10 and arg11, constants at their size -----
 build_workload usdt
 out=$(timeout 60 "$SONDE" -q -c "$B/usdt 1" -e 'usdt:'"$B"'/usdt::many { printf("%d %d %d %d\n", arg0, arg9, arg10, arg11); }' 2>&1 | sed '/^$/d')
