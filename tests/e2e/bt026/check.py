@@ -226,6 +226,7 @@ def feature_table(info):
         'uprobe_refcount': kernel_at_least('4.20'),
         'libpath_resolv': True,
         'dwarf': True,          # sonde reads DWARF itself (host/dwarf.c)
+        'dwunwind': has('dwunwind'),    # DWARF stack unwinding, when --info says so
         # bpftrace's build options and probe types sonde does not have
         'aot': False, 'skboutput': False, 'blazesym': False,
         'iter:task': False, 'iter:task_file': False, 'iter:task_vma': False,
