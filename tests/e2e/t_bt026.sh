@@ -6,8 +6,8 @@
 # line for it (a difference named in docs/differences.md, "bpftrace's newest
 # runtime tests", what this host lacks, or work pending elsewhere).  The
 # output's last line is the tally and the share that passes of those run.
-# About ASAN_TIME under the ASan build on 2 cores (each test's TIMEOUT is
-# the file's own).
+# About 5 minutes under the ASan build on 2 busy cores (each test's
+# TIMEOUT is the file's own).
 
 if need_root bt026:bpf; then
 	BT026_PREFIX="$suite:bt026:" BT026_WORK="$B/bt026" bash "$top/tests/e2e/bt026/run.sh" \
