@@ -258,7 +258,7 @@ void pr_json_i64(FILE *out, int64_t v);
 void pr_json_event(FILE *out, const char *type, const char *data_json);	/* {"type": T, "data": D}\n */
 
 /*
- * valfmt.h - pure text forms of the values that need userspace work to
+ * valfmt.c - pure text forms of the values that need userspace work to
  * print: buf() bytes, ntop() addresses, strftime() timestamps and stacks.
  *
  * No BPF and no /proc here: symbols arrive already resolved, so these are

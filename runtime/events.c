@@ -376,8 +376,6 @@ static int handle(struct rt *rt, void *data, size_t size)
 		}
 		break;
 	}
-	case EV_SIGNAL_DONE:
-		break;
 	}
 	return 0;
 }
@@ -432,17 +430,10 @@ int rt_events_open(struct rt *rt)
 	return 0;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 void rt_events_report_lost(struct rt *rt)
 {
 	uint64_t total = rt_lost_events(rt);	/* scrape.c */
-	rt->ev.lost_checked_ms = now_ms();
+	rt->ev.lost_checked_ms = rt_mono_ns() / 1000000;
 	if (total > rt->ev.lost_reported) {
 		fflush(rt->o->out);	/* after the lines that did arrive */
 		rt->o->writer->lost_events(rt->o->out, stderr, total - rt->ev.lost_reported);
@@ -472,7 +463,7 @@ static void drain_end(struct rt *rt)
 {
 	if (rt->ev.handled)
 		fflush(rt->o->out);
-	if (now_ms() - rt->ev.lost_checked_ms >= 1000)
+	if (rt_mono_ns() / 1000000 - rt->ev.lost_checked_ms >= 1000)
 		rt_events_report_lost(rt);
 }
 

@@ -218,14 +218,8 @@ void rt_stacks_free(struct rt *rt)
 
 void rt_stacks_report_lost(struct rt *rt)
 {
-	int fd = bpf_object__find_map_fd_by_name(rt->bpf, "scr_" CG_STACK_LOST_MAP);
-	uint64_t *v = fd >= 0 ? calloc((size_t)rt->ncpus, 8) : NULL;
-	uint32_t k = 0;
-	uint64_t lost = 0;
-	if (v && !bpf_map_lookup_elem(fd, &k, v))
-		for (int c = 0; c < rt->ncpus; c++)
-			lost += v[c];
-	free(v);
+	int fd = bpf_object__find_map_fd_by_name(rt->bpf, CG_SCRATCH_PREFIX CG_STACK_LOST_MAP);
+	uint64_t lost = rt_percpu_sum(rt, fd, 0);
 	if (lost)
 		diag_warnf("%llu stack%s lost (printed as empty stacks): the stack map holds %u "
 			   "distinct stacks and was full%s\n", (unsigned long long)lost,
