@@ -6,7 +6,7 @@
 # line for it (a difference named in docs/differences.md, "bpftrace's newest
 # runtime tests", what this host lacks, or work pending elsewhere).  The
 # output's last line is the tally and the share that passes of those run.
-# About 5 minutes under the ASan build on 2 busy cores (each test's
+# About 5 to 6 minutes under the ASan build on 2 busy cores (each test's
 # TIMEOUT is the file's own).
 
 if need_root bt026:bpf; then
