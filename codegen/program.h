@@ -92,7 +92,7 @@ struct cg_object {
  * a cgroup array whose slot 0 the runtime sets to the container's cgroup */
 #define CG_CGROUP_MAP "sonde_cgroup"
 /* stack traces of depth N: the hash "ustk_N" (user) or "kstk_N" (kernel)
- * from the frames (N u64, zero padded) to a u32 id; CG_STACK_LOST_MAP
+ * from the frames (N of them, zero padded) to a u32 id; CG_STACK_LOST_MAP
  * counts the stacks they had no room for (per CPU), and CG_STACK_LOST_ID
  * is the id such a stack gets.  Kernel and user stacks have maps of their
  * own so that one program run (@[kstack, ustack] in a perf event's NMI)
@@ -100,6 +100,11 @@ struct cg_object {
  * maps that are not preallocated keeps one free element per CPU at first
  * and refills only after the program returns. */
 #define CG_STACK_MAP_FMT "%cstk_%u"
+/* a user stack's frame: struct bpf_stack_build_id (status, build-id, file
+ * offset or address; BPF_F_USER_BUILD_ID); the kernel stacks' STACK_TRACE
+ * map holds u64 addresses.  The runtime tells them by the map's key (or,
+ * for a STACK_TRACE map, value) size. */
+#define CG_USTACK_FRAME 32
 #define CG_STACK_MAP_ENTRIES 131072
 /* kernel stacks: a preallocated STACK_TRACE map (stdlib/stacks.c) */
 #define CG_KSTACK_MAP_ENTRIES 4096

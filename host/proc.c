@@ -35,17 +35,19 @@ int host_proc_stat(int pid, int tid, struct host_pstat *st)
 	char *t = proc_file(pid, tid, "stat");
 	if (!t)
 		return -ENOENT;
-	/* "PID (COMM) S PPID PGRP SESSION TTY TPGID FLAGS MINFLT CMINFLT MAJFLT" */
+	/* "PID (COMM) S PPID PGRP SESSION TTY TPGID FLAGS MINFLT CMINFLT MAJFLT
+	 * CMAJFLT UTIME STIME CUTIME CSTIME PRIORITY NICE THREADS ITREAL START" */
 	char *p = strrchr(t, ')');
-	unsigned long long mi, ma;
-	int n = p ? sscanf(p + 1, " %c %d %*d %*d %*d %*d %*u %llu %*u %llu", &st->state,
-			   &st->ppid, &mi, &ma) : 0;
+	unsigned long long mi, ma, start;
+	int n = p ? sscanf(p + 1, " %c %d %*d %*d %*d %*d %*u %llu %*u %llu %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+			   &st->state, &st->ppid, &mi, &ma, &start) : 0;
 	free(t);
 	if (n < 2)
 		return -EINVAL;
-	st->minflt = n == 4 ? mi : 0;
-	st->majflt = n == 4 ? ma : 0;
-	return n == 4 ? 0 : -EINVAL;
+	st->minflt = n >= 4 ? mi : 0;
+	st->majflt = n >= 4 ? ma : 0;
+	st->starttime = n == 5 ? start : 0;
+	return n >= 4 ? 0 : -EINVAL;
 }
 
 int host_proc_schedstat(int pid, int tid, uint64_t *run_ns, uint64_t *delay_ns)

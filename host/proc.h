@@ -16,6 +16,8 @@ struct host_pstat {
 	char state;		/* R, S, D, Z, X ... */
 	int ppid;
 	uint64_t minflt, majflt;
+	uint64_t starttime;	/* clock ticks after boot: tells a process from a
+				 * later one given the same pid */
 };
 
 /* tid 0: the process's own stat.  0, or -errno (gone, unreadable) */

@@ -10,8 +10,9 @@
  *   procmaps.c   /proc/PID/maps lines -> struct rs_mapping; opening a mapped
  *                file safely (map_files, or a path resolved inside the root);
  *                the inode a uprobe really lands on (overlayfs)
- *   elfsym.c     libelf: function symbols, symbol -> uprobe file offset,
- *                address -> symbol for usym()/ustack, per-pid caches
+ *   elfsym.c     libelf: function symbols, symbol -> uprobe file offset
+ *   symcache.c   address or {build-id, offset} -> symbol for usym()/ustack:
+ *                the files processes map, per-pid mappings
  *   container.c  cgroup v2: container id <-> cgroup directory, id, pids;
  *                cgroup id -> short container id / path at print time
  *   uresolve.c   target + function (+ pid / container) -> attach sites;
@@ -153,6 +154,7 @@ struct rs_usym {
 	const char *name;	/* NULL when no symbol covers the address */
 	uint64_t off;		/* addr - symbol start */
 	const char *file;	/* the mapped file's path, NULL when unmapped */
+	uint64_t vaddr;		/* the address in the file's own layout (its ELF vaddr) */
 };
 struct rs_symcache *rs_symcache_new(void);
 void rs_symcache_free(struct rs_symcache *c);
@@ -161,6 +163,18 @@ void rs_symcache_free(struct rs_symcache *c);
 int rs_usym(struct rs_symcache *c, int pid, uint64_t addr, struct rs_usym *out);
 /* Forget pid's mappings (it exited or exec'd). */
 void rs_symcache_forget(struct rs_symcache *c, int pid);
+/* processes whose mappings are kept */
+size_t rs_symcache_nprocs(const struct rs_symcache *c);
+/* A ustack frame as {build-id (20 bytes, zero padded), file offset}: 0,
+ * -ENOENT (the file is open, no symbol there), -ESRCH (no file with that
+ * build-id is known, or none opens now: rs_symcache_scan may find one). */
+int rs_usym_build_id(struct rs_symcache *c, const unsigned char *bid, uint64_t off,
+		     struct rs_usym *out);
+/* Learn the build-id of the file pid exec'd (path as the exec named it). */
+void rs_symcache_add_path(struct rs_symcache *c, int pid, const char *path);
+/* Learn the build-ids of every file the live processes map (those not
+ * known yet).  0 or -errno. */
+int rs_symcache_scan(struct rs_symcache *c);
 
 /* ---- the vDSO (vdso.c) ------------------------------------------------- */
 

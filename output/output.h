@@ -202,6 +202,8 @@ struct pr_health {
 	const uint64_t *dropped;
 	int nmaps;
 	double last_scrape_s;		/* the previous scrape's duration */
+	bool procs;			/* the script keeps per-process state (user stacks, usym): */
+	uint64_t procs_kept, procs_evicted;	/* processes kept now, evicted so far */
 };
 /* the health families, and OpenMetrics' "# EOF" (every scrape ends here) */
 void pr_prom_health(FILE *out, bool openmetrics, const struct pr_health *h);

@@ -301,7 +301,7 @@ static int handle(struct rt *rt, void *data, size_t size)
 	 * bpftrace (the other CPUs run on until the detach); what was queued
 	 * before it did print.  Symbols of a new pid are still learnt, for
 	 * the stacks the exit-time maps print. */
-	if (rt->ev.exited && kind != EV_PID_SEEN)
+	if (rt->ev.exited && kind != EV_PID_SEEN && kind != EV_EXEC)
 		return 0;
 	switch ((enum event_kind)kind) {
 	case EV_SYSTEM:
@@ -343,14 +343,18 @@ static int handle(struct rt *rt, void *data, size_t size)
 		/* scrape formats: the scraper reads the maps and takes rates
 		 * itself; a recipe's print-and-clear every interval would turn
 		 * its counters into sawtooth gauges (docs/metrics.md) */
-		if (id < (uint32_t)r->nmaps && !rt->o->writer->scrape)
+		if (id < (uint32_t)r->nmaps && !rt->o->writer->scrape) {
 			rt_map_print(rt, r->maps[id], (uint32_t)w[0], (uint32_t)w[1]);
+			rt_ps_map_done(rt, r->maps[id]);
+		}
 		break;
 	}
 	case EV_CLEAR:
 	case EV_ZERO:
-		if (id < (uint32_t)r->nmaps && !rt->o->writer->scrape)
+		if (id < (uint32_t)r->nmaps && !rt->o->writer->scrape) {
 			rt_map_clear(rt, r->maps[id], kind == EV_ZERO);
+			rt_ps_map_done(rt, r->maps[id]);
+		}
 		break;
 	case EV_EXIT:
 		rt->stop = 1;
@@ -364,10 +368,13 @@ static int handle(struct rt *rt, void *data, size_t size)
 		uint64_t pid;
 		if (size >= 16) {
 			memcpy(&pid, args, 8);
-			rt_prime_pid(rt, (int)pid);
+			rt_ps_capture(rt, (int)pid);
 		}
 		break;
 	}
+	case EV_EXEC:
+		rt_exec_event(rt, args, size - 8);
+		break;
 	case EV_HELPER_ERROR: {
 		int64_t code;
 		if (size >= 16 && id < (uint32_t)rt->obj->nsites) {

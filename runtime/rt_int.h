@@ -111,6 +111,7 @@ struct rt {
 	/* printing state, loaded on first use */
 	struct ksyms *ksyms;
 	struct rs_symcache *syms;
+	struct rt_procs *procs;		/* per-process state and execs (exited.c) */
 	struct rs_cgcache *cgroups;
 	const char **attach_names;	/* global attach index -> probe name */
 	const char **attach_funcs;	/* ... -> its function (func: SEMA_FUNC_OF_ATTACH) */
@@ -197,6 +198,25 @@ struct ksyms *rt_kernel_syms(struct rt *rt);
 const struct pr_stack *rt_stack_frames(struct rt *rt, const struct type *t, const uint8_t *p);
 void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *args, size_t len);
 void rt_prime_pid(struct rt *rt, int pid);
+/* symbols.c: the per-pid ELF symbol cache, made on first use (NULL: no memory) */
+struct rs_symcache *rt_symcache(struct rt *rt);
+/* exited.c: stacks of processes that exit.  A pid's first stack
+ * (EV_PID_SEEN) captures its per-process state; a stack printed touches
+ * it; a map that can hold stacks printed or cleared counts towards the
+ * sweep that releases the processes gone; the exec watcher (a program on
+ * sched:sched_process_exec sending EV_EXEC) learns the exec'd files'
+ * build-ids.  rt_ustack_bid_frame names one {build-id, offset} frame:
+ * 0 at the end of the stack, 1 done (f set), 2 an address frame (*ip). */
+void rt_ps_capture(struct rt *rt, int pid);
+void rt_ps_touch(struct rt *rt, int pid);
+void rt_ps_map_done(struct rt *rt, const struct sema_map *m);
+void rt_ps_sweep(struct rt *rt);
+void rt_ps_stats(struct rt *rt, uint64_t *kept, uint64_t *evicted);
+void rt_ps_free(struct rt *rt);
+int rt_exec_watch(struct rt *rt);
+void rt_exec_event(struct rt *rt, const uint8_t *args, size_t len);
+struct vf_frame;
+int rt_ustack_bid_frame(struct rt *rt, const uint8_t *p, struct vf_frame *f, uint64_t *ip);
 /* the -c child: trace it to read its mappings as it exits (only when the
  * script symbolizes user addresses); waitpid(child, status, block ? 0 :
  * WNOHANG) that handles the tracing stops itself */

@@ -316,7 +316,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	if (rt_stop_open(&rt))
 		goto out;
 
-	if (rt_events_open(&rt) || rt_overhead_start(&rt))
+	if (rt_events_open(&rt) || rt_overhead_start(&rt) || rt_exec_watch(&rt))
 		goto out;
 	if (o->writer->scrape)
 		rt_scrape_stats_on(&rt);
@@ -477,6 +477,7 @@ out:
 	free(rt.site_names);
 	if (rt.cgroups)
 		rs_cgcache_free(rt.cgroups);
+	rt_ps_free(&rt);
 	if (rt.syms)
 		rs_symcache_free(rt.syms);
 	rt_stacks_free(&rt);

@@ -69,6 +69,10 @@ uint64_t rt_lost_events(struct rt *rt)
 void rt_scrape(struct rt *rt, FILE *out, const struct output_writer *w)
 {
 	double start = (double)rt_mono_ns() / 1e9;
+	/* the events queued before the scrape first: an exec's names the
+	 * frames of the stacks its process left in the maps (exited.c) */
+	if (rt->rb)
+		rt_events_consume(rt);
 	struct arena *keep = rt->a;
 	struct arena_mark mark = arena_mark(rt->scratch);
 	rt->a = rt->scratch;
@@ -91,6 +95,8 @@ void rt_scrape(struct rt *rt, FILE *out, const struct output_writer *w)
 		w->map(out, &pm, 0, 0);
 		rt->metrics.dropped[m->id] += pm.series_dropped;
 	}
+	/* every map was read: the processes gone and not printed go */
+	rt_ps_sweep(rt);
 	uint64_t *dropped = arena_new_array(rt->a, uint64_t, (size_t)(r->nmaps ? r->nmaps : 1));
 	for (int i = 0; i < r->nmaps; i++)
 		dropped[i] = rt->metrics.dropped[r->maps[i]->id];
@@ -98,7 +104,8 @@ void rt_scrape(struct rt *rt, FILE *out, const struct output_writer *w)
 	int nps = probe_stats(rt, &ps);
 	struct pr_health h = {.lost = rt_lost_events(rt), .probes = ps, .nprobes = nps,
 			      .maps = names, .dropped = dropped, .nmaps = r->nmaps,
-			      .last_scrape_s = rt->metrics.last_scrape_s};
+			      .last_scrape_s = rt->metrics.last_scrape_s, .procs = rt->procs != NULL};
+	rt_ps_stats(rt, &h.procs_kept, &h.procs_evicted);
 	pr_prom_health(out, w->openmetrics, &h);
 	arena_release(rt->scratch, mark);
 	rt->a = keep;

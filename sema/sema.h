@@ -203,6 +203,7 @@ enum event_kind {
 	EV_SYSTEM,	/* system(fmt, ...) */
 	EV_JOIN,	/* join(argv) */
 	EV_PID_SEEN,	/* a pid first met by ustack/usym: read its mappings now */
+	EV_EXEC,	/* a process exec'd: its pid and path (runtime/exited.c) */
 	EV_HELPER_ERROR,/* -k: a BPF helper failed at site id; the error code follows */
 	EV_ERRORF,	/* errorf(fmt, ...): located ERROR on stderr */
 	EV_WARNF,	/* warnf(fmt, ...): located WARNING on stderr (--no-warnings) */
