@@ -331,6 +331,27 @@ static int probe_atomic_fetch(void)
 	return loaded(load(BPF_PROG_TYPE_KPROBE, p, sizeof(p) / sizeof(p[0]), NULL));
 }
 
+/* BPF_MAP_LOOKUP_AND_DELETE_BATCH on a per-CPU hash holding one entry:
+ * what print(@m); clear(@m); reads a map with (runtime/maps.c), so that an
+ * update landing meanwhile is kept for the next print */
+static int probe_lookup_delete(void)
+{
+	int m = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, NULL, 8, 8, 1, NULL);
+	if (m < 0)
+		return loaded(-errno);
+	int ncpus = libbpf_num_possible_cpus();
+	uint64_t key = 1, out = 0, *vals = calloc(ncpus > 0 ? (size_t)ncpus : 1, 8);
+	uint32_t n = 1;
+	int r = -1;
+	if (vals && ncpus > 0 && !bpf_map_update_elem(m, &key, vals, BPF_ANY)) {
+		int rc = bpf_map_lookup_and_delete_batch(m, NULL, &out, &key, vals, &n, NULL) ? -errno : 0;
+		r = (rc == 0 || rc == -ENOENT) && n == 1 && bpf_map_lookup_elem(m, &key, vals) ? 1 : 0;
+	}
+	free(vals);
+	close(m);
+	return r;
+}
+
 static const struct host_feature_def {
 	const char *name;	/* in SONDE_NO_FEATURES and --info */
 	const char *what;	/* in errors: "... needs WHAT (Linux SINCE)" */
@@ -354,6 +375,8 @@ static const struct host_feature_def {
 	[HF_LOOP] = {"loop", "bpf_loop", "5.17", probe_loop},
 	[HF_BIG_KEYS] = {"big_keys", "hash map keys over 512 bytes", "5.11", probe_big_keys},
 	[HF_ATOMIC_FETCH] = {"atomic_fetch", "atomic fetch-and-add (BPF_FETCH)", "5.12", probe_atomic_fetch},
+	[HF_LOOKUP_DELETE] = {"lookup_delete", "BPF_MAP_LOOKUP_AND_DELETE_BATCH on hash maps", "5.6",
+			      probe_lookup_delete},
 };
 
 static int answers[HF__COUNT];	/* 0: not asked yet; else enum host_answer + 1 */

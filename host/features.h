@@ -28,6 +28,7 @@ enum host_feature {
 	HF_LOOP,		/* bpf_loop (5.17): for ($i : a..b) */
 	HF_BIG_KEYS,		/* hash map keys over 512 bytes (5.11) */
 	HF_ATOMIC_FETCH,	/* atomic add that returns the old value (5.12) */
+	HF_LOOKUP_DELETE,	/* BPF_MAP_LOOKUP_AND_DELETE_BATCH on hash maps (5.6) */
 	HF__COUNT
 };
 enum host_answer { HF_NO, HF_YES, HF_UNKNOWN };

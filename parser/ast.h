@@ -259,7 +259,9 @@ struct ast_note {
 	const struct type *record;	/* N_FIELD: the struct the field is read from */
 	uint64_t value;			/* a constant folded at compile time: kaddr()'s
 					 * address, cgroupid()'s inode, reg()'s pt_regs
-					 * offset, signal()'s number, uaddr()'s symbol */
+					 * offset, signal()'s number, uaddr()'s symbol;
+					 * print(@m)'s enum print_then, and 1 on the
+					 * clear()/zero() joined to it (sema/printclear.c) */
 	uint64_t site;			/* uaddr(): the probed site's link-time address
 					 * (0: the binary is not position-independent) */
 	bool narrow;			/* N_ASSIGN, N_INCDEC of a variable declared

@@ -338,13 +338,14 @@ static int handle(struct rt *rt, void *data, size_t size)
 		break;
 	}
 	case EV_PRINT_MAP: {
-		uint64_t w[2];
-		memcpy(w, args, sizeof(w));
+		uint64_t w[3] = {0, 0, 0};	/* top, div, enum print_then */
+		memcpy(w, args, size - 8 < sizeof(w) ? size - 8 : sizeof(w));
 		/* scrape formats: the scraper reads the maps and takes rates
 		 * itself; a recipe's print-and-clear every interval would turn
 		 * its counters into sawtooth gauges (docs/metrics.md) */
 		if (id < (uint32_t)r->nmaps && !rt->o->writer->scrape) {
-			rt_map_print(rt, r->maps[id], (uint32_t)w[0], (uint32_t)w[1]);
+			rt_map_print_then(rt, r->maps[id], (uint32_t)w[0], (uint32_t)w[1],
+					  w[2] <= PRINT_THEN_ZERO ? (enum print_then)w[2] : PRINT_ONLY);
 			rt_ps_map_done(rt, r->maps[id]);
 		}
 		break;

@@ -178,7 +178,7 @@ static int walk_keys(struct rt *rt, const struct sema_map *m, walk_fn fn, void *
  * the kernel has no batch for the map: walk_keys.
  */
 #define BATCH 1024
-static int map_walk(struct rt *rt, const struct sema_map *m, walk_fn fn, void *ctx)
+static int map_walk(struct rt *rt, const struct sema_map *m, walk_fn fn, void *ctx, bool take)
 {
 	int fd = rt->map_fds[m->id];
 	uint32_t vsize = value_bytes(rt, m), chunk = BATCH;
@@ -189,7 +189,10 @@ static int map_walk(struct rt *rt, const struct sema_map *m, walk_fn fn, void *c
 	while (!err) {
 		uint32_t n = chunk;
 		LIBBPF_OPTS(bpf_map_batch_opts, bo);
-		int rc = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &n, &bo) ? -errno : 0;
+		/* take: each bucket read and emptied under its lock, so that an
+		 * update made after the read creates the entry anew */
+		int rc = (take ? bpf_map_lookup_and_delete_batch : bpf_map_lookup_batch)(
+				 fd, first ? NULL : &in, &out, keys, vals, &n, &bo) ? -errno : 0;
 		if (rc == -ENOSPC && chunk < 65536) {
 			uint8_t *nk = realloc(keys, (size_t)chunk * 2 * m->key_size);
 			uint8_t *nv = nk ? realloc(vals, (size_t)chunk * 2 * vsize) : NULL;
@@ -200,7 +203,7 @@ static int map_walk(struct rt *rt, const struct sema_map *m, walk_fn fn, void *c
 			continue;	/* the same batch again, larger */
 		}
 		if (rc && rc != -ENOENT) {
-			err = first ? walk_keys(rt, m, fn, ctx) : rc;
+			err = first && !take ? walk_keys(rt, m, fn, ctx) : rc;
 			break;
 		}
 		for (uint32_t i = 0; i < n && !err; i++)
@@ -223,6 +226,41 @@ static bool all_zero(const uint8_t *p, size_t n)
 	return true;
 }
 
+/*
+ * print(@m); clear(@m); of a map without keys (a per-CPU array, whose
+ * slots cannot be deleted, and whose every CPU adds to its own copy with
+ * a load and a store that no write from here could join atomically): the
+ * slots are never written; the values the print took are kept as a base,
+ * and every later read shows what was added since.  Exact for the kinds
+ * whose words only add (count, sum, avg, stats, hist, lhist: can_take).
+ * The base lives for the run; a clear() or zero() of the slots zeroes it.
+ */
+static uint8_t *array_base(struct rt *rt, const struct sema_map *m, uint32_t vsize, bool make)
+{
+	if (!rt->map_base && make)
+		rt->map_base = arena_new_array(rt->perm, uint8_t *, (size_t)rt->r->nmaps);
+	if (rt->map_base && !rt->map_base[m->id] && make) {
+		rt->map_base[m->id] = arena_alloc(rt->perm, (size_t)m->array_slots * vsize);
+		memset(rt->map_base[m->id], 0, (size_t)m->array_slots * vsize);
+	}
+	return rt->map_base ? rt->map_base[m->id] : NULL;
+}
+
+/* val -= base, word by word (wrapping as the BPF side's adds); take: the
+ * values read become the base */
+static void since_base(uint8_t *val, uint8_t *base, uint32_t vsize, bool take)
+{
+	for (uint32_t o = 0; o + 8 <= vsize; o += 8) {
+		uint64_t v, b;
+		memcpy(&v, val + o, 8);
+		memcpy(&b, base + o, 8);
+		if (take)
+			memcpy(base + o, &v, 8);
+		v -= b;
+		memcpy(val + o, &v, 8);
+	}
+}
+
 /* a keyless hist/lhist's slot i as a hash's bucket: its last slot is
  * the sum (sema_map.array_slots) */
 static uint64_t array_bucket(const struct sema_map *m, uint32_t i)
@@ -235,17 +273,27 @@ static uint64_t array_bucket(const struct sema_map *m, uint32_t i)
  * as a hash would not hold it, unless zero() kept it (a hash keeps a
  * zeroed entry).  Keys come out as a hash's would: the 8-byte dummy, then
  * the bucket. */
-static int read_array_slots(struct rt *rt, const struct sema_map *m, struct slot **out, size_t *n)
+static int read_array_slots(struct rt *rt, const struct sema_map *m, struct slot **out, size_t *n,
+			    enum print_then then)
 {
 	int fd = rt->map_fds[m->id];
 	uint32_t vsize = ((m->value_size + 7) & ~7u) * (uint32_t)rt->ncpus;
 	uint8_t *val = malloc(vsize), *key = arena_alloc(rt->a, m->key_size);
+	uint8_t *base = array_base(rt, m, vsize, then != PRINT_ONLY);
 	struct slot *slots = NULL;
 	size_t cnt = 0;
-	if (!val)
+	if (!val || (then != PRINT_ONLY && !base)) {
+		free(val);
 		return -ENOMEM;
+	}
+	if (then != PRINT_ONLY)
+		rt->map_zeroed[m->id] = then == PRINT_THEN_ZERO;
 	for (uint32_t i = 0; i < m->array_slots; i++) {
-		if (bpf_map_lookup_elem(fd, &i, val) || all_zero(val, vsize))
+		if (bpf_map_lookup_elem(fd, &i, val))
+			continue;
+		if (base)
+			since_base(val, base + (size_t)i * vsize, vsize, then != PRINT_ONLY);
+		if (all_zero(val, vsize))
 			continue;
 		if (m->kind == MK_HIST || m->kind == MK_LHIST) {
 			uint64_t bucket = array_bucket(m, i);
@@ -305,7 +353,8 @@ static int collect_slot(struct rt *rt, const struct sema_map *m, const uint8_t *
 	return 0;
 }
 
-static int read_slots(struct rt *rt, const struct sema_map *m, struct slot **out, size_t *n)
+static int read_slots(struct rt *rt, const struct sema_map *m, struct slot **out, size_t *n,
+		      enum print_then then)
 {
 	int fd = rt->map_fds[m->id];
 	if (rt->map_source && rt->map_source->has(rt, fd)) {
@@ -317,10 +366,12 @@ static int read_slots(struct rt *rt, const struct sema_map *m, struct slot **out
 		return err;
 	}
 	if (m->array_slots)
-		return read_array_slots(rt, m, out, n);
+		return read_array_slots(rt, m, out, n, then);
 	struct slots sl = {0};
-	int err = map_walk(rt, m, collect_slot, &sl);
-	if (err) {
+	int err = map_walk(rt, m, collect_slot, &sl, then != PRINT_ONLY);
+	if (err && then != PRINT_ONLY && sl.n)	/* taken out already: they print */
+		fprintf(stderr, "sonde: map '%s': cannot read all of it: %s\n", m->name, strerror(-err));
+	else if (err) {
 		free(sl.s);
 		return err;
 	}
@@ -399,13 +450,18 @@ static void fill_key_into(struct rt *rt, const struct sema_map *m, const uint8_t
 	key_element(rt, &m->key, key, e->key);
 }
 
-int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
+static void zero_keys(struct rt *rt, const struct sema_map *m, const struct slot *slots, size_t n);
+
+/* then: the entries read are taken out of the map (can_take) */
+static int build(struct rt *rt, const struct sema_map *m, struct pr_map *pm, enum print_then then)
 {
 	struct slot *slots;
 	size_t n;
-	int err = read_slots(rt, m, &slots, &n);
+	int err = read_slots(rt, m, &slots, &n, then);
 	if (err)
 		return err;
+	if (then == PRINT_THEN_ZERO && !m->array_slots)
+		zero_keys(rt, m, slots, n);
 	memset(pm, 0, sizeof(*pm));
 	pm->name = m->name;
 	pm->counter = m->kind == MK_COUNT;
@@ -514,6 +570,11 @@ int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
 	return 0;
 }
 
+int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm)
+{
+	return build(rt, m, pm, PRINT_ONLY);
+}
+
 /* a tseries map's clock: the TAI offset its stamps print with, and the
  * interval running now (the scrape formats' "latest complete interval") */
 void rt_tseries_clock(const struct sema_map *m, struct pr_map *pm)
@@ -530,13 +591,14 @@ void rt_tseries_clock(const struct sema_map *m, struct pr_map *pm)
 	pm->ts_now_epoch = ((uint64_t)tai.tv_sec * 1000000000ull + (uint64_t)tai.tv_nsec) / m->ts_interval;
 }
 
-int rt_map_print(struct rt *rt, const struct sema_map *m, uint32_t top, uint32_t div)
+static int print_map(struct rt *rt, const struct sema_map *m, uint32_t top, uint32_t div,
+		     enum print_then then)
 {
 	struct pr_map pm;
 	struct arena *keep = rt->a;
 	struct arena_mark mark = arena_mark(rt->scratch);
 	rt->a = rt->scratch;
-	int err = rt_map_build(rt, m, &pm);
+	int err = build(rt, m, &pm, then);
 	if (!err)
 		rt->o->writer->map(rt->o->out, &pm, top, div);
 	arena_release(rt->scratch, mark);
@@ -547,6 +609,43 @@ int rt_map_print(struct rt *rt, const struct sema_map *m, uint32_t top, uint32_t
 	}
 	fflush(rt->o->out);
 	return 0;
+}
+
+int rt_map_print(struct rt *rt, const struct sema_map *m, uint32_t top, uint32_t div)
+{
+	return print_map(rt, m, top, div, PRINT_ONLY);
+}
+
+/*
+ * Can print(@m); clear(@m); read and clear in one step: a hash the kernel
+ * can read and delete at once (BPF_MAP_LOOKUP_AND_DELETE_BATCH, 5.6), a
+ * per-CPU array of a kind that only adds (array_base) and that no probe
+ * reads (its value there would not be the cleared one).  min() and max()
+ * without keys, and the agents' maps (--user-probes), print and then clear.
+ */
+static bool can_take(struct rt *rt, const struct sema_map *m)
+{
+	if (rt->map_source && rt->map_source->has(rt, rt->map_fds[m->id]))
+		return false;	/* --user-probes: the agents' maps */
+	if (!m->array_slots)
+		return host_feature(HF_LOOKUP_DELETE);
+	switch (m->kind) {
+	case MK_COUNT: case MK_SUM: case MK_AVG: case MK_STATS: case MK_HIST: case MK_LHIST:
+		return !m->bpf_read;
+	case MK_NONE: case MK_VALUE: case MK_MIN: case MK_MAX: case MK_TSERIES:
+		break;
+	}
+	return false;
+}
+
+int rt_map_print_then(struct rt *rt, const struct sema_map *m, uint32_t top, uint32_t div,
+		      enum print_then then)
+{
+	if (then == PRINT_ONLY || can_take(rt, m))
+		return print_map(rt, m, top, div, then);
+	int err = print_map(rt, m, top, div, PRINT_ONLY);	/* two steps, as bpftrace */
+	int err2 = rt_map_clear(rt, m, then == PRINT_THEN_ZERO);
+	return err ? err : err2;
 }
 
 struct keyset {
@@ -574,9 +673,12 @@ static int collect_key(struct rt *rt, const struct sema_map *m, const uint8_t *k
 /* delete (vals NULL) or overwrite with vals[0] each of the n keys; a key a
  * probe deleted meanwhile is skipped, never created again */
 static void apply_keys(int fd, const uint8_t *keys, size_t n, uint32_t key_size, const void *val,
-		       uint32_t vsize)
+		       uint32_t vsize, uint64_t flags)
 {
-	LIBBPF_OPTS(bpf_map_batch_opts, bo, .elem_flags = BPF_EXIST);
+	/* BPF_EXIST: a key that is gone stops a batch with ENOENT;
+	 * BPF_NOEXIST: a key that is there, with EEXIST */
+	int skip = flags == BPF_NOEXIST ? EEXIST : ENOENT;
+	LIBBPF_OPTS(bpf_map_batch_opts, bo, .elem_flags = flags);
 	uint8_t *vals = NULL;
 	if (val && n && (vals = malloc(n * vsize)))
 		for (size_t i = 0; i < n; i++)
@@ -588,14 +690,14 @@ static void apply_keys(int fd, const uint8_t *keys, size_t n, uint32_t key_size,
 			     : bpf_map_delete_batch(fd, keys + i * key_size, &cnt, &bo);
 		if (!rc)
 			break;
-		if (errno != ENOENT)
+		if (errno != skip)
 			break;	/* no batch operations: one by one below */
 		i += cnt + 1;	/* the key at cnt is gone already */
 	}
 	if (i < n)	/* an error other than a key that is gone: one by one */
 		for (; i < n; i++) {
 			if (val)
-				bpf_map_update_elem(fd, keys + i * key_size, val, BPF_EXIST);
+				bpf_map_update_elem(fd, keys + i * key_size, val, flags);
 			else
 				bpf_map_delete_elem(fd, keys + i * key_size);
 		}
@@ -613,6 +715,9 @@ static void apply_keys(int fd, const uint8_t *keys, size_t n, uint32_t key_size,
 static int clear_array(struct rt *rt, const struct sema_map *m)
 {
 	uint32_t vsize = ((m->value_size + 7) & ~7u) * (uint32_t)rt->ncpus;
+	uint8_t *base = array_base(rt, m, vsize, false);
+	if (base)	/* the slots start again from zero */
+		memset(base, 0, (size_t)m->array_slots * vsize);
 	uint8_t *zero = calloc(1, vsize);
 	if (!zero)
 		return -ENOMEM;
@@ -633,15 +738,30 @@ int rt_map_clear(struct rt *rt, const struct sema_map *m, bool zero_only)
 	uint32_t vsize = value_bytes(rt, m);
 	uint8_t *zero = zero_only ? calloc(1, vsize) : NULL;
 	struct keyset ks = {0};
-	int err = zero_only && !zero ? -ENOMEM : map_walk(rt, m, collect_key, &ks);
+	int err = zero_only && !zero ? -ENOMEM : map_walk(rt, m, collect_key, &ks, false);
 	if (!err)
-		apply_keys(rt->map_fds[m->id], ks.keys, ks.n, m->key_size, zero, vsize);
+		apply_keys(rt->map_fds[m->id], ks.keys, ks.n, m->key_size, zero, vsize, BPF_EXIST);
 	else
 		fprintf(stderr, "sonde: map '%s': cannot %s: %s\n", m->name,
 			zero_only ? "zero" : "clear", strerror(-err));
 	free(ks.keys);
 	free(zero);
 	return err;
+}
+
+/* zero() after a print that took the entries out: each comes back as
+ * zero unless a probe has created it again meanwhile (BPF_NOEXIST), whose
+ * new value stands */
+static void zero_keys(struct rt *rt, const struct sema_map *m, const struct slot *slots, size_t n)
+{
+	uint32_t vsize = value_bytes(rt, m);
+	uint8_t *keys = n ? malloc(n * m->key_size) : NULL, *zero = calloc(1, vsize);
+	for (size_t i = 0; keys && i < n; i++)
+		memcpy(keys + i * m->key_size, slots[i].key, m->key_size);
+	if (keys && zero)
+		apply_keys(rt->map_fds[m->id], keys, n, m->key_size, zero, vsize, BPF_NOEXIST);
+	free(keys);
+	free(zero);
 }
 
 void rt_maps_print_all(struct rt *rt)

@@ -103,6 +103,8 @@ struct rt {
 	struct rt_links links;	/* links.c's */
 	int *map_fds;		/* by sema map id */
 	bool *map_zeroed;	/* by map id: an array map zero()'d since its last clear() */
+	uint8_t **map_base;	/* by map id: an array map's values as print-and-clear took
+				 * them, what prints subtract (maps.c); NULL until then */
 	int ncpus;
 	volatile sig_atomic_t stop;
 	struct arena *perm;	/* lives for the run */
@@ -161,6 +163,9 @@ int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm);
 void rt_tseries_clock(const struct sema_map *m, struct pr_map *pm);
 /* maps.c */
 int rt_map_print(struct rt *rt, const struct sema_map *m, uint32_t top, uint32_t div);
+/* print, then clear or zero: in one step where the map allows it */
+int rt_map_print_then(struct rt *rt, const struct sema_map *m, uint32_t top, uint32_t div,
+		      enum print_then then);
 int rt_map_clear(struct rt *rt, const struct sema_map *m, bool zero_only);
 void rt_maps_print_all(struct rt *rt);
 /* a warning on stderr for each map that refused updates because it was full */

@@ -235,8 +235,10 @@ static void need_percpu_lookup(struct sema_ctx *s, const struct sema_map *map, s
 struct type sema_map_read_type(struct sema_ctx *s, struct ast_node *m)
 {
 	struct sema_map *map = sema_map_of(s, m);
-	if (map->kind != MK_NONE && map->kind != MK_VALUE)
+	if (map->kind != MK_NONE && map->kind != MK_VALUE) {
 		need_percpu_lookup(s, map, m);
+		map->bpf_read = true;	/* runtime/maps.c: its slots are cleared, no base kept */
+	}
 	switch (map->kind) {
 	case MK_NONE:
 		s->unknown_reads++;

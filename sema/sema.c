@@ -565,6 +565,7 @@ void sema_check_stmts(struct sema_ctx *s, struct ast_node *block)
 {
 	for (struct ast_node *st = block->block.stmts; st; st = st->next)
 		check_stmt(s, st);
+	sema_join_print_clear(block->block.stmts);
 }
 
 static void check_block(struct sema_ctx *s, struct ast_node *b)
@@ -575,6 +576,7 @@ static void check_block(struct sema_ctx *s, struct ast_node *b)
 	}
 	for (struct ast_node *st = b->block.stmts; st; st = st->next)
 		check_stmt(s, st);
+	sema_join_print_clear(b->block.stmts);
 }
 
 /* ---- driver --------------------------------------------------------------- */

@@ -168,6 +168,7 @@ struct sema_map {
 	bool percpu;
 	bool deleted;		/* the script delete()s entries: per-key bookkeeping (start
 				 * timestamps by tid), left out of metrics when MK_VALUE */
+	bool bpf_read;		/* an aggregation read in an expression (percpu lookup) */
 	bool poisoned;		/* assigned a value that had an error: reads are
 				 * quiet errors, not "read but never assigned" */
 	uint32_t array_slots;	/* >0: a per-CPU array of this many slots, indexed by a u32 (0, or
@@ -190,11 +191,15 @@ struct sema_map {
 				 * first keyed use (docs/metrics.md); NULL: no key */
 };
 
+/* what EV_PRINT_MAP's third word asks after the print: print(@m); clear(@m);
+ * is one event (sema/printclear.c), read and cleared in one step */
+enum print_then { PRINT_ONLY, PRINT_THEN_CLEAR, PRINT_THEN_ZERO };
+
 /* Events the BPF side sends through the ring buffer. */
 enum event_kind {
 	EV_PRINTF = 1,	/* printf(fmt, ...) */
 	EV_EXIT,	/* exit() */
-	EV_PRINT_MAP,	/* print(@m, top, div) */
+	EV_PRINT_MAP,	/* print(@m, top, div), then enum print_then */
 	EV_CLEAR,	/* clear(@m) */
 	EV_ZERO,	/* zero(@m) */
 	EV_PRINT_VAL,	/* print(expr) of a non-map value */

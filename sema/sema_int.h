@@ -160,6 +160,8 @@ void sema_var_assign(struct sema_ctx *s, struct ast_node *target, const struct t
 void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p);
 /* sema.c: the statements of a block (not its value) */
 void sema_check_stmts(struct sema_ctx *s, struct ast_node *block);
+/* print(@m); clear(@m); (or zero) in stmts: one event (printclear.c) */
+void sema_join_print_clear(struct ast_node *stmts);
 /* scope.c: `let` and `for` variables get names of their own per block */
 void sema_scope_probe(struct sema_ctx *s, struct ast_node *probe);
 /* scope.c: a variable's name as written, for messages ("x" for "x'2") */

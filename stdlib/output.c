@@ -115,11 +115,12 @@ static LLVMValueRef lower_print(struct cg_ctx *cg, struct ast_node *n)
 		cg_event_emit(cg, n->note.event, a);
 		return NULL;
 	}
-	uint64_t w[2] = {0, 0};
+	/* top, div, and enum print_then (sema/printclear.c) */
+	uint64_t w[3] = {0, 0, n->note.value};
 	int i = 0;
 	for (struct ast_node *x = a->next; x && i < 2; x = x->next)
 		w[i++] = x->i.value;
-	cg_event_raw(cg, EV_PRINT_MAP, (uint32_t)cg_map_of(cg, a)->id, w, 2);
+	cg_event_raw(cg, EV_PRINT_MAP, (uint32_t)cg_map_of(cg, a)->id, w, 3);
 	return NULL;
 }
 
@@ -132,6 +133,8 @@ static void check_map_op(struct sema_ctx *s, struct ast_node *n)
 
 static LLVMValueRef lower_map_op(struct cg_ctx *cg, struct ast_node *n)
 {
+	if (n->note.value)	/* the print before it clears (sema/printclear.c) */
+		return NULL;
 	cg_event_raw(cg, !strcmp(n->call.name, "clear") ? EV_CLEAR : EV_ZERO,
 		     (uint32_t)cg_map_of(cg, n->call.args)->id, NULL, 0);
 	return NULL;

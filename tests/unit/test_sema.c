@@ -199,6 +199,38 @@ static void test_printf_event(void **state)
 	checked_free(&c);
 }
 
+/* print(@m); clear(@m); or zero(@m); next to each other, on one map and
+ * without top: the print's note says what follows and the clear sends
+ * nothing (sema/printclear.c) */
+static void test_print_clear_joined(void **state)
+{
+	struct checked c;
+	check(&c, "BEGIN { @a = count(); @b = count(); print(@a); clear(@a); print(@b); zero(@b); "
+		  "print(@a, 2); clear(@a); print(@a, 0, 3); clear(@a); print(@b); printf(\"x\"); "
+		  "clear(@b); print(@a); clear(@b); }", NULL, 0);
+	assert_non_null(c.r);
+	const struct ast_node *st = c.ast->program.items->probe.body->block.stmts->next->next;
+	/* each statement's call: the expected note, in order */
+	const uint64_t want[] = {PRINT_THEN_CLEAR, 1, PRINT_THEN_ZERO, 1, 0, 0, PRINT_THEN_CLEAR, 1,
+				 0, 0, 0, 0, 0};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++, st = st->next) {
+		assert_non_null(st);
+		assert_int_equal(st->expr_stmt.expr->note.value, want[i]);
+	}
+	assert_null(st);
+	checked_free(&c);
+	/* an aggregation read in BPF, before the assignment that makes it
+	 * one: the runtime must clear its slots, not keep a base */
+	check(&c, "BEGIN { if (@n > 1) { exit(); } print(@n); clear(@n); @n = count(); @m = count(); }",
+	      NULL, 0);
+	assert_non_null(c.r);
+	assert_int_equal(c.r->nmaps, 2);
+	assert_true(c.r->maps[1]->bpf_read);	/* maps in name order: @m, @n */
+	assert_false(c.r->maps[0]->bpf_read);
+	checked_free(&c);
+	(void)state;
+}
+
 static void expect_error(const char *src, const char *msg)
 {
 	struct checked c;
@@ -385,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_error_limit),
 		cmocka_unit_test(test_positional_out_of_range),
 		cmocka_unit_test(test_printf_event),
+		cmocka_unit_test(test_print_clear_joined),
 		cmocka_unit_test(test_let_and_for),
 		cmocka_unit_test(test_map_decls),
 		cmocka_unit_test(test_errors),
