@@ -423,8 +423,17 @@ LLVMValueRef cg_alloca(struct cg_ctx *cg, uint32_t size, const char *name)
 
 void cg_memcpy(struct cg_ctx *cg, LLVMValueRef dst, LLVMValueRef src, uint32_t size)
 {
-	if (size)
-		LLVMBuildMemCpy(cg->b, dst, 1, src, 1, cg_const(cg, size));
+	if (!size)
+		return;
+	/* the BPF backend unrolls a memcpy of up to 1024 stores and refuses
+	 * longer ones (a max_strlen of 9999): one bpf_probe_read_kernel of
+	 * the stack or map memory copies those */
+	if (size > 1024) {
+		LLVMValueRef args[] = {dst, cg_const(cg, size), src};
+		cg_helper_call(cg, BPF_FUNC_probe_read_kernel, args, 3);
+		return;
+	}
+	LLVMBuildMemCpy(cg->b, dst, 1, src, 1, cg_const(cg, size));
 }
 
 LLVMValueRef cg_gep(struct cg_ctx *cg, LLVMValueRef base, uint32_t off)

@@ -239,10 +239,8 @@ LLVMValueRef cg_cond(struct cg_ctx *cg, struct ast_node *e)
  * shorter one's size, 8 bytes a turn in a bounded loop (an unrolled
  * compare of two 1024-byte strings would spill past the stack), then the
  * last few bytes one by one. */
-static LLVMValueRef str_eq(struct cg_ctx *cg, struct ast_node *l, struct ast_node *r)
+static LLVMValueRef bytes_eq(struct cg_ctx *cg, LLVMValueRef a, LLVMValueRef b, uint32_t n)
 {
-	LLVMValueRef a = cg_expr(cg, l), b = cg_expr(cg, r);
-	uint32_t n = l->type.size < r->type.size ? l->type.size : r->type.size;
 	LLVMValueRef diff = cg_const(cg, 0);
 	uint32_t words = n / 8;
 	if (words > 1) {
@@ -276,6 +274,35 @@ static LLVMValueRef str_eq(struct cg_ctx *cg, struct ast_node *l, struct ast_nod
 		diff = LLVMBuildOr(cg->b, diff, d, "");
 	}
 	return LLVMBuildICmp(cg->b, LLVMIntEQ, diff, cg_const(cg, 0), "");
+}
+
+static LLVMValueRef str_eq(struct cg_ctx *cg, struct ast_node *l, struct ast_node *r)
+{
+	LLVMValueRef a = cg_expr(cg, l), b = cg_expr(cg, r);
+	return bytes_eq(cg, a, b, l->type.size < r->type.size ? l->type.size : r->type.size);
+}
+
+/* two tuples (or their elements) at a and b equal, as sema_tuple_comparable
+ * allows them: integers by value, strings up to the shorter size (they
+ * are NUL-padded), the rest byte by byte */
+static LLVMValueRef tuple_eq(struct cg_ctx *cg, LLVMValueRef a, const struct type *lt, LLVMValueRef b,
+			     const struct type *rt)
+{
+	if (lt->kind == TY_TUPLE) {
+		LLVMValueRef eq = LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), 1, 0);
+		for (int i = 0; i < lt->nfields; i++)
+			eq = LLVMBuildAnd(cg->b, eq, tuple_eq(cg, cg_gep(cg, a, lt->fields[i].offset),
+							     &lt->fields[i].type,
+							     cg_gep(cg, b, rt->fields[i].offset),
+							     &rt->fields[i].type), "");
+		return eq;
+	}
+	if (lt->kind == TY_INT || lt->kind == TY_PTR) {
+		LLVMValueRef x = cg_load_ext(cg, a, lt->size, lt->is_signed);
+		LLVMValueRef y = cg_load_ext(cg, b, rt->size, rt->is_signed);
+		return LLVMBuildICmp(cg->b, LLVMIntEQ, x, y, "");
+	}
+	return bytes_eq(cg, a, b, lt->size < rt->size ? lt->size : rt->size);
 }
 
 /* a && b, a || b with short-circuit */
@@ -548,13 +575,22 @@ static LLVMValueRef cg_ternary(struct cg_ctx *cg, struct ast_node *e)
 	}
 	bool isint = is_int_kind(&e->type);
 	LLVMValueRef res = isint ? cg_alloca_nozero(cg, 8, "tern") : cg_alloca(cg, e->type.size, "tern");
-	LLVMValueRef c = cg_cond(cg, e->tern.cond);
+	bool elvis = e->tern.then == e->tern.cond && isint;	/* a ?: b, a read once */
+	LLVMValueRef c;
+	if (elvis) {
+		LLVMValueRef v = cg_expr(cg, e->tern.cond);
+		cg_store_i64(cg, v, res);
+		c = LLVMBuildICmp(cg->b, LLVMIntNE, v, cg_const(cg, 0), "");
+	} else {
+		c = cg_cond(cg, e->tern.cond);
+	}
 	LLVMBasicBlockRef t = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "then");
 	LLVMBasicBlockRef f = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "else");
 	LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "endtern");
 	LLVMBuildCondBr(cg->b, c, t, f);
 	LLVMPositionBuilderAtEnd(cg->b, t);
-	cg_expr_store(cg, e->tern.then, res, e->type.size);
+	if (!elvis)
+		cg_expr_store(cg, e->tern.then, res, e->type.size);
 	LLVMBuildBr(cg->b, end);
 	LLVMPositionBuilderAtEnd(cg->b, f);
 	cg_expr_store(cg, e->tern.els, res, e->type.size);
@@ -621,8 +657,10 @@ static LLVMValueRef expr_value(struct cg_ctx *cg, struct ast_node *e)
 		if (e->bin.op == OP_LAND || e->bin.op == OP_LOR)
 			return logical(cg, e);
 		if (e->bin.lhs->type.kind == TY_STR || e->bin.lhs->type.kind == TY_ARRAY ||
-		    e->bin.lhs->type.kind == TY_BUF) {
-			LLVMValueRef eq = str_eq(cg, e->bin.lhs, e->bin.rhs);
+		    e->bin.lhs->type.kind == TY_BUF || e->bin.lhs->type.kind == TY_TUPLE) {
+			LLVMValueRef eq = e->bin.lhs->type.kind != TY_TUPLE ? str_eq(cg, e->bin.lhs, e->bin.rhs)
+				: tuple_eq(cg, cg_expr(cg, e->bin.lhs), &e->bin.lhs->type,
+					   cg_expr(cg, e->bin.rhs), &e->bin.rhs->type);
 			if (e->bin.op == OP_NE)
 				eq = LLVMBuildNot(cg->b, eq, "");
 			return LLVMBuildZExt(cg->b, eq, cg->i64, "");

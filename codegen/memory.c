@@ -93,6 +93,8 @@ LLVMValueRef cg_addr(struct cg_ctx *cg, struct ast_node *e)
 	}
 	if (e->kind == N_UNARY)
 		return cg_expr(cg, e->un.operand);
+	if (e->kind == N_VAR)	/* &$v: its slot */
+		return LLVMBuildPtrToInt(cg->b, cg_var_slot(cg, e)->slot, cg->i64, "");
 	return cg_expr(cg, e);
 }
 

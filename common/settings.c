@@ -48,13 +48,15 @@ static const char *const unwind_words[] = {"fp", "cfi", "auto", NULL};
  * names as aliases.  max_strlen keeps 0.17's default of 64 (the newest
  * has 1024): bpftrace 0.17 is the oracle of the differential tests, and a
  * 1024-byte str() in every key and event costs memory a one-liner never
- * needs; 1024 is allowed.  on_stack_limit: the newest keeps values above
+ * needs; up to 32768 is allowed (the newest release's str_big tests use
+ * 9999): such strings live in the per-CPU scratch map, whose value the
+ * kernel keeps under 32 KiB.  on_stack_limit: the newest keeps values above
  * 32 bytes off the stack; sonde's default of 128 keeps 0.17's strings and
  * keys on it, where they are cheapest.  str_trunc_trailer is '' (the
  * newest: '..'), so that str() prints as 0.17 prints it unless the script
  * asks for a trailer. */
 static const struct setting_def defs[SET__COUNT] = {
-	[SET_STRLEN] = {"STRLEN", "max_strlen", "MAX_STRLEN", NULL, NULL, 64, 1, 1024, NULL, NULL,
+	[SET_STRLEN] = {"STRLEN", "max_strlen", "MAX_STRLEN", NULL, NULL, 64, 1, 32768, NULL, NULL,
 			false, "bytes of a str() value"},
 	[SET_CAT_BYTES_MAX] = {"CAT_BYTES_MAX", "cat_bytes_max", "MAX_CAT_BYTES", "max_cat_bytes",
 			       NULL, 10240, 1, 1 << 30, NULL, NULL, false,

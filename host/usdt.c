@@ -145,6 +145,13 @@ static int parse_one(struct arena *a, const char *s, size_t len, struct usdt_arg
 			rs_set_err(err, errlen, "bad constant in argument '%s'", buf);
 			return -EINVAL;
 		}
+		/* at the argument's size and sign, as a register's value
+		 * would be read: 4@$-202182160 is 4092785136 */
+		if (arg->size < 8) {
+			int shift = 64 - 8 * arg->size;
+			arg->val = arg->is_signed ? (int64_t)((uint64_t)arg->val << shift) >> shift
+						  : (int64_t)((uint64_t)arg->val << shift >> shift);
+		}
 		arg->kind = USDT_ARG_CONST;
 		return 0;
 	}

@@ -417,9 +417,17 @@ int lex_attach(struct lexer *lx, PARSE_YYSTYPE *val, const char *text,
 {
 	char *raw = arena_alloc(lx->arena, len + 1);
 	size_t o = 0;
-	for (size_t i = 0; i < len; i++)
-		if (text[i] != '"')
+	bool quoted = false;
+	for (size_t i = 0; i < len; i++) {
+		/* the quotes go; \" inside them is a quote of the name
+		 * (usdt:BIN:test:"\"probe1\"" names the probe "probe1") */
+		if (quoted && text[i] == '\\' && i + 1 < len && text[i + 1] == '"')
+			raw[o++] = text[++i];
+		else if (text[i] == '"')
+			quoted = !quoted;
+		else
 			raw[o++] = text[i];
+	}
 	raw[o] = '\0';
 	val->name = raw;
 	return TOK_ATTACH;

@@ -90,6 +90,10 @@ struct type {
 				 * numbers, as bpftrace 0.17 reads them */
 	const struct type_enum *enumv;	/* TY_INT of an enum type: a value prints
 					 * as its enumerator's name (maps, %s) */
+	const struct type_enum *fmt_enum;	/* TY_INT holding an enumerator the
+						 * script wrote: printf's %s names it (a
+						 * variable, a map value); elsewhere its
+						 * number, as 0.17 prints it */
 	bool trunc_mark;	/* TY_STR read by str(): one that fills its size
 				 * (it may go on) prints with str_trunc_trailer */
 	bool is_user;		/* address space: a TY_PTR points into user memory;
@@ -285,7 +289,7 @@ struct ast_node {
 		struct { const char *name; } var;			/* N_VAR: without '$' */
 		struct { const char *name; struct ast_node *keys; int nkeys; } map; /* N_MAP: name with '@' ("@" alone for anonymous) */
 		struct { int index; } pos;				/* N_POSITIONAL: 0 is $# */
-		struct { const char *name; struct ast_node *args; int nargs; } call;	/* N_CALL */
+		struct { const char *name; struct ast_node *args; int nargs; bool macro_other; } call;	/* N_CALL; macro_other: a macro of the name takes other arguments (the builtin's call, or an error) */
 		struct { enum ast_op op; struct ast_node *lhs, *rhs; } bin;	/* N_BINARY */
 		struct { enum ast_op op; struct ast_node *operand; } un;	/* N_UNARY */
 		struct { struct ast_node *target; bool is_inc, is_post; } incdec;	/* N_INCDEC */
@@ -311,7 +315,7 @@ struct ast_node {
 			 * last statement had no ';' (it may become the value) */
 		struct { const char *name; struct ast_node *params, *body; int nparams; } macro; /* N_MACRO */
 		struct { struct ast_attach *attach; struct ast_node *pred, *body; int index; } probe; /* N_PROBE: pred may be NULL; body is N_BLOCK */
-		struct { const char *name; struct ast_struct_field *fields; enum ast_tag tag; } sdef;	/* N_STRUCT_DEF: name NULL for an anonymous enum; an enum's fields are its enumerators */
+		struct { const char *name; struct ast_struct_field *fields; enum ast_tag tag; bool packed; } sdef;	/* N_STRUCT_DEF: name NULL for an anonymous enum; an enum's fields are its enumerators; packed: __attribute__((packed)) */
 		struct { struct ast_node *items; struct ast_config *config;
 			 struct ast_map_decl *decls; bool newer; } program;	/* N_PROGRAM: N_PROBE and N_STRUCT_DEF
 			 * in source order; the config block; map declarations; newer: it uses syntax

@@ -105,6 +105,7 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 %token <name> TYPE_WORD	"type name"
 %token <name> TYPE_QUAL	"type qualifier"
 %token <name> TYPE_NAME	"typedef name"
+%token <name> ATTRIBUTE	"'__attribute__((...))'"
 %token <op> ASSIGN_OP	"compound assignment"
 %token IF "'if'" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'"
 %token RETURN "'return'" BREAK "'break'" CONTINUE "'continue'"
@@ -121,6 +122,7 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 
 %type <list> items stmts stmt_seq expr_list call_args macro_params record_fields
 %type <node> item probe pred block simple_stmt compound_stmt if_stmt
+%type <ival> attributes
 %type <node> lvalue map expr unary cast_operand postfix primary struct_def
 %type <node> if_value if_else macro_def macro_param map_decl config record_field
 %type <attach> attach_list
@@ -284,6 +286,12 @@ simple_stmt
 				{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), &$4, $6, @$)); }
 	| LET VAR ':' ctype '=' expr
 				{ CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), &$4, $6, @$)); }
+	| LET VAR ':' ctype '[' INT ']'
+				{ $4.ndims = 1; $4.dims[0] = (int)$6;
+				  CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), &$4, NULL, @$)); }
+	| LET VAR ':' ctype '[' INT ']' '=' expr
+				{ $4.ndims = 1; $4.dims[0] = (int)$6;
+				  CHECK($$ = parse_let(px, parse_name(px, N_VAR, $2, @2), &$4, $9, @$)); }
 	| lvalue '=' expr	{ CHECK($$ = parse_assign(px, $1, OP_NONE, $3, @$)); }
 	| IDENT '=' expr	{ CHECK($$ = parse_discard(px, $1, @1, $3)); }
 	| lvalue ASSIGN_OP expr	{ CHECK($$ = parse_assign(px, $1, $2, $3, @$)); }
@@ -368,11 +376,14 @@ call_args
 	| call_args ',' expr	{ $$ = parse_list_add($1, $3); }
 	;
 
-/* expr = expr "?" expr ":" expr | expr binop expr | unary
+/* expr = expr "?" expr ":" expr | expr "?:" expr | expr binop expr | unary
+ * ("a ?: b", the newest bpftrace's: a when it is not 0, else b; the
+ * ternary's then is its condition, the one node, evaluated once)
  * (binary operators at C precedence, declared above) */
 expr
 	: expr '?' expr ':' expr
 				{ $$ = parse_ternary(px, $1, $3, $5); }
+	| expr '?' ':' expr	{ $$ = parse_ternary(px, $1, $1, $4); }
 	| expr OR_OR expr	{ $$ = parse_binary(px, OP_LOR, $1, $3, @$); }
 	| expr AND_AND expr	{ $$ = parse_binary(px, OP_LAND, $1, $3, @$); }
 	| expr '|' expr		{ $$ = parse_binary(px, OP_OR, $1, $3, @$); }
@@ -544,11 +555,15 @@ stars
 	| stars '*'		{ $$ = $1 + 1; }
 	;
 
-/* struct_def = ("struct" | "union") name "{" field_decl* last_decl? "}" ";"?
- *            | "enum" name? "{" enumerator ("," enumerator)* ","? "}" ";"? */
+/* struct_def = ("struct" | "union") name "{" field_decl* last_decl? "}"
+ *              ("__attribute__" "((" ... "))")* ";"?
+ *            | "enum" name? "{" enumerator ("," enumerator)* ","? "}" ";"?
+ * (a struct's attributes as the newest bpftrace takes them: packed lays
+ * its members out without padding, the others change nothing here) */
 struct_def
-	: STRUCT IDENT '{' member_decls '}' semi_opt
-				{ $$ = parse_struct_def(px, TAG_STRUCT, $2, $4, @$); }
+	: STRUCT IDENT '{' member_decls '}' attributes semi_opt
+				{ $$ = parse_struct_def(px, TAG_STRUCT, $2, $4, @$);
+				  $$->sdef.packed = $6; }
 	| UNION IDENT '{' member_decls '}' semi_opt
 				{ $$ = parse_struct_def(px, TAG_UNION, $2, $4, @$); }
 	| ENUM IDENT '{' enumerators comma_opt '}' semi_opt
@@ -560,6 +575,11 @@ struct_def
 comma_opt
 	: %empty
 	| ','
+	;
+
+attributes
+	: %empty		{ $$ = 0; }
+	| attributes ATTRIBUTE	{ $$ = $1 || strstr($2, "packed"); }
 	;
 
 enumerators

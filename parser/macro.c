@@ -32,8 +32,9 @@ enum { MACRO_DEPTH = 16 };
  * find(@m, key, $v): true when @m holds key, and then $v is its value;
  * false leaves $v as it was (two lookups: has_key, then the read; the
  * key expression is evaluated by each).
- * ppid(task), pcomm(task): the parent's pid and the process's name of a
- * task_struct pointer (ppid and pcomm alone are the current task's). */
+ * ppid(task), pcomm(task), leader_comm(task), leader_tid(task): the
+ * parent's pid and name, the thread group leader's name and tid of a
+ * task_struct pointer (alone, the builtins of the current task). */
 static const char std_macros[] =
 	"macro assert(cond, msg) {\n"
 	"  if (!cond) {\n"
@@ -45,7 +46,13 @@ static const char std_macros[] =
 	"  task->real_parent->pid\n"
 	"}\n"
 	"macro pcomm(task) {\n"
+	"  task->real_parent->comm\n"
+	"}\n"
+	"macro leader_comm(task) {\n"
 	"  task->group_leader->comm\n"
+	"}\n"
+	"macro leader_tid(task) {\n"
+	"  task->group_leader->pid\n"
 	"}\n"
 	"macro find(@m, key, $v) {\n"
 	"  let $found = has_key(@m, key);\n"
@@ -82,8 +89,9 @@ static const struct ast_node *find(struct macro_ctx *mc, const char *name, int n
 			continue;
 		if (m->macro.nparams == nargs)
 			return m;
-		/* a standard macro with other arguments leaves the call to the
-		 * builtin of its name: ppid() is the builtin, ppid(t) the macro */
+		/* a macro with other arguments leaves the call to the builtin
+		 * of its name: ppid() is the builtin, ppid(t) the macro; a
+		 * script's macro cpu(x) leaves cpu() to the builtin */
 		if (m->loc.line)
 			*other = true;
 	}
@@ -217,6 +225,11 @@ static void expand_call(struct macro_ctx *mc, struct ast_node *n, const struct a
 	mc->depth++;
 	expand(mc, body);
 	mc->depth--;
+	/* a body that is only a string literal is that literal, so that it
+	 * can be printf's format: macro fmt() { "%d\n" } */
+	if (body->kind == N_BLOCK && !body->block.stmts && body->block.value &&
+	    body->block.value->kind == N_STR)
+		body = body->block.value;
 	struct ast_node *next = n->next;
 	*n = *body;
 	n->next = next;
@@ -238,9 +251,8 @@ static void expand(struct macro_ctx *mc, struct ast_node *n)
 	if (n->kind == N_CALL) {
 		if ((m = find(mc, n->call.name, n->call.nargs, &other)))
 			expand_call(mc, n, m, n->call.args);
-		else if (other)
-			parse_error(mc->px, n->loc, "macro '%s' takes a different number of arguments than %d",
-				    n->call.name, n->call.nargs);
+		else if (other)	/* a builtin of the name, or sema's error */
+			n->call.macro_other = true;
 	} else if (n->kind == N_IDENT && (m = find(mc, n->ident.name, 0, &other))) {
 		expand_call(mc, n, m, NULL);
 	}

@@ -786,15 +786,16 @@ struct ast_struct_field *parse_declarator(struct parse_ctx *px, int ptr_depth,
 	return f;
 }
 
-/* declarator = "*"* name "[" integer "]" */
+/* declarator = "*"* name "[" integer "]" (0: a trailing array of any
+ * length, as C's int y[0], indexed past its end) */
 struct ast_struct_field *parse_array_declarator(struct parse_ctx *px,
 	struct ast_struct_field *f, uint64_t len, struct src_loc len_loc,
 	struct src_loc loc)
 {
 	enum { MAX_ARRAY = 1 << 20 };
-	if (len == 0 || len > MAX_ARRAY) {
+	if (len > MAX_ARRAY) {
 		parse_error(px, len_loc,
-			   "array length of field '%s' must be 1 to %d", f->name,
+			   "array length of field '%s' must be 0 to %d", f->name,
 			   MAX_ARRAY);
 		return NULL;
 	}

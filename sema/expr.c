@@ -150,8 +150,12 @@ struct type *sema_check_call(struct sema_ctx *s, struct ast_node *e, bool as_stm
 	}
 	if (!b) {
 		char hint[256];
-		sema_error(s, e->loc, "unknown function '%s'%s", e->call.name,
-			   builtin_hint(s, e->call.name, true, hint, sizeof(hint)));
+		if (e->call.macro_other)
+			sema_error(s, e->loc, "macro '%s' takes a different number of arguments than %d",
+				   e->call.name, e->call.nargs);
+		else
+			sema_error(s, e->loc, "unknown function '%s'%s", e->call.name,
+				   builtin_hint(s, e->call.name, true, hint, sizeof(hint)));
 		for (struct ast_node *a = e->call.args; a; a = a->next)
 			sema_expr(s, a);
 		return sema_err_type(e);
@@ -228,7 +232,9 @@ static struct type *check_ident(struct sema_ctx *s, struct ast_node *e)
 			ev = one;
 		}
 		e->i.enumv = ev;
-		return sema_set(e, is_unsigned ? ty_uint64 : ty_int64);
+		struct type t = is_unsigned ? ty_uint64 : ty_int64;
+		t.fmt_enum = ev;
+		return sema_set(e, t);
 	}
 	if (!b) {
 		/* kstack/ustack/count etc. may be written without () */
@@ -305,6 +311,15 @@ static struct type *check_binary(struct sema_ctx *s, struct ast_node *e)
 			return sema_set(e, ty_int64);
 		sema_error(s, e->loc, "operator '%s' cannot take %s and %s", ast_op_text(op),
 			   type_str(s->a, l), type_str(s->a, r));
+		return sema_err_type(e);
+	}
+	if (l->kind == TY_TUPLE || r->kind == TY_TUPLE) {
+		if ((op == OP_EQ || op == OP_NE) && sema_tuple_comparable(l, r))
+			return sema_set(e, ty_bool);
+		sema_error(s, e->loc, "operator '%s' cannot take %s and %s%s", ast_op_text(op),
+			   type_str(s->a, l), type_str(s->a, r),
+			   op == OP_EQ || op == OP_NE ? " (tuples compare with tuples of as many "
+			   "elements, each of a like type)" : "");
 		return sema_err_type(e);
 	}
 	int64_t k;
@@ -557,9 +572,20 @@ static struct type *check_unary(struct sema_ctx *s, struct ast_node *e)
 				   "unstable_addr = error");
 			return sema_err_type(e);
 		}
+		if (e->un.operand->kind == N_VAR) {
+			/* &$v: where the variable lives (BPF stack or the
+			 * per-CPU scratch), read back through the pointer as
+			 * kernel memory, as in the newest bpftrace */
+			struct type *el = arena_new_obj(s->a, struct type);
+			*el = *t;
+			el->is_user = false;
+			if (sema_is_int_storage(el) || el->kind == TY_INT)
+				el->size = 8;	/* an integer's slot is 8 bytes */
+			return sema_set(e, (struct type){.kind = TY_PTR, .size = 8, .elem = el});
+		}
 		if (!addressable(e->un.operand)) {
-			sema_error(s, e->loc, "'&' takes an object in traced memory (&p->f, &p[i], &*p), "
-				   "not %s", type_str(s->a, t));
+			sema_error(s, e->loc, "'&' takes a variable or an object in traced memory ($v, "
+				   "&p->f, &p[i], &*p), not %s", type_str(s->a, t));
 			return sema_err_type(e);
 		}
 		struct type *el = arena_new_obj(s->a, struct type);
@@ -691,7 +717,8 @@ static struct type *check_index(struct sema_ctx *s, struct ast_node *e)
 		e->field.is_arrow = false;
 		return check_field(s, e);
 	}
-	if (b->kind == TY_ARRAY && is_const && (k < 0 || (uint64_t)k >= b->count)) {
+	/* an array of length 0 (int y[0]) is a trailing one of any length */
+	if (b->kind == TY_ARRAY && is_const && (k < 0 || ((uint64_t)k >= b->count && b->count))) {
 		sema_error(s, e->index.index->loc, "index %" PRId64 " is out of bounds for %s",
 			   k, type_str(s->a, b));
 		return sema_err_type(e);

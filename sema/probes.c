@@ -523,6 +523,12 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 	case PT_UPROBE:
 	case PT_URETPROBE:
 	case PT_USDT: {
+		/* usdt:BIN::NAME, any provider; usdt::PROV:NAME with -p, the
+		 * files the process maps (the newest bpftrace's empty fields) */
+		if (type == PT_USDT && n == 4 && !*parts[2])
+			parts[2] = "*";
+		if (type == PT_USDT && n >= 3 && !*parts[1] && s->opts->target_pid > 0)
+			parts[1] = "*";
 		if (n < 3 || !*parts[1] || !*parts[2]) {
 			sema_error(s, raw->loc, "%s probe expects %s:TARGET:%s", parts[0], parts[0],
 				   type == PT_USDT ? "[PROVIDER:]NAME" : "FUNCTION");

@@ -153,6 +153,18 @@ static void check_let(struct sema_ctx *s, struct ast_node *st)
 	struct type decl = {0};
 	if (st->assign.has_ctype && !sema_ctype(s, &st->assign.ctype, st->loc, &decl))
 		return;
+	if (st->assign.has_ctype && st->assign.ctype.ndims == 1) {
+		/* let $w: struct W[10]: an array of them */
+		uint32_t n = (uint32_t)st->assign.ctype.dims[0];
+		if (!n || n > 4096 || (uint64_t)decl.size * n > (1u << 20)) {
+			sema_error(s, st->loc, "an array variable holds 1 to 4096 elements of at most "
+				   "1 MiB in all, not %u of %s", n, type_str(s->a, &decl));
+			return;
+		}
+		struct type *el = arena_new_obj(s->a, struct type);
+		*el = decl;
+		decl = (struct type){.kind = TY_ARRAY, .elem = el, .count = n, .size = el->size * n};
+	}
 	if (v) {
 		struct type *vt = sema_expr(s, v);
 		if (!st->assign.has_ctype) {
@@ -361,6 +373,27 @@ static void check_assign(struct sema_ctx *s, struct ast_node *st)
 		sema_error(s, t->loc, "can only assign to $variables and @maps");
 		sema_expr(s, v);
 		return;
+	}
+	if (t->kind == N_MAP && st->assign.op == OP_NONE && v->kind == N_BLOCK && v->block.value &&
+	    v->block.value->kind == N_CALL) {
+		const struct builtin *b = s->opts->builtins(v->block.value->call.name, true);
+		if (b && b->kind == BI_AGG) {
+			/* @m = { let $a = 100; avg($a) } (the newest bpftrace): the
+			 * block's statements, then @m = avg($a), in the block */
+			struct ast_node *as = arena_new_obj(s->a, struct ast_node), **tail;
+			*as = *st;
+			as->next = NULL;
+			as->assign.value = v->block.value;
+			for (tail = &v->block.stmts; *tail; tail = &(*tail)->next)
+				;
+			*tail = as;
+			v->block.value = NULL;
+			struct ast_node *next = st->next;
+			*st = *v;
+			st->next = next;
+			check_block(s, st);
+			return;
+		}
 	}
 	if (t->kind == N_MAP) {
 		sema_map_keys(s, t);

@@ -114,6 +114,7 @@ bool sema_is_int_storage(const struct type *t);	/* TT_INT_STORAGE */
 uint32_t sema_layout(struct type *t);
 /* do values of type b fit where a is stored?  widen: strings grow a */
 bool sema_compatible(struct type *a, const struct type *b, bool widen);
+bool sema_tuple_comparable(const struct type *a, const struct type *b);
 struct type sema_deep_copy(struct arena *a, const struct type *t);
 void sema_define_struct(struct sema_ctx *s, struct ast_node *d);
 /* C alignment of a type in a struct (a struct: its widest member) */

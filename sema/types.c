@@ -32,6 +32,26 @@ bool sema_is_error(const struct type *t)
 	return t->kind == TY_ERROR;
 }
 
+/* tuples ==/!= each other (the newest bpftrace): element by element,
+ * integers as numbers, strings as C strings of any sizes, tuples again,
+ * anything else of one kind and size byte by byte */
+bool sema_tuple_comparable(const struct type *a, const struct type *b)
+{
+	if (a->kind == TY_TUPLE && b->kind == TY_TUPLE) {
+		if (a->nfields != b->nfields)
+			return false;
+		for (int i = 0; i < a->nfields; i++)
+			if (!sema_tuple_comparable(&a->fields[i].type, &b->fields[i].type))
+				return false;
+		return true;
+	}
+	if (a->kind == TY_TUPLE || b->kind == TY_TUPLE)
+		return false;
+	if (sema_is_int(a) && sema_is_int(b))
+		return true;
+	return a->kind == b->kind && (a->kind == TY_STR || a->size == b->size);
+}
+
 /* integer-valued kinds that print specially but are stored as 8 bytes */
 bool sema_is_int_storage(const struct type *t)
 {
@@ -255,11 +275,14 @@ uint32_t sema_type_align(struct sema_ctx *s, const struct type *t)
 	if (t->kind == TY_STRUCT) {
 		const struct type *c = sema_struct_complete(s, t);
 		uint32_t al = 1;
+		bool packed = false;	/* __attribute__((packed)): a member off its
+					 * alignment, or a size that is not a multiple */
 		for (int i = 0; i < c->nfields; i++) {
 			uint32_t f = sema_type_align(s, &c->fields[i].type);
 			al = f > al ? f : al;
+			packed |= !c->fields[i].bit_size && c->fields[i].offset % f;
 		}
-		return al;
+		return packed || c->size % al ? 1 : al;
 	}
 	if (t->kind == TY_STR)
 		return 1;
@@ -389,7 +412,7 @@ void sema_define_struct(struct sema_ctx *s, struct ast_node *d)
 		struct type ft;
 		if (!sema_ctype(s, &f->ctype, f->loc, &ft))
 			return;
-		uint32_t al = sema_type_align(s, &ft);
+		uint32_t al = d->sdef.packed ? 1 : sema_type_align(s, &ft);
 		for (int k = f->ctype.ndims - 1; k >= 0; k--) {
 			struct type *el = arena_new_obj(s->a, struct type);
 			*el = ft;

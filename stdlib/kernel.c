@@ -31,8 +31,10 @@ static LLVMValueRef lower_curtask(struct cg_ctx *cg, struct ast_node *n)
 }
 
 /* ppid: curtask->real_parent->tgid, the parent's pid; pcomm:
- * curtask->group_leader->comm, the process's name (comm is the thread's),
- * as the newest stdlib.md defines them; the node becomes that field read */
+ * curtask->real_parent->comm, the parent's name; leader_comm and
+ * leader_tid: curtask->group_leader's comm and pid, the process's name
+ * and thread id (comm and tid are the thread's), as bpftrace v0.26.1's
+ * stdlib.md defines them; the node becomes that field read */
 static struct ast_node *node(struct sema_ctx *s, enum node_kind k, struct src_loc loc)
 {
 	struct ast_node *n = arena_new_obj(sema_arena(s), struct ast_node);
@@ -43,12 +45,13 @@ static struct ast_node *node(struct sema_ctx *s, enum node_kind k, struct src_lo
 
 static void check_parent(struct sema_ctx *s, struct ast_node *n)
 {
-	bool is_ppid = !strcmp(n->ident.name, "ppid");
-	const char *field = is_ppid ? "tgid" : "comm";
+	const char *name = n->ident.name;
+	bool leader = !strncmp(name, "leader_", 7);
+	const char *field = !strcmp(name, "ppid") ? "tgid" : !strcmp(name, "leader_tid") ? "pid" : "comm";
 	struct ast_node *task = node(s, N_IDENT, n->loc), *parent = node(s, N_FIELD, n->loc);
 	task->ident.name = "curtask";
 	parent->field.base = task;
-	parent->field.name = is_ppid ? "real_parent" : "group_leader";
+	parent->field.name = leader ? "group_leader" : "real_parent";
 	parent->field.is_arrow = true;
 	n->kind = N_FIELD;
 	n->field.base = parent;
@@ -210,7 +213,11 @@ const struct builtin stdlib_kernel[] = {
 	{.name = "ppid", .kind = BI_VAR, .check = check_parent,
 	 .summary = "process id of the current task's parent"},
 	{.name = "pcomm", .kind = BI_VAR, .check = check_parent,
+	 .summary = "name of the current task's parent process"},
+	{.name = "leader_comm", .kind = BI_VAR, .check = check_parent,
 	 .summary = "name of the current process (its thread group leader's comm)"},
+	{.name = "leader_tid", .kind = BI_VAR, .check = check_parent,
+	 .summary = "thread id of the current process's thread group leader"},
 	{.name = "uptr", .kind = BI_FUNC, .min_args = 1, .max_args = 1, .check = check_addrspace,
 	 .lower = lower_addrspace, .summary = "the pointer, read as user memory"},
 	{.name = "kptr", .kind = BI_FUNC, .min_args = 1, .max_args = 1, .check = check_addrspace,

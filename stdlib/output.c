@@ -31,6 +31,9 @@ static void check_fmt_event(struct sema_ctx *s, struct ast_node *n, enum event_k
 		 * newest bpftrace (0.17 refuses %s of an integer); %d its value */
 		if (a->kind == N_INT && a->i.enumv && a->type.kind == TY_INT)
 			a->type.enumv = a->i.enumv;
+		/* and so does a variable or map holding one ($one = ONE) */
+		else if (a->type.kind == TY_INT && !a->type.enumv && a->type.fmt_enum)
+			a->type.enumv = a->type.fmt_enum;
 	}
 	if (f->kind != N_STR) {
 		sema_error(s, f->loc, "%s() needs a string literal as its format", n->call.name);

@@ -1,8 +1,9 @@
 /*
  * process.c - builtins about the current task: pid, tid, comm, uid,
- * cgroup, cpu, and the probe's own context: args, arg0..arg9, retval,
+ * cgroup, cpu, and the probe's own context: args, arg0..arg11, retval,
  * func, probe.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen/codegen.h"
@@ -190,7 +191,7 @@ static void check_argN(struct sema_ctx *s, struct ast_node *n)
 		 * the tracepoint passes, but only when it attaches */
 		int nargs = t != PT_RAWTRACEPOINT ? -1 : p->attach[i].kf ? p->attach[i].kf->nargs
 			    : host_raw_tp_nargs(p->attach[i].func);
-		if (nargs >= 0 && n->ident.name[3] - '0' >= nargs) {
+		if (nargs >= 0 && atoi(n->ident.name + 3) >= nargs) {
 			char range[32] = "none";
 			if (nargs)
 				snprintf(range, sizeof(range), "arg0%s%.*d", nargs > 1 ? " to arg" : "",
@@ -202,7 +203,7 @@ static void check_argN(struct sema_ctx *s, struct ast_node *n)
 			return;
 		}
 		/* usdt: where each location keeps its arguments (stdlib/usdt.c) */
-		if (t == PT_USDT && !stdlib_usdt_check_arg(s, n, n->ident.name[3] - '0')) {
+		if (t == PT_USDT && !stdlib_usdt_check_arg(s, n, atoi(n->ident.name + 3))) {
 			n->type.kind = TY_ERROR;
 			return;
 		}
@@ -212,7 +213,7 @@ static void check_argN(struct sema_ctx *s, struct ast_node *n)
 
 static LLVMValueRef lower_argN(struct cg_ctx *cg, struct ast_node *n)
 {
-	int i = n->ident.name[3] - '0';
+	int i = atoi(n->ident.name + 3);
 	if (cg_attach(cg)->type == PT_USDT)
 		return stdlib_usdt_arg(cg, i);
 	if (cg_attach(cg)->type == PT_RAWTRACEPOINT)
@@ -576,7 +577,7 @@ const struct builtin stdlib_process[] = {
 	{.name = "scoped", .kind = BI_VAR, .check = check_scoped, .lower = lower_cpu,
 	 .summary = "1 if -p or --container was given; the script is not filtered"},
 	ARG(0, true), ARG(1, true), ARG(2, true), ARG(3, true), ARG(4, true), ARG(5, true),
-	ARG(6, false), ARG(7, false), ARG(8, false), ARG(9, false),
+	ARG(6, false), ARG(7, false), ARG(8, false), ARG(9, false), ARG(10, false), ARG(11, false),
 	SARG(0), SARG(1), SARG(2), SARG(3), SARG(4), SARG(5), SARG(6), SARG(7), SARG(8), SARG(9),
 	{0},
 };

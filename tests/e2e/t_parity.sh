@@ -111,7 +111,7 @@ done
 
 # -- settings: bad values are one error at startup ------------------------
 out=$(BPFTRACE_STRLEN=abc "$SONDE" -e 'BEGIN { exit(); }' 2>&1; echo "rc=$?")
-expect_eq parity:setting_bad_number $'sonde: BPFTRACE_STRLEN: \'abc\' is not a number from 1 to 1024\nrc=1' "$out"
+expect_eq parity:setting_bad_number $'sonde: BPFTRACE_STRLEN: \'abc\' is not a number from 1 to 32768\nrc=1' "$out"
 out=$(SONDE_STACK_MODE=fancy "$SONDE" -e 'BEGIN { exit(); }' 2>&1; echo "rc=$?")
 expect_eq parity:setting_bad_word $'sonde: SONDE_STACK_MODE: \'fancy\' is not a stack mode (bpftrace, perf or raw)\nrc=1' "$out"
 

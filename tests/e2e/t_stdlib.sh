@@ -100,8 +100,10 @@ out=$(timeout 60 "$SONDE" -q --unsafe -c "$B/work 1000000" -e 'uprobe:'$B/work':
 expect_match stdlib:signal_thread_kills_child 'command killed by signal 9' "$out"
 out=$(sl_run 'begin { signal_thread(9); }' | head -1)
 expect_eq stdlib:signal_thread_needs_unsafe 'stdin:1:9: error: signal_thread() acts on processes: allow it with --unsafe' "$out"
-out=$(timeout 60 "$SONDE" -q -e 'begin { printf("%d %d %s %d\n", ppid(curtask) == ppid, ppid() == ppid, pcomm(curtask), default_str_length); }' 2>&1 | sed '/^$/d')
-expect_eq stdlib:ppid_pcomm_of_task '1 1 sonde 64' "$out"
+# pcomm(task) is the parent's name (timeout here), leader_comm(task) the
+# process's, leader_tid(task) its main thread's id
+out=$(timeout 60 "$SONDE" -q -e 'begin { printf("%d %d %s %s %d %d\n", ppid(curtask) == ppid, ppid() == ppid, pcomm(curtask), leader_comm(curtask), leader_tid(curtask) == pid, default_str_length); }' 2>&1 | sed '/^$/d')
+expect_eq stdlib:ppid_pcomm_of_task '1 1 timeout sonde 1 64' "$out"
 out=$(sl_run 'begin { assert_str(comm); assert_str("x"); print(1); }')
 expect_eq stdlib:assert_str_holds '1' "$out"
 out=$(sl_run 'begin { assert_str(curtask); }' | head -1)

@@ -206,10 +206,10 @@ static void test_settings(void **state)
 	setenv("SONDE_STRLEN", "32", 1);	/* the SONDE_ name wins */
 	assert_int_equal(settings_load(f), 0);
 	assert_int_equal(settings_int(SET_STRLEN), 32);
-	setenv("SONDE_STRLEN", "2000", 1);
+	setenv("SONDE_STRLEN", "40000", 1);
 	assert_int_equal(settings_load(f), -EINVAL);
 	fclose(f);
-	assert_string_equal(msgs, "sonde: SONDE_STRLEN: '2000' is not a number from 1 to 1024\n");
+	assert_string_equal(msgs, "sonde: SONDE_STRLEN: '40000' is not a number from 1 to 32768\n");
 	free(msgs);
 	unsetenv("SONDE_STRLEN");
 	/* the newest bpftrace's names; its trailer, a string */

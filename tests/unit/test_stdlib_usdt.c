@@ -50,7 +50,7 @@ static void test_registers_constants_memory(void **state)
 	assert_int_equal(g[5].size, 2);
 	assert_int_equal(g[5].reg_off, 152);	/* sp */
 	assert_int_equal(g[5].val, 16);
-	assert_int_equal(g[6].val, -7);
+	assert_int_equal(g[6].val, 4294967289);	/* 4@$-7: an unsigned 4-byte -7 */
 	assert_int_equal(g[7].val, 16);
 	arena_free(a);
 }

@@ -1,5 +1,7 @@
 /* usdt N: fires the USDT probe sonde:tick(i, i * 2) and sonde:done(n) N
- * times / once.  The probe notes are written by hand below (the shape of
+ * times / once, then wide:many once: 10 values 1..10 and two constants of
+ * 4 and 2 bytes (4@$-7, an unsigned -7; -2@$-3), 12 arguments as
+ * <sys/sdt.h> allows.  The probe notes are written by hand below (the shape of
  * <sys/sdt.h>'s STAP_PROBE2), so the tests need no systemtap headers. */
 #include <stdlib.h>
 
@@ -37,5 +39,9 @@ int main(int argc, char **argv)
 		SDT_PROBE("sonde", "tick", "-8@%0 -8@%1", "nor"(a), "nor"(b));
 	}
 	SDT_PROBE("sonde", "done", "-8@%0", "nor"(n));
+	volatile long v[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+	SDT_PROBE("wide", "many", "-8@%0 -8@%1 -8@%2 -8@%3 -8@%4 -8@%5 -8@%6 -8@%7 -8@%8 -8@%9 4@$-7 -2@$-3",
+		  "m"(v[0]), "m"(v[1]), "m"(v[2]), "m"(v[3]), "m"(v[4]), "m"(v[5]), "m"(v[6]),
+		  "m"(v[7]), "m"(v[8]), "m"(v[9]));
 	return 0;
 }

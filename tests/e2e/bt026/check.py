@@ -27,7 +27,10 @@ This project's own runner for the format of bpftrace's tests/runtime files
   BEFORE cmd        started (no shell) before the tracer, which starts once
                     a process of cmd's last word's name runs; {{BEFORE_PID}}
   AFTER cmd         a shell line started once the probes are attached
+  SETUP cmd         a shell line run before the test; failing, it fails it
   CLEANUP cmd       a shell line run after the test; failing, it fails it
+  LOCALIZE_TIMESTAMPS t  EXPECT_FILE's text is a strftime format of the
+                    local time of t (seconds since the epoch)
   ENV K=V ...       the tracer's environment (beside `test`, PATH and
                     __BPFTRACE_NOTIFY_PROBES_ATTACHED=1)
   REQUIRES cmd      a shell line that must exit 0, or the test is skipped
@@ -82,7 +85,9 @@ class Test:
         self.timeout = DEFAULT_TIMEOUT
         self.befores = []
         self.after = ''
+        self.setup = ''
         self.cleanup = ''
+        self.localize_ts = -1
         self.kmin = ''
         self.kmax = ''
         self.requires = []
@@ -111,8 +116,10 @@ def parse_block(lines, suite, old_style):
             else:
                 t.expects[-1][1] += '\n' + cont
             continue
-        words = item.split()
-        key, arg = words[0], ' '.join(words[1:])
+        # the directive and the rest of the line, its inner blanks kept
+        # (EXPECT A         B C), as bpftrace's parser splits it
+        words = item.strip().split(maxsplit=1)
+        key, arg = words[0], words[1] if len(words) > 1 else ''
         prev = key
         if key == 'NAME':
             t.name = arg
@@ -134,8 +141,12 @@ def parse_block(lines, suite, old_style):
             t.befores.append(arg)
         elif key == 'AFTER':
             t.after = arg
+        elif key == 'SETUP':
+            t.setup = arg
         elif key == 'CLEANUP':
             t.cleanup = arg
+        elif key == 'LOCALIZE_TIMESTAMPS':
+            t.localize_ts = int(arg)
         elif key == 'MIN_KERNEL':
             t.kmin = arg
         elif key == 'MAX_KERNEL':
@@ -215,6 +226,7 @@ def feature_table(info):
         'uprobe_refcount': kernel_at_least('4.20'),
         'libpath_resolv': True,
         'dwarf': True,          # sonde reads DWARF itself (host/dwarf.c)
+        'dwunwind': has('dwunwind'),    # DWARF stack unwinding, when --info says so
         # bpftrace's build options and probe types sonde does not have
         'aot': False, 'skboutput': False, 'blazesym': False,
         'iter:task': False, 'iter:task_file': False, 'iter:task_vma': False,
@@ -237,8 +249,15 @@ def load_skips(path):
     return skips
 
 
-def needs_kernel_functions(t):
+def needs_kernel_functions(t, work):
     text = t.prog or t.run
+    # a script the test runs (runtime/scripts/NAME.bt) is read too
+    for script in re.findall(r'runtime/scripts/[\w.-]+\.bt', t.run):
+        try:
+            with open(os.path.join(work, script)) as f:
+                text += '\n' + f.read()
+        except OSError:
+            pass
     if FENTRY.search(text):
         return "fentry: this host has no fentry/fexit (BPF trampolines); tests/vm/bt017 runs bpftrace 0.17's fentry tests, not these"
     if KPROBE.search(text):
@@ -276,7 +295,7 @@ def pidof(name):
     return out[0] if out else ''
 
 
-def check_expect(mode, text, output, work):
+def check_expect(mode, text, output, work, localize_ts=-1):
     if mode == 'text':
         return re.search(r'^\s*' + re.escape(text) + r'\s*$', output, re.M) is not None
     if mode == 'text_none':
@@ -288,6 +307,8 @@ def check_expect(mode, text, output, work):
     with open(os.path.join(work, text)) as f:
         want = f.read()
     if mode == 'file':
+        if localize_ts >= 0:
+            want = time.strftime(want.strip(), time.localtime(localize_ts))
         return output.strip() == want.strip()
     got = output.strip().splitlines()
     try:
@@ -305,6 +326,9 @@ def run_test(t, tracer, work):
     befores, after, p = [], None, None
     output, attached, timed_out = '', False, False
     cmd = '[not started]'
+    if t.setup and subprocess.run(t.setup, shell=True, cwd=work, executable='/bin/bash',
+                                  capture_output=True).returncode != 0:
+        return 'FAIL', 'SETUP failed', ''
     try:
         for b in t.befores:
             try:
@@ -366,6 +390,8 @@ def run_test(t, tracer, work):
             while '\n' in buf:
                 line, buf = buf.split('\n', 1)
                 output += line + '\n'
+                if attached and t.exact and line == '__BPFTRACE_NOTIFY_PROBES_ATTACHED':
+                    output = ''     # after sonde's "Attached N probes"
                 if not attached and ATTACHED.match(line):
                     attached = True
                     if t.exact:
@@ -405,7 +431,7 @@ def run_test(t, tracer, work):
             return 'FAIL', 'CLEANUP failed', ''
     detail = '    command: %s\n    output:\n%s' % (
         cmd, '\n'.join('      ' + l for l in output.splitlines()[:40]))
-    failed = [e for e in t.expects if not check_expect(e[0], e[1], output, work)]
+    failed = [e for e in t.expects if not check_expect(e[0], e[1], output, work, t.localize_ts)]
     if timed_out and failed:
         why = 'not attached in %d s' % ATTACH_TIMEOUT if not attached else \
             'timeout after %d s' % t.timeout
@@ -420,7 +446,7 @@ def run_test(t, tracer, work):
     return 'PASS', '', ''
 
 
-def skip_reason(t, features, skips):
+def skip_reason(t, features, skips, work):
     if t.id in skips:
         return skips[t.id]
     if t.kmin and not kernel_at_least(t.kmin):
@@ -436,7 +462,7 @@ def skip_reason(t, features, skips):
             return 'unknown feature %s' % name
         if features[name] == neg:
             return 'missed feature: %s%s' % (f, '' if neg else ' (' + 'tracer --info' + ')')
-    k = needs_kernel_functions(t)
+    k = needs_kernel_functions(t, work)
     if k:
         return k
     for r in t.requires:
@@ -460,21 +486,28 @@ def main():
     info = subprocess.run([a.tracer, '--info'], capture_output=True, text=True)
     features = feature_table(info.stdout + info.stderr)
     skips = load_skips(a.skips)
+    tally = {'PASS': 0, 'FAIL': 0, 'SKIP': 0}
     for path in a.files:
         if os.path.isdir(path):     # runtime/scripts, runtime/outputs
             continue
         for t in parse_file(path, a.regex_expect.split(',')):
             if a.only and not re.search(a.only, t.id):
                 continue
-            why = skip_reason(t, features, skips)
+            why = skip_reason(t, features, skips, a.work)
             if why:
                 print('SKIP %s%s: %s' % (a.prefix, t.id, why), flush=True)
+                tally['SKIP'] += 1
                 continue
             status, why, detail = run_test(t, a.tracer, a.work)
             print('%s %s%s%s' % (status, a.prefix, t.id, (' (%s)' % why) if why else ''),
                   flush=True)
+            tally[status] += 1
             if detail:
                 print(detail, flush=True)
+    run = tally['PASS'] + tally['FAIL']
+    print('# %d PASS, %d FAIL, %d SKIP: %.1f %% of the %d run pass' % (
+        tally['PASS'], tally['FAIL'], tally['SKIP'], 100.0 * tally['PASS'] / run if run else 0.0, run),
+        flush=True)
 
 
 if __name__ == '__main__':

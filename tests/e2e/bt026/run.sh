@@ -16,29 +16,69 @@ sonde=${SONDE:-$top/build/sonde}
 case $sonde in /*) ;; *) sonde=$PWD/$sonde ;; esac
 [ -x "$sonde" ] || { echo "run.sh: no sonde at '$sonde'" >&2; exit 2; }
 work=${BT026_WORK:-$top/build/e2e/bt026}
-mkdir -p "$work/testprogs" "$work/bin"
-# testprogs: each built when its source is newer than it
+mkdir -p "$work/testprogs" "$work/testlibs" "$work/bin"
+# build OUT DEP... -- CMD...: CMD makes OUT unless OUT is newer than each DEP;
+# a failure is said (the tests that need OUT then fail or skip on it)
+build() {
+	local out=$1 fresh=1; shift
+	while [ "$1" != -- ]; do [ "$out" -nt "$1" ] || fresh=0; shift; done; shift
+	[ $fresh = 1 ] && return 0
+	# the log apart: a glob of the tests (testprogs/usdt_test*) must not meet it
+	local log=$work/logs/${out#"$work"/}.log
+	mkdir -p "$(dirname "$log")"
+	"$@" 2>"$log" || { echo "run.sh: cannot build ${out#"$work"/} (see $log)" >&2; return 1; }
+}
+# testlibs (shared objects, not executable, as bpftrace's CMake makes them)
+for c in "$here"/testlibs/*.c; do
+	n=$(basename "${c%.c}")
+	build "$work/testlibs/lib$n.so" "$c" -- gcc -g -O0 -shared -fPIC -I"$here/include" \
+		-o "$work/testlibs/lib$n.so" "$c" && chmod -x "$work/testlibs/lib$n.so"
+done
+# testprogs, as tests/testprogs/CMakeLists.txt of v0.26.1 builds them: no
+# PIE, frame pointers (uprobe_nofp without), NAME-pie beside
+tp=$work/testprogs
 for c in "$here"/testprogs/*.c "$here"/testprogs/*.cpp; do
 	n=$(basename "${c%.*}")
 	cc=gcc; [ "${c##*.}" = cpp ] && cc=g++
-	flags="-g -O0"
-	case $n in uprobe_loop|uprobe_symres*) flags="$flags -fno-omit-frame-pointer -no-pie" ;; esac
-	[ "$work/testprogs/$n" -nt "$c" ] && continue
-	$cc $flags -o "$work/testprogs/$n" "$c" -lpthread 2>"$work/testprogs/$n.log" ||
-		echo "run.sh: cannot build testprogs/$n (see $work/testprogs/$n.log)" >&2
+	flags="-g -O0 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
+	[ "$n" = uprobe_nofp ] && flags="-g -O1 -fomit-frame-pointer -fno-optimize-sibling-calls"
+	libs=-lpthread
+	[ "$n" = usdt_lib ] && libs="-fPIC -I$here/testlibs -L$work/testlibs -Wl,-rpath,$work/testlibs -lusdt_tp"
+	build "$tp/$n" "$c" -- $cc $flags -I"$here/include" -no-pie -o "$tp/$n" "$c" $libs
+	build "$tp/$n-pie" "$c" -- $cc $flags -I"$here/include" -fpie -pie -o "$tp/$n-pie" "$c" $libs
 done
-# hello_rust.rs (languages), in a debug build that keeps fun1 a function
-# of its own, when rustc is here; without it that test skips on its REQUIRES
-if command -v rustc > /dev/null && [ ! "$work/testprogs/hello_rust" -nt "$here/testprogs/hello_rust.rs" ]; then
-	rustc -g -C opt-level=0 -o "$work/testprogs/hello_rust" "$here/testprogs/hello_rust.rs" \
-		2>"$work/testprogs/hello_rust.log" ||
-		echo "run.sh: cannot build testprogs/hello_rust (see $work/testprogs/hello_rust.log)" >&2
+# a flat binary of false.c's main, a zip holding `true`, stripped programs
+# with their debug info apart (--debuginfo DIR, ./.debug), split DWARF
+# (its package by LLVM's llvm-dwp: binutils' dwp crashes on it)
+mkdir -p "$tp/external_debug/dwo" "$tp/external_debug/dwp" "$tp/.debug"
+build "$tp/false.bin" "$here/testprogs/false.c" -- sh -c "gcc -c -o '$tp/false.o' '$here/testprogs/false.c' &&
+	objcopy -S --only-section=.text --keep-symbol=main -O binary '$tp/false.o' '$tp/false.bin'"
+build "$tp/archive.zip" "$tp/true" -- python3 -c 'import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_STORED) as z: z.write(sys.argv[2], "true")' "$tp/archive.zip" "$tp/true"
+build "$tp/uprobe_test-stripped" "$tp/uprobe_test" -- sh -c "
+	objcopy --only-keep-debug '$tp/uprobe_test' '$tp/external_debug/uprobe_test-stripped.debug' &&
+	objcopy --strip-debug '$tp/uprobe_test' '$tp/uprobe_test-stripped'"
+build "$tp/uprobe_separate_debug-stripped" "$tp/uprobe_separate_debug" -- sh -c "
+	objcopy --only-keep-debug '$tp/uprobe_separate_debug' '$tp/.debug/uprobe_separate_debug-stripped.debug' &&
+	objcopy --strip-debug '$tp/uprobe_separate_debug' '$tp/uprobe_separate_debug-stripped' &&
+	objcopy --add-gnu-debuglink='$tp/.debug/uprobe_separate_debug-stripped.debug' '$tp/uprobe_separate_debug-stripped'"
+build "$tp/external_debug/dwo/uprobe_test-split" "$here/testprogs/uprobe_test.c" -- sh -c "
+	cd '$tp/external_debug/dwo' && gcc -g -O0 -gsplit-dwarf '$here/testprogs/uprobe_test.c' -o uprobe_test-split"
+build "$tp/external_debug/dwp/uprobe_test-split" "$here/testprogs/uprobe_test.c" -- sh -c "
+	cd '$tp/external_debug/dwp' && gcc -g -O0 -gsplit-dwarf '$here/testprogs/uprobe_test.c' -o uprobe_test-split &&
+	/usr/lib/llvm-16/bin/llvm-dwp -e uprobe_test-split -o uprobe_test-split.dwp && rm -f ./*.dwo"
+# hello_rust.rs and hello_go.go (languages) when rustc and go are here;
+# without them those tests skip on their REQUIRES
+if command -v rustc > /dev/null; then
+	build "$tp/hello_rust" "$here/testprogs/hello_rust.rs" -- \
+		rustc -C symbol_mangling_version=v0 -o "$tp/hello_rust" "$here/testprogs/hello_rust.rs"
+fi
+if command -v go > /dev/null; then
+	build "$tp/hello_go" "$here/testprogs/hello_go.go" -- sh -c "cd '$here/testprogs' &&
+		GOCACHE='$work/gocache' go build -o '$tp/hello_go' hello_go.go"
 fi
 ln -sfn "$here/runtime" "$work/runtime"
 ln -sfn "$sonde" "$work/bin/bpftrace"
-# the files whose stored version is of bpftrace's older format, where EXPECT
-# is a regex (README.md): none of them uses EXPECT_REGEX or the like
-regex_files=array,call,delete_wildcard,file-output,intcast,intptrcast,struct,tuples,variable
 cd "$work" || exit 2
 PATH=$work/bin:$PATH exec python3 "$here/check.py" --tracer "$work/bin/bpftrace" --work "$work" \
-	--skips "$here/skips.txt" --regex-expect "$regex_files" --prefix "${BT026_PREFIX:-}" ${1:+--only "$1"} "$here"/runtime/[a-z]*
+	--skips "${BT026_SKIPS:-$here/skips.txt}" --prefix "${BT026_PREFIX:-}" ${1:+--only "$1"} "$here"/runtime/[a-z]*

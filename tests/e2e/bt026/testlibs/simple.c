@@ -1,0 +1,3 @@
+__attribute__((__visibility__("default"))) void fun()
+{
+}
