@@ -57,7 +57,7 @@ ASAN_CLI  := $(patsubst %.c,$(BUILD)/asan/%.o,$(CLI_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRCS))
 
-.PHONY: all deps check demo unit e2e diff fuzz fuzz-dryrun clean install asan layers vm
+.PHONY: all deps check check-run check-host check-vm demo unit e2e diff fuzz fuzz-dryrun clean install asan layers vm
 all: $(BUILD)/sonde $(BUILD)/libsonde-agent.so
 
 # ---- generated front end ------------------------------------------------
@@ -191,14 +191,33 @@ layers:
 	@mkdir -p $(BUILD); : > $(RESULTS).layers
 	@tests/layers.sh $(RESULTS).layers || true
 
-# -k: a suite that fails (make unit does on a FAIL) does not keep the
-# others from running; the summary totals them all, and check fails when
-# it or a suite failed
+# make check: everything built at once (-j as many as there are CPUs), then
+# two lanes side by side: the host suites, one after the other (the e2e
+# files among themselves E2E_JOBS at a time: tests/e2e/run.sh), and the
+# kernel suite's guests (CPU-bound under TCG: VM_PAR at a time).  -k: a
+# suite that fails (make unit does on a FAIL) does not keep the others from
+# running; the summary totals them all, prints each part's wall and CPU
+# time ($(RESULTS).times) and fails when a suite or the build failed.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+HOST_SUITES := layers unit fuzz-smoke e2e diff
 check: deps
-	$(MAKE) all asan
-	@st=0; $(MAKE) -k layers unit e2e diff fuzz-smoke vm || st=$$?; \
-	tests/summary.sh $(RESULTS).layers $(RESULTS).unit $(RESULTS).e2e $(RESULTS).diff $(RESULTS).fuzz \
-		$(RESULTS).vm && exit $$st
+	@mkdir -p $(BUILD); : > $(RESULTS).times
+	@st=0; CHECK_TIMES=$(CURDIR)/$(RESULTS).times tests/timed.sh total $(CURDIR)/$(RESULTS).times \
+		$(MAKE) --no-print-directory check-run || st=$$?; \
+	tests/summary.sh --times $(RESULTS).times $(RESULTS).layers $(RESULTS).unit $(RESULTS).e2e \
+		$(RESULTS).diff $(RESULTS).fuzz $(RESULTS).vm && exit $$st
+
+# (check's body: CHECK_TIMES is the file of times each part appends to)
+check-run:
+	@st=0; tests/timed.sh build "$$CHECK_TIMES" $(MAKE) --no-print-directory -k -j$(NPROC) \
+		all asan $(UNIT_BINS) $(BUILD)/fuzz-smoke || st=$$?; \
+	$(MAKE) --no-print-directory -k -j2 check-host check-vm || st=$$?; exit $$st
+check-host:
+	@st=0; for s in $(HOST_SUITES); do \
+		tests/timed.sh $$s "$$CHECK_TIMES" $(MAKE) --no-print-directory -j1 $$s || st=1; \
+	done; exit $$st
+check-vm:
+	@tests/timed.sh vm "$$CHECK_TIMES" $(MAKE) --no-print-directory -j1 vm
 
 demo: deps
 	$(MAKE) all

@@ -31,7 +31,7 @@ VM_PAR=${VM_PAR:-2}
 
 # one kernel: fetch, boot, collect its lines into $VMDIR/out/KVER/lines
 one() {
-	local v=$1 o=$VMDIR/out/$1 why rc t0 t1
+	local v=$1 o=$VMDIR/out/$1 why rc t0 t1 cpu tf=$(date +%s)
 	mkdir -p "$VMDIR/out"
 	why=$(vm_fetch "$v" 2>&1) || {
 		rm -rf "$o"; mkdir -p "$o"
@@ -55,7 +55,12 @@ one() {
 		esac
 	} > "$o/lines.tmp"
 	mv "$o/lines.tmp" "$o/lines"
-	echo "vm $v ($(cat "$VMDIR/$v/release")): $((t1 - t0)) s in the guest, accel $(vm_accel)"
+	# CPU: the guest's QEMU and everything else this subshell waited for
+	# (times in this shell: in a $(...) it would count that subshell's children)
+	times > "$o/times"
+	cpu=$(awk 'NR == 2 { gsub(/[ms]/, " "); printf "%.0f", $1 * 60 + $2 + $3 * 60 + $4 }' "$o/times")
+	echo "vm $v ($(cat "$VMDIR/$v/release")): $((t0 - tf)) s to fetch, $((t1 - t0)) s in the guest, CPU $cpu s, accel $(vm_accel)"
+	[ -n "${CHECK_TIMES:-}" ] && echo "vm/$v $((t1 - tf)) $cpu" >> "$CHECK_TIMES"
 }
 
 # the newest kernel's suite is the longest (the book's tools, bpftrace
@@ -64,11 +69,11 @@ one() {
 n=0
 for v in $(printf '%s\n' $VM_KERNELS | sort -t. -k1,1nr -k2,2nr); do
 	if [ "$VM_PAR" -gt 1 ]; then
-		one "$v" &
+		(one "$v") &
 		n=$((n + 1))
 		[ "$n" -ge "$VM_PAR" ] && { wait -n; n=$((n - 1)); }
 	else
-		one "$v"
+		(one "$v")
 	fi
 done
 wait
