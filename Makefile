@@ -41,6 +41,9 @@ REL_CFLAGS  := $(BASEFLAGS) -O2 -fno-pie -ffunction-sections -fdata-sections
 RELLDFLAGS  := -no-pie -fuse-ld=lld -Wl,--gc-sections -Wl,--as-needed -static-libstdc++ -static-libgcc
 ASAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 ASAN_CFLAGS := $(BASEFLAGS) -O1 $(ASAN_FLAGS)
+# lld links the ASan binaries (build/asan/sonde, ~47 unit tests, fuzz-smoke,
+# each with the static LLVM): 0.3 s of CPU a unit test where GNU ld took 1.6
+ASAN_LDFLAGS := $(ASAN_FLAGS) -fuse-ld=lld
 
 LLVM_LIBS := $(shell $(LLVM_CONFIG) --link-static --libs bpf core target 2>/dev/null)
 LLVM_SYS  := $(shell $(LLVM_CONFIG) --link-static --system-libs 2>/dev/null)
@@ -136,7 +139,7 @@ $(BUILD)/sonde: $(REL_OBJS) $(REL_CLI) $(HOT).order
 		-o $@ $(REL_OBJS) $(REL_CLI) $(LDLIBS)
 
 $(BUILD)/asan/sonde: $(ASAN_OBJS) $(ASAN_CLI)
-	$(CXX) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
+	$(CXX) $(ASAN_LDFLAGS) -o $@ $^ $(LDLIBS)
 asan: $(BUILD)/asan/sonde
 
 # ---- the user-space probe agent (LD_PRELOAD; agent/agent.h) ---------------
@@ -156,7 +159,7 @@ $(BUILD)/unit/test_agent: tests/unit/test_agent.c $(AGENT_CORE) $(AGENT_HDRS)
 $(BUILD)/unit/%: tests/unit/%.c $(ASAN_OBJS)
 	@mkdir -p $(dir $@)
 	$(CXX) -x c $(ASAN_CFLAGS) $(WARN) -std=gnu11 -o $@.o -c $<
-	$(CXX) $(ASAN_FLAGS) -o $@ $@.o $(ASAN_OBJS) $(LDLIBS) -lcmocka
+	$(CXX) $(ASAN_LDFLAGS) -o $@ $@.o $(ASAN_OBJS) $(LDLIBS) -lcmocka
 
 # ---- tests ----------------------------------------------------------------
 # Each suite appends "PASS|FAIL|SKIP suite:name [reason]" lines to
@@ -239,7 +242,7 @@ FUZZ_SRCS := tests/fuzz/fuzz_frontend.c
 $(BUILD)/fuzz-smoke: $(FUZZ_SRCS) tests/fuzz/driver.c $(ASAN_OBJS)
 	$(CXX) -x c $(ASAN_CFLAGS) -c -o $@.o tests/fuzz/fuzz_frontend.c
 	$(CXX) -x c $(ASAN_CFLAGS) -c -o $@.drv.o tests/fuzz/driver.c
-	$(CXX) $(ASAN_FLAGS) -o $@ $@.o $@.drv.o $(ASAN_OBJS) $(LDLIBS)
+	$(CXX) $(ASAN_LDFLAGS) -o $@ $@.o $@.drv.o $(ASAN_OBJS) $(LDLIBS)
 fuzz-smoke: $(BUILD)/fuzz-smoke
 	@: > $(RESULTS).fuzz
 	@if LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp $(BUILD)/fuzz-smoke tests/fuzz/corpus 3000 \

@@ -127,7 +127,7 @@ out=$(SONDE_SCRIPTS=$R "$SONDE" --dry-run runqlat 2>&1)
 expect_match recipes:by_name "^sonde: dry run: 6 probes loaded and attached$" "$out"
 
 # ---- runqlat -----------------------------------------------------------------
-"$B/spin" 2 2500 &
+"$B/spin" 2 60000 &	# killed below: as long as a loaded machine needs to start sonde
 spin=$!
 rc_pids+=("$spin")
 sleep 0.1
@@ -170,7 +170,7 @@ else
 		"$(printf '%s\n' "$out" | grep '^@malloc_calls\[' | grep -v "^@malloc_calls\[$short, ")"
 	# runqlat --container measures the container's threads, whoever woke
 	# or preempted them: only spin's histogram, no host kworker's
-	sh -c "echo \$\$ > $rc_cg/cgroup.procs && exec $B/spin 2 2500" &
+	sh -c "echo \$\$ > $rc_cg/cgroup.procs && exec $B/spin 2 60000" &
 	cspin=$!
 	sleep 0.3
 	out=$("$SONDE" -q --container "$short" "$R/runqlat.sonde" 0 1 1 2>&1)

@@ -22,6 +22,8 @@ suite=vm-$VMK
 . tests/e2e/lib.sh
 for t in tests/vm/t_*.sh; do
 	echo "== $t on $KVER"
+	guest_t0=$SECONDS
 	. "./$t"
+	echo "== $t: $((SECONDS - guest_t0)) s"
 done
 exit 0
