@@ -15,7 +15,7 @@
 #
 # A file's output is printed in one piece when it ends, with its wall and
 # CPU time; its result lines go to RESULTS, all files' in name order once
-# every file has ended.  E2E_TIMES=FILE appends "e2e/t_NAME.sh WALL CPU"
+# every file has ended.  CHECK_TIMES=FILE appends "e2e/t_NAME.sh WALL CPU"
 # lines (seconds) to FILE, for make check's table.
 cd "$(dirname "$0")" || exit 2
 here=$PWD
@@ -78,7 +78,7 @@ finish() {
 	read -r _ wall cpu < "$logs/$n.time"
 	echo "== $f ($wall s, CPU $cpu s)"
 	cat "$logs/$n.log"
-	[ -n "${E2E_TIMES:-}" ] && cat "$logs/$n.time" >> "$E2E_TIMES"
+	[ -n "${CHECK_TIMES:-}" ] && cat "$logs/$n.time" >> "$CHECK_TIMES"
 }
 
 while [ ${#pending[@]} -gt 0 ] || [ "$nrun" -gt 0 ]; do
