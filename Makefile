@@ -194,13 +194,15 @@ layers:
 	@mkdir -p $(BUILD); : > $(RESULTS).layers
 	@tests/layers.sh $(RESULTS).layers || true
 
-# make check: everything built at once (-j as many as there are CPUs), then
-# two lanes side by side: the host suites, one after the other (the e2e
-# files among themselves E2E_JOBS at a time: tests/e2e/run.sh), and the
-# kernel suite's guests (CPU-bound under TCG: VM_PAR at a time).  -k: a
-# suite that fails (make unit does on a FAIL) does not keep the others from
-# running; the summary totals them all, prints each part's wall and CPU
-# time ($(RESULTS).times) and fails when a suite or the build failed.
+# make check: the release build (-j as many as there are CPUs), then the
+# kernel suite starts in the background (its guests are CPU-bound under
+# TCG: tests/vm/suite.sh, VM_PAR at a time) while the ASan build, the unit
+# tests and fuzz-smoke are built and the host suites run one after the
+# other (the e2e files among themselves E2E_JOBS at a time:
+# tests/e2e/run.sh); they mostly wait.  -k: a suite that fails (make unit
+# does on a FAIL) does not keep the others from running; the summary totals
+# them all, prints each part's wall and CPU time ($(RESULTS).times) and
+# fails when a suite or a build failed.
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 HOST_SUITES := layers unit fuzz-smoke e2e diff
 check: deps
@@ -212,9 +214,10 @@ check: deps
 
 # (check's body: CHECK_TIMES is the file of times each part appends to)
 check-run:
-	@st=0; tests/timed.sh build "$$CHECK_TIMES" $(MAKE) --no-print-directory -k -j$(NPROC) \
-		all asan $(UNIT_BINS) $(BUILD)/fuzz-smoke || st=1; \
+	@st=0; tests/timed.sh build "$$CHECK_TIMES" $(MAKE) --no-print-directory -k -j$(NPROC) all || st=1; \
 	tests/timed.sh vm "$$CHECK_TIMES" $(MAKE) --no-print-directory vm & vm=$$!; \
+	tests/timed.sh build-asan "$$CHECK_TIMES" $(MAKE) --no-print-directory -k -j$(NPROC) \
+		asan $(UNIT_BINS) $(BUILD)/fuzz-smoke || st=1; \
 	for s in $(HOST_SUITES); do \
 		tests/timed.sh $$s "$$CHECK_TIMES" $(MAKE) --no-print-directory $$s || st=1; \
 	done; \

@@ -176,11 +176,11 @@ vm_accel() {
 
 # vm_boot KVER JOB TIMEOUT [SMP]: boot KVER and run the script JOB in it as
 # root, in the project's directory; JOB's stdout+stderr go to
-# $VMDIR/out/KVER/out and its status to .../rc (absent when the guest died
-# or was killed).  Returns JOB's status, 124 when the guest timed out, 125
+# $VMDIR/out/KVER/out (VM_OUT: another directory) and its status to .../rc
+# (absent when the guest died or was killed).  Returns JOB's status, 124 when the guest timed out, 125
 # when the guest ended without a status.
 vm_boot() {
-	local v=$1 job=$2 tmo=$3 smp=${4:-1} d=$VMDIR/$1 o=$VMDIR/out/$1 accel rc cpu
+	local v=$1 job=$2 tmo=$3 smp=${4:-1} d=$VMDIR/$1 o=${VM_OUT:-$VMDIR/out/$1} accel rc cpu
 	rm -rf "$o"; mkdir -p "$o"
 	cp "$job" "$o/job.sh"
 	printf '%s\n' "$vm_top" > "$o/cwd"

@@ -6,10 +6,16 @@
 # FAIL line, as is one that dies without finishing its suite.
 #   VM_KERNELS="6.12" tests/vm/suite.sh /tmp/r    one kernel only
 #   VM_PAR=1                                      one guest at a time
+#   VM_SPLIT="KVER:t_a.sh,t_b.sh ..."             (default 6.12's book and
+#                       newest tools) a second boot of KVER runs these files
+#                       and the first the others: the guests are CPU-bound
+#                       under TCG, and the newest kernel's suite is the
+#                       longest, twice as long as another kernel's
 . "$(dirname "$0")/bed.sh"
 RESULTS=${1:?usage: suite.sh RESULTS}
 VM_TIMEOUT=${VM_TIMEOUT:-1800}
 VM_PAR=${VM_PAR:-2}
+VM_SPLIT=${VM_SPLIT-6.12:t_book.sh,t_newtools.sh}
 
 # the workloads, built here (where guest.sh looks for them, whatever
 # VMDIR says): the guest's compiler would run under TCG
@@ -29,29 +35,41 @@ VM_PAR=${VM_PAR:-2}
  [ "$B/ct-v2/libsondetest.so" -nt "$src" ] ||
 	gcc -O1 -g -shared -fPIC -fno-toplevel-reorder -DSONDE_PAD=65536 -o "$B/ct-v2/libsondetest.so" "$src")
 
-# one kernel: fetch, boot, collect its lines into $VMDIR/out/KVER/lines
+# one JOB (KVER, or KVER-2 for the second boot of a VM_SPLIT kernel):
+# fetch the kernel, boot it, collect its lines into $VMDIR/out/JOB/lines
 one() {
-	local v=$1 o=$VMDIR/out/$1 why rc t0 t1 cpu tf=$(date +%s)
+	local job=$1 v=${1%-2} o=$VMDIR/out/$1 why rc t0 t1 cpu tf files split
+	tf=$(date +%s)
 	mkdir -p "$VMDIR/out"
-	why=$(vm_fetch "$v" 2>&1) || {
+	# (one fetch of a kernel that two jobs boot)
+	why=$(flock "$VMDIR/fetch-$v.lock" bash -c '. "$1/tests/vm/bed.sh"; vm_fetch "$2"' \
+		fetch "$vm_top" "$v" 2>&1) || {
 		rm -rf "$o"; mkdir -p "$o"
-		echo "SKIP vm-$v:kernel: cannot fetch Debian's $v kernel: $(echo "$why" | tail -1)" > "$o/lines"
+		[ "$job" = "$v" ] &&
+			echo "SKIP vm-$v:kernel: cannot fetch Debian's $v kernel: $(echo "$why" | tail -1)" > "$o/lines"
+		: >> "$o/lines"
 		return
 	}
 	t0=$(date +%s)
+	# the files this boot runs (guest.sh: VM_ONLY, or all but VM_SKIP)
+	split=$(printf '%s\n' $VM_SPLIT | sed -n "s/^$v://p" | tr ',' ' ')
+	files=""
+	if [ -n "$split" ]; then
+		[ "$job" = "$v" ] && files=$(printf 'VM_SKIP=%q ' "$split") || files=$(printf 'VM_ONLY=%q ' "$split")
+	fi
 	# the guest's $B: the workloads built above, wherever VMDIR is
-	printf 'E2E_BUILD=%q exec /bin/bash tests/vm/guest.sh\n' "$(cd "$VMDIR/work" && pwd -P)" \
-		> "$VMDIR/job-$v.sh"
-	vm_boot "$v" "$VMDIR/job-$v.sh" "$VM_TIMEOUT" "$((3 - VM_PAR))"
+	printf '%sE2E_BUILD=%q exec /bin/bash tests/vm/guest.sh\n' "$files" "$(cd "$VMDIR/work" && pwd -P)" \
+		> "$VMDIR/job-$job.sh"
+	VM_OUT=$o vm_boot "$v" "$VMDIR/job-$job.sh" "$VM_TIMEOUT" "$((3 - VM_PAR))"
 	rc=$?
 	t1=$(date +%s)
 	{
 		grep -E '^(PASS|FAIL|SKIP) ' "$o/results" 2>/dev/null
 		case $rc in
-		124) echo "FAIL vm-$v:guest (killed after ${VM_TIMEOUT}s: hung; see $o/out)" ;;
-		125) echo "FAIL vm-$v:guest (died before the suite ended; see $o/console.log)" ;;
+		124) echo "FAIL vm-$v:guest (boot $job killed after ${VM_TIMEOUT}s: hung; see $o/out)" ;;
+		125) echo "FAIL vm-$v:guest (boot $job died before the suite ended; see $o/console.log)" ;;
 		0) ;;
-		*) echo "FAIL vm-$v:guest (the suite exited $rc; see $o/out)" ;;
+		*) echo "FAIL vm-$v:guest (boot $job: the suite exited $rc; see $o/out)" ;;
 		esac
 	} > "$o/lines.tmp"
 	mv "$o/lines.tmp" "$o/lines"
@@ -59,25 +77,33 @@ one() {
 	# (times in this shell: in a $(...) it would count that subshell's children)
 	times > "$o/times"
 	cpu=$(awk 'NR == 2 { gsub(/[ms]/, " "); printf "%.0f", $1 * 60 + $2 + $3 * 60 + $4 }' "$o/times")
-	echo "vm $v ($(cat "$VMDIR/$v/release")): $((t0 - tf)) s to fetch, $((t1 - t0)) s in the guest, CPU $cpu s, accel $(vm_accel)"
-	[ -n "${CHECK_TIMES:-}" ] && echo "vm/$v $((t1 - tf)) $cpu" >> "$CHECK_TIMES"
+	echo "vm $job ($(cat "$VMDIR/$v/release")${files:+, $files}): $((t0 - tf)) s to fetch, $((t1 - t0)) s in the guest, CPU $cpu s, accel $(vm_accel)"
+	[ -n "${CHECK_TIMES:-}" ] && echo "vm/$job $((t1 - tf)) $cpu" >> "$CHECK_TIMES"
 }
 
-# the newest kernel's suite is the longest (the book's tools, bpftrace
-# 0.17's runtime tests, the newest tools): it boots first, and the others
-# share the second slot
-n=0
+# the jobs, longest first: the newest kernel's suite is the longest (the
+# book's tools, bpftrace 0.17's runtime tests, the newest tools), and is
+# split in two boots (VM_SPLIT); the others fill the slots as they free
+jobs=()
 for v in $(printf '%s\n' $VM_KERNELS | sort -t. -k1,1nr -k2,2nr); do
+	jobs+=("$v")
+	printf '%s\n' $VM_SPLIT | grep -q "^$v:" && jobs+=("$v-2")
+done
+n=0
+for job in "${jobs[@]}"; do
 	if [ "$VM_PAR" -gt 1 ]; then
-		(one "$v") &
+		(one "$job") &
 		n=$((n + 1))
 		[ "$n" -ge "$VM_PAR" ] && { wait -n; n=$((n - 1)); }
 	else
-		(one "$v")
+		(one "$job")
 	fi
 done
 wait
 for v in $VM_KERNELS; do
-	cat "$VMDIR/out/$v/lines" 2>/dev/null || echo "FAIL vm-$v:guest (no result lines)"
+	for job in "${jobs[@]}"; do
+		[ "${job%-2}" = "$v" ] || continue
+		cat "$VMDIR/out/$job/lines" 2>/dev/null || echo "FAIL vm-$v:guest (boot $job: no result lines)"
+	done
 done | tee -a "$RESULTS"
 exit 0
