@@ -25,8 +25,8 @@ for t in tests/vm/t_*.sh; do
 	[ -n "${VM_ONLY:-}" ] && [[ " $VM_ONLY " != *" ${t##*/} "* ]] && continue
 	[[ " ${VM_SKIP:-} " == *" ${t##*/} "* ]] && continue
 	echo "== $t on $KVER"
-	guest_t0=$SECONDS
+	guest_t0=$SECONDS guest_f=$t	# (a file may set t)
 	. "./$t"
-	echo "== $t: $((SECONDS - guest_t0)) s"
+	echo "== $guest_f: $((SECONDS - guest_t0)) s"
 done
 exit 0
