@@ -16,10 +16,12 @@
 # A file's output is printed in one piece when it ends, with its wall and
 # CPU time; its result lines go to RESULTS, all files' in name order once
 # every file has ended.  CHECK_TIMES=FILE appends "e2e/t_NAME.sh WALL CPU"
-# lines (seconds) to FILE, for make check's table.
-cd "$(dirname "$0")" || exit 2
-here=$PWD
-top=$(cd ../.. && pwd)
+# lines (seconds) to FILE, for make check's table.  E2E_DIR: the folder of
+# the t_*.sh files and their shares file, where they run (default this
+# one; tests/e2e/t_make.sh runs stand-ins).
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+cd "${E2E_DIR:-$here}" || exit 2
 RESULTS=${RESULTS:-/dev/null}
 jobs=${E2E_JOBS:-3}
 base=${E2E_BUILD:-$top/build/e2e}
@@ -34,7 +36,7 @@ declare -A cost tags
 while read -r f s t; do
 	[[ -z $f || $f == \#* ]] && continue
 	cost[$f]=$s tags[$f]=" $t "
-done < "$here/shares"
+done < <(cat shares 2>/dev/null)
 
 # longest first: the last to start are the short ones, which fill the gaps
 mapfile -t pending < <(for f in "${files[@]}"; do echo "${cost[$f]:-60} $f"; done |
@@ -61,7 +63,7 @@ start() {
 	mkdir -p "$base/$n"
 	# shellcheck disable=SC2016
 	E2E_BUILD=$base/$n RESULTS=$logs/$n.res "$top/tests/timed.sh" "e2e/$f" "$logs/$n.time" \
-		bash -c '. ./lib.sh; . "./$1"' e2e "$f" > "$logs/$n.log" 2>&1 < /dev/null &
+		bash -c '. "$2/lib.sh"; . "./$1"' e2e "$f" "$here" > "$logs/$n.log" 2>&1 < /dev/null &
 	pid_file[$!]=$f
 	nrun=$((nrun + 1))
 	for t in ${tags[$f]}; do busy[$t]=$((${busy[$t]:-0} + 1)); done
