@@ -160,7 +160,7 @@ if [ "$b" -gt 0 ] && [ "$a" -gt "$b" ] && [ -z "$others" ]; then pass pictures:r
 fi
 # runqlat EVERY 1 as a heatmap: two busy threads on one CPU wait ~3 ms for each other
 build_workload spin
-"$B/spin" 2 8000 &
+"$B/spin" 2 60000 &	# killed below: as long as a loaded machine needs to start sonde
 spid=$!
 PIDS+=($spid)
 sleep 0.1

@@ -244,11 +244,18 @@ else
 		"$R/biolatency.sonde" 2>&1)
 	in_range recipes:biolatency:one_histogram 16 1000000 "$(hist_total '@bio_usecs: ' "$out")"
 	# -p: the process's own requests, stamped where it issues them and timed
-	# at completion, which runs in interrupt context on any task
-	sh -c "sleep 0.7; exec dd if=/dev/zero of=$W/bio2.dat bs=4k count=32 oflag=direct,dsync status=none" &
+	# at completion, which runs in interrupt context on any task; dd starts
+	# once sonde has attached (a fifo holds it), and sonde ends with it
+	rm -f "$W/bio.go"; mkfifo "$W/bio.go"
+	sh -c "read g < $W/bio.go; exec dd if=/dev/zero of=$W/bio2.dat bs=4k count=32 oflag=direct,dsync status=none" &
 	dpid=$!
-	out=$("$SONDE" -q -p "$dpid" "$R/biolatency.sonde" 0 2 2>&1)
+	"$SONDE" -p "$dpid" "$R/biolatency.sonde" 0 0 > "$W/bio.out" 2>&1 &
+	bsp=$!
+	wait_for "$W/bio.out" '^Attached' 120
+	echo go > "$W/bio.go"
+	wait "$bsp"
 	wait "$dpid" 2>/dev/null
+	out=$(cat "$W/bio.out")
 	in_range recipes:biolatency:pid_filter 32 128 "$(hist_total '@bio_usecs: ' "$out")"
 fi
 
