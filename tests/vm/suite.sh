@@ -6,16 +6,31 @@
 # FAIL line, as is one that dies without finishing its suite.
 #   VM_KERNELS="6.12" tests/vm/suite.sh /tmp/r    one kernel only
 #   VM_PAR=1                                      one guest at a time
-#   VM_SPLIT="KVER:t_a.sh,t_b.sh ..."             (default 6.12's book and
-#                       newest tools) a second boot of KVER runs these files
-#                       and the first the others: the guests are CPU-bound
-#                       under TCG, and the newest kernel's suite is the
-#                       longest, twice as long as another kernel's
+#   VM_SPLIT="KVER:t_a.sh,t_b.sh KVER:t_c.sh ..."  more boots of KVER, the
+#                       Nth entry of KVER the files of its boot N+1 (KVER-N+1),
+#                       its first boot the files no entry names (default: 6.12's
+#                       book and newest tools, and bpftrace 0.17's tests): the
+#                       guests are CPU-bound under TCG, and the newest kernel's
+#                       suite is the longest, four times another kernel's
+#   tests/vm/suite.sh --fetch                     only fetch the kernels (make
+#                       check starts it at once, beside the build)
 . "$(dirname "$0")/bed.sh"
-RESULTS=${1:?usage: suite.sh RESULTS}
 VM_TIMEOUT=${VM_TIMEOUT:-1800}
 VM_PAR=${VM_PAR:-2}
-VM_SPLIT=${VM_SPLIT-6.12:t_book.sh,t_newtools.sh}
+VM_SPLIT=${VM_SPLIT-6.12:t_book.sh,t_newtools.sh 6.12:t_bt_kprobe.sh}
+
+# fetch KVER: the kernel fetched once however many boots and processes want
+# it (its reason on failure)
+fetch() {
+	mkdir -p "$VMDIR"
+	flock "$VMDIR/fetch-$1.lock" bash -c '. "$1/tests/vm/bed.sh"; vm_fetch "$2"' fetch "$vm_top" "$1"
+}
+if [ "${1:-}" = --fetch ]; then
+	st=0
+	for v in $VM_KERNELS; do fetch "$v" || st=1; done
+	exit $st
+fi
+RESULTS=${1:?usage: suite.sh RESULTS}
 
 # the workloads, built here (where guest.sh looks for them, whatever
 # VMDIR says): the guest's compiler would run under TCG
@@ -35,15 +50,18 @@ VM_SPLIT=${VM_SPLIT-6.12:t_book.sh,t_newtools.sh}
  [ "$B/ct-v2/libsondetest.so" -nt "$src" ] ||
 	gcc -O1 -g -shared -fPIC -fno-toplevel-reorder -DSONDE_PAD=65536 -o "$B/ct-v2/libsondetest.so" "$src")
 
-# one JOB (KVER, or KVER-2 for the second boot of a VM_SPLIT kernel):
-# fetch the kernel, boot it, collect its lines into $VMDIR/out/JOB/lines
+# split KVER: its VM_SPLIT entries, one a line, files apart by spaces
+split() {
+	printf '%s\n' $VM_SPLIT | sed -n "s/^$1://p" | tr ',' ' '
+}
+
+# one JOB (KVER, or KVER-N for boot N of a VM_SPLIT kernel): fetch the
+# kernel, boot it, collect its lines into $VMDIR/out/JOB/lines
 one() {
-	local job=$1 v=${1%-2} o=$VMDIR/out/$1 why rc t0 t1 cpu tf files split
+	local job=$1 v=${1%-*} o=$VMDIR/out/$1 why rc t0 t1 cpu tf files
 	tf=$(date +%s)
 	mkdir -p "$VMDIR/out"
-	# (one fetch of a kernel that two jobs boot)
-	why=$(flock "$VMDIR/fetch-$v.lock" bash -c '. "$1/tests/vm/bed.sh"; vm_fetch "$2"' \
-		fetch "$vm_top" "$v" 2>&1) || {
+	why=$(fetch "$v" 2>&1) || {
 		rm -rf "$o"; mkdir -p "$o"
 		[ "$job" = "$v" ] &&
 			echo "SKIP vm-$v:kernel: cannot fetch Debian's $v kernel: $(echo "$why" | tail -1)" > "$o/lines"
@@ -52,10 +70,11 @@ one() {
 	}
 	t0=$(date +%s)
 	# the files this boot runs (guest.sh: VM_ONLY, or all but VM_SKIP)
-	split=$(printf '%s\n' $VM_SPLIT | sed -n "s/^$v://p" | tr ',' ' ')
 	files=""
-	if [ -n "$split" ]; then
-		[ "$job" = "$v" ] && files=$(printf 'VM_SKIP=%q ' "$split") || files=$(printf 'VM_ONLY=%q ' "$split")
+	if [ "$job" != "$v" ]; then
+		files=$(printf 'VM_ONLY=%q ' "$(split "$v" | sed -n "$((${job##*-} - 1))p")")
+	elif [ -n "$(split "$v")" ]; then
+		files=$(printf 'VM_SKIP=%q ' "$(split "$v" | tr '\n' ' ')")
 	fi
 	# the guest's $B: the workloads built above, wherever VMDIR is
 	printf '%sE2E_BUILD=%q exec /bin/bash tests/vm/guest.sh\n' "$files" "$(cd "$VMDIR/work" && pwd -P)" \
@@ -82,12 +101,14 @@ one() {
 }
 
 # the jobs, longest first: the newest kernel's suite is the longest (the
-# book's tools, bpftrace 0.17's runtime tests, the newest tools), and is
-# split in two boots (VM_SPLIT); the others fill the slots as they free
+# book's tools, bpftrace 0.17's runtime tests, the newest tools), split in
+# boots of their own (VM_SPLIT) that go first; the others fill the slots as
+# they free
 jobs=()
 for v in $(printf '%s\n' $VM_KERNELS | sort -t. -k1,1nr -k2,2nr); do
+	i=1
+	while IFS= read -r _; do i=$((i + 1)); jobs+=("$v-$i"); done < <(split "$v")
 	jobs+=("$v")
-	printf '%s\n' $VM_SPLIT | grep -q "^$v:" && jobs+=("$v-2")
 done
 n=0
 for job in "${jobs[@]}"; do
@@ -102,7 +123,7 @@ done
 wait
 for v in $VM_KERNELS; do
 	for job in "${jobs[@]}"; do
-		[ "${job%-2}" = "$v" ] || continue
+		[ "${job%-*}" = "$v" ] || continue
 		cat "$VMDIR/out/$job/lines" 2>/dev/null || echo "FAIL vm-$v:guest (boot $job: no result lines)"
 	done
 done | tee -a "$RESULTS"
