@@ -306,7 +306,8 @@ nap_name=api$$
 nap_name=${nap_name:0:15}
 out=$("$SONDE" -q -c "$B/api_engine 5 100 0 $nap_name" "$R/offcpu.sonde" 2>&1)
 in_range recipes:offcpu:api_sleeps 500000 600000 "$(sum_of "^@offcpu_us\\[$nap_name, [0-9]+, S\\]: " "$out")"
-"$B/api_engine" 12 100 100 &
+# (600 naps, killed below: as long as a loaded machine needs to start sonde)
+"$B/api_engine" 600 100 100 &
 ae=$!
 rc_pids+=("$ae")
 out=$("$SONDE" -q "$R/offcpu.sonde" "$ae" 1 2>&1)
@@ -316,7 +317,7 @@ expect_eq recipes:offcpu:pid_filter_only "" \
 kill "$ae" 2>/dev/null; wait "$ae" 2>/dev/null
 # -p: the blocking thread is tested in its own context; the wakeups (run by
 # a timer interrupt on any task) are not filtered away
-"$B/api_engine" 15 100 100 &
+"$B/api_engine" 600 100 100 &
 ae=$!
 rc_pids+=("$ae")
 out=$("$SONDE" -q -p "$ae" "$R/offcpu.sonde" 0 1 2>&1)

@@ -12,11 +12,16 @@
 #                       book and newest tools, and bpftrace 0.17's tests): the
 #                       guests are CPU-bound under TCG, and the newest kernel's
 #                       suite is the longest, four times another kernel's
+#   VM_NICE=N                                     (default 10) the guests'
+#                       nice value: they take the CPU time the host suites
+#                       beside them (make check) leave, and the host suites'
+#                       timing-sensitive tests keep theirs
 #   tests/vm/suite.sh --fetch                     only fetch the kernels (make
 #                       check starts it at once, beside the build)
 . "$(dirname "$0")/bed.sh"
 VM_TIMEOUT=${VM_TIMEOUT:-1800}
 VM_PAR=${VM_PAR:-2}
+export VM_NICE=${VM_NICE:-10}
 VM_SPLIT=${VM_SPLIT-6.12:t_book.sh,t_newtools.sh 6.12:t_bt_kprobe.sh}
 
 # fetch KVER: the kernel fetched once however many boots and processes want
