@@ -71,23 +71,38 @@ LLVMValueRef cg_ksym_btf(struct cg_ctx *cg, uint32_t btf_id)
 	return LLVMBuildCall2(cg->b, fty, as, NULL, 0, "ksym");
 }
 
+/* -k: when failed holds, send {site, code} to userspace; the site is
+ * helper (map: the map it read) called at the current expression */
+static void report_failure(struct cg_ctx *cg, LLVMValueRef failed, const char *helper, const char *map,
+			   LLVMValueRef code)
+{
+	cg->sites = arena_grow(cg->a, cg->sites, (size_t)cg->nsites, sizeof(*cg->sites));
+	cg->sites[cg->nsites] = (struct cg_site){.loc = cg->expr_loc, .helper = helper, .map = map};
+	struct cg_if f = cg_begin_if(cg, failed, "helper_failed");
+	LLVMValueRef ev = cg_alloca_nozero(cg, 16, "helper_error");
+	cg_store_i64(cg, header(cg, EV_HELPER_ERROR, (uint32_t)cg->nsites++), ev);
+	cg_store_i64(cg, code, cg_gep(cg, ev, 8));
+	output(cg, ev, 16);
+	cg_end_if(cg, &f);
+}
+
 LLVMValueRef cg_helper_call(struct cg_ctx *cg, int helper, LLVMValueRef *args, int nargs)
 {
 	LLVMValueRef r = call_ret(cg, helper, cg->i64, args, nargs);
 	const char *name = checked_helper(cg->opts->helper_check, helper);
-	if (!name)
-		return r;
-	/* -k: a negative result sends {site, error} to userspace */
-	cg->sites = arena_grow(cg->a, cg->sites, (size_t)cg->nsites, sizeof(*cg->sites));
-	cg->sites[cg->nsites] = (struct cg_site){.loc = cg->expr_loc, .helper = name};
-	LLVMValueRef failed = LLVMBuildICmp(cg->b, LLVMIntSLT, r, cg_const(cg, 0), "");
-	struct cg_if f = cg_begin_if(cg, failed, "helper_failed");
-	LLVMValueRef ev = cg_alloca_nozero(cg, 16, "helper_error");
-	cg_store_i64(cg, header(cg, EV_HELPER_ERROR, (uint32_t)cg->nsites++), ev);
-	cg_store_i64(cg, r, cg_gep(cg, ev, 8));
-	output(cg, ev, 16);
-	cg_end_if(cg, &f);
+	/* -k: a negative result is reported */
+	if (name)
+		report_failure(cg, LLVMBuildICmp(cg->b, LLVMIntSLT, r, cg_const(cg, 0), ""), name, NULL, r);
 	return r;
+}
+
+void cg_check_lookup(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef p)
+{
+	/* bpftrace reports the code of a failed lookup as 0: the helper
+	 * returns NULL, not an error */
+	if (cg->opts->helper_check >= 1)
+		report_failure(cg, LLVMBuildIsNull(cg->b, p, ""), "map_lookup_elem", m->name,
+			       cg_const(cg, 0));
 }
 
 /* temporaries above on_stack_limit bytes (32 unless the config says, as in the newest bpftrace)

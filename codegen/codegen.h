@@ -53,6 +53,8 @@ struct cg_opts {
 struct cg_site {
 	struct src_loc loc;	/* the expression or statement that called it */
 	const char *helper;	/* "map_update_elem", "probe_read_str" ... */
+	const char *map;	/* map_lookup_elem: the map read ("@start"), whose
+				 * key was absent (the error code is then 0) */
 };
 
 /* the bucket index of a hist/lhist key's sum slot (cg_opts.hist_sum) */
@@ -199,6 +201,10 @@ const struct sema_map *cg_map_of(struct cg_ctx *cg, struct ast_node *map);
 /* pointer to the map's definition global, for helper arguments */
 LLVMValueRef cg_map_ref(struct cg_ctx *cg, const struct sema_map *m);
 LLVMValueRef cg_map_lookup(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key);
+/* -k: a lookup p of m that found nothing is reported (EV_HELPER_ERROR of
+ * map_lookup_elem, code 0); reads of a value only, not the lookups of an
+ * update that creates the key */
+void cg_check_lookup(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef p);
 /* bpf_map_lookup_percpu_elem: the value a given CPU holds (cpu: i64) */
 LLVMValueRef cg_map_lookup_cpu(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key,
 			       LLVMValueRef cpu);

@@ -186,6 +186,7 @@ LLVMValueRef cg_map_read(struct cg_ctx *cg, struct ast_node *mn)
 	LLVMValueRef p = cg_map_lookup(cg, m, key);
 	if (!m->array_slots)	/* the key is not needed past the lookup */
 		cg_lifetime(cg, key, m->key_size, false);
+	cg_check_lookup(cg, m, p);	/* -k: a read of an absent key warns */
 	bool isint = m->kind != MK_VALUE || (mn->type.kind != TY_STR && mn->type.kind != TY_TUPLE &&
 					     mn->type.kind != TY_BUF && mn->type.kind != TY_INET &&
 					     mn->type.kind != TY_USYM && mn->type.kind != TY_STRUCT &&

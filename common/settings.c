@@ -95,6 +95,9 @@ static const struct setting_def defs[SET__COUNT] = {
 	[SET_UNSTABLE_ADDR] = {"UNSTABLE_ADDR", "unstable_addr", NULL, NULL, NULL, SET_UNSTABLE_WARN,
 			       0, 2, unstable_words, "warn, enable or error", false,
 			       "the address-of operator &: error refuses it"},
+	[SET_FOLDED_OFFSETS] = {"FOLDED_OFFSETS", "folded_offsets", NULL, NULL, NULL, 0, 0, 1,
+				bool_words, "true or false", false,
+				"-f folded: frames with offsets (main+22) and addresses, not one a function"},
 };
 
 static int64_t values[SET__COUNT];

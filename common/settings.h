@@ -34,6 +34,7 @@ enum setting {
 	SET_LICENSE,		/* the programs' licence, one of the GPL-compatible words (settings_word) */
 	SET_UNSTABLE_MAP_DECL,	/* let @m = hash(N): 0 warn, 1 enable, 2 error */
 	SET_UNSTABLE_ADDR,	/* the & operator: 0 warn, 1 enable, 2 error */
+	SET_FOLDED_OFFSETS,	/* 1: -f folded writes frames as text prints them (main+22, 0x7f...) */
 	SET__COUNT,
 };
 

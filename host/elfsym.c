@@ -658,6 +658,10 @@ const struct rs_sym *rs_elf_addr_sym(const struct rs_elf *e, uint64_t vaddr)
 
 /* ---- usym cache --------------------------------------------------------- */
 
+/* the vDSO's dev in the cache (no device has it); its ino is the image's
+ * size: one kernel maps one image per ABI, and those differ in size */
+#define SC_VDSO_DEV UINT64_MAX
+
 struct sc_file {
 	uint64_t dev, ino;
 	struct rs_elf *elf;	/* NULL until opened, or when it failed */
@@ -737,7 +741,10 @@ static int load_cb(const struct rs_mapping *m, void *ctx)
 {
 	struct load_ctx *lc = ctx;
 	struct sc_map *sm;
+	bool vdso = !strcmp(m->path, "[vdso]");
 
+	if (!vdso && !rs_mapping_is_exec_file(m))
+		return 0;
 	lc->maps = vec_grow(lc->maps, lc->n, sizeof(*lc->maps));
 	sm = &lc->maps[lc->n];
 	sm->start = m->start;
@@ -745,8 +752,8 @@ static int load_cb(const struct rs_mapping *m, void *ctx)
 	sm->offset = m->offset;
 	sm->path = arena_strdup(lc->c->ar, m->path);
 	sm->deleted = m->deleted;
-	sm->file = sc_file_get(lc->c, ((uint64_t)m->dev_major << 32) | m->dev_minor,
-			       m->inode);
+	sm->file = vdso ? sc_file_get(lc->c, SC_VDSO_DEV, m->end - m->start)
+			: sc_file_get(lc->c, ((uint64_t)m->dev_major << 32) | m->dev_minor, m->inode);
 	if (!sm->file) {
 		lc->oom = true;
 		return -ENOMEM;
@@ -763,13 +770,13 @@ static struct sc_proc *sc_proc_find(struct rs_symcache *c, int pid)
 	return NULL;
 }
 
-/* (Re)read pid's executable mappings; the old list stays if pid is gone,
- * so addresses of exited processes still name their symbols. */
+/* (Re)read pid's executable mappings and its vDSO; the old list stays if
+ * pid is gone, so addresses of exited processes still name their symbols. */
 static int sc_proc_load(struct rs_symcache *c, int pid, struct sc_proc **out)
 {
 	struct load_ctx lc = { .c = c };
 	struct sc_proc *p;
-	int ret = rs_maps_each(pid, load_cb, &lc);
+	int ret = rs_maps_each_any(pid, load_cb, &lc);
 
 	if (ret || lc.n == 0) {
 		free(lc.maps);
@@ -806,6 +813,13 @@ static void sc_open_file(int pid, const struct sc_map *m)
 
 	if (f->elf || f->failed)
 		return;
+	if (f->dev == SC_VDSO_DEV) {
+		/* a process that is gone leaves it to the next one */
+		int ret = rs_vdso_open(pid, m->start, m->end, &f->elf, err, sizeof(err));
+		if (ret && ret != -ESRCH)
+			f->failed = true;
+		return;
+	}
 	rm = calloc(1, sizeof(*rm));
 	if (!rm)
 		return;

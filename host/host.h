@@ -301,6 +301,8 @@ bool rs_mapping_is_exec_file(const struct rs_mapping *m);
  * process does not exist (or exited), -errno. */
 int rs_maps_each(int pid, int (*cb)(const struct rs_mapping *m, void *ctx),
 		 void *ctx);
+/* The same for every mapping (anonymous, [vdso], [stack] ...). */
+int rs_maps_each_any(int pid, int (*cb)(const struct rs_mapping *m, void *ctx), void *ctx);
 
 /* Open path inside root (a directory, e.g. "/proc/PID/root") as the
  * process rooted there would: absolute symlinks and ".." stay inside root,
@@ -404,6 +406,16 @@ void rs_symcache_free(struct rs_symcache *c);
 int rs_usym(struct rs_symcache *c, int pid, uint64_t addr, struct rs_usym *out);
 /* Forget pid's mappings (it exited or exec'd). */
 void rs_symcache_forget(struct rs_symcache *c, int pid);
+
+/* ---- the vDSO (vdso.c) ------------------------------------------------- */
+
+/* pid's [vdso] mapping [*start, *end): 0, -ENOENT when it has none, -ESRCH */
+int rs_vdso_mapping(int pid, uint64_t *start, uint64_t *end);
+/* The vDSO image pid maps at [start, end), parsed as an ELF (its .dynsym
+ * names __vdso_clock_gettime ...): read from /proc/PID/mem, or, when that
+ * fails (the process is gone), sonde's own vDSO if it has the same size.
+ * 0, or -errno with the reason in err. */
+int rs_vdso_open(int pid, uint64_t start, uint64_t end, struct rs_elf **out, char *err, size_t errlen);
 
 /* ---- instruction boundaries (insn.c) ----------------------------------- */
 

@@ -145,8 +145,8 @@ bool rs_mapping_is_exec_file(const struct rs_mapping *m)
 	return m->perms[2] == 'x' && m->inode != 0 && m->path[0] == '/';
 }
 
-int rs_maps_each(int pid, int (*cb)(const struct rs_mapping *m, void *ctx),
-		 void *ctx)
+static int maps_each(int pid, bool files_only, int (*cb)(const struct rs_mapping *m, void *ctx),
+		     void *ctx)
 {
 	char fn[64];
 	FILE *f;
@@ -168,7 +168,7 @@ int rs_maps_each(int pid, int (*cb)(const struct rs_mapping *m, void *ctx),
 	}
 	errno = 0;
 	while (getline(&line, &cap, f) >= 0) {
-		if (rs_maps_parse_line(line, m) || !rs_mapping_is_exec_file(m))
+		if (rs_maps_parse_line(line, m) || (files_only && !rs_mapping_is_exec_file(m)))
 			continue;
 		ret = cb(m, ctx);
 		if (ret)
@@ -181,6 +181,16 @@ int rs_maps_each(int pid, int (*cb)(const struct rs_mapping *m, void *ctx),
 	free(m);
 	fclose(f);
 	return ret;
+}
+
+int rs_maps_each(int pid, int (*cb)(const struct rs_mapping *m, void *ctx), void *ctx)
+{
+	return maps_each(pid, true, cb, ctx);
+}
+
+int rs_maps_each_any(int pid, int (*cb)(const struct rs_mapping *m, void *ctx), void *ctx)
+{
+	return maps_each(pid, false, cb, ctx);
 }
 
 int rs_open_in_root(const char *root, const char *path, int flags)

@@ -52,6 +52,7 @@ enum pr_frame_kind { PF_KEY, PF_USER, PF_KERNEL };
 struct pr_path {
 	const char **name;
 	enum pr_frame_kind *kind;
+	const struct pr_frame **frame;	/* a stack's frame, NULL for a key part */
 	int n, cap;
 };
 bool pr_stack_path(const struct pr_entry *e, bool use_func, struct pr_path *p);

@@ -53,11 +53,14 @@ struct pr_key {
 /* One frame of a stack key, for the picture formats: `line` is the frame
  * as the text output prints it, indentation dropped ("main+22", as
  * stackcollapse-bpftrace.pl keeps it); `func` the function alone ("main",
- * or "0x7f12..." when unresolved); module the mapped file (user frames,
- * NULL when unknown). */
+ * or "0x7f12..." when unresolved, `named` false); module the mapped file
+ * of a named user frame (NULL otherwise); file the mapped file of any user
+ * frame whose address lies in a mapping (NULL when none does). */
 struct pr_frame {
 	const char *line, *func, *module;
 	uint64_t addr;
+	const char *file;
+	bool named;
 };
 /* frames leaf first, as the kernel walks them */
 struct pr_stack {
@@ -294,7 +297,8 @@ struct vf_frame {
 	uint64_t addr;
 	const char *sym;	/* NULL: unresolved */
 	uint64_t off;		/* addr - symbol start */
-	const char *module;	/* user frames: the mapped file ("[unknown]" if NULL) */
+	const char *module;	/* user frames: the mapped file (NULL: none), also
+				 * for an unresolved address */
 };
 
 /* A stack as bpftrace prints it: "\n", then one line per frame:

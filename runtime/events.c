@@ -114,19 +114,27 @@ static void do_cat(struct rt *rt, const char *path)
 	free(text);
 }
 
-/* -k: a helper failed in BPF; a located warning, as bpftrace -k prints */
+/* -k: a helper failed in BPF; a located warning, as bpftrace -k prints.
+ * A read of an absent key (site->map; code 0, as bpftrace reports it)
+ * has the newest bpftrace's message in JSON, and names the map in text */
 static void helper_warning(struct rt *rt, const struct cg_site *site, int64_t code)
 {
 	if (rt->o->writer->helper_error) {
-		rt->o->writer->helper_error(rt->o->out, site->helper, code, strerror((int)-code),
+		rt->o->writer->helper_error(rt->o->out, site->helper, code,
+					    site->map ? "Can't lookup map element because it does not exist."
+						      : strerror((int)-code),
 					    site->loc.line, site->loc.col);
 		return;
 	}
 	struct diag d;
 	diag_init(&d, rt->o->file, rt->o->src, stderr);
 	fflush(rt->o->out);
-	diag_warn(&d, site->loc, "%s failed: %s (%lld)", site->helper, strerror((int)-code),
-		  (long long)code);
+	if (site->map)
+		diag_warn(&d, site->loc, "%s failed: map '%s' has no such key (the read gives 0)",
+			  site->helper, site->map);
+	else
+		diag_warn(&d, site->loc, "%s failed: %s (%lld)", site->helper, strerror((int)-code),
+			  (long long)code);
 }
 
 /* errorf()/warnf(): on stderr after what the script printed before */

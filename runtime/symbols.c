@@ -257,8 +257,9 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 			if (c && !rs_usym(c, pid, ips[i], &u) && u.name) {
 				f[n].sym = vf_demangle(rt->a, u.name);
 				f[n].off = u.off;
-				f[n].module = u.file;
 			}
+			if (c)	/* an address without a symbol may lie in a file */
+				f[n].module = u.file;
 		} else {
 			struct ksyms *ks = rt_kernel_syms(rt);
 			f[n].sym = ks ? ksyms_lookup(ks, ips[i], &f[n].off) : NULL;
@@ -290,7 +291,9 @@ const struct pr_stack *rt_stack_frames(struct rt *rt, const struct type *t, cons
 			.func = f[i].sym ? arena_strdup(rt->a, f[i].sym)
 					 : arena_printf(rt->a, "0x%" PRIx64, f[i].addr),
 			.module = f[i].sym && f[i].module ? arena_strdup(rt->a, f[i].module) : NULL,
+			.file = f[i].module ? arena_strdup(rt->a, f[i].module) : NULL,
 			.addr = f[i].addr,
+			.named = f[i].sym != NULL,
 		};
 	*s = (struct pr_stack){.frames = pf, .n = n, .kernel = !user};
 	return s;

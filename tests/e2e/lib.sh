@@ -81,6 +81,42 @@ pid_calls_go() {
 	wait "$wp"
 }
 
+# zombie_start DIR CMD...: CMD run as the child of tests/workloads/zombie,
+# which keeps it unreaped once it exits: the zombie's pid in $zp, its
+# parent's in $zparent, the parent's stdin (a fifo) open on fd 8 until
+# zombie_end.  Returns 1 and says why unless /proc/$zp/stat shows state Z
+# with $zparent as the parent when it returns.
+zombie_start() {
+	local d=$1; shift
+	build_workload zombie
+	rm -f "$d/zgo" "$d/zombie.out" && mkfifo "$d/zgo"
+	"$B/zombie" "$@" < "$d/zgo" > "$d/zombie.out" &
+	zparent=$!
+	exec 8> "$d/zgo"
+	zp=
+	wait_for "$d/zombie.out" '^zombie [0-9]+$' 60 && zp=$(awk '{ print $2 }' "$d/zombie.out")
+	# the fields after the comm, which may hold spaces and parentheses
+	[ -n "$zp" ] && [ "$(sed 's/.*) //' "/proc/$zp/stat" 2>/dev/null | cut -d' ' -f1,2)" = "Z $zparent" ] && return 0
+	echo "    setup: no zombie child of $zparent: pid '$zp', stat '$(cat "/proc/$zp/stat" 2>&1)'"
+	return 1
+}
+zombie_end() {
+	exec 8>&-
+	wait "$zparent"
+}
+
+# wait_threads PID N [SECONDS]: wait until process PID runs N threads (a
+# workload that starts its threads after exec has then exec'd and started)
+wait_threads() {
+	local i n=$(( ${3:-30} * 10 ))
+	for ((i = 0; i < n; i++)); do
+		[ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "    process $1 did not start $2 threads"
+	return 1
+}
+
 # kill_reap PID...: SIGKILL each workload process, then reap it
 kill_reap() {
 	local p

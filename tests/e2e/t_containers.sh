@@ -358,27 +358,21 @@ expect_match "${ct_name}_deleted_v" "attached sonde_target\+0x$OFF1 in $CT/del/l
 	"$(cat "$CT/delname.err")"
 
 # ---- round 3: targets that exit -------------------------------------------
-# a zombie: /proc/PID exists, its maps are empty (the parent, `sleep`, never
-# reaps it).  One clear sentence and status 1, nothing attached.  The child
-# waits before it runs and exits: sh reaps children that end before its
-# `exec sleep`.
-rm -f "$CT/zombie.pid"
-sh -c "(sleep 0.3; exec $CALL $LIB1 0 > /dev/null) & echo \$! > $CT/zombie.pid; exec sleep 20" &
-zparent=$!; ct_pids+=("$zparent")
-for _ in $(seq 100); do
-	zp=$(cat "$CT/zombie.pid" 2>/dev/null)
-	# state Z, and the child of our `sleep` (not a recycled pid)
-	[ -n "$zp" ] && [ "$(awk '{print $3 $4}' /proc/$zp/stat 2>/dev/null)" = "Z$zparent" ] && break
-	sleep 0.05
-done
-for how in libname abspath; do
-	if [ $how = libname ]; then p=$PROG; else p=$PROGA; fi
-	"$SONDE" -p "$zp" -e "$p" > "$CT/zombie.out" 2> "$CT/zombie.err"; zrc=$?
-	if [ "$zrc" = 1 ] && ct_clean zombie && [ "$(grep -c '^sonde: ' "$CT/zombie.err")" = 1 ] &&
-	   grep -q "pid $zp has exited (a zombie" "$CT/zombie.err"; then pass "${ct_name}_zombie_$how"
-	else fail "${ct_name}_zombie_$how"; echo "    status $zrc"; sed 's/^/    /' "$CT/zombie.err" | head; fi
-done
-kill "$zparent" 2>/dev/null; wait "$zparent" 2>/dev/null
+# a zombie: /proc/PID exists, its maps are empty (its parent,
+# tests/workloads/zombie, keeps it unreaped).  One clear sentence and
+# status 1, nothing attached.
+if zombie_start "$CT" "$CALL" "$LIB1" 0; then
+	for how in libname abspath; do
+		if [ $how = libname ]; then p=$PROG; else p=$PROGA; fi
+		"$SONDE" -p "$zp" -e "$p" > "$CT/zombie.out" 2> "$CT/zombie.err"; zrc=$?
+		if [ "$zrc" = 1 ] && ct_clean zombie && [ "$(grep -c '^sonde: ' "$CT/zombie.err")" = 1 ] &&
+		   grep -q "pid $zp has exited (a zombie" "$CT/zombie.err"; then pass "${ct_name}_zombie_$how"
+		else fail "${ct_name}_zombie_$how"; echo "    status $zrc"; sed 's/^/    /' "$CT/zombie.err" | head; fi
+	done
+else
+	fail "${ct_name}_zombie_libname"; fail "${ct_name}_zombie_abspath"
+fi
+zombie_end
 
 # processes that map the library and exit while sonde scans /proc: the
 # resolution must neither fail nor crash, and count the one that stays

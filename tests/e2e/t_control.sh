@@ -14,7 +14,10 @@ usr1_run() {	# SCRIPT: the stdout of USR1, USR1, INT
 	local sp=$!
 	wait_for "$B/usr1.err" 'Attached' 20
 	kill -USR1 $sp; wait_for "$B/usr1.out" '^@h' 10
-	kill -USR1 $sp; sleep 0.3
+	kill -USR1 $sp
+	# the second print is out before the SIGINT: two pending signals of
+	# different kinds are taken in no promised order
+	for ((i = 0; i < 200; i++)); do [ "$(grep -c '^@h' "$B/usr1.out")" -ge 2 ] && break; sleep 0.05; done
 	kill -INT $sp; wait $sp
 	echo "rc=$?"
 	cat "$B/usr1.out"

@@ -65,6 +65,7 @@ else
 fi
 
 # -- Ctrl-C ends tracing and prints the maps (the README's workflow) --------
+rm -f "$B/sigint.out" "$B/wait.out"	# wait_for must not find the last run's lines
 "$SONDE" -e 'tracepoint:sched:sched_switch { @switches = count(); }' > "$B/sigint.out" 2>&1 &
 spid=$!
 wait_for "$B/sigint.out" '^Attached' ; sleep 0.5; kill -INT $spid; wait $spid; rc=$?

@@ -184,7 +184,7 @@ SLICE=$CGROOT/system.slice dx_slice=
 SCOPE=$SLICE/docker-$ID.scope
 if mkdir "$SCOPE" 2>/dev/null; then
 	sh -c "echo \$\$ > $SCOPE/cgroup.procs && exec $DX/dx_service spin 30000" & c1=$!
-	sh -c "echo \$\$ > $SCOPE/cgroup.procs && exec sleep 30" & c2=$!
+	sh -c "echo \$\$ > $SCOPE/cgroup.procs && exec sleep infinity" & c2=$!
 	until_true sh -c "[ \$(wc -l < $SCOPE/cgroup.procs) -ge 2 ]"
 	"$SONDE" diagnose -f json -o "$DX/ct.json" --container "${ID:0:12}" 2 2> "$DX/ct.err"
 	kill_reap $c1 $c2

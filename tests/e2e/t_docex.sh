@@ -381,6 +381,7 @@ differs language:bench_probes "no --bench mode and no bench: probes"
 
 # -- self ---------------------------------------------------------------------
 f=$B/docex-self.out
+rm -f "$f"	# wait_for must not find the last run's "Attached"
 "$SONDE" -e 'self:signal:SIGUSR1 {
   print("abc");
 }' > "$f" 2>&1 &
@@ -1275,6 +1276,7 @@ out=$(timeout 60 "$SONDE" -e 'BEGIN { $x = (uint64)pid; $x = cgroup; exit(); }' 
 expect_eq docex:migration:pid_cast "Attached 1 probe" "$out"
 differs migration:sigusr1_default "SIGUSR1 without a self:signal probe prints the maps, as in 0.17"
 f=$B/docex-usr1.out
+rm -f "$f"
 "$SONDE" -e 'BEGIN { @b[1] = 2; } self:signal:SIGUSR1 { print(@b); }' > "$f" 2>&1 &
 p=$!
 wait_for "$f" '^Attached' 60

@@ -46,6 +46,7 @@ lost_run() {	# FORMAT: sets got_lines, got_lost, lost_early
 	rm -f "$fifo"; mkfifo "$fifo"
 	bash -c "read _ < '$fifo'; exec '$B/syscall_loop' $n" > /dev/null &
 	local wl=$!
+	rm -f "$B/lost.out" "$B/lost.err"	# the wait below must not find the last run's line
 	"$SONDE" -f "$fmt" --rb-pages 1 -e "tracepoint:syscalls:sys_enter_getppid /pid == $wl/ { printf(\"%d\\n\", nsecs); }" \
 		> "$B/lost.out" 2> "$B/lost.err" &
 	local sp=$!

@@ -27,6 +27,7 @@ out=$(nl_run 'begin { @x = 1 } Interval:ms:1 { @y = 2; exit() }')
 expect_eq newlang:provider_any_case $'\n\n@x: 1\n@y: 2' "$out"
 # BEGIN as 0.17 writes it keeps 0.17's behaviour: it runs until Ctrl-C
 f=$B/newlang-langa-begin.out
+rm -f "$f"
 "$SONDE" -q -e 'BEGIN { printf("up\n"); }' > "$f" 2>&1 &
 p=$!
 if wait_for "$f" '^up$' && sleep 0.3 && kill -0 $p 2>/dev/null; then

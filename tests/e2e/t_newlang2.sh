@@ -73,7 +73,7 @@ rm -f "$f"
 out=$(timeout 60 "$SONDE" --quiet --cmd "$B/syscall_loop 2" --output "$f" -e 'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @ = count(); }' 2>&1 | grep -v '^[0-9.][0-9.]*$')
 expect_eq newlang2:flag_quiet_cmd_output "|@: 2" "$out|$(sed '/^$/d' "$f")"
 rm -f "$f"
-sleep 60 & sp=$!
+sleep infinity & sp=$!
 out=$(timeout 60 "$SONDE" --quiet --pid $sp -e 'interval:ms:10 { printf("%d\n", scoped); exit(); }' 2>&1)
 kill_reap $sp
 expect_eq newlang2:flag_pid '1' "$out"

@@ -227,6 +227,24 @@ out=$("$SONDE" -q -k -f json -e 'BEGIN { printf("%s|\n", str(16)); exit(); }' 2>
 expect_eq parity:k_json_helper_error '{"type": "helper_error", "msg": "Bad address", "helper": "probe_read_str", "retcode": -14, "line": 1, "col": 25}' "$out"
 out=$("$SONDE" -q -e 'BEGIN { @[1] = 1; delete(@[7]); exit(); }' 2>&1)
 expect_eq parity:no_k_silent $'\n\n@[1]: 1' "$out"
+# a read of an absent key: 0, and under -k a warning at the map (the
+# newest bpftrace's other.runtime_error_check_lookup), in text and JSON
+k_lookup='i:ms:100 { @[1] = 1; printf("%d\n", @[2]); exit(); }'
+out=$("$SONDE" -q -k -e "$k_lookup" 2>&1 >/dev/null)
+expect_eq parity:k_map_lookup_absent "stdin:1:37: warning: map_lookup_elem failed: map '@' has no such key (the read gives 0)
+$k_lookup
+                                    ^~~~" "$out"
+out=$("$SONDE" -q -k -f json -e "$k_lookup" 2>&1)
+expect_eq parity:k_json_map_lookup_absent '{"type": "helper_error", "msg": "Can'"'"'t lookup map element because it does not exist.", "helper": "map_lookup_elem", "retcode": 0, "line": 1, "col": 37}
+{"type": "printf", "data": "0\n"}
+{"type": "map", "data": {"@": {"1": 1}}}' "$out"
+out=$("$SONDE" -q -e "$k_lookup" 2>&1 >/dev/null)
+expect_eq parity:no_k_lookup_silent "" "$out"
+# the lookups of updates create their key, and reads of present keys find
+# it: nothing to warn about
+out=$("$SONDE" -q -k -e 'i:ms:10 { @c = count(); @n++; @s += 2; @m[1]++; @m[2] -= 1; @v = 5; $a = @v + @m[1];
+  @h = hist(3); @t = sum(4); @mx = max(3); @st[pid] = 1; if (@v > 1 && @st[pid] == 1 && @c == 1) { @ok = 1 } exit(); }' 2>&1)
+expect_eq parity:k_updates_quiet "0 warnings|@ok: 1" "$(printf '%s\n' "$out" | grep -c 'warning') warnings|$(printf '%s\n' "$out" | grep '^@ok')"
 # an increment used as a value: atomic fetch-and-add, or (a kernel before
 # 5.12, as SONDE_NO_FEATURES makes this one look) a load and a store
 if need_root parity:increment_as_value; then

@@ -55,6 +55,7 @@ fi
 # the probe runs in sonde's own process each time it gets SIGUSR1 (pid is
 # sonde's), and replaces 0.17's map dump
 f=$B/probes_self.out
+rm -f "$f"	# wait_for must not find the last run's "ready" (a SIGUSR1 then kills sonde)
 "$SONDE" -e 'BEGIN { @me = pid; printf("ready\n"); } self:signal:SIGUSR1 { @n++; printf("%s %d %d\n", probe, @n, pid == @me); if (@n == 2) { exit(); } }' > "$f" 2>&1 &
 sp=$!
 if wait_for "$f" '^ready'; then
@@ -121,20 +122,20 @@ pid_calls_go "$pd/pid_star_twice.out" -e 'uprobe:*:pid_hit_one, usdt:*:pidcalls:
 out=$(cat "$pd/pid_star_twice.out")
 expect_eq probes:pid_star_twice_count "$(printf 'Attached 2 probes\n\n\n@[uprobe:%s:pid_hit_one]: 5\n@[usdt:%s:pidcalls:hit]: 5' "$PC" "$PC")" "$out"
 # a function no mapped file has; a process that has exited (a zombie
-# its parent, sleep, never reaps); usdt:* without -p
+# its parent, tests/workloads/zombie, keeps unreaped); usdt:* without -p
 pid_calls_start "$pd"
 out=$("$SONDE" -p "$wp" -e 'uprobe:*:no_such_fn { }' 2>&1; echo "rc=$?")
 expect_match probes:pid_star_none "error: uprobe:\*:no_such_fn in pid $wp: symbol 'no_such_fn' not found in .*rc=1" "$(echo $out)"
 echo g >&7; exec 7>&-; wait "$wp"
-sh -c "$PC 0 < /dev/null > /dev/null & echo \$! > $pd/zpid; exec sleep 30" &
-zp=$!
-wait_for "$pd/zpid" . && z=$(cat "$pd/zpid")
-for ((i = 0; i < 100; i++)); do grep -q '^State:.*Z' "/proc/$z/status" 2>/dev/null && break; sleep 0.1; done
-out=$("$SONDE" -p "$z" -e 'uprobe:*:malloc { }' 2>&1; echo "rc=$?")
-expect_match probes:pid_star_exited "pid $z has exited.*rc=1" "$(echo $out)"
-out=$("$SONDE" -p "$z" -e 'usdt:*:pidcalls:hit { }' 2>&1; echo "rc=$?")
-expect_match probes:pid_star_usdt_exited "pid $z maps no file.*rc=1" "$(echo $out)"
-kill_reap "$zp"
+if zombie_start "$pd" "$PC" 0; then
+	out=$("$SONDE" -p "$zp" -e 'uprobe:*:malloc { }' 2>&1; echo "rc=$?")
+	expect_match probes:pid_star_exited "pid $zp has exited.*rc=1" "$(echo $out)"
+	out=$("$SONDE" -p "$zp" -e 'usdt:*:pidcalls:hit { }' 2>&1; echo "rc=$?")
+	expect_match probes:pid_star_usdt_exited "pid $zp maps no file.*rc=1" "$(echo $out)"
+else
+	fail probes:pid_star_exited; fail probes:pid_star_usdt_exited
+fi
+zombie_end
 out=$("$SONDE" --dry-run -e 'usdt:*:pidcalls:hit { }' 2>&1; echo "rc=$?")
 expect_match probes:usdt_star_needs_pid "usdt target '\*' needs -p PID.*rc=1" "$(echo $out)"
 

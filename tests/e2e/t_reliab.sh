@@ -92,7 +92,13 @@ expect_eq reliab:sigint_while_compiling "caught before attach=yes rc=0 begin end
 #    user who presses Ctrl-C twice means: nothing is attached to undo ------
 rl_start twice
 kill -INT $rl_pid 2>/dev/null
-sleep 0.2	# two signals at once would be one
+# two SIGINTs pending at once would be one: the second is sent once the
+# first has been delivered (no longer pending, ShdPnd bit 1)
+for ((i = 0; i < 3000; i++)); do
+	pnd=$(awk '/^ShdPnd:/ { print $2 }' /proc/$rl_pid/status 2>/dev/null)
+	[ -n "$pnd" ] && (( (0x$pnd >> 1) & 1 )) || break
+	sleep 0.01
+done
 kill -INT $rl_pid 2>/dev/null
 rl_end
 expect_eq reliab:second_sigint_while_compiling \

@@ -138,11 +138,15 @@ fi
 
 gcc -shared -fPIC -O1 -o "$sec/libchg.so" "$top/tests/workloads/libsondetest.c"
 gcc -shared -fPIC -O1 -DSONDE_PAD=4096 -fno-toplevel-reorder -o "$sec/libchg2.so" "$top/tests/workloads/libsondetest.c"
-"$SONDE" -v -e "uprobe:$sec/libchg.so:sonde_target { } interval:s:3 { exit(); }" >/dev/null 2>"$sec/chg.err" &
+# (sonde runs until the warning is out, however slowly it looks: the
+# file is checked once a second)
+rm -f "$sec/chg.err"	# wait_for must not find the last run's lines
+"$SONDE" -v -e "uprobe:$sec/libchg.so:sonde_target { }" >/dev/null 2>"$sec/chg.err" &
 chg=$!
-for i in $(seq 1 100); do grep -q '^Attached' "$sec/chg.err" && break; sleep 0.1; done
+wait_for "$sec/chg.err" '^Attached' 60
 cp "$sec/libchg2.so" "$sec/libchg.so"	# in place: same inode
-wait "$chg"
+wait_for "$sec/chg.err" 'changed on disk' 60
+kill -INT "$chg"; wait "$chg"
 expect_match secure:probed_file_rewritten "^sonde: warning: uprobe:$sec/libchg.so:sonde_target: $sec/libchg.so changed on disk after it was probed \(same file, rewritten in place" "$(cat "$sec/chg.err")"
 
 # a rebuild of the same size with its mtime put back (cp -p, rsync -t):
@@ -151,16 +155,25 @@ gcc -shared -fPIC -O1 -DSONDE_PAD=16 -fno-toplevel-reorder -o "$sec/libbid.so" "
 gcc -shared -fPIC -O1 -DSONDE_PAD=32 -fno-toplevel-reorder -o "$sec/libbid2.so" "$top/tests/workloads/libsondetest.c"
 touch -r "$sec/libbid.so" "$sec/libbid2.so"
 cp -p "$sec/libbid.so" "$sec/libbid3.so"
-# bid_watch LIB ACTION: sonde -v's stderr after ACTION on the probed LIB
+# bid_watch LIB ACTION [warns]: sonde -v's warnings after ACTION on the
+# probed LIB; with warns, sonde runs until the warning is out, else 2.5 s
+# (at least two of its once-a-second checks)
 bid_watch() {
-	"$SONDE" -v -e "uprobe:$1:sonde_target { } interval:ms:2500 { exit(); }" >/dev/null 2>"$sec/bid.err" &
+	local prog="uprobe:$1:sonde_target { }"
+	[ "$3" = warns ] || prog="$prog interval:ms:2500 { exit(); }"
+	rm -f "$sec/bid.err"
+	"$SONDE" -v -e "$prog" >/dev/null 2>"$sec/bid.err" &
 	local pid=$!
-	wait_for "$sec/bid.err" '^Attached' 30
+	wait_for "$sec/bid.err" '^Attached' 60
 	eval "$2"
+	if [ "$3" = warns ]; then
+		wait_for "$sec/bid.err" 'changed on disk' 60
+		kill -INT $pid
+	fi
 	wait $pid
 	grep '^sonde: warning' "$sec/bid.err"
 }
-out=$(bid_watch "$sec/libbid.so" 'cp -p "$sec/libbid2.so" "$sec/libbid.so"')
+out=$(bid_watch "$sec/libbid.so" 'cp -p "$sec/libbid2.so" "$sec/libbid.so"' warns)
 bid_same=$( [ "$(stat -c '%s %y' "$sec/libbid.so")" = "$(stat -c '%s %y' "$sec/libbid3.so")" ] && echo same || echo other)
 expect_eq secure:rebuilt_same_size_and_mtime "same size and mtime: sonde: warning: uprobe:$sec/libbid.so:sonde_target: $sec/libbid.so changed on disk after it was probed (same file, rewritten in place with another build-id)" \
 	"$bid_same size and mtime: $(printf '%s\n' "$out" | sed 's/: its probes.*//')"

@@ -58,6 +58,7 @@ trap cleanup EXIT
 # sets URL (the port it chose) and SPID
 start_sonde() {
 	local name=$1; shift
+	rm -f "$SV/$name.out" "$SV/$name.err"	# not the last run's port
 	"$SONDE" --serve 127.0.0.1:0 "$@" > "$SV/$name.out" 2> "$SV/$name.err" &
 	SPID=$!
 	PIDS+=("$SPID")
@@ -184,6 +185,7 @@ else
 fi
 
 # ---- the textfile for node_exporter -------------------------------------------------------
+rm -f "$SV/textfile.out"	# the wait below must not find the last run's line
 "$SONDE" -f openmetrics -o "$SV/sonde.prom" --interval 1 \
 	-e "tracepoint:syscalls:sys_enter_ioctl /comm == \"serve_text$sx\"/ { @ioctls = count(); }" \
 	> "$SV/textfile.out" 2>&1 &

@@ -68,4 +68,30 @@ if command -v unshare > /dev/null; then
 else
 	skip stacks:named_in_own_pid_namespace "no unshare(1) to make a PID namespace"
 fi
+
+# frames in the vDSO are named from its image, as perf names them: a loop
+# of clock_gettime (tests/workloads/vdso_loop.c, ~0.5 s of CPU in 20M
+# calls, nearly all in __vdso_clock_gettime) under a 999 Hz sampler, in
+# text (perf mode shows the [vdso] module), folded, flame graph and pprof.
+# The vDSO exports clock_gettime as a weak alias of the global
+# __vdso_clock_gettime (arm64's: __kernel_clock_gettime), which names the
+# frame; libc's own clock_gettime is the frame under it.
+build_workload vdso_loop -fno-omit-frame-pointer
+VL="$B/vdso_loop 20000000"
+vprog='profile:hz:999 /pid == cpid/ { @[ustack, comm] = count(); }'
+out=$("$SONDE" -q -c "$VL" -e 'profile:hz:999 /pid == cpid/ { @[ustack(perf)] = count(); }' 2>&1)
+expect_match stacks:vdso_frame_text '^[[:space:]]*[0-9a-f]+ __(vdso|kernel)_clock_gettime\+[0-9]+ \(\[vdso\]\)$' "$out"
+out=$("$SONDE" -q -f folded -c "$VL" -e "$vprog" 2>&1)
+expect_match stacks:vdso_frame_folded '^vdso_loop;.*;__(vdso|kernel)_clock_gettime [0-9]+$' "$out"
+rm -f "$ST/vdso.svg"
+"$SONDE" -q -f flamegraph -o "$ST/vdso.svg" -c "$VL" -e "$vprog" > /dev/null 2>&1
+expect_match stacks:vdso_frame_flamegraph '<title>__(vdso|kernel)_clock_gettime \([0-9]+, ' "$(cat "$ST/vdso.svg" 2>&1)"
+if command -v go >/dev/null; then
+	rm -f "$ST/vdso.pb.gz"
+	"$SONDE" -q -f pprof -o "$ST/vdso.pb.gz" -c "$VL" -e "$vprog" > /dev/null 2>&1
+	expect_match stacks:vdso_frame_pprof ' __(vdso|kernel)_clock_gettime$' \
+		"$(GOCACHE=$ST/gocache HOME=${HOME:-/root} go tool pprof -top "$ST/vdso.pb.gz" 2>&1)"
+else
+	skip stacks:vdso_frame_pprof "go (golang-go, for go tool pprof) is not installed"
+fi
 )

@@ -53,6 +53,7 @@ st_allocs() {
 	mkfifo "$fifo.ready"
 	sh -c 'read go < "$0"; exec "$1" --version > /dev/null' "$fifo.ready" "$SONDE" &
 	rpid=$!
+	rm -f "$B/st.count" "$B/st.err"	# wait_for must not find the last run's lines
 	"$SONDE" -e "$st_count" "$pid" "$rpid" > "$B/st.count" 2> "$B/st.err" &
 	cpid=$!
 	if ! wait_for "$B/st.err" '^Attached' 120 || ! { echo go > "$fifo.ready"; wait_for "$B/st.count" '^ready' 120; }; then

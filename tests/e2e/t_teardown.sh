@@ -35,6 +35,8 @@ END { printf("END\n"); }
 EOF
 }
 
+# the clock ticks (user and system) process $1 has run
+td_cpu() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }'; }
 # the BPF object ids process $1 holds open: prog_id:N, map_id:N, link_id:N
 td_held() { grep -hE '^(prog|map|link)_id:' /proc/"$1"/fdinfo/* 2>/dev/null | tr -d ' \t' | sort -u; }
 # every such id the kernel has now
@@ -50,6 +52,7 @@ td_case() {
 	local load=$1 stop=$2 o=$B/td.$1.$2 w=$B/td_$1 wpid='' spid why='' i
 	td_script "$load" > "$o.bt"
 	: > "$o.err"
+	rm -f "$o.w"	# its "ready" is waited for
 	case $stop in
 	c) "$SONDE" -c "$w $load 800" "$o.bt" > "$o.out" 2> "$o.err" & spid=$! ;;
 	p) "$w" "$load" > "$o.w" & wpid=$!
@@ -64,7 +67,20 @@ td_case() {
 	td_held "$spid" > "$o.held"
 	# the load starts once sonde is attached (-p: it had to exist first)
 	case $stop in sigint|sigterm|exit) "$w" "$load" > "$o.w" & wpid=$! ;; esac
-	sleep 0.3	# the load fills the ring buffer
+	# the load has blocked its signals (a SIGUSR1 before that would kill
+	# it), and a busy load has run two clock ticks since sonde attached:
+	# its calls are traced and fill the ring buffer
+	if [ -n "$wpid" ]; then
+		wait_for "$o.w" '^ready' 60
+		local t0
+		t0=$(td_cpu "$wpid")
+		if [ "$load" != idle ] && [ -n "$t0" ]; then
+			for ((i = 0; i < 600; i++)); do
+				[ "$(td_cpu "$wpid")" -ge $((t0 + 2)) ] 2>/dev/null && break
+				sleep 0.05
+			done
+		fi
+	fi
 	case $stop in
 	sigint) kill -INT "$spid" ;;
 	sigterm) kill -TERM "$spid" ;;

@@ -16,20 +16,29 @@
 #include <cmocka.h>
 #include <zlib.h>
 
+#include "common/settings.h"
 #include "output/output.h"
 #include "profile.pb-c.h"
 
 /* leaf first, as the kernel gives them */
 static const struct pr_frame uf1[] = {
-	{"leaf+4", "leaf", "/bin/w", 0x1004}, {"mid_x+9", "mid_x", "/bin/w", 0x1109},
-	{"main+57", "main", "/bin/w", 0x1239},
+	{"leaf+4", "leaf", "/bin/w", 0x1004, "/bin/w", true}, {"mid_x+9", "mid_x", "/bin/w", 0x1109, "/bin/w", true},
+	{"main+57", "main", "/bin/w", 0x1239, "/bin/w", true},
 };
 static const struct pr_frame uf2[] = {
-	{"leaf+4", "leaf", "/bin/w", 0x1004}, {"mid_y+9", "mid_y", "/bin/w", 0x1309},
-	{"main+65", "main", "/bin/w", 0x1241},
+	{"leaf+4", "leaf", "/bin/w", 0x1004, "/bin/w", true}, {"mid_y+9", "mid_y", "/bin/w", 0x1309, "/bin/w", true},
+	{"main+65", "main", "/bin/w", 0x1241, "/bin/w", true},
+};
+/* uf1's path with main at another offset, and two frames without a symbol */
+static const struct pr_frame uf3[] = {
+	{"0x7f0010", "0x7f0010", NULL, 0x7f0010, "/lib/libx.so.1", false},
+	{"0x7f9000", "0x7f9000", NULL, 0x7f9000, NULL, false},
+	{"leaf+4", "leaf", "/bin/w", 0x1004, "/bin/w", true}, {"mid_x+9", "mid_x", "/bin/w", 0x1109, "/bin/w", true},
+	{"main+90", "main", "/bin/w", 0x1262, "/bin/w", true},
 };
 static const struct pr_frame kf[] = {
-	{"do_sys+3", "do_sys", NULL, 0xffffffff81000003}, {"entry+1", "entry", NULL, 0xffffffff81000101},
+	{"do_sys+3", "do_sys", NULL, 0xffffffff81000003, NULL, true},
+	{"entry+1", "entry", NULL, 0xffffffff81000101, NULL, true},
 };
 static const struct pr_stack us1 = {uf1, 3, false}, us2 = {uf2, 3, false}, ks = {kf, 2, true};
 
@@ -54,9 +63,32 @@ static void test_folded(void **state)
 	struct pr_entry e[] = {{.key = k1, .nkey = 3, .ival = 7}, {.key = k2, .nkey = 3, .ival = 3}};
 	struct pr_map m = {.name = "@", .kind = PR_INT, .entries = e, .nentries = 2};
 	char *s = run(&output_folded, &m, 1, false);
-	/* ascending by count; key parts first, then user, then kernel; ";" in a name is "_" */
+	/* ascending by count; key parts first, then user, then kernel; ";" in
+	 * a name is "_"; one frame per function */
+	assert_string_equal(s, "w 2;main;mid_y;leaf;entry;do_sys 3\n"
+			       "w_1;main;mid_x;leaf;entry;do_sys 7\n");
+	free(s);
+	/* with folded_offsets, the frames as the text prints them */
+	char msg[128];
+	assert_int_equal(settings_set(SET_FOLDED_OFFSETS, "a test", "1", msg, sizeof(msg)), 0);
+	s = run(&output_folded, &m, 1, false);
 	assert_string_equal(s, "w 2;main+65;mid_y+9;leaf+4;entry+1;do_sys+3 3\n"
 			       "w_1;main+57;mid_x+9;leaf+4;entry+1;do_sys+3 7\n");
+	free(s);
+	assert_int_equal(settings_set(SET_FOLDED_OFFSETS, "a test", "0", msg, sizeof(msg)), 0);
+	/* two entries that differ only by an offset are one line, their
+	 * values summed, in order of the sums; a frame without a symbol is
+	 * its file's base name in brackets, or [unknown] */
+	static const struct pr_stack us3 = {uf3, 5, false}, us4 = {uf3 + 2, 3, false};
+	struct pr_key mk1[] = {{.text = "", .stack = &us1}}, mk2[] = {{.text = "", .stack = &us2}};
+	struct pr_key mk3[] = {{.text = "", .stack = &us4}}, mk4[] = {{.text = "", .stack = &us3}};
+	struct pr_entry me[] = {{.key = mk2, .nkey = 1, .ival = 4}, {.key = mk4, .nkey = 1, .ival = 5},
+				{.key = mk1, .nkey = 1, .ival = 6}, {.key = mk3, .nkey = 1, .ival = 1}};
+	struct pr_map mm = {.name = "@", .kind = PR_INT, .entries = me, .nentries = 4};
+	s = run(&output_folded, &mm, 1, false);
+	assert_string_equal(s, "main;mid_y;leaf 4\n"
+			       "main;mid_x;leaf;[unknown];[libx.so.1] 5\n"
+			       "main;mid_x;leaf 7\n");
 	free(s);
 	/* a stack that could not be read is one [unknown] frame */
 	static const struct pr_stack none = {NULL, 0, false};

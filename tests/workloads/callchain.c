@@ -7,6 +7,8 @@
  * a live process (bpftrace 0.17 cannot read them once it exited).
  * callchain paced N: N rounds of run_a(1) 10 ms apart (leaf's argument
  * is 0, 1, 2), for interval-printed histograms.
+ * callchain sites N: main -> run_c -> mid_x -> leaf 3N times, from two
+ * call sites in run_c (N and 2N times): one function at two offsets.
  * callchain spin N: the same shape of CPU time for a profile:hz sampler:
  * main -> spin_a burns 3 parts, main -> spin_b 1 part, N rounds.
  * Built with -fno-omit-frame-pointer (the kernel walks user stacks by
@@ -61,6 +63,16 @@ NOINLINE void run_b(long n)
 	__asm__ volatile("" ::: "memory");
 }
 
+NOINLINE void run_c(long n)
+{
+	for (long i = 0; i < n; i++)
+		mid_x(i);
+	__asm__ volatile("" ::: "memory");
+	for (long i = 0; i < 2 * n; i++)
+		mid_x(i);
+	__asm__ volatile("" ::: "memory");
+}
+
 NOINLINE void finish(void)
 {
 	__asm__ volatile("" ::: "memory");
@@ -94,6 +106,10 @@ int main(int argc, char **argv)
 			spin_a();
 			spin_b();
 		}
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "sites")) {
+		run_c(n);
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "paced")) {

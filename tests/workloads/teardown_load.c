@@ -6,6 +6,8 @@
  *        idle   sleeps
  *   MS   exit after MS milliseconds (default, or 0: when told)
  *
+ * Once its signals are blocked and the load thread started it prints
+ * "ready NS" on stdout: a signal sent after that line is waited for.
  * SIGUSR1 makes it call getpgid(0) once, the trigger of the script's exit()
  * probe; SIGUSR2 makes it exit.  Just before either it prints "mark NS" or
  * "end NS" (CLOCK_REALTIME nanoseconds) on stdout, so a bench measures how
@@ -73,6 +75,7 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	pthread_t t;
 	pthread_create(&t, NULL, load, NULL);
+	stamp("ready");
 	long long end = now_ms() + ms;
 	for (;;) {
 		long long left = ms > 0 ? end - now_ms() : 3600 * 1000;
