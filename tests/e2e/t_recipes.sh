@@ -216,7 +216,7 @@ if ! unshare --mount --propagation private true 2>/dev/null; then
 else
 	# /dev/nvidiactl as a driver's device file, in a private /dev
 	gpu=$(sh_script rc_gpu "exec unshare --mount --propagation private sh -c 'mount -t tmpfs none /dev &&
-		mknod -m 666 /dev/nvidiactl c 1 3 && exec $B/ioctl_dev /dev/nvidiactl 500 0xc030462a 1300'")
+		mknod -m 666 /dev/nvidiactl c 1 3 && exec $B/ioctl_dev /dev/nvidiactl 500 0xc030462a 4000'")
 	out=$("$SONDE" -q -c "$gpu" "$R/ioctl-latency.sonde" 2>&1)
 	expect_eq recipes:ioctl:gpu_label 500 \
 		"$(sum_of "^@ioctls\[ioctl_dev, [0-9]+, /dev/nvidiactl \(GPU driver\), RW, 'F', 42, 48\]: " "$out")"
