@@ -199,7 +199,9 @@ layers:
 # TCG: tests/vm/suite.sh, VM_PAR at a time) while the ASan build, the unit
 # tests and fuzz-smoke are built and the host suites run one after the
 # other (the e2e files among themselves E2E_JOBS at a time:
-# tests/e2e/run.sh); they mostly wait.  -k: a suite that fails (make unit
+# tests/e2e/run.sh); they mostly wait, and the guests run at nice 10 until
+# they have ended (their timing-sensitive tests keep their CPU), then at 0.
+# -k: a suite that fails (make unit
 # does on a FAIL) does not keep the others from running; the summary totals
 # them all, prints each part's wall and CPU time ($(RESULTS).times) and
 # fails when a suite or a build failed.
@@ -217,12 +219,14 @@ check: deps
 check-run:
 	@mkdir -p $(BUILD); tests/vm/suite.sh --fetch > $(BUILD)/vm-fetch.log 2>&1 & fetch=$$!; \
 	st=0; tests/timed.sh build "$$CHECK_TIMES" $(MAKE) --no-print-directory -k -j$(NPROC) all || st=1; \
+	tests/vm/suite.sh --renice 10; \
 	tests/timed.sh vm "$$CHECK_TIMES" $(MAKE) --no-print-directory vm & vm=$$!; \
 	tests/timed.sh build-asan "$$CHECK_TIMES" $(MAKE) --no-print-directory -k -j$(NPROC) \
 		asan $(UNIT_BINS) $(BUILD)/fuzz-smoke || st=1; \
 	for s in $(HOST_SUITES); do \
 		tests/timed.sh $$s "$$CHECK_TIMES" $(MAKE) --no-print-directory $$s || st=1; \
 	done; \
+	tests/vm/suite.sh --renice 0; \
 	wait $$vm || st=1; wait $$fetch; exit $$st
 
 demo: deps

@@ -12,16 +12,17 @@
 #                       book and newest tools, and bpftrace 0.17's tests): the
 #                       guests are CPU-bound under TCG, and the newest kernel's
 #                       suite is the longest, four times another kernel's
-#   VM_NICE=N                                     (default 10) the guests'
-#                       nice value: they take the CPU time the host suites
-#                       beside them (make check) leave, and the host suites'
-#                       timing-sensitive tests keep theirs
+#   VM_NICE=N                                     (default 0; $VMDIR/nice
+#                       when there is one) the guests' nice value: make check
+#                       has them at 10 while the host suites run beside them,
+#                       whose timing-sensitive tests keep their CPU, then at 0
 #   tests/vm/suite.sh --fetch                     only fetch the kernels (make
 #                       check starts it at once, beside the build)
+#   tests/vm/suite.sh --renice N                  the running guests' nice value
+#                       (every thread of their QEMU), and $VMDIR/nice
 . "$(dirname "$0")/bed.sh"
 VM_TIMEOUT=${VM_TIMEOUT:-1800}
 VM_PAR=${VM_PAR:-2}
-export VM_NICE=${VM_NICE:-10}
 VM_SPLIT=${VM_SPLIT-6.12:t_book.sh,t_newtools.sh 6.12:t_bt_kprobe.sh}
 
 # fetch KVER: the kernel fetched once however many boots and processes want
@@ -30,6 +31,13 @@ fetch() {
 	mkdir -p "$VMDIR"
 	flock "$VMDIR/fetch-$1.lock" bash -c '. "$1/tests/vm/bed.sh"; vm_fetch "$2"' fetch "$vm_top" "$1"
 }
+if [ "${1:-}" = --renice ]; then
+	mkdir -p "$VMDIR" && echo "$2" > "$VMDIR/nice"
+	for p in $(pgrep -f -- "-kernel $VMDIR/"); do
+		for t in /proc/"$p"/task/*; do renice -n "$2" -p "${t##*/}" >/dev/null 2>&1; done
+	done
+	exit 0
+fi
 if [ "${1:-}" = --fetch ]; then
 	st=0
 	for v in $VM_KERNELS; do fetch "$v" || st=1; done
@@ -89,7 +97,8 @@ one() {
 	# the second takes only CPU time nothing else wants
 	smp=$((3 - VM_PAR))
 	[ "$job" = "$v-2" ] && smp=2
-	VM_OUT=$o vm_boot "$v" "$VMDIR/job-$job.sh" "$VM_TIMEOUT" "$smp"
+	VM_NICE=$(cat "$VMDIR/nice" 2>/dev/null || echo "${VM_NICE:-0}") \
+		VM_OUT=$o vm_boot "$v" "$VMDIR/job-$job.sh" "$VM_TIMEOUT" "$smp"
 	rc=$?
 	t1=$(date +%s)
 	{
