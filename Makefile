@@ -189,7 +189,7 @@ vm: $(BUILD)/sonde $(BUILD)/libsonde-agent.so
 	@tests/vm/suite.sh $(CURDIR)/$(RESULTS).vm
 
 # the import graph runs one way (common -> host -> lexer -> parser -> sema
-# -> codegen|stdlib -> output -> runtime -> cli): docs/architecture.md
+# -> codegen -> stdlib -> output -> runtime -> cli): docs/architecture.md
 layers:
 	@mkdir -p $(BUILD); : > $(RESULTS).layers
 	@tests/layers.sh $(RESULTS).layers || true

@@ -39,7 +39,6 @@
 #define SA_RUN_ENV	"SONDE_RUN_DIR"
 #define SA_SOCK_PREFIX	"agent-"	/* agent-<pid>.sock */
 #define SA_NSHARDS	64		/* threads that can hold a shard at once */
-#define SA_MSG_MAX	4096
 
 enum sa_msg_kind {
 	SA_ATTACH = 1,

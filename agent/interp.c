@@ -382,7 +382,7 @@ uint64_t sa_run(const struct sa_env *e, const void *insns, uint32_t n, void *ctx
 			break;
 		case BPF_JMP | BPF_EXIT:
 			return r[0];
-		case BPF_LD | BPF_IMM | BPF_DW:	/* sa_prog_load put the full value in */
+		case BPF_LD | BPF_IMM | BPF_DW:	/* agent.c's prog_load put the full value in */
 			DST = (uint32_t)in->imm | ((uint64_t)(uint32_t)pc->imm << 32);
 			pc++;
 			break;

@@ -43,18 +43,17 @@
 #include <bpf/libbpf.h>
 
 #include "cli/cli.h"
-#include "codegen/codegen.h"
+#include "cli/compile.h"
 #include "common/arena.h"
 #include "common/diag.h"
 #include "common/file.h"
 #include "common/settings.h"
 #include "host/host.h"
+#include "host/proc.h"
 #include "output/output.h"
-#include "parser/parser.h"
 #include "runtime/runtime.h"
 #include "sema/sema.h"
 #include "stdlib/decode.h"
-#include "stdlib/stdlib.h"
 
 #define BEGIN_MARK "sonde-diagnose: begin"
 #define END_MARK "sonde-diagnose: end"
@@ -111,42 +110,30 @@ static char *proc_text(struct arena *a, const char *fmt, int pid, int tid)
 	return copy;
 }
 
-/* /proc/PID/task/TID/stat's minflt and majflt (fields 10 and 12), and the
- * state (field 3); the comm in parentheses may hold spaces */
+/* the thread's minor and major faults, and its state */
 static bool read_stat(struct arena *a, int pid, int tid, uint64_t *minflt, uint64_t *majflt,
 		      char *state)
 {
-	char *t = proc_text(a, "/proc/%d/task/%d/stat", pid, tid);
-	char *p = t ? strrchr(t, ')') : NULL;
-	unsigned long long mi, ma;
-	char st;
-	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %llu %*u %llu", &st, &mi, &ma) != 3)
+	struct host_pstat st;
+	if (host_proc_stat(pid, tid, &st))
 		return false;
-	*minflt = mi;
-	*majflt = ma;
+	*minflt = st.minflt;
+	*majflt = st.majflt;
 	if (state)
-		*state = st;
+		*state = st.state;
 	return true;
 }
 
 static bool read_schedstat(struct arena *a, int pid, int tid, uint64_t *run, uint64_t *delay)
 {
-	char *t = proc_text(a, "/proc/%d/task/%d/schedstat", pid, tid);
-	unsigned long long r, d;
-	if (!t || sscanf(t, "%llu %llu", &r, &d) != 2)
-		return false;
-	*run = r;
-	*delay = d;
-	return true;
+	return !host_proc_schedstat(pid, tid, run, delay);
 }
 
 static const char *thread_comm(struct arena *a, int pid, int tid)
 {
-	char *t = proc_text(a, "/proc/%d/task/%d/comm", pid, tid);
-	if (!t)
-		return NULL;
-	t[strcspn(t, "\n")] = '\0';
-	return t;
+	char comm[64];
+	host_proc_comm(pid, tid, comm, sizeof(comm));
+	return *comm ? arena_strdup(a, comm) : NULL;
 }
 
 /* the cgroup directory whose cpu controller governs pid: a v1 hierarchy
@@ -154,43 +141,30 @@ static const char *thread_comm(struct arena *a, int pid, int tid)
  * one, else the v2 one ("0::/path") when its controllers include cpu */
 static const char *cpu_cgroup(struct arena *a, int pid, bool *v2)
 {
-	char *t = proc_text(a, "/proc/%d/cgroup", pid, 0);
-	const char *v2dir = NULL;
-	for (char *line = t, *next; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		if (!c2)
-			continue;
-		*c2 = '\0';
-		const char *ctrl = c1 + 1, *path = c2 + 1;
-		if (!*ctrl) {
-			char root[256], *ctrls;
-			if (rs_cgroup2_root(root, sizeof(root)))
-				continue;
-			const char *dir = arena_printf(a, "%s%s", root, path);
-			if (!file_read_all(arena_printf(a, "%s/cgroup.controllers", root), 4096, &ctrls, NULL)) {
-				if (strstr(ctrls, "cpu ") || strstr(ctrls, "cpu\n"))
-					v2dir = dir;
-				free(ctrls);
-			}
-			continue;
-		}
-		char buf[128];
-		snprintf(buf, sizeof(buf), ",%s,", ctrl);
-		if (!strstr(buf, ",cpu,"))
-			continue;
-		static const char *const mounts[] = {"/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu"};
-		for (size_t m = 0; m < sizeof(mounts) / sizeof(mounts[0]); m++) {
-			const char *dir = arena_printf(a, "%s%s", mounts[m], path);
-			if (!access(arena_printf(a, "%s/cpu.stat", dir), R_OK)) {
-				*v2 = false;
-				return dir;
-			}
+	char *path = host_proc_cgroup(pid, "cpu");
+	static const char *const mounts[] = {"/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu"};
+	for (size_t m = 0; path && m < sizeof(mounts) / sizeof(mounts[0]); m++) {
+		const char *dir = arena_printf(a, "%s%s", mounts[m], path);
+		if (!access(arena_printf(a, "%s/cpu.stat", dir), R_OK)) {
+			free(path);
+			*v2 = false;
+			return dir;
 		}
 	}
+	free(path);
 	*v2 = true;
+	char root[256], *ctrls;
+	if (!(path = host_proc_cgroup(pid, NULL)) || rs_cgroup2_root(root, sizeof(root))) {
+		free(path);
+		return NULL;
+	}
+	const char *dir = arena_printf(a, "%s%s", root, path), *v2dir = NULL;
+	free(path);
+	if (!file_read_all(arena_printf(a, "%s/cgroup.controllers", root), 4096, &ctrls, NULL)) {
+		if (strstr(ctrls, "cpu ") || strstr(ctrls, "cpu\n"))
+			v2dir = dir;
+		free(ctrls);
+	}
 	return v2dir;
 }
 
@@ -249,15 +223,13 @@ static void add_seed(struct dxs *x, int pid, int tid)
 /* pid and every thread of it */
 static void add_process(struct dxs *x, int pid)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	DIR *d = opendir(path);
-	if (!d)
+	int *tids;
+	size_t n;
+	if (host_proc_ids(pid, &tids, &n))
 		return;
-	for (struct dirent *e; (e = readdir(d));)
-		if (isdigit((unsigned char)e->d_name[0]))
-			add_seed(x, pid, atoi(e->d_name));
-	closedir(d);
+	for (size_t i = 0; i < n; i++)
+		add_seed(x, pid, tids[i]);
+	free(tids);
 	if (x->cudart)
 		return;
 	char *maps = proc_text(x->a, "/proc/%d/maps", pid, 0);
@@ -273,25 +245,19 @@ static void add_process(struct dxs *x, int pid)
  * it (those that start later are followed by the fork tracepoint) */
 static void add_descendants(struct dxs *x, int root)
 {
-	int *pids = NULL, *ppids = NULL;
-	size_t n = 0;
-	DIR *d = opendir("/proc");
-	for (struct dirent *e; d && (e = readdir(d));) {
-		if (!isdigit((unsigned char)e->d_name[0]))
-			continue;
-		int p = atoi(e->d_name);
-		char *t = proc_text(x->a, "/proc/%d/stat", p, 0);
-		char *q = t ? strrchr(t, ')') : NULL;
-		int pp;
-		if (!q || sscanf(q + 1, " %*c %d", &pp) != 1)
+	int *all = NULL, *pids = NULL, *ppids = NULL;
+	size_t nall = 0, n = 0;
+	host_proc_ids(0, &all, &nall);
+	for (size_t i = 0; i < nall; i++) {
+		struct host_pstat st;
+		if (host_proc_stat(all[i], 0, &st))
 			continue;
 		pids = vec_grow(pids, n, sizeof(*pids));
 		ppids = vec_grow(ppids, n, sizeof(*ppids));
-		pids[n] = p;
-		ppids[n++] = pp;
+		pids[n] = all[i];
+		ppids[n++] = st.ppid;
 	}
-	if (d)
-		closedir(d);
+	free(all);
 	/* a breadth-first walk over the processes added so far */
 	for (int i = 0; i < x->nseeds; i++) {
 		if (x->seeds[i].tid != x->seeds[i].pid)
@@ -943,36 +909,6 @@ static void usage(FILE *out)
 		"    -v               say what was attached where\n");
 }
 
-static struct ast_node *compile(struct arena *a, struct diag *d, const char *src,
-				struct sema_result **r, struct cg_object *obj, int pid, int child,
-				int nthreads)
-{
-	/* every map is keyed by thread: room for the service's threads at
-	 * the start, twice over for those it starts, and more when asked */
-	int64_t keys = settings_int(SET_MAP_KEYS_MAX);
-	if (keys < 2 * (int64_t)nthreads + 1024)
-		keys = 2 * (int64_t)nthreads + 1024;
-	struct ast_node *ast = parse_program(a, d, src);
-	if (!ast)
-		return NULL;
-	struct sema_opts so = {
-		.builtins = stdlib_find, .suggest = stdlib_suggest, .target_pid = pid,
-		.has_cpid = child > 0,
-	};
-	if (!(*r = sema_run(a, d, ast, &so)))
-		return NULL;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	struct cg_opts co = {
-		.out = stdout, .start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
-		.child_pid = child, .src = src, .map_keys_max = (uint32_t)keys,
-		.ncpus = libbpf_num_possible_cpus(),
-	};
-	if (cg_compile(a, *r, &co, obj))
-		return NULL;
-	return ast;
-}
-
 int cli_diagnose(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -1074,9 +1010,18 @@ int cli_diagnose(int argc, char **argv)
 		fprintf(stderr, "%s", src);
 	struct diag d;
 	diag_init(&d, "diagnose", src, stderr);
-	struct sema_result *r;
-	struct cg_object obj = {0};
-	if (!compile(a, &d, src, &r, &obj, pid, child, x.nseeds))
+	/* every map is keyed by thread: room for the service's threads at
+	 * the start, twice over for those it starts, and more when asked */
+	int64_t keys = settings_int(SET_MAP_KEYS_MAX);
+	if (keys < 2 * (int64_t)x.nseeds + 1024)
+		keys = 2 * (int64_t)x.nseeds + 1024;
+	struct cli_compile cc = {
+		.src = src,
+		.so = {.target_pid = pid, .has_cpid = child > 0},
+		.co = {.out = stdout, .child_pid = child, .map_keys_max = (uint32_t)keys,
+		       .ncpus = libbpf_num_possible_cpus()},
+	};
+	if (cli_compile(a, &d, &cc))
 		goto out;
 	struct rt_opts ro = {
 		.writer = &collect_writer, .out = stdout, .quiet = true, .verbose = verbose,
@@ -1084,10 +1029,10 @@ int cli_diagnose(int argc, char **argv)
 		.rb_pages = (unsigned)settings_int(SET_PERF_RB_PAGES), .overhead = overhead,
 		.interval_s = 15,
 	};
-	rc = rt_run(r, &obj, &ro);
+	rc = rt_run(cc.r, &cc.obj, &ro);
 	go_fd = -1;
 	child = 0;
-	free(obj.elf);
+	free(cc.obj.elf);
 	if (rc)
 		goto out;
 
@@ -1104,10 +1049,7 @@ int cli_diagnose(int argc, char **argv)
 	(json ? dx_print_json : dx_print_text)(out, &rep);
 	rc = cli_close_output(out, out_path ? out_path : "standard output") ? 1 : 0;
 out:
-	if (child > 0) {
-		kill(child, SIGKILL);
-		close(go_fd);
-	}
+	cli_child_kill(child, go_fd);
 	if (cont)
 		rs_container_free(cont);
 	collecting = NULL;

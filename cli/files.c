@@ -1,6 +1,7 @@
 /*
  * files.c - the files the command line opens on the user's behalf: the
- * recipe a bare name stands for, and the -o output file.
+ * recipe a bare name stands for, the program text (-e, a file, stdin or a
+ * recipe), and the -o output file.
  *
  * sonde runs as root, so both are places where another user could plant
  * something.  A bare name ("runqlat") is only ever an installed recipe,
@@ -20,6 +21,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "common/file.h"
 
 /* a name that says "a file": a path, or a name with an extension */
 bool cli_names_file(const char *arg)
@@ -179,4 +182,58 @@ int cli_close_output(FILE *f, const char *name)
 	else
 		fprintf(stderr, "sonde: writing %s failed: output was lost\n", name);
 	return -1;
+}
+
+static char *read_file(const char *path)
+{
+	char *buf;
+	int err = file_read_all(path, 0, &buf, NULL);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	return buf;
+}
+
+int cli_read_program(struct cli_args *o, const char **file, char **owned)
+{
+	*file = "stdin";
+	*owned = NULL;
+	if (o->prog_text)
+		return 0;
+	if (o->next >= o->argc) {
+		cli_usage(stderr);
+		return -1;
+	}
+	const char *f = *file = o->argv[o->next++];
+	char recipe[4096];
+	if (!strcmp(f, "-")) {
+		*file = "stdin";
+		if (!(*owned = read_file("/dev/stdin"))) {
+			fprintf(stderr, "sonde: cannot read the program from stdin: %s\n", strerror(errno));
+			return -1;
+		}
+	} else if (cli_names_file(f)) {
+		if (!(*owned = read_file(f))) {
+			fprintf(stderr, "sonde: cannot read '%s': %s\n", f, strerror(errno));
+			return -1;
+		}
+	} else {
+		/* a bare name is an installed recipe, never ./NAME */
+		const char *r = cli_find_recipe(f, recipe, sizeof(recipe));
+		if (!r || !(*owned = read_file(r))) {
+			struct stat st;
+			if (r)
+				fprintf(stderr, "sonde: cannot read recipe '%s': %s\n", r, strerror(errno));
+			else if (!stat(f, &st))
+				fprintf(stderr, "sonde: '%s' is not an installed recipe; to run the file "
+					"of that name here, give its path: sonde ./%s\n", f, f);
+			else
+				fprintf(stderr, "sonde: no recipe '%s' in %s (a script file needs its "
+					"path or extension)\n", f, CLI_SCRIPT_DIR);
+			return -1;
+		}
+	}
+	o->prog_text = *owned;
+	return 0;
 }

@@ -14,6 +14,173 @@
 #include "common/arena.h"
 #include "common/settings.h"
 
+/* ---- the context's types, constants and source locations ------------------ */
+
+LLVMBuilderRef cg_builder(struct cg_ctx *cg) { return cg->b; }
+LLVMContextRef cg_context(struct cg_ctx *cg) { return cg->ctx; }
+LLVMTypeRef cg_i8(struct cg_ctx *cg) { return cg->i8; }
+LLVMTypeRef cg_i32(struct cg_ctx *cg) { return cg->i32; }
+LLVMTypeRef cg_i64(struct cg_ctx *cg) { return cg->i64; }
+LLVMTypeRef cg_ptr(struct cg_ctx *cg) { return cg->ptr; }
+LLVMValueRef cg_ctx_arg(struct cg_ctx *cg) { return cg->ctx_arg; }
+const struct sema_attach *cg_attach(struct cg_ctx *cg) { return cg->attach; }
+
+bool cg_shared_program(struct cg_ctx *cg)
+{
+	return cg->probe->nattach > 1 && !cg->probe->uses_args;
+}
+
+LLVMValueRef cg_attach_cookie(struct cg_ctx *cg)
+{
+	cg->reads_cookie = true;
+	LLVMValueRef args[] = {cg->ctx_arg};
+	return cg_helper_call(cg, BPF_FUNC_get_attach_cookie, args, 1);
+}
+const struct sema_result *cg_sema(struct cg_ctx *cg) { return cg->r; }
+const struct cg_opts *cg_options(struct cg_ctx *cg) { return cg->opts; }
+
+LLVMValueRef cg_const(struct cg_ctx *cg, uint64_t v)
+{
+	return LLVMConstInt(cg->i64, v, 0);
+}
+
+void cg_set_loc(struct cg_ctx *cg, struct src_loc loc)
+{
+	if (!cg->di_sp || loc.line <= 0)
+		return;
+	LLVMMetadataRef l = LLVMDIBuilderCreateDebugLocation(cg->ctx, (unsigned)loc.line,
+							     (unsigned)loc.col, cg->di_sp, NULL);
+	LLVMSetCurrentDebugLocation2(cg->b, l);
+}
+
+/* DI type `int (*)[n]` */
+static LLVMMetadataRef di_uint_field(struct cg_ctx *cg, uint64_t n)
+{
+	LLVMMetadataRef sub = LLVMDIBuilderGetOrCreateSubrange(cg->dib, 0, (int64_t)n);
+	LLVMMetadataRef arr = LLVMDIBuilderCreateArrayType(cg->dib, n * 32, 32, cg->di_int, &sub, 1);
+	return LLVMDIBuilderCreatePointerType(cg->dib, arr, 64, 64, 0, "", 0);
+}
+
+/* a BTF-defined map: the global, its DI struct, section .maps */
+static LLVMValueRef declare_map(struct cg_ctx *cg, const char *name, uint32_t type,
+				uint32_t max_entries, uint32_t key_size, uint32_t value_size,
+				uint32_t map_flags)
+{
+	const char *fields[5] = {"type", "max_entries", "key_size", "value_size", "map_flags"};
+	uint64_t vals[5] = {type, max_entries, key_size, value_size, map_flags};
+	int n = key_size ? 4 : 2;
+	if (map_flags) {	/* libbpf finds the fields by name */
+		fields[n] = "map_flags";
+		vals[n++] = map_flags;
+	}
+	LLVMTypeRef elems[5] = {cg->ptr, cg->ptr, cg->ptr, cg->ptr, cg->ptr};
+	LLVMTypeRef st = LLVMStructTypeInContext(cg->ctx, elems, (unsigned)n, 0);
+	LLVMValueRef g = LLVMAddGlobal(cg->mod, st, name);
+	LLVMSetInitializer(g, LLVMConstNull(st));
+	LLVMSetSection(g, ".maps");
+	LLVMSetAlignment(g, 8);
+	/* split into several objects, each declares the maps it uses, and the
+	 * BPF linker keeps one of the identical weak definitions */
+	LLVMSetLinkage(g, cg->split ? LLVMWeakAnyLinkage : LLVMExternalLinkage);
+
+	LLVMMetadataRef members[5];
+	for (int i = 0; i < n; i++)
+		members[i] = LLVMDIBuilderCreateMemberType(cg->dib, cg->di_file, fields[i],
+							   strlen(fields[i]), cg->di_file, 0, 64, 64,
+							   (uint64_t)i * 64, 0, di_uint_field(cg, vals[i]));
+	LLVMMetadataRef dst = LLVMDIBuilderCreateStructType(cg->dib, cg->di_file, "", 0, cg->di_file, 0,
+							    (uint64_t)n * 64, 64, 0, NULL, members,
+							    (unsigned)n, 0, NULL, "", 0);
+	LLVMMetadataRef expr = LLVMDIBuilderCreateExpression(cg->dib, NULL, 0);
+	LLVMMetadataRef gve = LLVMDIBuilderCreateGlobalVariableExpression(
+		cg->dib, cg->di_cu, name, strlen(name), name, strlen(name), cg->di_file, 0, dst,
+		0, expr, NULL, 64);
+	LLVMGlobalSetMetadata(g, LLVMGetMDKindIDInContext(cg->ctx, "dbg", 3), gve);
+	return g;
+}
+
+LLVMValueRef cg_declare_map(struct cg_ctx *cg, const char *name, uint32_t type,
+			    uint32_t max_entries, uint32_t key_size, uint32_t value_size,
+			    uint32_t map_flags)
+{
+	return declare_map(cg, name, type, max_entries, key_size, value_size, map_flags);
+}
+
+const char *cg_map_obj_name(struct arena *a, const struct sema_map *m)
+{
+	char buf[16];
+	int n = snprintf(buf, sizeof(buf), "m%d_", m->id);
+	for (const char *p = m->name + 1; *p && n < 15; p++)
+		buf[n++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+				  (*p >= '0' && *p <= '9') ? *p : '_');
+	buf[n] = '\0';
+	return arena_strdup(a, buf);
+}
+
+#define RINGBUF_SIZE (1u << 20)
+
+static LLVMValueRef declare_user_map(struct cg_ctx *cg, const struct sema_map *m)
+{
+	bool told = m->max_entries || cg->opts->map_keys_told;
+	uint32_t entries = m->max_entries ? m->max_entries
+		: cg->opts->map_keys_max ? cg->opts->map_keys_max : CG_MAP_KEYS_MAX;
+	if (m->kind == MK_HIST || m->kind == MK_LHIST) {
+		/* one slot per (key, bucket) in use; hist(v, k) has 2^k buckets
+		 * per power of two where hist(v) has one, so as many times the
+		 * slots, up to CG_HIST_SLOTS_MAX in all unless the size was told */
+		uint64_t base = (uint64_t)entries * CG_HIST_SLOTS_PER_KEY;
+		uint64_t n = m->kind == MK_HIST ? base << m->hist_bits : base;
+		if (!told && n > CG_HIST_SLOTS_MAX)
+			n = base > CG_HIST_SLOTS_MAX ? base : CG_HIST_SLOTS_MAX;
+		entries = n > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t)n;
+	}
+	if (m->kind == MK_TSERIES) {	/* one slot per (key, interval) */
+		uint64_t e = (uint64_t)(m->key.kind == TY_NONE && !m->max_entries ? 1 : entries) *
+			     m->ts_nintervals;
+		entries = (uint32_t)(e < CG_TS_SLOTS_MAX || m->key.kind == TY_NONE ? e : CG_TS_SLOTS_MAX);
+	}
+	cg->map_declared[m->id] = true;
+	if (m->array_slots)	/* an aggregation without keys */
+		return cg->map_globals[m->id] = declare_map(cg, cg_map_obj_name(cg->a, m),
+							    BPF_MAP_TYPE_PERCPU_ARRAY, m->array_slots,
+							    4, m->value_size, 0);
+	uint32_t type = m->lru ? (m->percpu ? BPF_MAP_TYPE_LRU_PERCPU_HASH : BPF_MAP_TYPE_LRU_HASH)
+			       : m->percpu ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
+	return cg->map_globals[m->id] = declare_map(cg, cg_map_obj_name(cg->a, m), type, entries,
+						    m->key_size, m->value_size, 0);
+}
+
+/* A module's own maps: the two every program may use now, the script's
+ * maps when a program first refers to them (cg_map_ref), so that each of
+ * several modules describes only its own share in BTF. */
+void cg_maps_declare(struct cg_ctx *cg)
+{
+	const struct sema_result *r = cg->r;
+	int n = r->nmaps ? r->nmaps : 1;
+	cg->map_globals = arena_new_array(cg->a, LLVMValueRef, n);
+	if (!cg->map_declared)
+		cg->map_declared = arena_new_array(cg->a, bool, n);
+	cg->ringbuf = declare_map(cg, CG_RINGBUF_MAP, BPF_MAP_TYPE_RINGBUF, RINGBUF_SIZE, 0, 0, 0);
+	cg->lost = declare_map(cg, CG_LOST_MAP, BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, 8, 0);
+	cg->map_fails = declare_map(cg, CG_MAP_FAILS_MAP, BPF_MAP_TYPE_PERCPU_ARRAY, (uint32_t)n, 4, 8, 0);
+}
+
+LLVMValueRef cg_map_ref(struct cg_ctx *cg, const struct sema_map *m)
+{
+	if (!cg->map_globals[m->id])
+		declare_user_map(cg, m);
+	return cg->map_globals[m->id];
+}
+
+void cg_maps_declare_unused(struct cg_ctx *cg)
+{
+	for (int i = 0; i < cg->r->nmaps; i++)
+		if (!cg->map_declared[cg->r->maps[i]->id])
+			declare_user_map(cg, cg->r->maps[i]);
+}
+
+/* ---- helper calls ------------------------------------------------------------ */
+
 static LLVMValueRef call_ret(struct cg_ctx *cg, int helper, LLVMTypeRef ret, LLVMValueRef *args,
 			     int nargs)
 {
@@ -459,7 +626,7 @@ void cg_event_raw(struct cg_ctx *cg, enum event_kind kind, uint32_t id, const ui
  * 512-byte stack */
 #define EVENT_STACK_MAX 192
 
-void cg_event_emit(struct cg_ctx *cg, const struct sema_event *ev, struct ast_node *args)
+LLVMValueRef cg_event_begin(struct cg_ctx *cg, const struct sema_event *ev)
 {
 	uint32_t size = 8 + ev->args.size;
 	LLVMValueRef buf;
@@ -475,12 +642,12 @@ void cg_event_emit(struct cg_ctx *cg, const struct sema_event *ev, struct ast_no
 		cg_memset0(cg, buf, size);
 	}
 	cg_store_i64(cg, header(cg, ev->kind, (uint32_t)ev->id), buf);
-	int i = 0;
-	for (struct ast_node *a = args; a; a = a->next, i++) {
-		const struct type_field *f = &ev->args.fields[i];
-		cg_expr_store(cg, a, cg_gep(cg, buf, 8 + f->offset), f->type.size);
-	}
-	output(cg, buf, size);
+	return buf;
+}
+
+void cg_event_end(struct cg_ctx *cg, const struct sema_event *ev, LLVMValueRef buf)
+{
+	output(cg, buf, 8 + ev->args.size);
 }
 
 /* ---- auxiliary maps and scratch memory ------------------------------------- */
@@ -510,7 +677,7 @@ LLVMValueRef cg_scratch(struct cg_ctx *cg, const char *name, uint32_t size)
 	 * that shared their first letters ("fsonde_for_1", "fsonde_for_3")
 	 * were one map of the first one's size (the kernel keeps 15
 	 * characters, which need not be unique) */
-	const char *mname = arena_printf(cg->a, "scr_%s", name);
+	const char *mname = arena_printf(cg->a, CG_SCRATCH_PREFIX "%s", name);
 	LLVMValueRef map = cg_aux_map(cg, mname, BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, size);
 	LLVMValueRef key = cg_alloca_shared(cg, 8, "sonde.scratchkey");
 	cg_store_i64(cg, cg_const(cg, 0), key);
@@ -523,6 +690,19 @@ LLVMValueRef cg_scratch(struct cg_ctx *cg, const char *name, uint32_t size)
 	cg_return(cg);
 	cg_end_if(cg, &f);
 	return p;
+}
+
+/*
+ * The frame of function `name`: one per-CPU array slot of frame_size
+ * bytes (its own map, so no other program's frame is the same memory),
+ * looked up at the end of entry; init reads its address from frame_slot.
+ * (The kernel limits a per-CPU value to 32 KB: some 30 strings of the
+ * largest max_strlen.)
+ */
+void cg_emit_frame(struct cg_ctx *cg, const char *name)
+{
+	LLVMValueRef p = cg_scratch(cg, arena_printf(cg->a, "f%s", name), cg->frame_size);
+	LLVMBuildStore(cg->b, p, cg->frame_slot);
 }
 
 /* ---- len(@m): counting through bpf_for_each_map_elem ------------------------ */

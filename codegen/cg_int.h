@@ -86,6 +86,11 @@ struct cg_ctx {
 };
 
 void cg_set_loc(struct cg_ctx *cg, struct src_loc loc);
+/* bpf.c: an event's buffer (on the stack, or per-CPU scratch when large)
+ * with its header written; cg_event_end sends it.  expr.c's cg_event_emit
+ * stores the arguments between the two. */
+LLVMValueRef cg_event_begin(struct cg_ctx *cg, const struct sema_event *ev);
+void cg_event_end(struct cg_ctx *cg, const struct sema_event *ev, LLVMValueRef buf);
 /* emit.c: --emit ir / asm text with each run of code headed by the
  * script line it came from */
 void cg_print_ir(FILE *out, const char *text, const char *src);
@@ -97,19 +102,21 @@ struct cg_var *cg_var_slot(struct cg_ctx *cg, struct ast_node *v);
  * than on_stack_limit (a helper that takes only stack, as bpf_loop's
  * callback context) */
 LLVMValueRef cg_alloca_stack(struct cg_ctx *cg, uint32_t size, const char *name);
-/* module.c: at the end of entry, the per-CPU frame of function `name`
- * (cg->frame_size bytes) into frame_slot */
-void cg_emit_frame(struct cg_ctx *cg, const char *name);
 /* loops.c: for ($kv : @m) {..}, for ($i : a..b) {..} */
 void cg_for(struct cg_ctx *cg, struct ast_node *st);
 /* i1 truth value of an integer expression */
 LLVMValueRef cg_cond(struct cg_ctx *cg, struct ast_node *e);
-/* module.c: a BTF-defined map global in ".maps" (key_size 0: none) */
+/* bpf.c: a BTF-defined map global in ".maps" (key_size 0: none) */
 LLVMValueRef cg_declare_map(struct cg_ctx *cg, const char *name, uint32_t type,
 			    uint32_t max_entries, uint32_t key_size, uint32_t value_size,
 			    uint32_t map_flags);
-/* maps.c */
+/* bpf.c: a new module's maps every program may use (the script's are
+ * declared when first referred to, cg_map_ref) */
 void cg_maps_declare(struct cg_ctx *cg);
+/* bpf.c: the script's maps no program of any module referred to (only
+ * printed or cleared from userspace: the runtime still reads them) */
+void cg_maps_declare_unused(struct cg_ctx *cg);
+/* maps.c */
 LLVMValueRef cg_map_read(struct cg_ctx *cg, struct ast_node *map);	/* expression value */
 /* an aggregation's value at key (a pointer): every CPU's slot folded */
 LLVMValueRef cg_agg_read(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef key);
@@ -129,12 +136,18 @@ void cg_mem_read_into(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef dst, u
 const struct type_field *cg_field_of(const struct ast_node *field);
 uint32_t cg_elem_size(const struct type *ptr_or_array);
 LLVMValueRef cg_bitfield(struct cg_ctx *cg, LLVMValueRef word, const struct type_field *f);
+/* the builtin sema resolved a call or identifier to (NULL for any other node) */
+static inline const struct builtin *cg_builtin_of(const struct ast_node *e)
+{
+	return e->kind == N_CALL || e->kind == N_IDENT ? e->note.builtin : NULL;
+}
+
 /* expr.c: `size` bytes at ptr, sign- or zero-extended to an i64 */
 LLVMValueRef cg_load_ext(struct cg_ctx *cg, LLVMValueRef ptr, uint32_t size, bool is_signed);
 
-/* at the end of a function's entry block: look up its per-CPU frame (the
- * frame_size bytes its big temporaries took) and store its address in
- * frame_slot, where init loads it (module.c) */
+/* bpf.c: at the end of a function's entry block: look up its per-CPU
+ * frame (the frame_size bytes its big temporaries took) and store its
+ * address in frame_slot, where init loads it */
 void cg_emit_frame(struct cg_ctx *cg, const char *name);
 
 /* bpf.c: return e, the program's return value (e an i64) */

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "common/arena.h"
-#include "stdlib/stdlib.h"
 
 static bool is_int_kind(const struct type *t)
 {
@@ -47,12 +46,19 @@ static bool is_tp_string(struct cg_ctx *cg, struct ast_node *e);
 /* a builtin that can write its value straight into memory */
 static const struct builtin *into_builtin(struct ast_node *e)
 {
-	const struct builtin *b = NULL;
-	if (e->kind == N_CALL)
-		b = stdlib_find(e->call.name, true);
-	else if (e->kind == N_IDENT)
-		b = stdlib_find(e->ident.name, false);
+	const struct builtin *b = cg_builtin_of(e);
 	return b && b->lower_into ? b : NULL;
+}
+
+void cg_event_emit(struct cg_ctx *cg, const struct sema_event *ev, struct ast_node *args)
+{
+	LLVMValueRef buf = cg_event_begin(cg, ev);
+	int i = 0;
+	for (struct ast_node *a = args; a; a = a->next, i++) {
+		const struct type_field *f = &ev->args.fields[i];
+		cg_expr_store(cg, a, cg_gep(cg, buf, 8 + f->offset), f->type.size);
+	}
+	cg_event_end(cg, ev, buf);
 }
 
 void cg_expr_store(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef dst, uint32_t dst_size)
@@ -599,10 +605,8 @@ static LLVMValueRef expr_value(struct cg_ctx *cg, struct ast_node *e)
 		return cg_const(cg, e->i.value);
 	case N_STR:	/* "text" */
 		return const_bytes(cg, e->s.value, e->s.len, e->type.size);
-	case N_IDENT: {	/* pid, comm, nsecs ... */
-		const struct builtin *b = stdlib_find(e->ident.name, false);
-		return b->lower(cg, e);
-	}
+	case N_IDENT:	/* pid, comm, nsecs ... */
+		return e->note.builtin->lower(cg, e);
 	case N_VAR: {	/* $x */
 		struct cg_var *v = var_slot(cg, e, true);
 		return is_int_kind(&e->type) ? cg_load_i64(cg, v->slot) : v->slot;
@@ -611,10 +615,8 @@ static LLVMValueRef expr_value(struct cg_ctx *cg, struct ast_node *e)
 		return cg_map_read(cg, e);
 	case N_POSITIONAL:	/* sema rewrote $1.. into literals */
 		return cg_const(cg, 0);
-	case N_CALL: {	/* f(args) */
-		const struct builtin *b = stdlib_find(e->call.name, true);
-		return b->lower(cg, e);
-	}
+	case N_CALL:	/* f(args) */
+		return e->note.builtin->lower(cg, e);
 	case N_BINARY: {	/* a OP b */
 		if (e->bin.op == OP_LAND || e->bin.op == OP_LOR)
 			return logical(cg, e);

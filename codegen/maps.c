@@ -21,7 +21,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "stdlib/stdlib.h"
 
 
 static int map_name_cmp(const void *name, const void *m)
@@ -42,11 +41,7 @@ static bool fills(struct ast_node *e, uint32_t size)
 {
 	if (type_is(&e->type, TT_INT_VALUE))
 		return size == 8;	/* cg_expr_store writes the i64 */
-	const struct builtin *b = NULL;
-	if (e->kind == N_IDENT)
-		b = stdlib_find(e->ident.name, false);
-	else if (e->kind == N_CALL)
-		b = stdlib_find(e->call.name, true);
+	const struct builtin *b = cg_builtin_of(e);
 	return b && b->into_fills && e->type.size == size;
 }
 
@@ -202,7 +197,7 @@ LLVMValueRef cg_map_read(struct cg_ctx *cg, struct ast_node *mn)
 void cg_map_assign(struct cg_ctx *cg, struct ast_node *mn, struct ast_node *value)
 {
 	if (value->kind == N_CALL) {
-		const struct builtin *b = stdlib_find(value->call.name, true);
+		const struct builtin *b = value->note.builtin;
 		if (b && b->kind == BI_AGG) {
 			cg_agg_update(cg, mn, value);
 			return;
@@ -550,7 +545,7 @@ static void agg_slot(struct cg_ctx *cg, const struct sema_map *m, LLVMValueRef k
 void cg_agg_update(struct cg_ctx *cg, struct ast_node *mn, struct ast_node *call)
 {
 	const struct sema_map *m = cg_map_of(cg, mn);
-	const struct builtin *bi = stdlib_find(call->call.name, true);
+	const struct builtin *bi = call->note.builtin;
 	LLVMValueRef v = call->call.nargs ? cg_expr(cg, call->call.args) : cg_const(cg, 0);
 	LLVMValueRef key = cg_map_key(cg, mn, 1);
 	if (bi->agg == MK_TSERIES) {

@@ -12,6 +12,7 @@
  * `nounwind` so no .eh_frame appears.
  */
 #include "codegen/cg_int.h"
+#include "codegen/llvmdiag.h"
 #include "common/settings.h"
 
 #include <errno.h>
@@ -38,162 +39,6 @@
 #include "host/host.h"
 
 enum { DW_ATE_signed = 5 };
-
-LLVMBuilderRef cg_builder(struct cg_ctx *cg) { return cg->b; }
-LLVMContextRef cg_context(struct cg_ctx *cg) { return cg->ctx; }
-LLVMTypeRef cg_i8(struct cg_ctx *cg) { return cg->i8; }
-LLVMTypeRef cg_i32(struct cg_ctx *cg) { return cg->i32; }
-LLVMTypeRef cg_i64(struct cg_ctx *cg) { return cg->i64; }
-LLVMTypeRef cg_ptr(struct cg_ctx *cg) { return cg->ptr; }
-LLVMValueRef cg_ctx_arg(struct cg_ctx *cg) { return cg->ctx_arg; }
-const struct sema_attach *cg_attach(struct cg_ctx *cg) { return cg->attach; }
-
-bool cg_shared_program(struct cg_ctx *cg)
-{
-	return cg->probe->nattach > 1 && !cg->probe->uses_args;
-}
-
-LLVMValueRef cg_attach_cookie(struct cg_ctx *cg)
-{
-	cg->reads_cookie = true;
-	LLVMValueRef args[] = {cg->ctx_arg};
-	return cg_helper_call(cg, BPF_FUNC_get_attach_cookie, args, 1);
-}
-const struct sema_result *cg_sema(struct cg_ctx *cg) { return cg->r; }
-const struct cg_opts *cg_options(struct cg_ctx *cg) { return cg->opts; }
-
-LLVMValueRef cg_const(struct cg_ctx *cg, uint64_t v)
-{
-	return LLVMConstInt(cg->i64, v, 0);
-}
-
-void cg_set_loc(struct cg_ctx *cg, struct src_loc loc)
-{
-	if (!cg->di_sp || loc.line <= 0)
-		return;
-	LLVMMetadataRef l = LLVMDIBuilderCreateDebugLocation(cg->ctx, (unsigned)loc.line,
-							     (unsigned)loc.col, cg->di_sp, NULL);
-	LLVMSetCurrentDebugLocation2(cg->b, l);
-}
-
-/* DI type `int (*)[n]` */
-static LLVMMetadataRef di_uint_field(struct cg_ctx *cg, uint64_t n)
-{
-	LLVMMetadataRef sub = LLVMDIBuilderGetOrCreateSubrange(cg->dib, 0, (int64_t)n);
-	LLVMMetadataRef arr = LLVMDIBuilderCreateArrayType(cg->dib, n * 32, 32, cg->di_int, &sub, 1);
-	return LLVMDIBuilderCreatePointerType(cg->dib, arr, 64, 64, 0, "", 0);
-}
-
-/* a BTF-defined map: the global, its DI struct, section .maps */
-static LLVMValueRef declare_map(struct cg_ctx *cg, const char *name, uint32_t type,
-				uint32_t max_entries, uint32_t key_size, uint32_t value_size,
-				uint32_t map_flags)
-{
-	const char *fields[5] = {"type", "max_entries", "key_size", "value_size", "map_flags"};
-	uint64_t vals[5] = {type, max_entries, key_size, value_size, map_flags};
-	int n = key_size ? 4 : 2;
-	if (map_flags) {	/* libbpf finds the fields by name */
-		fields[n] = "map_flags";
-		vals[n++] = map_flags;
-	}
-	LLVMTypeRef elems[5] = {cg->ptr, cg->ptr, cg->ptr, cg->ptr, cg->ptr};
-	LLVMTypeRef st = LLVMStructTypeInContext(cg->ctx, elems, (unsigned)n, 0);
-	LLVMValueRef g = LLVMAddGlobal(cg->mod, st, name);
-	LLVMSetInitializer(g, LLVMConstNull(st));
-	LLVMSetSection(g, ".maps");
-	LLVMSetAlignment(g, 8);
-	/* split into several objects, each declares the maps it uses, and the
-	 * BPF linker keeps one of the identical weak definitions */
-	LLVMSetLinkage(g, cg->split ? LLVMWeakAnyLinkage : LLVMExternalLinkage);
-
-	LLVMMetadataRef members[5];
-	for (int i = 0; i < n; i++)
-		members[i] = LLVMDIBuilderCreateMemberType(cg->dib, cg->di_file, fields[i],
-							   strlen(fields[i]), cg->di_file, 0, 64, 64,
-							   (uint64_t)i * 64, 0, di_uint_field(cg, vals[i]));
-	LLVMMetadataRef dst = LLVMDIBuilderCreateStructType(cg->dib, cg->di_file, "", 0, cg->di_file, 0,
-							    (uint64_t)n * 64, 64, 0, NULL, members,
-							    (unsigned)n, 0, NULL, "", 0);
-	LLVMMetadataRef expr = LLVMDIBuilderCreateExpression(cg->dib, NULL, 0);
-	LLVMMetadataRef gve = LLVMDIBuilderCreateGlobalVariableExpression(
-		cg->dib, cg->di_cu, name, strlen(name), name, strlen(name), cg->di_file, 0, dst,
-		0, expr, NULL, 64);
-	LLVMGlobalSetMetadata(g, LLVMGetMDKindIDInContext(cg->ctx, "dbg", 3), gve);
-	return g;
-}
-
-LLVMValueRef cg_declare_map(struct cg_ctx *cg, const char *name, uint32_t type,
-			    uint32_t max_entries, uint32_t key_size, uint32_t value_size,
-			    uint32_t map_flags)
-{
-	return declare_map(cg, name, type, max_entries, key_size, value_size, map_flags);
-}
-
-const char *cg_map_obj_name(struct arena *a, const struct sema_map *m)
-{
-	char buf[16];
-	int n = snprintf(buf, sizeof(buf), "m%d_", m->id);
-	for (const char *p = m->name + 1; *p && n < 15; p++)
-		buf[n++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-				  (*p >= '0' && *p <= '9') ? *p : '_');
-	buf[n] = '\0';
-	return arena_strdup(a, buf);
-}
-
-#define RINGBUF_SIZE (1u << 20)
-
-static LLVMValueRef declare_user_map(struct cg_ctx *cg, const struct sema_map *m)
-{
-	bool told = m->max_entries || cg->opts->map_keys_told;
-	uint32_t entries = m->max_entries ? m->max_entries
-		: cg->opts->map_keys_max ? cg->opts->map_keys_max : CG_MAP_KEYS_MAX;
-	if (m->kind == MK_HIST || m->kind == MK_LHIST) {
-		/* one slot per (key, bucket) in use; hist(v, k) has 2^k buckets
-		 * per power of two where hist(v) has one, so as many times the
-		 * slots, up to CG_HIST_SLOTS_MAX in all unless the size was told */
-		uint64_t base = (uint64_t)entries * CG_HIST_SLOTS_PER_KEY;
-		uint64_t n = m->kind == MK_HIST ? base << m->hist_bits : base;
-		if (!told && n > CG_HIST_SLOTS_MAX)
-			n = base > CG_HIST_SLOTS_MAX ? base : CG_HIST_SLOTS_MAX;
-		entries = n > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t)n;
-	}
-	if (m->kind == MK_TSERIES) {	/* one slot per (key, interval) */
-		uint64_t e = (uint64_t)(m->key.kind == TY_NONE && !m->max_entries ? 1 : entries) *
-			     m->ts_nintervals;
-		entries = (uint32_t)(e < CG_TS_SLOTS_MAX || m->key.kind == TY_NONE ? e : CG_TS_SLOTS_MAX);
-	}
-	cg->map_declared[m->id] = true;
-	if (m->array_slots)	/* an aggregation without keys */
-		return cg->map_globals[m->id] = declare_map(cg, cg_map_obj_name(cg->a, m),
-							    BPF_MAP_TYPE_PERCPU_ARRAY, m->array_slots,
-							    4, m->value_size, 0);
-	uint32_t type = m->lru ? (m->percpu ? BPF_MAP_TYPE_LRU_PERCPU_HASH : BPF_MAP_TYPE_LRU_HASH)
-			       : m->percpu ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
-	return cg->map_globals[m->id] = declare_map(cg, cg_map_obj_name(cg->a, m), type, entries,
-						    m->key_size, m->value_size, 0);
-}
-
-/* A module's own maps: the two every program may use now, the script's
- * maps when a program first refers to them (cg_map_ref), so that each of
- * several modules describes only its own share in BTF. */
-void cg_maps_declare(struct cg_ctx *cg)
-{
-	const struct sema_result *r = cg->r;
-	int n = r->nmaps ? r->nmaps : 1;
-	cg->map_globals = arena_new_array(cg->a, LLVMValueRef, n);
-	if (!cg->map_declared)
-		cg->map_declared = arena_new_array(cg->a, bool, n);
-	cg->ringbuf = declare_map(cg, CG_RINGBUF_MAP, BPF_MAP_TYPE_RINGBUF, RINGBUF_SIZE, 0, 0, 0);
-	cg->lost = declare_map(cg, CG_LOST_MAP, BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, 8, 0);
-	cg->map_fails = declare_map(cg, CG_MAP_FAILS_MAP, BPF_MAP_TYPE_PERCPU_ARRAY, (uint32_t)n, 4, 8, 0);
-}
-
-LLVMValueRef cg_map_ref(struct cg_ctx *cg, const struct sema_map *m)
-{
-	if (!cg->map_globals[m->id])
-		declare_user_map(cg, m);
-	return cg->map_globals[m->id];
-}
 
 /* ---- programs ------------------------------------------------------------ */
 
@@ -282,19 +127,6 @@ static void emit_filters(struct cg_ctx *cg)
 	struct cg_if f = cg_begin_if(cg, LLVMBuildNot(cg->b, cg_in_scope(cg), ""), "outofscope");
 	cg_return(cg);
 	cg_end_if(cg, &f);
-}
-
-/*
- * The frame of function `name`: one per-CPU array slot of frame_size
- * bytes (its own map, so no other program's frame is the same memory),
- * looked up at the end of entry; init reads its address from frame_slot.
- * (The kernel limits a per-CPU value to 32 KB: some 30 strings of the
- * largest max_strlen.)
- */
-void cg_emit_frame(struct cg_ctx *cg, const char *name)
-{
-	LLVMValueRef p = cg_scratch(cg, arena_printf(cg->a, "f%s", name), cg->frame_size);
-	LLVMBuildStore(cg->b, p, cg->frame_slot);
 }
 
 /* a program's name: its (first) attach point, as bpftool prog shows
@@ -388,199 +220,6 @@ static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int firs
 /* ---- driver ----------------------------------------------------------------- */
 
 /*
- * LLVM reports some limits only while emitting code (the 512-byte BPF
- * stack); its default handler would print and exit(1).  Keep the first
- * error instead and turn it into a located message.
- */
-struct llvm_errors {
-	char first[512];
-	int n;
-};
-
-static void on_llvm_diag(LLVMDiagnosticInfoRef di, void *ctx)
-{
-	struct llvm_errors *e = ctx;
-	if (LLVMGetDiagInfoSeverity(di) != LLVMDSError)
-		return;
-	if (!e->n++) {
-		char *d = LLVMGetDiagInfoDescription(di);
-		snprintf(e->first, sizeof(e->first), "%s", d);
-		LLVMDisposeMessage(d);
-	}
-}
-
-/* the stack $variables take, named in the order they were made (the list
- * holds the last made first) */
-static uint32_t var_stack(const struct cg_var *v, char *names, size_t cap, size_t *used)
-{
-	if (!v)
-		return 0;
-	uint32_t bytes = var_stack(v->next, names, cap, used) + v->size;
-	if (!v->size)		/* in the per-CPU frame, not on the stack */
-		return bytes;
-	if (*used + strlen(v->name) + 20 < cap)
-		*used += (size_t)snprintf(names + *used, cap - *used, "%s$%s %u", *used ? ", " : "",
-					  v->name, v->size);
-	else if (*used + 6 < cap && !strstr(names, ", ..."))
-		*used += (size_t)snprintf(names + *used, cap - *used, ", ...");
-	return bytes;
-}
-
-/* the first $variable made on the stack: the last of the list */
-static const struct cg_var *first_var(const struct cg_var *v)
-{
-	const struct cg_var *first = NULL;
-	for (; v; v = v->next)
-		if (v->size)
-			first = v;
-	return first;
-}
-
-/*
- * "sonde-src-XXXXXX:3:9: in function p0_0 ...: message" -> located error.
- * Past the BPF stack, the message says what takes it: the $variables,
- * alive through the whole probe, and the temporaries of its largest
- * statement (map keys and values, str() and printf() buffers), alive
- * through that statement; the caret is on the larger of the two.
- */
-static void report_llvm_error(struct cg_ctx *cg, const char *file, const char *msg)
-{
-	const struct cg_opts *opts = cg->opts;
-	int line = 0, col = 0;
-	const char *p = strstr(msg, ": in function");
-	const char *text = p ? strstr(p + 2, ": ") : NULL;
-	text = text ? text + 2 : msg;
-	if (p) {
-		const char *q = p;
-		while (q > msg && q[-1] != ':')
-			q--;
-		col = atoi(q);
-		const char *r = q > msg ? q - 1 : q;
-		while (r > msg && r[-1] != ':')
-			r--;
-		line = atoi(r);
-	}
-	char what[1024];
-	snprintf(what, sizeof(what), "%s", text);
-	struct src_loc loc = {.file = file, .line = line, .col = col > 0 ? col : 1,
-			      .end_line = line, .end_col = (col > 0 ? col : 1) + 1};
-	if (strstr(msg, "stack limit")) {
-		char fname[128] = "", names[256];
-		if (p)
-			sscanf(p, ": in function %127s", fname);
-		LLVMValueRef fn = fname[0] ? LLVMGetNamedFunction(cg->mod, fname) : NULL;
-		const struct cg_fn_stack *fs = NULL;
-		for (int i = 0; fn && i < cg->nstacks; i++)
-			if (cg->stacks[i].fn == fn)
-				fs = &cg->stacks[i];
-		size_t used = 0;
-		names[0] = '\0';
-		uint32_t vars = fs ? var_stack(fs->vars, names, sizeof(names), &used) : 0;
-		uint32_t temps = fs ? fs->max_temps : 0;
-		int n = snprintf(what, sizeof(what), "this probe needs more than the 512 bytes of stack a "
-				 "BPF program may use:");
-		if (vars)
-			n += snprintf(what + n, sizeof(what) - (size_t)n, " its $variables take %u bytes (%s)%s",
-				      vars, names, temps ? "," : ";");
-		if (temps && fs)
-			n += snprintf(what + n, sizeof(what) - (size_t)n,
-				      " the statement at line %d holds %u bytes of temporaries at once "
-				      "(map keys and values, str() and printf() buffers);",
-				      fs->temps_loc.line, temps);
-		snprintf(what + n, sizeof(what) - (size_t)n, " a string takes 64 bytes, so keep fewer "
-			 "strings in $variables, map keys and printf() arguments at once, or set a "
-			 "lower on_stack_limit (config = { on_stack_limit = 32 }) to keep more of "
-			 "them in per-CPU memory");
-		if (fs && temps && temps >= vars)
-			loc = fs->temps_loc;
-		else if (fs && vars && first_var(fs->vars))
-			loc = first_var(fs->vars)->loc;
-		loc.file = file;
-		line = loc.line;
-	}
-	if (line > 0 && opts->src) {
-		struct diag d;
-		diag_init(&d, file, opts->src, stderr);
-		bool stack = strstr(msg, "stack limit") != NULL;
-		diag_error(&d, loc, "%s%s%s%s", what, stack ? " [" : "",
-			   stack ? explain_get(EX_STACK)->code : "", stack ? "]" : "");
-	} else {
-		fprintf(stderr, "sonde: BPF code generation failed: %s\n", what);
-	}
-}
-
-/*
- * Some limits LLVM's BPF backend meets only as a fatal error, which the
- * default handler turns into abort(): a jump over more than 32,767
- * instructions ("Branch target out of insn range", while it writes the
- * object).  A fatal error handler must not return, so it jumps back to
- * the emission (siglongjmp).  report_fatal_error() holds no lock while it
- * calls the handler, and what the jump skips (the pass manager, the
- * streamer, their memory) belongs to this module's emission alone:
- * sonde touches nothing of that LLVM context afterwards (cg_compile
- * leaks it rather than dispose of it) and reports a located error.
- * Running every emission in a child process would catch crashes too,
- * but would cost a fork per compile and move the compile's memory out of
- * sonde's own accounting for a failure that only oversized programs meet.
- */
-static sigjmp_buf *fatal_jump;
-static char fatal_reason[256];
-
-static void on_llvm_fatal(const char *reason)
-{
-	snprintf(fatal_reason, sizeof(fatal_reason), "%s", reason);
-	if (fatal_jump)
-		siglongjmp(*fatal_jump, 1);
-	fprintf(stderr, "sonde: internal error: LLVM: %s\n", reason);
-	_exit(70);
-}
-
-/* the BPF function of the module with the most LLVM instructions: the
- * one whose jumps can span too far */
-static LLVMValueRef largest_function(LLVMModuleRef mod, long *count)
-{
-	LLVMValueRef best = NULL;
-	*count = 0;
-	for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
-		long n = 0;
-		for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
-			for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i))
-				n++;
-		if (n > *count) {
-			*count = n;
-			best = f;
-		}
-	}
-	return best;
-}
-
-/* the located error for an LLVM fatal error in the program `fn` */
-static void report_too_large(struct cg_ctx *cg, const char *fn, long ninsn)
-{
-	const struct sema_probe *p = NULL;
-	for (int i = 0; i < cg->nprogs && !p; i++)
-		if (fn && !strcmp(cg->progs[i].name, fn))
-			p = cg->progs[i].probe;
-	const struct explain *x = explain_get(EX_PROG_SIZE);
-	const char *file = cg->r->program->loc.file ? cg->r->program->loc.file : "stdin";
-	char what[512];
-	snprintf(what, sizeof(what), "the program for %s is too large for BPF: LLVM cannot emit it "
-		 "(%s) [%s]", p ? p->attach[0].name : "this script", fatal_reason, x->code);
-	if (p && cg->opts->src) {
-		struct diag d;
-		diag_init(&d, file, cg->opts->src, stderr);
-		diag_error(&d, p->node->loc, "%s", what);
-	} else {
-		fprintf(stderr, "sonde: %s\n", what);
-	}
-	fprintf(stderr, "note: it holds %ld LLVM instructions (unroll() copies its body), and a BPF "
-		"jump reaches 32,767 instructions: make unroll counts smaller, use a while loop, or "
-		"split the work across probes\n", ninsn);
-	if (!p || !cg->opts->src)
-		explain_note(stderr, x, false);	/* diag_error() did, for a line */
-}
-
-/*
  * A short function pipeline: promote stack slots to registers, fold and
  * clean up.  The whole O2 pipeline (libLLVMPasses) would add ~10 MB of
  * RSS at startup for nothing a probe body needs.
@@ -634,7 +273,7 @@ enum { CG_MODULE_PROGS = 48 };
 struct cg_driver {
 	struct cg_ctx *cg;
 	LLVMTargetMachineRef tm;
-	struct llvm_errors *lerr;
+	struct cg_llvm_errors *lerr;
 	bool broken;		/* an LLVM fatal error: its context is abandoned */
 	const char *srcname;	/* the DIFile: the private copy of the source */
 	const char *srcdir;
@@ -740,29 +379,14 @@ static void module_begin(struct cg_driver *dr)
 	cg_maps_declare(cg);
 }
 
-/* Emit the module under the fatal error handler.  After an LLVM fatal
- * error: the located error, the module's LLVM state abandoned (nothing of
- * it is disposed) and 1. */
-static __attribute__((noinline)) int emit_guarded(struct cg_driver *dr, LLVMCodeGenFileType type,
-						  char **err, LLVMMemoryBufferRef *buf, bool *failed)
+/* emit the module; after an LLVM fatal error its context is abandoned */
+static int guarded(struct cg_driver *dr, LLVMCodeGenFileType type, char **err,
+		   LLVMMemoryBufferRef *buf, bool *failed)
 {
-	struct cg_ctx *cg = dr->cg;
-	sigjmp_buf jump;
-	if (sigsetjmp(jump, 0)) {
-		fatal_jump = NULL;
-		long ninsn;
-		LLVMValueRef big = largest_function(cg->mod, &ninsn);
-		report_too_large(cg, big ? LLVMGetValueName(big) : NULL, ninsn);
-		dr->broken = true;
-		LLVMDisposeDIBuilder(cg->dib);	/* not the emission's */
-		cg->dib = NULL;
-		cg->mod = NULL;
-		return 1;
-	}
-	fatal_jump = &jump;
-	*failed = LLVMTargetMachineEmitToMemoryBuffer(dr->tm, cg->mod, type, err, buf);
-	fatal_jump = NULL;
-	return 0;
+	if (!cg_llvm_emit_guarded(dr->cg, dr->tm, type, err, buf, failed))
+		return 0;
+	dr->broken = true;
+	return 1;
 }
 
 /* verify, optimize and emit the current module; its object joins dr->objs */
@@ -793,7 +417,7 @@ static int module_end(struct cg_driver *dr)
 	if (opts->emit_asm) {
 		LLVMMemoryBufferRef abuf;
 		bool failed = false;
-		if (emit_guarded(dr, LLVMAssemblyFile, &err, &abuf, &failed))
+		if (guarded(dr, LLVMAssemblyFile, &err, &abuf, &failed))
 			return -E2BIG;
 		if (!failed) {
 			size_t n = LLVMGetBufferSize(abuf);
@@ -811,7 +435,7 @@ static int module_end(struct cg_driver *dr)
 	}
 	LLVMMemoryBufferRef obuf;
 	bool failed = false;
-	if (emit_guarded(dr, LLVMObjectFile, &err, &obuf, &failed))
+	if (guarded(dr, LLVMObjectFile, &err, &obuf, &failed))
 		return -E2BIG;
 	if (failed) {
 		fprintf(stderr, "sonde: internal error: BPF code generation failed: %s\n", err);
@@ -819,9 +443,7 @@ static int module_end(struct cg_driver *dr)
 		goto out;
 	}
 	if (dr->lerr->n) {
-		const struct sema_result *r = cg->r;
-		report_llvm_error(cg, r->program->loc.file ? r->program->loc.file : "stdin",
-				  dr->lerr->first);
+		cg_llvm_report_error(cg, dr->lerr->first);
 		LLVMDisposeMemoryBuffer(obuf);
 		rc = -E2BIG;
 		goto out;
@@ -905,7 +527,7 @@ int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opt
 	       struct cg_object *out)
 {
 	init_llvm();
-	LLVMInstallFatalErrorHandler(on_llvm_fatal);
+	LLVMInstallFatalErrorHandler(cg_llvm_on_fatal);
 	char *err = NULL;
 	LLVMTargetRef target;
 	if (LLVMGetTargetFromTriple("bpfel", &target, &err)) {
@@ -915,8 +537,8 @@ int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opt
 	}
 	struct cg_ctx cg = {.a = a, .r = r, .opts = opts};
 	cg.ctx = LLVMContextCreate();
-	struct llvm_errors lerr = {.n = 0};
-	LLVMContextSetDiagnosticHandler(cg.ctx, on_llvm_diag, &lerr);
+	struct cg_llvm_errors lerr = {.n = 0};
+	LLVMContextSetDiagnosticHandler(cg.ctx, cg_llvm_on_diag, &lerr);
 	cg.b = LLVMCreateBuilderInContext(cg.ctx);
 	cg.i1 = LLVMInt1TypeInContext(cg.ctx);
 	cg.i8 = LLVMInt8TypeInContext(cg.ctx);
@@ -975,9 +597,8 @@ int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opt
 	}
 	/* maps no program refers to (only printed, or cleared from
 	 * userspace) still exist in the object: the runtime reads them */
-	for (int i = 0; i < r->nmaps && !rc; i++)
-		if (!cg.map_declared[r->maps[i]->id])
-			declare_user_map(&cg, r->maps[i]);
+	if (!rc)
+		cg_maps_declare_unused(&cg);
 	if (!rc)
 		rc = module_end(&dr);
 	else if (cg.mod)

@@ -14,6 +14,11 @@
 void rs_set_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* ldcache.c: the first entry of /etc/ld.so.cache whose soname is a
+ * short-name match for name (rs_libname_match) and which this machine can
+ * run, its path in out: 0 or -ENOENT */
+int rs_ldcache_find(const char *name, char *out, size_t outlen);
+
 /* A user binary's .BTF section (ubtf.c): dwarf.c's types and functions
  * from there when the file has no DWARF.  hubtf_open returns NULL when
  * the file has no BTF; the rest lives in the arena. */

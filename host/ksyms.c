@@ -13,6 +13,7 @@
  */
 #include "host/host.h"
 #include "common/file.h"
+#include "common/text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,17 +46,6 @@ static bool is_data(char type)
 static bool is_text(char type)
 {
 	return type == 't' || type == 'T' || type == 'w' || type == 'W';
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 static int cmp_ent(const void *a, const void *b)
@@ -105,7 +95,7 @@ static struct ksyms *parse_owned(char *buf, size_t len)
 		if (!nl)
 			nl = end;
 		/* "ffffffff81000000 T _stext" or "... t name\t[module]" */
-		while ((h = hexval(*p)) >= 0 && digits < 16) {
+		while ((h = text_hexdigit((unsigned char)*p)) >= 0 && digits < 16) {
 			addr = addr << 4 | (uint64_t)h;
 			p++;
 			digits++;

@@ -13,6 +13,7 @@
  * land on a host file that merely has the same name.
  */
 #include "host/host_int.h"
+#include "host/proc.h"
 #include "common/file.h"
 
 #include <errno.h>
@@ -228,13 +229,6 @@ static bool on_overlay(int fd)
 	return fstatfs(fd, &sf) == 0 && sf.f_type == OVERLAYFS_MAGIC;
 }
 
-static bool pid_alive(int pid)
-{
-	char fn[64];
-	snprintf(fn, sizeof(fn), "/proc/%d/stat", pid);
-	return access(fn, F_OK) == 0;
-}
-
 int rs_open_mapping(int pid, const struct rs_mapping *m, unsigned flags,
 		    char *err, size_t errlen)
 {
@@ -255,7 +249,7 @@ int rs_open_mapping(int pid, const struct rs_mapping *m, unsigned flags,
 			return -ESTALE;
 		}
 		if (errno == ENOENT) {
-			if (!pid_alive(pid)) {
+			if (!host_proc_exists(pid)) {
 				snprintf(err, errlen, "pid %d exited while resolving %s; skipped",
 					 pid, m->path);
 				return -ESRCH;
@@ -274,7 +268,7 @@ int rs_open_mapping(int pid, const struct rs_mapping *m, unsigned flags,
 	snprintf(fn, sizeof(fn), "/proc/%d/root", pid);
 	fd = rs_open_in_root(fn, m->path, O_RDONLY);
 	if (fd < 0) {
-		if (!pid_alive(pid)) {
+		if (!host_proc_exists(pid)) {
 			snprintf(err, errlen, "pid %d exited while resolving %s; skipped",
 				 pid, m->path);
 			return -ESRCH;

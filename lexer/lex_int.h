@@ -1,6 +1,6 @@
 /*
- * lex_int.h - what the scanner (lexer.l) and the preprocessor (pp.c) share
- * (not a public header).  Needs the generated parser.h first, for the
+ * lex_int.h - what the scanner (lexer.l, its C in scan.c) and the
+ * preprocessor (pp.c) share (not a public header).  Needs the generated parser.h first, for the
  * token kinds and bison's value and location types.
  */
 #ifndef SONDE_LEX_INT_H
@@ -79,17 +79,40 @@ struct lexer {
 	char text[LEX_TEXT_MAX + 4];
 };
 
-/* lexer.l: the scanner's services */
+/* lexer.l: what needs flex's own state */
+/* a scanner over src starting at line:col (for #define values) */
+struct lexer *lex_create(struct arena *a, struct diag *d, const char *src, int line, int col);
+int lex_scan(PARSE_YYSTYPE *val, PARSE_YYLTYPE *loc, struct lexer *lx);	/* the next rule's token */
+void lex_begin_code(struct lexer *lx);
+void lex_push_skip(struct lexer *lx);
+void lex_pop_skip(struct lexer *lx);
+
+/* scan.c: the scanner's services */
 int lex_error(struct lexer *lx, struct src_loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int lex_invalid(struct lexer *lx, struct src_loc loc, unsigned char c);
 /* an integer literal: 0 with *out set, 1 if malformed, 2 if above UINT64_MAX */
 int lex_parse_int(const char *s, size_t n, uint64_t *out);
-/* a scanner over src starting at line:col (for #define values) */
-struct lexer *lex_create(struct arena *a, struct diag *d, const char *src, int line, int col);
-void lex_begin_code(struct lexer *lx);
-void lex_push_skip(struct lexer *lx);
-void lex_pop_skip(struct lexer *lx);
+/* the rules' actions: YY_USER_ACTION locates each token (lex_advance);
+ * the others make one token of the text matched */
+void lex_advance(struct lexer *lx, PARSE_YYLTYPE *loc, const char *text, size_t len);
+int lex_number(struct lexer *lx, PARSE_YYSTYPE *val, struct src_loc loc, const char *text,
+	       size_t len);
+int lex_string(struct lexer *lx, PARSE_YYSTYPE *val, struct src_loc loc, const char *text,
+	       size_t len);
+int lex_char(struct lexer *lx, PARSE_YYSTYPE *val, struct src_loc loc, const char *text,
+	     size_t len);
+int lex_word(struct lexer *lx, PARSE_YYSTYPE *val, const char *text, size_t len);
+int lex_positional(struct lexer *lx, PARSE_YYSTYPE *val, struct src_loc loc, const char *text,
+		   size_t len);
+int lex_attach(struct lexer *lx, PARSE_YYSTYPE *val, const char *text, size_t len);
+int lex_eof(struct lexer *lx, PARSE_YYLTYPE *loc);
+int lex_op(PARSE_YYSTYPE *val, enum ast_op op);
+/* lookahead in the text after a name: "*"s and ')' (a cast's type), a
+ * name or '*' (a struct member's type), "[N])" (a string cast's type) */
+bool lex_stars_paren(const char *s);
+bool lex_name_follows(const char *s);
+bool lex_len_paren(const char *s);
 
 /* pp.c: the preprocessor */
 const struct lex_define *lex_find_define(const struct lexer *lx, const char *name, size_t len);

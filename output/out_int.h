@@ -19,6 +19,9 @@ int pr_clamp_hist_n(int n);
 int64_t pr_lhist_bound(int64_t min, int64_t step, int i);
 /* total / count, as bpftrace (integer division) */
 int64_t pr_entry_average(const struct pr_entry *e);
+/* an integer or average entry's value divided by div, as text and JSON
+ * print it alike; false (nothing printed) for the other kinds */
+bool pr_number_value(FILE *out, const struct pr_map *m, const struct pr_entry *e, uint32_t div);
 /* length of the well-formed UTF-8 sequence at s (at most n bytes), 0 if
  * the bytes there are not one (RFC 3629: no overlongs, no surrogates) */
 size_t pr_utf8_seq_len(const unsigned char *s, size_t n);

@@ -202,6 +202,8 @@ struct pr_health {
 	const uint64_t *dropped;
 	int nmaps;
 	double last_scrape_s;		/* the previous scrape's duration */
+	bool procs;			/* the script keeps per-process state (user stacks, usym): */
+	uint64_t procs_kept, procs_evicted;	/* processes kept now, evicted so far */
 };
 /* the health families, and OpenMetrics' "# EOF" (every scrape ends here) */
 void pr_prom_health(FILE *out, bool openmetrics, const struct pr_health *h);
@@ -258,7 +260,7 @@ void pr_json_i64(FILE *out, int64_t v);
 void pr_json_event(FILE *out, const char *type, const char *data_json);	/* {"type": T, "data": D}\n */
 
 /*
- * valfmt.h - pure text forms of the values that need userspace work to
+ * valfmt.c - pure text forms of the values that need userspace work to
  * print: buf() bytes, ntop() addresses, strftime() timestamps and stacks.
  *
  * No BPF and no /proc here: symbols arrive already resolved, so these are

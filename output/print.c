@@ -1,7 +1,7 @@
 /*
  * print.c - what the writers share: bucket labels, entry order, the writer table.
  *
- * Everything here is a pure function of the plain structs in print.h and
+ * Everything here is a pure function of the plain structs in output/output.h and
  * writes only to the FILE* it is given, so the exact bytes are golden-tested
  * without root.  The shapes follow bpftrace 0.17, measured on its output:
  *
@@ -199,6 +199,19 @@ int64_t pr_entry_average(const struct pr_entry *e)
 	if (e->count == -1)	/* INT64_MIN / -1 would trap */
 		return (int64_t)(0 - (uint64_t)e->total);
 	return e->total / e->count;
+}
+
+bool pr_number_value(FILE *out, const struct pr_map *m, const struct pr_entry *e, uint32_t div)
+{
+	if (m->kind == PR_INT && m->is_unsigned)
+		fprintf(out, "%" PRIu64, (uint64_t)e->ival / div);
+	else if (m->kind == PR_INT)
+		fprintf(out, "%" PRId64, e->ival / (int64_t)div);
+	else if (m->kind == PR_AVG)
+		fprintf(out, "%" PRId64, pr_entry_average(e) / (int64_t)div);
+	else
+		return false;
+	return true;
 }
 
 static unsigned __int128 entry_bucket_total(const struct pr_entry *e)

@@ -441,12 +441,18 @@ static void own_sample(FILE *out, const char *name, const char *label, const cha
 	labels(out, &e, NULL, NULL);
 }
 
+/* a family of one unlabelled integer sample */
+static void own_u64(FILE *out, bool om, const char *name, const char *type, const char *help, uint64_t v)
+{
+	own_family(out, om, name, type, help);
+	own_sample(out, name, NULL, NULL);
+	fprintf(out, " %" PRIu64 "\n", v);
+}
+
 void pr_prom_health(FILE *out, bool om, const struct pr_health *h)
 {
-	own_family(out, om, "sonde_events_lost_total", "counter",
-		   "Events the BPF ring buffer had no room for.");
-	own_sample(out, "sonde_events_lost_total", NULL, NULL);
-	fprintf(out, " %" PRIu64 "\n", h->lost);
+	own_u64(out, om, "sonde_events_lost_total", "counter",
+		"Events the BPF ring buffer had no room for.", h->lost);
 	own_family(out, om, "sonde_series_dropped_total", "counter",
 		   "Series the per-map cap or the response size limit left out.");
 	for (int i = 0; i < h->nmaps; i++) {
@@ -472,6 +478,13 @@ void pr_prom_health(FILE *out, bool om, const struct pr_health *h)
 			own_sample(out, "sonde_probe_bpf_seconds_per_hit", "probe", p->probe);
 			scaled(out, p->hits ? (double)p->run_ns / (double)p->hits : 0, 1e9);
 		}
+	}
+	if (h->procs) {
+		own_u64(out, om, "sonde_processes_kept", "gauge",
+			"Processes whose state (mappings) sonde keeps to name their stacks.", h->procs_kept);
+		own_u64(out, om, "sonde_processes_evicted_total", "counter",
+			"Processes whose state the cap dropped before their stacks were printed.",
+			h->procs_evicted);
 	}
 	own_family(out, om, "sonde_last_scrape_duration_seconds", "gauge",
 		   "How long the previous scrape took to read the maps.");

@@ -115,13 +115,8 @@ static void text_value(FILE *out, const struct pr_map *m,
 {
 	switch (m->kind) {
 	case PR_INT:
-		if (m->is_unsigned)
-			fprintf(out, "%" PRIu64, (uint64_t)e->ival / div);
-		else
-			fprintf(out, "%" PRId64, e->ival / (int64_t)div);
-		break;
 	case PR_AVG:
-		fprintf(out, "%" PRId64, pr_entry_average(e) / (int64_t)div);
+		pr_number_value(out, m, e, div);
 		break;
 	case PR_STATS:
 		fprintf(out, "count %" PRId64 ", average %" PRId64 ", total %" PRId64,

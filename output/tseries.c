@@ -26,7 +26,6 @@
 #include <time.h>
 
 #define TS_WIDTH 53	/* the plot's columns, edges included */
-#define TS_PAD 21	/* the min label's width */
 
 /* a value, or none (an interval nobody wrote: bpftrace's monostate, which
  * orders before every number and prints as "null") */

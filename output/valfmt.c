@@ -1,7 +1,7 @@
 /*
  * valfmt.c - text forms of buf(), ntop(), strftime() and stacks.
  *
- * Pure functions over bytes and already-resolved symbols (see valfmt.h);
+ * Pure functions over bytes and already-resolved symbols (see output/output.h);
  * runtime/symbols.c does the resolving and calls these.  The exact shapes
  * were read off bpftrace 0.17's output: stacks start with a newline and
  * end every frame with one, perf mode prefixes a tab and the hex address,

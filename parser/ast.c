@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "common/arena.h"
+#include "common/text.h"
 
 struct ast_node *ast_new(struct arena *a, enum node_kind kind,
 			 struct src_loc loc)
@@ -392,15 +393,22 @@ bool type_is(const struct type *t, unsigned want)
 	return (type_traits(t->kind) & want) == want;
 }
 
+bool type_any(const struct type *t, bool (*pred)(const struct type *t))
+{
+	if (pred(t))
+		return true;
+	if (t->kind == TY_TUPLE)
+		for (int i = 0; i < t->nfields; i++)
+			if (type_any(&t->fields[i].type, pred))
+				return true;
+	return false;
+}
+
 const char *type_str(struct arena *a, const struct type *t)
 {
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&buf, &size);
-	if (!f) {
-		fprintf(stderr, "sonde: out of memory\n");
-		abort();
-	}
+	char *buf;
+	size_t size;
+	FILE *f = text_memstream(&buf, &size);
 	type_print(f, t, 0);
 	fclose(f);
 	char *s = arena_strndup(a, buf, size);
@@ -425,28 +433,6 @@ static void ctype_print(FILE *f, const struct ast_ctype *ct)
 		for (int i = 0; i < ct->ptr_depth; i++)
 			fputc('*', f);
 	}
-}
-
-/* A string literal with C escapes, quoted. */
-static void str_print(FILE *f, const char *s, uint32_t n)
-{
-	fputc('"', f);
-	for (uint32_t i = 0; s && i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		switch (c) {
-		case '\n': fputs("\\n", f); break;
-		case '\t': fputs("\\t", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '"': fputs("\\\"", f); break;
-		default:
-			if (c < 0x20 || c >= 0x7f)
-				fprintf(f, "\\x%02x", c);
-			else
-				fputc(c, f);
-		}
-	}
-	fputc('"', f);
 }
 
 static void dump_node(FILE *f, const struct ast_node *n, int depth);
@@ -477,7 +463,7 @@ static void dump_head(FILE *f, const struct ast_node *n)
 		break;
 	case N_STR:
 		fputc(' ', f);
-		str_print(f, n->s.value, n->s.len);
+		text_print_quoted(f, n->s.value, n->s.len);
 		break;
 	case N_IDENT:
 		fprintf(f, " %s", n->ident.name);

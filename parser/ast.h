@@ -243,10 +243,13 @@ struct ast_struct_field {
 enum ast_tag { TAG_STRUCT, TAG_UNION, TAG_ENUM };
 
 struct sema_event;
+struct builtin;
 
 /* What sema (or a builtin's check) learned about a node that codegen
  * needs; each field names what sets it. */
 struct ast_note {
+	const struct builtin *builtin;	/* N_CALL, N_IDENT: the builtin sema resolved
+					 * the name to (codegen lowers through it) */
 	struct sema_event *event;	/* printf-like calls, print(expr), join():
 					 * the event the call sends */
 	const struct type *record;	/* N_FIELD: the struct the field is read from */
@@ -345,5 +348,7 @@ enum type_trait {
 unsigned type_traits(enum type_kind k);
 /* does t's kind have every trait in `traits`? */
 bool type_is(const struct type *t, unsigned traits);
+/* does t, or a field of a tuple t (at any depth), satisfy pred? */
+bool type_any(const struct type *t, bool (*pred)(const struct type *t));
 
 #endif

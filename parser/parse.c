@@ -231,8 +231,7 @@ struct ast_ctype parse_typedef(struct parse_ctx *px, const char *name)
  * ("u32 *") and struct names stand alone.  is_unsigned is also set for
  * uintN.
  */
-bool parse_ctype_finish(struct parse_ctx *px, const struct parse_type *t,
-			int ptr_depth, struct ast_ctype *out)
+static bool ctype_fold(const struct parse_type *t, int ptr_depth, struct ast_ctype *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->ptr_depth = ptr_depth;
@@ -256,11 +255,52 @@ bool parse_ctype_finish(struct parse_ctx *px, const struct parse_type *t,
 		out->name = t->n_char ? (t->n_signed ? "signed char" : "char") : t->n_short ? "short" :
 			    t->n_long ? "long" : "int";
 	}
-	if (!ok) {
-		parse_error(px, t->loc, "invalid type '%s'", t->text);
-		return false;
+	return ok;
+}
+
+bool parse_ctype_finish(struct parse_ctx *px, const struct parse_type *t,
+			int ptr_depth, struct ast_ctype *out)
+{
+	if (ctype_fold(t, ptr_depth, out))
+		return true;
+	parse_error(px, t->loc, "invalid type '%s'", t->text);
+	return false;
+}
+
+bool parse_ctype_text(struct arena *a, const char *text, struct ast_ctype *out)
+{
+	struct parse_ctx px = {.arena = a};
+	struct parse_type t = {.text = ""};
+	struct src_loc loc = {0};
+	int ptr_depth = 0, nwords = 0;
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, " \t*");
+		if (!n) {
+			ptr_depth += *p++ == '*';
+			continue;
+		}
+		const char *w = arena_strndup(a, p, n);
+		p += n;
+		if (!strcmp(w, "__user"))	/* the kernel's address-space mark */
+			continue;
+		struct parse_type one;
+		if (!strcmp(w, "struct") || !strcmp(w, "union") || !strcmp(w, "enum")) {
+			p += strspn(p, " \t");
+			n = strcspn(p, " \t*");
+			if (!n)
+				return false;
+			one = parse_type_tag(&px, w[0] == 'e' ? TAG_ENUM : w[0] == 'u' ? TAG_UNION :
+					     TAG_STRUCT, arena_strndup(a, p, n), loc);
+			p += n;
+		} else {
+			one = parse_type_word(&px, w, loc);
+		}
+		if (nwords++)
+			parse_type_add(&px, &t, one);
+		else
+			t = one;
 	}
-	return true;
+	return nwords && ctype_fold(&t, ptr_depth, out);
 }
 
 /* ---- expressions ------------------------------------------------------------ */

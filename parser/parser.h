@@ -16,4 +16,11 @@
 
 struct ast_node *parse_program(struct arena *a, struct diag *d, const char *src);
 
+/* A C type written as text, as a tracepoint's format declares a field
+ * ("unsigned long", "const char *", "struct file *", "char __user *"):
+ * its words folded by the grammar's own rules (parse_ctype_finish: "long
+ * int" is long, "unsigned" alone unsigned int ...).  False, quietly, when
+ * they make no type. */
+bool parse_ctype_text(struct arena *a, const char *text, struct ast_ctype *out);
+
 #endif

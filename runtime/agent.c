@@ -19,7 +19,7 @@
  *
  * While running, the agents' event rings feed the same rt_event() as the
  * kernel ring buffer; at exit the agents detach first, then maps.c reads
- * the shared maps through rt_agent_map_each(), shards folded like CPUs.
+ * the shared maps through the map source agent.c plugs into maps.c (rt->map_source), shards folded like CPUs.
  */
 #include "runtime/rt_int.h"
 
@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "host/proc.h"
 
 #define REPLY_MS	10000
 #define RING_BYTES	(256u * 1024)
@@ -117,18 +118,7 @@ static bool wanted(const int *pids, size_t npids, int pid)
  * sonde reaps it) */
 static bool alive(int pid)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	const char *st = strrchr(buf, ')');
-	return st && st[1] == ' ' && st[2] != 'Z' && st[2] != 'X';
+	return host_proc_exists(pid) && !host_proc_zombie(pid);
 }
 
 /* the -c child has not exec'd its command yet (it is still sonde) */
@@ -311,21 +301,10 @@ static enum sa_map_type map_type(enum bpf_map_type t)
  * helpers would give them for the process's threads */
 static void cgroup_ids(int pid, struct sa_shm *h)
 {
-	char root[PATH_MAX], path[PATH_MAX], line[PATH_MAX];
+	char root[PATH_MAX], path[PATH_MAX];
 	if (rs_cgroup2_root(root, sizeof(root)))
 		return;
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return;
-	char *rel = NULL;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "0::", 3)) {
-			line[strcspn(line, "\n")] = 0;
-			rel = line + 3;
-			break;
-		}
-	fclose(f);
+	char *rel = host_proc_cgroup(pid, NULL);
 	if (!rel)
 		return;
 	/* level 0 is the root; each '/'-separated part one level down */
@@ -350,6 +329,7 @@ static void cgroup_ids(int pid, struct sa_shm *h)
 	}
 	if (!level)
 		h->cgroup_id = h->cgroup_ancestors[0];
+	free(rel);
 }
 
 /* build the shared memory for agent a; -errno after a message */
@@ -567,12 +547,22 @@ static int attach_agent(struct rt *rt, struct rt_agent *a, int *count)
 
 /* ---- public ----------------------------------------------------------------------- */
 
+static bool agent_has_map(struct rt *rt, int kfd);
+static int agent_map_each(struct rt *rt, int kfd, rt_map_entry_fn cb, void *ctx);
+static int agent_map_clear(struct rt *rt, int kfd, bool zero_only);
+
+/* maps.c reads and clears the agents' copies of the maps through this */
+static const struct rt_map_source agent_maps = {
+	.has = agent_has_map, .each = agent_map_each, .clear = agent_map_clear,
+};
+
 int rt_agent_attach(struct rt *rt, int *count)
 {
 	struct rt_agents *as = calloc(1, sizeof(*as));
 	if (!as)
 		return -ENOMEM;
 	rt->agents = as;
+	rt->map_source = &agent_maps;
 	snprintf(as->dir, sizeof(as->dir), "%s", rt->o->agent_dir ? rt->o->agent_dir : rt_agent_dir());
 	int *pids = NULL;
 	size_t npids = 0;
@@ -738,7 +728,7 @@ static struct sa_map *agent_map(struct rt_agent *a, int kfd)
 	return NULL;
 }
 
-int rt_agent_map_each(struct rt *rt, int kfd, rt_agent_entry_fn cb, void *ctx)
+static int agent_map_each(struct rt *rt, int kfd, rt_map_entry_fn cb, void *ctx)
 {
 	struct rt_agents *as = rt->agents;
 	if (!as)
@@ -817,7 +807,7 @@ int rt_agent_map_each(struct rt *rt, int kfd, rt_agent_entry_fn cb, void *ctx)
  * that looks it up afterwards inserts it afresh.  A thread in the middle
  * of an update may still add its one increment to the old values, as a CPU
  * may in kernel mode while sonde deletes a per-CPU map's keys. */
-int rt_agent_map_clear(struct rt *rt, int kfd, bool zero_only)
+static int agent_map_clear(struct rt *rt, int kfd, bool zero_only)
 {
 	struct rt_agents *as = rt->agents;
 	for (int i = 0; as && i < as->n; i++) {
@@ -842,7 +832,7 @@ int rt_agent_map_clear(struct rt *rt, int kfd, bool zero_only)
 	return 0;
 }
 
-bool rt_agent_has_map(struct rt *rt, int kfd)
+static bool agent_has_map(struct rt *rt, int kfd)
 {
 	struct rt_agents *as = rt->agents;
 	for (int i = 0; as && i < as->n; i++)
@@ -864,4 +854,5 @@ void rt_agent_free(struct rt *rt)
 	free(as->a);
 	free(as);
 	rt->agents = NULL;
+	rt->map_source = NULL;
 }

@@ -301,7 +301,7 @@ static int handle(struct rt *rt, void *data, size_t size)
 	 * bpftrace (the other CPUs run on until the detach); what was queued
 	 * before it did print.  Symbols of a new pid are still learnt, for
 	 * the stacks the exit-time maps print. */
-	if (rt->ev.exited && kind != EV_PID_SEEN)
+	if (rt->ev.exited && kind != EV_PID_SEEN && kind != EV_EXEC)
 		return 0;
 	switch ((enum event_kind)kind) {
 	case EV_SYSTEM:
@@ -343,14 +343,18 @@ static int handle(struct rt *rt, void *data, size_t size)
 		/* scrape formats: the scraper reads the maps and takes rates
 		 * itself; a recipe's print-and-clear every interval would turn
 		 * its counters into sawtooth gauges (docs/metrics.md) */
-		if (id < (uint32_t)r->nmaps && !rt->o->writer->scrape)
+		if (id < (uint32_t)r->nmaps && !rt->o->writer->scrape) {
 			rt_map_print(rt, r->maps[id], (uint32_t)w[0], (uint32_t)w[1]);
+			rt_ps_map_done(rt, r->maps[id]);
+		}
 		break;
 	}
 	case EV_CLEAR:
 	case EV_ZERO:
-		if (id < (uint32_t)r->nmaps && !rt->o->writer->scrape)
+		if (id < (uint32_t)r->nmaps && !rt->o->writer->scrape) {
 			rt_map_clear(rt, r->maps[id], kind == EV_ZERO);
+			rt_ps_map_done(rt, r->maps[id]);
+		}
 		break;
 	case EV_EXIT:
 		rt->stop = 1;
@@ -364,10 +368,13 @@ static int handle(struct rt *rt, void *data, size_t size)
 		uint64_t pid;
 		if (size >= 16) {
 			memcpy(&pid, args, 8);
-			rt_prime_pid(rt, (int)pid);
+			rt_ps_capture(rt, (int)pid);
 		}
 		break;
 	}
+	case EV_EXEC:
+		rt_exec_event(rt, args, size - 8);
+		break;
 	case EV_HELPER_ERROR: {
 		int64_t code;
 		if (size >= 16 && id < (uint32_t)rt->obj->nsites) {
@@ -376,8 +383,6 @@ static int handle(struct rt *rt, void *data, size_t size)
 		}
 		break;
 	}
-	case EV_SIGNAL_DONE:
-		break;
 	}
 	return 0;
 }
@@ -432,17 +437,10 @@ int rt_events_open(struct rt *rt)
 	return 0;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 void rt_events_report_lost(struct rt *rt)
 {
 	uint64_t total = rt_lost_events(rt);	/* scrape.c */
-	rt->ev.lost_checked_ms = now_ms();
+	rt->ev.lost_checked_ms = rt_mono_ns() / 1000000;
 	if (total > rt->ev.lost_reported) {
 		fflush(rt->o->out);	/* after the lines that did arrive */
 		rt->o->writer->lost_events(rt->o->out, stderr, total - rt->ev.lost_reported);
@@ -472,7 +470,7 @@ static void drain_end(struct rt *rt)
 {
 	if (rt->ev.handled)
 		fflush(rt->o->out);
-	if (now_ms() - rt->ev.lost_checked_ms >= 1000)
+	if (rt_mono_ns() / 1000000 - rt->ev.lost_checked_ms >= 1000)
 		rt_events_report_lost(rt);
 }
 

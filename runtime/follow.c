@@ -138,13 +138,6 @@ bool rt_noteset_first(struct rt_noteset *ns, const char *msg)
 
 /* ---- watches ----------------------------------------------------------------- */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 bool rt_follow_note_first(struct rt *rt, const char *msg)
 {
 	return !rt->follow || rt_noteset_first(rt->follow->notes, msg);
@@ -157,7 +150,7 @@ int rt_follow_start(struct rt *rt)
 		free(f);
 		return -ENOMEM;
 	}
-	f->last_ns = now_ns();
+	f->last_ns = rt_mono_ns();
 	rt->follow = f;
 	return 0;
 }
@@ -214,14 +207,14 @@ void rt_follow_tick(struct rt *rt)
 	struct rt_follow *f = rt->follow;
 	if (!f)
 		return;
-	uint64_t now = now_ns();
+	uint64_t now = rt_mono_ns();
 	if (now - f->last_ns < RESCAN_NS)
 		return;
 	for (size_t i = 0; i < f->n && !rt->stop; i++)
 		if (!f->w[i].done)
 			rescan(rt, &f->w[i]);
 	/* a slow scan (thousands of processes) must not run back to back */
-	f->last_ns = now_ns();
+	f->last_ns = rt_mono_ns();
 }
 
 void rt_follow_free(struct rt *rt)
@@ -261,7 +254,7 @@ void rt_watch_sites(struct rt *rt, const struct sema_attach *at, const struct rs
 		return;
 	struct rt_watch *wt = rt->watch;
 	if (!wt->last_ns)
-		wt->last_ns = now_ns();
+		wt->last_ns = rt_mono_ns();
 	for (size_t i = 0; i < sites->nfiles; i++) {
 		const struct rs_file *f = sites->files[i];
 		bool seen = false;
@@ -318,7 +311,7 @@ void rt_watch_tick(struct rt *rt)
 	struct rt_watch *wt = rt->watch;
 	if (!wt)
 		return;
-	uint64_t now = now_ns();
+	uint64_t now = rt_mono_ns();
 	if (now - wt->last_ns < RESCAN_NS)
 		return;
 	wt->last_ns = now;

@@ -103,13 +103,12 @@ int rt_fold_equal_keys(struct pr_map *pm, enum map_kind kind)
 	return 0;
 }
 
+static bool many_to_one(const struct type *t)
+{
+	return type_is(t, TT_MANY_TO_ONE);
+}
+
 bool rt_type_has_container(const struct type *t)
 {
-	if (type_is(t, TT_MANY_TO_ONE))
-		return true;
-	if (t->kind == TY_TUPLE)
-		for (int i = 0; i < t->nfields; i++)
-			if (rt_type_has_container(&t->fields[i].type))
-				return true;
-	return false;
+	return type_any(t, many_to_one);
 }

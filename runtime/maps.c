@@ -308,10 +308,10 @@ static int collect_slot(struct rt *rt, const struct sema_map *m, const uint8_t *
 static int read_slots(struct rt *rt, const struct sema_map *m, struct slot **out, size_t *n)
 {
 	int fd = rt->map_fds[m->id];
-	if (rt->agents && rt_agent_has_map(rt, fd)) {
+	if (rt->map_source && rt->map_source->has(rt, fd)) {
 		/* --user-probes: the agents' shared maps, shards as CPUs */
 		struct agent_read ar = {rt, m, NULL, 0};
-		int err = rt_agent_map_each(rt, fd, agent_entry, &ar);
+		int err = rt->map_source->each(rt, fd, agent_entry, &ar);
 		*out = ar.slots;
 		*n = ar.cnt;
 		return err;
@@ -624,8 +624,8 @@ static int clear_array(struct rt *rt, const struct sema_map *m)
 
 int rt_map_clear(struct rt *rt, const struct sema_map *m, bool zero_only)
 {
-	if (rt->agents && rt_agent_has_map(rt, rt->map_fds[m->id]))
-		return rt_agent_map_clear(rt, rt->map_fds[m->id], zero_only);
+	if (rt->map_source && rt->map_source->has(rt, rt->map_fds[m->id]))
+		return rt->map_source->clear(rt, rt->map_fds[m->id], zero_only);
 	if (m->array_slots) {
 		rt->map_zeroed[m->id] = zero_only;
 		return clear_array(rt, m);
@@ -655,14 +655,9 @@ void rt_maps_print_all(struct rt *rt)
 void rt_maps_report_full(struct rt *rt)
 {
 	int fd = bpf_object__find_map_fd_by_name(rt->bpf, CG_MAP_FAILS_MAP);
-	uint64_t *v = calloc((size_t)rt->ncpus, 8);
-	for (int i = 0; fd >= 0 && v && i < rt->r->nmaps; i++) {
+	for (int i = 0; fd >= 0 && i < rt->r->nmaps; i++) {
 		const struct sema_map *m = rt->r->maps[i];
-		uint32_t k = (uint32_t)m->id;
-		uint64_t lost = 0;
-		if (!bpf_map_lookup_elem(fd, &k, v))
-			for (int c = 0; c < rt->ncpus; c++)
-				lost += v[c];
+		uint64_t lost = rt_percpu_sum(rt, fd, (uint32_t)m->id);
 		if (!lost)
 			continue;
 		struct bpf_map_info info = {0};
@@ -675,5 +670,4 @@ void rt_maps_report_full(struct rt *rt)
 			m->decl ? "declare it larger (let @m = hash(N))"
 				: "raise the limit with --map-keys-max N or BPFTRACE_MAP_KEYS_MAX");
 	}
-	free(v);
 }

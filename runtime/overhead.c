@@ -55,13 +55,6 @@ struct rt_overhead {
 	int nprogs;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- calibration ---------------------------------------------------------- */
 
 /* the function sonde probes to time a uprobe's trap */
@@ -342,7 +335,7 @@ int rt_overhead_start(struct rt *rt)
 	if (rt->o->verbose && (up || ret))
 		fprintf(stderr, "sonde: --overhead: a uprobe hit costs %" PRIu64 " ns here%s\n",
 			ov->trap_ns ? ov->trap_ns : ov->ret_trap_ns, ret && up ? " (uretprobe: see the table)" : "");
-	ov->start_ns = ov->last_ns = mono_ns();
+	ov->start_ns = ov->last_ns = rt_mono_ns();
 	return 0;
 }
 
@@ -428,7 +421,7 @@ void rt_overhead_tick(struct rt *rt)
 	struct rt_overhead *ov = rt->overhead;
 	if (!ov)
 		return;
-	uint64_t now = mono_ns();
+	uint64_t now = rt_mono_ns();
 	if (now - ov->last_ns < 1000000000ull)
 		return;
 	double secs = (double)(now - ov->last_ns) / 1e9;
@@ -449,7 +442,7 @@ void rt_overhead_report(struct rt *rt)
 	if (!ov || ov->stats_fd < 0)
 		return;
 	refresh(ov);
-	table(ov, (double)(mono_ns() - ov->start_ns) / 1e9, true);
+	table(ov, (double)(rt_mono_ns() - ov->start_ns) / 1e9, true);
 }
 
 void rt_overhead_free(struct rt *rt)

@@ -32,15 +32,14 @@ static int64_t now_ns(void)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+static bool is_stack(const struct type *t)
+{
+	return t->kind == TY_USTACK || t->kind == TY_KSTACK;
+}
+
 static bool has_stack(const struct type *t)
 {
-	if (t->kind == TY_USTACK || t->kind == TY_KSTACK)
-		return true;
-	if (t->kind == TY_TUPLE)
-		for (int i = 0; i < t->nfields; i++)
-			if (has_stack(&t->fields[i].type))
-				return true;
-	return false;
+	return type_any(t, is_stack);
 }
 
 /* every stack map, built with frames, in rt->a; the count */

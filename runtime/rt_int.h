@@ -60,6 +60,39 @@ struct rt_stop {
 	uint64_t not_printed;
 };
 struct uprobe_plan;
+struct rt;
+
+/* Where maps.c reads a map's contents when not from the kernel's map: the
+ * agents' shared copies under --user-probes (agent.c plugs them in).  has:
+ * whether the source holds the map whose kernel fd is kfd; each calls cb
+ * for every key with the values of every shard (nvals of them, folded as
+ * CPUs); clear: every key goes (zero_only: zero()) in every copy. */
+typedef int (*rt_map_entry_fn)(void *ctx, const uint8_t *key, const uint8_t *vals, int nvals);
+struct rt_map_source {
+	bool (*has)(struct rt *rt, int kfd);
+	int (*each)(struct rt *rt, int kfd, rt_map_entry_fn cb, void *ctx);
+	int (*clear)(struct rt *rt, int kfd, bool zero_only);
+};
+
+/* scrape.c: the scrape formats' state (serve.c and labels.c use parts) */
+struct rt_metrics {
+	struct rt_serve *serve;		/* --serve: the HTTP server */
+	struct kube_index *kube;	/* Kubernetes names, loaded on first use */
+	uint64_t *dropped;		/* by map id: series the caps left out, so far */
+	double last_scrape_s;
+	double next_write;		/* textfile: when to rewrite it (monotonic s) */
+	int stats_fd;			/* BPF_ENABLE_STATS, or -errno */
+};
+
+/* links.c: what attaching made, until rt_detach_all takes it down */
+struct rt_links {
+	struct bpf_link **links;
+	int nlinks;
+	int *fds;		/* links libbpf does not know (umulti.c) */
+	int nfds;
+	int *held;		/* tracepoint events held past their links */
+	int nheld;
+};
 
 struct rt {
 	const struct sema_result *r;
@@ -67,25 +100,18 @@ struct rt {
 	const struct rt_opts *o;
 	struct bpf_object *bpf;
 	struct ring_buffer *rb;
-	struct bpf_link **links;
-	int nlinks;
-	int *link_fds;		/* links libbpf does not know (umulti.c) */
-	int nlink_fds;
-	int *held_fds;		/* tracepoint events held past their links (detach.c) */
-	int nheld_fds;
-	int *perf_fds;
-	int nperf, capperf;
+	struct rt_links links;	/* links.c's */
 	int *map_fds;		/* by sema map id */
 	bool *map_zeroed;	/* by map id: an array map zero()'d since its last clear() */
 	int ncpus;
 	volatile sig_atomic_t stop;
-	int exit_code;
 	struct arena *perm;	/* lives for the run */
 	struct arena *scratch;	/* reused per event and per map print */
 	struct arena *a;	/* where rendering allocates: scratch or perm */
 	/* printing state, loaded on first use */
 	struct ksyms *ksyms;
 	struct rs_symcache *syms;
+	struct rt_procs *procs;		/* per-process state and execs (exited.c) */
 	struct rs_cgcache *cgroups;
 	const char **attach_names;	/* global attach index -> probe name */
 	const char **attach_funcs;	/* ... -> its function (func: SEMA_FUNC_OF_ATTACH) */
@@ -105,19 +131,20 @@ struct rt {
 	struct rt_follow *follow;	/* --follow: uprobe queries kept for rescans */
 	struct rt_watch *watch;		/* --follow, -v: uprobe files to notice changes of */
 	struct rt_stop stopper;
-	/* scrape formats (scrape.c, serve.c) */
-	struct rt_serve *serve;		/* --serve: the HTTP server */
-	struct kube_index *kube;	/* Kubernetes names, loaded on first use */
-	uint64_t *dropped;		/* by map id: series the caps left out, so far */
-	double last_scrape_s;
-	double next_write;		/* textfile: when to rewrite it (monotonic s) */
-	int stats_fd;			/* BPF_ENABLE_STATS, or -errno */
+	struct rt_metrics metrics;	/* scrape.c's (serve.c, labels.c) */
 	struct uprobe_plan *plans;	/* uprobe attach points resolved before attaching */
 	int nplans;
 	struct rt_agents *agents;	/* --user-probes (agent.c) */
+	const struct rt_map_source *map_source;	/* maps not read from the kernel */
 	struct rt_events ev;
 	struct rt_overhead *overhead;	/* --overhead (overhead.c) */
 };
+
+/* base.c: CLOCK_MONOTONIC in nanoseconds, the run's one clock; the sum
+ * over the CPUs of slot key of the u64 per-CPU array fd (0 when fd < 0 or
+ * unreadable) */
+uint64_t rt_mono_ns(void);
+uint64_t rt_percpu_sum(const struct rt *rt, int fd, uint32_t key);
 
 /* render.c: one value as text; *is_str tells JSON to quote it */
 const char *rt_render(struct rt *rt, const struct type *t, const void *bytes, bool *is_str);
@@ -171,20 +198,43 @@ struct ksyms *rt_kernel_syms(struct rt *rt);
 const struct pr_stack *rt_stack_frames(struct rt *rt, const struct type *t, const uint8_t *p);
 void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *args, size_t len);
 void rt_prime_pid(struct rt *rt, int pid);
+/* symbols.c: the per-pid ELF symbol cache, made on first use (NULL: no memory) */
+struct rs_symcache *rt_symcache(struct rt *rt);
+/* exited.c: stacks of processes that exit.  A pid's first stack
+ * (EV_PID_SEEN) captures its per-process state; a stack printed touches
+ * it; a map that can hold stacks printed or cleared counts towards the
+ * sweep that releases the processes gone; the exec watcher (a program on
+ * sched:sched_process_exec sending EV_EXEC) learns the exec'd files'
+ * build-ids.  rt_ustack_bid_frame names one {build-id, offset} frame:
+ * 0 at the end of the stack, 1 done (f set), 2 an address frame (*ip). */
+void rt_ps_capture(struct rt *rt, int pid);
+void rt_ps_touch(struct rt *rt, int pid);
+void rt_ps_map_done(struct rt *rt, const struct sema_map *m);
+void rt_ps_sweep(struct rt *rt);
+void rt_ps_stats(struct rt *rt, uint64_t *kept, uint64_t *evicted);
+void rt_ps_free(struct rt *rt);
+int rt_exec_watch(struct rt *rt);
+void rt_exec_event(struct rt *rt, const uint8_t *args, size_t len);
+struct vf_frame;
+int rt_ustack_bid_frame(struct rt *rt, const uint8_t *p, struct vf_frame *f, uint64_t *ip);
 /* the -c child: trace it to read its mappings as it exits (only when the
  * script symbolizes user addresses); waitpid(child, status, block ? 0 :
  * WNOHANG) that handles the tracing stops itself */
 void rt_child_trace(struct rt *rt);
 pid_t rt_child_wait(struct rt *rt, int *status, bool block);
-/* run.c: the links rt_run destroys at teardown.  add keeps l; keep
+/* links.c: the links rt_run destroys at teardown.  add keeps l; keep
  * keeps l and counts it, or says why libbpf gave none (l NULL, errno);
- * prog_attach is the i-th attach point a program serves. */
+ * add_link_fd keeps a link libbpf does not know (a multi-uprobe link);
+ * hold_event keeps fd (a perf event whose program has a link of its own)
+ * until rt_detach_all, which destroys every link and releases them;
+ * links_free frees the bookkeeping after that. */
 void rt_add_link(struct rt *rt, struct bpf_link *l);
 int rt_keep_link(struct rt *rt, const struct sema_attach *at, struct bpf_link *l, int *count);
-/* detach.c: keep fd (a perf event whose program has a link of its own)
- * until rt_detach_all, which destroys every link and releases them */
+void rt_add_link_fd(struct rt *rt, int fd);
 void rt_hold_event(struct rt *rt, int fd);
 void rt_detach_all(struct rt *rt);
+void rt_links_free(struct rt *rt);
+/* links.c: the i-th attach point a program serves */
 const struct sema_attach *rt_prog_attach(const struct cg_prog *p, int i);
 /* run.c: run every program of BEGIN, END or self once, in source order */
 void rt_run_special(struct rt *rt, enum probe_type type);
@@ -216,20 +266,14 @@ int rt_attach_uprobe_site(struct rt *rt, struct bpf_program *prog,
 /* uprobe.c: the bpf cookie that names sym for `func` (one per name) */
 uint64_t rt_site_cookie(struct rt *rt, const char *sym);
 /* agent.c: --user-probes.  attach connects to the chosen agents and has
- * them hook every uprobe site (count: sites hooked); go releases a -c
- * child; poll feeds their events to rt_event; detach unhooks and warns
- * about what the agents counted as lost; map_each calls cb for every key
- * of the map whose kernel fd is kfd, with the values of every agent's
- * shards (nvals of them, folded as CPUs). */
+ * them hook every uprobe site (count: sites hooked) and plugs their maps
+ * in as rt->map_source; go releases a -c child; poll feeds their events
+ * to rt_event; detach unhooks and warns about what the agents counted as
+ * lost. */
 int rt_agent_attach(struct rt *rt, int *count);
 void rt_agent_go(struct rt *rt);
 void rt_agent_poll(struct rt *rt);
 void rt_agent_detach(struct rt *rt);
-typedef int (*rt_agent_entry_fn)(void *ctx, const uint8_t *key, const uint8_t *vals, int nvals);
-bool rt_agent_has_map(struct rt *rt, int kfd);
-int rt_agent_map_each(struct rt *rt, int kfd, rt_agent_entry_fn cb, void *ctx);
-/* clear(): every key goes (zero_only: zero()) in every agent's copy */
-int rt_agent_map_clear(struct rt *rt, int kfd, bool zero_only);
 void rt_agent_free(struct rt *rt);
 /* umulti.c: multi-uprobe links (Linux 6.6).  prepare: before loading,
  * the uprobe programs take the multi link's attach type when the kernel
@@ -278,35 +322,38 @@ void rt_noteset_free(struct rt_noteset *ns);
  * question "should the main loop look now?" (cheap: memory reads); wait()
  * sleeps until events (1), a possible stop or the timeout (0), -errno;
  * update() reaps the -c command and sets rt->stop when any cause is there;
- * drain() prints what is still queued after the stop for a bounded time
- * and counts the rest (skip_event() tells the callback to only count). */
+ * after the stop, while run.c drains the ring, skip_event() tells the
+ * callback to only count (a second signal came).  stop.c decides; run.c
+ * acts (prints the maps on SIGUSR1, drains). */
 int rt_stop_open(struct rt *rt);
 void rt_stop_close(struct rt *rt);
-/* CLOCK_MONOTONIC in nanoseconds */
-uint64_t rt_mono_ns(void);
 bool rt_stop_due(struct rt *rt);
 int rt_stop_wait(struct rt *rt, int timeout_ms);
-/* SIGUSR1 came: run the self:signal:SIGUSR1 probes, or without one
- * print every map now, as bpftrace 0.17 (stop.c) */
-void rt_stop_dump(struct rt *rt);
+/* SIGUSR1 came since the last call (run.c runs the self:signal:SIGUSR1
+ * probes or prints the maps) */
+bool rt_stop_dump_due(struct rt *rt);
 bool rt_stop_update(struct rt *rt);
 bool rt_stop_skip_event(struct rt *rt);
-void rt_stop_drain(struct rt *rt);
+/* around run.c's drain of what is queued after the stop: end returns how
+ * many events a second signal left unprinted */
+void rt_stop_drain_begin(struct rt *rt);
+uint64_t rt_stop_drain_end(struct rt *rt);
 /* keyfold.c: a key holding `container` (a cgroup id printed as a container
  * id) or a TY_DECODED value (fdpath) can print the same for many ids; fold such entries of pm into one as
  * aggregation `kind` combines values (not for plain values).  0 or -ENOMEM. */
 bool rt_type_has_container(const struct type *t);
 int rt_fold_equal_keys(struct pr_map *pm, enum map_kind kind);
 
+/* labels.c: names the key elements of an entry (maps.c calls it for
+ * scrape writers) */
+void rt_scrape_labels(struct rt *rt, const struct sema_map *m, const uint8_t *key, struct pr_entry *e);
 /* scrape.c: maps as metrics.  stats_on before the first attach (per-probe
- * statistics), start before the main loop, stop after it; labels names the key elements of an
- * entry (maps.c calls it for scrape writers); scrape writes every map and
+ * statistics), start before the main loop, stop after it; scrape writes every map and
  * the health families; tick rewrites the textfile (-o FILE) when its
  * interval has passed, to_file now. */
 void rt_scrape_stats_on(struct rt *rt);
 int rt_scrape_start(struct rt *rt);
 void rt_scrape_stop(struct rt *rt);
-void rt_scrape_labels(struct rt *rt, const struct sema_map *m, const uint8_t *key, struct pr_entry *e);
 void rt_scrape(struct rt *rt, FILE *out, const struct output_writer *w);
 void rt_scrape_tick(struct rt *rt);
 int rt_scrape_to_file(struct rt *rt);

@@ -54,26 +54,6 @@ void rt_libbpf_logging(int verbose)
 	libbpf_set_print(libbpf_print);
 }
 
-/* ---- links --------------------------------------------------------------------- */
-
-void rt_add_link(struct rt *rt, struct bpf_link *l)
-{
-	rt->links = vec_grow(rt->links, (size_t)rt->nlinks, sizeof(*rt->links));
-	rt->links[rt->nlinks++] = l;
-}
-
-int rt_keep_link(struct rt *rt, const struct sema_attach *at, struct bpf_link *l, int *count)
-{
-	if (!l) {
-		int err = -errno;
-		fprintf(stderr, "sonde: %s: cannot attach: %s\n", at->name, strerror(-err));
-		return err;
-	}
-	rt_add_link(rt, l);
-	(*count)++;
-	return 0;
-}
-
 /* BEGIN/END and self are not attached: rt_run_special() runs them */
 static int attach_special(struct rt *rt, struct bpf_program *prog, const struct sema_attach *at,
 			  int *count)
@@ -136,11 +116,6 @@ static int fill_cgroup_map(struct rt *rt)
 		fprintf(stderr, "sonde: --container: cannot use the cgroup %s: %s\n",
 			rt->o->container->dir, strerror(-err));
 	return err;
-}
-
-const struct sema_attach *rt_prog_attach(const struct cg_prog *p, int i)
-{
-	return &p->probe->attach[p->first_attach + i];
 }
 
 static int load(struct rt *rt)
@@ -285,9 +260,47 @@ static void name_attach_points(struct rt *rt)
 		}
 }
 
+/* ---- what the stop causes ask for (stop.c decides, this acts) ------------------ */
+
+/* SIGUSR1 came: run the self:signal:SIGUSR1 probes, or without one print
+ * every map now, as bpftrace 0.17 */
+static void dump_if_asked(struct rt *rt)
+{
+	if (!rt_stop_dump_due(rt))
+		return;
+	if (rt->r->has_self) {
+		rt_run_special(rt, PT_SELF);
+		return;
+	}
+	if (rt->o->writer->scrape)
+		return;	/* --serve and the textfile show the maps already */
+	rt_maps_print_all(rt);
+	fflush(rt->o->out);
+}
+
+/* the main loop's look at every cause: true when the run is over */
+static bool look(struct rt *rt)
+{
+	dump_if_asked(rt);
+	return rt_stop_update(rt);
+}
+
+/* after the stop: print every event still queued (a second signal cuts
+ * that short: the rest is counted, rt_stop_skip_event) */
+static void drain_queued(struct rt *rt)
+{
+	rt_stop_drain_begin(rt);
+	/* the probes are detached: nothing refills the ring, this ends */
+	rt_events_drain(rt);
+	uint64_t cut = rt_stop_drain_end(rt);
+	if (cut)
+		fprintf(stderr, "sonde: %llu queued events not printed: a second signal cut the "
+			"output short\n", (unsigned long long)cut);
+}
+
 int rt_run(const struct sema_result *r, const struct cg_object *obj, const struct rt_opts *o)
 {
-	struct rt rt = {.r = r, .obj = obj, .o = o, .stats_fd = -1, .stacks = o->writer->stacks,
+	struct rt rt = {.r = r, .obj = obj, .o = o, .metrics.stats_fd = -1, .stacks = o->writer->stacks,
 			.stopper = {.wake = {-1, -1}, .target_fd = -1, .extra_fd = -1}};
 	if (!attachers_complete())
 		return 1;
@@ -303,7 +316,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	if (rt_stop_open(&rt))
 		goto out;
 
-	if (rt_events_open(&rt) || rt_overhead_start(&rt))
+	if (rt_events_open(&rt) || rt_overhead_start(&rt) || rt_exec_watch(&rt))
 		goto out;
 	if (o->writer->scrape)
 		rt_scrape_stats_on(&rt);
@@ -372,12 +385,12 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	/* stop.c: signals, exit(), the -c command and the -p process each
 	 * end the loop at once, whatever the event rate; events.c takes a
 	 * bounded share of the ring each time (no wait while some is left) */
-	if (!rt_stop_update(&rt) &&
+	if (!look(&rt) &&
 	    !(only_special(r) && !o->child_pid && !o->pid && !o->writer->scrape && !o->serve_addr)) {
-		while (!rt_stop_update(&rt)) {
+		while (!look(&rt)) {
 			/* --serve: HTTP clients wake the same wait (serve.c) */
 			int timeout = rt.ev.more ? 0 : 100;
-			int n = rt_stop_wait(&rt, rt.serve ? rt_serve_timeout(&rt, timeout) : timeout);
+			int n = rt_stop_wait(&rt, rt.metrics.serve ? rt_serve_timeout(&rt, timeout) : timeout);
 			if (n >= 0)
 				n = rt_events_consume(&rt);
 			if (n < 0)
@@ -386,7 +399,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 			if (rt.follow)
 				rt_follow_tick(&rt);
 			rt_watch_tick(&rt);
-			if (rt.serve)
+			if (rt.metrics.serve)
 				rt_serve_run(&rt);
 			rt_scrape_tick(&rt);
 			rt_overhead_tick(&rt);
@@ -405,13 +418,13 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		sigprocmask(SIG_BLOCK, &block, &old);
 		while (!rt.stop) {
 			sigsuspend(&old);
-			rt_stop_dump(&rt);
+			dump_if_asked(&rt);
 		}
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
 	rt_agent_detach(&rt);
 	rt_detach_all(&rt);
-	rt_stop_drain(&rt);
+	drain_queued(&rt);
 	rt.ev.exited = false;	/* END's own output prints */
 	rt_run_special(&rt, PT_END);
 	rt_events_drain(&rt);
@@ -452,13 +465,11 @@ out:
 	rt_agent_detach(&rt);
 	rt_agent_free(&rt);
 	rt_detach_all(&rt);
+	rt_links_free(&rt);
 	rt_follow_free(&rt);
 	rt_watch_free(&rt);
 	rt_uprobe_plans_free(&rt);
 	rt_overhead_free(&rt);
-	free(rt.links);
-	free(rt.link_fds);
-	free(rt.held_fds);
 	rt_events_close(&rt);
 	bpf_object__close(rt.bpf);
 	free(rt.map_fds);
@@ -466,6 +477,7 @@ out:
 	free(rt.site_names);
 	if (rt.cgroups)
 		rs_cgcache_free(rt.cgroups);
+	rt_ps_free(&rt);
 	if (rt.syms)
 		rs_symcache_free(rt.syms);
 	rt_stacks_free(&rt);

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "codegen/codegen.h"
+#include "codegen/program.h"
 #include "sema/sema.h"
 #include "output/output.h"
 

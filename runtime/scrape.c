@@ -1,17 +1,12 @@
 /*
  * scrape.c - every map as metrics, read when asked (docs/metrics.md).
  *
- * A scrape reads each map as printing at exit would (maps.c), names each
- * key element as a label (sema chose the names from the key expressions),
- * and hands the maps to the selected scrape writer (output/prometheus.c);
+ * A scrape reads each map as printing at exit would (maps.c), each key
+ * element named as a label (labels.c), and hands the maps to the selected
+ * scrape writer (output/prometheus.c);
  * sonde's own health follows: events lost, per-probe hits and BPF time
  * from the kernel's run-time statistics, series the caps dropped, the
  * previous scrape's duration.
- *
- * A `container` key element becomes the labels namespace, pod and
- * container (the container's name) plus container_id when its cgroup is a
- * Kubernetes pod's (host/kube.c reads the pod from the cgroup path and the
- * names from the kubelet's log tree), and container (the id) otherwise.
  *
  * The textfile mode (a scrape format with -o FILE) writes the same
  * exposition to FILE every interval through a temporary file and
@@ -31,67 +26,6 @@
 /* Bytes one response may hold: 10,000 series of 5 labels are ~2 MB. */
 #define SCRAPE_BYTE_LIMIT (32u << 20)
 
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-/* ---- labels ----------------------------------------------------------------------- */
-
-static void push(struct rt *rt, struct pr_label **v, int *n, const char *name, const char *value)
-{
-	struct pr_label *nv = arena_new_array(rt->a, struct pr_label, (size_t)*n + 1);
-	if (*n)
-		memcpy(nv, *v, (size_t)*n * sizeof(*nv));
-	nv[*n] = (struct pr_label){name, value};
-	*v = nv;
-	(*n)++;
-}
-
-/* a container key element: Kubernetes names when the cgroup is a pod's */
-static void container_labels(struct rt *rt, const char *name, const char *short_id, uint64_t cgid,
-			     struct pr_label **v, int *n)
-{
-	struct rs_cgcache *c = rt_cgroups(rt);
-	const char *path = c ? rs_cgroup_path(c, cgid) : NULL;
-	char uid[37], cid[65];
-	struct kube_names kn;
-	if (path && !kube_parse_cgroup(path, uid, cid)) {
-		if (!rt->kube)
-			rt->kube = kube_index_new(rt->o->kube_logs);
-		if (rt->kube && kube_lookup(rt->kube, uid, cid, &kn)) {
-			push(rt, v, n, "namespace", kn.namespace_);
-			push(rt, v, n, "pod", kn.pod);
-			push(rt, v, n, name, *kn.container ? kn.container : short_id);
-			push(rt, v, n, arena_printf(rt->a, "%s_id", name), short_id);
-			return;
-		}
-	}
-	push(rt, v, n, name, short_id);
-}
-
-void rt_scrape_labels(struct rt *rt, const struct sema_map *m, const uint8_t *key, struct pr_entry *e)
-{
-	struct pr_label *v = NULL;
-	int n = 0;
-	for (int i = 0; i < e->nkey && m->labels; i++) {
-		bool several = m->key.kind == TY_TUPLE && !type_is_record(&m->key);
-		const struct type *t = several ? &m->key.fields[i].type : &m->key;
-		const uint8_t *p = several ? key + m->key.fields[i].offset : key;
-		if (t->kind == TY_CONTAINER) {
-			uint64_t cgid;
-			memcpy(&cgid, p, 8);
-			container_labels(rt, m->labels[i], e->key[i].text, cgid, &v, &n);
-		} else {
-			push(rt, &v, &n, m->labels[i], e->key[i].text);
-		}
-	}
-	e->labels = v;
-	e->nlabels = n;
-}
-
 /* ---- health -------------------------------------------------------------------------- */
 
 /* per-probe hits and run time; the kernel counts while a BPF_ENABLE_STATS
@@ -99,7 +33,7 @@ void rt_scrape_labels(struct rt *rt, const struct sema_map *m, const uint8_t *ke
 static int probe_stats(struct rt *rt, struct pr_probe_stat **out)
 {
 	int n = 0;
-	if (rt->stats_fd < 0)
+	if (rt->metrics.stats_fd < 0)
 		return 0;
 	struct pr_probe_stat *v = arena_new_array(rt->a, struct pr_probe_stat,
 						  (size_t)(rt->obj->nprogs ? rt->obj->nprogs : 1));
@@ -127,24 +61,18 @@ static int probe_stats(struct rt *rt, struct pr_probe_stat **out)
 
 uint64_t rt_lost_events(struct rt *rt)
 {
-	int lfd = bpf_object__find_map_fd_by_name(rt->bpf, CG_LOST_MAP);
-	uint64_t lost = 0;
-	if (lfd < 0)
-		return 0;
-	uint32_t k = 0;
-	uint64_t *v = calloc((size_t)rt->ncpus, 8);
-	if (v && !bpf_map_lookup_elem(lfd, &k, v))
-		for (int c = 0; c < rt->ncpus; c++)
-			lost += v[c];
-	free(v);
-	return lost;
+	return rt_percpu_sum(rt, bpf_object__find_map_fd_by_name(rt->bpf, CG_LOST_MAP), 0);
 }
 
 /* ---- one scrape ----------------------------------------------------------------------- */
 
 void rt_scrape(struct rt *rt, FILE *out, const struct output_writer *w)
 {
-	double start = now_s();
+	double start = (double)rt_mono_ns() / 1e9;
+	/* the events queued before the scrape first: an exec's names the
+	 * frames of the stacks its process left in the maps (exited.c) */
+	if (rt->rb)
+		rt_events_consume(rt);
 	struct arena *keep = rt->a;
 	struct arena_mark mark = arena_mark(rt->scratch);
 	rt->a = rt->scratch;
@@ -165,20 +93,23 @@ void rt_scrape(struct rt *rt, FILE *out, const struct output_writer *w)
 		pm.series_cap = rt->o->series_cap;
 		pm.byte_limit = SCRAPE_BYTE_LIMIT;
 		w->map(out, &pm, 0, 0);
-		rt->dropped[m->id] += pm.series_dropped;
+		rt->metrics.dropped[m->id] += pm.series_dropped;
 	}
+	/* every map was read: the processes gone and not printed go */
+	rt_ps_sweep(rt);
 	uint64_t *dropped = arena_new_array(rt->a, uint64_t, (size_t)(r->nmaps ? r->nmaps : 1));
 	for (int i = 0; i < r->nmaps; i++)
-		dropped[i] = rt->dropped[r->maps[i]->id];
+		dropped[i] = rt->metrics.dropped[r->maps[i]->id];
 	struct pr_probe_stat *ps = NULL;
 	int nps = probe_stats(rt, &ps);
 	struct pr_health h = {.lost = rt_lost_events(rt), .probes = ps, .nprobes = nps,
 			      .maps = names, .dropped = dropped, .nmaps = r->nmaps,
-			      .last_scrape_s = rt->last_scrape_s};
+			      .last_scrape_s = rt->metrics.last_scrape_s, .procs = rt->procs != NULL};
+	rt_ps_stats(rt, &h.procs_kept, &h.procs_evicted);
 	pr_prom_health(out, w->openmetrics, &h);
 	arena_release(rt->scratch, mark);
 	rt->a = keep;
-	rt->last_scrape_s = now_s() - start;
+	rt->metrics.last_scrape_s = (double)rt_mono_ns() / 1e9 - start;
 }
 
 void rt_scrape_stats_on(struct rt *rt)
@@ -186,30 +117,30 @@ void rt_scrape_stats_on(struct rt *rt)
 	/* hits and run time per program: the kernel keeps them only while
 	 * someone holds this fd, so it is taken before the first attach (the
 	 * hits of a -c child's first calls would be lost otherwise) */
-	rt->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-	if (rt->stats_fd < 0 && rt->o->verbose)
+	rt->metrics.stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (rt->metrics.stats_fd < 0 && rt->o->verbose)
 		fprintf(stderr, "sonde: no per-probe statistics (BPF_ENABLE_STATS: %s)\n",
-			strerror(-rt->stats_fd));
+			strerror(-rt->metrics.stats_fd));
 }
 
 int rt_scrape_start(struct rt *rt)
 {
-	rt->dropped = arena_new_array(rt->perm, uint64_t, (size_t)(rt->r->nmaps ? rt->r->nmaps : 1));
+	rt->metrics.dropped = arena_new_array(rt->perm, uint64_t, (size_t)(rt->r->nmaps ? rt->r->nmaps : 1));
 	if (!rt->o->metrics_file)
 		return 0;
 	/* the file exists from the start, and a path that cannot be written
 	 * is an error now rather than a warning every interval */
-	rt->next_write = now_s() + rt->o->interval_s;
+	rt->metrics.next_write = (double)rt_mono_ns() / 1e9 + rt->o->interval_s;
 	return rt_scrape_to_file(rt);
 }
 
 void rt_scrape_stop(struct rt *rt)
 {
-	if (rt->stats_fd >= 0)
-		close(rt->stats_fd);
-	rt->stats_fd = -1;
-	kube_index_free(rt->kube);
-	rt->kube = NULL;
+	if (rt->metrics.stats_fd >= 0)
+		close(rt->metrics.stats_fd);
+	rt->metrics.stats_fd = -1;
+	kube_index_free(rt->metrics.kube);
+	rt->metrics.kube = NULL;
 }
 
 /* ---- the textfile ------------------------------------------------------------------------ */
@@ -248,8 +179,8 @@ int rt_scrape_to_file(struct rt *rt)
 
 void rt_scrape_tick(struct rt *rt)
 {
-	if (!rt->o->metrics_file || now_s() < rt->next_write)
+	if (!rt->o->metrics_file || (double)rt_mono_ns() / 1e9 < rt->metrics.next_write)
 		return;
-	rt->next_write = now_s() + rt->o->interval_s;
+	rt->metrics.next_write = (double)rt_mono_ns() / 1e9 + rt->o->interval_s;
 	rt_scrape_to_file(rt);
 }

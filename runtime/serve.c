@@ -126,13 +126,6 @@ struct rt_serve {
 	struct profile_req *waiting;
 };
 
-static double mono_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /*
  * OpenMetrics when the client prefers it: the Accept header lists media
  * ranges with optional q= weights (Prometheus sends openmetrics-text at
@@ -205,9 +198,9 @@ static enum MHD_Result profile(struct rt *rt, struct MHD_Connection *c, void **s
 			return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", "out of memory\n");
 		}
 		req->c = c;
-		req->deadline = mono_s() + (double)n;
-		req->next = rt->serve->waiting;
-		rt->serve->waiting = req;
+		req->deadline = (double)rt_mono_ns() / 1e9 + (double)n;
+		req->next = rt->metrics.serve->waiting;
+		rt->metrics.serve->waiting = req;
 		*state = req;
 		MHD_suspend_connection(c);
 		return MHD_YES;
@@ -236,7 +229,7 @@ static enum MHD_Result profile(struct rt *rt, struct MHD_Connection *c, void **s
 /* resume the requests whose time is up (all of them when `all`) */
 static void resume_due(struct rt_serve *s, bool all)
 {
-	double now = mono_s();
+	double now = (double)rt_mono_ns() / 1e9;
 	for (struct profile_req **p = &s->waiting; *p;) {
 		struct profile_req *r = *p;
 		if (all || now >= r->deadline) {
@@ -386,7 +379,7 @@ int rt_serve_start(struct rt *rt, const char *spec)
 	bool scrape = rt->o->writer->scrape;
 	snprintf(s->url, sizeof(s->url), "http://%s%s%s:%u%s", v6 ? "[" : "", host, v6 ? "]" : "",
 		 pi ? pi->port : 0, scrape ? "/metrics" : "/debug/pprof/profile");
-	rt->serve = s;
+	rt->metrics.serve = s;
 	rt->stopper.extra_fd = s->epfd;
 	/* the port chosen for PORT 0 is only known here: tests read it */
 	fprintf(stderr, "sonde: serving %s at %s\n", scrape ? "metrics" : "profiles", s->url);
@@ -396,34 +389,34 @@ int rt_serve_start(struct rt *rt, const char *spec)
 int rt_serve_timeout(struct rt *rt, int timeout_ms)
 {
 	MHD_UNSIGNED_LONG_LONG to;
-	for (struct profile_req *r = rt->serve->waiting; r; r = r->next) {
-		double left = r->deadline - mono_s();
+	for (struct profile_req *r = rt->metrics.serve->waiting; r; r = r->next) {
+		double left = r->deadline - (double)rt_mono_ns() / 1e9;
 		int ms = left > 0 ? (int)(left * 1000) + 1 : 0;
 		timeout_ms = ms < timeout_ms ? ms : timeout_ms;
 	}
-	if (MHD_get_timeout(rt->serve->d, &to) == MHD_YES && to < (MHD_UNSIGNED_LONG_LONG)timeout_ms)
+	if (MHD_get_timeout(rt->metrics.serve->d, &to) == MHD_YES && to < (MHD_UNSIGNED_LONG_LONG)timeout_ms)
 		return (int)to;
 	return timeout_ms;
 }
 
 void rt_serve_run(struct rt *rt)
 {
-	resume_due(rt->serve, false);
-	MHD_run(rt->serve->d);
+	resume_due(rt->metrics.serve, false);
+	MHD_run(rt->metrics.serve->d);
 }
 
 void rt_serve_stop(struct rt *rt)
 {
-	if (!rt->serve)
+	if (!rt->metrics.serve)
 		return;
 	rt->stopper.extra_fd = -1;
 	/* a suspended request gets what it has: libmicrohttpd stops only
 	 * with every connection resumed */
-	if (rt->serve->waiting) {
-		resume_due(rt->serve, true);
-		MHD_run(rt->serve->d);
+	if (rt->metrics.serve->waiting) {
+		resume_due(rt->metrics.serve, true);
+		MHD_run(rt->metrics.serve->d);
 	}
-	MHD_stop_daemon(rt->serve->d);
-	free(rt->serve);
-	rt->serve = NULL;
+	MHD_stop_daemon(rt->metrics.serve->d);
+	free(rt->metrics.serve);
+	rt->metrics.serve = NULL;
 }

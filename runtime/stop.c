@@ -109,13 +109,6 @@ static void on_dump_signal(int sig)
 	}
 }
 
-uint64_t rt_mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* the exit() word: the object has the map only when the script calls exit() */
 static int map_exit_word(struct rt *rt)
 {
@@ -266,26 +259,18 @@ int rt_stop_wait(struct rt *rt, int timeout_ms)
 /* SIGUSR1: the script's self:signal:SIGUSR1 probes, as the newest
  * bpftrace (which dropped the map dump); without one, every map as it is
  * now, without the exit-time separator (as bpftrace 0.17 prints it) */
-void rt_stop_dump(struct rt *rt)
+bool rt_stop_dump_due(struct rt *rt)
 {
 	if (!rt->stopper.dump)
-		return;
+		return false;
 	rt->stopper.dump = 0;
-	if (rt->r->has_self) {
-		rt_run_special(rt, PT_SELF);
-		return;
-	}
-	if (rt->o->writer->scrape)
-		return;	/* --serve and the textfile show the maps already */
-	rt_maps_print_all(rt);
-	fflush(rt->o->out);
+	return true;
 }
 
 bool rt_stop_update(struct rt *rt)
 {
 	struct rt_stop *st = &rt->stopper;
 	st->looked_ns = rt_mono_ns();
-	rt_stop_dump(rt);
 	if (st->exit_word && *st->exit_word)
 		rt->stop = 1;
 	if (rt->o->child_pid && !st->child_done) {
@@ -316,15 +301,16 @@ bool rt_stop_skip_event(struct rt *rt)
 	return true;
 }
 
-void rt_stop_drain(struct rt *rt)
+void rt_stop_drain_begin(struct rt *rt)
+{
+	rt->stopper.draining = true;
+}
+
+uint64_t rt_stop_drain_end(struct rt *rt)
 {
 	struct rt_stop *st = &rt->stopper;
-	st->draining = true;
-	/* the probes are detached: nothing refills the ring, this ends */
-	rt_events_drain(rt);
-	if (st->not_printed)
-		fprintf(stderr, "sonde: %llu queued events not printed: a second signal cut the "
-			"output short\n", (unsigned long long)st->not_printed);
+	uint64_t cut = st->not_printed;
 	st->not_printed = 0;
 	st->hurry = 0;	/* END's own events all print */
+	return cut;
 }

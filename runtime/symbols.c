@@ -6,11 +6,13 @@
  * The BPF side stores only numbers: a stack id (with the pid for user
  * stacks), an address and a pid, a monotonic timestamp.  Here they meet
  * the stack maps (an index by id, read on first need), /proc/kallsyms (ksyms.h) and the per-process ELF
- * symbol cache (resolve.h: PIE, shared libraries and containers through
- * /proc/PID/maps and map_files).  A process that exits before the maps
- * are printed can no longer be read, so the first ustack/usym of each pid
- * sends EV_PID_SEEN and rt_prime_pid() reads its mappings and opens its
- * files right away; the cache keeps them after the process is gone.
+ * symbol cache (host/symcache.c: PIE, shared libraries and containers
+ * through /proc/PID/maps and map_files).  User stack frames recorded by
+ * build-id are named through runtime/exited.c.  A process that exits
+ * before the maps are printed can no longer be read, so the first
+ * ustack/usym of each pid sends EV_PID_SEEN and rt_prime_pid() reads its
+ * mappings and opens its files right away (runtime/procstate.c keeps
+ * them until the process is gone and its stacks were printed).
  * That is a race a process of a few milliseconds can win, so a -c child
  * is also traced (ptrace, PTRACE_O_TRACEEXIT) when the script symbolizes
  * user addresses: it stops on its way out with its memory still mapped,
@@ -33,7 +35,7 @@
 #define STACK_MAX 127
 #define STACK_DEPTH_MAX 1024
 
-static struct rs_symcache *symcache(struct rt *rt)
+struct rs_symcache *rt_symcache(struct rt *rt)
 {
 	if (!rt->syms)
 		rt->syms = rs_symcache_new();
@@ -70,7 +72,7 @@ static const char *ksym(struct rt *rt, uint64_t addr)
 static const char *usym(struct rt *rt, uint64_t addr, int pid)
 {
 	struct rs_usym u;
-	struct rs_symcache *c = symcache(rt);
+	struct rs_symcache *c = rt_symcache(rt);
 	if (c && !rs_usym(c, pid, addr, &u) && u.name)
 		return vf_demangle(rt->a, u.name);
 	return pointer(rt, addr);
@@ -82,12 +84,19 @@ static const char *usym(struct rt *rt, uint64_t addr, int pid)
 struct stack_table {
 	char kind;		/* 'u' or 'k', as the map's name */
 	uint32_t depth;
+	uint32_t fsize;		/* bytes a frame: 8 (an address) or CG_USTACK_FRAME */
 	int fd;
 	bool by_id;		/* a STACK_TRACE map (before 5.11): id -> frames itself */
-	uint64_t one[STACK_MAX];	/* by_id: the last stack read */
+	uint8_t one[STACK_MAX * CG_USTACK_FRAME];	/* by_id: the last stack read */
 	size_t n, cap;
 	uint32_t *ids;
-	uint64_t *frames;	/* n stacks of depth frames */
+	/* the frames each stack has (not the zeros after them: a stack map
+	 * of new processes' address frames is mostly zeros), one after the
+	 * other; stack i's are at off[i], nfr[i] of them */
+	uint8_t *frames;
+	size_t used, fcap;
+	size_t *off;
+	uint16_t *nfr;
 	uint32_t *slot;		/* open addressing by id: index + 1, 0 empty */
 	size_t nslot;
 };
@@ -114,19 +123,38 @@ static long table_find(const struct stack_table *st, uint32_t id)
 	}
 }
 
-static int table_add(struct stack_table *st, uint32_t id, const uint64_t *frames)
+static int table_add(struct stack_table *st, uint32_t id, const uint8_t *frames)
 {
+	static const uint8_t zero[8];
+	uint32_t nf = 0;
+	while (nf < st->depth && memcmp(frames + (size_t)nf * st->fsize, zero, 8))
+		nf++;
+	size_t bytes = (size_t)nf * st->fsize;
 	if (st->n + 1 > st->cap) {
 		size_t cap = st->cap ? st->cap * 2 : 256;
 		uint32_t *ids = realloc(st->ids, cap * sizeof(*ids));
 		if (!ids)
 			return -ENOMEM;
 		st->ids = ids;
-		uint64_t *fr = realloc(st->frames, cap * st->depth * 8);
+		size_t *off = realloc(st->off, cap * sizeof(*off));
+		if (!off)
+			return -ENOMEM;
+		st->off = off;
+		uint16_t *nfr = realloc(st->nfr, cap * sizeof(*nfr));
+		if (!nfr)
+			return -ENOMEM;
+		st->nfr = nfr;
+		st->cap = cap;
+	}
+	if (st->used + bytes > st->fcap) {
+		size_t fcap = st->fcap ? st->fcap * 2 : 64 * 1024;
+		while (fcap < st->used + bytes)
+			fcap *= 2;
+		uint8_t *fr = realloc(st->frames, fcap);
 		if (!fr)
 			return -ENOMEM;
 		st->frames = fr;
-		st->cap = cap;
+		st->fcap = fcap;
 	}
 	if ((st->n + 1) * 2 > st->nslot) {	/* at most half full */
 		size_t nslot = st->nslot ? st->nslot * 2 : 512;
@@ -144,7 +172,10 @@ static int table_add(struct stack_table *st, uint32_t id, const uint64_t *frames
 		}
 	}
 	st->ids[st->n] = id;
-	memcpy(st->frames + st->n * st->depth, frames, st->depth * 8);
+	st->off[st->n] = st->used;
+	st->nfr[st->n] = (uint16_t)nf;
+	memcpy(st->frames + st->used, frames, bytes);
+	st->used += bytes;
 	size_t i = id_hash(id) & (st->nslot - 1);
 	while (st->slot[i])
 		i = (i + 1) & (st->nslot - 1);
@@ -155,11 +186,11 @@ static int table_add(struct stack_table *st, uint32_t id, const uint64_t *frames
 /* add the map's stacks not yet in the index (ids are never reused) */
 static void table_scan(struct stack_table *st)
 {
-	uint64_t key[STACK_MAX], next[STACK_MAX];
+	uint8_t key[STACK_MAX * CG_USTACK_FRAME], next[STACK_MAX * CG_USTACK_FRAME];
 	uint32_t id;
 	void *prev = NULL;
 	while (!bpf_map_get_next_key(st->fd, prev, next)) {
-		memcpy(key, next, st->depth * 8);
+		memcpy(key, next, st->depth * st->fsize);
 		prev = key;
 		if (!bpf_map_lookup_elem(st->fd, key, &id) && table_find(st, id) < 0 &&
 		    table_add(st, id, key))
@@ -182,17 +213,26 @@ static struct stack_table *stack_table(struct rt *rt, char kind, uint32_t depth)
 		return NULL;
 	struct bpf_map_info info = {0};
 	uint32_t len = sizeof(info);
-	bool by_id = !bpf_obj_get_info_by_fd(fd, &info, &len) && info.type == BPF_MAP_TYPE_STACK_TRACE;
-	s->t[s->n] = (struct stack_table){.kind = kind, .depth = depth, .fd = fd, .by_id = by_id};
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return NULL;
+	bool by_id = info.type == BPF_MAP_TYPE_STACK_TRACE;
+	uint32_t fsize = (by_id ? info.value_size : info.key_size) == depth * CG_USTACK_FRAME
+				 ? CG_USTACK_FRAME : 8;
+	s->t[s->n] = (struct stack_table){.kind = kind, .depth = depth, .fsize = fsize, .fd = fd,
+					  .by_id = by_id};
 	return &s->t[s->n++];
 }
 
-/* the addresses of stack id (depth of them, zero padded), or NULL */
-static const uint64_t *stack_ips(struct rt *rt, char kind, uint32_t depth, uint32_t id)
+/* the frames of stack id (*nfr of them, or up to the first zero one;
+ * *fsize bytes each), or NULL */
+static const uint8_t *stack_ips(struct rt *rt, char kind, uint32_t depth, uint32_t id,
+				uint32_t *fsize, uint32_t *nfr)
 {
 	struct stack_table *st = stack_table(rt, kind, depth);
 	if (!st)
 		return NULL;
+	*fsize = st->fsize;
+	*nfr = depth;
 	if (st->by_id)
 		return bpf_map_lookup_elem(st->fd, &id, st->one) ? NULL : st->one;
 	long i = table_find(st, id);
@@ -200,7 +240,10 @@ static const uint64_t *stack_ips(struct rt *rt, char kind, uint32_t depth, uint3
 		table_scan(st);
 		i = table_find(st, id);
 	}
-	return i < 0 ? NULL : st->frames + (size_t)i * depth;
+	if (i < 0)
+		return NULL;
+	*nfr = st->nfr[i];
+	return st->frames + st->off[i];
 }
 
 void rt_stacks_free(struct rt *rt)
@@ -210,6 +253,8 @@ void rt_stacks_free(struct rt *rt)
 	for (int i = 0; i < rt->stack_index->n; i++) {
 		free(rt->stack_index->t[i].ids);
 		free(rt->stack_index->t[i].frames);
+		free(rt->stack_index->t[i].off);
+		free(rt->stack_index->t[i].nfr);
 		free(rt->stack_index->t[i].slot);
 	}
 	free(rt->stack_index);
@@ -218,20 +263,14 @@ void rt_stacks_free(struct rt *rt)
 
 void rt_stacks_report_lost(struct rt *rt)
 {
-	int fd = bpf_object__find_map_fd_by_name(rt->bpf, "scr_" CG_STACK_LOST_MAP);
-	uint64_t *v = fd >= 0 ? calloc((size_t)rt->ncpus, 8) : NULL;
-	uint32_t k = 0;
-	uint64_t lost = 0;
-	if (v && !bpf_map_lookup_elem(fd, &k, v))
-		for (int c = 0; c < rt->ncpus; c++)
-			lost += v[c];
-	free(v);
+	int fd = bpf_object__find_map_fd_by_name(rt->bpf, CG_SCRATCH_PREFIX CG_STACK_LOST_MAP);
+	uint64_t lost = rt_percpu_sum(rt, fd, 0);
 	if (lost)
 		diag_warnf("%llu stack%s lost (printed as empty stacks): the stack map holds %u "
 			   "distinct stacks and was full%s\n", (unsigned long long)lost,
 			   lost == 1 ? " was" : "s were", CG_STACK_MAP_ENTRIES,
 			   host_feature(HF_BIG_KEYS) ? "" : ", or two stacks collided in it (a kernel "
-			   "before 5.11 keeps stacks deeper than 64 frames in a STACK_TRACE map)");
+			   "before 5.11 keeps user stacks deeper than 16 frames in a STACK_TRACE map)");
 }
 
 /* the frames of a stack value {id, pid}, resolved; the count, 0 when
@@ -244,17 +283,33 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 	uint32_t depth = t->count ? t->count : STACK_MAX;
 	/* < 0: no stack of that kind here (-EFAULT: kstack in a uprobe), or
 	 * one the full map had no room for (counted: rt_stacks_report_lost) */
-	const uint64_t *ips = id < 0 || depth > STACK_MAX ? NULL
-						       : stack_ips(rt, user ? 'u' : 'k', depth, (uint32_t)id);
-	if (!ips)
+	uint32_t fsize = 8, nfr = 0;
+	const uint8_t *fr = id < 0 || depth > STACK_MAX
+				    ? NULL
+				    : stack_ips(rt, user ? 'u' : 'k', depth, (uint32_t)id, &fsize, &nfr);
+	if (!fr)
 		return 0;
+	if (user && pid)
+		rt_ps_touch(rt, pid);
 	int n = 0;
-	for (uint32_t i = 0; i < depth && ips[i]; i++, n++) {
-		f[n] = (struct vf_frame){.addr = ips[i]};
+	for (uint32_t i = 0; i < nfr; i++, n++) {
+		uint64_t ip;
+		if (fsize == CG_USTACK_FRAME) {
+			int k = rt_ustack_bid_frame(rt, fr + i * fsize, &f[n], &ip);
+			if (k <= 0)	/* the end */
+				break;
+			if (k == 1)	/* a build-id frame, named or not */
+				continue;
+		} else {
+			memcpy(&ip, fr + i * fsize, 8);
+			if (!ip)
+				break;
+		}
+		f[n] = (struct vf_frame){.addr = ip};
 		if (user) {
 			struct rs_usym u;
-			struct rs_symcache *c = symcache(rt);
-			if (c && !rs_usym(c, pid, ips[i], &u) && u.name) {
+			struct rs_symcache *c = rt_symcache(rt);
+			if (c && !rs_usym(c, pid, ip, &u) && u.name) {
 				f[n].sym = vf_demangle(rt->a, u.name);
 				f[n].off = u.off;
 			}
@@ -262,7 +317,7 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 				f[n].module = u.file;
 		} else {
 			struct ksyms *ks = rt_kernel_syms(rt);
-			f[n].sym = ks ? ksyms_lookup(ks, ips[i], &f[n].off) : NULL;
+			f[n].sym = ks ? ksyms_lookup(ks, ip, &f[n].off) : NULL;
 		}
 	}
 	return n;
@@ -373,7 +428,7 @@ static int prime_one(const struct rs_mapping *m, void *ctx)
 
 void rt_prime_pid(struct rt *rt, int pid)
 {
-	struct prime_ctx p = {.c = symcache(rt), .pid = pid};
+	struct prime_ctx p = {.c = rt_symcache(rt), .pid = pid};
 	if (p.c && pid > 0)
 		rs_maps_each(pid, prime_one, &p);
 }

@@ -8,7 +8,7 @@
  * number of threads closing them.  So sonde opens the perf event itself
  * and keeps a second descriptor of it: detaching destroys the BPF link
  * (the program stops at once) and libbpf's descriptor, which costs no
- * wait while the second one holds the event; detach.c then leaves those
+ * wait while the second one holds the event; links.c then leaves those
  * disabled events, which run nothing, to a background process to close.
  * On a kernel without perf-event BPF links (before 5.15) the program is
  * bound to the event itself, and the event is closed in place.

@@ -3,7 +3,7 @@
  *
  * Every uprobe attach point is resolved first, in source order
  * (rt_plan_uprobes: missing symbols warn in source order), then attached
- * where runtime/uresolve.c says the target really is: one multi-uprobe
+ * where host/uresolve.c says the target really is: one multi-uprobe
  * link per file where the kernel has them (umulti.c), a link per site
  * elsewhere.  The bpf cookie of each site names its function for `func`.
  */
@@ -88,8 +88,7 @@ static int attach_multi(struct rt *rt, struct bpf_program *prog, const struct se
 	free(cookies);
 	if (fd < 0)
 		return fd;
-	rt->link_fds = vec_grow(rt->link_fds, (size_t)rt->nlink_fds, sizeof(*rt->link_fds));
-	rt->link_fds[rt->nlink_fds++] = fd;
+	rt_add_link_fd(rt, fd);
 	for (size_t i = 0; i < n; i++)
 		site_note(rt, at, sites[i], later);
 	return 0;

@@ -3,8 +3,9 @@
  * one function per kind that needs more than a line.
  *
  * Calls and builtin identifiers go to stdlib's table through
- * sema_opts.builtins; args->FIELD reads the tracepoint's format from
- * tracefs (host/); $1.. and sizeof are folded into literals here.
+ * sema_opts.builtins, and the builtin found is kept on the node
+ * (ast_note.builtin) for codegen; args.FIELD is sema/args.c's; $1.. and
+ * sizeof are folded into literals here.
  */
 #include "sema/sema_int.h"
 
@@ -15,8 +16,6 @@
 
 #include "common/explain.h"
 #include "common/settings.h"
-#include "common/suggest.h"
-#include "host/host.h"
 
 /* ---- expressions -------------------------------------------------------- */
 
@@ -157,6 +156,7 @@ struct type *sema_check_call(struct sema_ctx *s, struct ast_node *e, bool as_stm
 			sema_expr(s, a);
 		return sema_err_type(e);
 	}
+	e->note.builtin = b;
 	check_user_builtin(s, b, e->loc);
 	if (e->call.nargs < b->min_args || e->call.nargs > b->max_args) {
 		/* "lhist() takes 4 arguments, 1 given: lhist(value, min, max, step)" */
@@ -243,6 +243,7 @@ static struct type *check_ident(struct sema_ctx *s, struct ast_node *e)
 			   builtin_hint(s, e->ident.name, false, hint, sizeof(hint)));
 		return sema_err_type(e);
 	}
+	e->note.builtin = b;
 	check_user_builtin(s, b, e->loc);
 	if (b->check) {
 		b->check(s, e);
@@ -251,195 +252,9 @@ static struct type *check_ident(struct sema_ctx *s, struct ast_node *e)
 	return sema_set(e, b->type);
 }
 
-/*
- * The C type a tracepoint field is declared with ("int", "pid_t",
- * "unsigned long", "const char *", "struct __kernel_timespec *"): read as
- * that type, as bpftrace does, so `int dfd` in an 8-byte syscall slot is
- * the low 4 bytes, sign-extended.  Pointers of syscall tracepoints point
- * into the calling process: user memory.  False when the text does not
- * read as a type sonde knows (the caller falls back to size and sign).
- */
-static bool tp_ctype(struct sema_ctx *s, const struct sema_attach *at, const char *text,
-		     struct type *out)
-{
-	struct ast_ctype ct = {.array_len = -1};
-	char words[4][64];
-	int nw = 0, nsign = 0, nlong = 0;
-	const char *name = NULL;
-	for (const char *p = text; *p;) {
-		if (*p == '*') {
-			ct.ptr_depth++;
-			p++;
-			continue;
-		}
-		if (*p == ' ' || *p == '\t') {
-			p++;
-			continue;
-		}
-		size_t n = strcspn(p, " \t*");
-		if (n >= sizeof(words[0]) || nw == 4)
-			return false;
-		char *w = words[nw];
-		memcpy(w, p, n);
-		w[n] = '\0';
-		p += n;
-		if (!strcmp(w, "const") || !strcmp(w, "volatile") || !strcmp(w, "__user"))
-			continue;
-		if (!strcmp(w, "struct") || !strcmp(w, "union") || !strcmp(w, "enum")) {
-			ct.is_struct = w[0] != 'e';
-			ct.is_union = w[0] == 'u';
-			ct.is_enum = w[0] == 'e';
-			continue;
-		}
-		if (!strcmp(w, "unsigned") || !strcmp(w, "signed")) {
-			ct.is_unsigned = w[0] == 'u';
-			nsign++;
-			continue;
-		}
-		if (!strcmp(w, "long"))
-			nlong++;
-		if (!strcmp(w, "int") && (nlong || name))
-			continue;	/* "long int", "short int" */
-		name = w;
-		nw++;
-	}
-	if (!name)
-		name = nsign ? "int" : NULL;
-	if (!name)
-		return false;
-	ct.name = nlong ? "long" : name;
-	bool quiet = s->quiet;
-	int errors = s->errors;
-	s->quiet = true;	/* an unknown type falls back, silently */
-	bool ok = sema_ctype(s, &ct, at->loc, out);
-	s->quiet = quiet;
-	s->errors = errors;
-	if (ok && out->kind == TY_PTR && at->target && !strcmp(at->target, "syscalls"))
-		out->is_user = true;
-	return ok;
-}
-
-/* the type of a tracepoint's field as its format file declares it */
-static struct type tp_field_type(struct sema_ctx *s, const struct sema_attach *at,
-				 const struct tp_field *f)
-{
-	struct type ft;
-	/* char x[N] is a string, unsigned char and u8 ones arrays of numbers */
-	bool chars = strstr(f->ctype, "char") && !strstr(f->ctype, "signed") && !strchr(f->ctype, '*');
-	if (f->is_data_loc || (f->array_len > 0 && chars))
-		ft = ty_str(f->is_data_loc ? STR_MAX : (uint32_t)f->array_len);
-	else if (f->array_len > 0) {
-		ft = (struct type){.kind = TY_ARRAY, .count = (uint32_t)f->array_len,
-				   .size = (uint32_t)f->size};
-		ft.elem = arena_new_obj(s->a, struct type);
-		if (!tp_ctype(s, at, f->ctype, ft.elem) || ft.elem->kind != TY_INT ||
-		    ft.elem->size * (uint32_t)f->array_len != (uint32_t)f->size)
-			*ft.elem = (struct type){.kind = TY_INT, .is_signed = f->is_signed,
-						 .size = (uint32_t)f->size / (uint32_t)f->array_len};
-	} else if (!tp_ctype(s, at, f->ctype, &ft) || ft.size > (uint32_t)f->size ||
-		   (ft.kind != TY_INT && ft.kind != TY_PTR)) {
-		ft = f->is_signed ? ty_int64 : ty_uint64;
-		ft.size = f->size == 1 || f->size == 2 || f->size == 4 ? (uint32_t)f->size : 8;
-	}
-	return ft;
-}
-
-/* args alone in a tracepoint (print(args), $a = args): a struct of the
- * record's fields but the common ones, each in a slot of 8 bytes or more
- * (strings and arrays rounded up) that codegen fills field by field; the
- * attach points must have the same fields */
-bool sema_tp_args(struct sema_ctx *s, struct ast_node *n)
-{
-	struct sema_probe *p = s->probe;
-	const struct tp_format *fmt = p->nattach ? p->attach[0].fmt : NULL;
-	for (int i = 0; i < p->nattach; i++)
-		if (!(sema_provider(p->attach[i].type)->ctx & PC_TP_ARGS) || !p->attach[i].fmt)
-			return false;
-	if (!fmt)
-		return false;
-	p->uses_args = p->nattach > 1;
-	int nf = 0;
-	for (int k = 0; k < fmt->nfields; k++)
-		nf += !fmt->fields[k].is_common;
-	for (int i = 1; i < p->nattach; i++) {
-		const struct tp_format *o = p->attach[i].fmt;
-		bool same = true;
-		for (int k = 0, m = 0; same && k < fmt->nfields; k++) {
-			if (fmt->fields[k].is_common)
-				continue;
-			while (m < o->nfields && o->fields[m].is_common)
-				m++;
-			same = m < o->nfields && !strcmp(o->fields[m].decl, fmt->fields[k].decl);
-			m++;
-		}
-		int onf = 0;
-		for (int k = 0; k < o->nfields; k++)
-			onf += !o->fields[k].is_common;
-		if (!same || onf != nf) {
-			sema_error(s, n->loc, "args differs between %s and %s: name its fields "
-				   "(args.NAME) instead", p->attach[0].name, p->attach[i].name);
-			sema_err_type(n);
-			return true;
-		}
-	}
-	struct type t = {.kind = TY_STRUCT, .newest_print = true};
-	t.fields = arena_new_array(s->a, struct type_field, nf ? nf : 1);
-	for (int k = 0; k < fmt->nfields; k++) {
-		const struct tp_field *f = &fmt->fields[k];
-		if (f->is_common)
-			continue;
-		struct type ft = tp_field_type(s, &p->attach[0], f);
-		t.fields[t.nfields++] = (struct type_field){.name = f->name, .offset = t.size, .type = ft};
-		t.size += ft.size > 8 ? (ft.size + 7) / 8 * 8 : 8;
-	}
-	if (!t.size)
-		t.size = 8;
-	sema_set(n, t);
-	return true;
-}
-
-/* tracepoint args->field */
-static struct type *check_args_field(struct sema_ctx *s, struct ast_node *e)
-{
-	struct sema_probe *p = s->probe;
-	struct type t = {.kind = TY_ERROR};
-	p->uses_args = p->nattach > 1;
-	for (int i = 0; i < p->nattach; i++) {
-		const struct sema_attach *at = &p->attach[i];
-		if (!(sema_provider(at->type)->ctx & PC_TP_ARGS)) {
-			sema_error(s, e->loc, "args->%s is only available in tracepoint probes (not %s)",
-				   e->field.name, at->name);
-			return sema_err_type(e);
-		}
-		const struct tp_field *f = tfs_field(at->fmt, e->field.name);
-		if (!f) {
-			/* the nearest fields, as a list when several are as near */
-			struct suggest sg;
-			char hint[512];
-			suggest_init(&sg, e->field.name);
-			for (int k = 0; at->fmt && k < at->fmt->nfields; k++)
-				if (!at->fmt->fields[k].is_common)
-					suggest_add(&sg, at->fmt->fields[k].name);
-			sema_error(s, e->loc, "tracepoint %s has no field '%s'%s",
-				   at->name + strlen("tracepoint:"), e->field.name,
-				   suggest_text(&sg, 3, hint, sizeof(hint)));
-			return sema_err_type(e);
-		}
-		struct type ft = tp_field_type(s, at, f);
-		if (i == 0)
-			t = ft;
-		else if (t.kind != ft.kind)
-			sema_error(s, e->loc, "field '%s' has different types in %s and %s",
-				   e->field.name, p->attach[0].name, at->name);
-		else if (t.kind == TY_STR && ft.size > t.size)
-			t.size = ft.size;
-	}
-	return sema_set(e, t);
-}
-
 /* a pointer whose pointee has its size: a struct named before its
  * definition was complete (`struct node *next` inside node) gets it now */
-static struct type ptr_complete(struct sema_ctx *s, const struct type *p)
+struct type sema_ptr_complete(struct sema_ctx *s, const struct type *p)
 {
 	struct type t = *p;
 	if (t.kind == TY_PTR && t.elem && t.elem->kind == TY_STRUCT && !t.elem->nfields) {
@@ -538,7 +353,7 @@ static struct type *check_binary(struct sema_ctx *s, struct ast_node *e)
 			sema_error(s, e->loc, "cannot add two pointers");
 			return sema_err_type(e);
 		}
-		return sema_set(e, ptr_complete(s, l->kind == TY_PTR ? l : r));
+		return sema_set(e, sema_ptr_complete(s, l->kind == TY_PTR ? l : r));
 	}
 	/* C's usual arithmetic conversions; values are 64-bit either way */
 	bool sgn = type_arith_signed(l, r);
@@ -547,128 +362,24 @@ static struct type *check_binary(struct sema_ctx *s, struct ast_node *e)
 	return sema_set(e, sgn ? ty_int64 : ty_uint64);
 }
 
-/* "a, b, c" or "none": the arguments kf names, for an error */
-static const char *arg_names(struct sema_ctx *s, const struct sema_kfunc *kf)
-{
-	const char *list = kf->nargs ? "" : "none";
-	for (int j = 0; j < kf->nargs; j++)
-		list = arena_printf(s->a, "%s%s%s", list, j ? ", " : "", kf->names[j]);
-	return list;
-}
-
-/* fentry/fexit args.NAME (or args->NAME): a parameter by its BTF name,
- * of the same kind in every attach point of the probe */
-static struct type *check_kargs_field(struct sema_ctx *s, struct ast_node *e)
-{
-	struct sema_probe *p = s->probe;
-	struct type t = {.kind = TY_ERROR};
-	uint32_t first = 0;
-	for (int i = 0; i < p->nattach; i++) {
-		const struct sema_attach *at = &p->attach[i];
-		const struct sema_kfunc *kf = at->kf;
-		int k = 0;
-		while (kf && k < kf->nargs && strcmp(kf->names[k], e->field.name))
-			k++;
-		if (!kf || k == kf->nargs) {
-			struct suggest sg;
-			char hint[512];
-			suggest_init(&sg, e->field.name);
-			for (int j = 0; kf && j < kf->nargs; j++)
-				suggest_add(&sg, kf->names[j]);
-			if (kf && kf->regs)	/* all of them: a function has few */
-				sema_error(s, e->loc, "%s has no argument '%s' (its arguments: %s)", at->name,
-					   e->field.name, arg_names(s, kf));
-			else
-				sema_error(s, e->loc, "%s has no argument '%s'%s", at->name, e->field.name,
-					   suggest_text(&sg, 3, hint, sizeof(hint)));
-			return sema_err_type(e);
-		}
-		if (kf->regs && kf->why_not[k]) {
-			sema_error(s, e->loc, "%s: argument '%s' is %s", at->name, e->field.name,
-				   kf->why_not[k]);
-			return sema_err_type(e);
-		}
-		if (kf->regs && kf->offsets[k] >= SEMA_ARG_STACK && sema_in_user_probe(s)) {
-			/* as arg6..arg9: the agent reads registers, not the stack */
-			sema_error(s, e->loc, "%s: argument '%s' is passed on the stack, which user probes "
-				   "do not read (--user-probes): drop --user-probes to read it in the kernel",
-				   at->name, e->field.name);
-			return sema_err_type(e);
-		}
-		if (kf->regs && kf->types[k].kind == TY_STRUCT && kf->types[k].size > SEMA_STRUCT_ARG_MAX) {
-			sema_error(s, e->loc, "%s: argument '%s' is a struct of %u bytes passed by value, "
-				   "more than the %u bytes sonde copies to the BPF stack", at->name,
-				   e->field.name, kf->types[k].size, SEMA_STRUCT_ARG_MAX);
-			return sema_err_type(e);
-		}
-		if (kf->types[k].size > 8 && !kf->regs) {
-			sema_error(s, e->loc, "%s: argument '%s' is a struct passed by value, which sonde "
-				   "cannot read", at->name, e->field.name);
-			return sema_err_type(e);
-		}
-		if (i == 0) {
-			t = ptr_complete(s, &kf->types[k]);
-			first = kf->offsets[k];
-		} else if (t.kind != kf->types[k].kind) {
-			sema_error(s, e->loc, "argument '%s' has different types in %s and %s",
-				   e->field.name, p->attach[0].name, at->name);
-		} else if (kf->offsets[k] != first) {
-			/* a raw tracepoint wildcard: the name in another slot */
-			sema_need_per_attach(s);
-		}
-	}
-	return sema_set(e, t);
-}
-
-bool sema_uprobe_args(struct sema_ctx *s, const char *what, struct src_loc loc)
-{
-	struct sema_probe *p = s->probe;
-	sema_need_per_attach(s);
-	for (int i = 0; i < p->nattach; i++) {
-		struct sema_attach *at = &p->attach[i];
-		if (at->type != PT_UPROBE) {
-			sema_error(s, loc, "%s: %s has no arguments by name (uprobes have, from "
-				   "debug information; uretprobes read retval)", what, at->name);
-			return false;
-		}
-		if (strpbrk(at->func, "*?[")) {
-			/* a wildcard: one attach point per function it matches, after
-			 * this pass; still one after the last pass matched none */
-			if (!sema_need_func_sites(s))
-				sema_error(s, loc, "%s in %s: no function matches the wildcard", what,
-					   at->name);
-			return false;
-		}
-		if (strchr(at->func, '+') || !strncmp(at->func, "0x", 2)) {
-			/* past the first instruction the registers may hold anything */
-			sema_error(s, loc, "%s in %s: arguments by name are read at a function's "
-				   "entry, not at an offset or an address", what, at->name);
-			return false;
-		}
-		if (!sema_dwarf_ufunc(s, at, loc))
-			return false;
-	}
-	return true;
-}
-
 static struct type *check_field(struct sema_ctx *s, struct ast_node *e)
 {
 	struct ast_node *b = e->field.base;
 	if (b->kind == N_IDENT && !strcmp(b->ident.name, "args")) {
 		if (s->probe->nattach && s->probe->attach[0].type == PT_TRACEPOINT) {
 			sema_set(b, (struct type){.kind = TY_PTR, .size = 8});
-			return check_args_field(s, e);
+			return sema_check_args_field(s, e);
 		}
 		if (s->probe->nattach && (sema_provider(s->probe->attach[0].type)->ctx & PC_KARGS)) {
 			sema_set(b, (struct type){.kind = TY_PTR, .size = 8});
-			return check_kargs_field(s, e);
+			return sema_check_kargs_field(s, e);
 		}
 		if (s->probe->nattach && (s->probe->attach[0].type == PT_UPROBE ||
 					  s->probe->attach[0].type == PT_URETPROBE)) {
 			sema_set(b, (struct type){.kind = TY_PTR, .size = 8});
 			if (!sema_uprobe_args(s, arena_printf(s->a, "args.%s", e->field.name), e->loc))
 				return sema_err_type(e);
-			return check_kargs_field(s, e);
+			return sema_check_kargs_field(s, e);
 		}
 	}
 	struct type *bt = sema_expr(s, b);
@@ -832,7 +543,7 @@ static struct type *check_unary(struct sema_ctx *s, struct ast_node *e)
 			return sema_err_type(e);
 		}
 		if (t->kind == TY_PTR && t->elem) {
-			*t = ptr_complete(s, t);
+			*t = sema_ptr_complete(s, t);
 			struct type el = *t->elem;
 			el.is_user = t->is_user;
 			return sema_set(e, el);
@@ -986,7 +697,7 @@ static struct type *check_index(struct sema_ctx *s, struct ast_node *e)
 		return sema_err_type(e);
 	}
 	if (b->kind == TY_PTR)
-		*b = ptr_complete(s, b);
+		*b = sema_ptr_complete(s, b);
 	if (b->kind == TY_ARRAY || (b->kind == TY_PTR && b->elem)) {
 		struct type el = *b->elem;
 		el.is_user = b->is_user;

@@ -5,7 +5,7 @@
  * accepts bpftrace's short provider names, expands tracepoint wildcards
  * against tracefs and loads each tracepoint's format (for args->field).
  * uprobe targets are only split here; the runtime resolves them against
- * the processes that map them (runtime/uresolve.c), since the right file
+ * the processes that map them (host/uresolve.c), since the right file
  * depends on the mount namespace.
  */
 #include "sema/sema_int.h"
@@ -78,14 +78,6 @@ const struct probe_provider *sema_provider_named(const char *name)
 		if (!strcasecmp(name, providers[i].name))
 			return &providers[i];
 	return NULL;
-}
-
-bool sema_probe_has(const struct sema_probe *p, unsigned ctx)
-{
-	for (int i = 0; i < p->nattach; i++)
-		if ((providers[p->attach[i].type].ctx & ctx) != ctx)
-			return false;
-	return true;
 }
 
 const char *sema_probe_type_name(enum probe_type t)

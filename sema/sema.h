@@ -18,8 +18,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <llvm-c/Types.h>
-
 #include "common/arena.h"
 #include "common/diag.h"
 #include "parser/ast.h"
@@ -112,8 +110,6 @@ struct probe_provider {
 const struct probe_provider *sema_provider(enum probe_type t);
 /* The row named name or alias name ("uretprobe", "ur"), NULL when none. */
 const struct probe_provider *sema_provider_named(const char *name);
-/* Does every attach point of p offer ctx (enum probe_ctx bits)? */
-bool sema_probe_has(const struct sema_probe *p, unsigned ctx);
 
 /* One concrete attach point (wildcards expanded). */
 struct sema_attach {
@@ -206,8 +202,8 @@ enum event_kind {
 	EV_CAT,		/* cat(fmt, ...) */
 	EV_SYSTEM,	/* system(fmt, ...) */
 	EV_JOIN,	/* join(argv) */
-	EV_SIGNAL_DONE,	/* reserved */
 	EV_PID_SEEN,	/* a pid first met by ustack/usym: read its mappings now */
+	EV_EXEC,	/* a process exec'd: its pid and path (runtime/exited.c) */
 	EV_HELPER_ERROR,/* -k: a BPF helper failed at site id; the error code follows */
 	EV_ERRORF,	/* errorf(fmt, ...): located ERROR on stderr */
 	EV_WARNF,	/* warnf(fmt, ...): located WARNING on stderr (--no-warnings) */
@@ -219,7 +215,7 @@ struct sema_event {
 	enum event_kind kind;
 	const char *fmt;		/* printf/time/cat/system/errorf/warnf */
 	struct type args;		/* TY_TUPLE of the argument types, offsets from 0 */
-	struct fmt_spec *spec;		/* parsed format (runtime/format.h) */
+	struct fmt_spec *spec;		/* parsed format (common/format.h) */
 	int id;
 	struct src_loc loc;
 };
@@ -236,6 +232,10 @@ enum builtin_kind {
 	BI_AGG,		/* aggregation, only as '@m[..] = f(..)': count, hist */
 };
 
+/* an LLVMValueRef (llvm-c/Types.h): sema only carries the lowering
+ * functions, stdlib defines them over codegen's layer */
+struct LLVMOpaqueValue;
+
 struct builtin {
 	const char *name;
 	enum builtin_kind kind;
@@ -246,11 +246,11 @@ struct builtin {
 	struct type type;
 	/* BI_VAR/BI_FUNC/BI_STMT: emit code, return an i64 (integers) or a
 	 * pointer to the value's bytes (strings, tuples), NULL for void */
-	LLVMValueRef (*lower)(struct cg_ctx *cg, struct ast_node *n);
+	struct LLVMOpaqueValue *(*lower)(struct cg_ctx *cg, struct ast_node *n);
 	/* optional, for values held in memory: write the value straight into
 	 * dst (dst_size bytes, already zeroed) instead of a stack temporary,
 	 * so big events and keys do not exceed the 512-byte BPF stack */
-	void (*lower_into)(struct cg_ctx *cg, struct ast_node *n, LLVMValueRef dst,
+	void (*lower_into)(struct cg_ctx *cg, struct ast_node *n, struct LLVMOpaqueValue *dst,
 			   uint32_t dst_size);
 	/* lower_into writes every byte of a dst of type.size bytes (a helper
 	 * that pads with zeros): a map key need not be zeroed under it */

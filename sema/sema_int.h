@@ -141,6 +141,12 @@ struct type *sema_check_call(struct sema_ctx *s, struct ast_node *e, bool as_stm
 /* an expression whose value is dropped: calls may return nothing, and so
  * may both branches of a ?: */
 struct type *sema_check_expr_stmt(struct sema_ctx *s, struct ast_node *e);
+/* a pointer whose pointee has its size: a struct named before its
+ * definition was complete (`struct node *next` inside node) gets it now */
+struct type sema_ptr_complete(struct sema_ctx *s, const struct type *p);
+/* args.c: a tracepoint's args.FIELD, fentry/fexit's and a uprobe's args.NAME */
+struct type *sema_check_args_field(struct sema_ctx *s, struct ast_node *e);
+struct type *sema_check_kargs_field(struct sema_ctx *s, struct ast_node *e);
 /* --user-probes and the probe being checked runs in the agents (a uprobe
  * or uretprobe): only builtins marked .user, maps in the shared memory */
 bool sema_in_user_probe(struct sema_ctx *s);

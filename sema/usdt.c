@@ -3,7 +3,7 @@
  *
  * Unlike uprobes, whose functions the runtime resolves per process, a
  * USDT probe is fully described by the ELF file: sema reads the file's
- * SDT notes (runtime/usdt.c) and makes one attach point per matching note,
+ * SDT notes (host/usdt.c) and makes one attach point per matching note,
  * each carrying its note, because one probe name may sit at several
  * places in the code with its arguments in different registers there.
  * When the body reads arguments, codegen then emits one program per note.

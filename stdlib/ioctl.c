@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "common/arena.h"
+#include "host/proc.h"
 #include "stdlib/decode.h"
 #include "stdlib/stdlib_int.h"
 
@@ -66,12 +67,9 @@ bool ioc_is_gpu_device(const char *path)
 
 const char *fd_path_text(struct arena *a, const char *proc_root, uint32_t pid, uint32_t fd)
 {
-	char link[128], target[4096];
-	snprintf(link, sizeof(link), "%s/%u/fd/%u", proc_root ? proc_root : "/proc", pid, fd);
-	ssize_t n = readlink(link, target, sizeof(target) - 1);
-	if (n <= 0)
+	char target[4096];
+	if (host_proc_fd(proc_root, (int)pid, (int)fd, target, sizeof(target)))
 		return NULL;
-	target[n] = '\0';
 	if (ioc_is_gpu_device(target))
 		return arena_printf(a, "%s (GPU driver)", target);
 	return arena_strdup(a, target);

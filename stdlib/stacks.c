@@ -18,12 +18,19 @@
  * the stacks of the book's brkstack); a hash keyed by the whole stack has
  * no collisions, and loses a stack only when it holds
  * CG_STACK_MAP_ENTRIES of them, counted in CG_STACK_LOST_MAP and reported
- * at exit.  The value stored is the id as an 8-byte integer; a user stack
- * carries the pid above it, since its addresses mean something only in
- * that process.  runtime/symbols.c reads the frames back and symbolizes
- * them when the value is printed.  A kernel before 5.11 takes hash keys of
- * at most 512 bytes (64 frames): deeper stacks there go to a STACK_TRACE
- * map of the same name (bpf_get_stackid; a collision loses the newer
+ * at exit.  The value stored is the id as an 8-byte integer.  A user
+ * stack's frames are read with BPF_F_USER_BUILD_ID: each is {status,
+ * build-id, offset in the file} (CG_USTACK_FRAME bytes), so a stack means
+ * the same in every process and is named after its process exited; a
+ * frame the kernel could not give a build-id for is an address, which
+ * means something only in its process: then the value carries the pid
+ * above the id (frames_need_pid).  runtime/symbols.c and
+ * runtime/exited.c read the frames back and name them when the value is
+ * printed.  A kernel before 5.11 takes hash keys of
+ * at most 512 bytes (16 build-id frames): deeper user stacks there go to a
+ * STACK_TRACE map of the same name, of build-id frames too
+ * (BPF_F_STACK_BUILD_ID) but always with the pid (bpf_get_stackid gives
+ * no frames to look at; a collision loses the newer
  * stack, which is counted the same way), and so do kernel stacks
  * everywhere (CG_KSTACK_MAP_ENTRIES, as before; see lower_stack).
  */
@@ -35,6 +42,8 @@
 #include "stdlib/stdlib_int.h"
 
 #define STACK_MAX 127
+
+_Static_assert(sizeof(struct bpf_stack_build_id) == CG_USTACK_FRAME, "a build-id frame's size");
 
 static const char *const modes[] = {"bpftrace", "perf", "raw"};
 
@@ -142,13 +151,50 @@ static LLVMValueRef stack_pid(struct cg_ctx *cg, LLVMValueRef id, bool user)
 	return LLVMBuildOr(b, id, LLVMBuildShl(b, pid, cg_const(cg, 32), ""), "ustack");
 }
 
+/* i1: does a frame of the build-id stack in buf hold an address (the
+ * kernel fell back to one: no build-id, or its page not in memory)?  A
+ * bounded loop over the frames, up to the first that is not VALID */
+static LLVMValueRef frames_need_pid(struct cg_ctx *cg, LLVMValueRef buf, uint32_t depth)
+{
+	LLVMBuilderRef b = cg_builder(cg);
+	LLVMContextRef c = cg_context(cg);
+	LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
+	LLVMBasicBlockRef entry = LLVMGetInsertBlock(b);
+	LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(c, fn, "bid_frame");
+	LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(c, fn, "bid_next");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fn, "bid_done");
+	LLVMBuildBr(b, loop);
+	LLVMPositionBuilderAtEnd(b, loop);
+	LLVMValueRef i = LLVMBuildPhi(b, cg_i64(cg), "i");
+	LLVMValueRef at = LLVMBuildGEP2(b, cg_i8(cg), buf,
+					(LLVMValueRef[]){LLVMBuildMul(b, i, cg_const(cg, CG_USTACK_FRAME), "")},
+					1, "");
+	LLVMValueRef st = LLVMBuildLoad2(b, cg_i32(cg), at, "status");
+	LLVMValueRef valid = LLVMBuildICmp(b, LLVMIntEQ, st, LLVMConstInt(cg_i32(cg), BPF_STACK_BUILD_ID_VALID, 0), "");
+	LLVMValueRef ip = LLVMBuildICmp(b, LLVMIntEQ, st, LLVMConstInt(cg_i32(cg), BPF_STACK_BUILD_ID_IP, 0), "");
+	LLVMBuildCondBr(b, valid, next, done);
+	LLVMPositionBuilderAtEnd(b, next);
+	LLVMValueRef i1 = LLVMBuildAdd(b, i, cg_const(cg, 1), "");
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, i1, cg_const(cg, depth), ""), loop, done);
+	LLVMAddIncoming(i, (LLVMValueRef[]){cg_const(cg, 0), i1}, (LLVMBasicBlockRef[]){entry, next}, 2);
+	LLVMPositionBuilderAtEnd(b, done);
+	LLVMValueRef res = LLVMBuildPhi(b, LLVMInt1TypeInContext(c), "need_pid");
+	LLVMAddIncoming(res, (LLVMValueRef[]){ip, LLVMConstInt(LLVMInt1TypeInContext(c), 0, 0)},
+			(LLVMBasicBlockRef[]){loop, next}, 2);
+	return res;
+}
+
 /* the kernel's stack map (kernel stacks; user stacks before 5.11);
  * -EEXIST (a collision) is lost */
 static LLVMValueRef stack_id_old(struct cg_ctx *cg, const char *name, uint32_t depth, bool user)
 {
 	LLVMBuilderRef b = cg_builder(cg);
-	LLVMValueRef map = cg_aux_map(cg, name, BPF_MAP_TYPE_STACK_TRACE,
-				      user ? CG_STACK_MAP_ENTRIES : CG_KSTACK_MAP_ENTRIES, 4, depth * 8);
+	/* user stacks by build-id here too (BPF_F_STACK_BUILD_ID): named
+	 * after their process exited, though each keeps its pid */
+	LLVMValueRef map = user ? cg_aux_map_flags(cg, name, BPF_MAP_TYPE_STACK_TRACE, CG_STACK_MAP_ENTRIES,
+						   4, depth * CG_USTACK_FRAME, BPF_F_STACK_BUILD_ID)
+				: cg_aux_map(cg, name, BPF_MAP_TYPE_STACK_TRACE, CG_KSTACK_MAP_ENTRIES, 4,
+					     depth * 8);
 	LLVMValueRef args[] = {cg_ctx_arg(cg), map, cg_const(cg, user ? BPF_F_USER_STACK : 0)};
 	LLVMValueRef id = cg_helper_call(cg, BPF_FUNC_get_stackid, args, 3);
 	LLVMValueRef lost = LLVMBuildICmp(b, LLVMIntEQ, id, cg_const(cg, (uint64_t)-EEXIST), "");
@@ -169,14 +215,17 @@ static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 	/* kernel stacks stay in the kernel's stack map: bpf_get_stack in a
 	 * syscall tracepoint leaves out a frame (__traceiter_sys_enter) that
 	 * bpf_get_stackid and bpftrace show; there are few distinct ones */
-	if (!user || (depth * 8 > 512 && !host_feature(HF_BIG_KEYS)))
+	if (!user || (depth * CG_USTACK_FRAME > 512 && !host_feature(HF_BIG_KEYS)))
 		return stack_pid(cg, stack_id_old(cg, name, depth, user), user);
-	/* no preallocation: 128K stacks of 1 KiB would take 130 MB up front */
-	LLVMValueRef map = cg_aux_map_flags(cg, name, BPF_MAP_TYPE_HASH, CG_STACK_MAP_ENTRIES, depth * 8,
+	/* user stacks from here on: frames of {status, build-id, file
+	 * offset} (see above) */
+	uint32_t size = depth * CG_USTACK_FRAME;
+	/* no preallocation: 128K stacks of 4 KiB would take 520 MB up front */
+	LLVMValueRef map = cg_aux_map_flags(cg, name, BPF_MAP_TYPE_HASH, CG_STACK_MAP_ENTRIES, size,
 					    4, BPF_F_NO_PREALLOC);
-	LLVMValueRef buf = cg_scratch(cg, name, depth * 8);
-	LLVMValueRef args[] = {cg_ctx_arg(cg), buf, cg_const(cg, depth * 8),
-			       cg_const(cg, user ? BPF_F_USER_STACK : 0)};
+	LLVMValueRef buf = cg_scratch(cg, name, size);
+	LLVMValueRef args[] = {cg_ctx_arg(cg), buf, cg_const(cg, size),
+			       cg_const(cg, BPF_F_USER_STACK | BPF_F_USER_BUILD_ID)};
 	LLVMValueRef got = cg_helper_call(cg, BPF_FUNC_get_stack, args, 4);
 	/* an error (-EFAULT: no stack of that kind here, kstack in a uprobe)
 	 * is the id, as bpf_get_stackid gave it */
@@ -187,7 +236,14 @@ static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 	stack_id(cg, map, buf, id);
 	cg_end_if(cg, &f);
 	LLVMValueRef v = LLVMBuildZExt(b, LLVMBuildLoad2(b, cg_i32(cg), id, ""), cg_i64(cg), "stackid");
-	return stack_pid(cg, v, user);
+	/* the pid goes with the stack only when a frame needs the process's
+	 * mappings (an address): a stack named by build-ids alone is the same
+	 * value in every process, one map entry however many ran it */
+	LLVMValueRef pid = stdlib_own_ns_id(cg, true);
+	stdlib_note_pid(cg, pid);
+	LLVMValueRef need = LLVMBuildAnd(b, ok, frames_need_pid(cg, buf, depth), "");
+	pid = LLVMBuildSelect(b, need, pid, cg_const(cg, 0), "");
+	return LLVMBuildOr(b, v, LLVMBuildShl(b, pid, cg_const(cg, 32), ""), "ustack");
 }
 
 void stdlib_note_pid(struct cg_ctx *cg, LLVMValueRef pid)

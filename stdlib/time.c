@@ -73,7 +73,7 @@ static LLVMValueRef lower_time(struct cg_ctx *cg, struct ast_node *n)
 
 /* strftime(fmt, nsecs): the monotonic timestamp (as `nsecs`) is stored;
  * userspace turns it into wall-clock time with fmt when it prints it
- * (runtime/valfmt.c; %f is microseconds, as in bpftrace) */
+ * (output/valfmt.c; %f is microseconds, as in bpftrace) */
 static void check_strftime(struct sema_ctx *s, struct ast_node *n)
 {
 	struct ast_node *f = n->call.args, *ns = f->next;

@@ -2,7 +2,7 @@
  * usdt.c - arg0..argN in usdt probes.
  *
  * A USDT argument is wherever the compiler left it at the probe site, as
- * the note's format says (runtime/usdt.h): a constant, a register, memory
+ * the note's format says (host/host.h): a constant, a register, memory
  * at a register plus a displacement, or a symbol relative to %rip.  Each
  * attach point carries its own note, so the value is read per location
  * (sema asks for one program per attach point) and extended from the

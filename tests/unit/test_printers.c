@@ -28,7 +28,7 @@
 #define KS(t) { (t), true }
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-/* bucket index of v in a log2 hist, as print.h lays them out */
+/* bucket index of v in a log2 hist, as output/output.h lays them out */
 static void hist_add(uint64_t *b, int64_t v, uint64_t n)
 {
 	int i;

@@ -187,9 +187,10 @@ static void test_stack_and_scratch_maps(void **state)
 		    " @c[ustack(perf, 3)] = count(); join(arg1); @l = len(@a); }");
 	const struct bpf_map *m = bpf_object__find_map_by_name(x.bpf, "ustk_127");
 	assert_non_null(m);
-	/* the frames are the key (nothing collides), a u32 id the value */
+	/* the frames are the key (nothing collides), a u32 id the value;
+	 * a user frame is {status, build-id, file offset or address} */
 	assert_int_equal(bpf_map__type(m), BPF_MAP_TYPE_HASH);
-	assert_int_equal(bpf_map__key_size(m), 127 * 8);
+	assert_int_equal(bpf_map__key_size(m), 127 * CG_USTACK_FRAME);
 	assert_int_equal(bpf_map__value_size(m), 4);
 	assert_int_equal(bpf_map__max_entries(m), CG_STACK_MAP_ENTRIES);
 	assert_int_equal(bpf_map__map_flags(m), BPF_F_NO_PREALLOC);
@@ -201,7 +202,7 @@ static void test_stack_and_scratch_maps(void **state)
 	assert_int_equal(bpf_map__value_size(m), 24);
 	m = bpf_object__find_map_by_name(x.bpf, "scr_ustk_127");
 	assert_non_null(m);
-	assert_int_equal(bpf_map__value_size(m), 127 * 8);
+	assert_int_equal(bpf_map__value_size(m), 127 * CG_USTACK_FRAME);
 	m = bpf_object__find_map_by_name(x.bpf, "scr_join");
 	assert_non_null(m);
 	assert_int_equal(bpf_map__type(m), BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -1,6 +1,6 @@
 /*
  * test_stdlib_valfmt.c - the text of buf(), ntop(), strftime() and stacks
- * (runtime/valfmt.c), golden against what bpftrace 0.17 prints.
+ * (output/valfmt.c), golden against what bpftrace 0.17 prints.
  */
 #include <setjmp.h>
 #include <stdarg.h>

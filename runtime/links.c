@@ -1,6 +1,8 @@
 /*
- * detach.c - taking every probe down without making the user wait for the
- * kernel's grace periods.
+ * links.c - the links that attach the programs, kept from the attach files
+ * (rt_add_link, rt_keep_link, rt_add_link_fd, rt_hold_event) until the run
+ * takes every probe down (rt_detach_all) without making the user wait for
+ * the kernel's grace periods.
  *
  * Each BPF link the kernel releases waits for a grace period of its own:
  * 100 uprobes (one multi-uprobe link per probe) took 5-9 s.  Those waits
@@ -31,14 +33,46 @@
 #define DETACH_PER_THREAD 4
 #define REAP_MIN 8
 
+const struct sema_attach *rt_prog_attach(const struct cg_prog *p, int i)
+{
+	return &p->probe->attach[p->first_attach + i];
+}
+
+void rt_add_link(struct rt *rt, struct bpf_link *l)
+{
+	struct rt_links *k = &rt->links;
+	k->links = vec_grow(k->links, (size_t)k->nlinks, sizeof(*k->links));
+	k->links[k->nlinks++] = l;
+}
+
+int rt_keep_link(struct rt *rt, const struct sema_attach *at, struct bpf_link *l, int *count)
+{
+	if (!l) {
+		int err = -errno;
+		fprintf(stderr, "sonde: %s: cannot attach: %s\n", at->name, strerror(-err));
+		return err;
+	}
+	rt_add_link(rt, l);
+	(*count)++;
+	return 0;
+}
+
+void rt_add_link_fd(struct rt *rt, int fd)
+{
+	struct rt_links *k = &rt->links;
+	k->fds = vec_grow(k->fds, (size_t)k->nfds, sizeof(*k->fds));
+	k->fds[k->nfds++] = fd;
+}
+
 void rt_hold_event(struct rt *rt, int fd)
 {
-	rt->held_fds = vec_grow(rt->held_fds, (size_t)rt->nheld_fds, sizeof(*rt->held_fds));
-	rt->held_fds[rt->nheld_fds++] = fd;
+	struct rt_links *k = &rt->links;
+	k->held = vec_grow(k->held, (size_t)k->nheld, sizeof(*k->held));
+	k->held[k->nheld++] = fd;
 }
 
 struct detach_work {
-	struct rt *rt;
+	struct rt_links *k;
 	int next;	/* the next item to take: links, then link fds */
 	pthread_mutex_t lock;
 };
@@ -46,25 +80,25 @@ struct detach_work {
 static void *detach_worker(void *arg)
 {
 	struct detach_work *w = arg;
-	struct rt *rt = w->rt;
+	struct rt_links *k = w->k;
 	for (;;) {
 		pthread_mutex_lock(&w->lock);
 		int i = w->next++;
 		pthread_mutex_unlock(&w->lock);
-		if (i < rt->nlinks)
-			bpf_link__destroy(rt->links[i]);
-		else if (i < rt->nlinks + rt->nlink_fds)
-			close(rt->link_fds[i - rt->nlinks]);
+		if (i < k->nlinks)
+			bpf_link__destroy(k->links[i]);
+		else if (i < k->nlinks + k->nfds)
+			close(k->fds[i - k->nlinks]);
 		else
 			return NULL;
 	}
 }
 
-static void destroy_links(struct rt *rt)
+static void destroy_links(struct rt_links *k)
 {
-	struct detach_work w = {.rt = rt};
+	struct detach_work w = {.k = k};
 	pthread_mutex_init(&w.lock, NULL);
-	int n = rt->nlinks + rt->nlink_fds, nt = n / DETACH_PER_THREAD;
+	int n = k->nlinks + k->nfds, nt = n / DETACH_PER_THREAD;
 	if (nt > DETACH_THREADS)
 		nt = DETACH_THREADS;
 	pthread_t t[DETACH_THREADS];
@@ -75,8 +109,8 @@ static void destroy_links(struct rt *rt)
 	for (int i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
 	pthread_mutex_destroy(&w.lock);
-	rt->nlinks = 0;
-	rt->nlink_fds = 0;
+	k->nlinks = 0;
+	k->nfds = 0;
 }
 
 static int cmp_fd(const void *a, const void *b)
@@ -111,18 +145,18 @@ static void reap(const int *held, int n, int gate)
 		close(held[i]);
 }
 
-static void release_held(struct rt *rt)
+static void release_held(struct rt_links *k)
 {
-	int n = rt->nheld_fds, gate[2] = {-1, -1};
-	rt->nheld_fds = 0;
+	int n = k->nheld, gate[2] = {-1, -1};
+	k->nheld = 0;
 	if (n >= REAP_MIN && !pipe2(gate, O_CLOEXEC)) {
-		qsort(rt->held_fds, (size_t)n, sizeof(*rt->held_fds), cmp_fd);
+		qsort(k->held, (size_t)n, sizeof(*k->held), cmp_fd);
 		pid_t c = fork();
 		if (c == 0) {
 			if (fork() == 0) {
 				setsid();
 				prctl(PR_SET_NAME, "sonde-release", 0, 0, 0);
-				reap(rt->held_fds, n, gate[0]);
+				reap(k->held, n, gate[0]);
 			}
 			_exit(0);
 		}
@@ -132,7 +166,7 @@ static void release_held(struct rt *rt)
 		/* without a background process (fork failed) they close here */
 	}
 	for (int i = 0; i < n; i++)
-		close(rt->held_fds[i]);
+		close(k->held[i]);
 	for (int i = 0; i < 2; i++)
 		if (gate[i] >= 0)
 			close(gate[i]);	/* the background process may go on */
@@ -140,6 +174,14 @@ static void release_held(struct rt *rt)
 
 void rt_detach_all(struct rt *rt)
 {
-	destroy_links(rt);
-	release_held(rt);
+	destroy_links(&rt->links);
+	release_held(&rt->links);
+}
+
+void rt_links_free(struct rt *rt)
+{
+	free(rt->links.links);
+	free(rt->links.fds);
+	free(rt->links.held);
+	rt->links = (struct rt_links){0};
 }

@@ -1,0 +1,501 @@
+/*
+ * symcache.c - naming user addresses (usym, ustack frames): the files that
+ * processes map, each parsed once, and each process's executable mappings.
+ *
+ * Files are keyed by (dev, inode), so forty processes mapping one libc
+ * parse it once.  An address of a process is named through the mapping
+ * that covers it (file offset, then the file's PT_LOAD layout, then a
+ * symbol: elfsym.c), so the process's mappings must be read while it
+ * lives; they are kept after it exits until the runtime forgets the pid
+ * (runtime/procstate.c decides when).
+ *
+ * A ustack frame the kernel recorded as {build-id, file offset}
+ * (BPF_F_USER_BUILD_ID) needs no process at all: only a file with that
+ * build-id.  Files learn their build-id when they are opened for a
+ * process, when an exec names them (rs_symcache_add_path), or in a walk of
+ * every live process's mappings (rs_symcache_scan) when a frame names a
+ * build-id none of those had.  A file found by build-id is opened by its
+ * path again and used only if it still has that build-id.
+ *
+ * The vDSO has no file: its image is read from /proc/PID/mem (vdso.c),
+ * one per image size.  Paths are kept once per file, not per mapping, so a run that sees
+ * thousands of short-lived processes of a few binaries keeps a few paths;
+ * files that no kept process maps and that were never opened are kept
+ * up to SC_UNUSED_MAX.
+ */
+#include "host/host_int.h"
+#include "host/proc.h"
+#include "common/arena.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#define BID_MAX 20	/* the kernel's BUILD_ID_SIZE_MAX */
+/* files known only by an exec or a walk (no process's mappings hold them,
+ * not opened) kept at most: a host that runs ever new binaries (a build
+ * server's test binaries) would grow the list for ever */
+#define SC_UNUSED_MAX 4096
+/* the vDSO's dev in the cache (no device has it); its ino is the image's
+ * size: one kernel maps one image per ABI, and those differ in size */
+#define SC_VDSO_DEV UINT64_MAX
+
+struct sc_file {
+	uint64_t dev, ino;
+	struct rs_elf *elf;	/* NULL until opened, or when it failed */
+	bool failed;
+	bool bid_read;		/* bid holds the file's build-id (bid_len 0: none) */
+	bool mapped;		/* a process's mappings (sc_map) point here */
+	unsigned char bid[BID_MAX];
+	size_t bid_len;
+	char *path;		/* as the first process that mapped it names it (malloc'd) */
+	int root_pid;		/* path is inside /proc/root_pid/root; 0: sonde's own root */
+};
+
+struct sc_map {
+	uint64_t start, end, offset;
+	bool deleted;
+	struct sc_file *file;
+};
+
+struct sc_proc {
+	int pid;
+	struct sc_map *maps;
+	size_t n;
+};
+
+struct rs_symcache {
+	struct sc_proc *procs;
+	size_t nprocs;
+	struct sc_file **files;
+	size_t nfiles;
+	struct sc_file *last_bid;	/* the last file found by build-id */
+};
+
+struct rs_symcache *rs_symcache_new(void)
+{
+	return calloc(1, sizeof(struct rs_symcache));
+}
+
+void rs_symcache_free(struct rs_symcache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nprocs; i++)
+		free(c->procs[i].maps);
+	free(c->procs);
+	for (size_t i = 0; i < c->nfiles; i++) {
+		rs_elf_free(c->files[i]->elf);
+		free(c->files[i]->path);
+		free(c->files[i]);
+	}
+	free(c->files);
+	free(c);
+}
+
+static struct sc_file *sc_file_find(struct rs_symcache *c, uint64_t dev, uint64_t ino)
+{
+	for (size_t i = 0; i < c->nfiles; i++)
+		if (c->files[i]->dev == dev && c->files[i]->ino == ino)
+			return c->files[i];
+	return NULL;
+}
+
+static struct sc_file *sc_file_get(struct rs_symcache *c, uint64_t dev, uint64_t ino,
+				   const char *path, int root_pid)
+{
+	struct sc_file *f = sc_file_find(c, dev, ino);
+	if (f)
+		return f;
+	c->files = vec_grow(c->files, c->nfiles, sizeof(*c->files));
+	f = calloc(1, sizeof(*f));
+	if (!f || !(f->path = strdup(path))) {
+		free(f);
+		return NULL;
+	}
+	f->dev = dev;
+	f->ino = ino;
+	f->root_pid = root_pid;
+	c->files[c->nfiles++] = f;
+	return f;
+}
+
+static uint64_t map_dev(const struct rs_mapping *m)
+{
+	return ((uint64_t)m->dev_major << 32) | m->dev_minor;
+}
+
+struct load_ctx {
+	struct rs_symcache *c;
+	int pid;
+	struct sc_map *maps;
+	size_t n;
+};
+
+static int load_cb(const struct rs_mapping *m, void *ctx)
+{
+	struct load_ctx *lc = ctx;
+	struct sc_map *sm;
+	bool vdso = !strcmp(m->path, "[vdso]");
+
+	if (!vdso && !rs_mapping_is_exec_file(m))
+		return 0;
+	lc->maps = vec_grow(lc->maps, lc->n, sizeof(*lc->maps));
+	sm = &lc->maps[lc->n];
+	sm->start = m->start;
+	sm->end = m->end;
+	sm->offset = m->offset;
+	sm->deleted = m->deleted;
+	sm->file = vdso ? sc_file_get(lc->c, SC_VDSO_DEV, m->end - m->start, m->path, lc->pid)
+			: sc_file_get(lc->c, map_dev(m), m->inode, m->path, lc->pid);
+	if (!sm->file)
+		return -ENOMEM;
+	sm->file->mapped = true;
+	lc->n++;
+	return 0;
+}
+
+static struct sc_proc *sc_proc_find(struct rs_symcache *c, int pid)
+{
+	for (size_t i = 0; i < c->nprocs; i++)
+		if (c->procs[i].pid == pid)
+			return &c->procs[i];
+	return NULL;
+}
+
+/* (Re)read pid's executable mappings and its vDSO; the old list stays if
+ * pid is gone, so addresses of exited processes still name their symbols. */
+static int sc_proc_load(struct rs_symcache *c, int pid, struct sc_proc **out)
+{
+	struct load_ctx lc = {.c = c, .pid = pid};
+	struct sc_proc *p;
+	int ret = rs_maps_each_any(pid, load_cb, &lc);
+
+	if (ret || lc.n == 0) {
+		free(lc.maps);
+		return ret ? ret : -ESRCH;
+	}
+	p = sc_proc_find(c, pid);
+	if (!p) {
+		c->procs = vec_grow(c->procs, c->nprocs, sizeof(*c->procs));
+		p = &c->procs[c->nprocs++];
+		p->pid = pid;
+	} else {
+		free(p->maps);
+	}
+	p->maps = lc.maps;
+	p->n = lc.n;
+	*out = p;
+	return 0;
+}
+
+static const struct sc_map *sc_find_map(const struct sc_proc *p, uint64_t addr)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (addr >= p->maps[i].start && addr < p->maps[i].end)
+			return &p->maps[i];
+	return NULL;
+}
+
+/* parse the file open at fd (its build-id first, when not known yet);
+ * fd is closed */
+static void sc_parse_fd(struct sc_file *f, int fd, const char *root)
+{
+	char err[256];
+	if (!f->bid_read) {
+		f->bid_read = true;
+		if (rs_elf_build_id_fd(fd, f->bid, sizeof(f->bid), &f->bid_len))
+			f->bid_len = 0;
+	}
+	if (rs_elf_open_fd(fd, f->path, root, &f->elf, err, sizeof(err)))
+		f->failed = true;
+	close(fd);
+}
+
+static void sc_open_file(int pid, const struct sc_map *m)
+{
+	struct sc_file *f = m->file;
+	struct rs_mapping *rm;
+	char err[256], root[64];
+	int fd;
+
+	if (f->elf || f->failed)
+		return;
+	if (f->dev == SC_VDSO_DEV) {
+		/* a process that is gone leaves it to the next one */
+		int ret = rs_vdso_open(pid, m->start, m->end, &f->elf, err, sizeof(err));
+		if (ret && ret != -ESRCH)
+			f->failed = true;
+		return;
+	}
+	rm = calloc(1, sizeof(*rm));
+	if (!rm)
+		return;
+	rm->start = m->start;
+	rm->end = m->end;
+	rm->offset = m->offset;
+	rm->dev_major = (unsigned)(f->dev >> 32);
+	rm->dev_minor = (unsigned)f->dev;
+	rm->inode = f->ino;
+	rm->deleted = m->deleted;
+	snprintf(rm->path, sizeof(rm->path), "%s", f->path);
+	fd = rs_open_mapping(pid, rm, 0, err, sizeof(err));
+	free(rm);
+	if (fd < 0) {
+		/* a vanished process may leave the file openable through
+		 * another pid later; only a real failure is final */
+		if (fd != -ESRCH && fd != -ESTALE)
+			f->failed = true;
+		return;
+	}
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	sc_parse_fd(f, fd, root);
+}
+
+int rs_usym(struct rs_symcache *c, int pid, uint64_t addr, struct rs_usym *out)
+{
+	struct sc_proc *p = sc_proc_find(c, pid);
+	const struct sc_map *m = NULL;
+	const struct rs_sym *s;
+	uint64_t vaddr;
+
+	memset(out, 0, sizeof(*out));
+	if (p)
+		m = sc_find_map(p, addr);
+	if (!m) {
+		/* new process, or a library mapped since we last looked */
+		int ret = sc_proc_load(c, pid, &p);
+		if (ret && !p)
+			return ret == -ENOMEM ? ret : -ESRCH;
+		m = sc_find_map(p, addr);
+		if (!m)
+			return -ENOENT;
+	}
+	out->file = m->file->path;
+	sc_open_file(pid, m);
+	if (!m->file->elf)
+		return -ENOENT;
+	if (rs_elf_offset_to_vaddr(m->file->elf, addr - m->start + m->offset, &vaddr))
+		return -ENOENT;
+	out->vaddr = vaddr;
+	s = rs_elf_addr_sym(m->file->elf, vaddr);
+	if (!s)
+		return -ENOENT;
+	out->name = s->name;
+	out->off = vaddr - s->vaddr;
+	return 0;
+}
+
+void rs_symcache_forget(struct rs_symcache *c, int pid)
+{
+	for (size_t i = 0; i < c->nprocs; i++) {
+		if (c->procs[i].pid != pid)
+			continue;
+		free(c->procs[i].maps);
+		c->procs[i] = c->procs[--c->nprocs];
+		return;
+	}
+}
+
+size_t rs_symcache_nprocs(const struct rs_symcache *c)
+{
+	return c ? c->nprocs : 0;
+}
+
+/* ---- files by build-id ------------------------------------------------------- */
+
+static int open_in(int root_pid, const char *path)
+{
+	char root[64];
+	if (!root_pid)
+		return open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(root, sizeof(root), "/proc/%d/root", root_pid);
+	return rs_open_in_root(root, path, O_RDONLY);
+}
+
+/* read the build-id of the file at path (inside root_pid's root) and keep
+ * the file under its (dev, inode) */
+static struct sc_file *learn_path(struct rs_symcache *c, int root_pid, const char *path)
+{
+	struct stat st;
+	int fd = open_in(root_pid, path);
+	if (fd < 0)
+		return NULL;
+	struct sc_file *f = NULL;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
+		uint64_t dev = ((uint64_t)major(st.st_dev) << 32) | minor(st.st_dev);
+		f = sc_file_get(c, dev, st.st_ino, path, root_pid);
+		if (f && !f->bid_read) {
+			f->bid_read = true;
+			if (rs_elf_build_id_fd(fd, f->bid, sizeof(f->bid), &f->bid_len))
+				f->bid_len = 0;
+		}
+	}
+	close(fd);
+	return f;
+}
+
+/* past SC_UNUSED_MAX files nothing maps nor opened, the oldest of them
+ * goes (never while a stack is named: only an exec event calls this) */
+static void trim_unused(struct rs_symcache *c)
+{
+	size_t unused = 0, first = c->nfiles;
+	for (size_t i = 0; i < c->nfiles; i++)
+		if (!c->files[i]->mapped && !c->files[i]->elf && unused++ == 0)
+			first = i;
+	if (unused <= SC_UNUSED_MAX)
+		return;
+	struct sc_file *f = c->files[first];
+	if (c->last_bid == f)
+		c->last_bid = NULL;
+	memmove(&c->files[first], &c->files[first + 1], (c->nfiles - first - 1) * sizeof(*c->files));
+	c->nfiles--;
+	free(f->path);
+	free(f);
+}
+
+void rs_symcache_add_path(struct rs_symcache *c, int pid, const char *path)
+{
+	/* relative to the process's cwd, which is gone with it: named from
+	 * the process's root while it lives, else from sonde's own */
+	if (!c || !path[0])
+		return;
+	trim_unused(c);
+	char fn[64];
+	snprintf(fn, sizeof(fn), "/proc/%d/root", pid);
+	if (pid > 0 && path[0] == '/' && access(fn, F_OK) == 0 && learn_path(c, pid, path))
+		return;
+	learn_path(c, 0, path);
+}
+
+static bool bid_eq(const struct sc_file *f, const unsigned char *bid)
+{
+	/* the kernel pads a shorter build-id (an md5 one, 16 bytes) with zeros */
+	unsigned char pad[BID_MAX] = {0};
+	if (!f->bid_read || !f->bid_len)
+		return false;
+	memcpy(pad, f->bid, f->bid_len);
+	return !memcmp(pad, bid, BID_MAX);
+}
+
+
+/* open f for its symbols: by its path (still that build-id), else through
+ * a process whose mappings hold it */
+static void open_by_bid(struct rs_symcache *c, struct sc_file *f)
+{
+	if (f->elf || f->failed)
+		return;
+	/* inside the root of the process it was learnt from, else sonde's
+	 * own (that process may be gone): the build-id says if it is the file */
+	for (int k = 0; k < 2; k++) {
+		int root_pid = k ? 0 : f->root_pid;
+		int fd = k && !f->root_pid ? -1 : open_in(root_pid, f->path);
+		if (fd < 0)
+			continue;
+		unsigned char bid[BID_MAX] = {0};
+		size_t len = 0;
+		if (!rs_elf_build_id_fd(fd, bid, sizeof(bid), &len) && len == f->bid_len &&
+		    !memcmp(bid, f->bid, len)) {
+			char root[64];
+			snprintf(root, sizeof(root), "/proc/%d/root", root_pid);
+			sc_parse_fd(f, fd, root_pid ? root : "/");
+			return;
+		}
+		close(fd);
+	}
+	for (size_t i = 0; i < c->nprocs; i++)
+		for (size_t j = 0; j < c->procs[i].n; j++)
+			if (c->procs[i].maps[j].file == f) {
+				sc_open_file(c->procs[i].pid, &c->procs[i].maps[j]);
+				if (f->elf || f->failed)
+					return;
+			}
+}
+
+int rs_usym_build_id(struct rs_symcache *c, const unsigned char *bid, uint64_t off,
+		     struct rs_usym *out)
+{
+	memset(out, 0, sizeof(*out));
+	/* the last one found, else every file with that build-id (copies,
+	 * one file seen through two mounts) until one opens */
+	struct sc_file *f = c->last_bid && bid_eq(c->last_bid, bid) ? c->last_bid : NULL;
+	for (size_t i = 0; !f && i < c->nfiles; i++) {
+		if (!bid_eq(c->files[i], bid))
+			continue;
+		open_by_bid(c, c->files[i]);
+		if (c->files[i]->elf)
+			f = c->files[i];
+	}
+	if (!f)	/* none, or none that opens now: a walk may find one */
+		return -ESRCH;
+	c->last_bid = f;
+	out->file = f->path;
+	uint64_t vaddr;
+	if (!f->elf || rs_elf_offset_to_vaddr(f->elf, off, &vaddr))
+		return -ENOENT;
+	out->vaddr = vaddr;
+	const struct rs_sym *s = rs_elf_addr_sym(f->elf, vaddr);
+	if (!s)
+		return -ENOENT;
+	out->name = s->name;
+	out->off = vaddr - s->vaddr;
+	return 0;
+}
+
+struct scan_ctx {
+	struct rs_symcache *c;
+	int pid;
+};
+
+static int scan_cb(const struct rs_mapping *m, void *ctx)
+{
+	struct scan_ctx *sc = ctx;
+	struct sc_file *f = sc_file_find(sc->c, map_dev(m), m->inode);
+	if (f && (f->elf || f->failed || (f->bid_read && !f->bid_len)))
+		return 0;
+	if (!f && !(f = sc_file_get(sc->c, map_dev(m), m->inode, m->path, sc->pid)))
+		return -ENOMEM;
+	/* learnt (or known, but its process is gone and its path did not
+	 * open) through this live process: reopened through its root.  No
+	 * stack was named through f yet: it was never opened */
+	f->root_pid = sc->pid;
+	char *p = strcmp(f->path, m->path) ? strdup(m->path) : NULL;
+	if (p) {
+		free(f->path);
+		f->path = p;
+	}
+	if (f->bid_read)
+		return 0;
+	char err[256];
+	int fd = rs_open_mapping(sc->pid, m, 0, err, sizeof(err));
+	if (fd < 0)
+		return 0;
+	f->bid_read = true;
+	if (rs_elf_build_id_fd(fd, f->bid, sizeof(f->bid), &f->bid_len))
+		f->bid_len = 0;
+	close(fd);
+	return 0;
+}
+
+int rs_symcache_scan(struct rs_symcache *c)
+{
+	int *pids;
+	size_t n;
+	int ret = host_proc_ids(0, &pids, &n);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < n; i++) {
+		struct scan_ctx sc = {c, pids[i]};
+		if (rs_maps_each(pids[i], scan_cb, &sc) == -ENOMEM) {
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	free(pids);
+	return ret;
+}
