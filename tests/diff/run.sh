@@ -271,11 +271,39 @@ run_printf_table() {
 	done
 }
 
+# ---- the cases, DIFF_JOBS lanes at once (default 3; each case is mostly
+# the tools' start and the seconds a probe runs): lane L runs every
+# DIFF_JOBS-th case from the L-th, with a copy of the workloads of its own
+# as $W and first in its PATH (a uprobe on one lane's binary never counts
+# another lane's process); each case's output and result line are kept
+# and printed in the cases' order once every lane has ended
 start=$(date +%s)
+jobs=${DIFF_JOBS:-3}
+sel=()
 for c in "${cases[@]}"; do
+	selected "$(basename "$c" .bt)" && sel+=("$c")
+done
+for ((l = 0; l < jobs; l++)); do
+	(if [ "$jobs" -gt 1 ]; then
+		W=$D/bin-$l
+		mkdir -p "$W" && cp -a "$D/bin/." "$W/"
+		PATH=$W:${PATH#"$D/bin:"}	# (bpftrace refuses a name two PATH entries have)
+	 fi
+	 for ((i = l; i < ${#sel[@]}; i += jobs)); do
+		n=$(basename "${sel[i]}" .bt)
+		RESULTS=$OUTS/$n.result
+		: > "$RESULTS"
+		run_case "${sel[i]}" > "$OUTS/$n.log" 2>&1
+	 done) &
+done
+wait
+for c in "${sel[@]}"; do
 	n=$(basename "$c" .bt)
-	selected "$n" || continue
-	run_case "$c"
+	cat "$OUTS/$n.log"
+	cat "$OUTS/$n.result" >> "$RESULTS"
+	case $(cut -c1-4 "$OUTS/$n.result") in
+	PASS) npass=$((npass + 1)) ;; FAIL) nfail=$((nfail + 1)) ;; SKIP) nskip=$((nskip + 1)) ;;
+	esac
 done
 if selected printf || [[ " ${PATTERNS[*]:-} " == *" printf/"* || " ${PATTERNS[*]:-} " == *" p"[r*]* ]]; then
 	run_printf_table

@@ -25,3 +25,42 @@ PASS unit:test_good:test_good" "$out"
 out=$(unit_run "$mk_dir/test_good")
 expect_eq make:unit_passes "rc=0
 PASS unit:test_good:test_good" "$out"
+
+# make check's table of times: tests/timed.sh appends "PART WALL CPU" and
+# keeps the command's status; tests/summary.sh --times prints the table
+# just before the totals, which stay the last line
+rm -f "$mk_dir/times"
+out=$("$top/tests/timed.sh" part "$mk_dir/times" sh -c 'exit 3'; echo "rc=$?")
+expect_match make:timed_line_and_status "^rc=3 part [0-9]+ [0-9]+\$" "$(echo "$out" "$(cat "$mk_dir/times" 2>/dev/null)")"
+printf 'build 60 100\ne2e/t_x.sh 7 2\n' > "$mk_dir/times"
+echo "PASS x:y" > "$mk_dir/res"
+out=$("$top/tests/summary.sh" --times "$mk_dir/times" "$mk_dir/res" | tail -4)
+expect_eq make:summary_times_table "time per part (wall and CPU = user + system, seconds; parts beside one another overlap):
+  build                                60 wall    100 CPU
+  e2e/t_x.sh                            7 wall      2 CPU
+1 passed, 0 failed, 0 skipped" "$out"
+
+# tests/e2e/run.sh runs files side by side, but never two that share a tag
+# of their shares file: stand-ins, where a ends only once c has run beside
+# it (and after a window of 2 s in which b, had it started beside a despite
+# their tag, would have said so), and b (a's tag) must find a ended; each
+# has a build directory of its own; the results come in the files' order
+if ! grep -q E2E_DIR "$top/tests/e2e/run.sh"; then
+	fail make:e2e_side_by_side
+	echo "    tests/e2e/run.sh runs no stand-ins (E2E_DIR)"
+else
+	sd=$mk_dir/sched
+	rm -rf "$sd"; mkdir -p "$sd"
+	printf 't_a.sh 3 slot\nt_b.sh 2 slot\nt_c.sh 1\n' > "$sd/shares"
+	printf '%s\n' "if wait_for $sd/c.ran ran 120; then pass sched:a_beside_c; else fail sched:a_beside_c; fi" \
+		"wait_for $sd/b.checked . 2; touch $sd/a.ended" > "$sd/t_a.sh"
+	printf '%s\n' "if [ -e $sd/a.ended ]; then pass sched:b_after_a; else fail sched:b_after_a; fi" \
+		"echo x > $sd/b.checked" > "$sd/t_b.sh"
+	printf '%s\n' "echo ran > $sd/c.ran" \
+		"if [ \"\$B\" = $sd/build/t_c ]; then pass sched:c_own_build; else fail sched:c_own_build; fi" > "$sd/t_c.sh"
+	E2E_DIR=$sd E2E_BUILD=$sd/build E2E_JOBS=3 RESULTS=$sd/results CHECK_TIMES= \
+		timeout 300 "$top/tests/e2e/run.sh" t_a.sh t_b.sh t_c.sh > "$sd/out" 2>&1
+	expect_eq make:e2e_side_by_side "PASS e2e:sched:a_beside_c
+PASS e2e:sched:b_after_a
+PASS e2e:sched:c_own_build" "$(cat "$sd/results" 2>/dev/null)"
+fi

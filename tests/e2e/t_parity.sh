@@ -51,12 +51,17 @@ expect_eq parity:exit_status $'\n\n@n: 3\nrc=69' "$out"
 # an aggregation read in an expression folds every CPU's slot (newer
 # bpftrace; 0.17 refuses the read): 1000 calls on each CPU read as 2000,
 # not as one CPU's 1000
+# par_loop: syscall_loop copied as $B/par_loop, whose getppid calls the
+# programs below count by comm: other e2e files run syscall_loop beside this one
+par_loop() {
+	build_workload syscall_loop && cp -f "$B/syscall_loop" "$B/par_loop"
+}
 if need_root parity:agg_read_all_cpus; then
-	build_workload syscall_loop
+	par_loop
 	out=$("$SONDE" -q -e 'config = { print_maps_on_exit = false }
-		tracepoint:syscalls:sys_enter_getppid /comm == "syscall_loop"/ { @n = count(); @s = sum(2); @mx = max(cpu); @mn = min(cpu); @a = avg(cpu * 10); }
+		tracepoint:syscalls:sys_enter_getppid /comm == "par_loop"/ { @n = count(); @s = sum(2); @mx = max(cpu); @mn = min(cpu); @a = avg(cpu * 10); }
 		END { printf("read: %d %d %d %d %d\n", @n, @s, @mx, @mn, @a); }' \
-		-c "$(sh_script par_two_cpus "taskset -c 0 $B/syscall_loop 1000 >/dev/null & taskset -c 1 $B/syscall_loop 1000 >/dev/null; wait")" 2>&1)
+		-c "$(sh_script par_two_cpus "taskset -c 0 $B/par_loop 1000 >/dev/null & taskset -c 1 $B/par_loop 1000 >/dev/null; wait")" 2>&1)
 	expect_eq parity:agg_read_all_cpus 'read: 2000 4000 1 0 5' "$out"
 fi
 
@@ -243,19 +248,19 @@ expect_eq parity:k_updates_quiet "0 warnings|@ok: 1" "$(printf '%s\n' "$out" | g
 # an increment used as a value: atomic fetch-and-add, or (a kernel before
 # 5.12, as SONDE_NO_FEATURES makes this one look) a load and a store
 if need_root parity:increment_as_value; then
-	build_workload syscall_loop
+	par_loop
 	for f in none atomic_fetch; do
-		out=$(SONDE_NO_FEATURES=$f "$SONDE" -q -e 'tracepoint:syscalls:sys_enter_getppid /comm == "syscall_loop"/ { if (@n++ >= 60) { @over = count(); } }' \
-			-c "$B/syscall_loop 100" 2>&1 | sed '/^[0-9][0-9.]*$/d')
+		out=$(SONDE_NO_FEATURES=$f "$SONDE" -q -e 'tracepoint:syscalls:sys_enter_getppid /comm == "par_loop"/ { if (@n++ >= 60) { @over = count(); } }' \
+			-c "$B/par_loop 100" 2>&1 | sed '/^[0-9][0-9.]*$/d')
 		expect_eq parity:increment_as_value_$f $'\n\n@n: 100\n@over: 40' "$out"
 	done
 fi
 # a stack seen again is an insert that finds its key (BPF_NOEXIST), which
 # is how the stack table works, not a helper failure: -k stays quiet
 if need_root parity:k_stack_repeat_quiet; then
-	build_workload syscall_loop
-	out=$("$SONDE" -q -k -e 'tracepoint:syscalls:sys_enter_getppid /comm == "syscall_loop"/ { @[ustack] = count(); }' \
-		-c "$B/syscall_loop 50" 2>&1 >/dev/null)
+	par_loop
+	out=$("$SONDE" -q -k -e 'tracepoint:syscalls:sys_enter_getppid /comm == "par_loop"/ { @[ustack] = count(); }' \
+		-c "$B/par_loop 50" 2>&1 >/dev/null)
 	expect_eq parity:k_stack_repeat_quiet '' "$out"
 fi
 

@@ -38,6 +38,10 @@ mkdir -p "$SV"
 build_workload serve_load
 build_workload work
 PIDS=()
+# the workloads' names (comm, 15 characters at most), which the programs
+# below count system-wide: of this run's own, so that another run of this
+# file beside it (another checkout's make check) adds nothing to the counts
+sx=$(($$ % 10000))
 CGDIR=""
 cleanup() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
@@ -78,10 +82,10 @@ need_root serve:prometheus || exit 0
 
 # ---- a real Prometheus (started first, queried last: it scrapes while the
 # other checks run) ----------------------------------------------------------------
-cat > "$SV/rate.sonde" <<'EOF'
-tracepoint:syscalls:sys_enter_ioctl /comm == "serve_rate"/ { @ioctls = count(); }
-tracepoint:syscalls:sys_enter_clock_nanosleep /comm == "serve_sleep"/ { @start[tid] = nsecs; }
-tracepoint:syscalls:sys_exit_clock_nanosleep /comm == "serve_sleep" && @start[tid]/
+cat > "$SV/rate.sonde" <<EOF
+tracepoint:syscalls:sys_enter_ioctl /comm == "serve_rate$sx"/ { @ioctls = count(); }
+tracepoint:syscalls:sys_enter_clock_nanosleep /comm == "serve_sleep$sx"/ { @start[tid] = nsecs; }
+tracepoint:syscalls:sys_exit_clock_nanosleep /comm == "serve_sleep$sx" && @start[tid]/
 {
 	@sleep_ns = hist(nsecs - @start[tid]);
 	delete(@start[tid]);
@@ -108,16 +112,16 @@ EOF
 		--web.listen-address="127.0.0.1:$PPORT" --log.level=warn > "$SV/prometheus.log" 2>&1 &
 	PIDS+=($!)
 	# they run until the queries below (the EXIT trap stops them)
-	"$B/serve_load" ioctl 2000 120 serve_rate &
+	"$B/serve_load" ioctl 2000 120 "serve_rate$sx" &
 	PIDS+=($!)
-	"$B/serve_load" sleep 12000 120 &
+	"$B/serve_load" sleep 12000 120 "serve_sleep$sx" &
 	PIDS+=($!)
 	prom_started=$SECONDS
 fi
 
 # ---- HTTP: negotiation, paths, methods, the series cap ---------------------------
-if start_sonde http -q --max-series 5 -e 'tracepoint:syscalls:sys_enter_ioctl /comm == "serve_keys"/ { @req[args->cmd] = count(); }'; then
-	"$B/serve_load" keys 20 1.5
+if start_sonde http -q --max-series 5 -e "tracepoint:syscalls:sys_enter_ioctl /comm == \"serve_keys$sx\"/ { @req[args->cmd] = count(); }"; then
+	"$B/serve_load" keys 20 1.5 "serve_keys$sx"
 	text=$(curl -s "$URL")
 	om=$(curl -s -H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' -D "$SV/om.hdr" "$URL")
 	expect_eq serve:series_cap "5" "$(printf '%s\n' "$text" | grep -c '^sonde_req_total{cmd=')"
@@ -169,13 +173,13 @@ else
 	mkdir -p "$LOGS/pods/shop_web-7d9f_$UID_/nginx" "$LOGS/pods/shop_web-7d9f_$UID_/sidecar" \
 		"$LOGS/containers"
 	ln -s "$LOGS/pods/shop_web-7d9f_$UID_/nginx/0.log" "$LOGS/containers/web-7d9f_shop_nginx-$CID.log"
-	if start_sonde kube -q --kube-logs "$LOGS" -e 'tracepoint:syscalls:sys_enter_ioctl /comm == "serve_ioctl"/ { @calls[container, comm] = count(); }'; then
+	if start_sonde kube -q --kube-logs "$LOGS" -e "tracepoint:syscalls:sys_enter_ioctl /comm == \"serve_ioctl$sx\"/ { @calls[container, comm] = count(); }"; then
 		# the process joins the container's cgroup, then becomes the workload
-		sh -c "echo \$\$ > '$POD/cri-containerd-$CID.scope/cgroup.procs' && exec '$B/serve_load' ioctl 500 1"
-		"$B/serve_load" ioctl 300 1	# and one on the host
+		sh -c "echo \$\$ > '$POD/cri-containerd-$CID.scope/cgroup.procs' && exec '$B/serve_load' ioctl 500 1 serve_ioctl$sx"
+		"$B/serve_load" ioctl 300 1 "serve_ioctl$sx"	# and one on the host
 		text=$(curl -s "$URL")
-		expect_match serve:kube_labels "^sonde_calls_total\{namespace=\"shop\",pod=\"web-7d9f\",container=\"nginx\",container_id=\"${CID:0:12}\",comm=\"serve_ioctl\"\} 500$" "$text"
-		expect_match serve:kube_host_process '^sonde_calls_total\{container="",comm="serve_ioctl"\} 300$' "$text"
+		expect_match serve:kube_labels "^sonde_calls_total\{namespace=\"shop\",pod=\"web-7d9f\",container=\"nginx\",container_id=\"${CID:0:12}\",comm=\"serve_ioctl$sx\"\} 500$" "$text"
+		expect_match serve:kube_host_process "^sonde_calls_total\\{container=\"\",comm=\"serve_ioctl$sx\"\\} 300\$" "$text"
 		stop_sonde
 	fi
 fi
@@ -183,12 +187,12 @@ fi
 # ---- the textfile for node_exporter -------------------------------------------------------
 rm -f "$SV/textfile.out"	# the wait below must not find the last run's line
 "$SONDE" -f openmetrics -o "$SV/sonde.prom" --interval 1 \
-	-e 'tracepoint:syscalls:sys_enter_ioctl /comm == "serve_text"/ { @ioctls = count(); }' \
+	-e "tracepoint:syscalls:sys_enter_ioctl /comm == \"serve_text$sx\"/ { @ioctls = count(); }" \
 	> "$SV/textfile.out" 2>&1 &
 SPID=$!
 PIDS+=("$SPID")
 for _ in $(seq 100); do grep -q '^Attached' "$SV/textfile.out" && break; sleep 0.1; done
-"$B/serve_load" ioctl 1000 2.5 serve_text
+"$B/serve_load" ioctl 1000 2.5 "serve_text$sx"
 first=$(cat "$SV/sonde.prom" 2>/dev/null)
 stop_sonde
 expect_match serve:textfile_written '^sonde_ioctls_total [0-9]+$' "$first"

@@ -176,11 +176,11 @@ vm_accel() {
 
 # vm_boot KVER JOB TIMEOUT [SMP]: boot KVER and run the script JOB in it as
 # root, in the project's directory; JOB's stdout+stderr go to
-# $VMDIR/out/KVER/out and its status to .../rc (absent when the guest died
-# or was killed).  Returns JOB's status, 124 when the guest timed out, 125
+# $VMDIR/out/KVER/out (VM_OUT: another directory) and its status to .../rc
+# (absent when the guest died or was killed).  Returns JOB's status, 124 when the guest timed out, 125
 # when the guest ended without a status.
 vm_boot() {
-	local v=$1 job=$2 tmo=$3 smp=${4:-1} d=$VMDIR/$1 o=$VMDIR/out/$1 accel rc cpu
+	local v=$1 job=$2 tmo=$3 smp=${4:-1} d=$VMDIR/$1 o=${VM_OUT:-$VMDIR/out/$1} accel rc cpu
 	rm -rf "$o"; mkdir -p "$o"
 	cp "$job" "$o/job.sh"
 	printf '%s\n' "$vm_top" > "$o/cwd"
@@ -189,7 +189,8 @@ vm_boot() {
 	(cd "$d/pkg/lib/modules" 2>/dev/null && pwd -P) > "$o/modules"
 	accel=$(vm_accel)
 	cpu=max; [ "$accel" = kvm ] && cpu=host
-	timeout -k 5 "$tmo" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$VM_MEM" \
+	# (VM_NICE: tests/vm/suite.sh's guests yield to the host suites beside them)
+	timeout -k 5 "$tmo" nice -n "${VM_NICE:-0}" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$VM_MEM" \
 		-nodefaults -no-user-config -display none -no-reboot \
 		-serial "file:$o/console.log" \
 		-kernel "$d/vmlinux" -initrd "$d/initrd.img" \

@@ -20,8 +20,13 @@ export E2E_BUILD=${E2E_BUILD:-$PWD/build/vm/work}
 RESULTS=/vm-out/results
 suite=vm-$VMK
 . tests/e2e/lib.sh
+# VM_ONLY: the files of this boot (suite.sh's VM_SPLIT), or all but VM_SKIP
 for t in tests/vm/t_*.sh; do
+	[ -n "${VM_ONLY:-}" ] && [[ " $VM_ONLY " != *" ${t##*/} "* ]] && continue
+	[[ " ${VM_SKIP:-} " == *" ${t##*/} "* ]] && continue
 	echo "== $t on $KVER"
+	guest_t0=$SECONDS guest_f=$t	# (a file may set t)
 	. "./$t"
+	echo "== $guest_f: $((SECONDS - guest_t0)) s"
 done
 exit 0

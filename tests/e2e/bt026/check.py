@@ -295,6 +295,15 @@ def pidof(name):
     return out[0] if out else ''
 
 
+def own_tracer(cmd, pgid):
+    """cmd (an AFTER line) with its `pkill NAME` and `$(pidof NAME)` kept to
+    the test's own process group: other processes named bpftrace may run
+    beside this suite (make check runs the differential suite's and other
+    e2e files' bpftrace at the same time), and must not get its signals."""
+    cmd = re.sub(r'\bpkill\b', 'pkill -g %d' % pgid, cmd)
+    return re.sub(r'\$\(pidof ([^)\s]+)\)', r'$(pgrep -g %d -x \1)' % pgid, cmd)
+
+
 def check_expect(mode, text, output, work, localize_ts=-1):
     if mode == 'text':
         return re.search(r'^\s*' + re.escape(text) + r'\s*$', output, re.M) is not None
@@ -398,7 +407,7 @@ def run_test(t, tracer, work):
                         output = ''
                     deadline = time.time() + t.timeout
                     if t.after:
-                        after = subprocess.Popen(t.after, shell=True, cwd=work,
+                        after = subprocess.Popen(own_tracer(t.after, p.pid), shell=True, cwd=work,
                                                  executable='/bin/bash',
                                                  start_new_session=True,
                                                  stdout=subprocess.DEVNULL,
