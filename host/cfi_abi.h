@@ -82,5 +82,8 @@ enum unw_stat {
 #define UNW_STATS_MAP "unw_stats"	/* PERCPU_ARRAY of __u64 by enum unw_stat */
 #define UNW_FUNC "sonde_unwind_user"	/* long (void *buf, __u32 size, __u32 pid, __u32 flags) */
 #define UNW_RECORDS 1	/* flags: frames as struct bpf_stack_build_id records (32 bytes) */
+/* returned with UNW_RECORDS when a frame's file has no rows yet: the
+ * caller takes the kernel's walk (bpf_get_stack with build-ids) instead */
+#define UNW_UNKNOWN_FILE (-2)
 
 #endif

@@ -52,6 +52,7 @@
 #include "common/settings.h"
 #include "host/host.h"
 #include "host/python.h"
+#include "host/cfi_abi.h"
 #include "stdlib/stdlib_int.h"
 
 #define STACK_MAX 127
@@ -250,15 +251,27 @@ LLVMValueRef stdlib_read_stack(struct cg_ctx *cg, bool user, LLVMValueRef buf, u
 			       bool build_id)
 {
 	uint32_t size = depth * (build_id ? CG_USTACK_FRAME : 8);
+	uint64_t flags = (user ? BPF_F_USER_STACK : 0) | (build_id ? BPF_F_USER_BUILD_ID : 0);
+	LLVMValueRef args[] = {cg_ctx_arg(cg), buf, cg_const(cg, size), cg_const(cg, flags)};
 	LLVMValueRef got = NULL;
 	if (user && stdlib_unwind_cfi())
 		got = cg_unwind_user(cg, buf, size, stdlib_own_ns_id(cg, true), build_id);
-	if (!got) {
-		uint64_t flags = (user ? BPF_F_USER_STACK : 0) | (build_id ? BPF_F_USER_BUILD_ID : 0);
-		LLVMValueRef args[] = {cg_ctx_arg(cg), buf, cg_const(cg, size), cg_const(cg, flags)};
-		got = cg_helper_call(cg, BPF_FUNC_get_stack, args, 4);
-	}
-	return got;
+	if (!got)
+		return cg_helper_call(cg, BPF_FUNC_get_stack, args, 4);
+	if (!build_id)
+		return got;
+	/* the CFI walk met a file whose rows are not read yet (a process
+	 * seconds old, which may be gone before they are): the kernel's walk,
+	 * whose build-id frames name it after it exits (unwind.bpf.c) */
+	LLVMBuilderRef b = cg_builder(cg);
+	LLVMValueRef res = cg_alloca_shared(cg, 8, "sonde.stackbytes");
+	cg_store_i64(cg, got, res);
+	LLVMValueRef unknown = LLVMBuildICmp(b, LLVMIntEQ, got,
+					     cg_const(cg, (uint64_t)(int64_t)UNW_UNKNOWN_FILE), "");
+	struct cg_if k = cg_begin_if(cg, unknown, "unwind_unknown_file");
+	cg_store_i64(cg, cg_helper_call(cg, BPF_FUNC_get_stack, args, 4), res);
+	cg_end_if(cg, &k);
+	return cg_load_i64(cg, res);
 }
 
 /* ustack(python): the id of {native id, Python stack id} in "mstk_1" */

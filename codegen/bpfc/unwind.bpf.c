@@ -11,7 +11,8 @@
  * interrupted pc, unused slots are zero; with flags UNW_RECORDS each frame
  * is a struct bpf_stack_build_id of status BPF_STACK_BUILD_ID_IP, as
  * BPF_F_USER_BUILD_ID gives a frame it has no build-id for.  It returns the
- * bytes of frames.  The user registers come from the task's pt_regs
+ * bytes of frames, or UNW_UNKNOWN_FILE when records were asked for and a
+ * frame's file has no rows yet.  The user registers come from the task's pt_regs
  * (bpf_task_pt_regs, 5.15), so the walk is the same in a uprobe, a
  * tracepoint or a profile sample that interrupted the kernel.
  *
@@ -372,6 +373,13 @@ static __attribute__((used, noinline)) long sonde_unwind_user(void *buf, __u32 s
 	    !bpf_probe_read_kernel(&w.bp, 8, kregs + __builtin_offsetof(struct uregs, bp))) {
 		bpf_loop(UNW_MAX_FRAMES, step, &w, 0);
 	}
+	/* build-id records (stacks named after their process exits): a
+	 * frame in a file whose rows are not read yet (a process seconds
+	 * old) makes the caller take the kernel's own walk, whose frames
+	 * carry build-ids, so a short-lived process is still named; once the
+	 * files are read, the walk is this one */
+	if (w.stale && w.records)
+		return UNW_UNKNOWN_FILE;
 	bpf_probe_read_kernel(buf, size, w.frames);
 	return (long)w.n * frame;
 }

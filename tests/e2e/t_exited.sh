@@ -25,7 +25,11 @@ build_workload exited_wl -fno-omit-frame-pointer -fno-optimize-sibling-calls
 # runs fire (bench/exited-soak runs exited_wl)
 cp "$B/exited_wl" "$EX/ex_e2e_wl"
 W=$EX/ex_e2e_wl
-prog='tracepoint:syscalls:sys_enter_getppid /comm == "ex_e2e_wl"/ { @calls[ustack] = count(); }'
+# the kernel's frame-pointer walk, whose frames carry build-ids: the CFI
+# walk (unwind = auto) names frames by address once a file's rows are read,
+# and a process gone before its mappings were read is then not named
+# (docs/architecture.md, "Processes that exit")
+prog='config = { unwind = fp } tracepoint:syscalls:sys_enter_getppid /comm == "ex_e2e_wl"/ { @calls[ustack] = count(); }'
 # runs N [FILE]: N runs one after the other, the count so far in FILE
 runs=$(sh_script exited_runs "i=0; while [ \$i -lt \$1 ]; do $W; i=\$((i + 1)); [ -z \"\$2\" ] || echo \$i > \"\$2\"; done")
 
@@ -89,7 +93,7 @@ fi
 # oldest are dropped and that is said once
 gcc -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -Wl,--build-id=none \
 	-o "$EX/ex_e2e_nobid" "$top/tests/workloads/exited_wl.c"
-nprog='tracepoint:syscalls:sys_enter_getppid /comm == "ex_e2e_nobid"/ { @calls[ustack] = count(); }'
+nprog='config = { unwind = fp } tracepoint:syscalls:sys_enter_getppid /comm == "ex_e2e_nobid"/ { @calls[ustack] = count(); }'
 got=$("$SONDE" -q -c "$EX/ex_e2e_nobid" -e "$nprog" 2>&1 |
 	awk '/^@calls\[$/ { k = ""; stop = 0; inkey = 1; next }
 	     inkey && /^\]: / { print $2 k; inkey = 0; next }
