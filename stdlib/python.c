@@ -251,9 +251,13 @@ LLVMValueRef stdlib_pystack_id(struct cg_ctx *cg, uint32_t depth, LLVMValueRef p
 	cg_store_i64(cg, cg_const(cg, 0), dst);
 	cg_store_i64(cg, cg_const(cg, 0), cg_gep(cg, dst, 8));
 	loop_end(cg, &z, idx);
-	/* no preallocation: the stacks are big and most runs see few */
-	LLVMValueRef map = cg_aux_map_flags(cg, name, BPF_MAP_TYPE_HASH, CG_STACK_MAP_ENTRIES, words * 8, 4,
-					    BPF_F_NO_PREALLOC);
+	/* no preallocation: the stacks are big and most runs see few; a
+	 * kernel before 5.11 refuses a map that is not preallocated in a
+	 * perf_event program (profile:), so there it is, and smaller */
+	bool prealloc = !host_feature(HF_BIG_KEYS);
+	LLVMValueRef map = cg_aux_map_flags(cg, name, BPF_MAP_TYPE_HASH,
+					    prealloc ? CG_STACK_MAP_ENTRIES / 16 : CG_STACK_MAP_ENTRIES,
+					    words * 8, 4, prealloc ? 0 : BPF_F_NO_PREALLOC);
 	LLVMValueRef id = cg_alloca_shared(cg, 4, "sonde.pystackid");
 	LLVMValueRef fresh = stdlib_stack_id(cg, map, buf, id);
 	struct cg_if f = cg_begin_if(cg, LLVMBuildAnd(b, fresh, LLVMBuildICmp(b, LLVMIntNE, cg_load_i64(cg, cg_gep(cg, buf, 8)),

@@ -282,8 +282,10 @@ static LLVMValueRef mixed_id(struct cg_ctx *cg, LLVMValueRef native)
 	LLVMValueRef py = stdlib_pystack_id(cg, PY_MIXED_DEPTH(host_feature(HF_BIG_KEYS)), pid);
 	char name[32];
 	snprintf(name, sizeof(name), CG_STACK_MAP_FMT, 'm', 1);
+	/* preallocated before 5.11: a perf_event program (profile:) may use no
+	 * other there */
 	LLVMValueRef map = cg_aux_map_flags(cg, name, BPF_MAP_TYPE_HASH, CG_STACK_MAP_ENTRIES, 8, 4,
-					    BPF_F_NO_PREALLOC);
+					    host_feature(HF_BIG_KEYS) ? BPF_F_NO_PREALLOC : 0);
 	LLVMValueRef key = cg_alloca_shared(cg, 8, "sonde.mixedkey");
 	cg_store_i64(cg, LLVMBuildOr(b, LLVMBuildAnd(b, native, cg_const(cg, 0xffffffff), ""),
 				     LLVMBuildShl(b, py, cg_const(cg, 32), ""), ""), key);

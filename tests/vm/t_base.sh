@@ -9,7 +9,7 @@
 #
 # Every command runs under timeout(1) so one stuck tracer is a FAIL here,
 # not the guest's timeout.
-T="timeout 60"
+T="timeout 300"
 feat() { "$SONDE" --info 2>/dev/null | grep -q "^  $1: yes"; }
 # reap PID... within 30 s, or kill them (then they count as hung)
 reap() {
