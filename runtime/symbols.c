@@ -77,6 +77,8 @@ static const char *usym(struct rt *rt, uint64_t addr, int pid)
 {
 	struct rs_usym u;
 	struct rs_symcache *c = rt_symcache(rt);
+	/* printed: its mappings stay while a map holds it (procstate) */
+	rt_ps_touch(rt, pid);
 	if (c && !rs_usym(c, pid, addr, &u) && u.name)
 		return vf_demangle(rt->a, u.name);
 	return pointer(rt, addr);

@@ -104,6 +104,37 @@ nruns=$(sh_script exited_nobid_runs "i=0; while [ \$i -lt 20 ]; do $EX/ex_e2e_no
 SONDE_PROCSTATE_MAX=4 "$SONDE" -q -c "$nruns" -e "$nprog" > /dev/null 2> "$EX/evict.err"
 expect_eq exited:evictions_said_once "1" "$(grep -c "more than 4 processes' mappings are kept" "$EX/evict.err")"
 
+# usym() is {address, pid}, named through the process's mappings: a map
+# that keeps it is printed again and again after the process is gone, and
+# each print keeps the mappings (two prints used to be enough to drop
+# them: the sweeps saw the pid printed by no stack, and the key became
+# 0x...).  The workload lives until its first print is named, then goes.
+rm -f "$EX/usym.out"
+"$SONDE" -e "uprobe:$W:chain_a { @[usym(reg(\"ip\"))] = count(); } interval:ms:100 { print(@); }" \
+	> "$EX/usym.out" 2>&1 &
+usp=$!
+wait_for "$EX/usym.out" '^Attached' 60
+"$W" 1000000000 &
+uwp=$!
+if wait_for "$EX/usym.out" '^@\[chain_a\]: ' 60; then
+	kill_reap "$uwp"
+	at_kill=$(grep -c '^@\[' "$EX/usym.out")
+	for _ in $(seq 300); do	# five prints after the process is gone
+		[ "$(grep -c '^@\[' "$EX/usym.out")" -ge $((at_kill + 5)) ] && break
+		sleep 0.1
+	done
+	kill -INT "$usp"; wait "$usp"
+	expect_eq exited:usym_named_after_exit "" "$(grep -E '^@\[0x' "$EX/usym.out" | sort -u)"
+	n=$(grep -c '^@\[chain_a\]' "$EX/usym.out")
+	if [ "$n" -ge $((at_kill + 5)) ]; then pass exited:usym_printed_after_exit; else
+		fail exited:usym_printed_after_exit; echo "    $n named prints, $at_kill at the exit"; fi
+else
+	kill_reap "$uwp"
+	kill -INT "$usp"; wait "$usp"
+	fail exited:usym_named_after_exit
+	sed 's/^/    /' "$EX/usym.out" | head
+fi
+
 # ---- --serve: 2,000 runs, scraped while they run and after --------------------------
 # series: the sonde_calls_total lines of a scrape, offsets and labels'
 # newlines kept; "UNNAMED" for a series with an unnamed frame
