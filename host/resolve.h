@@ -161,6 +161,9 @@ void rs_symcache_free(struct rs_symcache *c);
 /* 0 (out->name set), -ENOENT (no symbol; out->file may be set), -ESRCH
  * (pid gone and never seen).  Strings live until rs_symcache_free. */
 int rs_usym(struct rs_symcache *c, int pid, uint64_t addr, struct rs_usym *out);
+/* Read pid's mappings now (again after an exec) and open their files,
+ * while it lives: 0, or -errno (gone: what was read before stays). */
+int rs_symcache_capture(struct rs_symcache *c, int pid);
 /* Forget pid's mappings (it exited or exec'd). */
 void rs_symcache_forget(struct rs_symcache *c, int pid);
 /* processes whose mappings are kept */

@@ -291,6 +291,18 @@ int rs_usym(struct rs_symcache *c, int pid, uint64_t addr, struct rs_usym *out)
 	return 0;
 }
 
+int rs_symcache_capture(struct rs_symcache *c, int pid)
+{
+	struct sc_proc *p;
+	int ret = sc_proc_load(c, pid, &p);
+	if (ret)
+		return ret;
+	/* each file (and the vDSO) while /proc/PID/map_files still has it */
+	for (size_t i = 0; i < p->n; i++)
+		sc_open_file(pid, &p->maps[i]);
+	return 0;
+}
+
 void rs_symcache_forget(struct rs_symcache *c, int pid)
 {
 	for (size_t i = 0; i < c->nprocs; i++) {

@@ -3,7 +3,8 @@
  * a file learnt from the path an exec names is found by its build-id and
  * its symbols name an offset; a build-id no file has is -ESRCH until a
  * walk of the live processes finds a file that has it (this test's own
- * executable, mapped by itself).  The whole path through BPF runs in
+ * executable, mapped by itself), or the capture of a process that maps
+ * it.  The whole path through BPF runs in
  * tests/e2e/t_exited.sh.
  */
 #include <errno.h>
@@ -84,6 +85,25 @@ static void by_walk(struct rs_symcache *c, const char *path)
 	assert_int_equal(rs_symcache_scan(c), 0);
 }
 
+/* the capture of a process (its first stack): its mappings, read once,
+ * name its addresses, and the files it maps are known by build-id */
+static void by_capture(struct rs_symcache *c, const char *path)
+{
+	assert_int_equal(rs_symcache_capture(c, getpid()), 0);
+	assert_int_equal(rs_symcache_nprocs(c), 1);
+	struct rs_usym u;
+	assert_int_equal(rs_usym(c, getpid(), (uint64_t)(uintptr_t)&symcache_marker, &u), 0);
+	assert_string_equal(u.name, "symcache_marker");
+	/* captured again (after an exec): read anew, still one process */
+	assert_int_equal(rs_symcache_capture(c, getpid()), 0);
+	assert_int_equal(rs_symcache_nprocs(c), 1);
+}
+
+static void test_capture(void **state)
+{
+	named_after(by_capture);
+}
+
 static void test_exec_path(void **state)
 {
 	named_after(by_exec);
@@ -99,6 +119,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exec_path),
 		cmocka_unit_test(test_scan),
+		cmocka_unit_test(test_capture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
