@@ -142,8 +142,13 @@ void rt_ps_stats(struct rt *rt, uint64_t *kept, uint64_t *evicted)
 
 void rt_ps_sweep(struct rt *rt)
 {
-	if (rt->procs)
-		ps_sweep(rt->procs->ps);
+	if (!rt->procs)
+		return;
+	ps_sweep(rt->procs->ps);
+	/* the files of the processes released: what is kept for them
+	 * bounded (between prints: no name handed out is in use) */
+	if (rt->syms)
+		rs_symcache_trim(rt->syms, RS_SYMCACHE_KEEP_OPEN);
 }
 
 void rt_ps_map_done(struct rt *rt, const struct sema_map *m)
@@ -157,7 +162,7 @@ void rt_ps_map_done(struct rt *rt, const struct sema_map *m)
 			return;
 	/* every map that can hold a process's stacks was read or cleared */
 	memset(p->done, 0, (size_t)rt->r->nmaps);
-	ps_sweep(p->ps);
+	rt_ps_sweep(rt);
 }
 
 void rt_ps_free(struct rt *rt)

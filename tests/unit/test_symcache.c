@@ -104,6 +104,39 @@ static void test_capture(void **state)
 	named_after(by_capture);
 }
 
+/* files no kept process maps: their symbols go at a trim beyond
+ * keep_open, unless they named an address since the trim before, and a
+ * frame that names the build-id again reopens the file by its path */
+static void test_trim(void **state)
+{
+	char path[4096];
+	unsigned char bid[20];
+	uint64_t off;
+	self(path, sizeof(path), bid, &off);
+	struct rs_symcache *c = rs_symcache_new();
+	struct rs_usym u;
+	assert_int_equal(rs_symcache_capture(c, getpid()), 0);
+	size_t open = rs_symcache_nopen(c);
+	assert_true(open >= 2);	/* this executable, libc (and the vDSO) */
+	assert_int_equal(rs_usym_build_id(c, bid, off, &u), 0);
+	rs_symcache_trim(c, 0);
+	assert_int_equal(rs_symcache_nopen(c), open);	/* mapped by a kept process */
+	rs_symcache_forget(c, getpid());
+	assert_int_equal(rs_usym_build_id(c, bid, off, &u), 0);
+	rs_symcache_trim(c, 0);
+	/* libc went; this executable named an address since the last trim */
+	size_t kept = rs_symcache_nopen(c);
+	assert_true(kept >= 1 && kept < open);
+	rs_symcache_trim(c, kept);
+	assert_int_equal(rs_symcache_nopen(c), kept);	/* within keep_open */
+	rs_symcache_trim(c, 0);
+	assert_int_equal(rs_symcache_nopen(c), kept - 1);
+	assert_int_equal(rs_usym_build_id(c, bid, off, &u), 0);	/* reopened */
+	assert_string_equal(u.name, "symcache_marker");
+	assert_int_equal(rs_symcache_nopen(c), kept);
+	rs_symcache_free(c);
+}
+
 static void test_exec_path(void **state)
 {
 	named_after(by_exec);
@@ -120,6 +153,7 @@ int main(void)
 		cmocka_unit_test(test_exec_path),
 		cmocka_unit_test(test_scan),
 		cmocka_unit_test(test_capture),
+		cmocka_unit_test(test_trim),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
