@@ -119,14 +119,16 @@ uwp=$!
 if wait_for "$EX/usym.out" '^@\[chain_a\]: ' 60; then
 	kill_reap "$uwp"
 	at_kill=$(grep -c '^@\[' "$EX/usym.out")
-	for _ in $(seq 300); do	# five prints after the process is gone
-		[ "$(grep -c '^@\[' "$EX/usym.out")" -ge $((at_kill + 5)) ] && break
+	# 25 prints after the process is gone: 2.5 s of them, past two
+	# sweeps (text mode sweeps at most once a second)
+	for _ in $(seq 600); do
+		[ "$(grep -c '^@\[' "$EX/usym.out")" -ge $((at_kill + 25)) ] && break
 		sleep 0.1
 	done
 	kill -INT "$usp"; wait "$usp"
 	expect_eq exited:usym_named_after_exit "" "$(grep -E '^@\[0x' "$EX/usym.out" | sort -u)"
 	n=$(grep -c '^@\[chain_a\]' "$EX/usym.out")
-	if [ "$n" -ge $((at_kill + 5)) ]; then pass exited:usym_printed_after_exit; else
+	if [ "$n" -ge $((at_kill + 25)) ]; then pass exited:usym_printed_after_exit; else
 		fail exited:usym_printed_after_exit; echo "    $n named prints, $at_kill at the exit"; fi
 else
 	kill_reap "$uwp"
