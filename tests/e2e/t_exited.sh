@@ -125,14 +125,14 @@ if wait_for "$EX/usym.out" '^@\[chain_a\]: ' 60; then
 		[ "$(grep -c '^@\[' "$EX/usym.out")" -ge $((at_kill + 25)) ] && break
 		sleep 0.1
 	done
-	kill -INT "$usp"; wait "$usp"
+	int_stop "$usp"
 	expect_eq exited:usym_named_after_exit "" "$(grep -E '^@\[0x' "$EX/usym.out" | sort -u)"
 	n=$(grep -c '^@\[chain_a\]' "$EX/usym.out")
 	if [ "$n" -ge $((at_kill + 25)) ]; then pass exited:usym_printed_after_exit; else
 		fail exited:usym_printed_after_exit; echo "    $n named prints, $at_kill at the exit"; fi
 else
 	kill_reap "$uwp"
-	kill -INT "$usp"; wait "$usp"
+	int_stop "$usp"
 	fail exited:usym_named_after_exit
 	sed 's/^/    /' "$EX/usym.out" | head
 fi
@@ -168,7 +168,7 @@ if serve_run "$SONDE" serve; then
 	# the processes are gone and their stacks were scraped: the next
 	# scrape keeps none of them
 	curl -s "$URL" > "$EX/after2.prom"
-	kill -INT "$SPID"; wait "$SPID"
+	int_stop "$SPID"
 	expect_eq exited:serve_gone_processes_released "0" \
 		"$(awk '/^sonde_processes_kept / { print $2 }' "$EX/after2.prom")"
 	during=$(series "$EX/during.prom")
@@ -202,7 +202,7 @@ elif serve_run "$REL" rss; then
 	wait "$RP"
 	curl -s "$URL" > "$EX/rss.prom"
 	rss_end=$(rss_kb "$SPID")
-	kill -INT "$SPID"; wait "$SPID"
+	int_stop "$SPID"
 	echo "    sonde --serve RSS: ${rss_warm:-?} kB after 500 runs, $rss_end kB after 2000"
 	if [ -n "$rss_warm" ] && [ $((rss_end * 100)) -le $((rss_warm * 110)) ] &&
 	   [ $((rss_end * 100)) -ge $((rss_warm * 90)) ]; then
