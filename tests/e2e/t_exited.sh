@@ -149,7 +149,7 @@ serve_run() {	# serve_run SONDE NAME: sets SPID, URL
 	SPID=$!
 	URL=""
 	for _ in $(seq 300); do
-		URL=$(sed -n 's/^sonde: serving metrics at //p' "$EX/$2.err")
+		URL=$(sed -n 's/^sonde: serving metrics at //p' "$EX/$2.err" 2>/dev/null)
 		[ -n "$URL" ] && return 0
 		kill -0 "$SPID" 2>/dev/null || break
 		sleep 0.1
