@@ -52,6 +52,7 @@ struct sc_file {
 	uint64_t dev, ino;
 	struct rs_elf *elf;	/* NULL until opened, or when it failed */
 	bool failed;
+	bool open_failed;	/* failed to open through a process: a scan retries */
 	bool bid_read;		/* bid holds the file's build-id (bid_len 0: none) */
 	size_t nmaps;		/* mappings of kept processes (sc_map) that point here */
 	uint64_t used;		/* the cache's clock when it last named an address */
@@ -264,7 +265,7 @@ static void sc_open_file(int pid, const struct sc_map *m)
 		/* a vanished process may leave the file openable through
 		 * another pid later; only a real failure is final */
 		if (fd != -ESRCH && fd != -ESTALE)
-			f->failed = true;
+			f->failed = f->open_failed = true;
 		return;
 	}
 	snprintf(root, sizeof(root), "/proc/%d/root", pid);
@@ -524,6 +525,10 @@ static int scan_cb(const struct rs_mapping *m, void *ctx)
 {
 	struct scan_ctx *sc = ctx;
 	struct sc_file *f = sc_file_find(sc->c, map_dev(m), m->inode);
+	/* a file that did not open through a process (one that was exiting:
+	 * its root goes before its pid) opens through this live one */
+	if (f && f->open_failed)
+		f->failed = f->open_failed = false;
 	if (f && (f->elf || f->failed || (f->bid_read && !f->bid_len)))
 		return 0;
 	if (!f && !(f = sc_file_get(sc->c, map_dev(m), m->inode, m->path, sc->pid)))
