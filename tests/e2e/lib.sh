@@ -43,9 +43,18 @@ expect_eq() {
 	fi
 }
 
-# expect_match NAME REGEX ACTUAL
+# expect_match NAME REGEX ACTUAL: a line of ACTUAL matches REGEX (ERE); a
+# REGEX of several lines is matched against the whole of ACTUAL (^ is its
+# start, $ its end), as grep would take each of its lines as a pattern of
+# its own and pass when any one of them matched
 expect_match() {
-	if printf '%s\n' "$3" | grep -Eq -- "$2"; then pass "$1"; else
+	local ok=""
+	if [[ $2 == *$'\n'* ]]; then
+		[[ $3 =~ $2 ]] && ok=1
+	else
+		printf '%s\n' "$3" | grep -Eq -- "$2" && ok=1
+	fi
+	if [ -n "$ok" ]; then pass "$1"; else
 		fail "$1"; printf '%s\n' "$3" | head -30 | sed 's/^/    /'
 		echo "    (expected to match: $2)"
 	fi
