@@ -126,6 +126,26 @@ wait_threads() {
 	return 1
 }
 
+# cpu_ticks PID: the clock ticks (user and system, 100 a second) process
+# PID has run; wait_cpu_ticks PID N [SECONDS]: wait until it has run N more
+# than when called (SECONDS, default 120, guard a hang).  A sampler's count
+# follows the CPU time its target got, which a busy machine makes a small
+# share of the wall time
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }'; }
+wait_cpu_ticks() {
+	local i t0 t n=$(( ${3:-120} * 20 ))
+	t0=$(cpu_ticks "$1")
+	[ -n "$t0" ] || return 1
+	for ((i = 0; i < n; i++)); do
+		t=$(cpu_ticks "$1")
+		[ -n "$t" ] || return 1
+		[ "$t" -ge $((t0 + $2)) ] && return 0
+		sleep 0.05
+	done
+	echo "    process $1 ran $((t - t0)) of $2 clock ticks in ${3:-120} s"
+	return 1
+}
+
 # kill_reap PID...: SIGKILL each workload process, then reap it
 kill_reap() {
 	local p

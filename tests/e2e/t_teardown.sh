@@ -35,8 +35,6 @@ END { printf("END\n"); }
 EOF
 }
 
-# the clock ticks (user and system) process $1 has run
-td_cpu() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }'; }
 # the BPF object ids process $1 holds open: prog_id:N, map_id:N, link_id:N
 td_held() { grep -hE '^(prog|map|link)_id:' /proc/"$1"/fdinfo/* 2>/dev/null | tr -d ' \t' | sort -u; }
 # every such id the kernel has now
@@ -72,14 +70,7 @@ td_case() {
 	# its calls are traced and fill the ring buffer
 	if [ -n "$wpid" ]; then
 		wait_for "$o.w" '^ready' 60
-		local t0
-		t0=$(td_cpu "$wpid")
-		if [ "$load" != idle ] && [ -n "$t0" ]; then
-			for ((i = 0; i < 600; i++)); do
-				[ "$(td_cpu "$wpid")" -ge $((t0 + 2)) ] 2>/dev/null && break
-				sleep 0.05
-			done
-		fi
+		[ "$load" = idle ] || wait_cpu_ticks "$wpid" 2 30
 	fi
 	case $stop in
 	sigint) kill -INT "$spid" ;;
