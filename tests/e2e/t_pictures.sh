@@ -164,17 +164,23 @@ fi
 expect_match pictures:heatmap_lhist_labels '<text class="bucket" x="[0-9]+" y="[0-9]+">\[2, 3\)</text>' "$(cat "$PD/paced.html")"
 
 # ---- the recipes' pictures ----------------------------------------------------------------
-# cpu-flame on one process: its 3:1 split, as folded lines
-# (SECONDS 2: the workload, killed after, outlives the sampling, however
-# slowly sonde starts)
+# cpu-flame on one process: its 3:1 split, as folded lines.  Sampled until
+# the workload has had 2 s of CPU (about 200 samples at 99 Hz), then
+# Ctrl-C (SECONDS 0): 2 s of wall time gave it 17 samples on a busy
+# machine, too few for the split (7 in spin_a, 10 in spin_b seen)
 "$CC" spin 100000000 &
 cpid=$!
 PIDS+=($cpid)
-"$SONDE" -q -f folded -p $cpid "$top/scripts/cpu-flame.sonde" $cpid 2 > "$PD/cpu-flame.folded" 2>&1
+rm -f "$PD/cpu-flame.folded" "$PD/cpu-flame.err"
+"$SONDE" -f folded -p $cpid "$top/scripts/cpu-flame.sonde" $cpid 0 > "$PD/cpu-flame.folded" 2> "$PD/cpu-flame.err" &
+fsp=$!
+wait_for "$PD/cpu-flame.err" '^Attached' 120
+wait_cpu_ticks $cpid 200
+kill -INT $fsp; wait $fsp
 kill_reap $cpid
 a=$(grep -E '^callchain;.*;main;spin_a;burn [0-9]+$' "$PD/cpu-flame.folded" | awk '{s += $NF} END {print s + 0}')
 b=$(grep -E '^callchain;.*;main;spin_b;burn [0-9]+$' "$PD/cpu-flame.folded" | awk '{s += $NF} END {print s + 0}')
-others=$(grep -v '^callchain;' "$PD/cpu-flame.folded")
+others=$(grep -v '^callchain;' "$PD/cpu-flame.folded"; grep -v '^Attached' "$PD/cpu-flame.err")
 if [ "$b" -gt 0 ] && [ "$a" -gt "$b" ] && [ -z "$others" ]; then pass pictures:recipe_cpu_flame; else
 	fail pictures:recipe_cpu_flame; echo "    spin_a $a spin_b $b"; head -20 "$PD/cpu-flame.folded" | sed 's/^/    /'
 fi
