@@ -91,14 +91,15 @@ EOF
 }
 
 # py_capture PYTHON OUT SONDE-ARGS...: sonde -p on the workload (PY_ARGS)
-# from its go to its "done", its output in OUT
+# from its go to its "done", its output in OUT (attached: its "Attached"
+# line, or with -f json the attached_probes record)
 py_capture() {
 	local py=$1 out=$2
 	shift 2
 	py_start "$py"
 	"$SONDE" -p "$wp" "$@" > "$out" 2>&1 &
 	sp=$!
-	wait_for "$out" '^Attached' 300
+	wait_for "$out" '^Attached|^\{"type": "attached_probes"' 300
 	echo g >&7
 	wait_for "$PD/wl.out" '^done' 300
 	py_stop
