@@ -176,12 +176,14 @@ need_root() {
 # (a tool's "Attached" line or its BEGIN output), so that a signal sent next
 # reaches a process that has installed its handlers: a background job of a
 # non-interactive shell starts with SIGINT ignored, and one sent before the
-# handler is set is lost.
+# handler is set is lost.  Giving up is said on stderr (the file's log): a
+# wait that always runs out costs its whole time and nothing else shows it.
 wait_for() {
 	local i n=$(( ${3:-30} * 10 ))
 	for ((i = 0; i < n; i++)); do
 		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
 		sleep 0.1
 	done
+	echo "    (wait_for: no line matching '$2' in $1 after ${3:-30} s)" >&2
 	return 1
 }
