@@ -319,8 +319,14 @@ in_range recipes:syscount:total 20000 100000000 "$(sum_of '^@syscalls_total\[ioc
 # at the wakeup, so a busy machine's run-queue delay does not count).
 nap_name=api$$
 nap_name=${nap_name:0:15}
+# The recipe prints and clears every second (a slow start on a busy machine
+# makes the run last past one): a print can lose the one update that lands
+# in the kernel's window (docs/differences.md, "Nothing is lost between a
+# print and its clear"), here one nap, 1 in 16 prints seen at a load of 19
 out=$("$SONDE" -q -c "$B/api_engine 5 100 0 $nap_name" "$R/offcpu.sonde" 2>&1)
-in_range recipes:offcpu:api_sleeps 500000 600000 "$(sum_of "^@offcpu_us\\[$nap_name, [0-9]+, S\\]: " "$out")"
+prints=$(printf '%s\n' "$out" | grep -c '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$')
+in_range recipes:offcpu:api_sleeps $(( (5 - (prints < 5 ? prints : 5)) * 100000 )) 600000 \
+	"$(sum_of "^@offcpu_us\\[$nap_name, [0-9]+, S\\]: " "$out")"
 # (it naps until killed, however long sonde takes to attach)
 "$B/api_engine" 100000 100 100 &
 ae=$!
