@@ -228,7 +228,7 @@ run_b 0 30" "$got"
 	SPID=$!
 	PIDS+=($SPID)
 	port=""
-	for i in $(seq 100); do
+	for i in $(seq 600); do
 		port=$(sed -n 's/^sonde: serving metrics at http:\/\/127.0.0.1:\([0-9]*\)\/metrics$/\1/p' "$PD/serve.err")
 		[ -n "$port" ] && break
 		sleep 0.1

@@ -280,7 +280,7 @@ if start_cuda_app; then
 	"$SONDE" -p "$app" "$R/cuda-calls.sonde" 2 > "$W/cuda.out" 2> "$W/cuda.err" &
 	tracer=$!
 	rc_pids+=("$tracer")
-	for _ in $(seq 200); do grep -q "^Attached" "$W/cuda.err" 2>/dev/null && break; sleep 0.05; done
+	wait_for "$W/cuda.err" '^Attached' 60
 	touch "$W/go"
 	wait "$app"
 	wait "$tracer"
