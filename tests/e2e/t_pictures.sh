@@ -95,8 +95,10 @@ else
 	skip pictures:folded_matches_bpftrace_kernel "bpftrace is not installed"
 fi
 
-# profile:hz sampling: names and structure, and the 3:1 split as a > b
-"$SONDE" -q -f folded -e 'profile:hz:99 /pid == cpid/ { @[ustack] = count(); }' -c "$CC spin 100" \
+# profile:hz sampling: names and structure, and the 3:1 split as a > b.
+# 1000 rounds, about 120 samples (100 rounds gave 10 to 14: spin_b none in
+# about 1 run in 30 at 3:1, and a <= b about as often)
+"$SONDE" -q -f folded -e 'profile:hz:99 /pid == cpid/ { @[ustack] = count(); }' -c "$CC spin 1000" \
 	> "$PD/spin.folded" 2>&1
 a=$(grep -E ';main;spin_a;burn [0-9]+$' "$PD/spin.folded" | awk '{s += $NF} END {print s + 0}')
 b=$(grep -E ';main;spin_b;burn [0-9]+$' "$PD/spin.folded" | awk '{s += $NF} END {print s + 0}')
