@@ -81,6 +81,7 @@ pid_calls_start() {
 pid_calls_go() {
 	local out=$1 sp
 	shift
+	rm -f "$out"	# the wait below must not find the last run's "Attached"
 	"$SONDE" -p "$wp" "$@" > "$out" 2>&1 &
 	sp=$!
 	wait_for "$out" '^Attached' 60
