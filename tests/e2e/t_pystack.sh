@@ -91,14 +91,16 @@ EOF
 }
 
 # py_capture PYTHON OUT SONDE-ARGS...: sonde -p on the workload (PY_ARGS)
-# from its go to its "done", its output in OUT
+# from its go to its "done", its output in OUT (attached: its "Attached"
+# line, or with -f json the attached_probes record)
 py_capture() {
 	local py=$1 out=$2
 	shift 2
 	py_start "$py"
+	rm -f "$out"	# the wait below must not find the last run's line
 	"$SONDE" -p "$wp" "$@" > "$out" 2>&1 &
 	sp=$!
-	wait_for "$out" '^Attached' 300
+	wait_for "$out" '^Attached|^\{"type": "attached_probes"' 300
 	echo g >&7
 	wait_for "$PD/wl.out" '^done' 300
 	py_stop
@@ -141,7 +143,7 @@ fi
 # a thread started after sonde attached: BPF asks for a rescan when it
 # meets the thread, its frames follow; every call is counted once
 out=$PD/late.out
-rm -f "$PD/stop"
+rm -f "$PD/stop" "$out"
 PY_ARGS=(late "$PD/stop")
 py_start /usr/bin/python3.11
 "$SONDE" -p "$wp" -e 'tracepoint:syscalls:sys_enter_getppid { @[pystack] = count(); printf("%s\n", pystack); }' > "$out" 2>&1 &
@@ -219,7 +221,7 @@ expect_eq pystack:ustack_python "getppid
 # a -c command that exits: the frames recorded since the scan are named at
 # its exit (sonde holds it there), though no stack of them printed before;
 # warm() runs until the pystack(1) printf shows the process was read
-rm -f "$PD/stop"
+rm -f "$PD/stop" "$PD/exit.out"
 "$SONDE" -c "/usr/bin/python3.11 $W warm $PD/stop" -e \
 	'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @[pystack] = count(); printf("%s\n", pystack(1)); }' \
 	< /dev/null > "$PD/exit.out" 2>&1 &
@@ -236,6 +238,7 @@ expect_eq pystack:exited_named "$want" "$got"
 # samples of a Python loop, taken again (at most 10 times) until one lands
 # in hot() on a busy machine
 cp "$top/tests/workloads/pyburn.py" "$PD/pyburn.py"
+rm -f "$PD/burn.out"
 /usr/bin/python3.11 "$PD/pyburn.py" > "$PD/burn.out" &
 bp=$!
 wait_for "$PD/burn.out" '^ready' 300
