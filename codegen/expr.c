@@ -575,7 +575,7 @@ static LLVMValueRef cg_ternary(struct cg_ctx *cg, struct ast_node *e)
 	}
 	bool isint = is_int_kind(&e->type);
 	LLVMValueRef res = isint ? cg_alloca_nozero(cg, 8, "tern") : cg_alloca(cg, e->type.size, "tern");
-	bool elvis = e->tern.then == e->tern.cond && isint;	/* a ?: b, a read once */
+	bool elvis = !e->tern.then;	/* a ?: b (an integer): a read once */
 	LLVMValueRef c;
 	if (elvis) {
 		LLVMValueRef v = cg_expr(cg, e->tern.cond);

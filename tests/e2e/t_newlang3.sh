@@ -17,6 +17,12 @@ out=$(n3_run 'begin { $x = 1; $a = $x ?: 10; $b = 0 ?: 20; print(($a, $b)); $i =
 expect_eq newlang3:elvis '(1, 20)
 (7, 1, 2)
 (5, 3)' "$out"
+# through a macro (its body copied), a ++ in a is still evaluated once
+out=$(n3_run 'macro m(x) { x ?: 5 } begin { @c = 1; $v = m(@c++); print(($v, @c)); clear(@c); }')
+expect_eq newlang3:elvis_macro_once '(1, 2)' "$out"
+# an error in a is reported once
+out=$(n3_run 'begin { $y = $nope ?: 7; }' | grep -c error)
+expect_eq newlang3:elvis_error_once '1' "$out"
 out=$(n3_run 'begin { $s = "a" ?: "b"; }' | head -1)
 expect_eq newlang3:elvis_needs_integer 'stdin:1:14: error: condition must be an integer, not string[2]' "$out"
 
