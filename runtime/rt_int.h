@@ -26,6 +26,7 @@ struct rt_events {
 	size_t text_cap;
 	uint64_t handled, budget;	/* records this drain, and its limit */
 	bool pause_on_stop;	/* a signal or exit() ends the drain (not the last one) */
+	bool to_exit;		/* the exit() event ends the drain (rt_events_drain_to_exit) */
 	bool more;		/* the last drain stopped with records left */
 	bool exited;		/* an exit() event came: what probes sent after it is
 				 * not printed (bpftrace); END clears it */
@@ -187,6 +188,9 @@ int rt_events_size(struct rt *rt);
 int rt_events_open(struct rt *rt);
 int rt_events_consume(struct rt *rt);
 void rt_events_drain(struct rt *rt);
+/* after exit(): the records queued ahead of its own, while the probes are
+ * still attached (a system() before exit() sees them, as in bpftrace) */
+void rt_events_drain_to_exit(struct rt *rt);
 void rt_events_report_lost(struct rt *rt);
 void rt_events_close(struct rt *rt);
 /* refuse.c: why bpf_object__load() failed (err), from libbpf's log of

@@ -425,6 +425,8 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		}
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
+	if (rt.stopper.exit_word && *rt.stopper.exit_word)
+		rt_events_drain_to_exit(&rt);
 	rt_agent_detach(&rt);
 	rt_detach_all(&rt);
 	drain_queued(&rt);

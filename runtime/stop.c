@@ -20,6 +20,9 @@
  * SIGUSR1 is no stop: it sets a flag of its own, and the main loop runs
  * the self:signal:SIGUSR1 probes, or prints every map as bpftrace 0.17
  * does, and goes on.
+ * After exit(), the records queued ahead of its own are handled before
+ * the probes are detached (events.c: rt_events_drain_to_exit), so that a
+ * system() there sees them attached, as in bpftrace.
  * After the stop, every event still queued is printed: the probes are
  * detached by then, so the ring holds a bounded number, and a printf
  * just before exit() or before the -c command ended is never lost to a
