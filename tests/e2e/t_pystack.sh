@@ -221,13 +221,27 @@ expect_eq pystack:ustack_python "getppid
 # a -c command that exits: the frames recorded since the scan are named at
 # its exit (sonde holds it there), though no stack of them printed before;
 # warm() runs until the pystack(1) printf shows the process was read
-rm -f "$PD/stop" "$PD/exit.out"
+# then holds after its calls (its stdin open) until sonde has printed the
+# last of them (the key() frames): the stacks' events come before their
+# printf in the ring, so their code objects were read while they lived,
+# and what follows the exit (the interpreter's finalisation frees them) is
+# what is tested, not how far behind a busy machine's sonde may be
+rm -f "$PD/stop" "$PD/exit.out" "$PD/in"
+mkfifo "$PD/in"
 "$SONDE" -c "/usr/bin/python3.11 $W warm $PD/stop" -e \
 	'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @[pystack] = count(); printf("%s\n", pystack(1)); }' \
-	< /dev/null > "$PD/exit.out" 2>&1 &
+	< "$PD/in" > "$PD/exit.out" 2>&1 &
 sp=$!
+exec 7> "$PD/in"
+echo go >&7
 if wait_for "$PD/exit.out" "warm \\($W:57\\)" 300; then touch "$PD/stop"; fi
 touch "$PD/stop"
+for _ in $(seq 1200); do
+	[ "$(grep -c "key ($W:" "$PD/exit.out")" -ge 4 ] && break
+	kill -0 "$sp" 2>/dev/null || break
+	sleep 0.05
+done
+exec 7>&-
 wait "$sp"
 got=$(awk '/^@\[$/ { k = ""; keep = 1; next } /^\]: / { if (k !~ /warm/) print k "]: " $2; next }
 	   /^@\[/ { next } { k = k $0 "\n" }' "$PD/exit.out")
