@@ -298,6 +298,25 @@ static void drain_queued(struct rt *rt)
 			"output short\n", (unsigned long long)cut);
 }
 
+/* the -c command outlived the run: SIGTERM, then SIGKILL if it is still
+ * there CHILD_TERM_MS later or at another Ctrl-C, so that a command that
+ * ignores SIGTERM (or is stopped) cannot hold sonde's exit for ever */
+#define CHILD_TERM_MS 2000
+static void end_child(struct rt *rt, int *status)
+{
+	pid_t pid = rt->o->child_pid;
+	uint64_t until = rt_mono_ns() + CHILD_TERM_MS * 1000000ull;
+	kill(pid, SIGTERM);
+	while (rt_child_wait(rt, status, false) == 0) {
+		if (rt->stopper.hurry || rt_mono_ns() > until) {
+			kill(pid, SIGKILL);
+			rt_child_wait(rt, status, true);
+			return;
+		}
+		usleep(10000);
+	}
+}
+
 int rt_run(const struct sema_result *r, const struct cg_object *obj, const struct rt_opts *o)
 {
 	struct rt rt = {.r = r, .obj = obj, .o = o, .metrics.stats_fd = -1, .stacks = o->writer->stacks,
@@ -453,10 +472,8 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	bool child_done = rt.stopper.child_done;
 	int child_st = rt.stopper.child_status;
 	if (o->child_pid) {
-		if (!child_done) {
-			kill(o->child_pid, SIGTERM);
-			rt_child_wait(&rt, &child_st, true);
-		}
+		if (!child_done)
+			end_child(&rt, &child_st);
 		if (WIFEXITED(child_st) && WEXITSTATUS(child_st))
 			fprintf(stderr, "sonde: command exited with status %d\n", WEXITSTATUS(child_st));
 		else if (WIFSIGNALED(child_st) && child_done)

@@ -51,6 +51,15 @@ expect_eq core:short_child_traced $'\n\n@exits: 1' "$out"
 if [ "$rc" -ne 124 ]; then pass core:short_child_returns; else fail core:short_child_returns; echo "    still running after 120 s"; fi
 out=$("$SONDE" -q -c false -e 'BEGIN { }' 2>&1 >/dev/null)
 expect_eq core:child_status_reported 'sonde: command exited with status 1' "$out"
+# a -c command that outlives the run and ignores SIGTERM, or is stopped,
+# does not hold sonde's exit (SIGKILL follows); only a hang fails
+for kind in ignores_term:"trap '' TERM; while :; do sleep 1; done" stopped:'kill -STOP $$; sleep 300'; do
+	cmd=$(sh_script "child_${kind%%:*}" "${kind#*:}")
+	timeout 120 "$SONDE" -q -c "$cmd" -e 'interval:ms:200 { exit(); }' >/dev/null 2>&1
+	rc=$?
+	if [ "$rc" -eq 0 ]; then pass "core:child_${kind%%:*}_ends"; else
+		fail "core:child_${kind%%:*}_ends"; echo "    rc $rc (124: still running after 120 s)"; fi
+done
 
 # -- tracefs not mounted: sonde mounts it (here in a private mount namespace
 #    where it was unmounted first) --------------------------------------------
