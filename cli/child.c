@@ -113,11 +113,6 @@ int cli_start_child(const char *cmd, int *go_fd, const char *agent_lib, const ch
 	return p;
 }
 
-enum { OPT_UNSAFE = 256, OPT_DRY_RUN, OPT_CONTAINER, OPT_EMIT, OPT_FOLLOW, OPT_MAP_KEYS_MAX,
-       OPT_EXCLUDE_SELF, OPT_SERVE, OPT_INTERVAL, OPT_MAX_SERIES, OPT_KUBE_LOGS,
-       OPT_INFO, OPT_USER_PROBES, OPT_AGENT_DIR, OPT_RB_PAGES, OPT_OVERHEAD, OPT_EXPLAIN, OPT_NO_WARNINGS,
-       OPT_INCLUDE, OPT_USDT_FILE_ACTIVATION };
-
 void cli_child_kill(int child, int go_fd)
 {
 	if (child > 0) {
