@@ -220,6 +220,17 @@ static void add_seed(struct dxs *x, int pid, int tid)
 	s->stat_ok = read_stat(x->a, pid, tid, &s->minflt, &s->majflt, NULL);
 }
 
+/* the first libcudart the process maps */
+static int find_cudart(const struct rs_mapping *m, void *ctx)
+{
+	struct dxs *x = ctx;
+	const char *base = strrchr(m->path, '/');
+	if (!base || strncmp(base, "/libcudart", 10))
+		return 0;
+	x->cudart = arena_strdup(x->a, m->path);
+	return 1;
+}
+
 /* pid and every thread of it */
 static void add_process(struct dxs *x, int pid)
 {
@@ -230,15 +241,8 @@ static void add_process(struct dxs *x, int pid)
 	for (size_t i = 0; i < n; i++)
 		add_seed(x, pid, tids[i]);
 	free(tids);
-	if (x->cudart)
-		return;
-	char *maps = proc_text(x->a, "/proc/%d/maps", pid, 0);
-	for (char *l = maps ? strstr(maps, "/libcudart") : NULL; l; l = NULL) {
-		char *start = l, *end = l + strcspn(l, "\n");
-		while (start > maps && start[-1] != ' ')
-			start--;
-		x->cudart = arena_printf(x->a, "%.*s", (int)(end - start), start);
-	}
+	if (!x->cudart)
+		rs_maps_each(pid, find_cudart, x);
 }
 
 /* pid's descendants at the start: every process whose parent chain reaches
