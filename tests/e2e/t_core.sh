@@ -55,10 +55,10 @@ expect_eq core:child_status_reported 'sonde: command exited with status 1' "$out
 # does not hold sonde's exit (SIGKILL follows); only a hang fails
 for kind in ignores_term:"trap '' TERM; while :; do sleep 1; done" stopped:'kill -STOP $$; sleep 300'; do
 	cmd=$(sh_script "child_${kind%%:*}" "${kind#*:}")
-	timeout 120 "$SONDE" -q -c "$cmd" -e 'interval:ms:200 { exit(); }' >/dev/null 2>&1
+	timeout -k 10 120 "$SONDE" -q -c "$cmd" -e 'interval:ms:200 { exit(); }' >/dev/null 2>&1
 	rc=$?
 	if [ "$rc" -eq 0 ]; then pass "core:child_${kind%%:*}_ends"; else
-		fail "core:child_${kind%%:*}_ends"; echo "    rc $rc (124: still running after 120 s)"; fi
+		fail "core:child_${kind%%:*}_ends"; echo "    rc $rc (124 or 137: still running after 120 s)"; fi
 done
 
 # -- tracefs not mounted: sonde mounts it (here in a private mount namespace
