@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "common/file.h"
@@ -87,8 +88,10 @@ static char **child_argv(const char *cmd)
 
 int cli_start_child(const char *cmd, int *go_fd, const char *agent_lib, const char *agent_dir)
 {
+	/* a socket, not a pipe: the runtime's go byte is sent with
+	 * MSG_NOSIGNAL, so a child killed while held costs no SIGPIPE */
 	int fds[2];
-	if (pipe2(fds, O_CLOEXEC))
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds))
 		return -errno;
 	pid_t p = fork();
 	if (p < 0)

@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -298,6 +299,17 @@ static void drain_queued(struct rt *rt)
 			"output short\n", (unsigned long long)cut);
 }
 
+/* the held -c child may exec its command now.  The go descriptor is a
+ * socket (cli_start_child) written with MSG_NOSIGNAL: a child killed while
+ * held is an error here, and the main loop sees it gone, rather than a
+ * SIGPIPE that ends sonde without END or its maps */
+static void release_child(const struct rt_opts *o)
+{
+	if (send(o->child_go_fd, "g", 1, MSG_NOSIGNAL) < 0)
+		fprintf(stderr, "sonde: cannot start the child command: %m\n");
+	close(o->child_go_fd);
+}
+
 /* the -c command outlived the run: SIGTERM, then SIGKILL if it is still
  * there CHILD_TERM_MS later or at another Ctrl-C, so that a command that
  * ignores SIGTERM (or is stopped) cannot hold sonde's exit for ever */
@@ -346,9 +358,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	}
 	if (o->user_probes && o->child_go_fd >= 0 && o->child_pid) {
 		/* the child starts, and its agent holds it before main() */
-		if (write(o->child_go_fd, "g", 1) < 0)
-			fprintf(stderr, "sonde: cannot start the child command: %m\n");
-		close(o->child_go_fd);
+		release_child(o);
 	}
 	if (o->user_probes && rt_agent_attach(&rt, &count))
 		goto out;
@@ -394,9 +404,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		goto out;
 	if (o->child_go_fd >= 0 && o->child_pid && !o->user_probes) {
 		rt_child_trace(&rt);
-		if (write(o->child_go_fd, "g", 1) < 0)
-			fprintf(stderr, "sonde: cannot start the child command: %m\n");
-		close(o->child_go_fd);
+		release_child(o);
 	}
 
 	/* scrape formats: the maps are read while the probes run */
