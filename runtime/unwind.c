@@ -202,33 +202,33 @@ static bool known(struct rt_unwind *u, uint64_t dev, uint64_t ino)
 	return false;
 }
 
+struct pid_read {
+	struct rt *rt;
+	int pid;
+	const char *only;
+};
+
+static int read_mapping(const struct rs_mapping *m, void *ctx)
+{
+	struct pid_read *pr = ctx;
+	if (m->path[0] != '/' || (pr->only && !strstr(m->path, pr->only)))
+		return 0;
+	/* the kernel's dev_t, as the walker reads it from the inode */
+	struct unw_file_key key = {((uint64_t)m->dev_major << 20) | m->dev_minor, m->inode};
+	char err[256];
+	/* a known file too: its build-id tells one rewritten in place */
+	int fd = rs_open_mapping(pr->pid, m, 0, err, sizeof(err));
+	read_file(pr->rt, pr->rt->unwind, fd, key, m->path, err);
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
 /* the files pid maps executable; with only set, those whose path has it */
 static void read_pid(struct rt *rt, int pid, const char *only)
 {
-	struct rt_unwind *u = rt->unwind;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	FILE *fp = fopen(path, "re");
-	struct rs_mapping *m = malloc(sizeof(*m));
-	char *line = NULL;
-	size_t cap = 0;
-	while (fp && m && getline(&line, &cap, fp) > 0) {
-		if (rs_maps_parse_line(line, m) || !rs_mapping_is_exec_file(m) || m->path[0] != '/' ||
-		    (only && !strstr(m->path, only)))
-			continue;
-		/* the kernel's dev_t, as the walker reads it from the inode */
-		struct unw_file_key key = {((uint64_t)m->dev_major << 20) | m->dev_minor, m->inode};
-		char err[256];
-		/* a known file too: its build-id tells one rewritten in place */
-		int fd = rs_open_mapping(pid, m, 0, err, sizeof(err));
-		read_file(rt, u, fd, key, m->path, err);
-		if (fd >= 0)
-			close(fd);
-	}
-	if (fp)
-		fclose(fp);
-	free(line);
-	free(m);
+	struct pid_read pr = {rt, pid, only};
+	rs_maps_each(pid, read_mapping, &pr);
 }
 
 /* a file by its path (uprobe targets, the -c command) */
