@@ -96,6 +96,10 @@ py_capture() {
 	local py=$1 out=$2
 	shift 2
 	py_start "$py"
+	# the last run's file, still there until sonde's shell truncates it,
+	# would be read as this run's: the SIGINT could then come before
+	# main(), to a background job that ignores it, and be lost
+	rm -f "$out"
 	"$SONDE" -p "$wp" "$@" > "$out" 2>&1 &
 	sp=$!
 	# the text line, or -f json's record (on the same file here)
@@ -145,6 +149,7 @@ out=$PD/late.out
 rm -f "$PD/stop"
 PY_ARGS=(late "$PD/stop")
 py_start /usr/bin/python3.11
+rm -f "$out"	# (as in py_capture)
 "$SONDE" -p "$wp" -e 'tracepoint:syscalls:sys_enter_getppid { @[pystack] = count(); printf("%s\n", pystack); }' > "$out" 2>&1 &
 sp=$!
 wait_for "$out" '^Attached' 300
@@ -220,7 +225,7 @@ expect_eq pystack:ustack_python "getppid
 # a -c command that exits: the frames recorded since the scan are named at
 # its exit (sonde holds it there), though no stack of them printed before;
 # warm() runs until the pystack(1) printf shows the process was read
-rm -f "$PD/stop"
+rm -f "$PD/stop" "$PD/exit.out"
 "$SONDE" -c "/usr/bin/python3.11 $W warm $PD/stop" -e \
 	'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @[pystack] = count(); printf("%s\n", pystack(1)); }' \
 	< /dev/null > "$PD/exit.out" 2>&1 &
