@@ -265,6 +265,20 @@ void rt_py_name_stack(struct rt *rt, const uint8_t *key, size_t len)
 			py_proc_frame(e->p, w[1 + 2 * i] & ~3ull, w[2 + 2 * i], &pf);
 }
 
+/* the -c child is stopped in its exit (rt_child_wait): the stacks it sent
+ * (EV_PY_STACK) are named now, while its code objects live, rather than
+ * after it is gone.  At most PY_EXIT_MS, whatever else fills the ring, and
+ * not past a stop (its drain follows). */
+#define PY_EXIT_MS 500
+void rt_py_at_exit(struct rt *rt)
+{
+	if (!rt->py || !rt->rb)
+		return;
+	uint64_t until = rt_mono_ns() + PY_EXIT_MS * 1000000ull;
+	while (rt_events_consume(rt) >= 0 && rt->ev.more && rt_mono_ns() < until)
+		;
+}
+
 void rt_py_free(struct rt *rt)
 {
 	/* the processes' states go with procstate's (rt_ps_free), after this:

@@ -225,6 +225,8 @@ int rt_py_frames(struct rt *rt, const uint64_t *words, uint32_t nwords, struct v
 int rt_py_mixed(struct rt *rt, const uint64_t *words, uint32_t nwords, struct vf_frame *f, int n,
 		int cap);
 void rt_py_name_stack(struct rt *rt, const uint8_t *key, size_t len);
+/* the -c child stopped in its exit (ptrace): its queued stacks named now */
+void rt_py_at_exit(struct rt *rt);
 void rt_py_free(struct rt *rt);
 /* symbols.c: the per-pid ELF symbol cache, made on first use (NULL: no memory) */
 struct rs_symcache *rt_symcache(struct rt *rt);
