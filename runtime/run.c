@@ -509,11 +509,11 @@ out:
 	free(rt.site_names);
 	if (rt.cgroups)
 		rs_cgcache_free(rt.cgroups);
+	rt_py_free(&rt);	/* before its processes' states go (procstate) */
 	rt_ps_free(&rt);
 	if (rt.syms)
 		rs_symcache_free(rt.syms);
 	rt_stacks_free(&rt);
-	rt_py_free(&rt);
 	if (rt.ksyms)
 		ksyms_free(rt.ksyms);
 	arena_free(rt.scratch);

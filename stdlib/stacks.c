@@ -113,22 +113,27 @@ static void check_stack(struct sema_ctx *s, struct ast_node *n)
 		n->type.kind = TY_ERROR;
 		return;
 	}
-	if (a) {
-		int64_t depth;
-		sema_expr(s, a);
-		if (!sema_const_int(s, a, &depth)) {
-			n->type.kind = TY_ERROR;
-			return;
-		}
-		if (depth < 1 || depth > STACK_MAX) {
-			sema_error(s, a->loc, "%s(): the number of frames must be 1 to %d, not %lld", what,
-				   STACK_MAX, (long long)depth);
-			n->type.kind = TY_ERROR;
-			return;
-		}
-		t.count = (uint32_t)depth;
+	if (a && !stdlib_stack_depth(s, a, what, STACK_MAX, "", &t.count)) {
+		n->type.kind = TY_ERROR;
+		return;
 	}
 	n->type = t;
+}
+
+bool stdlib_stack_depth(struct sema_ctx *s, struct ast_node *a, const char *what, int max,
+			const char *why, uint32_t *count)
+{
+	int64_t depth;
+	sema_expr(s, a);
+	if (!sema_const_int(s, a, &depth))
+		return false;
+	if (depth < 1 || depth > max) {
+		sema_error(s, a->loc, "%s(): the number of frames must be 1 to %d%s, not %lld", what, max,
+			   why, (long long)depth);
+		return false;
+	}
+	*count = (uint32_t)depth;
+	return true;
 }
 
 LLVMValueRef stdlib_stack_id(struct cg_ctx *cg, LLVMValueRef map, LLVMValueRef buf, LLVMValueRef id)

@@ -18,6 +18,12 @@ void stdlib_note_pid(struct cg_ctx *cg, LLVMValueRef pid);
 LLVMValueRef stdlib_read_stack(struct cg_ctx *cg, bool user, LLVMValueRef buf, uint32_t depth,
 			       bool build_id);
 
+/* stacks.c: a stack builtin's frame count, argument a: a constant of 1 to
+ * max into *count, else a located error ("WHAT(): the number of frames must
+ * be 1 to MAX<why>, not N") and false */
+bool stdlib_stack_depth(struct sema_ctx *s, struct ast_node *a, const char *what, int max,
+			const char *why, uint32_t *count);
+
 /* stacks.c: the u32 id of the stack in buf (the map's key, zero padded)
  * in the stack map `map` (frames -> id, a new stack takes its CPU's next
  * number); stored to id (4 bytes).  An i1: this call inserted it. */
