@@ -55,6 +55,17 @@ struct unw_file {
 	__s64 delta;
 };
 
+/* a file the walker met with no entry in unw_known, under the key the
+ * kernel gives it: the process and an address it maps the file at.  That
+ * key may not be the one /proc/PID/maps shows (an overlayfs file since
+ * Linux 6.8 shows the overlay's inode there, where the mapping's file is
+ * the layer's), so user space learns it from here (runtime/unwind.c) */
+struct unw_stale {
+	__u64 addr;
+	__u32 pid;
+	__u32 pad;
+};
+
 /* the vDSO (no file backs it): its key, with rows from sonde's own image */
 #define UNW_VDSO_DEV 0
 #define UNW_VDSO_INO 1
@@ -78,7 +89,7 @@ enum unw_stat {
 /* the maps' names, as the walker defines them */
 #define UNW_FILES_MAP "unw_files"	/* ARRAY_OF_MAPS: file index -> ARRAY of rows */
 #define UNW_KNOWN_MAP "unw_known"	/* HASH: struct unw_file_key -> struct unw_file */
-#define UNW_STALE_MAP "unw_stale"	/* HASH: pid -> 1, a process that maps a file not read yet */
+#define UNW_STALE_MAP "unw_stale"	/* HASH: struct unw_file_key -> struct unw_stale */
 #define UNW_STATS_MAP "unw_stats"	/* PERCPU_ARRAY of __u64 by enum unw_stat */
 #define UNW_FUNC "sonde_unwind_user"	/* long (void *buf, __u32 size, __u32 pid, __u32 flags) */
 #define UNW_RECORDS 1	/* flags: frames as struct bpf_stack_build_id records (32 bytes) */

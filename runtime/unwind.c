@@ -15,11 +15,20 @@
  *     command, the uprobe targets named by path, and the libc and dynamic
  *     loader sonde itself maps (every dynamic program's, on the host);
  *   - otherwise when the walker meets a file it does not know: it flags
- *     the pid in unw_stale (that frame takes a frame-pointer step), and
- *     the run loop's tick (at most 100 ms later, sooner when events
- *     arrive) reads the files that process maps.  A scan rather than a
- *     ring-buffer event: a flag costs one hash update, and a pid flagged a
- *     thousand times before the tick is read once.
+ *     it in unw_stale with the pid and the address (that frame takes a
+ *     frame-pointer step), and the run loop's tick (at most 100 ms later,
+ *     sooner when events arrive) reads the files that process maps.  A
+ *     scan rather than a ring-buffer event: a flag costs one hash update,
+ *     and a file flagged a thousand times before the tick is read once.
+ * The key is the (device, inode) /proc/PID/maps shows, which is the
+ * walker's, the kernel's VMA's file, but for a stacking file system:
+ * since Linux 6.8 the maps of a file in an overlayfs (a container's, the
+ * kernel suite's guests) show the overlay's device and inode, where the
+ * mapping's file is the layer's, whose device user space cannot see.  So
+ * a flagged key that is not the maps' is learnt: the file mapped at its
+ * address is known under it too, and when the two inode numbers agree,
+ * every file of that maps device is (a device the kernel names otherwise,
+ * `devs`), so the other files of a process need no flag of their own.
  * What does not fit is counted and said at exit, never dropped silently:
  * files past the row budget (UNW_ROW_BYTES: with the rest of the walker's
  * maps, under 64 MB for the whole host), files past UNW_MAX_FILES.  The
@@ -60,10 +69,15 @@ struct ufile {
 	double build_ms;
 };
 
+#define UNW_MAX_DEVS 16
+
 struct rt_unwind {
 	int files_fd, known_fd, stale_fd, stats_fd;
 	struct ufile *files;
 	int nfiles;
+	/* devices /proc/PID/maps names otherwise than the kernel's VMA */
+	struct { uint64_t maps, kernel; } devs[UNW_MAX_DEVS];
+	int ndevs;
 	uint64_t row_bytes;
 	uint32_t next_index;
 	int over_budget, too_many;	/* what did not fit */
@@ -133,6 +147,43 @@ static int upload(struct rt_unwind *u, struct ufile *f, const struct hcfi_rows *
 	return 0;
 }
 
+static bool same_key(struct unw_file_key a, struct unw_file_key b)
+{
+	return a.dev == b.dev && a.ino == b.ino;
+}
+
+/* the file read under key, or under the maps' key of a kernel's key */
+static struct ufile *find_file(struct rt_unwind *u, struct unw_file_key key)
+{
+	for (int i = 0; i < u->nfiles; i++) {
+		struct unw_file_key k = u->files[i].key;
+		if (same_key(k, key))
+			return &u->files[i];
+		for (int d = 0; d < u->ndevs; d++)
+			if (k.ino == key.ino && k.dev == u->devs[d].maps && key.dev == u->devs[d].kernel)
+				return &u->files[i];
+	}
+	return NULL;
+}
+
+/* tell the walker the file f under its key, and under the kernel's
+ * name of its device; false when unw_known is full */
+static bool publish(struct rt_unwind *u, const struct ufile *f)
+{
+	/* known with no rows too: its frames take frame-pointer steps, and
+	 * the walker does not ask for it again */
+	struct unw_file val = f->val;
+	if (val.index == UNW_NO_FILE)
+		val = (struct unw_file){.index = 0, .nrows = 0};
+	bool ok = !bpf_map_update_elem(u->known_fd, &f->key, &val, BPF_ANY);
+	for (int d = 0; d < u->ndevs; d++)
+		if (f->key.dev == u->devs[d].maps) {
+			struct unw_file_key k = {u->devs[d].kernel, f->key.ino};
+			ok = !bpf_map_update_elem(u->known_fd, &k, &val, BPF_ANY) && ok;
+		}
+	return ok;
+}
+
 /* make the file open at fd (named path, for -v) known to the walker; fd
  * -1: a file that cannot be opened (why), known to have no rows */
 static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_file_key key,
@@ -144,7 +195,7 @@ static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_fil
 		blen = 0;
 	struct ufile *f = NULL;
 	for (int i = 0; i < u->nfiles && !f; i++)
-		if (u->files[i].key.dev == key.dev && u->files[i].key.ino == key.ino)
+		if (same_key(u->files[i].key, key))
 			f = &u->files[i];
 	/* the same inode with another build-id: a file replaced in place */
 	if (f && f->build_id_len == blen && !memcmp(f->build_id, bid, blen))
@@ -180,12 +231,7 @@ static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_fil
 	f->source = cfi.source;
 	hcfi_free(&cfi);
 	f->build_ms = now_ms() - t0;
-	/* known with no rows too: its frames take frame-pointer steps, and
-	 * the walker does not ask for it again */
-	struct unw_file val = f->val;
-	if (val.index == UNW_NO_FILE)
-		val = (struct unw_file){.index = 0, .nrows = 0};
-	if (bpf_map_update_elem(u->known_fd, &f->key, &val, BPF_ANY) && !u->too_many++)
+	if (!publish(u, f) && !u->too_many++)
 		diag_warnf("the stack walker knows %d files, its most: frames in %s and later files "
 			   "are walked with frame pointers\n", UNW_MAX_KNOWN, path);
 	if (rt->o->verbose)
@@ -194,13 +240,6 @@ static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_fil
 			f->val.index == UNW_NO_FILE ? f->why : "", f->val.nrows, f->build_ms);
 }
 
-static bool known(struct rt_unwind *u, uint64_t dev, uint64_t ino)
-{
-	for (int i = 0; i < u->nfiles; i++)
-		if (u->files[i].key.dev == dev && u->files[i].key.ino == ino)
-			return true;
-	return false;
-}
 
 /* the files pid maps executable; with only set, those whose path has it */
 static void read_pid(struct rt *rt, int pid, const char *only)
@@ -241,7 +280,7 @@ static void read_path(struct rt *rt, const char *path)
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
 		struct unw_file_key key = {((uint64_t)major(st.st_dev) << 20) | minor(st.st_dev),
 					   st.st_ino};
-		if (!known(rt->unwind, key.dev, key.ino))
+		if (!find_file(rt->unwind, key))
 			read_file(rt, rt->unwind, fd, key, path, NULL);
 	}
 	close(fd);
@@ -319,23 +358,81 @@ void rt_unwind_start(struct rt *rt)
 		}
 }
 
+/* the walker flagged the file mapped at s->addr under key k, which is not
+ * a key it was read under: learn the kernel's name for it (above) */
+static void learn(struct rt *rt, struct unw_file_key k, const struct unw_stale *s)
+{
+	struct rt_unwind *u = rt->unwind;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%u/maps", s->pid);
+	FILE *fp = fopen(path, "re");
+	struct rs_mapping *m = malloc(sizeof(*m));
+	char *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+	while (fp && m && !found && getline(&line, &cap, fp) > 0)
+		found = !rs_maps_parse_line(line, m) && m->start <= s->addr && s->addr < m->end &&
+			rs_mapping_is_exec_file(m);
+	struct unw_file_key mk = {found ? ((uint64_t)m->dev_major << 20) | m->dev_minor : 0,
+				  found ? m->inode : 0};
+	struct ufile *f = found && !same_key(mk, k) ? find_file(u, mk) : NULL;
+	if (f && mk.ino == k.ino && u->ndevs < UNW_MAX_DEVS) {
+		u->devs[u->ndevs].maps = mk.dev;
+		u->devs[u->ndevs++].kernel = k.dev;
+		for (int i = 0; i < u->nfiles; i++)
+			if (u->files[i].key.dev == mk.dev)
+				publish(u, &u->files[i]);
+		if (rt->o->verbose)
+			fprintf(stderr, "sonde: unwind: the files of device %u:%u in the maps are on "
+				"%u:%u to the kernel (%s)\n", (unsigned)(mk.dev >> 20),
+				(unsigned)(mk.dev & 0xfffff),
+				(unsigned)(k.dev >> 20), (unsigned)(k.dev & 0xfffff), m->path);
+	} else if (f) {
+		/* another inode number too: this file alone, under the kernel's key */
+		struct ufile *nf = realloc(u->files, (size_t)(u->nfiles + 1) * sizeof(*nf));
+		if (nf) {
+			u->files = nf;
+			f = &nf[f - u->files];
+			nf[u->nfiles] = *f;
+			nf[u->nfiles].key = k;
+			publish(u, &nf[u->nfiles++]);
+			if (rt->o->verbose)
+				fprintf(stderr, "sonde: unwind: %s is inode %" PRIu64 " to the kernel\n",
+					m->path, (uint64_t)k.ino);
+		}
+	}
+	if (fp)
+		fclose(fp);
+	free(line);
+	free(m);
+}
+
 void rt_unwind_tick(struct rt *rt)
 {
 	struct rt_unwind *u = rt->unwind;
 	if (!u)
 		return;
-	uint32_t key, next;
-	uint32_t pids[256];
+	enum { MAX = 256 };
+	struct unw_file_key key, next, keys[MAX];
+	struct unw_stale vals[MAX];
 	int n = 0;
 	/* collect first: deleting while walking the keys restarts the walk */
-	for (int rc = bpf_map_get_next_key(u->stale_fd, NULL, &next); !rc && n < 256;
+	for (int rc = bpf_map_get_next_key(u->stale_fd, NULL, &next); !rc && n < MAX;
 	     rc = bpf_map_get_next_key(u->stale_fd, &key, &next)) {
-		pids[n++] = next;
 		key = next;
+		if (!bpf_map_lookup_elem(u->stale_fd, &key, &vals[n]))
+			keys[n++] = key;
 	}
 	for (int i = 0; i < n; i++) {
-		bpf_map_delete_elem(u->stale_fd, &pids[i]);
-		read_pid(rt, (int)pids[i], NULL);
+		bpf_map_delete_elem(u->stale_fd, &keys[i]);
+		/* each process's files once a tick */
+		bool seen = false;
+		for (int j = 0; j < i && !seen; j++)
+			seen = vals[j].pid == vals[i].pid;
+		if (!seen)
+			read_pid(rt, (int)vals[i].pid, NULL);
+		if (!find_file(u, keys[i]))
+			learn(rt, keys[i], &vals[i]);
 	}
 }
 

@@ -25,9 +25,10 @@
  * and apply it: CFA from rsp or rbp, the return address at CFA - 8, the
  * caller's rbp where the row says (the vDSO's rows are found by a key of
  * their own).  A pc with no row (a file without CFI, JIT code, a gap
- * between FDEs) takes one frame-pointer step instead.  A file not read yet flags the process in unw_stale, for
- * user space to read the files it maps; that frame takes a frame-pointer
- * step too.  One frame is one bpf_loop (5.17) iteration.
+ * between FDEs) takes one frame-pointer step instead.  A file not read
+ * yet is told in unw_stale (its key, the process, the address), for user
+ * space to read the files that process maps; that frame takes a
+ * frame-pointer step too.  One frame is one bpf_loop (5.17) iteration.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_core_read.h>
@@ -63,8 +64,8 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 256);
-	__type(key, __u32);
-	__type(value, __u32);
+	__type(key, struct unw_file_key);
+	__type(value, struct unw_stale);
 } unw_stale SEC(".maps");
 
 struct {
@@ -171,13 +172,13 @@ static void count(__u32 what)
 		*c += 1;
 }
 
-static void mark_stale(struct walk *w)
+static void mark_stale(struct walk *w, __u64 pc)
 {
-	__u32 one = 1;
+	struct unw_stale s = {.addr = pc, .pid = w->pid};
 	if (w->stale)
 		return;
 	w->stale = 1;
-	bpf_map_update_elem(&unw_stale, &w->pid, &one, BPF_NOEXIST);
+	bpf_map_update_elem(&unw_stale, &w->vma.key, &s, BPF_NOEXIST);
 }
 
 /* The binary search runs as a bpf_loop callback too: a bounded loop whose
@@ -330,7 +331,7 @@ static long step(__u32 i, void *ctx)
 	struct unw_file *f = bpf_map_lookup_elem(&unw_known, &v->key);
 	if (!f) {
 		count(UNW_ST_UNKNOWN);
-		mark_stale(w);
+		mark_stale(w, pc);
 		return fp_step(w) ? 1 : 0;
 	}
 	__u32 index = f->index, nrows = f->nrows;
