@@ -48,11 +48,14 @@ struct unw_file_key {
 /* its rows (nrows 0: none, frame pointers there) and where they are:
  * an address in a mapping of the file at vm_start with page offset
  * vm_pgoff is the file's address  pc - vm_start + vm_pgoff * 4096 + delta
- * (delta: p_vaddr - p_offset of its executable segment) */
+ * (delta: p_vaddr - p_offset of its executable segment); its build-id,
+ * for frames as BPF_F_USER_BUILD_ID gives them (UNW_BUILD_IDS) */
 struct unw_file {
 	__u32 index;	/* in UNW_FILES_MAP */
 	__u32 nrows;
 	__s64 delta;
+	__u8 build_id[20];	/* zero-padded, as the kernel's BUILD_ID_SIZE_MAX */
+	__u32 has_build_id;
 };
 
 /* a file the walker met with no entry in unw_known, under the key the
@@ -93,6 +96,10 @@ enum unw_stat {
 #define UNW_STATS_MAP "unw_stats"	/* PERCPU_ARRAY of __u64 by enum unw_stat */
 #define UNW_FUNC "sonde_unwind_user"	/* long (void *buf, __u32 size, __u32 pid, __u32 flags) */
 #define UNW_RECORDS 1	/* flags: frames as struct bpf_stack_build_id records (32 bytes) */
+/* flags, with UNW_RECORDS: a frame in a file with a build-id is
+ * {BPF_STACK_BUILD_ID_VALID, its build-id, its file offset}, as the
+ * kernel's walk gives it; else {BPF_STACK_BUILD_ID_IP, its address} */
+#define UNW_BUILD_IDS 2
 /* returned with UNW_RECORDS when a frame's file has no rows yet: the
  * caller takes the kernel's walk (bpf_get_stack with build-ids) instead */
 #define UNW_UNKNOWN_FILE (-2)

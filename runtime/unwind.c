@@ -174,7 +174,7 @@ static bool publish(struct rt_unwind *u, const struct ufile *f)
 	 * the walker does not ask for it again */
 	struct unw_file val = f->val;
 	if (val.index == UNW_NO_FILE)
-		val = (struct unw_file){.index = 0, .nrows = 0};
+		val.index = val.nrows = 0;
 	bool ok = !bpf_map_update_elem(u->known_fd, &f->key, &val, BPF_ANY);
 	for (int d = 0; d < u->ndevs; d++)
 		if (f->key.dev == u->devs[d].maps) {
@@ -212,6 +212,14 @@ static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_fil
 	memcpy(f->build_id, bid, blen);
 	f->build_id_len = blen;
 	f->val.index = UNW_NO_FILE;
+	/* the walker's build-id frames (UNW_BUILD_IDS): the kernel's at most
+	 * 20 bytes, zero-padded as it pads them; the vDSO's frames stay
+	 * addresses, named by sonde's own image */
+	if (blen && blen <= sizeof(f->val.build_id) &&
+	    !(key.dev == UNW_VDSO_DEV && key.ino == UNW_VDSO_INO)) {
+		memcpy(f->val.build_id, bid, blen);
+		f->val.has_build_id = 1;
+	}
 	struct hcfi_rows cfi;
 	double t0 = now_ms();
 	int64_t delta = 0;
