@@ -197,8 +197,10 @@ static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_fil
 	for (int i = 0; i < u->nfiles && !f; i++)
 		if (same_key(u->files[i].key, key))
 			f = &u->files[i];
-	/* the same inode with another build-id: a file replaced in place */
-	if (f && f->build_id_len == blen && !memcmp(f->build_id, bid, blen))
+	/* the same inode with another build-id: a file replaced in place.  A
+	 * known file that does not open now (its process exited while its
+	 * maps were read) keeps what was read: it was not replaced */
+	if (f && (fd < 0 || (f->build_id_len == blen && !memcmp(f->build_id, bid, blen))))
 		return;
 	if (!f) {
 		struct ufile *nf = realloc(u->files, (size_t)(u->nfiles + 1) * sizeof(*nf));
