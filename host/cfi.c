@@ -220,6 +220,8 @@ struct builder {
 	struct hcfi_rows *out;
 	uint32_t cap;
 	bool failed;
+	const char *why;	/* what failed */
+	uint64_t lookups, steps;	/* HCFI_MAX_ROWS, HCFI_MAX_STEPS */
 };
 
 static void emit(struct builder *b, uint64_t pc, const struct unw_row *r)
@@ -227,6 +229,7 @@ static void emit(struct builder *b, uint64_t pc, const struct unw_row *r)
 	struct hcfi_rows *o = b->out;
 	if (pc > UINT32_MAX) {
 		b->failed = true;
+		b->why = "an address above 4 GiB";
 		return;
 	}
 	if (o->n) {
@@ -242,11 +245,17 @@ static void emit(struct builder *b, uint64_t pc, const struct unw_row *r)
 		    last->rbp_off == r->rbp_off)
 			return;
 	}
+	if (o->n >= HCFI_MAX_ROWS) {
+		b->failed = true;
+		b->why = "more rows than the walker's tables hold";
+		return;
+	}
 	if (o->n == b->cap) {
 		uint32_t cap = b->cap ? b->cap * 2 : 1024;
 		struct unw_row *nr = realloc(o->rows, (size_t)cap * sizeof(*nr));
 		if (!nr) {
 			b->failed = true;
+			b->why = "no memory";
 			return;
 		}
 		o->rows = nr;
@@ -262,9 +271,16 @@ static void emit(struct builder *b, uint64_t pc, const struct unw_row *r)
 static void fde_rows(struct builder *b, Dwarf_CFI *cfi, uint64_t start, uint64_t limit)
 {
 	uint64_t addr = start;
-	for (int guard = 0; addr < limit && guard < 100000; guard++) {
+	for (int guard = 0; addr < limit && guard < 100000 && !b->failed; guard++) {
 		Dwarf_Frame *fr = NULL;
 		Dwarf_Addr s, e;
+		/* this lookup runs the FDE's program through its guard rows */
+		b->steps += (uint64_t)guard + 1;
+		if (++b->lookups > HCFI_MAX_ROWS || b->steps > HCFI_MAX_STEPS) {
+			b->failed = true;
+			b->why = "call-frame information that costs too much to read";
+			return;
+		}
 		if (dw.addrframe(cfi, addr, &fr) || !fr)
 			break;
 		if (dw.frame_info(fr, &s, &e, NULL) < 0 || e <= addr) {
@@ -476,7 +492,7 @@ int hcfi_build_in(int fd, const char *debug_dir, struct hcfi_rows *out, char *er
 	}
 	elf_end(elf);
 	if (b.failed) {
-		rs_set_err(err, errlen, "its unwind rows do not fit (addresses above 4 GiB, or no memory)");
+		rs_set_err(err, errlen, "its unwind rows do not fit (%s)", b.why);
 		rc = -E2BIG;
 	} else if (n < 0 || !out->n) {
 		rs_set_err(err, errlen, "no call-frame information (.eh_frame or .debug_frame)");

@@ -12,6 +12,15 @@
 #include "host/cfi_abi.h"
 
 #define HCFI_MAX_LOADS 16
+/* A file's CFI is its owner's to write (any process's mapping): what
+ * building its rows may cost is capped.  Rows: no more than the walker's
+ * whole budget holds.  Work: libdw runs an FDE's CFA program from its
+ * start for each row it asks for, so an FDE of n rows costs about n^2/2
+ * instruction steps; the steps a file may cost are capped (libLLVM-16,
+ * 1.05 M rows: 8.7 M steps, 0.9 M lookups, about 1 s; a crafted FDE of
+ * 100,000 rows would be 5,000 M).  Past either, hcfi_build says -E2BIG. */
+#define HCFI_MAX_ROWS (UNW_ROW_BYTES / sizeof(struct unw_row))
+#define HCFI_MAX_STEPS (16ull * HCFI_MAX_ROWS)
 
 struct hcfi_rows {
 	struct unw_row *rows;	/* sorted by pc; malloc'd */

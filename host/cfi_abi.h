@@ -74,6 +74,7 @@ struct unw_stale {
 #define UNW_VDSO_INO 1
 
 #define UNW_MAX_FRAMES 127	/* the deepest walk, as bpf_get_stack */
+#define UNW_ROW_BYTES (40u << 20)	/* every file's rows, in BPF (runtime/unwind.c) */
 #define UNW_MAX_FILES 4096	/* files with rows, in a run */
 #define UNW_MAX_KNOWN 16384	/* files known, with rows or without */
 

@@ -55,7 +55,6 @@
 #include "host/cfi.h"
 #include "host/host.h"
 
-#define UNW_ROW_BYTES (40u << 20)	/* every file's rows, in BPF */
 #define BUILD_ID_MAX 64
 #define UNW_NO_FILE 0xffffffffu	/* struct ufile: no rows */
 

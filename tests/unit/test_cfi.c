@@ -341,6 +341,37 @@ static void test_errors(void **state)
 	assert_null(r.rows);
 }
 
+/* a file's CFI is untrusted: one FDE of 20,000 rows (each lookup reruns
+ * its program from the start: 200 M steps) is refused once its cost
+ * passes HCFI_MAX_STEPS, not read for seconds */
+static void test_costly_fde(void **state)
+{
+	char src[512], so[512], cmd[1200];
+	snprintf(src, sizeof(src), "%s/costly.s", tmpdir);
+	snprintf(so, sizeof(so), "%s/libcostly.so", tmpdir);
+	FILE *f = fopen(src, "w");
+	assert_non_null(f);
+	fputs("\t.text\n\t.globl f_costly\nf_costly:\n\t.cfi_startproc\n", f);
+	for (int i = 0; i < 20000; i++)
+		fputs("\tnop\n\t.cfi_adjust_cfa_offset 8\n", f);
+	fputs("\tret\n\t.cfi_endproc\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "gcc -shared -nostdlib -o %s %s", so, src);
+	assert_int_equal(system(cmd), 0);
+	struct hcfi_rows r;
+	char err[256] = "";
+	int fd = open(so, O_RDONLY);
+	assert_true(fd >= 0);
+	int rc = hcfi_build(fd, &r, err, sizeof(err));
+	close(fd);
+	if (rc == -ENOSYS)
+		skip();
+	assert_int_equal(rc, -E2BIG);
+	assert_string_equal(err, "its unwind rows do not fit (call-frame information that costs too "
+				 "much to read)");
+	assert_null(r.rows);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_classify_shapes),
 		cmocka_unit_test(test_debug_frame),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_costly_fde),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
