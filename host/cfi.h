@@ -5,6 +5,7 @@
 #ifndef SONDE_CFI_H
 #define SONDE_CFI_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,6 +43,10 @@ int hcfi_build(int fd, struct hcfi_rows *out, char *err, size_t errlen);
 /* the same, looking for a separate debug file (by build-id) under
  * debug_dir rather than /usr/lib/debug */
 int hcfi_build_in(int fd, const char *debug_dir, struct hcfi_rows *out, char *err, size_t errlen);
+/* hcfi_build, given up (-ECANCELED) once *stop is set: sonde's end does
+ * not wait for a large file's rows */
+int hcfi_build_until(int fd, const atomic_bool *stop, struct hcfi_rows *out, char *err,
+		     size_t errlen);
 void hcfi_free(struct hcfi_rows *r);
 
 /* p_vaddr - p_offset of the file's (first) executable segment: an address

@@ -16,10 +16,19 @@
  *     loader sonde itself maps (every dynamic program's, on the host);
  *   - otherwise when the walker meets a file it does not know: it flags
  *     it in unw_stale with the pid and the address (that frame takes a
- *     frame-pointer step), and the run loop's tick (at most 100 ms later,
- *     sooner when events arrive) reads the files that process maps.  A
- *     scan rather than a ring-buffer event: a flag costs one hash update,
- *     and a file flagged a thousand times before the tick is read once.
+ *     frame-pointer step), the run loop's tick (at most 100 ms later,
+ *     sooner when events arrive) takes the flags, and a thread of this
+ *     file's reads the files that process maps: off the run loop, whose
+ *     events and stop do not wait for a large library (libtorch_cpu's
+ *     1.4 M rows take about 2 s).  A scan rather than a ring-buffer
+ *     event: a flag costs one hash update, and a file flagged a thousand
+ *     times before the tick is read once.  Once the thread runs, it alone
+ *     touches the files (struct rt_unwind but the queue) and writes
+ *     unw_files and unw_known (the tick: unw_stale); it shares nothing
+ *     else with the run loop (no symbols, no arena: /proc, the files, its
+ *     own libelf/libdw handles).  The report and the end stop it first:
+ *     the file it is reading is given up (hcfi_build_until), the rest of
+ *     that process's files and of its batch left.
  * The key is the (device, inode) /proc/PID/maps shows, which is the
  * walker's, the kernel's VMA's file, but for a stacking file system:
  * since Linux 6.8 the maps of a file in an overlayfs (a container's, the
@@ -42,6 +51,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +79,12 @@ struct ufile {
 };
 
 #define UNW_MAX_DEVS 16
+#define UNW_QUEUE 256	/* flags waiting for the thread, as unw_stale holds */
+
+struct unw_flag {
+	struct unw_file_key key;	/* the kernel's */
+	struct unw_stale at;
+};
 
 struct rt_unwind {
 	int files_fd, known_fd, stale_fd, stats_fd;
@@ -80,7 +96,18 @@ struct rt_unwind {
 	uint64_t row_bytes;
 	uint32_t next_index;
 	int over_budget, too_many;	/* what did not fit */
+	/* the thread that reads flagged files, and its queue (under mu) */
+	struct rt *rt;
+	pthread_t thread;
+	bool threaded;
+	atomic_bool stop;	/* set under mu; read by a build too */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct unw_flag queue[UNW_QUEUE];
+	int nqueue;
 };
+
+static void *reader(void *arg);
 
 static double now_ms(void)
 {
@@ -229,7 +256,7 @@ static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_fil
 	if (fd < 0)
 		snprintf(f->why, sizeof(f->why), "%s", why);
 	else
-		rc = hcfi_build(fd, &cfi, f->why, sizeof(f->why));
+		rc = hcfi_build_until(fd, &u->stop, &cfi, f->why, sizeof(f->why));
 	if (!rc && hcfi_exec_delta(&cfi, &delta)) {
 		snprintf(f->why, sizeof(f->why), "no executable segment");
 		rc = -ENOENT;
@@ -260,7 +287,8 @@ static void read_pid(struct rt *rt, int pid, const char *only)
 	struct rs_mapping *m = malloc(sizeof(*m));
 	char *line = NULL;
 	size_t cap = 0;
-	while (fp && m && getline(&line, &cap, fp) > 0) {
+	/* the reader thread's: sonde's end leaves the rest of the files */
+	while (fp && m && !atomic_load(&u->stop) && getline(&line, &cap, fp) > 0) {
 		if (rs_maps_parse_line(line, m) || !rs_mapping_is_exec_file(m) || m->path[0] != '/' ||
 		    (only && !strstr(m->path, only)))
 			continue;
@@ -352,6 +380,9 @@ void rt_unwind_start(struct rt *rt)
 	u->stale_fd = map_fd(rt, UNW_STALE_MAP);
 	u->stats_fd = map_fd(rt, UNW_STATS_MAP);
 	rt->unwind = u;
+	u->rt = rt;
+	pthread_mutex_init(&u->mu, NULL);
+	pthread_cond_init(&u->cv, NULL);
 	read_vdso(rt);
 	read_pid(rt, getpid(), "/libc.so");
 	read_pid(rt, getpid(), "/ld-linux");
@@ -365,6 +396,12 @@ void rt_unwind_start(struct rt *rt)
 			if ((at->type == PT_UPROBE || at->type == PT_URETPROBE) && at->target)
 				read_program(rt, at->target, false);
 		}
+	/* the reader: signals stay the run loop's (the thread blocks them) */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	u->threaded = !pthread_create(&u->thread, NULL, reader, u);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* the walker flagged the file mapped at s->addr under key k, which is not
@@ -416,33 +453,89 @@ static void learn(struct rt *rt, struct unw_file_key k, const struct unw_stale *
 	free(m);
 }
 
+/* the flags' files: each process's once a batch, then each key still unknown */
+static void read_flagged(struct rt *rt, const struct unw_flag *fl, int n)
+{
+	for (int i = 0; i < n && !atomic_load(&rt->unwind->stop); i++) {
+		bool seen = false;
+		for (int j = 0; j < i && !seen; j++)
+			seen = fl[j].at.pid == fl[i].at.pid;
+		if (!seen)
+			read_pid(rt, (int)fl[i].at.pid, NULL);
+		if (!find_file(rt->unwind, fl[i].key))
+			learn(rt, fl[i].key, &fl[i].at);
+	}
+}
+
+static void *reader(void *arg)
+{
+	struct rt_unwind *u = arg;
+	struct unw_flag batch[UNW_QUEUE];
+	pthread_mutex_lock(&u->mu);
+	for (;;) {
+		while (!atomic_load(&u->stop) && !u->nqueue)
+			pthread_cond_wait(&u->cv, &u->mu);
+		if (atomic_load(&u->stop))
+			break;
+		int n = u->nqueue;
+		memcpy(batch, u->queue, (size_t)n * sizeof(*batch));
+		u->nqueue = 0;
+		pthread_mutex_unlock(&u->mu);
+		read_flagged(u->rt, batch, n);
+		pthread_mutex_lock(&u->mu);
+	}
+	pthread_mutex_unlock(&u->mu);
+	return NULL;
+}
+
+/* the thread ends (after the file it reads): the files are the caller's */
+static void stop_reader(struct rt_unwind *u)
+{
+	if (!u->threaded)
+		return;
+	pthread_mutex_lock(&u->mu);
+	atomic_store(&u->stop, true);
+	pthread_cond_signal(&u->cv);
+	pthread_mutex_unlock(&u->mu);
+	pthread_join(u->thread, NULL);
+	u->threaded = false;
+}
+
 void rt_unwind_tick(struct rt *rt)
 {
 	struct rt_unwind *u = rt->unwind;
 	if (!u)
 		return;
-	enum { MAX = 256 };
-	struct unw_file_key key, next, keys[MAX];
-	struct unw_stale vals[MAX];
+	struct unw_file_key key, next;
+	struct unw_flag fl[UNW_QUEUE];
 	int n = 0;
 	/* collect first: deleting while walking the keys restarts the walk */
-	for (int rc = bpf_map_get_next_key(u->stale_fd, NULL, &next); !rc && n < MAX;
+	for (int rc = bpf_map_get_next_key(u->stale_fd, NULL, &next); !rc && n < UNW_QUEUE;
 	     rc = bpf_map_get_next_key(u->stale_fd, &key, &next)) {
 		key = next;
-		if (!bpf_map_lookup_elem(u->stale_fd, &key, &vals[n]))
-			keys[n++] = key;
+		if (!bpf_map_lookup_elem(u->stale_fd, &key, &fl[n].at))
+			fl[n++].key = key;
 	}
-	for (int i = 0; i < n; i++) {
-		bpf_map_delete_elem(u->stale_fd, &keys[i]);
-		/* each process's files once a tick */
-		bool seen = false;
-		for (int j = 0; j < i && !seen; j++)
-			seen = vals[j].pid == vals[i].pid;
-		if (!seen)
-			read_pid(rt, (int)vals[i].pid, NULL);
-		if (!find_file(u, keys[i]))
-			learn(rt, keys[i], &vals[i]);
+	for (int i = 0; i < n; i++)
+		bpf_map_delete_elem(u->stale_fd, &fl[i].key);
+	if (!n)
+		return;
+	if (!u->threaded) {	/* no thread: here */
+		read_flagged(rt, fl, n);
+		return;
 	}
+	/* a file the walker flags again while the thread reads is queued once;
+	 * a full queue drops the rest: their files flag again */
+	pthread_mutex_lock(&u->mu);
+	for (int i = 0; i < n && u->nqueue < UNW_QUEUE; i++) {
+		bool queued = false;
+		for (int j = 0; j < u->nqueue && !queued; j++)
+			queued = same_key(u->queue[j].key, fl[i].key);
+		if (!queued)
+			u->queue[u->nqueue++] = fl[i];
+	}
+	pthread_cond_signal(&u->cv);
+	pthread_mutex_unlock(&u->mu);
 }
 
 void rt_unwind_report(struct rt *rt)
@@ -450,6 +543,7 @@ void rt_unwind_report(struct rt *rt)
 	struct rt_unwind *u = rt->unwind;
 	if (!u)
 		return;
+	stop_reader(u);
 	if (u->over_budget)
 		diag_warnf("%d file%s had more unwind rows than the walker's %u MB hold: their frames "
 			   "were walked with frame pointers (-v names them)\n",
@@ -482,6 +576,9 @@ void rt_unwind_free(struct rt *rt)
 	struct rt_unwind *u = rt->unwind;
 	if (!u)
 		return;
+	stop_reader(u);
+	pthread_mutex_destroy(&u->mu);
+	pthread_cond_destroy(&u->cv);
 	free(u->files);
 	free(u);
 	rt->unwind = NULL;

@@ -10,7 +10,8 @@
  * then the rows of it and of libc.so.6 must agree, row for row, with
  * binutils' own reading of the same CFI (readelf
  * --debug-dump=frames-interp).  And the rule classifier alone: the shapes
- * libdw gives for glibc's signal trampoline and the PLT.
+ * libdw gives for glibc's signal trampoline and the PLT.  A read given up
+ * when sonde ends (hcfi_build_until).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -372,6 +373,35 @@ static void test_costly_fde(void **state)
 	assert_null(r.rows);
 }
 
+/* sonde's end gives up a file being read (hcfi_build_until): libc's
+ * 28,000 rows are not read once stop is set, and are while it is not */
+static void test_build_until_stop(void **state)
+{
+	const char *libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+	int fd = open(libc, O_RDONLY);
+	if (fd < 0)
+		skip();
+	struct hcfi_rows r, all;
+	char err[256] = "";
+	atomic_bool stop = true;
+	int rc = hcfi_build_until(fd, &stop, &r, err, sizeof(err));
+	if (rc == -ENOSYS) {
+		close(fd);
+		skip();
+	}
+	assert_int_equal(rc, -ECANCELED);
+	assert_string_equal(err, "not read: sonde is ending");
+	assert_null(r.rows);
+	stop = false;
+	assert_int_equal(hcfi_build_until(fd, &stop, &r, err, sizeof(err)), 0);
+	assert_int_equal(hcfi_build(fd, &all, err, sizeof(err)), 0);
+	close(fd);
+	assert_int_equal(r.n, all.n);
+	assert_memory_equal(r.rows, all.rows, r.n * sizeof(*r.rows));
+	hcfi_free(&r);
+	hcfi_free(&all);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_debug_frame),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_costly_fde),
+		cmocka_unit_test(test_build_until_stop),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
