@@ -297,6 +297,11 @@ static void read_pid(struct rt *rt, int pid, const char *only)
 		char err[256];
 		/* a known file too: its build-id tells one rewritten in place */
 		int fd = rs_open_mapping(pid, m, 0, err, sizeof(err));
+		/* the process exited (the reader thread may come to it seconds
+		 * after its flag): its files are not known to have no rows, and
+		 * the next process that maps one flags it */
+		if (fd == -ESRCH)
+			break;
 		read_file(rt, u, fd, key, m->path, err);
 		if (fd >= 0)
 			close(fd);
