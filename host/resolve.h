@@ -159,12 +159,24 @@ struct rs_usym {
 struct rs_symcache *rs_symcache_new(void);
 void rs_symcache_free(struct rs_symcache *c);
 /* 0 (out->name set), -ENOENT (no symbol; out->file may be set), -ESRCH
- * (pid gone and never seen).  Strings live until rs_symcache_free. */
+ * (pid gone and never seen).  Strings live until the next
+ * rs_symcache_trim (or rs_symcache_free). */
 int rs_usym(struct rs_symcache *c, int pid, uint64_t addr, struct rs_usym *out);
+/* Read pid's mappings now (again after an exec) and open their files,
+ * while it lives: 0, or -errno (gone: what was read before stays). */
+int rs_symcache_capture(struct rs_symcache *c, int pid);
 /* Forget pid's mappings (it exited or exec'd). */
 void rs_symcache_forget(struct rs_symcache *c, int pid);
 /* processes whose mappings are kept */
 size_t rs_symcache_nprocs(const struct rs_symcache *c);
+/* Bound what is kept for files no kept process maps: their parsed symbols
+ * beyond keep_open (the least recently used first, none used since the
+ * last trim; reopened by path when a build-id names them again), and
+ * their records beyond a fixed cap.  Call it between prints. */
+#define RS_SYMCACHE_KEEP_OPEN 32
+void rs_symcache_trim(struct rs_symcache *c, size_t keep_open);
+/* files whose symbols are parsed and kept now */
+size_t rs_symcache_nopen(const struct rs_symcache *c);
 /* A ustack frame as {build-id (20 bytes, zero padded), file offset}: 0,
  * -ENOENT (the file is open, no symbol there), -ESRCH (no file with that
  * build-id is known, or none opens now: rs_symcache_scan may find one). */

@@ -19,9 +19,13 @@
  *
  * The vDSO has no file: its image is read from /proc/PID/mem (vdso.c),
  * one per image size.  Paths are kept once per file, not per mapping, so a run that sees
- * thousands of short-lived processes of a few binaries keeps a few paths;
- * files that no kept process maps and that were never opened are kept
- * up to SC_UNUSED_MAX.
+ * thousands of short-lived processes of a few binaries keeps a few paths.
+ * A host that runs ever new binaries (a build server's test binaries)
+ * would grow the files for ever: files that no kept process maps are
+ * kept as records (path, build-id) up to SC_UNUSED_MAX, and their parsed
+ * symbols up to the caller's keep_open (rs_symcache_trim), the least
+ * recently used dropped first but never one that named a frame since the
+ * previous trim; a file found by build-id again is reopened by its path.
  */
 #include "host/host_int.h"
 #include "host/proc.h"
@@ -37,9 +41,8 @@
 #include <unistd.h>
 
 #define BID_MAX 20	/* the kernel's BUILD_ID_SIZE_MAX */
-/* files known only by an exec or a walk (no process's mappings hold them,
- * not opened) kept at most: a host that runs ever new binaries (a build
- * server's test binaries) would grow the list for ever */
+/* files no kept process maps and not open, kept at most (known by an exec,
+ * a walk, or a process that is forgotten now) */
 #define SC_UNUSED_MAX 4096
 /* the vDSO's dev in the cache (no device has it); its ino is the image's
  * size: one kernel maps one image per ABI, and those differ in size */
@@ -50,7 +53,8 @@ struct sc_file {
 	struct rs_elf *elf;	/* NULL until opened, or when it failed */
 	bool failed;
 	bool bid_read;		/* bid holds the file's build-id (bid_len 0: none) */
-	bool mapped;		/* a process's mappings (sc_map) point here */
+	size_t nmaps;		/* mappings of kept processes (sc_map) that point here */
+	uint64_t used;		/* the cache's clock when it last named an address */
 	unsigned char bid[BID_MAX];
 	size_t bid_len;
 	char *path;		/* as the first process that mapped it names it (malloc'd) */
@@ -75,6 +79,8 @@ struct rs_symcache {
 	struct sc_file **files;
 	size_t nfiles;
 	struct sc_file *last_bid;	/* the last file found by build-id */
+	uint64_t clock;		/* ticks at each address named */
+	uint64_t trimmed;	/* the clock at the last rs_symcache_trim */
 };
 
 struct rs_symcache *rs_symcache_new(void)
@@ -155,9 +161,17 @@ static int load_cb(const struct rs_mapping *m, void *ctx)
 			: sc_file_get(lc->c, map_dev(m), m->inode, m->path, lc->pid);
 	if (!sm->file)
 		return -ENOMEM;
-	sm->file->mapped = true;
+	sm->file->nmaps++;
 	lc->n++;
 	return 0;
+}
+
+/* a list of mappings goes: its files lose a reference */
+static void maps_free(struct sc_map *maps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		maps[i].file->nmaps--;
+	free(maps);
 }
 
 static struct sc_proc *sc_proc_find(struct rs_symcache *c, int pid)
@@ -177,7 +191,7 @@ static int sc_proc_load(struct rs_symcache *c, int pid, struct sc_proc **out)
 	int ret = rs_maps_each_any(pid, load_cb, &lc);
 
 	if (ret || lc.n == 0) {
-		free(lc.maps);
+		maps_free(lc.maps, lc.n);
 		return ret ? ret : -ESRCH;
 	}
 	p = sc_proc_find(c, pid);
@@ -186,7 +200,7 @@ static int sc_proc_load(struct rs_symcache *c, int pid, struct sc_proc **out)
 		p = &c->procs[c->nprocs++];
 		p->pid = pid;
 	} else {
-		free(p->maps);
+		maps_free(p->maps, p->n);
 	}
 	p->maps = lc.maps;
 	p->n = lc.n;
@@ -280,6 +294,7 @@ int rs_usym(struct rs_symcache *c, int pid, uint64_t addr, struct rs_usym *out)
 	sc_open_file(pid, m);
 	if (!m->file->elf)
 		return -ENOENT;
+	m->file->used = ++c->clock;
 	if (rs_elf_offset_to_vaddr(m->file->elf, addr - m->start + m->offset, &vaddr))
 		return -ENOENT;
 	out->vaddr = vaddr;
@@ -291,12 +306,24 @@ int rs_usym(struct rs_symcache *c, int pid, uint64_t addr, struct rs_usym *out)
 	return 0;
 }
 
+int rs_symcache_capture(struct rs_symcache *c, int pid)
+{
+	struct sc_proc *p;
+	int ret = sc_proc_load(c, pid, &p);
+	if (ret)
+		return ret;
+	/* each file (and the vDSO) while /proc/PID/map_files still has it */
+	for (size_t i = 0; i < p->n; i++)
+		sc_open_file(pid, &p->maps[i]);
+	return 0;
+}
+
 void rs_symcache_forget(struct rs_symcache *c, int pid)
 {
 	for (size_t i = 0; i < c->nprocs; i++) {
 		if (c->procs[i].pid != pid)
 			continue;
-		free(c->procs[i].maps);
+		maps_free(c->procs[i].maps, c->procs[i].n);
 		c->procs[i] = c->procs[--c->nprocs];
 		return;
 	}
@@ -340,23 +367,63 @@ static struct sc_file *learn_path(struct rs_symcache *c, int root_pid, const cha
 	return f;
 }
 
-/* past SC_UNUSED_MAX files nothing maps nor opened, the oldest of them
- * goes (never while a stack is named: only an exec event calls this) */
-static void trim_unused(struct rs_symcache *c)
+/* files no kept process maps and not open: records, beyond SC_UNUSED_MAX
+ * the oldest go (never while a stack is named: an exec event or a trim) */
+static void trim_records(struct rs_symcache *c)
 {
-	size_t unused = 0, first = c->nfiles;
+	size_t unused = 0, j = 0;
 	for (size_t i = 0; i < c->nfiles; i++)
-		if (!c->files[i]->mapped && !c->files[i]->elf && unused++ == 0)
-			first = i;
-	if (unused <= SC_UNUSED_MAX)
-		return;
-	struct sc_file *f = c->files[first];
-	if (c->last_bid == f)
-		c->last_bid = NULL;
-	memmove(&c->files[first], &c->files[first + 1], (c->nfiles - first - 1) * sizeof(*c->files));
-	c->nfiles--;
-	free(f->path);
-	free(f);
+		unused += !c->files[i]->nmaps && !c->files[i]->elf;
+	for (size_t i = 0; i < c->nfiles; i++) {
+		struct sc_file *f = c->files[i];
+		if (unused > SC_UNUSED_MAX && !f->nmaps && !f->elf) {
+			unused--;
+			if (c->last_bid == f)
+				c->last_bid = NULL;
+			free(f->path);
+			free(f);
+			continue;
+		}
+		c->files[j++] = f;
+	}
+	c->nfiles = j;
+}
+
+static int by_use(const void *a, const void *b)
+{
+	const struct sc_file *x = *(struct sc_file *const *)a, *y = *(struct sc_file *const *)b;
+	return x->used < y->used ? -1 : x->used > y->used;
+}
+
+void rs_symcache_trim(struct rs_symcache *c, size_t keep_open)
+{
+	/* open files no kept process maps (not the vDSO: only a live
+	 * process gives its image) */
+	struct sc_file **open = malloc((c->nfiles ? c->nfiles : 1) * sizeof(*open));
+	size_t n = 0;
+	for (size_t i = 0; open && i < c->nfiles; i++)
+		if (c->files[i]->elf && !c->files[i]->nmaps && c->files[i]->dev != SC_VDSO_DEV)
+			open[n++] = c->files[i];
+	if (n > keep_open) {
+		qsort(open, n, sizeof(*open), by_use);
+		/* the least recently used first; one that named an address
+		 * since the last trim is in use: it stays */
+		for (size_t i = 0; i < n - keep_open && open[i]->used <= c->trimmed; i++) {
+			rs_elf_free(open[i]->elf);
+			open[i]->elf = NULL;
+		}
+	}
+	free(open);
+	trim_records(c);
+	c->trimmed = c->clock;
+}
+
+size_t rs_symcache_nopen(const struct rs_symcache *c)
+{
+	size_t n = 0;
+	for (size_t i = 0; c && i < c->nfiles; i++)
+		n += c->files[i]->elf != NULL;
+	return n;
 }
 
 void rs_symcache_add_path(struct rs_symcache *c, int pid, const char *path)
@@ -365,7 +432,7 @@ void rs_symcache_add_path(struct rs_symcache *c, int pid, const char *path)
 	 * the process's root while it lives, else from sonde's own */
 	if (!c || !path[0])
 		return;
-	trim_unused(c);
+	trim_records(c);
 	char fn[64];
 	snprintf(fn, sizeof(fn), "/proc/%d/root", pid);
 	if (pid > 0 && path[0] == '/' && access(fn, F_OK) == 0 && learn_path(c, pid, path))
@@ -423,7 +490,7 @@ int rs_usym_build_id(struct rs_symcache *c, const unsigned char *bid, uint64_t o
 	memset(out, 0, sizeof(*out));
 	/* the last one found, else every file with that build-id (copies,
 	 * one file seen through two mounts) until one opens */
-	struct sc_file *f = c->last_bid && bid_eq(c->last_bid, bid) ? c->last_bid : NULL;
+	struct sc_file *f = c->last_bid && c->last_bid->elf && bid_eq(c->last_bid, bid) ? c->last_bid : NULL;
 	for (size_t i = 0; !f && i < c->nfiles; i++) {
 		if (!bid_eq(c->files[i], bid))
 			continue;
@@ -434,6 +501,7 @@ int rs_usym_build_id(struct rs_symcache *c, const unsigned char *bid, uint64_t o
 	if (!f)	/* none, or none that opens now: a walk may find one */
 		return -ESRCH;
 	c->last_bid = f;
+	f->used = ++c->clock;
 	out->file = f->path;
 	uint64_t vaddr;
 	if (!f->elf || rs_elf_offset_to_vaddr(f->elf, off, &vaddr))

@@ -38,6 +38,10 @@
 #include "host/host.h"
 
 #define SCAN_EVERY_S 5.0
+/* text mode sweeps at most this often: a sweep reads /proc/PID/stat of
+ * every process kept (300 processes and a print every millisecond took a
+ * whole CPU); a later sweep only keeps state longer */
+#define SWEEP_EVERY_S 1.0
 #define EXEC_PATH_MAX 256	/* bytes of the exec'd path an EV_EXEC carries */
 
 struct rt_procs {
@@ -47,6 +51,7 @@ struct rt_procs {
 	bool *holds;		/* by map id: can hold user stacks or usym */
 	bool *done;		/* ... printed or cleared since the last sweep */
 	double next_scan;
+	double next_sweep;	/* text mode: not before this (SWEEP_EVERY_S) */
 	uint64_t warned_evicted;
 };
 
@@ -142,8 +147,13 @@ void rt_ps_stats(struct rt *rt, uint64_t *kept, uint64_t *evicted)
 
 void rt_ps_sweep(struct rt *rt)
 {
-	if (rt->procs)
-		ps_sweep(rt->procs->ps);
+	if (!rt->procs)
+		return;
+	ps_sweep(rt->procs->ps);
+	/* the files of the processes released: what is kept for them
+	 * bounded (between prints: no name handed out is in use) */
+	if (rt->syms)
+		rs_symcache_trim(rt->syms, RS_SYMCACHE_KEEP_OPEN);
 }
 
 void rt_ps_map_done(struct rt *rt, const struct sema_map *m)
@@ -155,9 +165,14 @@ void rt_ps_map_done(struct rt *rt, const struct sema_map *m)
 	for (int i = 0; i < rt->r->nmaps; i++)
 		if (p->holds[rt->r->maps[i]->id] && !p->done[rt->r->maps[i]->id])
 			return;
-	/* every map that can hold a process's stacks was read or cleared */
+	/* every map that can hold a process's stacks was read or cleared:
+	 * the next pass starts; a sweep once a second at most */
 	memset(p->done, 0, (size_t)rt->r->nmaps);
-	ps_sweep(p->ps);
+	double now = now_s();
+	if (now < p->next_sweep)
+		return;
+	p->next_sweep = now + SWEEP_EVERY_S;
+	rt_ps_sweep(rt);
 }
 
 void rt_ps_free(struct rt *rt)

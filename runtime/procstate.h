@@ -10,7 +10,8 @@
  *
  *   first stack of pid (EV_PID_SEEN)   ps_capture: every client's capture
  *   a stack of pid is printed          ps_touch: in use this pass
- *   pid exec'd (EV_EXEC)               ps_release: its state is stale
+ *   pid exec'd (EV_EXEC)               its next stack is a first one again:
+ *                                      ps_capture, known, captures anew
  *   every map holding stacks read      ps_sweep: release the processes that
  *                                      are gone and were not printed
  *   more than max processes            the least recently used is released

@@ -77,6 +77,8 @@ static const char *usym(struct rt *rt, uint64_t addr, int pid)
 {
 	struct rs_usym u;
 	struct rs_symcache *c = rt_symcache(rt);
+	/* printed: its mappings stay while a map holds it (procstate) */
+	rt_ps_touch(rt, pid);
 	if (c && !rs_usym(c, pid, addr, &u) && u.name)
 		return vf_demangle(rt->a, u.name);
 	return pointer(rt, addr);
@@ -456,26 +458,11 @@ void rt_join_event(struct rt *rt, const struct sema_event *ev, const uint8_t *ar
 	free(buf);
 }
 
-struct prime_ctx {
-	struct rs_symcache *c;
-	int pid;
-};
-
-static int prime_one(const struct rs_mapping *m, void *ctx)
-{
-	struct prime_ctx *p = ctx;
-	struct rs_usym u;
-	/* looking up the mapping's first byte loads the process's mappings
-	 * and opens the file while /proc/PID/map_files still has it */
-	rs_usym(p->c, p->pid, m->start, &u);
-	return 0;
-}
-
 void rt_prime_pid(struct rt *rt, int pid)
 {
-	struct prime_ctx p = {.c = rt_symcache(rt), .pid = pid};
-	if (p.c && pid > 0)
-		rs_maps_each(pid, prime_one, &p);
+	struct rs_symcache *c = rt_symcache(rt);
+	if (c && pid > 0)
+		rs_symcache_capture(c, pid);
 }
 
 /* ---- the -c child --------------------------------------------------------- */

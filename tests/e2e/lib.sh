@@ -117,6 +117,22 @@ wait_threads() {
 	return 1
 }
 
+# int_stop PID: end a sonde running in the background as a user would,
+# with SIGINT, sent again every 5 s; one still there after 120 s is killed
+# (its checks then fail) rather than left to hang the suite.  On a loaded
+# machine a sonde was seen to stay in its loop after one SIGINT
+# (t_pystack.sh's py_stop)
+int_stop() {
+	local i
+	for ((i = 0; i < 1200; i++)); do
+		((i % 50)) || kill -INT "$1" 2>/dev/null
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$1" 2>/dev/null && echo "    sonde did not end on SIGINT: killed"
+	wait "$1"
+}
+
 # kill_reap PID...: SIGKILL each workload process, then reap it
 kill_reap() {
 	local p

@@ -106,6 +106,39 @@ nruns=$(sh_script exited_nobid_runs "i=0; while [ \$i -lt 20 ]; do $EX/ex_e2e_no
 SONDE_PROCSTATE_MAX=4 "$SONDE" -q -c "$nruns" -e "$nprog" > /dev/null 2> "$EX/evict.err"
 expect_eq exited:evictions_said_once "1" "$(grep -c "more than 4 processes' mappings are kept" "$EX/evict.err")"
 
+# usym() is {address, pid}, named through the process's mappings: a map
+# that keeps it is printed again and again after the process is gone, and
+# each print keeps the mappings (two prints used to be enough to drop
+# them: the sweeps saw the pid printed by no stack, and the key became
+# 0x...).  The workload lives until its first print is named, then goes.
+rm -f "$EX/usym.out"
+"$SONDE" -e "uprobe:$W:chain_a { @[usym(reg(\"ip\"))] = count(); } interval:ms:100 { print(@); }" \
+	> "$EX/usym.out" 2>&1 &
+usp=$!
+wait_for "$EX/usym.out" '^Attached' 60
+"$W" 1000000000 &
+uwp=$!
+if wait_for "$EX/usym.out" '^@\[chain_a\]: ' 60; then
+	kill_reap "$uwp"
+	at_kill=$(grep -c '^@\[' "$EX/usym.out")
+	# 25 prints after the process is gone: 2.5 s of them, past two
+	# sweeps (text mode sweeps at most once a second)
+	for _ in $(seq 600); do
+		[ "$(grep -c '^@\[' "$EX/usym.out")" -ge $((at_kill + 25)) ] && break
+		sleep 0.1
+	done
+	int_stop "$usp"
+	expect_eq exited:usym_named_after_exit "" "$(grep -E '^@\[0x' "$EX/usym.out" | sort -u)"
+	n=$(grep -c '^@\[chain_a\]' "$EX/usym.out")
+	if [ "$n" -ge $((at_kill + 25)) ]; then pass exited:usym_printed_after_exit; else
+		fail exited:usym_printed_after_exit; echo "    $n named prints, $at_kill at the exit"; fi
+else
+	kill_reap "$uwp"
+	int_stop "$usp"
+	fail exited:usym_named_after_exit
+	sed 's/^/    /' "$EX/usym.out" | head
+fi
+
 # ---- --serve: 2,000 runs, scraped while they run and after --------------------------
 # series: the sonde_calls_total lines of a scrape, offsets and labels'
 # newlines kept; "UNNAMED" for a series with an unnamed frame
@@ -118,7 +151,7 @@ serve_run() {	# serve_run SONDE NAME: sets SPID, URL
 	SPID=$!
 	URL=""
 	for _ in $(seq 300); do
-		URL=$(sed -n 's/^sonde: serving metrics at //p' "$EX/$2.err")
+		URL=$(sed -n 's/^sonde: serving metrics at //p' "$EX/$2.err" 2>/dev/null)
 		[ -n "$URL" ] && return 0
 		kill -0 "$SPID" 2>/dev/null || break
 		sleep 0.1
@@ -137,7 +170,7 @@ if serve_run "$SONDE" serve; then
 	# the processes are gone and their stacks were scraped: the next
 	# scrape keeps none of them
 	curl -s "$URL" > "$EX/after2.prom"
-	kill -INT "$SPID"; wait "$SPID"
+	int_stop "$SPID"
 	expect_eq exited:serve_gone_processes_released "0" \
 		"$(awk '/^sonde_processes_kept / { print $2 }' "$EX/after2.prom")"
 	during=$(series "$EX/during.prom")
@@ -171,7 +204,7 @@ elif serve_run "$REL" rss; then
 	wait "$RP"
 	curl -s "$URL" > "$EX/rss.prom"
 	rss_end=$(rss_kb "$SPID")
-	kill -INT "$SPID"; wait "$SPID"
+	int_stop "$SPID"
 	echo "    sonde --serve RSS: ${rss_warm:-?} kB after 500 runs, $rss_end kB after 2000"
 	if [ -n "$rss_warm" ] && [ $((rss_end * 100)) -le $((rss_warm * 110)) ] &&
 	   [ $((rss_end * 100)) -ge $((rss_warm * 90)) ]; then

@@ -3,7 +3,8 @@
  * a file learnt from the path an exec names is found by its build-id and
  * its symbols name an offset; a build-id no file has is -ESRCH until a
  * walk of the live processes finds a file that has it (this test's own
- * executable, mapped by itself).  The whole path through BPF runs in
+ * executable, mapped by itself), or the capture of a process that maps
+ * it.  The whole path through BPF runs in
  * tests/e2e/t_exited.sh.
  */
 #include <errno.h>
@@ -84,6 +85,58 @@ static void by_walk(struct rs_symcache *c, const char *path)
 	assert_int_equal(rs_symcache_scan(c), 0);
 }
 
+/* the capture of a process (its first stack): its mappings, read once,
+ * name its addresses, and the files it maps are known by build-id */
+static void by_capture(struct rs_symcache *c, const char *path)
+{
+	assert_int_equal(rs_symcache_capture(c, getpid()), 0);
+	assert_int_equal(rs_symcache_nprocs(c), 1);
+	struct rs_usym u;
+	assert_int_equal(rs_usym(c, getpid(), (uint64_t)(uintptr_t)&symcache_marker, &u), 0);
+	assert_string_equal(u.name, "symcache_marker");
+	/* captured again (after an exec): read anew, still one process */
+	assert_int_equal(rs_symcache_capture(c, getpid()), 0);
+	assert_int_equal(rs_symcache_nprocs(c), 1);
+}
+
+static void test_capture(void **state)
+{
+	named_after(by_capture);
+}
+
+/* files no kept process maps: their symbols go at a trim beyond
+ * keep_open, unless they named an address since the trim before, and a
+ * frame that names the build-id again reopens the file by its path */
+static void test_trim(void **state)
+{
+	char path[4096];
+	unsigned char bid[20];
+	uint64_t off;
+	self(path, sizeof(path), bid, &off);
+	struct rs_symcache *c = rs_symcache_new();
+	struct rs_usym u;
+	assert_int_equal(rs_symcache_capture(c, getpid()), 0);
+	size_t open = rs_symcache_nopen(c);
+	assert_true(open >= 2);	/* this executable, libc (and the vDSO) */
+	assert_int_equal(rs_usym_build_id(c, bid, off, &u), 0);
+	rs_symcache_trim(c, 0);
+	assert_int_equal(rs_symcache_nopen(c), open);	/* mapped by a kept process */
+	rs_symcache_forget(c, getpid());
+	assert_int_equal(rs_usym_build_id(c, bid, off, &u), 0);
+	rs_symcache_trim(c, 0);
+	/* libc went; this executable named an address since the last trim */
+	size_t kept = rs_symcache_nopen(c);
+	assert_true(kept >= 1 && kept < open);
+	rs_symcache_trim(c, kept);
+	assert_int_equal(rs_symcache_nopen(c), kept);	/* within keep_open */
+	rs_symcache_trim(c, 0);
+	assert_int_equal(rs_symcache_nopen(c), kept - 1);
+	assert_int_equal(rs_usym_build_id(c, bid, off, &u), 0);	/* reopened */
+	assert_string_equal(u.name, "symcache_marker");
+	assert_int_equal(rs_symcache_nopen(c), kept);
+	rs_symcache_free(c);
+}
+
 static void test_exec_path(void **state)
 {
 	named_after(by_exec);
@@ -99,6 +152,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exec_path),
 		cmocka_unit_test(test_scan),
+		cmocka_unit_test(test_capture),
+		cmocka_unit_test(test_trim),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
