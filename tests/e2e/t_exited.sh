@@ -28,10 +28,12 @@ WN=exw_$$
 WN=${WN:0:15}
 cp "$B/exited_wl" "$EX/$WN"
 W=$EX/$WN
-# the kernel's frame-pointer walk, whose frames carry build-ids: the CFI
-# walk (unwind = auto) names frames by address once a file's rows are read,
-# and a process gone before its mappings were read is then not named
-# (docs/architecture.md, "Processes that exit")
+# the kernel's frame-pointer walk for every run: under unwind = auto a run
+# before sonde has read this program's rows (at a tick that finds one
+# alive) takes the kernel's walk, and a run after it the CFI walk, which
+# finds step (a leaf without a frame) and goes down to _start: two keys for
+# one chain, where this file counts one from the first run (both named;
+# docs/architecture.md, "Processes that exit")
 prog='config = { unwind = fp } tracepoint:syscalls:sys_enter_getppid /comm == "'"$WN"'"/ { @calls[ustack] = count(); }'
 # runs N [FILE]: N runs one after the other, the count so far in FILE
 runs=$(sh_script exited_runs "i=0; while [ \$i -lt \$1 ]; do $W; i=\$((i + 1)); [ -z \"\$2\" ] || echo \$i > \"\$2\"; done")
