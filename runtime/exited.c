@@ -79,8 +79,8 @@ static void syms_release(void *ctx, int pid, void *slot)
 {
 	struct rt *rt = ctx;
 	(void)slot;
-	if (rt->syms)
-		rs_symcache_forget(rt->syms, pid);
+	if (rt->sym.cache)
+		rs_symcache_forget(rt->sym.cache, pid);
 	/* a later process given this pid sends its first stack again */
 	uint32_t k = (uint32_t)pid;
 	if (rt->procs->seen_fd >= 0)
@@ -167,8 +167,8 @@ void rt_ps_sweep(struct rt *rt)
 	ps_sweep(rt->procs->ps);
 	/* the files of the processes released: what is kept for them
 	 * bounded (between prints: no name handed out is in use) */
-	if (rt->syms)
-		rs_symcache_trim(rt->syms, RS_SYMCACHE_KEEP_OPEN);
+	if (rt->sym.cache)
+		rs_symcache_trim(rt->sym.cache, RS_SYMCACHE_KEEP_OPEN);
 }
 
 void rt_ps_map_done(struct rt *rt, const struct sema_map *m)

@@ -188,11 +188,46 @@ static const char *username(struct rt *rt, uint64_t uid)
 	return arena_printf(rt->a, "%" PRIu64, uid);
 }
 
+/* ---- what an index in a value stands for (struct rt_names) ------------------ */
+
+void rt_names_init(struct rt *rt)
+{
+	const struct sema_result *r = rt->r;
+	struct rt_names *n = &rt->names;
+	n->attach = arena_new_array(rt->perm, const char *, r->nattach ? r->nattach : 1);
+	n->funcs = arena_new_array(rt->perm, const char *, r->nattach ? r->nattach : 1);
+	for (int i = 0; i < r->nprobes; i++)
+		for (int j = 0; j < r->probes[i].nattach; j++, n->nattach++) {
+			n->attach[n->nattach] = r->probes[i].attach[j].name;
+			n->funcs[n->nattach] = vf_demangle(rt->perm, r->probes[i].attach[j].func);
+		}
+}
+
+/* one cookie per symbol name, not per site: `func` must be the same
+ * value in a uprobe and its uretprobe, and in every file (host and
+ * container libc), or `@[func]` prints one key several times */
+uint64_t rt_site_cookie(struct rt *rt, const char *sym)
+{
+	for (int i = rt->names.nsites - 1; i >= 0; i--)
+		if (!strcmp(rt->names.sites[i], sym))
+			return (1u << 20) + (uint64_t)i;
+	rt->names.sites = vec_grow(rt->names.sites, (size_t)rt->names.nsites, sizeof(*rt->names.sites));
+	rt->names.sites[rt->names.nsites] = arena_strdup(rt->perm, sym);
+	return (1u << 20) + (uint64_t)rt->names.nsites++;
+}
+
 struct rs_cgcache *rt_cgroups(struct rt *rt)
 {
-	if (!rt->cgroups)
-		rt->cgroups = rs_cgcache_new(NULL);
-	return rt->cgroups;
+	if (!rt->names.cgroups)
+		rt->names.cgroups = rs_cgcache_new(NULL);
+	return rt->names.cgroups;
+}
+
+void rt_names_free(struct rt *rt)
+{
+	free(rt->names.sites);
+	if (rt->names.cgroups)
+		rs_cgcache_free(rt->names.cgroups);
 }
 
 static const char *render_into(struct rt *rt, const struct type *t, const uint8_t *p, bool *is_str)
@@ -233,12 +268,12 @@ static const char *render_into(struct rt *rt, const struct type *t, const uint8_
 	case TY_TUPLE:
 		return tuple(rt, t, p);
 	case TY_PROBE:
-		if (v < (uint64_t)rt->nattach_names)
-			return rt->attach_names[v];
-		if (v >= 1u << 20 && v - (1u << 20) < (uint64_t)rt->nsite_names)
-			return vf_demangle(rt->a, rt->site_names[v - (1u << 20)]);
-		if (v >= SEMA_FUNC_OF_ATTACH && v - SEMA_FUNC_OF_ATTACH < (uint64_t)rt->nattach_names)
-			return rt->attach_funcs[v - SEMA_FUNC_OF_ATTACH];
+		if (v < (uint64_t)rt->names.nattach)
+			return rt->names.attach[v];
+		if (v >= 1u << 20 && v - (1u << 20) < (uint64_t)rt->names.nsites)
+			return vf_demangle(rt->a, rt->names.sites[v - (1u << 20)]);
+		if (v >= SEMA_FUNC_OF_ATTACH && v - SEMA_FUNC_OF_ATTACH < (uint64_t)rt->names.nattach)
+			return rt->names.funcs[v - SEMA_FUNC_OF_ATTACH];
 		return arena_printf(rt->a, "probe#%" PRIu64, v);
 	case TY_USERNAME:
 		*is_str = true;

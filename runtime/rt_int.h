@@ -95,6 +95,29 @@ struct rt_links {
 	int nheld;
 };
 
+/* symbols.c: what names addresses, each part loaded on first use */
+struct rt_symbols {
+	struct ksyms *ksyms;
+	struct rs_symcache *cache;
+	struct rt_stacks *stack_index;	/* stack id -> frames, read from the stack maps */
+	bool child_traced;		/* -c child under ptrace */
+	/* one reading of CLOCK_REALTIME and CLOCK_MONOTONIC for every
+	 * strftime() of the run, so two timestamps print exactly their
+	 * difference apart (bpftrace's strftime_microsecond_extension) */
+	struct timespec clock_real, clock_mono;
+	bool clocks_read;
+};
+
+/* render.c: what an index in a value stands for */
+struct rt_names {
+	const char **attach;	/* global attach index -> probe name */
+	const char **funcs;	/* ... -> its function (func: SEMA_FUNC_OF_ATTACH) */
+	int nattach;
+	const char **sites;	/* uprobe cookie -> function name (rt_site_cookie) */
+	int nsites;
+	struct rs_cgcache *cgroups;	/* cgroup id -> path, opened on first use */
+};
+
 struct rt {
 	const struct sema_result *r;
 	const struct cg_object *obj;
@@ -111,27 +134,13 @@ struct rt {
 	struct arena *perm;	/* lives for the run */
 	struct arena *scratch;	/* reused per event and per map print */
 	struct arena *a;	/* where rendering allocates: scratch or perm */
-	/* printing state, loaded on first use */
-	struct ksyms *ksyms;
-	struct rs_symcache *syms;
+	struct rt_symbols sym;		/* symbols.c's */
+	struct rt_names names;		/* render.c's */
 	struct rt_procs *procs;		/* per-process state and execs (exited.c) */
-	struct rs_cgcache *cgroups;
-	const char **attach_names;	/* global attach index -> probe name */
-	const char **attach_funcs;	/* ... -> its function (func: SEMA_FUNC_OF_ATTACH) */
-	int nattach_names;
-	const char **site_names;	/* uprobe cookie -> function name */
-	int nsite_names;
 	bool stacks;		/* stack key elements come with their frames (pr_key.stack) */
 	bool render_in_key;	/* stacks in map keys indent 4 columns, else 8 */
 	bool render_newest;	/* inside a value 0.17 cannot make (render.c) */
-	struct rt_stacks *stack_index;	/* stack id -> frames, read from the stack maps (symbols.c) */
 	struct rt_py *py;	/* pystack's processes (pystack.c) */
-	/* one reading of CLOCK_REALTIME and CLOCK_MONOTONIC for every
-	 * strftime() of the run, so two timestamps print exactly their
-	 * difference apart (bpftrace's strftime_microsecond_extension) */
-	struct timespec clock_real, clock_mono;
-	bool clocks_read;
-	bool child_traced;	/* -c child under ptrace (symbols.c) */
 	struct rt_follow *follow;	/* --follow: uprobe queries kept for rescans */
 	struct rt_watch *watch;		/* --follow, -v: uprobe files to notice changes of */
 	struct rt_stop stopper;
@@ -160,6 +169,11 @@ const char *rt_render_json(struct rt *rt, const struct type *t, const void *byte
 const char *rt_render_for(struct rt *rt, const struct type *t, const void *bytes, bool *is_str);
 /* render.c: the cgroup id -> path/container cache, opened on first use */
 struct rs_cgcache *rt_cgroups(struct rt *rt);
+/* render.c: struct rt_names from the probes' attach points; the bpf cookie
+ * that names sym for `func` (one per name); its end */
+void rt_names_init(struct rt *rt);
+uint64_t rt_site_cookie(struct rt *rt, const char *sym);
+void rt_names_free(struct rt *rt);
 /* maps.c: read one map into pm (in rt->a); 0 or -errno */
 int rt_map_build(struct rt *rt, const struct sema_map *m, struct pr_map *pm);
 /* a tseries map's interval, window and clock into pm (maps.c) */
@@ -201,7 +215,8 @@ void rt_say_refused(struct rt *rt, int err, const char *log);
 const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *p);
 /* symbols.c: the stacks the stack maps had no room for, once at exit */
 void rt_stacks_report_lost(struct rt *rt);
-void rt_stacks_free(struct rt *rt);
+/* symbols.c: everything struct rt_symbols holds */
+void rt_symbols_free(struct rt *rt);
 /* symbols.c: /proc/kallsyms, read once per run when first needed (NULL:
  * unreadable, warned once) */
 struct ksyms *rt_kernel_syms(struct rt *rt);
@@ -301,8 +316,6 @@ void rt_uprobe_plans_free(struct rt *rt);
  * later, from a --follow rescan).  0 or -errno, no error message. */
 int rt_attach_uprobe_site(struct rt *rt, struct bpf_program *prog,
 			  const struct sema_attach *at, const struct rs_site *s, bool later);
-/* uprobe.c: the bpf cookie that names sym for `func` (one per name) */
-uint64_t rt_site_cookie(struct rt *rt, const char *sym);
 /* agent.c: --user-probes.  attach connects to the chosen agents and has
  * them hook every uprobe site (count: sites hooked) and plugs their maps
  * in as rt->map_source; go releases a -c child; poll feeds their events

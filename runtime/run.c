@@ -249,18 +249,6 @@ static bool only_special(const struct sema_result *r)
 	return true;
 }
 
-static void name_attach_points(struct rt *rt)
-{
-	const struct sema_result *r = rt->r;
-	rt->attach_names = arena_new_array(rt->perm, const char *, r->nattach ? r->nattach : 1);
-	rt->attach_funcs = arena_new_array(rt->perm, const char *, r->nattach ? r->nattach : 1);
-	for (int i = 0; i < r->nprobes; i++)
-		for (int j = 0; j < r->probes[i].nattach; j++, rt->nattach_names++) {
-			rt->attach_names[rt->nattach_names] = r->probes[i].attach[j].name;
-			rt->attach_funcs[rt->nattach_names] = vf_demangle(rt->perm, r->probes[i].attach[j].func);
-		}
-}
-
 /* ---- what the stop causes ask for (stop.c decides, this acts) ------------------ */
 
 /* SIGUSR1 came: run the self:signal:SIGUSR1 probes, or without one print
@@ -340,7 +328,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	rt.a = rt.perm;
 	rt.ncpus = libbpf_num_possible_cpus();
 	int rc = 1, count = 0;
-	name_attach_points(&rt);
+	rt_names_init(&rt);
 
 	if (load(&rt))
 		goto out;
@@ -506,16 +494,10 @@ out:
 	bpf_object__close(rt.bpf);
 	free(rt.map_fds);
 	free(rt.map_zeroed);
-	free(rt.site_names);
-	if (rt.cgroups)
-		rs_cgcache_free(rt.cgroups);
+	rt_names_free(&rt);
 	rt_py_free(&rt);	/* before its processes' states go (procstate) */
 	rt_ps_free(&rt);
-	if (rt.syms)
-		rs_symcache_free(rt.syms);
-	rt_stacks_free(&rt);
-	if (rt.ksyms)
-		ksyms_free(rt.ksyms);
+	rt_symbols_free(&rt);
 	arena_free(rt.scratch);
 	arena_free(rt.perm);
 	return rc;

@@ -41,23 +41,23 @@ _Static_assert((1 + 2 * STACK_MAX) * 8 <= STACK_MAX * CG_USTACK_FRAME, "pystack 
 
 struct rs_symcache *rt_symcache(struct rt *rt)
 {
-	if (!rt->syms)
-		rt->syms = rs_symcache_new();
-	return rt->syms;
+	if (!rt->sym.cache)
+		rt->sym.cache = rs_symcache_new();
+	return rt->sym.cache;
 }
 
 struct ksyms *rt_kernel_syms(struct rt *rt)
 {
 	static bool failed;	/* one run per process: do not re-read a refused kallsyms */
-	if (!rt->ksyms && !failed) {
-		rt->ksyms = ksyms_load();
-		if (!rt->ksyms) {
+	if (!rt->sym.ksyms && !failed) {
+		rt->sym.ksyms = ksyms_load();
+		if (!rt->sym.ksyms) {
 			failed = true;
 			diag_warnf("cannot read kernel symbols from /proc/kallsyms: %s\n",
 				strerror(errno));
 		}
 	}
-	return rt->ksyms;
+	return rt->sym.ksyms;
 }
 
 /* an unresolved address prints as a C pointer does: "0", "0x7f..." */
@@ -206,9 +206,9 @@ static void table_scan(struct stack_table *st)
 
 static struct stack_table *stack_table(struct rt *rt, char kind, uint32_t depth)
 {
-	if (!rt->stack_index && !(rt->stack_index = calloc(1, sizeof(*rt->stack_index))))
+	if (!rt->sym.stack_index && !(rt->sym.stack_index = calloc(1, sizeof(*rt->sym.stack_index))))
 		return NULL;
-	struct rt_stacks *s = rt->stack_index;
+	struct rt_stacks *s = rt->sym.stack_index;
 	for (int i = 0; i < s->n; i++)
 		if (s->t[i].kind == kind && s->t[i].depth == depth)
 			return &s->t[i];
@@ -252,19 +252,28 @@ static const uint8_t *stack_ips(struct rt *rt, char kind, uint32_t depth, uint32
 	return st->frames + st->off[i];
 }
 
-void rt_stacks_free(struct rt *rt)
+static void stacks_free(struct rt *rt)
 {
-	if (!rt->stack_index)
+	if (!rt->sym.stack_index)
 		return;
-	for (int i = 0; i < rt->stack_index->n; i++) {
-		free(rt->stack_index->t[i].ids);
-		free(rt->stack_index->t[i].frames);
-		free(rt->stack_index->t[i].off);
-		free(rt->stack_index->t[i].nfr);
-		free(rt->stack_index->t[i].slot);
+	for (int i = 0; i < rt->sym.stack_index->n; i++) {
+		free(rt->sym.stack_index->t[i].ids);
+		free(rt->sym.stack_index->t[i].frames);
+		free(rt->sym.stack_index->t[i].off);
+		free(rt->sym.stack_index->t[i].nfr);
+		free(rt->sym.stack_index->t[i].slot);
 	}
-	free(rt->stack_index);
-	rt->stack_index = NULL;
+	free(rt->sym.stack_index);
+	rt->sym.stack_index = NULL;
+}
+
+void rt_symbols_free(struct rt *rt)
+{
+	if (rt->sym.cache)
+		rs_symcache_free(rt->sym.cache);
+	stacks_free(rt);
+	if (rt->sym.ksyms)
+		ksyms_free(rt->sym.ksyms);
 }
 
 void rt_stacks_report_lost(struct rt *rt)
@@ -421,12 +430,12 @@ const char *rt_render_extra(struct rt *rt, const struct type *t, const uint8_t *
 	if (t->kind == TY_INET)	/* {family, address} */
 		return vf_inet(rt->a, v, p + 8);
 	if (t->kind == TY_TIMESTAMP) {
-		if (!rt->clocks_read) {
-			clock_gettime(CLOCK_REALTIME, &rt->clock_real);
-			clock_gettime(CLOCK_MONOTONIC, &rt->clock_mono);
-			rt->clocks_read = true;
+		if (!rt->sym.clocks_read) {
+			clock_gettime(CLOCK_REALTIME, &rt->sym.clock_real);
+			clock_gettime(CLOCK_MONOTONIC, &rt->sym.clock_mono);
+			rt->sym.clocks_read = true;
 		}
-		struct timespec wall = vf_mono_to_wall(v, &rt->clock_real, &rt->clock_mono);
+		struct timespec wall = vf_mono_to_wall(v, &rt->sym.clock_real, &rt->sym.clock_mono);
 		return vf_strftime(rt->a, t->fmt ? t->fmt : "%H:%M:%S", &wall, false);
 	}
 	return "";
@@ -479,7 +488,7 @@ void rt_child_trace(struct rt *rt)
 			fprintf(stderr, "sonde: cannot trace the child (%m): its symbols may be lost if it exits first\n");
 		return;
 	}
-	rt->child_traced = true;
+	rt->sym.child_traced = true;
 }
 
 pid_t rt_child_wait(struct rt *rt, int *status, bool block)
@@ -490,7 +499,7 @@ pid_t rt_child_wait(struct rt *rt, int *status, bool block)
 		pid_t p = waitpid(pid, &st, block ? 0 : WNOHANG);
 		if (p < 0 && errno == EINTR && block)
 			continue;
-		if (p <= 0 || !rt->child_traced || !WIFSTOPPED(st)) {
+		if (p <= 0 || !rt->sym.child_traced || !WIFSTOPPED(st)) {
 			if (p > 0)
 				*status = st;
 			return p;

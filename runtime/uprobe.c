@@ -30,19 +30,6 @@ static void uprobe_note(void *ctx, enum rs_note_level level, const char *msg)
 		fprintf(stderr, "sonde: %s\n", msg);
 }
 
-/* one cookie per symbol name, not per site: `func` must be the same
- * value in a uprobe and its uretprobe, and in every file (host and
- * container libc), or `@[func]` prints one key several times */
-uint64_t rt_site_cookie(struct rt *rt, const char *sym)
-{
-	for (int i = rt->nsite_names - 1; i >= 0; i--)
-		if (!strcmp(rt->site_names[i], sym))
-			return (1u << 20) + (uint64_t)i;
-	rt->site_names = vec_grow(rt->site_names, (size_t)rt->nsite_names, sizeof(*rt->site_names));
-	rt->site_names[rt->nsite_names] = arena_strdup(rt->perm, sym);
-	return (1u << 20) + (uint64_t)rt->nsite_names++;
-}
-
 /* "pid 12" / "pids 12, 13, 14 and 9 more" */
 static void pid_list(char *buf, size_t len, const int *pids, size_t n)
 {
