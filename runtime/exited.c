@@ -32,7 +32,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "host/host.h"
@@ -57,9 +56,7 @@ struct rt_procs {
 
 static double now_s(void)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+	return (double)rt_mono_ns() / 1e9;
 }
 
 /* ---- the symbol cache as a procstate client ------------------------------------ */

@@ -59,7 +59,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "host/cfi.h"
@@ -111,9 +110,7 @@ static void *reader(void *arg);
 
 static double now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	return (double)rt_mono_ns() / 1e6;
 }
 
 static int map_fd(struct rt *rt, const char *name)
