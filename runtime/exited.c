@@ -215,6 +215,7 @@ void rt_exec_event(struct rt *rt, const uint8_t *args, size_t len)
 	struct rs_symcache *c = rt_symcache(rt);
 	if (c)
 		rs_symcache_add_path(c, (int)pid, path);
+	rt_unwind_exec(rt, (int)pid, path);
 	/* the pid's mappings are another program's now: its next stack reads
 	 * them again (pids_seen forgets it) */
 	uint32_t k = (uint32_t)pid;

@@ -229,6 +229,9 @@ void rt_prime_pid(struct rt *rt, int pid);
  * it asks for read at each tick, the counts said at exit (-v) */
 void rt_unwind_start(struct rt *rt);
 void rt_unwind_tick(struct rt *rt);
+/* an exec the watcher saw (exited.c): the path its program is read by
+ * when its process is gone before the walker's flag is taken */
+void rt_unwind_exec(struct rt *rt, int pid, const char *path);
 void rt_unwind_report(struct rt *rt);
 void rt_unwind_free(struct rt *rt);
 /* pystack.c: scan the -p process before the probes run; scan pid (EV_PY_SCAN:

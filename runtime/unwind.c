@@ -22,7 +22,10 @@
  *     events and stop do not wait for a large library (libtorch_cpu's
  *     1.4 M rows take about 2 s).  A scan rather than a ring-buffer
  *     event: a flag costs one hash update, and a file flagged a thousand
- *     times before the tick is read once.  Once the thread runs, it alone
+ *     times before the tick is read once.  A process gone before the
+ *     thread comes to its flag (a program that runs for a millisecond)
+ *     has its program read by the path its exec named (the exec watcher,
+ *     rt_unwind_exec), so its later runs unwind through it.  Once the thread runs, it alone
  *     touches the files (struct rt_unwind but the queue) and writes
  *     unw_files and unw_known (the tick: unw_stale); it shares nothing
  *     else with the run loop (no symbols, no arena: /proc, the files, its
@@ -79,6 +82,7 @@ struct ufile {
 
 #define UNW_MAX_DEVS 16
 #define UNW_QUEUE 256	/* flags waiting for the thread, as unw_stale holds */
+#define UNW_EXECS 64	/* the latest execs' paths (rt_unwind_exec) */
 
 struct unw_flag {
 	struct unw_file_key key;	/* the kernel's */
@@ -104,6 +108,8 @@ struct rt_unwind {
 	pthread_cond_t cv;
 	struct unw_flag queue[UNW_QUEUE];
 	int nqueue;
+	struct { int pid; char path[256]; } execs[UNW_EXECS];	/* a ring, under mu */
+	unsigned nexecs;
 };
 
 static void *reader(void *arg);
@@ -304,11 +310,12 @@ static int read_mapping(const struct rs_mapping *m, void *ctx)
 	return 0;
 }
 
-/* the files pid maps executable; with only set, those whose path has it */
-static void read_pid(struct rt *rt, int pid, const char *only)
+/* the files pid maps executable; with only set, those whose path has it.
+ * -ESRCH: the process is gone (before or while its maps were read) */
+static int read_pid(struct rt *rt, int pid, const char *only)
 {
 	struct pid_read pr = {rt, pid, only};
-	rs_maps_each(pid, read_mapping, &pr);
+	return rs_maps_each(pid, read_mapping, &pr);
 }
 
 /* a file by its path (uprobe targets, the -c command) */
@@ -457,6 +464,36 @@ static void learn(struct rt *rt, struct unw_file_key k, const struct unw_stale *
 	free(m);
 }
 
+/* a process gone before its files were read (a program that runs for a
+ * millisecond is, by the time the thread comes to its flag): its program
+ * by the path its exec named, so its next runs unwind through it */
+static void read_exec(struct rt *rt, int pid)
+{
+	struct rt_unwind *u = rt->unwind;
+	char path[sizeof(u->execs[0].path)] = "";
+	pthread_mutex_lock(&u->mu);
+	for (unsigned i = 0; i < UNW_EXECS && i < u->nexecs && !path[0]; i++) {
+		unsigned k = (u->nexecs - 1 - i) % UNW_EXECS;	/* the latest first */
+		if (u->execs[k].pid == pid)
+			memcpy(path, u->execs[k].path, sizeof(path));
+	}
+	pthread_mutex_unlock(&u->mu);
+	if (path[0])
+		read_path(rt, path);
+}
+
+void rt_unwind_exec(struct rt *rt, int pid, const char *path)
+{
+	struct rt_unwind *u = rt->unwind;
+	if (!u || path[0] != '/' || strlen(path) >= sizeof(u->execs[0].path))
+		return;
+	pthread_mutex_lock(&u->mu);
+	unsigned k = u->nexecs++ % UNW_EXECS;
+	u->execs[k].pid = pid;
+	strcpy(u->execs[k].path, path);
+	pthread_mutex_unlock(&u->mu);
+}
+
 /* the flags' files: each process's once a batch, then each key still unknown */
 static void read_flagged(struct rt *rt, const struct unw_flag *fl, int n)
 {
@@ -464,8 +501,9 @@ static void read_flagged(struct rt *rt, const struct unw_flag *fl, int n)
 		bool seen = false;
 		for (int j = 0; j < i && !seen; j++)
 			seen = fl[j].at.pid == fl[i].at.pid;
-		if (!seen)
-			read_pid(rt, (int)fl[i].at.pid, NULL);
+		int pid = (int)fl[i].at.pid;
+		if (!seen && read_pid(rt, pid, NULL) == -ESRCH && !find_file(rt->unwind, fl[i].key))
+			read_exec(rt, pid);
 		if (!find_file(rt->unwind, fl[i].key))
 			learn(rt, fl[i].key, &fl[i].at);
 	}

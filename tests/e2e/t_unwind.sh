@@ -168,6 +168,28 @@ else
 	skip unwind:python311_tracepoint_all_reach_start "Debian's /usr/bin/python3.11 is not installed"
 fi
 
+# a program that lives a millisecond is gone before the thread that reads
+# files comes to the walker's flag: it is read by the path its exec named
+# (the exec watcher), so its next run unwinds through it: chain_a, main and
+# _start, where the first run's stack stops at getppid (no rows, no frame
+# pointers); the name carries the pid (the comm filters)
+SN=unws_$$
+SN=${SN:0:15}
+gcc -O2 -fomit-frame-pointer -o "$U/$SN" "$W/exited_wl.c"
+rm -f "$U/short.out" "$U/short.err"
+"$SONDE" -v -e "tracepoint:syscalls:sys_enter_getppid /comm == \"$SN\"/ { print(ustack); }" \
+	> "$U/short.out" 2> "$U/short.err" &
+sp=$!
+if wait_for "$U/short.err" '^Attached' 60; then
+	"$U/$SN"
+	wait_for "$U/short.err" "unwind rows of .*/$SN: .eh_frame" 60
+	"$U/$SN"
+fi
+int_stop "$sp"
+got=$(awk 'NF == 0 { if (s != "") last = s; s = ""; next } { f = $1; sub(/\+[0-9]+$/, "", f); s = s f " " }
+	   END { if (s != "") last = s; print last }' "$U/short.out")
+expect_eq unwind:short_lived_read_by_exec_path "getppid step chain_b main __libc_start_call_main __libc_start_main _start " "$got"
+
 # config = { unwind = ... }: fp is the kernel's frame-pointer walk; cfi on a
 # kernel without bpf_loop is a located error; --info says which one auto is
 out=$("$SONDE" --dry-run -e 'config = { unwind = cfi } uprobe:libc:getppid { @[ustack] = count(); }' 2>&1)
