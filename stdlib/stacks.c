@@ -6,6 +6,9 @@
  * MODE is bpftrace (default: "sym+off" lines), perf ("\taddr sym+off
  * (file)") or raw (hex addresses); N keeps at most N frames (1 to 127,
  * default 127, the kernel's perf_event_max_stack).  ustack(python) is the
+ * ustack(build_id) prints each frame as the newest bpftrace does: its
+ * file's build-id in hex and the offset in that file ("<id> 0x<off>"),
+ * or the bare address of a frame without one.  ustack(python) is the
  * mixed stack: the native frames and the thread's Python stack (python.c)
  * under one id of the map "mstk_1" (key: the two ids), which
  * runtime/pystack.c merges when it prints: each run of the interpreter's
@@ -88,6 +91,15 @@ static void check_stack(struct sema_ctx *s, struct ast_node *n)
 	if (user && a && a->kind == N_IDENT && !strcmp(a->ident.name, "python")) {
 		t.stack_mode = STACK_MODE_MIXED;
 		a = a->next;
+	} else if (a && a->kind == N_IDENT && !strcmp(a->ident.name, "build_id")) {
+		if (!user) {
+			sema_error(s, a->loc, "'build_id' stack mode can only be used for ustack "
+				   "(kernel frames have no build-id: kstack(raw) gives addresses)");
+			n->type.kind = TY_ERROR;
+			return;
+		}
+		t.stack_mode = STACK_MODE_BUILD_ID;
+		a = a->next;
 	} else if (a && a->kind == N_IDENT) {
 		bool found = false;
 		for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
@@ -97,7 +109,8 @@ static void check_stack(struct sema_ctx *s, struct ast_node *n)
 			}
 		if (!found) {
 			sema_error(s, a->loc, "%s(): unknown stack mode '%s' (use bpftrace, perf or raw%s)",
-				   what, a->ident.name, user ? "; python for Python frames" : "");
+				   what, a->ident.name,
+				   user ? "; build_id for build-ids and offsets; python for Python frames" : "");
 			n->type.kind = TY_ERROR;
 			return;
 		}
@@ -377,7 +390,7 @@ void stdlib_note_pid(struct cg_ctx *cg, LLVMValueRef pid)
 const struct builtin stdlib_stacks[] = {
 	STACK_VAR("ustack", "user stack of the current task"),
 	STACK_VAR("kstack", "kernel stack of the current task"),
-	STACK_FN("ustack", "user stack: ustack([bpftrace|perf|raw] [, frames])"),
+	STACK_FN("ustack", "user stack: ustack([bpftrace|perf|raw|build_id|python] [, frames])"),
 	STACK_FN("kstack", "kernel stack: kstack([bpftrace|perf|raw] [, frames])"),
 	{0},
 };
