@@ -305,10 +305,16 @@ static enum vf_stack_mode vf_mode(const struct type *t)
 /* show_debug_info: frame n (named, in a file) gets its source file:line,
  * and the functions inlined at its address become frames of their own
  * before it, innermost first, as the newest bpftrace prints them; vaddr is
- * the address in the file's own layout.  The index of the function's
- * frame (n, or past the inlined ones). */
-static int debug_frames(struct rt *rt, struct vf_frame *f, int n, uint64_t vaddr)
+ * the address in the file's own layout.  A caller's frame (ret) holds a
+ * return address, the instruction after the call: its line and inlined
+ * functions are those of the call, the byte before (as gdb and eu-stack
+ * read them), or a call at the end of an inlined function would show
+ * neither.  The index of the function's frame (n, or past the inlined
+ * ones). */
+static int debug_frames(struct rt *rt, struct vf_frame *f, int n, uint64_t vaddr, bool ret)
 {
+	if (ret && vaddr)
+		vaddr--;
 	if (!f[n].sym || !f[n].module)
 		return n;
 	struct hdw_srcframe sf[16];
@@ -378,7 +384,7 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 				break;
 			if (k == 1) {	/* a build-id frame, named or not */
 				if (dbg)	/* its addr is the file's own address */
-					n = debug_frames(rt, f, n, f[n].addr);
+					n = debug_frames(rt, f, n, f[n].addr, i > 0);
 				continue;
 			}
 		} else {
@@ -397,7 +403,7 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 			if (c)	/* an address without a symbol may lie in a file */
 				f[n].module = u.file;
 			if (c && dbg)
-				n = debug_frames(rt, f, n, u.vaddr);
+				n = debug_frames(rt, f, n, u.vaddr, i > 0);
 		} else {
 			struct ksyms *ks = rt_kernel_syms(rt);
 			f[n].sym = ks ? ksyms_lookup(ks, ip, &f[n].off) : NULL;
