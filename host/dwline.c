@@ -36,6 +36,7 @@ static struct {
 	int (*getsrcfiles)(Dwarf_Die *, Dwarf_Files **, size_t *);
 	const char *(*filesrc)(Dwarf_Files *, size_t, Dwarf_Word *, Dwarf_Word *);
 	Dwarf_Die *(*diecu)(Dwarf_Die *, Dwarf_Die *, uint8_t *, uint8_t *);
+	int (*getscopes_die)(Dwarf_Die *, Dwarf_Die **);
 } lw;
 
 static bool lw_load(void)
@@ -48,12 +49,12 @@ static bool lw_load(void)
 		(void **)&lw.nextcu, (void **)&lw.addrdie, (void **)&lw.getsrc_die, (void **)&lw.linesrc,
 		(void **)&lw.lineno, (void **)&lw.getscopes, (void **)&lw.tag, (void **)&lw.diename,
 		(void **)&lw.attr_integrate, (void **)&lw.formudata, (void **)&lw.getsrcfiles,
-		(void **)&lw.filesrc, (void **)&lw.diecu,
+		(void **)&lw.filesrc, (void **)&lw.diecu, (void **)&lw.getscopes_die,
 	};
 	static const char *const names[] = {
 		"dwfl_nextcu", "dwfl_addrdie", "dwarf_getsrc_die", "dwarf_linesrc", "dwarf_lineno",
 		"dwarf_getscopes", "dwarf_tag", "dwarf_diename", "dwarf_attr_integrate",
-		"dwarf_formudata", "dwarf_getsrcfiles", "dwarf_filesrc", "dwarf_diecu",
+		"dwarf_formudata", "dwarf_getsrcfiles", "dwarf_filesrc", "dwarf_diecu", "dwarf_getscopes_die",
 	};
 	_Static_assert(sizeof(slots) / sizeof(slots[0]) == sizeof(names) / sizeof(names[0]),
 		       "a name per slot");
@@ -109,22 +110,43 @@ int hdw_srcframes(const char *path, uint64_t vaddr, struct hdw_srcframe *out, in
 	int n = 0;
 	out[n++] = (struct hdw_srcframe){.file = arena_strdup(a, src ? src : ""),
 					 .line = (unsigned)lineno};
+	/* the innermost function or inlined instance around addr; the scopes
+	 * dwarf_getscopes gives past an inlined instance are its abstract
+	 * definition's, so each caller is found from the instance's own
+	 * place in the tree (dwarf_getscopes_die), as eu-addr2line -i does */
 	Dwarf_Die *scopes = NULL;
 	int ns = lw.getscopes(cu, addr, &scopes);
-	for (int i = 0; i < ns && n < max; i++) {
+	Dwarf_Die cur;
+	bool inl = false;
+	for (int i = 0; i < ns; i++) {
 		int tag = lw.tag(&scopes[i]);
-		if (tag == DW_TAG_subprogram)
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			cur = scopes[i];
+			inl = tag == DW_TAG_inlined_subroutine;
 			break;
-		if (tag != DW_TAG_inlined_subroutine)
-			continue;
-		/* the frame so far is this inline's; its caller stood at
-		 * the call site */
-		const char *name = lw.diename(&scopes[i]);
-		out[n - 1].name = arena_strdup(a, name ? name : "[unknown]");
-		call_site(&scopes[i], cu, &out[n], a);
-		out[n].name = NULL;
-		n++;
+		}
 	}
 	free(scopes);
+	while (inl && n < max) {
+		/* the frame so far is this inline's; its caller stood at the
+		 * call site */
+		const char *name = lw.diename(&cur);
+		out[n - 1].name = arena_strdup(a, name ? name : "[unknown]");
+		call_site(&cur, cu, &out[n], a);
+		out[n].name = NULL;
+		n++;
+		scopes = NULL;
+		ns = lw.getscopes_die(&cur, &scopes);
+		inl = false;
+		for (int i = 1; i < ns; i++) {
+			int tag = lw.tag(&scopes[i]);
+			if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+				cur = scopes[i];
+				inl = tag == DW_TAG_inlined_subroutine;
+				break;
+			}
+		}
+		free(scopes);
+	}
 	return n;
 }
