@@ -75,6 +75,11 @@ static enum host_feature cfi_missing(void)
 	return HF__COUNT;
 }
 
+bool stdlib_cfi_available(void)
+{
+	return cfi_missing() == HF__COUNT;
+}
+
 bool stdlib_unwind_cfi(void)
 {
 	return settings_int(SET_UNWIND) != SET_UNWIND_FP && cfi_missing() == HF__COUNT;
@@ -82,8 +87,27 @@ bool stdlib_unwind_cfi(void)
 
 static void check_stack(struct sema_ctx *s, struct ast_node *n)
 {
-	bool user = (n->kind == N_CALL ? n->call.name : n->ident.name)[0] == 'u';
+	const char *called = n->kind == N_CALL ? n->call.name : n->ident.name;
+	bool user = strstr(called, "ustack") != NULL;
 	const char *what = user ? "ustack" : "kstack";
+	/* the newest release's dw_ustack(): its ustack unwound from DWARF
+	 * call-frame information, which sonde's ustack does wherever the
+	 * kernel can (config unwind = auto); so it is ustack, refused where
+	 * it would not unwind so */
+	if (!strcmp(called, "dw_ustack")) {
+		enum host_feature no = cfi_missing();
+		if (no != HF__COUNT || settings_int(SET_UNWIND) == SET_UNWIND_FP) {
+			if (no != HF__COUNT)
+				sema_error(s, n->loc, "dw_ustack unwinds by call-frame information, "
+					   "which needs %s (Linux %s); ustack walks frame pointers here",
+					   host_feature_what(no), host_feature_since(no));
+			else
+				sema_error(s, n->loc, "dw_ustack unwinds by call-frame information: "
+					   "config unwind = fp turns that off (use ustack, or unwind = auto)");
+			n->type.kind = TY_ERROR;
+			return;
+		}
+	}
 	/* without a MODE: BPFTRACE_STACK_MODE */
 	struct type t = {.kind = user ? TY_USTACK : TY_KSTACK, .size = 8, .count = STACK_MAX,
 			 .stack_mode = (uint8_t)settings_int(SET_STACK_MODE)};
@@ -392,5 +416,6 @@ const struct builtin stdlib_stacks[] = {
 	STACK_VAR("kstack", "kernel stack of the current task"),
 	STACK_FN("ustack", "user stack: ustack([bpftrace|perf|raw|build_id|python] [, frames])"),
 	STACK_FN("kstack", "kernel stack: kstack([bpftrace|perf|raw] [, frames])"),
+	STACK_FN("dw_ustack", "ustack unwound by call-frame information (the newest bpftrace's name)"),
 	{0},
 };
