@@ -84,10 +84,10 @@ struct hdw_srcframe {
 /* The source frames of vaddr (the ELF file's own address) in the file at
  * path, innermost first: each inlined function at the line it was at,
  * then the function itself at the line that called the outermost inline
- * (or vaddr's own line).  Up to max frames, strings in a, the count; 0
- * when the file has no DWARF (or no line for vaddr). */
-int hdw_srcframes(const char *path, uint64_t vaddr, struct hdw_srcframe *out, int max,
-		  struct arena *a);
+ * (or vaddr's own line).  Up to max frames (16 at most), the count; 0
+ * when the file has no DWARF (or no line for vaddr).  Each (path, vaddr)
+ * is looked up once; the strings live as long as sonde. */
+int hdw_srcframes(const char *path, uint64_t vaddr, struct hdw_srcframe *out, int max);
 /* the file's libdwfl session (dwline.c), NULL when it has no DWARF */
 void *hdw_file_dwfl(struct hdw_file *f);
 

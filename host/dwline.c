@@ -10,6 +10,12 @@
  * DW_TAG_inlined_subroutine entries are the inlined calls, innermost
  * first, each carrying the file and line it was called from
  * (DW_AT_call_file, DW_AT_call_line), which is where its caller stood.
+ *
+ * dwarf_getscopes walks the unit's tree from its root, which in a large
+ * unit (libpython's ceval.c) costs far more than the rest: a stack's
+ * callers repeat across stacks and prints, so each (file, address) is
+ * looked up once and kept (CACHE_MAX of them; past that, looked up each
+ * time), its strings for the whole run.
  */
 #include "host/dwarf.h"
 #include "host/host_int.h"
@@ -21,6 +27,22 @@
 #include <string.h>
 
 #include "common/arena.h"
+
+#define FRAMES_MAX 16		/* inlined levels kept for one address */
+#define CACHE_MAX (1u << 18)	/* (file, address) pairs kept */
+
+struct cached {
+	const char *path;	/* NULL: an empty slot */
+	uint64_t vaddr;
+	int n;
+	struct hdw_srcframe *fr;
+};
+
+static struct {
+	struct arena *a;
+	struct cached *slots;
+	size_t cap, used;
+} cache;
 
 static struct {
 	Dwarf_Die *(*nextcu)(Dwfl *, Dwarf_Die *, Dwarf_Addr *);
@@ -84,7 +106,7 @@ static void call_site(Dwarf_Die *inl, Dwarf_Die *cu, struct hdw_srcframe *fr, st
 		fr->line = (unsigned)v;
 }
 
-int hdw_srcframes(const char *path, uint64_t vaddr, struct hdw_srcframe *out, int max,
+static int lookup(const char *path, uint64_t vaddr, struct hdw_srcframe *out, int max,
 		  struct arena *a)
 {
 	struct hdw_file *f;
@@ -148,5 +170,73 @@ int hdw_srcframes(const char *path, uint64_t vaddr, struct hdw_srcframe *out, in
 		}
 		free(scopes);
 	}
+	return n;
+}
+
+static size_t slot_of(const char *path, uint64_t vaddr, size_t cap)
+{
+	size_t h = 14695981039346656037u;
+	for (const char *p = path; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211u;
+	h ^= vaddr * 0x9e3779b97f4a7c15u;
+	h ^= h >> 29;
+	size_t j = h & (cap - 1);
+	while (cache.slots[j].path && (cache.slots[j].vaddr != vaddr || strcmp(cache.slots[j].path, path)))
+		j = (j + 1) & (cap - 1);
+	return j;
+}
+
+/* room for one more entry (at most half full), false when the cache is
+ * at CACHE_MAX or memory ran out */
+static bool cache_room(void)
+{
+	if (!cache.a && !(cache.a = arena_new()))
+		return false;
+	if ((cache.used + 1) * 2 <= cache.cap)
+		return true;
+	if (cache.used >= CACHE_MAX)
+		return false;
+	size_t ncap = cache.cap ? cache.cap * 2 : 1024;
+	struct cached *old = cache.slots, *ns = calloc(ncap, sizeof(*ns));
+	if (!ns)
+		return false;
+	size_t ocap = cache.cap;
+	cache.slots = ns;
+	cache.cap = ncap;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].path)
+			ns[slot_of(old[i].path, old[i].vaddr, ncap)] = old[i];
+	free(old);
+	return true;
+}
+
+int hdw_srcframes(const char *path, uint64_t vaddr, struct hdw_srcframe *out, int max)
+{
+	if (max < 1)
+		return 0;
+	if (cache.cap) {
+		struct cached *c = &cache.slots[slot_of(path, vaddr, cache.cap)];
+		if (c->path) {
+			int n = c->n < max ? c->n : max;
+			memcpy(out, c->fr, (size_t)n * sizeof(*out));
+			return n;
+		}
+	}
+	if (!cache_room()) {	/* uncached: strings in a scratch arena would die here */
+		static struct arena *spill;
+		if (!spill && !(spill = arena_new()))
+			return 0;
+		return lookup(path, vaddr, out, max, spill);
+	}
+	struct hdw_srcframe fr[FRAMES_MAX];
+	int n = lookup(path, vaddr, fr, FRAMES_MAX, cache.a);
+	struct cached *c = &cache.slots[slot_of(path, vaddr, cache.cap)];
+	*c = (struct cached){.path = arena_strdup(cache.a, path), .vaddr = vaddr, .n = n > 0 ? n : 0};
+	c->fr = arena_new_array(cache.a, struct hdw_srcframe, n > 0 ? n : 1);
+	if (n > 0)
+		memcpy(c->fr, fr, (size_t)n * sizeof(*fr));
+	cache.used++;
+	n = c->n < max ? c->n : max;
+	memcpy(out, c->fr, (size_t)n * sizeof(*out));
 	return n;
 }

@@ -319,7 +319,7 @@ static int debug_frames(struct rt *rt, struct vf_frame *f, int n, uint64_t vaddr
 		return n;
 	struct hdw_srcframe sf[16];
 	int room = STACK_DEPTH_MAX - n;
-	int k = hdw_srcframes(f[n].module, vaddr, sf, room < 16 ? room : 16, rt->a);
+	int k = hdw_srcframes(f[n].module, vaddr, sf, room < 16 ? room : 16);
 	if (k <= 0)
 		return n;
 	struct vf_frame fn = f[n];
