@@ -375,7 +375,8 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 	if (user && pid)
 		rt_ps_touch(rt, pid);
 	int n = 0;
-	bool dbg = user && settings_int(SET_SHOW_DEBUG_INFO);
+	/* raw mode prints an address a frame, as bpftrace: nothing to add */
+	bool dbg = user && settings_int(SET_SHOW_DEBUG_INFO) && vf_mode(t) != VF_STACK_RAW;
 	for (uint32_t i = 0; fr && i < nfr && n < STACK_DEPTH_MAX; i++, n++) {
 		uint64_t ip;
 		if (fsize == CG_USTACK_FRAME) {

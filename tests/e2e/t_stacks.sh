@@ -136,6 +136,9 @@ bid=$(readelf -n "$DW" | awk '/Build ID/ { print $3 }')
 expect_eq stacks:build_id_mode "$bid 0x$(printf %x $(sym_addr leaf))|$bid 0x$(printf %x $(($(sym_addr outer) + $(ret_off outer leaf))))" \
 	"$(printf '%s\n' "$out" | sed -n 13,14p | paste -sd'|')"
 expect_eq stacks:dw_ustack "        leaf+0@$src:$(($(ln 'int leaf(int x)') + 1))" "$(printf '%s\n' "$out" | sed -n 17p)"
+# raw mode: one address a frame, no inlined ones added
+out=$("$SONDE" -q -c "$DW" -e "$dprog { print(ustack(raw, 3)); }" 2>&1)
+expect_eq stacks:show_debug_info_raw 3 "$(printf '%s\n' "$out" | grep -cE '^[0-9a-f]+$')"
 # JSON: the same lines in the key's text
 out=$("$SONDE" -q -f json -c "$DW" -e "$dprog { @[ustack(2)] = count(); }" 2>&1)
 expect_eq stacks:show_debug_info_json "{\"type\": \"map\", \"data\": {\"@\": {\"\\n    leaf+0@$src:$(($(ln 'int leaf(int x)') + 1))\\n    [inlined] mid_inl@$src:$(ln L_mid)\\n    outer+$(ret_off outer leaf)@$src:$(ln L_outer)\\n\": 1}}}" \
