@@ -76,6 +76,8 @@ void cli_usage(FILE *out)
 		"    -d STAGE         bpftrace's name for --emit: ast, codegen (ir), dis (asm)\n"
 		"    -I DIR           search DIR for #include headers (before the system's)\n"
 		"    --include FILE   include FILE before the program (as #include <FILE>)\n"
+		"    --probe-filter REGEX  only the probes whose name (interval:ms:200,\n"
+		"                     uprobe:/bin/bash:readline) REGEX matches; BEGIN and END run\n"
 		"    --usdt-file-activation  activate USDT semaphores in every process that\n"
 		"                     maps the probe's file (a semaphore-guarded probe fires\n"
 		"                     without -p)\n"
@@ -97,7 +99,7 @@ void cli_usage(FILE *out)
 enum { OPT_UNSAFE = 256, OPT_DRY_RUN, OPT_CONTAINER, OPT_EMIT, OPT_FOLLOW, OPT_MAP_KEYS_MAX,
        OPT_EXCLUDE_SELF, OPT_SERVE, OPT_INTERVAL, OPT_MAX_SERIES, OPT_KUBE_LOGS,
        OPT_INFO, OPT_USER_PROBES, OPT_AGENT_DIR, OPT_RB_PAGES, OPT_OVERHEAD, OPT_EXPLAIN, OPT_NO_WARNINGS,
-       OPT_INCLUDE, OPT_USDT_FILE_ACTIVATION };
+       OPT_INCLUDE, OPT_USDT_FILE_ACTIVATION, OPT_PROBE_FILTER };
 
 /* a whole number in [min, max] or a message naming the option */
 static bool parse_count(const char *opt, const char *arg, long min, long max, long *out)
@@ -204,6 +206,7 @@ static const struct option longopts[] = {
 	{"no-warnings", no_argument, NULL, OPT_NO_WARNINGS},
 	{"include", required_argument, NULL, OPT_INCLUDE},
 	{"usdt-file-activation", no_argument, NULL, OPT_USDT_FILE_ACTIVATION},
+	{"probe-filter", required_argument, NULL, OPT_PROBE_FILTER},
 	/* the newest bpftrace's long names of its short options */
 	{"list", no_argument, NULL, 'l'},
 	{"verbose", no_argument, NULL, 'v'},
@@ -332,6 +335,18 @@ int cli_args_parse(int argc, char **argv, struct cli_args *o)
 			}
 			explain_page(stdout, x, false);
 			return 1;
+		}
+		case OPT_PROBE_FILTER: {
+			/* an extended regex searched in each attach point's name */
+			int err = regcomp(&o->probe_filter, optarg, REG_EXTENDED | REG_NOSUB);
+			if (err) {
+				char why[256];
+				regerror(err, &o->probe_filter, why, sizeof(why));
+				fprintf(stderr, "sonde: Invalid --probe-filter regex '%s': %s\n", optarg, why);
+				return -1;
+			}
+			o->has_probe_filter = true;
+			break;
 		}
 		case OPT_USER_PROBES: o->user_probes = true; break;
 		case OPT_AGENT_DIR: o->agent_dir = optarg; break;

@@ -8,6 +8,7 @@
 #ifndef SONDE_CLI_H
 #define SONDE_CLI_H
 
+#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -36,6 +37,8 @@ struct cli_args {
 	const char *agent_dir;
 	const struct output_writer *writer;
 	const char *pages_arg, *keys_arg;	/* --rb-pages, --map-keys-max */
+	regex_t probe_filter;	/* --probe-filter, compiled when has_probe_filter */
+	bool has_probe_filter;
 	const char *serve, *kube_logs;
 	long interval, max_series;
 	/* -I DIR and --include FILE, in order */

@@ -33,6 +33,15 @@ struct run {
 	int child, go_fd;	/* the -c child, held until the probes attach */
 };
 
+/* does any probe attach (or run once)? */
+static bool attaches_any(const struct sema_result *r)
+{
+	for (int i = 0; i < r->nprobes; i++)
+		if (r->probes[i].nattach && !r->probes[i].left_out)
+			return true;
+	return false;
+}
+
 /* between sema and codegen: the script's named options, the listings that
  * end there, and the -c child (codegen needs its pid for cpid) */
 static int after_sema(struct cli_compile *c)
@@ -41,6 +50,12 @@ static int after_sema(struct cli_compile *c)
 	const struct cli_args *o = run->o;
 	if (!cli_args_named_used(&c->so))
 		return -1;
+	if (o->has_probe_filter && !o->do_list && !attaches_any(c->r)) {
+		/* --probe-filter left nothing, as the newest bpftrace says it */
+		if (!o->quiet)
+			printf("No probes to attach\n");
+		return -1;
+	}
 	if (o->emit && !strcmp(o->emit, "ast")) {
 		ast_dump(stdout, c->ast);
 		return 1;
@@ -128,6 +143,7 @@ static int compile_and_run(const struct cli_args *o, const char *file)
 			.target_pid = o->pid, .unsafe = o->unsafe, .has_cpid = o->cmd != NULL,
 			.scoped = o->pid || o->container, .user_probes = o->user_probes,
 			.follow = o->follow,
+			.probe_filter = o->has_probe_filter ? &o->probe_filter : NULL,
 		},
 		.co = {
 			.emit_ir = emit && !strcmp(emit, "ir"), .emit_asm = emit && !strcmp(emit, "asm"),

@@ -356,7 +356,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		goto out;
 	int ntimers = 0;
 	for (int i = 0; i < r->nprobes; i++)
-		for (int j = 0; j < r->probes[i].nattach; j++)
+		for (int j = 0; j < r->probes[i].nattach && !r->probes[i].left_out; j++)
 			ntimers += r->probes[i].attach[j].type == PT_INTERVAL;
 	if (o->dry_run) {
 		if (attach_all(&rt, &count, true))

@@ -635,10 +635,34 @@ static void left_out(struct sema_ctx *s, struct sema_probe *p)
 	p->left_out = true;
 }
 
+/*
+ * --probe-filter REGEX (the newest bpftrace's): only the attach points
+ * whose full name ("interval:ms:200", "uprobe:/bin/bash:readline") the
+ * extended regex matches anywhere are attached; BEGIN, END and self run
+ * whatever it says.  A probe left with none is checked but never loaded,
+ * as one missing_probes lets go.
+ */
+static void filter_attach(struct sema_ctx *s, struct sema_probe *p)
+{
+	int kept = 0;
+	for (int i = 0; i < p->nattach; i++)
+		if (providers[p->attach[i].type].runs_once ||
+		    !regexec(s->opts->probe_filter, p->attach[i].name, 0, NULL, 0))
+			p->attach[kept++] = p->attach[i];
+	if (kept || !p->nattach)
+		p->nattach = kept;
+	else {
+		p->nattach = 0;
+		left_out(s, p);
+	}
+}
+
 void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p)
 {
 	for (struct ast_attach *at = p->node->probe.attach; at && !diag_stopped(s->d); at = at->next)
 		resolve_one(s, p, at);
+	if (s->opts->probe_filter)
+		filter_attach(s, p);
 	/* each fentry program is loaded for one function's BTF id */
 	for (int i = 0; i < p->nattach; i++)
 		if (p->attach[i].type == PT_FENTRY || p->attach[i].type == PT_FEXIT)

@@ -13,6 +13,7 @@
 #ifndef SONDE_SEMA_H
 #define SONDE_SEMA_H
 
+#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -298,6 +299,8 @@ struct sema_opts {
 				 * files the runtime rescans (not one per file now) */
 	bool user_probes;	/* --user-probes: uprobe bodies run in the traced
 				 * processes' agents (docs/user-probes.md) */
+	const regex_t *probe_filter;	/* --probe-filter REGEX: only the attach points
+					 * whose name it matches (BEGIN, END, self stay) */
 };
 
 struct sema_result {

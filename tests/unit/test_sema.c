@@ -147,6 +147,31 @@ static void test_per_attach(void **state)
 	checked_free(&c);
 }
 
+/* --probe-filter: the attach points whose name the regex matches, BEGIN
+ * and END whatever it says; a probe with none left is checked, not loaded */
+static void test_probe_filter(void **state)
+{
+	regex_t re;
+	assert_int_equal(regcomp(&re, "sched_w|ms:(2|3)00", REG_EXTENDED | REG_NOSUB), 0);
+	struct sema_opts o = {.builtins = stdlib_find, .probe_filter = &re};
+	struct checked c;
+	checked_run(&c, "BEGIN { } tracepoint:sched:sched_* { @[probe] = count(); }"
+		    " interval:ms:100 { @x = 1; } i:ms:200, i:ms:300, i:ms:400 { } END { }", &o);
+	assert_non_null(c.r);
+	assert_int_equal(c.r->nprobes, 5);
+	assert_int_equal(c.r->probes[0].nattach, 1);	/* BEGIN */
+	assert_int_equal(c.r->probes[1].nattach, 1);
+	assert_string_equal(c.r->probes[1].attach[0].name, "tracepoint:sched:sched_wakeup");
+	assert_false(c.r->probes[1].left_out);
+	assert_true(c.r->probes[2].left_out);		/* checked: @x has its type */
+	assert_non_null(checked_map(c.r, "@x"));
+	assert_int_equal(c.r->probes[3].nattach, 2);
+	assert_string_equal(c.r->probes[3].attach[1].name, "interval:ms:300");
+	assert_int_equal(c.r->probes[4].nattach, 1);	/* END */
+	checked_free(&c);
+	regfree(&re);
+}
+
 /* $1 is an integer when numeric, a string otherwise; $# counts them */
 static void test_positional(void **state)
 {
@@ -413,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_map_kinds),
 		cmocka_unit_test(test_key_layout),
 		cmocka_unit_test(test_per_attach),
+		cmocka_unit_test(test_probe_filter),
 		cmocka_unit_test(test_positional),
 		cmocka_unit_test(test_error_limit),
 		cmocka_unit_test(test_positional_out_of_range),
