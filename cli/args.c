@@ -168,19 +168,49 @@ static int take_named_options(int argc, char **argv, const char *shortopts,
 }
 
 /* a named option the script never reads with getopt() is a mistake (a
- * misspelt name, an option meant for sonde), as in the newest bpftrace */
-bool cli_args_named_used(const struct sema_opts *so)
+ * misspelt name, an option meant for sonde), and `-- --help` asks for the
+ * script's options: both said as the newest bpftrace says them
+ *   ERROR: unexpected program command line options: --bb
+ *   HINT: expected program options: --aa
+ * with --help one option a line, each with its description */
+bool cli_args_named_used(const struct sema_opts *so, const struct sema_result *r)
 {
 	const char *const *named = so->named_args;
+	bool help = false, unexpected = false;
 	for (int i = 0; i < so->nnamed_args; i++) {
 		if (so->named_used[i])
 			continue;
-		size_t len = strcspn(named[i] + 2, "=");
-		fprintf(stderr, "sonde: unexpected option %s: neither one of sonde's options (sonde -h) "
-			"nor read by the script (getopt(\"%.*s\"))\n", named[i], (int)len, named[i] + 2);
+		if (!strcmp(named[i], "--help"))
+			help = true;
+		else
+			unexpected = true;
+	}
+	if (!help && !unexpected)
+		return true;
+	if (unexpected) {
+		fputs("ERROR: unexpected program command line options: ", stderr);
+		const char *sep = "";
+		for (int i = 0; i < so->nnamed_args; i++) {
+			if (so->named_used[i] || !strcmp(named[i], "--help"))
+				continue;
+			fprintf(stderr, "%s%.*s", sep, (int)strcspn(named[i], "="), named[i]);
+			sep = ", ";
+		}
+		fputc('\n', stderr);
+	}
+	if (!r->nnamed_opts) {
+		fputs("HINT: no custom program options defined.\n", stderr);
 		return false;
 	}
-	return true;
+	fputs("HINT: expected program options:", stderr);
+	for (int i = 0; i < r->nnamed_opts; i++) {
+		const struct sema_named_opt *n = &r->named_opts[i];
+		fprintf(stderr, "%s--%s", help ? "\n" : i ? ", " : " ", n->name);
+		if (help && *n->desc)
+			fprintf(stderr, ": %s", n->desc);
+	}
+	fputc('\n', stderr);
+	return false;
 }
 
 static const struct option longopts[] = {

@@ -70,8 +70,9 @@ int cli_args_check(struct cli_args *o);
 /* the words after the script into so's $1, $2 ... and named options */
 void cli_args_script(const struct cli_args *o, struct arena *a, struct sema_opts *so);
 
-/* false after a message if a named option is one the script never read */
-bool cli_args_named_used(const struct sema_opts *so);
+/* false after a message if a named option is one the script never read,
+ * or `-- --help` asked for the script's options (r->named_opts) */
+bool cli_args_named_used(const struct sema_opts *so, const struct sema_result *r);
 
 /* ---- files.c -------------------------------------------------------------- */
 

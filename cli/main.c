@@ -48,7 +48,7 @@ static int after_sema(struct cli_compile *c)
 {
 	struct run *run = c->ctx;
 	const struct cli_args *o = run->o;
-	if (!cli_args_named_used(&c->so))
+	if (!cli_args_named_used(&c->so, c->r))
 		return -1;
 	if (o->has_probe_filter && !o->do_list && !attaches_any(c->r)) {
 		/* --probe-filter left nothing, as the newest bpftrace says it */

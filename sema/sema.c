@@ -33,6 +33,33 @@ void sema_error(struct sema_ctx *s, struct src_loc loc, const char *fmt, ...)
 	va_end(ap);
 }
 
+void sema_error_plain(struct sema_ctx *s, const char *fmt, ...)
+{
+	s->errors++;
+	if (s->quiet)
+		return;
+	s->d->errors++;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("ERROR: ", s->d->out);
+	vfprintf(s->d->out, fmt, ap);
+	fputc('\n', s->d->out);
+	va_end(ap);
+}
+
+void sema_named_opt(struct sema_ctx *s, const char *name, const char *desc)
+{
+	struct sema_result *r = s->r;
+	for (int i = 0; i < r->nnamed_opts; i++)
+		if (!strcmp(r->named_opts[i].name, name)) {
+			if (!*r->named_opts[i].desc)
+				r->named_opts[i].desc = desc;
+			return;
+		}
+	r->named_opts = arena_grow(s->a, r->named_opts, (size_t)r->nnamed_opts, sizeof(*r->named_opts));
+	r->named_opts[r->nnamed_opts++] = (struct sema_named_opt){name, desc};
+}
+
 struct arena *sema_arena(struct sema_ctx *s) { return s->a; }
 const struct sema_opts *sema_options(struct sema_ctx *s) { return s->opts; }
 const struct sema_probe *sema_cur_probe(struct sema_ctx *s) { return s->probe; }

@@ -323,6 +323,14 @@ struct sema_result {
 	bool stops;		/* the script calls exit(): once it has, every probe but
 				 * BEGIN and END returns at once, as in the newest
 				 * release (0.17 runs them until they are detached) */
+	struct sema_named_opt *named_opts;	/* getopt()'s options, in source order */
+	int nnamed_opts;
+};
+
+/* a named option the script reads with getopt("name", default, "description") */
+struct sema_named_opt {
+	const char *name;
+	const char *desc;	/* "" without a description */
 };
 
 /* NULL after reporting errors through d. */
@@ -338,6 +346,11 @@ struct type *sema_expr(struct sema_ctx *s, struct ast_node *e);
 struct type *sema_positional_text(struct sema_ctx *s, struct ast_node *e);
 void sema_error(struct sema_ctx *s, struct src_loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* an error of the command line, not of the source: "ERROR: msg" on its
+ * own line, as the newest bpftrace says it */
+void sema_error_plain(struct sema_ctx *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* getopt("name", ..., "desc"): the option as -- --help lists it (once) */
+void sema_named_opt(struct sema_ctx *s, const char *name, const char *desc);
 struct arena *sema_arena(struct sema_ctx *s);
 const struct sema_opts *sema_options(struct sema_ctx *s);
 /* the probe being checked, and its first attach point */

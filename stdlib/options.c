@@ -5,8 +5,8 @@
  * beside its positional parameters (cli/ keeps "--name[=value]" words out
  * of $1, $2 ...).  getopt("name") is a bool: was --name given (and not as
  * --name=false)?  getopt("name", default) takes the default's type: an
- * integer (or a bool word, true/false in any case: 1/0) or a string from
- * "--name=value", or a bool.  A named option may stand anywhere on the
+ * integer or a string from "--name=value", or a bool; a value of another
+ * type is an error, as in the newest release.  A named option may stand anywhere on the
  * command line (cli/ takes every "--name" that is not one of sonde's own);
  * one the script never reads is an error (cli/main.c).  Values are known at
  * compile time, as positional parameters are: the call folds to a
@@ -14,6 +14,7 @@
  * (getopt("depth", 35, "how deep to go"), as the newest release's
  * `--help` lists them); it changes nothing in the value.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,32 +66,49 @@ static void check_getopt(struct sema_ctx *s, struct ast_node *n)
 		return;
 	}
 	const char *v = named_value(s, a->s.value);
+	sema_named_opt(s, a->s.value, desc ? desc->s.value : "");
 	struct type *dt = def ? sema_expr(s, def) : NULL;
 	int64_t k;
+	/* a value of the wrong type is the command line's error, said as the
+	 * newest bpftrace says it: "program command line option --aa invalid
+	 * integer (value: False)" */
 	if (!def || dt->is_bool) {
 		bool b = def && dt->is_bool && def->kind == N_IDENT && !strcmp(def->ident.name, "true");
 		if (v && !word_bool(v, &b)) {
-			sema_error(s, n->loc, "getopt(\"%s\"): --%s=%s is not true or false", a->s.value,
-				   a->s.value, v);
+			sema_error_plain(s, "program command line option --%s expects a boolean (e.g. "
+					 "'true') (value: %s)", a->s.value, v);
 			return;
 		}
 		n->note.value = b;
 		n->type = ty_bool;
 	} else if (dt->kind == TY_INT && sema_fold_const(def, &k)) {
-		bool b;
-		if (v && *v && word_bool(v, &b) && strcmp(v, "0") && strcmp(v, "1")) {
-			k = b;	/* --cc=False for getopt("cc", 1): 0 */
-		} else if (v) {
+		if (v && !*v) {
+			sema_error_plain(s, "program command line option --%s expects an integer "
+					 "(value: true)", a->s.value);
+			return;
+		}
+		if (v) {
 			char *end;
-			k = strtoll(v, &end, 0);
-			if (!*v || *end) {
-				sema_error(s, n->loc, "getopt(\"%s\"): --%s=%s is not an integer",
-					   a->s.value, a->s.value, v);
+			errno = 0;
+			k = *v == '-' ? strtoll(v, &end, 0) : (int64_t)strtoull(v, &end, 0);
+			if (*end || end == v) {
+				sema_error_plain(s, "program command line option --%s invalid integer "
+						 "(value: %s)", a->s.value, v);
+				return;
+			}
+			if (errno == ERANGE) {
+				sema_error_plain(s, "program command line option --%s value is out of "
+						 "range (value: %s)", a->s.value, v);
 				return;
 			}
 		}
+		/* the default's sign types it, as the newest release's literals:
+		 * getopt("aa", 20) is a uint64 (--aa=0xffffffffffffffff prints
+		 * 18446744073709551615), getopt("bb", -1) an int64 */
+		int64_t dk = 0;
+		sema_fold_const(def, &dk);
 		n->note.value = (uint64_t)k;
-		n->type = ty_int64;
+		n->type = dk < 0 ? ty_int64 : ty_uint64;
 	} else if (def->kind == N_STR) {
 		/* a constant string: the node becomes the literal */
 		const char *str = v ? v : def->s.value;

@@ -757,7 +757,14 @@ out=$(dx_first 1 . -e 'BEGIN { print((getopt("aa", 10, "Description of aa"), get
 expect_eq docex:stdlib:getopt_types "(10, bye, true, false)" "$out"
 out=$(dx -e 'begin { print(getopt("aa", 10, 5)); }'; echo "rc=$?")
 dx_match docex:stdlib:getopt_description_string "third argument describes the option.*rc=[1-9]" "$out"
-differs stdlib:getopt_help "-- --help does not list the script's named options"
+out=$(dx -e 'begin { print((getopt("aa", 10, "Description of aa"), getopt("bb", 1))); }' -- --help; echo "rc=$?")
+expect_eq docex:stdlib:getopt_help "HINT: expected program options:
+--aa: Description of aa
+--bb
+rc=1" "$out"
+out=$(dx -e 'begin { print(getopt("aa", 10)); }' -- --aa=False; echo "rc=$?")
+expect_eq docex:stdlib:getopt_wrong_type "ERROR: program command line option --aa invalid integer (value: False)
+rc=1" "$out"
 out=$(dxo -e 'begin { print((getopt("hello"), getopt("on", false), getopt("off", true))); }' -- --hello=1 --on=true --off=0 | nb)
 expect_eq docex:stdlib:getopt_bool_values "(true, true, false)" "$out"
 if ! dx_pending stdlib:globmatch; then
