@@ -105,6 +105,12 @@ struct cg_object {
  * map holds u64 addresses.  The runtime tells them by the map's key (or,
  * for a STACK_TRACE map, value) size. */
 #define CG_USTACK_FRAME 32
+/* a user stack value (ustack: {u32 id, pid in bits 32-55}): the frames it
+ * has in bits 56-63 where its frames were read into a hash key (len() of
+ * a stack held in a variable reads them there); the pid is
+ * (v >> 32) & CG_STACK_PID_MASK */
+#define STACK_LEN_SHIFT 56
+#define CG_STACK_PID_MASK 0xffffff
 #define CG_STACK_MAP_ENTRIES 131072
 /* kernel stacks: a preallocated STACK_TRACE map (stdlib/stacks.c) */
 #define CG_KSTACK_MAP_ENTRIES 4096

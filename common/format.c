@@ -122,7 +122,13 @@ static bool parse_conv(const char *s, struct conv_parts *c, const char **why)
 		c->rmode = s[i + 1];	/* %rx, %rh: one conversion, as bpftrace */
 		c->length++;
 	}
-	if (!strchr("diuxXocspr", c->conv)) {	/* %r: a buf(), as bpftrace */
+	if (c->conv == 'g' && s[i + 1] == 'r') {
+		c->length++;		/* %gr: GFP flags by name (conv 'g') */
+	} else if (c->conv == 'g') {
+		*why = "unknown conversion (%gr prints GFP flags)";
+		return false;
+	}
+	if (!strchr("diuxXocsprg", c->conv)) {	/* %r: a buf(), as bpftrace */
 		*why = "unknown conversion";
 		return false;
 	}
@@ -398,6 +404,71 @@ static void put_str(struct buf *b, const struct conv_parts *c, const char *s)
 	put_padded(b, c, s, n);
 }
 
+/*
+ * %gr: a gfp_t as the kernel's trace events print it (__def_gfpflag_names in
+ * include/trace/events/mmflags.h), as the newest bpftrace does: compound
+ * masks first, each taking its bits, then single flags, then what is left
+ * in hex ("GFP_KERNEL|__GFP_ZERO", "0").  Bits of linux/gfp_types.h.
+ */
+enum {
+	G_DMA = 1 << 0, G_HIGHMEM = 1 << 1, G_DMA32 = 1 << 2, G_MOVABLE = 1 << 3,
+	G_RECLAIMABLE = 1 << 4, G_HIGH = 1 << 5, G_IO = 1 << 6, G_FS = 1 << 7, G_ZERO = 1 << 8,
+	G_DIRECT_RECLAIM = 1 << 10, G_KSWAPD_RECLAIM = 1 << 11, G_WRITE = 1 << 12,
+	G_NOWARN = 1 << 13, G_RETRY_MAYFAIL = 1 << 14, G_NOFAIL = 1 << 15, G_NORETRY = 1 << 16,
+	G_MEMALLOC = 1 << 17, G_COMP = 1 << 18, G_NOMEMALLOC = 1 << 19, G_HARDWALL = 1 << 20,
+	G_THISNODE = 1 << 21, G_ACCOUNT = 1 << 22, G_ZEROTAGS = 1 << 23, G_SKIP_ZERO = 1 << 24,
+	G_SKIP_KASAN = 1 << 25, G_NO_OBJ_EXT = 1 << 26,
+	G_RECLAIM = G_DIRECT_RECLAIM | G_KSWAPD_RECLAIM,
+	GFP_ATOMIC = G_HIGH | G_KSWAPD_RECLAIM,
+	GFP_KERNEL = G_RECLAIM | G_IO | G_FS,
+	GFP_NOWAIT = G_KSWAPD_RECLAIM | G_NOWARN,
+	GFP_NOIO = G_RECLAIM,
+	GFP_NOFS = GFP_NOIO | G_IO,
+	GFP_USER = GFP_NOFS | G_FS | G_HARDWALL,
+	GFP_HIGHUSER = GFP_USER | G_HIGHMEM,
+	GFP_HIGHUSER_MOVABLE = GFP_HIGHUSER | G_MOVABLE | G_SKIP_KASAN,
+	GFP_TRANSHUGE_LIGHT = (GFP_HIGHUSER_MOVABLE | G_COMP | G_NOMEMALLOC | G_NOWARN) & ~G_RECLAIM,
+	GFP_TRANSHUGE = GFP_TRANSHUGE_LIGHT | G_DIRECT_RECLAIM,
+};
+
+static const struct { uint64_t mask; const char *name; } gfp_names[] = {
+	{GFP_TRANSHUGE, "GFP_TRANSHUGE"}, {GFP_TRANSHUGE_LIGHT, "GFP_TRANSHUGE_LIGHT"},
+	{GFP_HIGHUSER_MOVABLE, "GFP_HIGHUSER_MOVABLE"}, {GFP_HIGHUSER, "GFP_HIGHUSER"},
+	{GFP_USER, "GFP_USER"}, {GFP_KERNEL | G_ACCOUNT, "GFP_KERNEL_ACCOUNT"},
+	{GFP_KERNEL, "GFP_KERNEL"}, {GFP_NOFS, "GFP_NOFS"}, {GFP_ATOMIC, "GFP_ATOMIC"},
+	{GFP_NOIO, "GFP_NOIO"}, {GFP_NOWAIT, "GFP_NOWAIT"}, {G_DMA, "GFP_DMA"},
+	{G_HIGHMEM, "__GFP_HIGHMEM"}, {G_DMA32, "GFP_DMA32"}, {G_HIGH, "__GFP_HIGH"},
+	{G_IO, "__GFP_IO"}, {G_FS, "__GFP_FS"}, {G_ZERO, "__GFP_ZERO"},
+	{G_DIRECT_RECLAIM, "__GFP_DIRECT_RECLAIM"}, {G_KSWAPD_RECLAIM, "__GFP_KSWAPD_RECLAIM"},
+	{G_WRITE, "__GFP_WRITE"}, {G_NOWARN, "__GFP_NOWARN"},
+	{G_RETRY_MAYFAIL, "__GFP_RETRY_MAYFAIL"}, {G_NOFAIL, "__GFP_NOFAIL"},
+	{G_NORETRY, "__GFP_NORETRY"}, {G_MEMALLOC, "__GFP_MEMALLOC"}, {G_COMP, "__GFP_COMP"},
+	{G_NOMEMALLOC, "__GFP_NOMEMALLOC"}, {G_HARDWALL, "__GFP_HARDWALL"},
+	{G_THISNODE, "__GFP_THISNODE"}, {G_ACCOUNT, "__GFP_ACCOUNT"},
+	{G_ZEROTAGS, "__GFP_ZEROTAGS"}, {G_SKIP_ZERO, "__GFP_SKIP_ZERO"},
+	{G_SKIP_KASAN, "__GFP_SKIP_KASAN"}, {G_NO_OBJ_EXT, "__GFP_NO_OBJ_EXT"},
+};
+
+static void put_gfp(struct buf *b, const struct conv_parts *c, uint64_t v)
+{
+	char out[1024];
+	size_t n = 0;
+	if (!v) {
+		put_padded(b, c, "0", 1);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(gfp_names) / sizeof(gfp_names[0]); i++)
+		if ((v & gfp_names[i].mask) == gfp_names[i].mask) {
+			n += (size_t)snprintf(out + n, sizeof(out) - n, "%s%s", n ? "|" : "",
+					      gfp_names[i].name);
+			v &= ~gfp_names[i].mask;
+		}
+	if (v)
+		n += (size_t)snprintf(out + n, sizeof(out) - n, "%s0x%llx", n ? "|" : "",
+				      (unsigned long long)v);
+	put_padded(b, c, out, n);
+}
+
 static void put_conv(struct buf *b, const struct conv_parts *c,
 		     const struct fmt_val *v)
 {
@@ -422,6 +493,9 @@ static void put_conv(struct buf *b, const struct conv_parts *c,
 					 (unsigned long long)v->i);
 			put_str(b, c, tmp);
 		}
+		break;
+	case 'g':
+		put_gfp(b, c, v->kind == FMT_STR ? 0 : (uint64_t)v->i);
 		break;
 	case 'c':
 		ch = v->kind == FMT_STR ? 0 : (char)(unsigned char)v->i;

@@ -2,7 +2,8 @@
  * format.h - printf() format strings: checked at compile time, applied in
  * userspace to the arguments a BPF program sent through the ring buffer.
  *
- * Conversions follow bpftrace: %d %i %u %x %X %o %c %s %p %%, flags - 0 +
+ * Conversions follow bpftrace: %d %i %u %x %X %o %c %s %p %%, %gr (a gfp_t's
+ * flags by name, as the newest release), flags - 0 +
  * space #, width, precision, length modifiers h hh l ll z j t (accepted and
  * ignored: every integer argument is a full 64-bit value; %d, %u, %x print
  * all 64 bits, unlike bpftrace 0.17 which truncates to 32).  Escape
@@ -20,7 +21,7 @@ struct arena;
 
 enum fmt_arg_kind {
 	FMT_INT,	/* %d %i: signed 64-bit */
-	FMT_UINT,	/* %u %x %X %o %c %p: unsigned 64-bit */
+	FMT_UINT,	/* %u %x %X %o %c %p %gr: unsigned 64-bit */
 	FMT_STR,	/* %s: any printable value; %r: a buf() */
 };
 

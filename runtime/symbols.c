@@ -344,7 +344,7 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 {
 	bool user = t->kind == TY_USTACK;
 	int32_t id = (int32_t)(uint32_t)v;
-	int pid = (int)(v >> 32);
+	int pid = (int)((v >> 32) & CG_STACK_PID_MASK);
 	uint32_t depth = t->count ? t->count : STACK_MAX;
 	uint32_t fsize = 8, nfr = 0;
 	if (t->stack_mode == STACK_MODE_PYTHON) {	/* {pid, (code, instr) x depth} */

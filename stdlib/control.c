@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <strings.h>
 
+#include "host/host.h"
 #include "stdlib/stdlib_int.h"
 
 static int signal_by_name(const char *s)
@@ -91,6 +92,16 @@ static bool stack_arg(const struct ast_node *a)
 	return !strcmp(name, "ustack") || !strcmp(name, "kstack");
 }
 
+/* does a ustack value of type t carry its frame count?  Those whose frames
+ * are a hash key (stdlib/stacks.c): not python or mixed stacks, nor deep
+ * ones on a kernel whose hash keys are at most 512 bytes */
+static bool stack_len_kept(const struct type *t)
+{
+	uint32_t depth = t->count ? t->count : 127;
+	return t->stack_mode != STACK_MODE_PYTHON && t->stack_mode != STACK_MODE_MIXED &&
+	       (depth * CG_USTACK_FRAME <= 512 || host_feature(HF_BIG_KEYS));
+}
+
 static void check_len(struct sema_ctx *s, struct ast_node *n)
 {
 	struct ast_node *a = n->call.args;
@@ -98,6 +109,33 @@ static void check_len(struct sema_ctx *s, struct ast_node *n)
 		struct type *t = sema_expr(s, a);
 		n->type = t->kind == TY_ERROR ? *t : ty_int64;
 		return;
+	}
+	if (a->kind == N_VAR || (a->kind == N_MAP && a->map.nkeys)) {
+		/* a user stack held in a variable or a map value: its frame
+		 * count travels in the value (STACK_LEN_SHIFT) */
+		struct type *t = sema_expr(s, a);
+		if (t->kind == TY_ERROR) {
+			n->type = *t;
+			return;
+		}
+		if (t->kind == TY_USTACK && stack_len_kept(t)) {
+			n->type = ty_int64;
+			return;
+		}
+		if (t->kind == TY_USTACK || t->kind == TY_KSTACK) {
+			sema_error(s, a->loc, "len() of a %s held in a variable: only ustack of the default "
+				   "modes keeps its frame count (write len(%s) where it is taken)",
+				   t->kind == TY_USTACK ? "ustack" : "kstack",
+				   t->kind == TY_USTACK ? "ustack" : "kstack");
+			n->type.kind = TY_ERROR;
+			return;
+		}
+		if (a->kind == N_VAR) {
+			sema_error(s, a->loc, "len() takes a map (@m) or a stack (ustack, $stack), not %s",
+				   type_str(sema_arena(s), t));
+			n->type.kind = TY_ERROR;
+			return;
+		}
 	}
 	if (a->kind != N_MAP || a->map.nkeys) {
 		sema_error(s, a->loc, "len() needs a map name without keys, like @m");
@@ -128,6 +166,12 @@ static LLVMValueRef lower_len(struct cg_ctx *cg, struct ast_node *n)
 		LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntSGT, got, cg_const(cg, 0), "");
 		return LLVMBuildSelect(b, ok, LLVMBuildUDiv(b, got, cg_const(cg, 8), ""), cg_const(cg, 0),
 				       "frames");
+	}
+	if (a->type.kind == TY_USTACK) {
+		LLVMBuilderRef b = cg_builder(cg);
+		LLVMValueRef v = cg_expr(cg, (struct ast_node *)a);
+		return LLVMBuildAnd(b, LLVMBuildLShr(b, v, cg_const(cg, STACK_LEN_SHIFT), ""),
+				    cg_const(cg, 0xff), "frames");
 	}
 	return cg_map_count(cg, cg_map_of(cg, n->call.args));
 }

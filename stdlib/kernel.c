@@ -30,6 +30,30 @@ static LLVMValueRef lower_curtask(struct cg_ctx *cg, struct ast_node *n)
 	return cg_helper_call(cg, BPF_FUNC_get_current_task, NULL, 0);
 }
 
+/* ctx: the program's context pointer, as the newest bpftrace types it
+ * where sonde's programs have the same context: a struct pt_regs * in
+ * kprobes, uprobes and usdt; elsewhere an untyped kernel pointer (cast
+ * it: `((struct x *)ctx).x`).  Reads through it are probe reads. */
+static void check_ctx(struct sema_ctx *s, struct ast_node *n)
+{
+	const struct sema_probe *p = sema_cur_probe(s);
+	enum probe_type t = p && p->nattach ? p->attach[0].type : PT_BEGIN;
+	if (t == PT_KPROBE || t == PT_KRETPROBE || t == PT_UPROBE || t == PT_URETPROBE || t == PT_USDT) {
+		n->type = sema_kernel_ptr(s, "pt_regs");
+		if (n->type.kind == TY_PTR)
+			return;
+	}
+	struct type p8 = {.kind = TY_PTR, .size = 8};
+	p8.elem = arena_new_obj(sema_arena(s), struct type);
+	*p8.elem = (struct type){.kind = TY_INT, .size = 1};
+	n->type = p8;
+}
+
+static LLVMValueRef lower_ctx(struct cg_ctx *cg, struct ast_node *n)
+{
+	return LLVMBuildPtrToInt(cg_builder(cg), cg_ctx_arg(cg), cg_i64(cg), "ctx");
+}
+
 /* ppid: curtask->real_parent->tgid, the parent's pid; pcomm:
  * curtask->real_parent->comm, the parent's name; leader_comm and
  * leader_tid: curtask->group_leader's comm and pid, the process's name
@@ -210,6 +234,8 @@ static LLVMValueRef lower_percpu_kaddr(struct cg_ctx *cg, struct ast_node *n)
 const struct builtin stdlib_kernel[] = {
 	{.name = "curtask", .kind = BI_VAR, .check = check_curtask, .lower = lower_curtask,
 	 .summary = "the current task_struct (typed from the kernel's BTF)"},
+	{.name = "ctx", .kind = BI_VAR, .check = check_ctx, .lower = lower_ctx,
+	 .summary = "the BPF program's context (struct pt_regs * in kprobes and uprobes)"},
 	{.name = "ppid", .kind = BI_VAR, .check = check_parent,
 	 .summary = "process id of the current task's parent"},
 	{.name = "pcomm", .kind = BI_VAR, .check = check_parent,

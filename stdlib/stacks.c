@@ -31,7 +31,8 @@
  * the same in every process and is named after its process exited; a
  * frame the kernel could not give a build-id for is an address, which
  * means something only in its process: then the value carries the pid
- * above the id (frames_need_pid).  runtime/symbols.c and
+ * above the id (frames_need_pid), and the frame count in its top byte
+ * (STACK_LEN_SHIFT, for len() of a stack held in a variable).  runtime/symbols.c and
  * runtime/exited.c read the frames back and name them when the value is
  * printed.  A kernel before 5.11 takes hash keys of
  * at most 512 bytes (16 build-id frames): deeper user stacks there go to a
@@ -383,6 +384,11 @@ static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 	stdlib_note_pid(cg, pid);
 	LLVMValueRef need = LLVMBuildAnd(b, ok, frames_need_pid(cg, buf, depth), "");
 	pid = LLVMBuildSelect(b, need, pid, cg_const(cg, 0), "");
+	/* the frame count in the top byte, for len($stack) (STACK_LEN_SHIFT):
+	 * a stack's frames give it, so equal stacks stay equal values */
+	LLVMValueRef frames = LLVMBuildSelect(b, ok, LLVMBuildUDiv(b, got, cg_const(cg, CG_USTACK_FRAME), ""),
+					      cg_const(cg, 0), "frames");
+	v = LLVMBuildOr(b, v, LLVMBuildShl(b, frames, cg_const(cg, STACK_LEN_SHIFT), ""), "");
 	return LLVMBuildOr(b, v, LLVMBuildShl(b, pid, cg_const(cg, 32), ""), "ustack");
 }
 

@@ -137,6 +137,14 @@ static const struct fmt_case cases[] = {
 	{ "[%d%]", 1, { I(7) }, "[7%]" },
 	{ "50%, %d; %-\x01 %", 1, { I(2) }, "50%, 2; %-\x01 %" },
 	{ "x %-08l", 0, { I(0) }, "x %-08l" },
+	/* %gr: GFP flags as the newest bpftrace (and the kernel's trace
+	 * events) name them: compound masks first, then bits, then hex */
+	{ "[%gr]", 1, { U(0x1) }, "[GFP_DMA]" },
+	{ "[%gr]", 1, { U(0) }, "[0]" },
+	{ "[%gr]", 1, { U(0xcc0) }, "[GFP_KERNEL]" },
+	{ "[%gr]", 1, { U(0xdc0) }, "[GFP_KERNEL|__GFP_ZERO]" },
+	{ "[%gr]", 1, { U(0x400cc0) }, "[GFP_KERNEL_ACCOUNT]" },
+	{ "[%gr|%-12gr|]", 2, { U(0x820), U(0x80000000) }, "[GFP_ATOMIC|0x80000000  |]" },
 };
 
 static void test_table(void **state)
