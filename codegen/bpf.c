@@ -7,6 +7,7 @@
  * demands, probe reads, and ring-buffer events.  The rest of codegen and
  * stdlib/ speak these terms instead of raw IR.
  */
+#include <errno.h>
 #include "codegen/cg_int.h"
 
 #include <string.h>
@@ -547,7 +548,13 @@ LLVMValueRef cg_map_update(struct cg_ctx *cg, const struct sema_map *m, LLVMValu
 {
 	LLVMValueRef args[] = {cg_map_ref(cg, m), key, val, cg_const(cg, flags)};
 	LLVMValueRef rc = cg_helper_call(cg, BPF_FUNC_map_update_elem, args, 4);
-	/* a full map refuses new keys (-E2BIG): count it, userspace warns */
+	/* a full map refuses new keys (-E2BIG): count it, userspace warns at
+	 * exit; a declared map (let @m = hash(N), which 0.17 does not have)
+	 * warns at each refusal, where the update is, as the newest bpftrace
+	 * does ("Map full; can't update element"; -k reports it already) */
+	if (m->decl && !checked_helper(cg->opts->helper_check, BPF_FUNC_map_update_elem))
+		report_failure(cg, LLVMBuildICmp(cg->b, LLVMIntEQ, rc, cg_const(cg, (uint64_t)-E2BIG), ""),
+			       "map_update_elem", NULL, rc);
 	struct cg_if f = cg_begin_if(cg, LLVMBuildICmp(cg->b, LLVMIntSLT, rc, cg_const(cg, 0), ""),
 				     "update_failed");
 	count_in(cg, cg->map_fails, (uint32_t)m->id);

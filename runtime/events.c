@@ -129,6 +129,14 @@ static void helper_warning(struct rt *rt, const struct cg_site *site, int64_t co
 	struct diag d;
 	diag_init(&d, rt->o->file, rt->o->src, stderr);
 	fflush(rt->o->out);
+	if (code == -E2BIG && !strcmp(site->helper, "map_update_elem")) {
+		/* a full map, in the newest bpftrace's words */
+		static const char full[] = "Map full; can't update element. Try increasing max_map_keys "
+					   "config or manually setting the max entries in a map "
+					   "declaration e.g. `let @a = hash(5000)`";
+		diag_located(&d, site->loc, "WARNING", full, sizeof(full) - 1);
+		return;
+	}
 	if (site->map)
 		diag_warn(&d, site->loc, "%s failed: map '%s' has no such key (the read gives 0)",
 			  site->helper, site->map);

@@ -778,7 +778,7 @@ void rt_maps_report_full(struct rt *rt)
 	for (int i = 0; fd >= 0 && i < rt->r->nmaps; i++) {
 		const struct sema_map *m = rt->r->maps[i];
 		uint64_t lost = rt_percpu_sum(rt, fd, (uint32_t)m->id);
-		if (!lost)
+		if (!lost || m->decl)	/* a declared map warned at each refusal */
 			continue;
 		struct bpf_map_info info = {0};
 		uint32_t len = sizeof(info);

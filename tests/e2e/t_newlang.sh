@@ -159,7 +159,7 @@ expect_eq newlang:assert $'stdin:1:33-55: ERROR: assert failed: math\nbegin { as
 
 # -- map declarations: tests/runtime/map's cases ------------------------------
 out=$(nl_run 'let @a = hash(1); begin { @a[1] = 1; @a[2] = 2; }' | sed '/^$/d')
-expect_eq newlang:decl_hash_full $'@a[1]: 1\nsonde: warning: map \'@a\' was full (1 keys): 1 update was lost; declare it larger (let @m = hash(N))' "$out"
+expect_eq newlang:decl_hash_full $'stdin:1:38-47: WARNING: Map full; can\'t update element. Try increasing max_map_keys config or manually setting the max entries in a map declaration e.g. `let @a = hash(5000)`\nlet @a = hash(1); begin { @a[1] = 1; @a[2] = 2; }\n                                     ~~~~~~~~~\n@a[1]: 1' "$out"
 out=$(nl_run 'let @a = hash(1); begin { @a[0] = 0; @a[0] = 1; }' | sed '/^$/d')
 expect_eq newlang:decl_hash_same_key '@a[0]: 1' "$out"
 # an LRU map evicts instead of refusing: never a "full" warning
