@@ -76,6 +76,9 @@ void cli_usage(FILE *out)
 		"    -d STAGE         bpftrace's name for --emit: ast, codegen (ir), dis (asm)\n"
 		"    -I DIR           search DIR for #include headers (before the system's)\n"
 		"    --include FILE   include FILE before the program (as #include <FILE>)\n"
+		"    --bench, --mode bench  run BEGIN, then time each bench:NAME probe (the\n"
+		"                     kernel runs it until a millisecond has passed) and\n"
+		"                     print a row for it, then END\n"
 		"    --probe-filter REGEX  only the probes whose name (interval:ms:200,\n"
 		"                     uprobe:/bin/bash:readline) REGEX matches; BEGIN and END run\n"
 		"    --usdt-file-activation  activate USDT semaphores in every process that\n"
@@ -99,7 +102,7 @@ void cli_usage(FILE *out)
 enum { OPT_UNSAFE = 256, OPT_DRY_RUN, OPT_CONTAINER, OPT_EMIT, OPT_FOLLOW, OPT_MAP_KEYS_MAX,
        OPT_EXCLUDE_SELF, OPT_SERVE, OPT_INTERVAL, OPT_MAX_SERIES, OPT_KUBE_LOGS,
        OPT_INFO, OPT_USER_PROBES, OPT_AGENT_DIR, OPT_RB_PAGES, OPT_OVERHEAD, OPT_EXPLAIN, OPT_NO_WARNINGS,
-       OPT_INCLUDE, OPT_USDT_FILE_ACTIVATION, OPT_PROBE_FILTER };
+       OPT_INCLUDE, OPT_USDT_FILE_ACTIVATION, OPT_PROBE_FILTER, OPT_BENCH, OPT_MODE };
 
 /* a whole number in [min, max] or a message naming the option */
 static bool parse_count(const char *opt, const char *arg, long min, long max, long *out)
@@ -237,6 +240,8 @@ static const struct option longopts[] = {
 	{"include", required_argument, NULL, OPT_INCLUDE},
 	{"usdt-file-activation", no_argument, NULL, OPT_USDT_FILE_ACTIVATION},
 	{"probe-filter", required_argument, NULL, OPT_PROBE_FILTER},
+	{"bench", no_argument, NULL, OPT_BENCH},
+	{"mode", required_argument, NULL, OPT_MODE},
 	/* the newest bpftrace's long names of its short options */
 	{"list", no_argument, NULL, 'l'},
 	{"verbose", no_argument, NULL, 'v'},
@@ -378,6 +383,18 @@ int cli_args_parse(int argc, char **argv, struct cli_args *o)
 			o->has_probe_filter = true;
 			break;
 		}
+		case OPT_BENCH: o->bench = true; break;
+		case OPT_MODE:
+			/* the newest bpftrace's modes sonde has: run (the default), bench */
+			if (!strcmp(optarg, "bench"))
+				o->bench = true;
+			else if (strcmp(optarg, "run")) {
+				fprintf(stderr, "sonde: --mode takes run or bench (bpftrace's codegen, "
+					"compiler-bench, test and format modes are not in sonde), not '%s'\n",
+					optarg);
+				return -1;
+			}
+			break;
 		case OPT_USER_PROBES: o->user_probes = true; break;
 		case OPT_AGENT_DIR: o->agent_dir = optarg; break;
 		case OPT_EMIT:

@@ -32,7 +32,7 @@ enum { CLI_MAX_INCLUDES = 64 };
 struct cli_args {
 	const char *prog_text, *out_path, *cmd, *container, *emit;
 	bool do_list, unsafe, dry_run, quiet, follow, exclude_self, overhead;
-	bool info, user_probes, format_given;
+	bool info, user_probes, format_given, bench;
 	int verbose, pid, helper_check;
 	const char *agent_dir;
 	const struct output_writer *writer;

@@ -33,11 +33,12 @@ struct run {
 	int child, go_fd;	/* the -c child, held until the probes attach */
 };
 
-/* does any probe attach (or run once)? */
-static bool attaches_any(const struct sema_result *r)
+/* does any probe attach (or run once; bench probes under --bench)? */
+static bool attaches_any(const struct sema_result *r, bool bench)
 {
 	for (int i = 0; i < r->nprobes; i++)
-		if (r->probes[i].nattach && !r->probes[i].left_out)
+		if (r->probes[i].nattach && !r->probes[i].left_out &&
+		    (bench || r->probes[i].attach[0].type != PT_BENCH))
 			return true;
 	return false;
 }
@@ -50,7 +51,11 @@ static int after_sema(struct cli_compile *c)
 	const struct cli_args *o = run->o;
 	if (!cli_args_named_used(&c->so, c->r))
 		return -1;
-	if (o->has_probe_filter && !o->do_list && !attaches_any(c->r)) {
+	if (c->r->has_bench && !o->bench && !o->do_list && !attaches_any(c->r, false)) {
+		fprintf(stderr, "ERROR: No probes attached; use --bench to run benchmark probes.\n");
+		return -1;
+	}
+	if (o->has_probe_filter && !o->do_list && !attaches_any(c->r, o->bench)) {
 		/* --probe-filter left nothing, as the newest bpftrace says it */
 		if (!o->quiet)
 			printf("No probes to attach\n");
@@ -109,6 +114,7 @@ static int run_program(struct run *run, struct cli_compile *c, const char *file,
 		.kube_logs = o->kube_logs,
 		.user_probes = o->user_probes, .agent_dir = o->agent_dir,
 		.rb_pages = (unsigned)settings_int(SET_PERF_RB_PAGES), .overhead = o->overhead,
+		.bench = o->bench,
 	};
 	int rc = rt_run(c->r, &c->obj, &ro);
 	run->go_fd = -1;	/* the runtime released or killed the child */

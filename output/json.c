@@ -349,6 +349,15 @@ static void json_helper_error(FILE *out, const char *helper, int64_t retcode, co
 	fprintf(out, ", \"retcode\": %" PRId64 ", \"line\": %d, \"col\": %d}\n", retcode, line, col);
 }
 
+/* --bench: {"type": "benchmark_result", "data": {"a": {"average": N, "iters": N}}} */
+static void json_benchmark(FILE *out, const char *const *names, int n, int index, bool first,
+			   uint64_t avg_ns, uint64_t iters)
+{
+	fputs("{\"type\": \"benchmark_result\", \"data\": {", out);
+	json_cstring(out, names[index]);
+	fprintf(out, ": {\"average\": %" PRIu64 ", \"iters\": %" PRIu64 "}}}\n", avg_ns, iters);
+}
+
 const struct output_writer output_json = {
 	.name = "json",
 	.render = PR_RENDER_JSON,
@@ -360,4 +369,5 @@ const struct output_writer output_json = {
 	.map = json_map,
 	.lost_events = json_lost_events,
 	.helper_error = json_helper_error,
+	.benchmark = json_benchmark,
 };

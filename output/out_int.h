@@ -36,6 +36,8 @@ void pr_text_join(FILE *out, const char *text, size_t len);
 void pr_text_map(FILE *out, struct pr_map *m, uint32_t top, uint32_t div);
 void pr_text_lost_events(FILE *out, FILE *diag, uint64_t lost);
 void pr_text_maps_begin(FILE *out);
+void pr_text_benchmark(FILE *out, const char *const *names, int n, int index, bool first,
+		       uint64_t avg_ns, uint64_t iters);
 /* a writer's event hooks as text.c's (the formats whose events print as text) */
 #define PR_TEXT_EVENTS                                                                         \
 	.attached = pr_text_attached, .message = pr_text_message, .value = pr_text_value,      \

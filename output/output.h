@@ -186,6 +186,10 @@ struct output_writer {
 	 * on stderr */
 	void (*helper_error)(FILE *out, const char *helper, int64_t retcode, const char *msg,
 			     int line, int col);
+	/* --bench: bench probe `index` of names[0..n) ran iters times, avg_ns
+	 * each (first: the table's first row, after its header); NULL: text's */
+	void (*benchmark)(FILE *out, const char *const *names, int n, int index, bool first,
+			  uint64_t avg_ns, uint64_t iters);
 	/* picture formats: write the picture to `out` (the -o FILE) at exit;
 	 * NULL in the formats that write as they go */
 	void (*finish)(FILE *out);

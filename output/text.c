@@ -209,6 +209,27 @@ void pr_text_maps_begin(FILE *out)
 	fputs("\n\n", out);
 }
 
+/* --bench's table, as the newest bpftrace lays it out: the name in the
+ * longest name's width (at least 40) and one, the time in 15, then the
+ * iterations; the header and a rule before the first row */
+void pr_text_benchmark(FILE *out, const char *const *names, int n, int index, bool first,
+		       uint64_t avg_ns, uint64_t iters)
+{
+	int w = 40;
+	for (int i = 0; i < n; i++)
+		if ((int)strlen(names[i]) > w)
+			w = (int)strlen(names[i]);
+	if (first) {
+		fprintf(out, "%-*s%-15s%s\n", w + 1, "Benchmark", "Time(ns)", "Iterations");
+		for (int i = 0; i < w + 1 + 15 + 10; i++)
+			fputc('-', out);
+		fputc('\n', out);
+	}
+	char t[24];
+	snprintf(t, sizeof(t), "%" PRIu64, avg_ns);
+	fprintf(out, "%-*s%-15s%" PRIu64 "\n", w + 1, names[index], t, iters);
+}
+
 void pr_text_lost_events(FILE *out, FILE *diag, uint64_t lost)
 {
 	fprintf(diag, "Lost %" PRIu64 " events\n", lost);
@@ -224,4 +245,5 @@ const struct output_writer output_text = {
 	.maps_begin = pr_text_maps_begin,
 	.map = pr_text_map,
 	.lost_events = pr_text_lost_events,
+	.benchmark = pr_text_benchmark,
 };

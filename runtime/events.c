@@ -310,7 +310,7 @@ static int handle(struct rt *rt, void *data, size_t size)
 	 * bpftrace (the other CPUs run on until the detach); what was queued
 	 * before it did print.  Symbols of a new pid are still learnt, for
 	 * the stacks the exit-time maps print. */
-	if (rt->ev.exited && kind != EV_PID_SEEN && kind != EV_EXEC && kind != EV_PY_SCAN &&
+	if ((rt->ev.exited || rt->ev.discard) && kind != EV_PID_SEEN && kind != EV_EXEC && kind != EV_PY_SCAN &&
 	    kind != EV_PY_STACK)
 		return 0;
 	switch ((enum event_kind)kind) {

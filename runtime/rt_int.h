@@ -30,6 +30,7 @@ struct rt_events {
 	bool more;		/* the last drain stopped with records left */
 	bool exited;		/* an exit() event came: what probes sent after it is
 				 * not printed (bpftrace); END clears it */
+	bool discard;		/* a bench probe's output: not printed (bench.c) */
 	uint64_t lost_reported;	/* lost events already reported */
 	uint64_t lost_checked_ms;	/* CLOCK_MONOTONIC of the last check */
 };
@@ -309,6 +310,10 @@ rt_attach_fn rt_attach_fentry;				/* fentry.c */
 void rt_kprobe_prepare(struct rt *rt);
 rt_attach_fn rt_attach_tracepoint, rt_attach_raw_tracepoint;	/* tracepoint.c */
 rt_attach_fn rt_attach_perf;	/* perf.c: interval, profile, software, hardware */
+rt_attach_fn rt_attach_bench;	/* bench.c: bench: probes count under --bench */
+/* bench.c: --bench: each bench: probe run and timed, its row written;
+ * 0, or -1 after a message */
+int rt_bench_run(struct rt *rt);
 /* uprobe.c: plan resolves every uprobe attach point in source order
  * before anything attaches (missing ones warn, or stop the run: 0 or
  * -errno); plans_free frees what attaching did not take. */

@@ -83,6 +83,7 @@ static rt_attach_fn *const attachers[] = {
 	[PT_SOFTWARE] = rt_attach_perf,
 	[PT_HARDWARE] = rt_attach_perf,
 	[PT_SELF] = attach_special,
+	[PT_BENCH] = rt_attach_bench,
 };
 _Static_assert(sizeof(attachers) / sizeof(attachers[0]) == PT_COUNT,
 	       "every probe type has an attach function");
@@ -369,7 +370,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		goto out;
 	}
 	rt_py_start(&rt);
-	if (!o->quiet) {
+	if (!o->quiet && !o->bench) {	/* --bench's table says what ran */
 		o->writer->attached(o->out, stderr, count + ntimers);
 		fflush(o->out);	/* JSON readers (and tests) wait for this line */
 	}
@@ -402,7 +403,12 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	/* stop.c: signals, exit(), the -c command and the -p process each
 	 * end the loop at once, whatever the event rate; events.c takes a
 	 * bounded share of the ring each time (no wait while some is left) */
-	if (!look(&rt) &&
+	if (o->bench) {
+		/* --bench: BEGIN ran; each bench probe is run and timed, then
+		 * END and the maps, as the newest bpftrace */
+		if (rt_bench_run(&rt))
+			goto out;
+	} else if (!look(&rt) &&
 	    !(only_special(r) && !o->child_pid && !o->pid && !o->writer->scrape && !o->serve_addr)) {
 		while (!look(&rt)) {
 			/* --serve: HTTP clients wake the same wait (serve.c) */

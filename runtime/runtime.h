@@ -36,6 +36,7 @@ struct rt_opts {
 	const char *agent_dir;	/* --agent-dir; NULL: SONDE_RUN_DIR or /run/sonde */
 	unsigned rb_pages;	/* event ring: pages per CPU (0: the default size) */
 	bool overhead;		/* --overhead: what each probe costs (overhead.c) */
+	bool bench;		/* --bench: run and time the bench: probes (bench.c), then END */
 	const char *src;	/* source text, for verifier messages */
 	const char *file;	/* source name */
 	/* scrape writers (-f prometheus|openmetrics) */

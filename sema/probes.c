@@ -57,6 +57,9 @@ static const struct probe_provider providers[] = {
 	[PT_HARDWARE] = {PT_HARDWARE, "hardware", "h", "perf_event", false, false, TASK_REGS,
 			 host_list_hardware},
 	[PT_SELF] = {PT_SELF, "self", NULL, "raw_tp/sonde_run", false, true, 0, NULL, true},
+	/* an XDP program: the kernel runs those repeatedly and times them
+	 * (BPF_PROG_TEST_RUN's repeat, which raw_tp programs refuse) */
+	[PT_BENCH] = {PT_BENCH, "bench", NULL, "xdp", false, true, 0, NULL, false},
 };
 _Static_assert(sizeof(providers) / sizeof(providers[0]) == PT_COUNT,
 	       "every probe type has a row in providers[]");
@@ -485,6 +488,27 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 		at->name = "self:signal:SIGUSR1";
 		at->loc = raw->loc;
 		s->r->has_self = true;
+		return;
+	}
+	case PT_BENCH: {
+		/* bench:NAME, each name once (the newest bpftrace's) */
+		if (n != 2 || !*parts[1]) {
+			sema_error(s, raw->loc, "bench probe expects bench:NAME");
+			return;
+		}
+		for (int i = 0; i < s->r->nprobes; i++)
+			for (int j = 0; j < s->r->probes[i].nattach; j++)
+				if (s->r->probes[i].attach[j].type == PT_BENCH &&
+				    !strcmp(s->r->probes[i].attach[j].func, parts[1])) {
+					sema_error(s, raw->loc, "bench:%s is defined twice", parts[1]);
+					return;
+				}
+		struct sema_attach *at = push(s, p);
+		at->type = type;
+		at->func = parts[1];
+		at->name = arena_printf(s->a, "bench:%s", parts[1]);
+		at->loc = raw->loc;
+		s->r->has_bench = true;
 		return;
 	}
 	case PT_TRACEPOINT: {

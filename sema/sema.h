@@ -35,8 +35,9 @@ enum probe_type {
 	PT_FENTRY, PT_FEXIT,
 	PT_INTERVAL, PT_PROFILE, PT_SOFTWARE, PT_HARDWARE,
 	PT_SELF,	/* self:signal:SIGUSR1: sonde runs it when it gets the signal */
+	PT_BENCH,	/* bench:NAME: --bench runs and times it (an XDP program) */
 };
-#define PT_COUNT (PT_SELF + 1)
+#define PT_COUNT (PT_BENCH + 1)
 
 /* What a probe's context offers builtins (struct probe_provider.ctx). */
 enum probe_ctx {
@@ -323,6 +324,7 @@ struct sema_result {
 	bool stops;		/* the script calls exit(): once it has, every probe but
 				 * BEGIN and END returns at once, as in the newest
 				 * release (0.17 runs them until they are detached) */
+	bool has_bench;		/* bench: probes (--bench runs them) */
 	struct sema_named_opt *named_opts;	/* getopt()'s options, in source order */
 	int nnamed_opts;
 };

@@ -426,6 +426,15 @@ static void test_errors(void **state)
 		     "t.bt:1:14: error: cannot cast uint64 to string[4]: a string cast takes a string or an array of 1-byte integers\n"
 		     "BEGIN { $s = (string[4])pid; }\n"
 		     "             ^~~~~~~~~~~~~~\n");
+	/* bench: probes: one name each, bench:NAME */
+	expect_error("bench:a { } bench:a { }",
+		     "t.bt:1:13: error: bench:a is defined twice\n"
+		     "bench:a { } bench:a { }\n"
+		     "            ^~~~~~~\n");
+	expect_error("bench { }",
+		     "t.bt:1:1: error: bench probe expects bench:NAME\n"
+		     "bench { }\n"
+		     "^~~~~\n");
 	expect_error("BEGIN { unroll(0) { } }",
 		     "t.bt:1:16: error: unroll count must be 1 to 100, not 0\n"
 		     "BEGIN { unroll(0) { } }\n"
