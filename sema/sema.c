@@ -47,6 +47,15 @@ void sema_error_plain(struct sema_ctx *s, const char *fmt, ...)
 	va_end(ap);
 }
 
+void sema_error_release(struct sema_ctx *s, struct src_loc loc, const char *msg)
+{
+	s->errors++;
+	if (s->quiet)
+		return;
+	s->d->errors++;
+	diag_located(s->d, loc, "ERROR", msg, strlen(msg));
+}
+
 void sema_named_opt(struct sema_ctx *s, const char *name, const char *desc)
 {
 	struct sema_result *r = s->r;

@@ -351,6 +351,10 @@ void sema_error(struct sema_ctx *s, struct src_loc loc, const char *fmt, ...)
 /* an error of the command line, not of the source: "ERROR: msg" on its
  * own line, as the newest bpftrace says it */
 void sema_error_plain(struct sema_ctx *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* an error located as the newest bpftrace's stdlib fail() says it
+ * ("stdin:1:40-74: ERROR: msg", the line, ~ under the span), for the
+ * constructs 0.17 lacks whose messages the release's tests read */
+void sema_error_release(struct sema_ctx *s, struct src_loc loc, const char *msg);
 /* getopt("name", ..., "desc"): the option as -- --help lists it (once) */
 void sema_named_opt(struct sema_ctx *s, const char *name, const char *desc);
 struct arena *sema_arena(struct sema_ctx *s);

@@ -176,7 +176,54 @@ static LLVMValueRef lower_len(struct cg_ctx *cg, struct ast_node *n)
 	return cg_map_count(cg, cg_map_of(cg, n->call.args));
 }
 
+/* write_user(dst, src, len) (--unsafe): len bytes of src (a string, a
+ * value) written to the current task's user memory at dst, with
+ * bpf_probe_write_user; a bool, true when it wrote (the newest stdlib's) */
+static void check_write_user(struct sema_ctx *s, struct ast_node *n)
+{
+	struct ast_node *dst = n->call.args, *src = dst->next, *len = src->next;
+	n->type = ty_bool;
+	if (!sema_options(s)->unsafe) {
+		sema_error_release(s, n->loc, "write_user() is unsafe. To use you need the --unsafe flag");
+		return;
+	}
+	struct type *dt = sema_expr(s, dst), *st = sema_expr(s, src), *lt = sema_expr(s, len);
+	if (dt->kind == TY_ERROR || st->kind == TY_ERROR || lt->kind == TY_ERROR)
+		return;
+	int64_t k;
+	if (dt->kind != TY_PTR && !type_is(dt, TT_INT_VALUE)) {
+		sema_error(s, dst->loc, "write_user()'s destination is a user address, not %s",
+			   type_str(sema_arena(s), dt));
+		return;
+	}
+	if (!sema_fold_const(len, &k) || k < 1 || (uint64_t)k > (st->size ? st->size : 8)) {
+		sema_error(s, len->loc, "write_user()'s length must be a constant from 1 to the "
+			   "source's %u bytes", st->size ? st->size : 8);
+		return;
+	}
+	n->note.value = (uint64_t)k;
+}
+
+static LLVMValueRef lower_write_user(struct cg_ctx *cg, struct ast_node *n)
+{
+	struct ast_node *dst = n->call.args, *src = dst->next;
+	LLVMBuilderRef b = cg_builder(cg);
+	LLVMValueRef to = cg_expr(cg, dst);
+	LLVMValueRef from = cg_expr(cg, src);
+	if (type_is(&src->type, TT_INT_VALUE)) {
+		LLVMValueRef slot = cg_alloca(cg, 8, "write_user_src");
+		cg_store_i64(cg, from, slot);
+		from = slot;
+	}
+	LLVMValueRef args[] = {LLVMBuildIntToPtr(b, to, cg_ptr(cg), ""), from,
+			       cg_const(cg, n->note.value)};
+	LLVMValueRef rc = cg_helper_call(cg, BPF_FUNC_probe_write_user, args, 3);
+	return LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntEQ, rc, cg_const(cg, 0), ""), cg_i64(cg), "wrote");
+}
+
 const struct builtin stdlib_control[] = {
+	{.name = "write_user", .kind = BI_FUNC, .min_args = 3, .max_args = 3, .check = check_write_user,
+	 .lower = lower_write_user, .summary = "write bytes to the current task's memory (--unsafe)"},
 	{.name = "signal", .kind = BI_STMT, .min_args = 1, .max_args = 1, .check = check_signal,
 	 .lower = lower_signal, .summary = "send a signal to the current task (--unsafe)"},
 	{.name = "signal_thread", .kind = BI_STMT, .min_args = 1, .max_args = 1, .check = check_signal,
