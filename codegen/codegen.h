@@ -72,6 +72,8 @@ LLVMValueRef cg_alloca_shared(struct cg_ctx *cg, uint32_t size, const char *name
 void cg_memset0(struct cg_ctx *cg, LLVMValueRef dst, uint32_t size);
 void cg_memcpy(struct cg_ctx *cg, LLVMValueRef dst, LLVMValueRef src, uint32_t size);
 LLVMValueRef cg_gep(struct cg_ctx *cg, LLVMValueRef base, uint32_t off);
+/* a string of size bytes on the stack holding s (len bytes, cut to size - 1) */
+LLVMValueRef cg_const_bytes(struct cg_ctx *cg, const char *s, uint32_t len, uint32_t size);
 LLVMValueRef cg_load_i64(struct cg_ctx *cg, LLVMValueRef ptr);	/* 8-byte load */
 /* fentry/fexit: the 8-byte context slot at off as a value of type t (an
  * integer narrower than 8 bytes is its low part, extended as t says) */

@@ -40,6 +40,11 @@ static LLVMValueRef const_bytes(struct cg_ctx *cg, const char *s, uint32_t len, 
 	return buf;
 }
 
+LLVMValueRef cg_const_bytes(struct cg_ctx *cg, const char *s, uint32_t len, uint32_t size)
+{
+	return const_bytes(cg, s, len < size ? len : size - 1, size);
+}
+
 static void tp_field_into(struct cg_ctx *cg, struct ast_node *e, LLVMValueRef dst, uint32_t size);
 static bool is_tp_string(struct cg_ctx *cg, struct ast_node *e);
 

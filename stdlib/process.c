@@ -163,9 +163,24 @@ static void check_probe(struct sema_ctx *s, struct ast_node *n)
 
 static uint64_t attach_index(struct cg_ctx *cg);
 
+/* `probe` where a string is read (strcontains(probe, "f2")): the attach
+ * point's name as a string, each attach point a program of its own that
+ * holds its name (a wildcard uprobe: one per function, sema_need_func_sites) */
+void stdlib_probe_as_string(struct sema_ctx *s, struct ast_node *a)
+{
+	if (a->type.kind != TY_PROBE)
+		return;
+	sema_need_per_attach(s);
+	a->type = (struct type){.kind = TY_STR, .size = STDLIB_PROBE_STR};
+}
+
 /* the global attach index: probes before this one, plus this attach's slot */
 static LLVMValueRef lower_probe(struct cg_ctx *cg, struct ast_node *n)
 {
+	if (n->type.kind == TY_STR) {	/* stdlib_probe_as_string */
+		const char *name = cg_attach(cg)->name;
+		return cg_const_bytes(cg, name, (uint32_t)strlen(name), n->type.size);
+	}
 	/* a shared kernel-function program: the cookie's high half */
 	if (is_kfunc_probe(cg_attach(cg)->type) && cg_shared_program(cg))
 		return LLVMBuildLShr(cg_builder(cg), cg_attach_cookie(cg), cg_const(cg, 32), "");

@@ -46,6 +46,10 @@ LLVMValueRef stdlib_own_ns_id(struct cg_ctx *cg, bool want_pid);
 LLVMValueRef stdlib_usdt_arg(struct cg_ctx *cg, int i);
 /* sema: every location of the probe has argument i; false after an error */
 bool stdlib_usdt_check_arg(struct sema_ctx *s, struct ast_node *n, int i);
+/* process.c: a `probe` node read as a string (strcontains(probe, ...)):
+ * typed string[STDLIB_PROBE_STR], lowered to its attach point's name */
+#define STDLIB_PROBE_STR 128
+void stdlib_probe_as_string(struct sema_ctx *s, struct ast_node *a);
 
 /* true when the provider of every attach point of the current probe
  * offers ctx (enum probe_ctx bits, sema's provider table); else reports

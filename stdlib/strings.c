@@ -19,7 +19,7 @@
 #include "codegen/codegen.h"
 #include "common/arena.h"
 #include "common/settings.h"
-#include "stdlib/stdlib.h"
+#include "stdlib/stdlib_int.h"
 
 #define STR_MAX 64
 
@@ -147,6 +147,8 @@ static void check_haystack(struct sema_ctx *s, struct ast_node *n, const char *f
 	n->type = t;
 	if (th->kind == TY_ERROR || tn->kind == TY_ERROR)
 		return;
+	stdlib_probe_as_string(s, h);
+	stdlib_probe_as_string(s, nd);
 	struct type *bad = th->kind != TY_STR ? th : tn;
 	if (bad->kind != TY_STR)
 		sema_error(s, th->kind != TY_STR ? h->loc : nd->loc,
