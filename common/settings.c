@@ -115,6 +115,9 @@ static const struct setting_def defs[SET__COUNT] = {
 	[SET_UNSTABLE_DW_USTACK] = {"UNSTABLE_DW_USTACK", "unstable_dw_ustack", NULL, NULL, NULL,
 				    SET_UNSTABLE_WARN, 0, 2, unstable_words, "warn, enable or error",
 				    false, "accepted as the newest bpftrace spells it (ustack unwinds by CFI: config unwind)"},
+	[SET_LOG_SIZE] = {"LOG_SIZE", "log_size", NULL, NULL, NULL, 1000000, 1, 1u << 30, NULL, NULL,
+			  false, "bytes of each program's verifier log with -v (when given: a log "
+			  "too small for it fails the load, as in bpftrace)"},
 };
 
 static int64_t values[SET__COUNT];

@@ -38,6 +38,7 @@ enum setting {
 	SET_FOLDED_OFFSETS,	/* 1: -f folded writes frames as text prints them (main+22, 0x7f...) */
 	SET_SHOW_DEBUG_INFO,	/* 1: user frames with file:line and inlined functions (DWARF) */
 	SET_UNSTABLE_DW_USTACK,	/* the newest release's dw_ustack gate: 0 warn, 1 enable, 2 error (accepted) */
+	SET_LOG_SIZE,		/* bytes of each program's verifier log under -v, when given */
 	SET__COUNT,
 };
 

@@ -12,6 +12,7 @@
 #include "runtime/rt_int.h"
 
 #include <bpf/bpf.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -120,6 +121,68 @@ static int fill_cgroup_map(struct rt *rt)
 	return err;
 }
 
+static struct bpf_program *prog_of(struct rt *rt, const struct cg_prog *p)
+{
+	return bpf_object__find_program_by_name(rt->bpf, p->name);
+}
+
+/*
+ * BPFTRACE_LOG_SIZE (config log_size) with -v: each program is loaded with
+ * a verifier log of that many bytes, as the newest bpftrace loads them.  A
+ * log too small for what the verifier writes fails the load (-ENOSPC),
+ * which is said as the release says it, naming the program as it names
+ * its programs (the probe's name, '_' for what is not a letter or digit,
+ * '_' and the probe's number from 1: begin_1).
+ */
+static char **verifier_logs(struct rt *rt)
+{
+	if (!rt->o->verbose || !settings_given(SET_LOG_SIZE))
+		return NULL;
+	size_t size = (size_t)settings_int(SET_LOG_SIZE);
+	char **logs = calloc((size_t)rt->obj->nprogs + 1, sizeof(*logs));
+	for (int i = 0; logs && i < rt->obj->nprogs; i++) {
+		struct bpf_program *prog = prog_of(rt, &rt->obj->progs[i]);
+		if (!prog || !(logs[i] = calloc(1, size)))
+			continue;
+		bpf_program__set_log_buf(prog, logs[i], size);
+		bpf_program__set_log_level(prog, 1);
+	}
+	return logs;
+}
+
+/* true when a program's log said why it failed (and it was printed) */
+static bool say_verifier_logs(struct rt *rt, char **logs, int err)
+{
+	bool said = false;
+	size_t size = (size_t)settings_int(SET_LOG_SIZE);
+	for (int i = 0; logs && i < rt->obj->nprogs; i++) {
+		const struct cg_prog *p = &rt->obj->progs[i];
+		struct bpf_program *prog = prog_of(rt, p);
+		if (!logs[i] || !*logs[i] || !prog || bpf_program__fd(prog) >= 0)
+			continue;
+		char name[128];
+		snprintf(name, sizeof(name), "%s", p->nattach ? rt_prog_attach(p, 0)->name : p->name);
+		for (char *c = name; *c; c++)
+			if (!isalnum((unsigned char)*c) && *c != '_')
+				*c = '_';
+		fprintf(stderr, "ERROR: Error loading BPF program for %s_%d. Error code: %d.\n"
+			"Kernel error log: \n%s\n", name, p->probe ? p->probe->index + 1 : 1, err, logs[i]);
+		if (!strstr(logs[i], "processed") || !strstr(logs[i], "insns"))
+			fprintf(stderr, "WARNING: Kernel log seems to be trimmed. This may be due to buffer "
+				"not being big enough, try increasing the BPFTRACE_LOG_SIZE environment "
+				"variable beyond the current value of %zu bytes\n", size);
+		said = true;
+	}
+	return said;
+}
+
+static void free_logs(struct rt *rt, char **logs)
+{
+	for (int i = 0; logs && i < rt->obj->nprogs; i++)
+		free(logs[i]);
+	free(logs);
+}
+
 static int load(struct rt *rt)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "sonde");
@@ -135,12 +198,16 @@ static int load(struct rt *rt)
 		fprintf(stderr, "sonde: cannot size the event ring buffer: %s\n", strerror(-err));
 		return err;
 	}
+	char **logs = verifier_logs(rt);
 	load_log_f = open_memstream(&load_log, &load_log_len);
 	err = bpf_object__load(rt->bpf);
 	fclose(load_log_f);
 	load_log_f = NULL;
+	bool said = err && say_verifier_logs(rt, logs, err);
+	free_logs(rt, logs);
 	if (err) {
-		rt_say_refused(rt, err, load_log);
+		if (!said)
+			rt_say_refused(rt, err, load_log);
 		free(load_log);
 		load_log = NULL;
 		return err;
@@ -162,11 +229,6 @@ static int load(struct rt *rt)
 		rt->map_fds[m->id] = bm ? bpf_map__fd(bm) : -1;
 	}
 	return 0;
-}
-
-static struct bpf_program *prog_of(struct rt *rt, const struct cg_prog *p)
-{
-	return bpf_object__find_program_by_name(rt->bpf, p->name);
 }
 
 /* run every BEGIN (or END, or self) program once, in source order */
