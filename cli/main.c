@@ -114,7 +114,7 @@ static int run_program(struct run *run, struct cli_compile *c, const char *file,
 		.kube_logs = o->kube_logs,
 		.user_probes = o->user_probes, .agent_dir = o->agent_dir,
 		.rb_pages = (unsigned)settings_int(SET_PERF_RB_PAGES), .overhead = o->overhead,
-		.bench = o->bench,
+		.bench = o->bench, .unsafe = o->unsafe,
 	};
 	int rc = rt_run(c->r, &c->obj, &ro);
 	run->go_fd = -1;	/* the runtime released or killed the child */

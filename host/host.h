@@ -12,7 +12,7 @@
  *   ksyms.h     ksyms.c      ksyms_ /proc/kallsyms
  *   usdt.h      usdt.c       usdt_  SDT notes and their argument strings
  *   resolve.h   procmaps.c, elfsym.c, vdso.c, insn.c, container.c, uresolve.c,
- *               usites.c     rs_    uprobe targets, symbols, containers
+ *               usites.c, zip.c  rs_  uprobe targets, symbols, containers, zip members
  *   dwarf.h     dwarf.c      hdw_   a user-space binary's DWARF (libdw), for uprobe args
  *               ubtf.c       hubtf_ (host_int.h) the same from its .BTF when it has no DWARF
  *   btf.h       btf.c        host_  the kernel's BTF, for kernel types

@@ -283,6 +283,9 @@ struct rs_query {
 	int pid;		/* -p; 0: none */
 	const struct rs_container *container;	/* --container; NULL: none */
 	bool allow_none;	/* --follow: finding nothing (yet) is not an error */
+	bool unsafe;		/* --unsafe: a path that is not an ELF file (a flat
+				 * binary, a JIT cache) is probed at func, an
+				 * address, as a file offset */
 	rs_note_fn note;	/* NULL: notes are dropped */
 	void *note_ctx;
 };
@@ -333,5 +336,10 @@ void rs_sites_free(struct rs_sites *s);
  * per file, as bpftrace -l prints them (kind "uprobe" or "uretprobe"). */
 int rs_list_probes(FILE *out, const char *kind, const char *target,
 		   const char *func_glob, int pid, char *err, size_t errlen);
+
+/* zip.c: where member `name` of the zip archive fd holds its bytes
+ * (*off, *size), for uprobes on "ARCHIVE.zip!/PATH"; 0, -ENOEXEC (not an
+ * archive, no such member, a compressed one: err says) or -errno */
+int rs_zip_member(int fd, const char *name, uint64_t *off, uint64_t *size, char *err, size_t errlen);
 
 #endif

@@ -40,6 +40,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -209,6 +210,7 @@ static struct cand *cand_add(struct rctx *r, int fd, int pid, const char *path,
 	memset(c, 0, sizeof(*c));
 	c->real = real;
 	c->fd = fd;
+	c->attach_fd = -1;
 	c->dev = st.st_dev;
 	c->ino = st.st_ino;
 	c->host = host;
@@ -241,6 +243,8 @@ void ures_cands_free(struct rctx *r)
 	for (size_t i = 0; i < r->nc; i++) {
 		if (r->c[i].fd >= 0)
 			close(r->c[i].fd);
+		if (r->c[i].attach_fd >= 0)
+			close(r->c[i].attach_fd);
 		free(r->c[i].path);
 		free(r->c[i].display);
 		free(r->c[i].root);
@@ -359,6 +363,76 @@ static int path_search(const char *root, const char *pathenv, const char *name,
 }
 
 /* ---- resolving the target into candidate files ---------------------------- */
+
+/* func is an address (0x1a0, 4096): a flat binary's file offset */
+static bool raw_offset(const char *func)
+{
+	char *end;
+	if (!func || !isdigit((unsigned char)*func))
+		return false;
+	errno = 0;
+	strtoull(func, &end, 0);
+	return !*end && !errno;
+}
+
+/*
+ * "ARCHIVE.zip!/PATH": the member, stored in the archive, read as an ELF
+ * file through a copy of its bytes (a memfd), probed in the archive at its
+ * offset there (the kernel maps it from the archive, as Android loads an
+ * APK's libraries)
+ */
+static int resolve_zip_member(struct rctx *r, const char *t, const char *written)
+{
+	const char *bang = strstr(t, "!/");
+	char zpath[RS_PATH_MAX];
+	if ((size_t)(bang - t) >= sizeof(zpath))
+		return -ENAMETOOLONG;
+	memcpy(zpath, t, (size_t)(bang - t));
+	zpath[bang - t] = '\0';
+	int zfd = open(zpath, O_RDONLY | O_CLOEXEC);
+	if (zfd < 0) {
+		int e = errno;
+		rs_set_err(r->err, r->errlen, e == ENOENT ? "uprobe target %s does not exist"
+			   : "cannot open uprobe target %s: %s", zpath, strerror(e));
+		return -e;
+	}
+	uint64_t off = 0, size = 0;
+	char why[256];
+	int ret = rs_zip_member(zfd, bang + 2, &off, &size, why, sizeof(why));
+	if (ret) {
+		rs_set_err(r->err, r->errlen, "uprobe target %s: %s", t, why);
+		close(zfd);
+		return ret;
+	}
+	int mfd = memfd_create("sonde-zip-member", MFD_CLOEXEC);
+	char buf[65536];
+	for (uint64_t done = 0; mfd >= 0 && done < size;) {
+		size_t want = size - done < sizeof(buf) ? (size_t)(size - done) : sizeof(buf);
+		ssize_t got = pread(zfd, buf, want, (off_t)(off + done));
+		if (got <= 0 || write(mfd, buf, (size_t)got) != got) {
+			close(mfd);
+			mfd = -1;
+			break;
+		}
+		done += (uint64_t)got;
+	}
+	if (mfd < 0 || !ures_is_elf_exec(mfd, false)) {
+		rs_set_err(r->err, r->errlen, mfd < 0 ? "uprobe target %s: cannot read the member"
+			   : "uprobe target %s is not an ELF file", t);
+		if (mfd >= 0)
+			close(mfd);
+		close(zfd);
+		return -ENOEXEC;
+	}
+	struct cand *c = cand_add(r, mfd, 0, t, written, true, false);
+	if (!c) {
+		close(zfd);
+		return r->oom ? -ENOMEM : 0;
+	}
+	c->attach_fd = zfd;
+	c->base = off;
+	return 0;
+}
 
 /* Processes the query is about: -p, or the container's; NULL: all. */
 static int query_pids(struct rctx *r, int **pids, size_t *n)
@@ -582,18 +656,34 @@ int ures_resolve_files(struct rctx *r)
 			t = abs;
 		}
 		r->name = t;
+		if (strstr(t, "!/")) {
+			ret = resolve_zip_member(r, t, q->target);
+			free(pids);
+			return ret;
+		}
 		if (npids) {
 			for (size_t i = 0; i < npids && !r->oom; i++)
 				resolve_path_in(r, pids[i]);
 		} else {
 			int fd = open(t, O_RDONLY | O_CLOEXEC);
 			struct cand *c;
+			if (fd >= 0 && q->unsafe && !ures_is_elf_exec(fd, false) && raw_offset(q->func)) {
+				/* --unsafe: code that is no ELF file (a flat binary,
+				 * a JIT cache), probed at the offset given, as the
+				 * newest bpftrace does */
+				if ((c = cand_add(r, fd, 0, t, q->target, true, false)))
+					c->raw = true;
+				free(pids);
+				return r->oom ? -ENOMEM : 0;
+			}
 			if (fd < 0 || !ures_is_elf_exec(fd, false)) {
 				int e = fd < 0 ? errno : ENOEXEC;
 				if (fd >= 0)
 					close(fd);
 				rs_set_err(r->err, r->errlen, e == ENOENT ?
 					"uprobe target %s does not exist" :
+					e == ENOEXEC && raw_offset(q->func) ? "uprobe target %s is not an "
+					"ELF file (--unsafe probes code in other files at an offset)" :
 					e == ENOEXEC ? "uprobe target %s is not an ELF file" :
 					"cannot open uprobe target %s: %s", t, strerror(e));
 				return -e;

@@ -26,6 +26,12 @@ struct cand {
 	uint64_t dev, ino;	/* as stat() shows it */
 	int *pids;
 	size_t npids;
+	/* a member of a zip archive (ARCHIVE.zip!/PATH): fd is a copy of its
+	 * bytes, read as its ELF; the uprobes go on attach_fd, the archive, at
+	 * base + the member's offsets.  -1 otherwise */
+	int attach_fd;
+	uint64_t base;
+	bool raw;		/* not an ELF file (--unsafe): func is a file offset */
 };
 
 struct alias {

@@ -296,6 +296,25 @@ static int make_sites(struct rctx *r, bool first)
 		for (size_t j = 0; j < r->nal; j++)
 			if (r->al[j].cand == i)
 				ures_mark_seen(r, r->al[j].map);
+		if (c->raw) {	/* --unsafe, no ELF file: one site at the offset */
+			if (grow_sites(s, 1) || !(f = calloc(1, sizeof(*f)))) {
+				r->oom = true;
+				break;
+			}
+			f->path = arena_strdup(p->ar, c->path);
+			f->fd = c->fd;
+			c->fd = -1;
+			f->attach_path = arena_printf(p->ar, "/proc/self/fd/%d", f->fd);
+			f->dev = c->dev;
+			f->ino = c->ino;
+			f->host = c->host;
+			s->files[s->nfiles++] = f;
+			s->sites[s->nsites++] = (struct rs_site){
+				.file = f, .offset = strtoull(r->q->func, NULL, 0),
+				.sym = arena_strdup(p->ar, r->q->func)};
+			added++;
+			continue;
+		}
 		ret = rs_elf_open_fd(c->fd, c->path, c->root, &sp.e, err, sizeof(err));
 		if (ret) {
 			ures_note(r, RS_NOTE_WARN, "%s; skipped", err);
@@ -342,6 +361,11 @@ static int make_sites(struct rctx *r, bool first)
 		f->path = arena_strdup(p->ar, c->path);
 		f->fd = c->fd;
 		c->fd = -1;
+		if (c->attach_fd >= 0) {	/* a zip member: probed in the archive */
+			close(f->fd);
+			f->fd = c->attach_fd;
+			c->attach_fd = -1;
+		}
 		f->attach_path = arena_printf(p->ar, "/proc/self/fd/%d", f->fd);
 		f->dev = c->dev;
 		f->ino = c->ino;
@@ -355,6 +379,7 @@ static int make_sites(struct rctx *r, bool first)
 		for (size_t j = 0; j < sp.n; j++) {
 			struct rs_site *st = &s->sites[s->nsites++];
 			*st = sp.v[j];
+			st->offset += c->base;
 			st->file = f;
 			st->sym = arena_strdup(p->ar, sp.v[j].sym);
 			if (st->ifunc)

@@ -37,6 +37,7 @@ struct rt_opts {
 	unsigned rb_pages;	/* event ring: pages per CPU (0: the default size) */
 	bool overhead;		/* --overhead: what each probe costs (overhead.c) */
 	bool bench;		/* --bench: run and time the bench: probes (bench.c), then END */
+	bool unsafe;		/* --unsafe: uprobes on files that are no ELF (host/resolve.h) */
 	const char *src;	/* source text, for verifier messages */
 	const char *file;	/* source name */
 	/* scrape writers (-f prometheus|openmetrics) */

@@ -133,7 +133,7 @@ static struct rs_query uprobe_query(struct rt *rt, const struct sema_attach *at)
 	return (struct rs_query){
 		.target = at->target, .func = at->func, .pid = rt->o->pid,
 		.container = rt->o->container, .note = uprobe_note, .note_ctx = rt,
-		.allow_none = rt->follow != NULL,
+		.allow_none = rt->follow != NULL, .unsafe = rt->o->unsafe,
 	};
 }
 
