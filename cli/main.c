@@ -115,6 +115,7 @@ static int run_program(struct run *run, struct cli_compile *c, const char *file,
 		.user_probes = o->user_probes, .agent_dir = o->agent_dir,
 		.rb_pages = (unsigned)settings_int(SET_PERF_RB_PAGES), .overhead = o->overhead,
 		.bench = o->bench, .unsafe = o->unsafe,
+		.probe_filter = o->has_probe_filter ? &o->probe_filter : NULL,
 	};
 	int rc = rt_run(c->r, &c->obj, &ro);
 	run->go_fd = -1;	/* the runtime released or killed the child */

@@ -38,6 +38,8 @@ struct rt_opts {
 	bool overhead;		/* --overhead: what each probe costs (overhead.c) */
 	bool bench;		/* --bench: run and time the bench: probes (bench.c), then END */
 	bool unsafe;		/* --unsafe: uprobes on files that are no ELF (host/resolve.h) */
+	const regex_t *probe_filter;	/* --probe-filter: a wildcard uprobe's functions
+					 * whose names it matches (sema filtered the rest) */
 	const char *src;	/* source text, for verifier messages */
 	const char *file;	/* source name */
 	/* scrape writers (-f prometheus|openmetrics) */

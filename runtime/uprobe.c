@@ -259,6 +259,30 @@ int rt_attach_usdt(struct rt *rt, struct bpf_program *prog, const struct sema_at
  * file is a warning (tools written for several library versions name
  * functions that only some versions have).  A probe with nothing left is
  * an error. */
+/* --probe-filter over a wildcard's functions: those whose full name
+ * (uprobe:TARGET:FUNC, as `probe` names them) the regex matches; none
+ * left is a probe that attaches nothing, as in the newest bpftrace */
+static void filter_sites(struct rt *rt, const struct sema_attach *at, struct uprobe_plan *pl)
+{
+	if (!strpbrk(at->func, "*?["))
+		return;
+	struct rs_sites *s = pl->sites;
+	size_t kept = 0;
+	for (size_t i = 0; i < s->nsites; i++) {
+		char name[1024];
+		snprintf(name, sizeof(name), "%s:%s:%s", sema_probe_type_name(at->type), at->target,
+			 s->sites[i].sym);
+		if (!regexec(rt->o->probe_filter, name, 0, NULL, 0))
+			s->sites[kept++] = s->sites[i];
+	}
+	s->nsites = kept;
+	if (!kept) {
+		rs_sites_free(s);
+		pl->sites = NULL;
+		pl->err[0] = '\0';
+	}
+}
+
 int rt_plan_uprobes(struct rt *rt)
 {
 	if (rt->o->user_probes)
@@ -281,6 +305,8 @@ int rt_plan_uprobes(struct rt *rt)
 			pl->rc = rs_resolve(&q, &pl->sites, pl->err, sizeof(pl->err));
 			if (pl->rc == -ENOENT)
 				hint_moved_symbol(at, pl->err, sizeof(pl->err));
+			if (!pl->rc && rt->o->probe_filter)
+				filter_sites(rt, at, pl);
 		}
 	}
 	/* per probe: does anything of it resolve? (one probe may span programs) */

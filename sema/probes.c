@@ -151,6 +151,7 @@ struct sema_attach *sema_push_attach(struct sema_ctx *s, struct sema_probe *p)
 }
 
 static bool has_glob(const char *s);
+static void left_out(struct sema_ctx *s, struct sema_probe *p);
 
 /*
  * func without BPF cookies (before Linux 5.15): a uprobe program cannot
@@ -186,14 +187,24 @@ void sema_expand_func_sites(struct sema_ctx *s, struct sema_probe *p)
 				       p->attach[k].loc.col == a->loc.col && !strcmp(p->attach[k].func, sym);
 			if (seen)
 				continue;
+			const char *name = arena_printf(s->a, "%s:%s:%s", sema_probe_type_name(a->type),
+							a->target, sym);
+			/* --probe-filter: the functions whose names it matches */
+			if (s->opts->probe_filter && regexec(s->opts->probe_filter, name, 0, NULL, 0))
+				continue;
 			struct sema_attach *e = push(s, p);
 			*e = *a;
 			e->func = arena_strdup(s->a, sym);
-			e->name = arena_printf(s->a, "%s:%s:%s", sema_probe_type_name(a->type), a->target, e->func);
+			e->name = name;
 		}
 		rs_sites_free(sites);
 	}
 	s->r->nattach += p->nattach - nold;
+	if (!p->nattach && nold) {	/* the filter left none */
+		s->r->nattach -= p->nattach;
+		left_out(s, p);
+		s->r->nattach += p->nattach;
+	}
 }
 
 static int add_tracepoint(const char *cat, const char *name, void *ctx)
@@ -669,10 +680,15 @@ static void left_out(struct sema_ctx *s, struct sema_probe *p)
 static void filter_attach(struct sema_ctx *s, struct sema_probe *p)
 {
 	int kept = 0;
-	for (int i = 0; i < p->nattach; i++)
-		if (providers[p->attach[i].type].runs_once ||
-		    !regexec(s->opts->probe_filter, p->attach[i].name, 0, NULL, 0))
-			p->attach[kept++] = p->attach[i];
+	for (int i = 0; i < p->nattach; i++) {
+		const struct sema_attach *a = &p->attach[i];
+		/* a wildcard uprobe's functions are known when it attaches:
+		 * the runtime keeps those whose names match (runtime/uprobe.c) */
+		bool sites = (a->type == PT_UPROBE || a->type == PT_URETPROBE) && has_glob(a->func);
+		if (providers[a->type].runs_once || sites ||
+		    !regexec(s->opts->probe_filter, a->name, 0, NULL, 0))
+			p->attach[kept++] = *a;
+	}
 	if (kept || !p->nattach)
 		p->nattach = kept;
 	else {

@@ -166,7 +166,7 @@ expect_eq newlang:decl_hash_same_key '@a[0]: 1' "$out"
 out=$(nl_run 'let @a = lruhash(2); begin { @a[0] = 0; @a[1] = 1; @a[2] = 2; }' | sed '/^$/d')
 expect_match newlang:decl_lruhash_evicts '^@a\[2\]: 2$' "$out"
 expect_eq newlang:decl_lruhash_no_warning '' "$(printf '%s\n' "$out" | grep warning)"
-out=$(nl_run 'let @a = percpuhash(1); begin { @a[1] = count(); @a[2] = count(); }' | sed '/^$/d' | head -1)
+out=$(nl_run 'let @a = percpuhash(1); begin { @a[1] = count(); @a[2] = count(); }' | grep '^@a')
 expect_eq newlang:decl_percpuhash '@a[1]: 1' "$out"
 out=$(nl_run 'let @a = percpulruhash(1); begin { @a[1] = count(); @a[2] = count(); }' | sed '/^$/d')
 expect_eq newlang:decl_percpulruhash '@a[2]: 1' "$out"
@@ -183,5 +183,14 @@ if command -v bpftool >/dev/null; then
 else
 	skip newlang:decl_kernel_map "bpftool is not installed"
 fi
+
+
+# -- --probe-filter over a wildcard uprobe's functions: with cookies (func),
+# and expanded by sema (probe: one program per function) -------------------
+build_workload many_funcs
+out=$(timeout 60 "$SONDE" -q --probe-filter 'mf_1[0-2]$' -c "$B/many_funcs 1" -e "uprobe:$B/many_funcs:mf_* { @[func] = count(); }" 2>&1 | sed '/^$/d')
+expect_eq newlang:probe_filter_uprobe_sites $'@[mf_10]: 11\n@[mf_11]: 12\n@[mf_12]: 13' "$out"
+out=$(timeout 60 "$SONDE" -q --probe-filter 'mf_1[0-2]$' -c "$B/many_funcs 1" -e "uprobe:$B/many_funcs:mf_* { @[probe] = count(); }" 2>&1 | sed '/^$/d' | sed "s|$B/||")
+expect_eq newlang:probe_filter_uprobe_probe $'@[uprobe:many_funcs:mf_10]: 11\n@[uprobe:many_funcs:mf_11]: 12\n@[uprobe:many_funcs:mf_12]: 13' "$out"
 
 fi
