@@ -239,6 +239,38 @@ LLVMValueRef cg_ksym_btf(struct cg_ctx *cg, uint32_t btf_id)
 	return LLVMBuildCall2(cg->b, fty, as, NULL, 0, "ksym");
 }
 
+LLVMValueRef cg_kfunc_call(struct cg_ctx *cg, uint32_t btf_id, LLVMValueRef *args, int nargs)
+{
+	/* BPF_JMP|BPF_CALL with src_reg BPF_PSEUDO_KFUNC_CALL and the
+	 * function's BTF id as imm (off 0: vmlinux's BTF); r0-r5 are outputs
+	 * (the call clobbers them), the arguments tied to r1.. */
+	char text[96];
+	snprintf(text, sizeof(text), ".byte 0x85, 0x%x0, 0, 0\n.4byte %u", BPF_PSEUDO_KFUNC_CALL, btf_id);
+	LLVMTypeRef outs[6], params[5];
+	for (int i = 0; i < 6; i++)
+		outs[i] = cg->i64;
+	for (int i = 0; i < nargs; i++)
+		params[i] = cg->i64;
+	LLVMTypeRef rty = LLVMStructTypeInContext(cg->ctx, outs, 6, 0);
+	LLVMTypeRef fty = LLVMFunctionType(rty, params, (unsigned)nargs, 0);
+	char cons[160] = "={r0},={r1},={r2},={r3},={r4},={r5}";
+	for (int i = 0; i < nargs; i++)
+		snprintf(cons + strlen(cons), sizeof(cons) - strlen(cons), ",%d", i + 1);
+	strcat(cons, ",~{memory}");
+	LLVMValueRef as = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 1, 0,
+					   LLVMInlineAsmDialectATT, 0);
+	LLVMValueRef r = LLVMBuildCall2(cg->b, fty, as, args, (unsigned)nargs, "kfunc");
+	return LLVMBuildExtractValue(cg->b, r, 0, "kret");
+}
+
+LLVMValueRef cg_opaque(struct cg_ctx *cg, LLVMValueRef v)
+{
+	LLVMTypeRef fty = LLVMFunctionType(cg->i64, (LLVMTypeRef[]){cg->i64}, 1, 0);
+	LLVMValueRef as = LLVMGetInlineAsm(fty, (char *)"", 0, (char *)"=r,0", 4, 1, 0,
+					   LLVMInlineAsmDialectATT, 0);
+	return LLVMBuildCall2(cg->b, fty, as, &v, 1, "opaque");
+}
+
 /* -k: when failed holds, send {site, code} to userspace; the site is
  * helper (map: the map it read) called at the current expression */
 static void report_failure(struct cg_ctx *cg, LLVMValueRef failed, const char *helper, const char *map,

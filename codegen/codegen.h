@@ -91,6 +91,12 @@ LLVMValueRef cg_helper_call(struct cg_ctx *cg, int helper, LLVMValueRef *args, i
  * verifier resolves it (ld_imm64 with BPF_PSEUDO_BTF_ID: for a per-CPU
  * variable a per-CPU pointer, for bpf_per_cpu_ptr/bpf_this_cpu_ptr) */
 LLVMValueRef cg_ksym_btf(struct cg_ctx *cg, uint32_t btf_id);
+/* a call of the kernel function (kfunc) whose id in the kernel's BTF is
+ * btf_id, with up to 5 i64 arguments: its i64 result (r0) */
+LLVMValueRef cg_kfunc_call(struct cg_ctx *cg, uint32_t btf_id, LLVMValueRef *args, int nargs);
+/* v as a value LLVM cannot see through (no arithmetic on it is moved
+ * before the branch this is in: a kfunc's pointer, null-checked) */
+LLVMValueRef cg_opaque(struct cg_ctx *cg, LLVMValueRef v);
 /* the same, never checked by -k: for calls whose failure is part of the
  * protocol (a BPF_NOEXIST insert that finds the key there) */
 LLVMValueRef cg_helper_call_quiet(struct cg_ctx *cg, int helper, LLVMValueRef *args, int nargs);

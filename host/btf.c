@@ -214,6 +214,20 @@ static const struct func_index *func_index_of(const struct btf *b)
 	return &func_index[slot];
 }
 
+int64_t host_btf_member_offset(const char *sname, const char *member)
+{
+	const struct btf *b = host_kernel_btf();
+	int32_t id = b ? btf__find_by_name_kind(b, sname, BTF_KIND_STRUCT) : -ENOENT;
+	const struct btf_type *t = id > 0 ? btf__type_by_id(b, (uint32_t)id) : NULL;
+	if (!t)
+		return -ENOENT;
+	const struct btf_member *m = btf_members(t);
+	for (uint16_t i = 0; i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(b, m->name_off), member))
+			return btf_member_bit_offset(t, i) / 8;
+	return -ENOENT;
+}
+
 int32_t host_btf_func_id(const struct btf *b, const char *fn)
 {
 	if (!b || !fn)

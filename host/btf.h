@@ -26,6 +26,9 @@ const struct btf *host_module_btf(const char *module);
  * btf__find_by_name_kind(b, fn, BTF_KIND_FUNC) answers, from an index
  * built once per BTF; -ENOENT when there is none */
 int32_t host_btf_func_id(const struct btf *b, const char *fn);
+/* the byte offset of member `member` (a direct one) of struct `sname` in
+ * the kernel's BTF; -ENOENT when there is none */
+int64_t host_btf_member_offset(const char *sname, const char *member);
 /* -lv of a kernel function: a line "    TYPE NAME" per parameter and
  * "    TYPE retval" unless it returns void, as bpftrace prints them;
  * 0, or -ENOENT when b has no function fn */

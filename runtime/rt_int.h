@@ -126,6 +126,7 @@ struct rt {
 	struct bpf_object *bpf;
 	struct ring_buffer *rb;
 	struct rt_links links;	/* links.c's */
+	int iter_link_fd;	/* iter.c: the iter: probe's link */
 	int *map_fds;		/* by sema map id */
 	bool *map_zeroed;	/* by map id: an array map zero()'d since its last clear() */
 	uint8_t **map_base;	/* by map id: an array map's values as print-and-clear took
@@ -311,6 +312,10 @@ void rt_kprobe_prepare(struct rt *rt);
 rt_attach_fn rt_attach_tracepoint, rt_attach_raw_tracepoint;	/* tracepoint.c */
 rt_attach_fn rt_attach_perf;	/* perf.c: interval, profile, software, hardware */
 rt_attach_fn rt_attach_bench;	/* bench.c: bench: probes count under --bench */
+rt_attach_fn rt_attach_iter;	/* iter.c: iter: probes, an iterator link */
+/* iter.c: the iterator read to its end (its program runs per object);
+ * 0, or -1 after a message */
+int rt_iter_run(struct rt *rt);
 /* bench.c: --bench: each bench: probe run and timed, its row written;
  * 0, or -1 after a message */
 int rt_bench_run(struct rt *rt);

@@ -85,6 +85,7 @@ static rt_attach_fn *const attachers[] = {
 	[PT_HARDWARE] = rt_attach_perf,
 	[PT_SELF] = attach_special,
 	[PT_BENCH] = rt_attach_bench,
+	[PT_ITER] = rt_attach_iter,
 };
 _Static_assert(sizeof(attachers) / sizeof(attachers[0]) == PT_COUNT,
 	       "every probe type has an attach function");
@@ -383,7 +384,8 @@ static void end_child(struct rt *rt, int *status)
 int rt_run(const struct sema_result *r, const struct cg_object *obj, const struct rt_opts *o)
 {
 	struct rt rt = {.r = r, .obj = obj, .o = o, .metrics.stats_fd = -1, .stacks = o->writer->stacks,
-			.stopper = {.wake = {-1, -1}, .target_fd = -1, .extra_fd = -1}};
+			.stopper = {.wake = {-1, -1}, .target_fd = -1, .extra_fd = -1},
+			.iter_link_fd = -1};
 	if (!attachers_complete())
 		return 1;
 	rt.perm = arena_new();
@@ -469,6 +471,10 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		/* --bench: BEGIN ran; each bench probe is run and timed, then
 		 * END and the maps, as the newest bpftrace */
 		if (rt_bench_run(&rt))
+			goto out;
+	} else if (r->has_iter) {
+		/* an iter: probe runs as sonde reads it, then the run ends */
+		if (!rt.stop && rt_iter_run(&rt))
 			goto out;
 	} else if (!look(&rt) &&
 	    !(only_special(r) && !o->child_pid && !o->pid && !o->writer->scrape && !o->serve_addr)) {

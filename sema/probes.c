@@ -60,6 +60,9 @@ static const struct probe_provider providers[] = {
 	/* an XDP program: the kernel runs those repeatedly and times them
 	 * (BPF_PROG_TEST_RUN's repeat, which raw_tp programs refuse) */
 	[PT_BENCH] = {PT_BENCH, "bench", NULL, "xdp", false, true, 0, NULL, false},
+	/* a BPF iterator (a tracing program, iter/NAME): it runs in sonde's
+	 * own task once per object as sonde reads it */
+	[PT_ITER] = {PT_ITER, "iter", "it", "iter", true, false, 0, NULL, false},
 };
 _Static_assert(sizeof(providers) / sizeof(providers[0]) == PT_COUNT,
 	       "every probe type has a row in providers[]");
@@ -369,8 +372,6 @@ static const char *unsupported_probe(const char *type)
 		{{"watchpoint", "asyncwatchpoint", "w", "aw"},
 		 "watchpoint probes (hardware breakpoints) are not supported by sonde: a uprobe on the "
 		 "code that writes the address, or a tracepoint, can take their place"},
-		{{"iter", "it"},
-		 "iter probes are not supported by sonde"},
 	};
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
 		for (size_t k = 0; k < 4 && table[i].names[k]; k++)
@@ -499,6 +500,32 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 		at->name = "self:signal:SIGUSR1";
 		at->loc = raw->loc;
 		s->r->has_self = true;
+		return;
+	}
+	case PT_ITER: {
+		/* iter:NAME over the kernel's bpf_iter__NAME (task, task_file,
+		 * task_vma ...); the only probe of its script but BEGIN/END, as
+		 * in the newest bpftrace */
+		if (n != 2 || !*parts[1]) {
+			sema_error(s, raw->loc, "iter probe expects iter:NAME (iter:task)");
+			return;
+		}
+		if (sema_kernel_ptr(s, arena_printf(s->a, "bpf_iter__%s", parts[1])).kind != TY_PTR) {
+			sema_error(s, raw->loc, "iter:%s: the kernel has no iterator '%s' (no struct "
+				   "bpf_iter__%s in its BTF)", parts[1], parts[1], parts[1]);
+			return;
+		}
+		if (s->r->has_iter) {
+			sema_error(s, raw->loc, "a script has one iter probe, with BEGIN and END beside "
+				   "it at most");
+			return;
+		}
+		struct sema_attach *at = push(s, p);
+		at->type = type;
+		at->func = parts[1];
+		at->name = arena_printf(s->a, "iter:%s", parts[1]);
+		at->loc = raw->loc;
+		s->r->has_iter = true;
 		return;
 	}
 	case PT_BENCH: {

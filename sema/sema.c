@@ -821,6 +821,16 @@ struct sema_result *sema_run(struct arena *a, struct diag *d, struct ast_node *p
 		diag_error(d, prog->loc, "the program has no probes");
 		return NULL;
 	}
+	/* an iter: probe is its script's only probe, BEGIN and END aside */
+	for (int i = 0; r->has_iter && i < r->nprobes && !s.errors; i++)
+		for (int j = 0; j < r->probes[i].nattach; j++) {
+			enum probe_type t = r->probes[i].attach[j].type;
+			if (t != PT_ITER && t != PT_BEGIN && t != PT_END) {
+				sema_error(&s, r->probes[i].attach[j].loc, "a script with an iter probe "
+					   "has no other probes (BEGIN and END aside)");
+				break;
+			}
+		}
 	if (!s.errors)
 		sema_check_attach_limits(&s);
 	if (s.errors)

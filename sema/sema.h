@@ -36,8 +36,9 @@ enum probe_type {
 	PT_INTERVAL, PT_PROFILE, PT_SOFTWARE, PT_HARDWARE,
 	PT_SELF,	/* self:signal:SIGUSR1: sonde runs it when it gets the signal */
 	PT_BENCH,	/* bench:NAME: --bench runs and times it (an XDP program) */
+	PT_ITER,	/* iter:task ...: a BPF iterator sonde reads once (runtime/iter.c) */
 };
-#define PT_COUNT (PT_BENCH + 1)
+#define PT_COUNT (PT_ITER + 1)
 
 /* What a probe's context offers builtins (struct probe_provider.ctx). */
 enum probe_ctx {
@@ -325,6 +326,7 @@ struct sema_result {
 				 * BEGIN and END returns at once, as in the newest
 				 * release (0.17 runs them until they are detached) */
 	bool has_bench;		/* bench: probes (--bench runs them) */
+	bool has_iter;		/* an iter: probe: the run reads it once, then ends */
 	struct sema_named_opt *named_opts;	/* getopt()'s options, in source order */
 	int nnamed_opts;
 };

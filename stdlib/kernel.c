@@ -54,6 +54,66 @@ static LLVMValueRef lower_ctx(struct cg_ctx *cg, struct ast_node *n)
 	return LLVMBuildPtrToInt(cg_builder(cg), cg_ctx_arg(cg), cg_i64(cg), "ctx");
 }
 
+/*
+ * comm(pid): the name of the process pid (the newest bpftrace's), through
+ * the kfuncs bpf_task_from_pid and bpf_task_release, which the kernel
+ * gives tracing programs (iter: probes here; fentry where it has them):
+ * "N/A" when there is no such process.  The kfuncs' BTF ids and comm's
+ * offset in task_struct come from the kernel's BTF.
+ */
+static void check_comm_of(struct sema_ctx *s, struct ast_node *n)
+{
+	struct ast_node *a = n->call.args;
+	struct type *t = sema_expr(s, a);
+	n->type = (struct type){.kind = TY_STR, .size = 16};
+	if (t->kind == TY_ERROR)
+		return;
+	if (!type_is(t, TT_INT_VALUE)) {
+		sema_error_release(s, a->loc, "Only integer supported for comm()'s pid");
+		return;
+	}
+	const struct sema_probe *p = sema_cur_probe(s);
+	enum probe_type pt = p && p->nattach ? p->attach[0].type : PT_BEGIN;
+	if (pt != PT_ITER && pt != PT_FENTRY && pt != PT_FEXIT) {
+		char msg[160];
+		snprintf(msg, sizeof(msg), "Syntax comm(PID) is not supported in this probe type yet. "
+			 "Type: %s", sema_probe_type_name(pt));
+		sema_error_release(s, n->loc, msg);
+		return;
+	}
+	const struct btf *b = host_kernel_btf();
+	int32_t from = b ? host_btf_func_id(b, "bpf_task_from_pid") : -1;
+	int32_t rel = b ? host_btf_func_id(b, "bpf_task_release") : -1;
+	int64_t off = host_btf_member_offset("task_struct", "comm");
+	if (from <= 0 || rel <= 0 || off < 0) {
+		sema_error(s, n->loc, "comm(pid) needs the kernel's bpf_task_from_pid and "
+			   "bpf_task_release kfuncs (Linux 6.2) and task_struct in its BTF");
+		return;
+	}
+	n->note.value = (uint64_t)from << 32 | (uint32_t)rel;
+	n->note.site = (uint64_t)off;
+}
+
+static LLVMValueRef lower_comm_of(struct cg_ctx *cg, struct ast_node *n)
+{
+	LLVMBuilderRef b = cg_builder(cg);
+	LLVMValueRef buf = cg_alloca(cg, 16, "comm_of");
+	LLVMValueRef pid = LLVMBuildAnd(b, cg_expr(cg, n->call.args), cg_const(cg, 0xffffffff), "");
+	LLVMValueRef task = cg_kfunc_call(cg, (uint32_t)(n->note.value >> 32), &pid, 1);
+	cg_store_i64(cg, cg_const(cg, 'N' | '/' << 8 | 'A' << 16), buf);	/* no such process */
+	struct cg_if has = cg_begin_if(cg, LLVMBuildICmp(b, LLVMIntNE, task, cg_const(cg, 0), ""),
+				       "task_of_pid");
+	/* the pointer is known not NULL only here: nothing computed from it
+	 * may move above the test (the verifier refuses arithmetic on it) */
+	LLVMValueRef t = cg_opaque(cg, task);
+	LLVMValueRef src = LLVMBuildAdd(b, t, cg_const(cg, n->note.site), "");
+	LLVMValueRef args[] = {buf, LLVMConstInt(cg_i32(cg), 16, 0), LLVMBuildIntToPtr(b, src, cg_ptr(cg), "")};
+	cg_helper_call_quiet(cg, BPF_FUNC_probe_read_kernel, args, 3);
+	cg_kfunc_call(cg, (uint32_t)n->note.value, &t, 1);
+	cg_end_if(cg, &has);
+	return buf;
+}
+
 /* ppid: curtask->real_parent->tgid, the parent's pid; pcomm:
  * curtask->real_parent->comm, the parent's name; leader_comm and
  * leader_tid: curtask->group_leader's comm and pid, the process's name
@@ -234,6 +294,8 @@ static LLVMValueRef lower_percpu_kaddr(struct cg_ctx *cg, struct ast_node *n)
 const struct builtin stdlib_kernel[] = {
 	{.name = "curtask", .kind = BI_VAR, .check = check_curtask, .lower = lower_curtask,
 	 .summary = "the current task_struct (typed from the kernel's BTF)"},
+	{.name = "comm", .kind = BI_FUNC, .min_args = 1, .max_args = 1, .check = check_comm_of,
+	 .lower = lower_comm_of, .summary = "name of the process pid (iter probes): comm(pid)"},
 	{.name = "ctx", .kind = BI_VAR, .check = check_ctx, .lower = lower_ctx,
 	 .summary = "the BPF program's context (struct pt_regs * in kprobes and uprobes)"},
 	{.name = "ppid", .kind = BI_VAR, .check = check_parent,

@@ -193,4 +193,11 @@ expect_eq newlang:probe_filter_uprobe_sites $'@[mf_10]: 11\n@[mf_11]: 12\n@[mf_1
 out=$(timeout 60 "$SONDE" -q --probe-filter 'mf_1[0-2]$' -c "$B/many_funcs 1" -e "uprobe:$B/many_funcs:mf_* { @[probe] = count(); }" 2>&1 | sed '/^$/d' | sed "s|$B/||")
 expect_eq newlang:probe_filter_uprobe_probe $'@[uprobe:many_funcs:mf_10]: 11\n@[uprobe:many_funcs:mf_11]: 12\n@[uprobe:many_funcs:mf_12]: 13' "$out"
 
+# -- iter:task and comm(pid): the iterator runs in sonde's own task, once
+# per task; comm(pid) names any process (bpf_task_from_pid) ----------------
+out=$(timeout 60 "$SONDE" -q -e "iter:task { @self = comm(pid); @shell = comm($$); @none = comm(0x7ffffff0); exit(); }" 2>&1 | sed '/^$/d')
+expect_eq newlang:iter_comm_of_pid $'@none: N/A\n@self: sonde\n@shell: '"$(cat /proc/$$/comm)" "$out"
+out=$(timeout 60 "$SONDE" -q -e 'i:ms:1 { @ = comm(1); exit(); }' 2>&1 | head -1)
+expect_eq newlang:comm_of_pid_probe_type 'stdin:1:14-21: ERROR: Syntax comm(PID) is not supported in this probe type yet. Type: interval' "$out"
+
 fi
