@@ -57,6 +57,35 @@ int host_list_timers(FILE *out, const char *kind, const char *pattern, bool verb
 	return 0;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int host_list_iters(FILE *out, const char *kind, const char *pattern, bool verbose, int pid)
+{
+	const char *colon = strchr(pattern, ':');
+	const char *glob = colon && colon[1] ? colon + 1 : "*";
+	const struct btf *b = host_kernel_btf();
+	uint32_t n = b ? btf__type_cnt(b) : 0, nv = 0;
+	const char **v = calloc(n ? n : 1, sizeof(*v));
+	for (uint32_t id = 1; v && id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(b, id);
+		const char *name = btf_is_struct(t) ? btf__name_by_offset(b, t->name_off) : NULL;
+		/* bpf_iter__task, not the verifier's bpf_iter__task__safe_trusted */
+		if (name && !strncmp(name, "bpf_iter__", 10) && name[10] && !strstr(name + 10, "__") &&
+		    !fnmatch(glob, name + 10, 0))
+			v[nv++] = name + 10;
+	}
+	if (v)
+		qsort(v, nv, sizeof(*v), cmp_str);
+	for (uint32_t i = 0; i < nv; i++)
+		fprintf(out, "%s:%s\n", kind, v[i]);
+	int rc = v || !n ? 0 : -ENOMEM;
+	free(v);
+	return rc;
+}
+
 /* kernel functions kprobes can attach to (tracefs's
  * available_filter_functions), sorted by name as bpftrace lists them:
  * 'kprobe:GLOB' names each once, 'kprobe:MODULE:GLOB' a module's own */

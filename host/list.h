@@ -20,6 +20,8 @@ int host_list_tracepoints(FILE *out, const char *kind, const char *pattern, bool
 int host_list_software(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_hardware(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_timers(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
+/* iter: the kernel's iterators, a struct bpf_iter__NAME each in its BTF */
+int host_list_iters(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_kprobes(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_fentry(FILE *out, const char *kind, const char *pattern, bool verbose, int pid);
 int host_list_rawtracepoints(FILE *out, const char *kind, const char *pattern, bool verbose,

@@ -62,7 +62,7 @@ static const struct probe_provider providers[] = {
 	[PT_BENCH] = {PT_BENCH, "bench", NULL, "xdp", false, true, 0, NULL, false},
 	/* a BPF iterator (a tracing program, iter/NAME): it runs in sonde's
 	 * own task once per object as sonde reads it */
-	[PT_ITER] = {PT_ITER, "iter", "it", "iter", true, false, 0, NULL, false},
+	[PT_ITER] = {PT_ITER, "iter", "it", "iter", true, false, 0, host_list_iters, false},
 };
 _Static_assert(sizeof(providers) / sizeof(providers[0]) == PT_COUNT,
 	       "every probe type has a row in providers[]");
