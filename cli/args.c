@@ -201,6 +201,9 @@ bool cli_args_named_used(const struct sema_opts *so, const struct sema_result *r
 		}
 		fputc('\n', stderr);
 	}
+	if (unexpected)	/* sonde's own word: where such options come from */
+		fputs("HINT: a --name that is none of sonde's options (sonde -h) is the script's, "
+		      "read with getopt(\"name\")\n", stderr);
 	if (!r->nnamed_opts) {
 		fputs("HINT: no custom program options defined.\n", stderr);
 		return false;

@@ -85,7 +85,7 @@ expect_eq newlang2:flag_debug 'program
 out=$(timeout 60 "$SONDE" --fmt -e 'begin { }' 2>&1); rc=$?
 out="$(printf '%s\n' "$out" | head -1)
 rc=$rc"
-expect_eq newlang2:flag_not_had "sonde: unexpected option --fmt: neither one of sonde's options (sonde -h) nor read by the script (getopt(\"fmt\"))
+expect_eq newlang2:flag_not_had "ERROR: unexpected program command line options: --fmt
 rc=1" "$out"
 
 # -- <syscall.h>: the x86-64 numbers, its headers' #if/#elif evaluated -----
