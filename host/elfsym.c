@@ -674,8 +674,8 @@ const struct rs_sym *rs_elf_addr_sym(const struct rs_elf *e, uint64_t vaddr)
 	return NULL;
 }
 
-/* uaddr(): any defined symbol (not only functions), by name */
-int rs_elf_find_symbol(const char *path, const char *name, struct rs_elf_symbol *out)
+/* a symbol (name) or, with section, a section's address and size */
+static int find_in(const char *path, const char *name, bool section, struct rs_elf_symbol *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (elf_version(EV_CURRENT) == EV_NONE)
@@ -685,7 +685,8 @@ int rs_elf_find_symbol(const char *path, const char *name, struct rs_elf_symbol 
 		return -errno;
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	GElf_Ehdr eh;
-	if (!e || !gelf_getehdr(e, &eh)) {
+	size_t shstrndx = 0;
+	if (!e || !gelf_getehdr(e, &eh) || (section && elf_getshdrstrndx(e, &shstrndx))) {
 		if (e)
 			elf_end(e);
 		close(fd);
@@ -695,8 +696,15 @@ int rs_elf_find_symbol(const char *path, const char *name, struct rs_elf_symbol 
 	Elf_Scn *scn = NULL;
 	while (!out->found && (scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !sh.sh_entsize)
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (section) {
+			const char *nm = elf_strptr(e, shstrndx, sh.sh_name);
+			if (nm && !strcmp(nm, name) && sh.sh_type != SHT_NOBITS && sh.sh_addr)
+				*out = (struct rs_elf_symbol){sh.sh_addr, sh.sh_size, true, out->pie};
+			continue;
+		}
+		if ((sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize)
 			continue;
 		Elf_Data *d = elf_getdata(scn, NULL);
 		size_t cnt = sh.sh_size / sh.sh_entsize;
@@ -716,4 +724,15 @@ int rs_elf_find_symbol(const char *path, const char *name, struct rs_elf_symbol 
 	elf_end(e);
 	close(fd);
 	return 0;
+}
+
+/* uaddr(): any defined symbol (not only functions), by name */
+int rs_elf_find_symbol(const char *path, const char *name, struct rs_elf_symbol *out)
+{
+	return find_in(path, name, false, out);
+}
+
+int rs_elf_find_section(const char *path, const char *name, struct rs_elf_symbol *out)
+{
+	return find_in(path, name, true, out);
 }

@@ -150,6 +150,9 @@ struct rs_elf_symbol {
 	bool found, pie;
 };
 int rs_elf_find_symbol(const char *path, const char *name, struct rs_elf_symbol *out);
+/* The same for a section with contents in memory (its sh_addr, sh_size),
+ * by name ("`.PyRuntime`"). */
+int rs_elf_find_section(const char *path, const char *name, struct rs_elf_symbol *out);
 
 /* usym()/ustack: per-pid mappings and parsed files (cached by dev, inode). */
 struct rs_symcache;
