@@ -24,7 +24,6 @@
  * read from its .BTF section instead when it has one (ubtf.c: `pahole
  * -J`, kept by `objcopy --strip-debug`).
  */
-#include "host/host_int.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -34,6 +33,9 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+
+/* after libdw.h: hdw_unit_die */
+#include "host/host_int.h"
 
 #include "common/arena.h"
 
@@ -64,6 +66,8 @@ static struct {
 			      const char *, GElf_Word, char **);
 	int (*section_address)(Dwfl_Module *, void **, const char *, Dwarf_Addr, const char *,
 			       GElf_Word, const GElf_Shdr *, Dwarf_Addr *);
+	int (*cu_info)(Dwarf_CU *, Dwarf_Half *, uint8_t *, Dwarf_Die *, Dwarf_Die *, uint64_t *,
+		       uint8_t *, uint8_t *);
 } dw;
 
 #define DW_SONAME "libdw.so.1"
@@ -86,7 +90,7 @@ static int dw_load(void)
 		(void **)&dw.attr_integrate, (void **)&dw.hasattr_integrate, (void **)&dw.formref_die,
 		(void **)&dw.formudata, (void **)&dw.formsdata, (void **)&dw.formflag,
 		(void **)&dw.formstring, (void **)&dw.aggregate_size, (void **)&dw.find_debuginfo,
-		(void **)&dw.section_address,
+		(void **)&dw.section_address, (void **)&dw.cu_info,
 	};
 	static const char *const names[] = {
 		"dwfl_begin", "dwfl_end", "dwfl_report_offline", "dwfl_report_end", "dwfl_nextcu", "dwfl_errno",
@@ -94,6 +98,7 @@ static int dw_load(void)
 		"dwarf_attr_integrate", "dwarf_hasattr_integrate", "dwarf_formref_die",
 		"dwarf_formudata", "dwarf_formsdata", "dwarf_formflag", "dwarf_formstring",
 		"dwarf_aggregate_size", "dwfl_standard_find_debuginfo", "dwfl_offline_section_address",
+		"dwarf_cu_info",
 	};
 	_Static_assert(sizeof(slots) / sizeof(slots[0]) == sizeof(names) / sizeof(names[0]),
 		       "a name per slot");
@@ -107,6 +112,47 @@ static int dw_load(void)
 void *hdw_libdw_sym(const char *name)
 {
 	return dw_load() ? NULL : dlsym(dw_handle, name);
+}
+
+/* --debuginfo: libdwfl's search path for separate debug files, NULL for
+ * its default (":.debug:/usr/lib/debug") */
+static char *search_path;
+
+int hdw_set_debuginfo_path(const char *const *dirs, int n)
+{
+	size_t len = sizeof(HDW_DEFAULT_DEBUGINFO);
+	for (int i = 0; i < n; i++)
+		len += strlen(dirs[i]) + 1;
+	char *p = malloc(len);
+	if (!p)
+		return -ENOMEM;
+	*p = 0;
+	for (int i = 0; i < n; i++) {
+		strcat(p, dirs[i]);
+		strcat(p, ":");
+	}
+	/* then libdwfl's own ("" first: the binary's own directory) */
+	strcat(p, HDW_DEFAULT_DEBUGINFO);
+	free(search_path);
+	search_path = p;
+	return 0;
+}
+
+const char *hdw_debuginfo_path(void)
+{
+	return search_path ? search_path : HDW_DEFAULT_DEBUGINFO;
+}
+
+Dwarf_Die *hdw_unit_die(Dwarf_Die *cu, Dwarf_Die *buf)
+{
+	uint8_t type = 0;
+	Dwarf_Die sub;
+	memset(&sub, 0, sizeof(sub));
+	if (dw.cu_info(cu->cu, NULL, &type, NULL, &sub, NULL, NULL, NULL) || type != DW_UT_skeleton ||
+	    !sub.addr)
+		return cu;
+	*buf = sub;
+	return buf;
 }
 
 /* converted DIEs by their address in the mapped debug data (unique across
@@ -130,7 +176,6 @@ struct hdw_file {
 	const char *msg;
 	Dwfl *dwfl;
 	Dwfl_Callbacks cb;
-	char *debuginfo_path;
 	struct arena *a;
 	struct memo *memo;
 	size_t memo_cap, memo_n;
@@ -206,8 +251,8 @@ static bool find_definition(struct hdw_file *f, int tag, const char *name, Dwarf
 	Dwarf_Die *cu = NULL;
 	Dwarf_Addr bias;
 	while ((cu = dw.nextcu(f->dwfl, cu, &bias))) {
-		Dwarf_Die c;
-		if (dw.child(cu, &c))
+		Dwarf_Die c, split;
+		if (dw.child(hdw_unit_die(cu, &split), &c))
 			continue;
 		do {
 			const char *n;
@@ -482,7 +527,7 @@ int hdw_open(const char *path, struct hdw_file **out, char *err, size_t errlen)
 	}
 	f->cb.find_debuginfo = dw.find_debuginfo;
 	f->cb.section_address = dw.section_address;
-	f->cb.debuginfo_path = &f->debuginfo_path;
+	f->cb.debuginfo_path = &search_path;
 	f->dwfl = dw.begin(&f->cb);
 	Dwarf_Addr bias;
 	int rc = 0;
@@ -556,8 +601,8 @@ static void index_funcs(struct hdw_file *f)
 	Dwarf_Addr bias;
 	size_t n = 0;
 	while ((cu = dw.nextcu(f->dwfl, cu, &bias))) {
-		Dwarf_Die c;
-		if (dw.child(cu, &c))
+		Dwarf_Die c, split;
+		if (dw.child(hdw_unit_die(cu, &split), &c))
 			continue;
 		do {
 			if (dw.tag(&c) != DW_TAG_subprogram || flag(&c, DW_AT_declaration))
@@ -632,4 +677,35 @@ void hdw_print_params(const struct hdw_func *fn, FILE *out)
 void *hdw_file_dwfl(struct hdw_file *f)
 {
 	return f ? f->dwfl : NULL;
+}
+
+const char *hdw_split_missing(struct hdw_file *f)
+{
+	if (!f || !f->dwfl)
+		return NULL;
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	while ((cu = dw.nextcu(f->dwfl, cu, &bias))) {
+		uint8_t type = 0;
+		Dwarf_Die sub;
+		memset(&sub, 0, sizeof(sub));
+		if (dw.cu_info(cu->cu, NULL, &type, NULL, &sub, NULL, NULL, NULL) ||
+		    type != DW_UT_skeleton || sub.addr)
+			continue;
+		Dwarf_Attribute at;
+		const char *dwo = NULL, *dir = NULL;
+		if (dw.attr_integrate(cu, DW_AT_dwo_name, &at) ||
+		    dw.attr_integrate(cu, DW_AT_GNU_dwo_name, &at))
+			dwo = dw.formstring(&at);
+		if (dw.attr_integrate(cu, DW_AT_comp_dir, &at))
+			dir = dw.formstring(&at);
+		if (dwo && dwo[0] != '/' && dir)
+			return arena_printf(f->a, "the split DWARF of %s (%s/%s, or %s.dwp) cannot be found: "
+					    "its entries are there, not in the binary", f->path, dir, dwo,
+					    f->path);
+		return arena_printf(f->a, "the split DWARF of %s (%s, or %s.dwp) cannot be found: its "
+				    "entries are there, not in the binary", f->path, dwo ? dwo : "a .dwo file",
+				    f->path);
+	}
+	return NULL;
 }
