@@ -182,7 +182,57 @@ struct hdw_file {
 	struct func_entry *funcs;	/* open addressing, a power of two of slots */
 	size_t funcs_cap;
 	struct hubtf *btf;	/* no DWARF: the file's .BTF (ubtf.c) answers */
+	/* split units libdw did not find, read from PATH.dwp (dwp.c) */
+	Dwarf_Die *dwp;
+	size_t ndwp;
+	bool dwp_tried;
 };
+
+/* a skeleton unit of f whose split unit libdw did not find, false when
+ * none (its DIE in *out) */
+static bool split_missing(struct hdw_file *f, Dwarf_Die **out)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	while ((cu = dw.nextcu(f->dwfl, cu, &bias))) {
+		uint8_t type = 0;
+		Dwarf_Die sub;
+		memset(&sub, 0, sizeof(sub));
+		if (!dw.cu_info(cu->cu, NULL, &type, NULL, &sub, NULL, NULL, NULL) &&
+		    type == DW_UT_skeleton && !sub.addr) {
+			*out = cu;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* the units of PATH.dwp, once, when libdw left a skeleton without its
+ * split unit (elfutils before 0.191 reads no package) */
+static void load_dwp(struct hdw_file *f)
+{
+	Dwarf_Die *cu;
+	if (f->dwp_tried)
+		return;
+	f->dwp_tried = true;
+	if (!split_missing(f, &cu))
+		return;
+	const char *pkg = arena_printf(f->a, "%s.dwp", f->path);
+	if (hdw_dwp_units(pkg, f->a, &f->dwp, &f->ndwp))
+		f->ndwp = 0;
+}
+
+/* the i-th unit DIE whose entries f's lookups walk: libdwfl's units (a
+ * skeleton's split unit in its place), then the package's; NULL past the
+ * last.  *it is libdwfl's cursor, buf room for a split DIE. */
+static Dwarf_Die *next_unit(struct hdw_file *f, Dwarf_Die **it, size_t *pkg, Dwarf_Die *buf)
+{
+	Dwarf_Addr bias;
+	if (*pkg == 0 && (*it = dw.nextcu(f->dwfl, *it, &bias)))
+		return hdw_unit_die(*it, buf);
+	load_dwp(f);
+	return *pkg < f->ndwp ? &f->dwp[(*pkg)++] : NULL;
+}
 
 /* every file opened, and every one that failed (-lv asks once per line) */
 static struct hdw_file *files;
@@ -248,11 +298,11 @@ static const char *die_name(struct hdw_file *f, Dwarf_Die *die)
  * that only declares it; false when none defines it */
 static bool find_definition(struct hdw_file *f, int tag, const char *name, Dwarf_Die *out)
 {
-	Dwarf_Die *cu = NULL;
-	Dwarf_Addr bias;
-	while ((cu = dw.nextcu(f->dwfl, cu, &bias))) {
-		Dwarf_Die c, split;
-		if (dw.child(hdw_unit_die(cu, &split), &c))
+	Dwarf_Die *it = NULL, *cu, split;
+	size_t pkg = 0;
+	while ((cu = next_unit(f, &it, &pkg, &split))) {
+		Dwarf_Die c;
+		if (dw.child(cu, &c))
 			continue;
 		do {
 			const char *n;
@@ -597,12 +647,11 @@ static void index_func(struct hdw_file *f, size_t *n, const char *name, Dwarf_Di
  * DW_AT_linkage_name, in one pass: -lv of a whole binary asks for each */
 static void index_funcs(struct hdw_file *f)
 {
-	Dwarf_Die *cu = NULL;
-	Dwarf_Addr bias;
-	size_t n = 0;
-	while ((cu = dw.nextcu(f->dwfl, cu, &bias))) {
-		Dwarf_Die c, split;
-		if (dw.child(hdw_unit_die(cu, &split), &c))
+	Dwarf_Die *it = NULL, *cu, split;
+	size_t pkg = 0, n = 0;
+	while ((cu = next_unit(f, &it, &pkg, &split))) {
+		Dwarf_Die c;
+		if (dw.child(cu, &c))
 			continue;
 		do {
 			if (dw.tag(&c) != DW_TAG_subprogram || flag(&c, DW_AT_declaration))
@@ -681,31 +730,23 @@ void *hdw_file_dwfl(struct hdw_file *f)
 
 const char *hdw_split_missing(struct hdw_file *f)
 {
+	Dwarf_Die *cu;
 	if (!f || !f->dwfl)
 		return NULL;
-	Dwarf_Die *cu = NULL;
-	Dwarf_Addr bias;
-	while ((cu = dw.nextcu(f->dwfl, cu, &bias))) {
-		uint8_t type = 0;
-		Dwarf_Die sub;
-		memset(&sub, 0, sizeof(sub));
-		if (dw.cu_info(cu->cu, NULL, &type, NULL, &sub, NULL, NULL, NULL) ||
-		    type != DW_UT_skeleton || sub.addr)
-			continue;
-		Dwarf_Attribute at;
-		const char *dwo = NULL, *dir = NULL;
-		if (dw.attr_integrate(cu, DW_AT_dwo_name, &at) ||
-		    dw.attr_integrate(cu, DW_AT_GNU_dwo_name, &at))
-			dwo = dw.formstring(&at);
-		if (dw.attr_integrate(cu, DW_AT_comp_dir, &at))
-			dir = dw.formstring(&at);
-		if (dwo && dwo[0] != '/' && dir)
-			return arena_printf(f->a, "the split DWARF of %s (%s/%s, or %s.dwp) cannot be found: "
-					    "its entries are there, not in the binary", f->path, dir, dwo,
-					    f->path);
-		return arena_printf(f->a, "the split DWARF of %s (%s, or %s.dwp) cannot be found: its "
-				    "entries are there, not in the binary", f->path, dwo ? dwo : "a .dwo file",
-				    f->path);
-	}
-	return NULL;
+	load_dwp(f);
+	if (f->ndwp || !split_missing(f, &cu))
+		return NULL;
+	Dwarf_Attribute at;
+	const char *dwo = NULL, *dir = NULL;
+	if (dw.attr_integrate(cu, DW_AT_dwo_name, &at) || dw.attr_integrate(cu, DW_AT_GNU_dwo_name, &at))
+		dwo = dw.formstring(&at);
+	if (dw.attr_integrate(cu, DW_AT_comp_dir, &at))
+		dir = dw.formstring(&at);
+	if (dwo && dwo[0] != '/' && dir)
+		return arena_printf(f->a, "the split DWARF of %s (%s/%s, or %s.dwp) cannot be found: "
+				    "its functions and types are there, not in the binary", f->path, dir,
+				    dwo, f->path);
+	return arena_printf(f->a, "the split DWARF of %s (%s, or %s.dwp) cannot be found: its "
+			    "functions and types are there, not in the binary", f->path,
+			    dwo ? dwo : "a .dwo file", f->path);
 }

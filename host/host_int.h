@@ -38,6 +38,12 @@ const struct hdw_type *hubtf_struct_named(struct hubtf *b, bool is_union, const 
  * neither is found (the skeleton keeps the line table and the address
  * ranges alone).  libdw must be loaded (hdw_open did). */
 Dwarf_Die *hdw_unit_die(Dwarf_Die *cu, Dwarf_Die *buf);
+/* dwp.c: the compile units of the DWARF package at path (BINARY.dwp),
+ * each read by libdw from a .dwo of its own laid out in memory (elfutils
+ * before 0.191 reads no package): *n unit DIEs in *out (in a), whose
+ * sessions stay open for the run.  0, -ENOENT (none), -EINVAL (not a
+ * package), -ENOSYS (no libdw), -errno. */
+int hdw_dwp_units(const char *path, struct arena *a, Dwarf_Die **out, size_t *n);
 #endif
 
 #endif

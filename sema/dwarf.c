@@ -340,6 +340,11 @@ const struct sema_kfunc *sema_dwarf_ufunc(struct sema_ctx *s, struct sema_attach
 		return NULL;
 	}
 	const struct hdw_func *fn = hdw_func(f, at->func);
+	const char *split = fn ? NULL : hdw_split_missing(f);
+	if (split) {
+		sema_error(s, loc, "%s: %s", at->name, split);
+		return NULL;
+	}
 	if (!fn) {
 		sema_error(s, loc, "%s: the debug information of %s does not describe function '%s' "
 			   "(compiled without -g, or not a C function): read its arguments as arg0..arg5",
