@@ -557,6 +557,9 @@ int hdw_line_addr(const char *path, const char *src, unsigned line, unsigned col
 		arena_free(a);
 		return -ENOENT;
 	}
+	char cols[96] = "";	/* the line's columns, for an error */
+	size_t clen = 0;
+	int seen[8], nseen = 0;
 	for (size_t i = 0; i < nlines; i++) {
 		Dwarf_Line *l = la.onesrcline(lines, i);
 		int ln, lc;
@@ -564,8 +567,20 @@ int hdw_line_addr(const char *path, const char *src, unsigned line, unsigned col
 		Dwarf_Addr addr;
 		if (!l || lw.lineno(l, &ln) || la.linecol(l, &lc) || !(ls = lw.linesrc(l, NULL, NULL)))
 			continue;
-		if ((unsigned)ln != line || (col && (unsigned)lc != col) ||
-		    !hdw_path_ends_with(ls, match_path) || la.lineaddr(l, &addr))
+		if ((unsigned)ln != line || !hdw_path_ends_with(ls, match_path))
+			continue;
+		if (col && (unsigned)lc != col) {
+			bool dup = false;
+			for (int k = 0; k < nseen; k++)
+				dup |= seen[k] == lc;
+			if (!dup && nseen < 8) {
+				seen[nseen++] = lc;
+				clen += (size_t)snprintf(cols + clen, sizeof(cols) - clen, "%s%d",
+							 clen ? ", " : "", lc);
+			}
+			continue;
+		}
+		if (la.lineaddr(l, &addr))
 			continue;
 		/* the DWARF's address into the ELF file's own layout (a debug
 		 * file of a prelinked binary may differ) */
@@ -577,14 +592,13 @@ int hdw_line_addr(const char *path, const char *src, unsigned line, unsigned col
 		rc = 0;
 		break;
 	}
-	if (rc) {
-		char at[32] = "";
-		if (col)
-			snprintf(at, sizeof(at), ", column %u,", col);
-		snprintf(err, errlen, "line %u%s of %s has no code in %s (a line where a statement "
+	if (rc && clen)
+		snprintf(err, errlen, "line %u of %s has no code at column %u in %s (its code starts "
+			 "at column %s)", line, match_path, col, path, cols);
+	else if (rc)
+		snprintf(err, errlen, "line %u of %s has no code in %s (a line where a statement "
 			 "begins does: an empty line, a comment or a declaration without an initialiser "
-			 "has none)", line, at, match_path, path);
-	}
+			 "has none)", line, match_path, path);
 	arena_free(a);
 	return rc;
 }
