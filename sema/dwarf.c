@@ -321,12 +321,6 @@ const struct sema_kfunc *sema_dwarf_ufunc(struct sema_ctx *s, struct sema_attach
 {
 	if (at->kf)
 		return at->kf;
-	if (at->src_line) {
-		sema_error(s, loc, "%s: args are a function's parameters at its entry, which a probe "
-			   "at a source line is not: probe the function (uprobe:%s:FUNCTION) or read "
-			   "registers there with reg()", at->name, at->target);
-		return NULL;
-	}
 	const char *file = probe_file(s, at);
 	if (!file) {
 		sema_error(s, loc, "%s: cannot find the file '%s' to read its arguments' debug "
