@@ -219,6 +219,8 @@ void rt_exec_event(struct rt *rt, const uint8_t *args, size_t len)
 	/* the pid's mappings are another program's now: its next stack reads
 	 * them again (pids_seen forgets it) */
 	uint32_t k = (uint32_t)pid;
+	if (rt->procs)
+		ps_exec(rt->procs->ps, (int)pid);
 	if (rt->procs && rt->procs->seen_fd >= 0)
 		bpf_map_delete_elem(rt->procs->seen_fd, &k);
 }
