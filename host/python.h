@@ -59,12 +59,17 @@ struct py_bpf_offs {
 	uint64_t read;		/* bytes of a frame read at once, <= PY_FRAME_READ */
 	uint64_t instr_mask;	/* of the instruction word: f_lasti is an int before 3.11 */
 	uint64_t fr_entry;	/* offset of 3.11's is_entry byte, ~0 none: bit 1 of the code word */
+	uint64_t back;		/* PY_PAGE - 1 where frames lie in a data stack (3.11+), else 0 */
 };
 #define PY_FRAME_READ 128
+/* 3.11+ keeps a thread's frames side by side in its data stack, each
+ * caller below its callee: the walker reads a frame with the rest of its
+ * page below it, and reads the frames it holds from there */
+#define PY_PAGE 4096
 /* the Python part of ustack(python): pystack's default depth (big: the
  * kernel takes hash keys over 512 bytes) */
 #define PY_MIXED_DEPTH(big) ((big) ? 127u : 31u)
-#define PY_BPF_OFFS_SIZE 88
+#define PY_BPF_OFFS_SIZE 96
 void py_bpf_offsets(const struct py_offsets *o, struct py_bpf_offs *out);
 
 /* ---- a process --------------------------------------------------------- */

@@ -82,8 +82,8 @@ static void ask_scan(struct cg_ctx *cg, LLVMValueRef pidkey, LLVMValueRef pid)
 	cg_end_if(cg, &d);
 }
 
-/* a word of the frame read into chunk at the run-time offset off, which
- * the mask keeps inside the 128-byte scratch for the verifier */
+/* a word of the frame at chunk, at the run-time offset off, which
+ * the mask keeps within PY_FRAME_READ bytes of it for the verifier */
 static LLVMValueRef chunk_word(struct cg_ctx *cg, LLVMValueRef chunk, LLVMValueRef off, bool byte)
 {
 	LLVMBuilderRef b = cg_builder(cg);
@@ -140,7 +140,7 @@ static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValu
 		 uint32_t depth, LLVMValueRef idx)
 {
 	LLVMBuilderRef b = cg_builder(cg);
-	enum { OK, TS_FRAME, CFRAME, PREV, CODE, INSTR, OWNER, SKIP, READ, INSTR_MASK, ENTRY };
+	enum { OK, TS_FRAME, CFRAME, PREV, CODE, INSTR, OWNER, SKIP, READ, INSTR_MASK, ENTRY, BACK };
 	LLVMValueRef frame = cg_alloca_shared(cg, 8, "sonde.pyframe");
 	cg_store_i64(cg, cg_const(cg, 0), frame);
 	cg_probe_read(cg, frame, 8, LLVMBuildAdd(b, ts, field(cg, offs, TS_FRAME), ""), 1, 0);
@@ -153,7 +153,13 @@ static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValu
 	cg_probe_read(cg, frame, 8, LLVMBuildAdd(b, cfp, cf, ""), 1, 0);
 	cg_end_if(cg, &c2);
 	cg_end_if(cg, &c);
-	LLVMValueRef chunk = cg_scratch(cg, "py_chunk", PY_FRAME_READ);
+	/* the bytes read last: [wbase, wbase + wlen) of the target in chunk */
+	LLVMValueRef chunk = cg_scratch(cg, "py_chunk", PY_PAGE + 2 * PY_FRAME_READ);
+	LLVMValueRef wbase = cg_alloca_shared(cg, 8, "sonde.pywbase");
+	LLVMValueRef wlen = cg_alloca_shared(cg, 8, "sonde.pywlen");
+	LLVMValueRef got = cg_alloca_shared(cg, 8, "sonde.pygot");
+	cg_store_i64(cg, cg_const(cg, 0), wbase);
+	cg_store_i64(cg, cg_const(cg, 0), wlen);
 	struct py_loop l = loop_begin(cg, "py_walk");
 	LLVMValueRef i = cg_load_i64(cg, idx);
 	LLVMValueRef p = cg_load_i64(cg, frame);
@@ -165,24 +171,48 @@ static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValu
 	cg_store_i64(cg, cg_const(cg, 0), dst);	/* a read that fails ends the stack */
 	cg_store_i64(cg, cg_const(cg, 0), cg_gep(cg, dst, 8));
 	LLVMValueRef sz = LLVMBuildAnd(b, field(cg, offs, READ), cg_const(cg, PY_FRAME_READ - 1), "");
-	LLVMValueRef args[] = {chunk, LLVMBuildTrunc(b, sz, cg_i32(cg), ""), p};
+	/* the frame lies whole in what was read last: p - wbase <= wlen - sz
+	 * (no sum that an untrusted p could wrap) */
+	LLVMValueRef wl = cg_load_i64(cg, wlen);
+	LLVMValueRef hit = LLVMBuildAnd(
+		b, LLVMBuildICmp(b, LLVMIntUGE, p, cg_load_i64(cg, wbase), ""),
+		LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntUGE, wl, sz, ""),
+			     LLVMBuildICmp(b, LLVMIntULE, LLVMBuildSub(b, p, cg_load_i64(cg, wbase), ""),
+					   LLVMBuildSub(b, wl, sz, ""), ""), ""), "");
+	cg_store_i64(cg, LLVMBuildZExt(b, hit, cg_i64(cg), ""), got);
+	struct cg_if rd = cg_begin_if(cg, LLVMBuildNot(b, hit, ""), "py_frame_read");
+	/* the frame and, in a data stack, the rest of its page below it: the
+	 * same page, readable when the frame is */
+	LLVMValueRef back = LLVMBuildAnd(b, LLVMBuildAnd(b, p, field(cg, offs, BACK), ""),
+					 cg_const(cg, PY_PAGE - 1), "");
+	LLVMValueRef len = LLVMBuildAdd(b, back, sz, "");
+	LLVMValueRef from = LLVMBuildSub(b, p, back, "");
+	LLVMValueRef args[] = {chunk, LLVMBuildTrunc(b, len, cg_i32(cg), ""), from};
 	LLVMValueRef rc = cg_helper_call_quiet(cg, BPF_FUNC_probe_read_user, args, 3);
-	struct cg_if r = cg_begin_if(cg, LLVMBuildICmp(b, LLVMIntEQ, rc, cg_const(cg, 0), ""), "py_frame_ok");
-	LLVMValueRef code = chunk_word(cg, chunk, field(cg, offs, CODE), false);
-	LLVMValueRef owner = chunk_word(cg, chunk, field(cg, offs, OWNER), true);
+	LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntEQ, rc, cg_const(cg, 0), "");
+	cg_store_i64(cg, LLVMBuildZExt(b, ok, cg_i64(cg), ""), got);
+	cg_store_i64(cg, from, wbase);
+	cg_store_i64(cg, LLVMBuildSelect(b, ok, len, cg_const(cg, 0), ""), wlen);
+	cg_end_if(cg, &rd);
+	struct cg_if r = cg_begin_if(cg, LLVMBuildIsNotNull(b, cg_load_i64(cg, got), ""), "py_frame_ok");
+	LLVMValueRef at = LLVMBuildAnd(b, LLVMBuildSub(b, p, cg_load_i64(cg, wbase), ""),
+				       cg_const(cg, PY_PAGE - 1), "");
+	LLVMValueRef fr = LLVMBuildGEP2(b, cg_i8(cg), chunk, &at, 1, "");
+	LLVMValueRef code = chunk_word(cg, fr, field(cg, offs, CODE), false);
+	LLVMValueRef owner = chunk_word(cg, fr, field(cg, offs, OWNER), true);
 	LLVMValueRef shim = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntEQ, owner, field(cg, offs, SKIP), ""),
 					  cg_i64(cg), "");
 	/* 3.11's is_entry as bit 1 (for ustack(python)); ENTRY ~0: none */
 	LLVMValueRef eoff = field(cg, offs, ENTRY);
 	LLVMValueRef has = LLVMBuildICmp(b, LLVMIntNE, eoff, cg_const(cg, ~0ull), "");
-	LLVMValueRef entry = LLVMBuildAnd(b, has, LLVMBuildICmp(b, LLVMIntNE, chunk_word(cg, chunk, eoff, true),
+	LLVMValueRef entry = LLVMBuildAnd(b, has, LLVMBuildICmp(b, LLVMIntNE, chunk_word(cg, fr, eoff, true),
 								   cg_const(cg, 0), ""), "");
 	entry = LLVMBuildShl(b, LLVMBuildZExt(b, entry, cg_i64(cg), ""), cg_const(cg, 1), "");
 	cg_store_i64(cg, LLVMBuildOr(b, LLVMBuildOr(b, code, shim, ""), entry, ""), dst);
-	LLVMValueRef instr = LLVMBuildAnd(b, chunk_word(cg, chunk, field(cg, offs, INSTR), false),
+	LLVMValueRef instr = LLVMBuildAnd(b, chunk_word(cg, fr, field(cg, offs, INSTR), false),
 					  field(cg, offs, INSTR_MASK), "");
 	cg_store_i64(cg, LLVMBuildOr(b, instr, cg_const(cg, PY_INSTR_SET), ""), cg_gep(cg, dst, 8));
-	cg_store_i64(cg, chunk_word(cg, chunk, field(cg, offs, PREV), false), frame);
+	cg_store_i64(cg, chunk_word(cg, fr, field(cg, offs, PREV), false), frame);
 	cg_end_if(cg, &r);
 	loop_end(cg, &l, idx);
 }
