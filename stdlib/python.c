@@ -18,16 +18,20 @@
  * a thread of a Python pid missing from py_threads (a thread started after
  * the scan), sends EV_PY_SCAN at most once a second per pid (py_asked) and
  * gives an empty stack this time; userspace scans the process and fills the
- * maps.  The walk reads each frame once (at most PY_FRAME_READ bytes into
- * per-CPU scratch, fields at the offsets of py_procs) and stops at the
- * outermost frame, a failed read or N frames; the key's frames after the
- * last are zeros.  C shim frames (3.12+, owner FRAME_OWNED_BY_CSTACK) are
- * marked by bit 0 of the code address and left out when printed; 3.11's
- * entry frames by bit 1 (ustack(python) needs them).  The key of the stack
- * map ("pstk_<words>") is {pid, (code, instr) x N}.  A stack the map did
- * not hold yet is also sent (EV_PY_STACK, the key), so that userspace names
- * its code objects while they live: a process that exits, or frees a
- * module's code, keeps its names.
+ * maps.  The walk reads a frame not within the bytes it read last (in
+ * 3.11+, with the rest of its page below it: the data stack keeps the
+ * callers there, so a 30-deep stack takes one or two reads; 3.9 and 3.10
+ * read PY_FRAME_READ bytes at most a frame) into per-CPU scratch, takes
+ * the fields at the offsets of py_procs, and stops at the outermost
+ * frame, a failed read or N frames.  C shim frames (3.12+, owner
+ * FRAME_OWNED_BY_CSTACK) are marked by bit 0 of the code address and left
+ * out when printed; 3.11's entry frames by bit 1 (ustack(python) needs
+ * them).  The key of the stack map ("pstk_<words>") is {pid, (code,
+ * instr) x B}, B the frames of the smallest bucket that holds the stack
+ * (py_bucket: 8, 16, 32, 64 or N), the frames after the last zeros.  A
+ * stack the map did not hold yet is also sent (EV_PY_STACK, the key), so
+ * that userspace names its code objects while they live: a process that
+ * exits, or frees a module's code, keeps its names.
  */
 #include <errno.h>
 #include <string.h>
@@ -231,7 +235,7 @@ LLVMValueRef stdlib_pystack_id(struct cg_ctx *cg, uint32_t depth, LLVMValueRef p
 	LLVMBuilderRef b = cg_builder(cg);
 	uint32_t words = 1 + 2 * depth;
 	char name[32];
-	snprintf(name, sizeof(name), CG_STACK_MAP_FMT, 'p', words);
+	snprintf(name, sizeof(name), CG_STACK_MAP_FMT, 'p', words);	/* the scratch's */
 	LLVMValueRef tid = stdlib_own_ns_id(cg, false);
 	LLVMValueRef procs = cg_aux_map(cg, "py_procs", BPF_MAP_TYPE_HASH, 16384, 8, PY_BPF_OFFS_SIZE);
 	LLVMValueRef threads = cg_aux_map(cg, "py_threads", BPF_MAP_TYPE_HASH, 65536, 8, 8);
@@ -259,31 +263,47 @@ LLVMValueRef stdlib_pystack_id(struct cg_ctx *cg, uint32_t depth, LLVMValueRef p
 	cg_end_if(cg, &wt);
 	cg_end_if(cg, &ok);
 	cg_end_if(cg, &py);
-	/* the frames not walked are zeros (a loop: 254 stores took LLVM's
-	 * passes tens of ms) */
-	struct py_loop z = loop_begin(cg, "py_zero");
-	LLVMValueRef k = cg_load_i64(cg, idx);
-	loop_test(cg, &z, LLVMBuildICmp(b, LLVMIntULT, k, cg_const(cg, depth), ""));
-	LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, k, cg_const(cg, 16), ""), cg_const(cg, 8), "");
-	LLVMValueRef dst = LLVMBuildGEP2(b, cg_i8(cg), buf, &off, 1, "");
-	cg_store_i64(cg, cg_const(cg, 0), dst);
-	cg_store_i64(cg, cg_const(cg, 0), cg_gep(cg, dst, 8));
-	loop_end(cg, &z, idx);
-	/* no preallocation: the stacks are big and most runs see few; a
-	 * kernel before 5.11 refuses a map that is not preallocated in a
-	 * perf_event program (profile:), so there it is, and smaller */
-	bool prealloc = !host_feature(HF_BIG_KEYS);
-	LLVMValueRef map = cg_aux_map_flags(cg, name, BPF_MAP_TYPE_HASH,
-					    prealloc ? CG_STACK_MAP_ENTRIES / 16 : CG_STACK_MAP_ENTRIES,
-					    words * 8, 4, prealloc ? 0 : BPF_F_NO_PREALLOC);
+	/* the stack goes to the map of the first bucket that holds it */
+	bool big = host_feature(HF_BIG_KEYS);
+	LLVMValueRef n = cg_load_i64(cg, idx);
 	LLVMValueRef id = cg_alloca_shared(cg, 4, "sonde.pystackid");
-	LLVMValueRef fresh = stdlib_stack_id(cg, map, buf, id);
-	struct cg_if f = cg_begin_if(cg, LLVMBuildAnd(b, fresh, LLVMBuildICmp(b, LLVMIntNE, cg_load_i64(cg, cg_gep(cg, buf, 8)),
-									 cg_const(cg, 0), ""), ""),
-				     "py_new_stack");
-	cg_store_i64(cg, cg_const(cg, EV_PY_STACK), ev);
-	cg_event_output(cg, ev, cg_const(cg, 8 + words * 8));
-	cg_end_if(cg, &f);
+	LLVMValueRef done = cg_alloca_shared(cg, 8, "sonde.pydone");
+	cg_store_i64(cg, cg_const(cg, 0), done);
+	for (unsigned i = 0; py_bucket(depth, big, i); i++) {
+		uint32_t bd = py_bucket(depth, big, i), bw = 1 + 2 * bd;
+		LLVMValueRef in = LLVMBuildIsNull(b, cg_load_i64(cg, done), "");
+		if (bd < depth)
+			in = LLVMBuildAnd(b, in, LLVMBuildICmp(b, LLVMIntULE, n, cg_const(cg, bd), ""), "");
+		struct cg_if bk = cg_begin_if(cg, in, "py_bucket");
+		cg_store_i64(cg, cg_const(cg, 1), done);
+		/* the bucket's frames not walked are zeros (a loop: 254 stores
+		 * took LLVM's passes tens of ms) */
+		struct py_loop z = loop_begin(cg, "py_zero");
+		LLVMValueRef k = cg_load_i64(cg, idx);
+		loop_test(cg, &z, LLVMBuildICmp(b, LLVMIntULT, k, cg_const(cg, bd), ""));
+		LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, k, cg_const(cg, 16), ""), cg_const(cg, 8), "");
+		LLVMValueRef dst = LLVMBuildGEP2(b, cg_i8(cg), buf, &off, 1, "");
+		cg_store_i64(cg, cg_const(cg, 0), dst);
+		cg_store_i64(cg, cg_const(cg, 0), cg_gep(cg, dst, 8));
+		loop_end(cg, &z, idx);
+		/* no preallocation: the stacks are big and most runs see few;
+		 * a kernel before 5.11 refuses a map that is not preallocated
+		 * in a perf_event program (profile:), so there it is, and
+		 * smaller */
+		char mname[32];
+		snprintf(mname, sizeof(mname), CG_STACK_MAP_FMT, 'p', bw);
+		LLVMValueRef map = cg_aux_map_flags(cg, mname, BPF_MAP_TYPE_HASH,
+						    big ? CG_STACK_MAP_ENTRIES : CG_STACK_MAP_ENTRIES / 16,
+						    bw * 8, 4, big ? BPF_F_NO_PREALLOC : 0);
+		LLVMValueRef fresh = stdlib_stack_id(cg, map, buf, id);
+		LLVMValueRef any = LLVMBuildICmp(b, LLVMIntNE, cg_load_i64(cg, cg_gep(cg, buf, 8)),
+						 cg_const(cg, 0), "");
+		struct cg_if f = cg_begin_if(cg, LLVMBuildAnd(b, fresh, any, ""), "py_new_stack");
+		cg_store_i64(cg, cg_const(cg, EV_PY_STACK), ev);
+		cg_event_output(cg, ev, cg_const(cg, 8 + bw * 8));
+		cg_end_if(cg, &f);
+		cg_end_if(cg, &bk);
+	}
 	return LLVMBuildZExt(b, LLVMBuildLoad2(b, cg_i32(cg), id, ""), cg_i64(cg), "pystackid");
 }
 
