@@ -103,13 +103,29 @@ static LLVMValueRef field(struct cg_ctx *cg, LLVMValueRef offs, uint32_t word)
 	return cg_load_i64(cg, cg_gep(cg, offs, word * 8));
 }
 
-/* a loop "for (; *idx < depth && more(); ++*idx) body": the blocks, the
- * builder left in the body; loop_end closes it */
+/* a loop "for (; *idx < bound && (!nz || *nz); ++*idx) body" as a test
+ * before a do-while: the blocks, the builder left in the body, which
+ * loads what it uses again (the head runs once); loop_end closes it.  The
+ * latch ends in the conditional jump back: a verifier before 5.12 or so
+ * refuses a loop that LLVM's block placement closes by falling through
+ * from a plain instruction into its head ("back-edge from insn") */
 struct py_loop {
 	LLVMBasicBlockRef head, body, done;
+	LLVMValueRef idx, nz;
+	uint32_t bound;
 };
 
-static struct py_loop loop_begin(struct cg_ctx *cg, const char *name)
+static LLVMValueRef loop_more(struct cg_ctx *cg, struct py_loop *l)
+{
+	LLVMBuilderRef b = cg_builder(cg);
+	LLVMValueRef more = LLVMBuildICmp(b, LLVMIntULT, cg_load_i64(cg, l->idx), cg_const(cg, l->bound), "");
+	if (l->nz)
+		more = LLVMBuildAnd(b, more, LLVMBuildIsNotNull(b, cg_load_i64(cg, l->nz), ""), "");
+	return more;
+}
+
+static struct py_loop loop_begin(struct cg_ctx *cg, const char *name, LLVMValueRef idx, uint32_t bound,
+				 LLVMValueRef nz)
 {
 	LLVMBuilderRef b = cg_builder(cg);
 	LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
@@ -117,24 +133,20 @@ static struct py_loop loop_begin(struct cg_ctx *cg, const char *name)
 		.head = LLVMAppendBasicBlockInContext(cg_context(cg), fn, name),
 		.body = LLVMAppendBasicBlockInContext(cg_context(cg), fn, "py_body"),
 		.done = LLVMAppendBasicBlockInContext(cg_context(cg), fn, "py_done"),
+		.idx = idx, .nz = nz, .bound = bound,
 	};
 	LLVMBuildBr(b, l.head);
 	LLVMPositionBuilderAtEnd(b, l.head);
+	LLVMBuildCondBr(b, loop_more(cg, &l), l.body, l.done);
+	LLVMPositionBuilderAtEnd(b, l.body);
 	return l;
 }
 
-/* after the head's test (more, an i1): into the body */
-static void loop_test(struct cg_ctx *cg, struct py_loop *l, LLVMValueRef more)
-{
-	LLVMBuildCondBr(cg_builder(cg), more, l->body, l->done);
-	LLVMPositionBuilderAtEnd(cg_builder(cg), l->body);
-}
-
-static void loop_end(struct cg_ctx *cg, struct py_loop *l, LLVMValueRef idx)
+static void loop_end(struct cg_ctx *cg, struct py_loop *l)
 {
 	LLVMBuilderRef b = cg_builder(cg);
-	cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, idx), cg_const(cg, 1), ""), idx);
-	LLVMBuildBr(b, l->head);
+	cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, l->idx), cg_const(cg, 1), ""), l->idx);
+	LLVMBuildCondBr(b, loop_more(cg, l), l->body, l->done);
 	LLVMPositionBuilderAtEnd(b, l->done);
 }
 
@@ -164,11 +176,9 @@ static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValu
 	LLVMValueRef got = cg_alloca_shared(cg, 8, "sonde.pygot");
 	cg_store_i64(cg, cg_const(cg, 0), wbase);
 	cg_store_i64(cg, cg_const(cg, 0), wlen);
-	struct py_loop l = loop_begin(cg, "py_walk");
+	struct py_loop l = loop_begin(cg, "py_walk", idx, depth, frame);
 	LLVMValueRef i = cg_load_i64(cg, idx);
 	LLVMValueRef p = cg_load_i64(cg, frame);
-	loop_test(cg, &l, LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, i, cg_const(cg, depth), ""),
-				       LLVMBuildIsNotNull(b, p, ""), ""));
 	LLVMValueRef off = LLVMBuildMul(b, i, cg_const(cg, 16), "");
 	LLVMValueRef dst = LLVMBuildGEP2(b, cg_i8(cg), buf, &off, 1, "");
 	cg_store_i64(cg, cg_const(cg, 0), frame);
@@ -218,7 +228,7 @@ static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValu
 	cg_store_i64(cg, LLVMBuildOr(b, instr, cg_const(cg, PY_INSTR_SET), ""), cg_gep(cg, dst, 8));
 	cg_store_i64(cg, chunk_word(cg, fr, field(cg, offs, PREV), false), frame);
 	cg_end_if(cg, &r);
-	loop_end(cg, &l, idx);
+	loop_end(cg, &l);
 }
 
 /* the value of 8-byte key k (stored to slot) in map, or NULL */
@@ -278,14 +288,13 @@ LLVMValueRef stdlib_pystack_id(struct cg_ctx *cg, uint32_t depth, LLVMValueRef p
 		cg_store_i64(cg, cg_const(cg, 1), done);
 		/* the bucket's frames not walked are zeros (a loop: 254 stores
 		 * took LLVM's passes tens of ms) */
-		struct py_loop z = loop_begin(cg, "py_zero");
+		struct py_loop z = loop_begin(cg, "py_zero", idx, bd, NULL);
 		LLVMValueRef k = cg_load_i64(cg, idx);
-		loop_test(cg, &z, LLVMBuildICmp(b, LLVMIntULT, k, cg_const(cg, bd), ""));
 		LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, k, cg_const(cg, 16), ""), cg_const(cg, 8), "");
 		LLVMValueRef dst = LLVMBuildGEP2(b, cg_i8(cg), buf, &off, 1, "");
 		cg_store_i64(cg, cg_const(cg, 0), dst);
 		cg_store_i64(cg, cg_const(cg, 0), cg_gep(cg, dst, 8));
-		loop_end(cg, &z, idx);
+		loop_end(cg, &z);
 		/* no preallocation: the stacks are big and most runs see few;
 		 * a kernel before 5.11 refuses a map that is not preallocated
 		 * in a perf_event program (profile:), so there it is, and
