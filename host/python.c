@@ -157,6 +157,7 @@ void py_bpf_offsets(const struct py_offsets *o, struct py_bpf_offs *out)
 		.read = (end + 7) & ~7u,
 		.instr_mask = o->minor <= 10 ? 0xffffffffull : ~0ull,
 		.fr_entry = o->fr_is_entry == PY_NONE ? ~0ull : o->fr_is_entry,
+		.back = o->minor >= 11 ? PY_PAGE - 1 : 0,
 	};
 }
 

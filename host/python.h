@@ -59,12 +59,30 @@ struct py_bpf_offs {
 	uint64_t read;		/* bytes of a frame read at once, <= PY_FRAME_READ */
 	uint64_t instr_mask;	/* of the instruction word: f_lasti is an int before 3.11 */
 	uint64_t fr_entry;	/* offset of 3.11's is_entry byte, ~0 none: bit 1 of the code word */
+	uint64_t back;		/* PY_PAGE - 1 where frames lie in a data stack (3.11+), else 0 */
 };
 #define PY_FRAME_READ 128
+/* 3.11+ keeps a thread's frames side by side in its data stack, each
+ * caller below its callee: the walker reads a frame with the rest of its
+ * page below it, and reads the frames it holds from there */
+#define PY_PAGE 4096
 /* the Python part of ustack(python): pystack's default depth (big: the
  * kernel takes hash keys over 512 bytes) */
 #define PY_MIXED_DEPTH(big) ((big) ? 127u : 31u)
-#define PY_BPF_OFFS_SIZE 88
+#define PY_BPF_OFFS_SIZE 96
+/* A pystack of depth frames keeps a stack of n frames in the stack map
+ * ("pstk_<1 + 2 * frames>") of the first of 8, 16, 32 and 64 frames that
+ * holds it and is below depth, else in depth's: the key the kernel hashes
+ * and compares is 65 words for a 30-deep stack, not 255.  Frames of bucket
+ * i (0 past the last); one bucket where keys are at most 512 bytes (their
+ * maps are preallocated there). */
+static inline uint32_t py_bucket(uint32_t depth, bool big, unsigned i)
+{
+	unsigned below = 0;
+	while (big && below < 4 && (8u << below) < depth)
+		below++;
+	return i < below ? 8u << i : i == below ? depth : 0;
+}
 void py_bpf_offsets(const struct py_offsets *o, struct py_bpf_offs *out);
 
 /* ---- a process --------------------------------------------------------- */

@@ -110,7 +110,7 @@ struct stack_table {
 };
 
 struct rt_stacks {
-	struct stack_table t[8];
+	struct stack_table t[16];
 	int n;
 };
 
@@ -254,6 +254,27 @@ static const uint8_t *stack_ips(struct rt *rt, char kind, uint32_t depth, uint32
 	return st->frames + st->off[i];
 }
 
+/* the words of Python stack id ({pid, (code, instr) x n}, *nw of them)
+ * from the map of the bucket that holds it (py_bucket), or NULL */
+static const uint64_t *py_stack_ips(struct rt *rt, uint32_t depth, uint32_t id, uint32_t *nw)
+{
+	bool big = host_feature(HF_BIG_KEYS);
+	for (int scan = 0; scan < 2; scan++)	/* a stack seen since the last scan */
+		for (unsigned b = 0; py_bucket(depth, big, b); b++) {
+			struct stack_table *st = stack_table(rt, 'p', 1 + 2 * py_bucket(depth, big, b));
+			if (!st)
+				continue;
+			if (scan)
+				table_scan(st);
+			long i = table_find(st, id);
+			if (i >= 0) {
+				*nw = st->nfr[i];
+				return (const uint64_t *)(st->frames + st->off[i]);
+			}
+		}
+	return NULL;
+}
+
 static void stacks_free(struct rt *rt)
 {
 	if (!rt->sym.stack_index)
@@ -348,10 +369,8 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 	uint32_t depth = t->count ? t->count : STACK_MAX;
 	uint32_t fsize = 8, nfr = 0;
 	if (t->stack_mode == STACK_MODE_PYTHON) {	/* {pid, (code, instr) x depth} */
-		const uint8_t *w = id < 0 || depth > STACK_MAX
-					   ? NULL
-					   : stack_ips(rt, 'p', 1 + 2 * depth, (uint32_t)id, &fsize, &nfr);
-		return w ? rt_py_frames(rt, (const uint64_t *)w, nfr, f) : 0;
+		const uint64_t *w = id < 0 || depth > STACK_MAX ? NULL : py_stack_ips(rt, depth, (uint32_t)id, &nfr);
+		return w ? rt_py_frames(rt, w, nfr, f) : 0;
 	}
 	uint32_t pyid = 0;
 	if (t->stack_mode == STACK_MODE_MIXED) {	/* {native id, Python stack id} */
@@ -412,8 +431,8 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 	}
 	if (t->stack_mode == STACK_MODE_MIXED) {
 		uint32_t pd = PY_MIXED_DEPTH(host_feature(HF_BIG_KEYS)), nw = 0;
-		const uint8_t *w = stack_ips(rt, 'p', 1 + 2 * pd, pyid, &fsize, &nw);
-		n = rt_py_mixed(rt, (const uint64_t *)w, nw, f, n, STACK_DEPTH_MAX);
+		const uint64_t *w = py_stack_ips(rt, pd, pyid, &nw);
+		n = rt_py_mixed(rt, w, nw, f, n, STACK_DEPTH_MAX);
 	}
 	return n;
 }

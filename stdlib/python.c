@@ -18,16 +18,20 @@
  * a thread of a Python pid missing from py_threads (a thread started after
  * the scan), sends EV_PY_SCAN at most once a second per pid (py_asked) and
  * gives an empty stack this time; userspace scans the process and fills the
- * maps.  The walk reads each frame once (at most PY_FRAME_READ bytes into
- * per-CPU scratch, fields at the offsets of py_procs) and stops at the
- * outermost frame, a failed read or N frames; the key's frames after the
- * last are zeros.  C shim frames (3.12+, owner FRAME_OWNED_BY_CSTACK) are
- * marked by bit 0 of the code address and left out when printed; 3.11's
- * entry frames by bit 1 (ustack(python) needs them).  The key of the stack
- * map ("pstk_<words>") is {pid, (code, instr) x N}.  A stack the map did
- * not hold yet is also sent (EV_PY_STACK, the key), so that userspace names
- * its code objects while they live: a process that exits, or frees a
- * module's code, keeps its names.
+ * maps.  The walk reads a frame not within the bytes it read last (in
+ * 3.11+, with the rest of its page below it: the data stack keeps the
+ * callers there, so a 30-deep stack takes one or two reads; 3.9 and 3.10
+ * read PY_FRAME_READ bytes at most a frame) into per-CPU scratch, takes
+ * the fields at the offsets of py_procs, and stops at the outermost
+ * frame, a failed read or N frames.  C shim frames (3.12+, owner
+ * FRAME_OWNED_BY_CSTACK) are marked by bit 0 of the code address and left
+ * out when printed; 3.11's entry frames by bit 1 (ustack(python) needs
+ * them).  The key of the stack map ("pstk_<words>") is {pid, (code,
+ * instr) x B}, B the frames of the smallest bucket that holds the stack
+ * (py_bucket: 8, 16, 32, 64 or N), the frames after the last zeros.  A
+ * stack the map did not hold yet is also sent (EV_PY_STACK, the key), so
+ * that userspace names its code objects while they live: a process that
+ * exits, or frees a module's code, keeps its names.
  */
 #include <errno.h>
 #include <string.h>
@@ -82,8 +86,8 @@ static void ask_scan(struct cg_ctx *cg, LLVMValueRef pidkey, LLVMValueRef pid)
 	cg_end_if(cg, &d);
 }
 
-/* a word of the frame read into chunk at the run-time offset off, which
- * the mask keeps inside the 128-byte scratch for the verifier */
+/* a word of the frame at chunk, at the run-time offset off, which
+ * the mask keeps within PY_FRAME_READ bytes of it for the verifier */
 static LLVMValueRef chunk_word(struct cg_ctx *cg, LLVMValueRef chunk, LLVMValueRef off, bool byte)
 {
 	LLVMBuilderRef b = cg_builder(cg);
@@ -99,13 +103,29 @@ static LLVMValueRef field(struct cg_ctx *cg, LLVMValueRef offs, uint32_t word)
 	return cg_load_i64(cg, cg_gep(cg, offs, word * 8));
 }
 
-/* a loop "for (; *idx < depth && more(); ++*idx) body": the blocks, the
- * builder left in the body; loop_end closes it */
+/* a loop "for (; *idx < bound && (!nz || *nz); ++*idx) body" as a test
+ * before a do-while: the blocks, the builder left in the body, which
+ * loads what it uses again (the head runs once); loop_end closes it.  The
+ * latch ends in the conditional jump back: a verifier before 5.12 or so
+ * refuses a loop that LLVM's block placement closes by falling through
+ * from a plain instruction into its head ("back-edge from insn") */
 struct py_loop {
 	LLVMBasicBlockRef head, body, done;
+	LLVMValueRef idx, nz;
+	uint32_t bound;
 };
 
-static struct py_loop loop_begin(struct cg_ctx *cg, const char *name)
+static LLVMValueRef loop_more(struct cg_ctx *cg, struct py_loop *l)
+{
+	LLVMBuilderRef b = cg_builder(cg);
+	LLVMValueRef more = LLVMBuildICmp(b, LLVMIntULT, cg_load_i64(cg, l->idx), cg_const(cg, l->bound), "");
+	if (l->nz)
+		more = LLVMBuildAnd(b, more, LLVMBuildIsNotNull(b, cg_load_i64(cg, l->nz), ""), "");
+	return more;
+}
+
+static struct py_loop loop_begin(struct cg_ctx *cg, const char *name, LLVMValueRef idx, uint32_t bound,
+				 LLVMValueRef nz)
 {
 	LLVMBuilderRef b = cg_builder(cg);
 	LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
@@ -113,24 +133,20 @@ static struct py_loop loop_begin(struct cg_ctx *cg, const char *name)
 		.head = LLVMAppendBasicBlockInContext(cg_context(cg), fn, name),
 		.body = LLVMAppendBasicBlockInContext(cg_context(cg), fn, "py_body"),
 		.done = LLVMAppendBasicBlockInContext(cg_context(cg), fn, "py_done"),
+		.idx = idx, .nz = nz, .bound = bound,
 	};
 	LLVMBuildBr(b, l.head);
 	LLVMPositionBuilderAtEnd(b, l.head);
+	LLVMBuildCondBr(b, loop_more(cg, &l), l.body, l.done);
+	LLVMPositionBuilderAtEnd(b, l.body);
 	return l;
 }
 
-/* after the head's test (more, an i1): into the body */
-static void loop_test(struct cg_ctx *cg, struct py_loop *l, LLVMValueRef more)
-{
-	LLVMBuildCondBr(cg_builder(cg), more, l->body, l->done);
-	LLVMPositionBuilderAtEnd(cg_builder(cg), l->body);
-}
-
-static void loop_end(struct cg_ctx *cg, struct py_loop *l, LLVMValueRef idx)
+static void loop_end(struct cg_ctx *cg, struct py_loop *l)
 {
 	LLVMBuilderRef b = cg_builder(cg);
-	cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, idx), cg_const(cg, 1), ""), idx);
-	LLVMBuildBr(b, l->head);
+	cg_store_i64(cg, LLVMBuildAdd(b, cg_load_i64(cg, l->idx), cg_const(cg, 1), ""), l->idx);
+	LLVMBuildCondBr(b, loop_more(cg, l), l->body, l->done);
 	LLVMPositionBuilderAtEnd(b, l->done);
 }
 
@@ -140,7 +156,7 @@ static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValu
 		 uint32_t depth, LLVMValueRef idx)
 {
 	LLVMBuilderRef b = cg_builder(cg);
-	enum { OK, TS_FRAME, CFRAME, PREV, CODE, INSTR, OWNER, SKIP, READ, INSTR_MASK, ENTRY };
+	enum { OK, TS_FRAME, CFRAME, PREV, CODE, INSTR, OWNER, SKIP, READ, INSTR_MASK, ENTRY, BACK };
 	LLVMValueRef frame = cg_alloca_shared(cg, 8, "sonde.pyframe");
 	cg_store_i64(cg, cg_const(cg, 0), frame);
 	cg_probe_read(cg, frame, 8, LLVMBuildAdd(b, ts, field(cg, offs, TS_FRAME), ""), 1, 0);
@@ -153,38 +169,66 @@ static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValu
 	cg_probe_read(cg, frame, 8, LLVMBuildAdd(b, cfp, cf, ""), 1, 0);
 	cg_end_if(cg, &c2);
 	cg_end_if(cg, &c);
-	LLVMValueRef chunk = cg_scratch(cg, "py_chunk", PY_FRAME_READ);
-	struct py_loop l = loop_begin(cg, "py_walk");
+	/* the bytes read last: [wbase, wbase + wlen) of the target in chunk */
+	LLVMValueRef chunk = cg_scratch(cg, "py_chunk", PY_PAGE + 2 * PY_FRAME_READ);
+	LLVMValueRef wbase = cg_alloca_shared(cg, 8, "sonde.pywbase");
+	LLVMValueRef wlen = cg_alloca_shared(cg, 8, "sonde.pywlen");
+	LLVMValueRef got = cg_alloca_shared(cg, 8, "sonde.pygot");
+	cg_store_i64(cg, cg_const(cg, 0), wbase);
+	cg_store_i64(cg, cg_const(cg, 0), wlen);
+	struct py_loop l = loop_begin(cg, "py_walk", idx, depth, frame);
 	LLVMValueRef i = cg_load_i64(cg, idx);
 	LLVMValueRef p = cg_load_i64(cg, frame);
-	loop_test(cg, &l, LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, i, cg_const(cg, depth), ""),
-				       LLVMBuildIsNotNull(b, p, ""), ""));
 	LLVMValueRef off = LLVMBuildMul(b, i, cg_const(cg, 16), "");
 	LLVMValueRef dst = LLVMBuildGEP2(b, cg_i8(cg), buf, &off, 1, "");
 	cg_store_i64(cg, cg_const(cg, 0), frame);
 	cg_store_i64(cg, cg_const(cg, 0), dst);	/* a read that fails ends the stack */
 	cg_store_i64(cg, cg_const(cg, 0), cg_gep(cg, dst, 8));
 	LLVMValueRef sz = LLVMBuildAnd(b, field(cg, offs, READ), cg_const(cg, PY_FRAME_READ - 1), "");
-	LLVMValueRef args[] = {chunk, LLVMBuildTrunc(b, sz, cg_i32(cg), ""), p};
+	/* the frame lies whole in what was read last: p - wbase <= wlen - sz
+	 * (no sum that an untrusted p could wrap) */
+	LLVMValueRef wl = cg_load_i64(cg, wlen);
+	LLVMValueRef hit = LLVMBuildAnd(
+		b, LLVMBuildICmp(b, LLVMIntUGE, p, cg_load_i64(cg, wbase), ""),
+		LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntUGE, wl, sz, ""),
+			     LLVMBuildICmp(b, LLVMIntULE, LLVMBuildSub(b, p, cg_load_i64(cg, wbase), ""),
+					   LLVMBuildSub(b, wl, sz, ""), ""), ""), "");
+	cg_store_i64(cg, LLVMBuildZExt(b, hit, cg_i64(cg), ""), got);
+	struct cg_if rd = cg_begin_if(cg, LLVMBuildNot(b, hit, ""), "py_frame_read");
+	/* the frame and, in a data stack, the rest of its page below it: the
+	 * same page, readable when the frame is */
+	LLVMValueRef back = LLVMBuildAnd(b, LLVMBuildAnd(b, p, field(cg, offs, BACK), ""),
+					 cg_const(cg, PY_PAGE - 1), "");
+	LLVMValueRef len = LLVMBuildAdd(b, back, sz, "");
+	LLVMValueRef from = LLVMBuildSub(b, p, back, "");
+	LLVMValueRef args[] = {chunk, LLVMBuildTrunc(b, len, cg_i32(cg), ""), from};
 	LLVMValueRef rc = cg_helper_call_quiet(cg, BPF_FUNC_probe_read_user, args, 3);
-	struct cg_if r = cg_begin_if(cg, LLVMBuildICmp(b, LLVMIntEQ, rc, cg_const(cg, 0), ""), "py_frame_ok");
-	LLVMValueRef code = chunk_word(cg, chunk, field(cg, offs, CODE), false);
-	LLVMValueRef owner = chunk_word(cg, chunk, field(cg, offs, OWNER), true);
+	LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntEQ, rc, cg_const(cg, 0), "");
+	cg_store_i64(cg, LLVMBuildZExt(b, ok, cg_i64(cg), ""), got);
+	cg_store_i64(cg, from, wbase);
+	cg_store_i64(cg, LLVMBuildSelect(b, ok, len, cg_const(cg, 0), ""), wlen);
+	cg_end_if(cg, &rd);
+	struct cg_if r = cg_begin_if(cg, LLVMBuildIsNotNull(b, cg_load_i64(cg, got), ""), "py_frame_ok");
+	LLVMValueRef at = LLVMBuildAnd(b, LLVMBuildSub(b, p, cg_load_i64(cg, wbase), ""),
+				       cg_const(cg, PY_PAGE - 1), "");
+	LLVMValueRef fr = LLVMBuildGEP2(b, cg_i8(cg), chunk, &at, 1, "");
+	LLVMValueRef code = chunk_word(cg, fr, field(cg, offs, CODE), false);
+	LLVMValueRef owner = chunk_word(cg, fr, field(cg, offs, OWNER), true);
 	LLVMValueRef shim = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntEQ, owner, field(cg, offs, SKIP), ""),
 					  cg_i64(cg), "");
 	/* 3.11's is_entry as bit 1 (for ustack(python)); ENTRY ~0: none */
 	LLVMValueRef eoff = field(cg, offs, ENTRY);
 	LLVMValueRef has = LLVMBuildICmp(b, LLVMIntNE, eoff, cg_const(cg, ~0ull), "");
-	LLVMValueRef entry = LLVMBuildAnd(b, has, LLVMBuildICmp(b, LLVMIntNE, chunk_word(cg, chunk, eoff, true),
+	LLVMValueRef entry = LLVMBuildAnd(b, has, LLVMBuildICmp(b, LLVMIntNE, chunk_word(cg, fr, eoff, true),
 								   cg_const(cg, 0), ""), "");
 	entry = LLVMBuildShl(b, LLVMBuildZExt(b, entry, cg_i64(cg), ""), cg_const(cg, 1), "");
 	cg_store_i64(cg, LLVMBuildOr(b, LLVMBuildOr(b, code, shim, ""), entry, ""), dst);
-	LLVMValueRef instr = LLVMBuildAnd(b, chunk_word(cg, chunk, field(cg, offs, INSTR), false),
+	LLVMValueRef instr = LLVMBuildAnd(b, chunk_word(cg, fr, field(cg, offs, INSTR), false),
 					  field(cg, offs, INSTR_MASK), "");
 	cg_store_i64(cg, LLVMBuildOr(b, instr, cg_const(cg, PY_INSTR_SET), ""), cg_gep(cg, dst, 8));
-	cg_store_i64(cg, chunk_word(cg, chunk, field(cg, offs, PREV), false), frame);
+	cg_store_i64(cg, chunk_word(cg, fr, field(cg, offs, PREV), false), frame);
 	cg_end_if(cg, &r);
-	loop_end(cg, &l, idx);
+	loop_end(cg, &l);
 }
 
 /* the value of 8-byte key k (stored to slot) in map, or NULL */
@@ -201,7 +245,7 @@ LLVMValueRef stdlib_pystack_id(struct cg_ctx *cg, uint32_t depth, LLVMValueRef p
 	LLVMBuilderRef b = cg_builder(cg);
 	uint32_t words = 1 + 2 * depth;
 	char name[32];
-	snprintf(name, sizeof(name), CG_STACK_MAP_FMT, 'p', words);
+	snprintf(name, sizeof(name), CG_STACK_MAP_FMT, 'p', words);	/* the scratch's */
 	LLVMValueRef tid = stdlib_own_ns_id(cg, false);
 	LLVMValueRef procs = cg_aux_map(cg, "py_procs", BPF_MAP_TYPE_HASH, 16384, 8, PY_BPF_OFFS_SIZE);
 	LLVMValueRef threads = cg_aux_map(cg, "py_threads", BPF_MAP_TYPE_HASH, 65536, 8, 8);
@@ -229,31 +273,46 @@ LLVMValueRef stdlib_pystack_id(struct cg_ctx *cg, uint32_t depth, LLVMValueRef p
 	cg_end_if(cg, &wt);
 	cg_end_if(cg, &ok);
 	cg_end_if(cg, &py);
-	/* the frames not walked are zeros (a loop: 254 stores took LLVM's
-	 * passes tens of ms) */
-	struct py_loop z = loop_begin(cg, "py_zero");
-	LLVMValueRef k = cg_load_i64(cg, idx);
-	loop_test(cg, &z, LLVMBuildICmp(b, LLVMIntULT, k, cg_const(cg, depth), ""));
-	LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, k, cg_const(cg, 16), ""), cg_const(cg, 8), "");
-	LLVMValueRef dst = LLVMBuildGEP2(b, cg_i8(cg), buf, &off, 1, "");
-	cg_store_i64(cg, cg_const(cg, 0), dst);
-	cg_store_i64(cg, cg_const(cg, 0), cg_gep(cg, dst, 8));
-	loop_end(cg, &z, idx);
-	/* no preallocation: the stacks are big and most runs see few; a
-	 * kernel before 5.11 refuses a map that is not preallocated in a
-	 * perf_event program (profile:), so there it is, and smaller */
-	bool prealloc = !host_feature(HF_BIG_KEYS);
-	LLVMValueRef map = cg_aux_map_flags(cg, name, BPF_MAP_TYPE_HASH,
-					    prealloc ? CG_STACK_MAP_ENTRIES / 16 : CG_STACK_MAP_ENTRIES,
-					    words * 8, 4, prealloc ? 0 : BPF_F_NO_PREALLOC);
+	/* the stack goes to the map of the first bucket that holds it */
+	bool big = host_feature(HF_BIG_KEYS);
+	LLVMValueRef n = cg_load_i64(cg, idx);
 	LLVMValueRef id = cg_alloca_shared(cg, 4, "sonde.pystackid");
-	LLVMValueRef fresh = stdlib_stack_id(cg, map, buf, id);
-	struct cg_if f = cg_begin_if(cg, LLVMBuildAnd(b, fresh, LLVMBuildICmp(b, LLVMIntNE, cg_load_i64(cg, cg_gep(cg, buf, 8)),
-									 cg_const(cg, 0), ""), ""),
-				     "py_new_stack");
-	cg_store_i64(cg, cg_const(cg, EV_PY_STACK), ev);
-	cg_event_output(cg, ev, cg_const(cg, 8 + words * 8));
-	cg_end_if(cg, &f);
+	LLVMValueRef done = cg_alloca_shared(cg, 8, "sonde.pydone");
+	cg_store_i64(cg, cg_const(cg, 0), done);
+	for (unsigned i = 0; py_bucket(depth, big, i); i++) {
+		uint32_t bd = py_bucket(depth, big, i), bw = 1 + 2 * bd;
+		LLVMValueRef in = LLVMBuildIsNull(b, cg_load_i64(cg, done), "");
+		if (bd < depth)
+			in = LLVMBuildAnd(b, in, LLVMBuildICmp(b, LLVMIntULE, n, cg_const(cg, bd), ""), "");
+		struct cg_if bk = cg_begin_if(cg, in, "py_bucket");
+		cg_store_i64(cg, cg_const(cg, 1), done);
+		/* the bucket's frames not walked are zeros (a loop: 254 stores
+		 * took LLVM's passes tens of ms) */
+		struct py_loop z = loop_begin(cg, "py_zero", idx, bd, NULL);
+		LLVMValueRef k = cg_load_i64(cg, idx);
+		LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, k, cg_const(cg, 16), ""), cg_const(cg, 8), "");
+		LLVMValueRef dst = LLVMBuildGEP2(b, cg_i8(cg), buf, &off, 1, "");
+		cg_store_i64(cg, cg_const(cg, 0), dst);
+		cg_store_i64(cg, cg_const(cg, 0), cg_gep(cg, dst, 8));
+		loop_end(cg, &z);
+		/* no preallocation: the stacks are big and most runs see few;
+		 * a kernel before 5.11 refuses a map that is not preallocated
+		 * in a perf_event program (profile:), so there it is, and
+		 * smaller */
+		char mname[32];
+		snprintf(mname, sizeof(mname), CG_STACK_MAP_FMT, 'p', bw);
+		LLVMValueRef map = cg_aux_map_flags(cg, mname, BPF_MAP_TYPE_HASH,
+						    big ? CG_STACK_MAP_ENTRIES : CG_STACK_MAP_ENTRIES / 16,
+						    bw * 8, 4, big ? BPF_F_NO_PREALLOC : 0);
+		LLVMValueRef fresh = stdlib_stack_id(cg, map, buf, id);
+		LLVMValueRef any = LLVMBuildICmp(b, LLVMIntNE, cg_load_i64(cg, cg_gep(cg, buf, 8)),
+						 cg_const(cg, 0), "");
+		struct cg_if f = cg_begin_if(cg, LLVMBuildAnd(b, fresh, any, ""), "py_new_stack");
+		cg_store_i64(cg, cg_const(cg, EV_PY_STACK), ev);
+		cg_event_output(cg, ev, cg_const(cg, 8 + bw * 8));
+		cg_end_if(cg, &f);
+		cg_end_if(cg, &bk);
+	}
 	return LLVMBuildZExt(b, LLVMBuildLoad2(b, cg_i32(cg), id, ""), cg_i64(cg), "pystackid");
 }
 

@@ -13,7 +13,8 @@
 # frames; ustack(python) has the native and the Python frames; a -c
 # command's frames are named at its exit; processes that are gone leave
 # py_procs once their stacks were printed; the interpreter of another mount
-# namespace is the one read.
+# namespace is the one read; stacks of 8 to 130 frames (pydeep.py), whole
+# or cut at pystack's depth.
 
 (
 if ! need_root pystack; then exit 0; fi
@@ -236,6 +237,49 @@ else
 4 key $W:42" "$(HOME=$PD go tool pprof -top -lines "$PD/py.pb.gz" 2>/dev/null |
 		awk '$6 == "b" || $6 == "c" || $6 == "key" { print $1, $6, $7 }' | sort -k2)"
 fi
+
+# deep stacks (tests/workloads/pydeep.py: 8 to 130 frames), across the
+# sizes of the stack maps pystack keeps them in (8, 16, 32, 64 frames, then
+# its own depth): every frame, and stacks cut at pystack's depth (127, 20)
+# counted together.  deep_want DEPTH: the stacks, one a line
+deep_want() {
+	python3 - "$1" "$PD/pydeep.py" <<'PYEOF'
+import collections, sys
+depth, w = int(sys.argv[1]), sys.argv[2]
+got = collections.Counter()
+for total in (8, 9, 16, 17, 32, 33, 64, 65, 127, 130):
+    fr = ["down (%s:12)" % w] + ["down (%s:14)" % w] * (total - 3) + ["main (%s:21)" % w, "<module> (%s:26)" % w]
+    got["|".join(fr[:depth])] += 1
+for k, n in sorted(got.items()):
+    print(k, n)
+PYEOF
+}
+# deep_got FILE: its stacks, one a line
+deep_got() {
+	awk '/^@\[$/ { k = ""; next } /^\]: / { print k, $2; next } /^ +/ { sub(/^ +/, ""); k = k (k == "" ? "" : "|") $0 }' "$1" | sort
+}
+cp "$top/tests/workloads/pydeep.py" "$PD/pydeep.py"
+W0=$W
+W=$PD/pydeep.py
+PY_ARGS=()
+py_capture /usr/bin/python3.11 "$PD/deep.out" -e "$GETPPID"
+expect_eq pystack:deep_stacks "$(deep_want 127 | sort)" "$(deep_got "$PD/deep.out")"
+for minor in 9 10 12 13; do	# 3.9, 3.10: frames on the heap; 3.12+: shim frames
+	py=$(ls -d "$root"/versions/3.$minor.*/bin/python3.$minor 2>/dev/null | tail -1)
+	if [ -z "$py" ]; then
+		skip "pystack:pyenv3$minor:deep_stacks" "no $root/versions/3.$minor.*/bin/python3.$minor"
+		continue
+	fi
+	py_capture "$py" "$PD/deep3$minor.out" -e "$GETPPID"
+	expect_eq "pystack:pyenv3$minor:deep_stacks" "$(deep_want 127 | sort)" "$(deep_got "$PD/deep3$minor.out")"
+done
+py_capture /usr/bin/python3.11 "$PD/deep20.out" -e 'tracepoint:syscalls:sys_enter_getppid { @[pystack(20)] = count(); }'
+expect_eq pystack:deep_stacks_20 "$(deep_want 20 | sort)" "$(deep_got "$PD/deep20.out")"
+# ustack(python): the Python frames of each deep stack, in order
+py_capture /usr/bin/python3.11 "$PD/deepmix.out" -e 'tracepoint:syscalls:sys_enter_getppid { @[ustack(python)] = count(); }'
+expect_eq pystack:deep_ustack_python "$(deep_want 127 | sort)" \
+	"$(grep -v '^    [^ ]*+[0-9]*$\|^    0x' "$PD/deepmix.out" | deep_got /dev/stdin)"
+W=$W0
 
 # ustack(python): the native frames, each frame of the interpreter's eval
 # loop as the Python frames it ran; where the native walk stops (frame

@@ -81,6 +81,33 @@ static void check_offsets(struct hdw_file *f, const struct py_offsets *o, const 
 	struct py_bpf_offs b;
 	py_bpf_offsets(o, &b);
 	assert_true(b.read <= PY_FRAME_READ && b.fr_instr + 8 <= b.read && b.fr_prev + 8 <= b.read);
+	/* frames in a data stack (3.11+) are read with their page below them */
+	assert_int_equal(b.back, v >= 11 ? PY_PAGE - 1 : 0);
+}
+
+/* the stack maps pystack keeps a stack in, by its depth */
+static void test_buckets(void **state)
+{
+	(void)state;
+	static const struct {
+		uint32_t depth;
+		bool big;
+		uint32_t want[6];
+	} c[] = {
+		{127, true, {8, 16, 32, 64, 127, 0}},
+		{64, true, {8, 16, 32, 64, 0}},
+		{65, true, {8, 16, 32, 64, 65, 0}},
+		{20, true, {8, 16, 20, 0}},
+		{8, true, {8, 0}},
+		{1, true, {1, 0}},
+		{31, false, {31, 0}},	/* 512-byte keys: one preallocated map */
+	};
+	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++)
+		for (unsigned i = 0; i < 6; i++) {
+			assert_int_equal(py_bucket(c[k].depth, c[k].big, i), c[k].want[i]);
+			if (!c[k].want[i])
+				break;
+		}
 }
 
 static struct hdw_file *open_dwarf(const char *path)
@@ -247,6 +274,7 @@ int main(void)
 		cmocka_unit_test(test_debug_offsets_313),
 		cmocka_unit_test(test_addr2line),
 		cmocka_unit_test(test_mix),
+		cmocka_unit_test(test_buckets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
