@@ -1,0 +1,109 @@
+# t_pyservice.sh - the Python service of issues 32 and 33, profiled as a
+# user would: uvicorn + FastAPI + PyTorch from Debian's packages
+# (tests/workloads/pyservice.py: a model built in code, two request paths,
+# /predict = tokenize + featurize in pure Python then the forward pass,
+# /tokens = tokenize alone), a client sending a known number of requests
+# to each (tests/workloads/pyservice_client.py, two connections).  Two
+# sondes -p on the service, side by side:
+#   - the getppid each handler makes once per request, keyed by
+#     ustack(python): exactly N per path, the service's own frames named
+#     with their file and line, every stack down to _start (CFI through
+#     libpython and the asyncio extension);
+#   - profile:hz:499 keyed by ustack(python), written as a flame graph,
+#     opened in headless Chromium (tests/e2e/tools/browser.py towers): one
+#     box per handler, each a tower standing on main and _start, the
+#     forward pass's libtorch frames inside classify's.
+# A Debian package missing is a skip that names it (make deps).
+
+(
+if ! need_root pyservice; then exit 0; fi
+PY=/usr/bin/python3.11
+missing=
+for m in fastapi uvicorn torch; do
+	"$PY" -c "import $m" 2>/dev/null || missing="$missing python3-$m"
+done
+[ -x "$PY" ] || missing=" python3.11"
+if [ -n "$missing" ]; then
+	skip pyservice "not installed:$missing (make deps)"
+	exit 0
+fi
+SD=$B/pyservice
+mkdir -p "$SD"
+cp "$top/tests/workloads/pyservice.py" "$top/tests/workloads/pyservice_client.py" "$SD/"
+W=$SD/pyservice.py
+N=20
+PIDS=()
+trap '[ ${#PIDS[@]} -gt 0 ] && kill_reap "${PIDS[@]}"' EXIT
+
+rm -f "$SD/svc.out"
+"$PY" "$W" > "$SD/svc.out" 2>&1 &
+svc=$!
+PIDS+=($svc)
+if ! wait_for "$SD/svc.out" '^ready [0-9]+$' 300; then
+	fail pyservice:service_started; sed 's/^/    /' "$SD/svc.out" | head -20
+	exit 0
+fi
+port=$(awk '/^ready/ { print $2 }' "$SD/svc.out")
+
+rm -f "$SD/req.out" "$SD/prof.err" "$SD/svc.svg"
+"$SONDE" -p "$svc" -e "tracepoint:syscalls:sys_enter_getppid /pid == $svc/ { @req[ustack(python)] = count(); }" \
+	> "$SD/req.out" 2>&1 &
+rp=$!
+"$SONDE" -p "$svc" -f flamegraph -o "$SD/svc.svg" \
+	-e "profile:hz:499 /pid == $svc/ { @cpu[ustack(python)] = count(); }" > "$SD/prof.err" 2>&1 &
+pp=$!
+wait_for "$SD/req.out" '^Attached' 120
+wait_for "$SD/prof.err" '^Attached' 120
+"$PY" "$SD/pyservice_client.py" "$port" "$N" 2 > "$SD/client.out" 2>&1
+int_stop "$rp"
+int_stop "$pp"
+kill_reap "$svc"
+expect_eq pyservice:client_answered "done predict=$N tokens=$N" "$(cat "$SD/client.out")"
+
+# the lines of the service's own code: each handler's getppid, main's
+# asyncio.run and the module's main()
+line() { grep -n -F -- "$1" "$W" | head -1 | cut -d: -f1; }
+l_cls=$(awk '/^async def classify/ { f = 1 } f && /os.getppid/ { print NR; exit }' "$W")
+l_tok=$(awk '/^async def count_tokens/ { f = 1 } f && /os.getppid/ { print NR; exit }' "$W")
+l_main=$(line 'asyncio.run(serve())')
+l_mod=$(awk '/^main\(\)$/ { print NR }' "$W")
+# per stack: the service's frames, the last frame, the count; summed
+got=$(awk -v w="$W" '
+	/^@req\[$/ { own = ""; last = ""; next }
+	/^\]: / { k = own " last=" last; c[k] += $2; next }
+	/^    / { f = $0; sub(/^ +/, "", f); if (index(f, "(" w ":")) own = own (own == "" ? "" : ";") f
+		  last = f; sub(/\+[0-9]+$/, "", last) }
+	END { for (k in c) print c[k], k }' "$SD/req.out" | sort -k2)
+expect_eq pyservice:request_paths_named "$N classify ($W:$l_cls);main ($W:$l_main);<module> ($W:$l_mod) last=_start
+$N count_tokens ($W:$l_tok);main ($W:$l_main);<module> ($W:$l_mod) last=_start" "$got"
+
+# the flame graph: written, the service's functions in it
+if [ ! -s "$SD/svc.svg" ]; then
+	fail pyservice:flamegraph_written; sed 's/^/    /' "$SD/prof.err" | head -20
+	exit 0
+fi
+names=$(grep -o "<title>[a-z_]* ($W) (" "$SD/svc.svg" | sed 's/<title>\([a-z_]*\) .*/\1/' | sort -u | tr '\n' ' ')
+expect_eq pyservice:flamegraph_own_functions "classify count_tokens featurize infer main tokenize " "$names"
+if ! command -v chromium >/dev/null; then
+	skip pyservice:flamegraph_towers_in_chromium "chromium is not installed (make deps)"
+	exit 0
+fi
+res=$(timeout 120 python3 "$top/tests/e2e/tools/browser.py" towers "$SD/svc.svg" "$SD/svc.png" \
+	"classify ($W)" "count_tokens ($W)" 2>&1)
+printf '%s\n' "$res" > "$SD/towers.txt"
+# each handler one box, standing on main and _start (the frames below it
+# root first: _start, __libc_start_*, main, Py_BytesMain ...)
+got=$(printf '%s\n' "$res" | awk '/^tower / { n = $0; sub(/^tower /, "", n); sub(/: [0-9]+ boxes,.*/, "", n)
+	b = $0; sub(/.*below: /, "", b); split(b, f, ";")
+	m = 0; for (i in f) if (f[i] == "main") m = 1
+	match($0, /: [0-9]+ boxes/); nb = substr($0, RSTART + 2, RLENGTH - 8)
+	print n ": " nb " box, first " f[2] ", main " (m ? "under it" : "missing") }')
+expect_eq pyservice:flamegraph_one_tower_per_path "classify ($W): 1 box, first _start, main under it
+count_tokens ($W): 1 box, first _start, main under it" "$got"
+# the forward pass inside classify's tower: infer, then libtorch's frames
+above=$(printf '%s\n' "$res" | sed -n "s|^above classify ($W): ||p")
+case ";$above;" in
+*";infer ($W);"*";at::"*|*";at::"*";infer ($W);"*) pass pyservice:flamegraph_libtorch_in_tower ;;
+*) fail pyservice:flamegraph_libtorch_in_tower; printf '%s\n' "$res" | cut -c1-400 | sed 's/^/    /' ;;
+esac
+)
