@@ -78,7 +78,16 @@ struct ufile {
 	const char *source;
 	char why[160];		/* why it has no rows */
 	double build_ms;
+	bool deferred;		/* past a sweep's share: unknown to the walker until it meets it */
 };
+
+/* a process's files read before the walker met them (the sweep of -p's
+ * process, of a flagged process) take at most this share of the rows: the
+ * rest is for the files the walker meets.  A service that maps 320 files
+ * (Debian's torch: GDAL, OpenCV, FFmpeg, HDF5 ... 69 MB of rows) filled
+ * the whole budget in maps order, and libtorch_cpu, libstdc++ and
+ * _asyncio, where its stacks run, were walked with frame pointers */
+#define UNW_SWEEP_BYTES (UNW_ROW_BYTES / 2)
 
 #define UNW_MAX_DEVS 16
 #define UNW_QUEUE 256	/* flags waiting for the thread, as unw_stale holds */
@@ -126,7 +135,7 @@ static int map_fd(struct rt *rt, const char *name)
 }
 
 /* load rows into a new array map, its index in unw_files */
-static int upload(struct rt_unwind *u, struct ufile *f, const struct hcfi_rows *cfi)
+static int upload(struct rt_unwind *u, struct ufile *f, const struct hcfi_rows *cfi, bool met)
 {
 	if (u->next_index >= UNW_MAX_FILES) {
 		snprintf(f->why, sizeof(f->why), "more than %d files have rows", UNW_MAX_FILES);
@@ -134,6 +143,13 @@ static int upload(struct rt_unwind *u, struct ufile *f, const struct hcfi_rows *
 		return -E2BIG;
 	}
 	uint64_t bytes = (uint64_t)cfi->n * sizeof(struct unw_row);
+	if (!met && u->row_bytes + bytes > UNW_SWEEP_BYTES && u->row_bytes + bytes <= UNW_ROW_BYTES) {
+		snprintf(f->why, sizeof(f->why), "deferred: its %u rows (%.1f MB) are read when a stack "
+			 "meets it (a sweep fills at most %u MB)", cfi->n, bytes / 1e6,
+			 UNW_SWEEP_BYTES >> 20);
+		f->deferred = true;
+		return -EAGAIN;
+	}
 	if (u->row_bytes + bytes > UNW_ROW_BYTES) {
 		snprintf(f->why, sizeof(f->why),
 			 "its %u rows (%.1f MB) pass the %u MB of the walker's tables", cfi->n,
@@ -216,7 +232,7 @@ static bool publish(struct rt_unwind *u, const struct ufile *f)
 /* make the file open at fd (named path, for -v) known to the walker; fd
  * -1: a file that cannot be opened (why), known to have no rows */
 static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_file_key key,
-		      const char *path, const char *why)
+		      const char *path, const char *why, bool met)
 {
 	unsigned char bid[BUILD_ID_MAX];
 	size_t blen = 0;
@@ -229,7 +245,8 @@ static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_fil
 	/* the same inode with another build-id: a file replaced in place.  A
 	 * known file that does not open now (its process exited while its
 	 * maps were read) keeps what was read: it was not replaced */
-	if (f && (fd < 0 || (f->build_id_len == blen && !memcmp(f->build_id, bid, blen))))
+	if (f && (fd < 0 || (f->build_id_len == blen && !memcmp(f->build_id, bid, blen))) &&
+	    !(f->deferred && met))
 		return;
 	if (!f) {
 		struct ufile *nf = realloc(u->files, (size_t)(u->nfiles + 1) * sizeof(*nf));
@@ -266,11 +283,12 @@ static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_fil
 	}
 	f->val.delta = delta;
 	if (!rc)
-		upload(u, f, &cfi);
+		upload(u, f, &cfi, met);
 	f->source = cfi.source;
 	hcfi_free(&cfi);
 	f->build_ms = now_ms() - t0;
-	if (!publish(u, f) && !u->too_many++)
+	/* a deferred file stays unknown: the walker flags it when it meets it */
+	if (!f->deferred && !publish(u, f) && !u->too_many++)
 		diag_warnf("the stack walker knows %d files, its most: frames in %s and later files "
 			   "are walked with frame pointers\n", UNW_MAX_KNOWN, path);
 	if (rt->o->verbose)
@@ -284,6 +302,8 @@ struct pid_read {
 	struct rt *rt;
 	int pid;
 	const char *only;
+	const struct unw_flag *met;	/* the walker's flags: these files are read whole */
+	int nmet;
 };
 
 static int read_mapping(const struct rs_mapping *m, void *ctx)
@@ -304,7 +324,10 @@ static int read_mapping(const struct rs_mapping *m, void *ctx)
 	 * process that maps one flags it */
 	if (fd == -ESRCH)
 		return -ESRCH;
-	read_file(pr->rt, pr->rt->unwind, fd, key, m->path, err);
+	bool met = false;
+	for (int i = 0; i < pr->nmet && !met; i++)
+		met = same_key(pr->met[i].key, key) && (int)pr->met[i].at.pid == pr->pid;
+	read_file(pr->rt, pr->rt->unwind, fd, key, m->path, err, met);
 	if (fd >= 0)
 		close(fd);
 	return 0;
@@ -312,9 +335,9 @@ static int read_mapping(const struct rs_mapping *m, void *ctx)
 
 /* the files pid maps executable; with only set, those whose path has it.
  * -ESRCH: the process is gone (before or while its maps were read) */
-static int read_pid(struct rt *rt, int pid, const char *only)
+static int read_pid(struct rt *rt, int pid, const char *only, const struct unw_flag *met, int nmet)
 {
-	struct pid_read pr = {rt, pid, only};
+	struct pid_read pr = {rt, pid, only, met, nmet};
 	return rs_maps_each(pid, read_mapping, &pr);
 }
 
@@ -329,7 +352,7 @@ static void read_path(struct rt *rt, const char *path)
 		struct unw_file_key key = {((uint64_t)major(st.st_dev) << 20) | minor(st.st_dev),
 					   st.st_ino};
 		if (!find_file(rt->unwind, key))
-			read_file(rt, rt->unwind, fd, key, path, NULL);
+			read_file(rt, rt->unwind, fd, key, path, NULL, true);
 	}
 	close(fd);
 }
@@ -374,7 +397,7 @@ static void read_vdso(struct rt *rt)
 	bool ok = write(fd, (const void *)(uintptr_t)start, end - start) == (ssize_t)(end - start) &&
 		  lseek(fd, 0, SEEK_SET) == 0;
 	struct unw_file_key key = {UNW_VDSO_DEV, UNW_VDSO_INO};
-	read_file(rt, rt->unwind, ok ? fd : -1, key, "[vdso]", "cannot copy sonde's own vDSO");
+	read_file(rt, rt->unwind, ok ? fd : -1, key, "[vdso]", "cannot copy sonde's own vDSO", true);
 	close(fd);
 }
 
@@ -395,10 +418,10 @@ void rt_unwind_start(struct rt *rt)
 	pthread_mutex_init(&u->mu, NULL);
 	pthread_cond_init(&u->cv, NULL);
 	read_vdso(rt);
-	read_pid(rt, getpid(), "/libc.so");
-	read_pid(rt, getpid(), "/ld-linux");
+	read_pid(rt, getpid(), "/libc.so", NULL, 0);
+	read_pid(rt, getpid(), "/ld-linux", NULL, 0);
 	if (rt->o->pid > 0)
-		read_pid(rt, rt->o->pid, NULL);
+		read_pid(rt, rt->o->pid, NULL, NULL, 0);
 	if (rt->o->child_cmd)
 		read_program(rt, rt->o->child_cmd, true);
 	for (int i = 0; i < rt->r->nprobes; i++)
@@ -502,7 +525,7 @@ static void read_flagged(struct rt *rt, const struct unw_flag *fl, int n)
 		for (int j = 0; j < i && !seen; j++)
 			seen = fl[j].at.pid == fl[i].at.pid;
 		int pid = (int)fl[i].at.pid;
-		if (!seen && read_pid(rt, pid, NULL) == -ESRCH && !find_file(rt->unwind, fl[i].key))
+		if (!seen && read_pid(rt, pid, NULL, fl, n) == -ESRCH && !find_file(rt->unwind, fl[i].key))
 			read_exec(rt, pid);
 		if (!find_file(rt->unwind, fl[i].key))
 			learn(rt, fl[i].key, &fl[i].at);
