@@ -4,11 +4,17 @@
 # then "done predict=OK tokens=OK": how many were answered 200.
 #
 #   python3 pyservice_client.py PORT N CONCURRENT
+#   python3 pyservice_client.py PORT go          (GET /go, the test's mark)
 import http.client
 import sys
 import threading
 import urllib.parse
 
+if sys.argv[2] == "go":
+    c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=300)
+    c.request("GET", "/go")
+    print(c.getresponse().status)
+    sys.exit(0)
 port, n, conc = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 TEXT = urllib.parse.quote("the quick brown fox, jumps over the lazy dog near the river bank")
 jobs = [p for _ in range(n) for p in ("predict", "tokens")]
