@@ -229,6 +229,15 @@ static bool publish(struct rt_unwind *u, const struct ufile *f)
 	return ok;
 }
 
+/* the rows a sweep may still read: a file that has more is not read
+ * whole (libtorch's service maps 140 such files, whose rows took half of
+ * its sweep's time to be set aside) but deferred where its rows pass them */
+static uint32_t sweep_rows_left(const struct rt_unwind *u)
+{
+	return u->row_bytes < UNW_SWEEP_BYTES ?
+		(uint32_t)((UNW_SWEEP_BYTES - u->row_bytes) / sizeof(struct unw_row)) : 0;
+}
+
 /* make the file open at fd (named path, for -v) known to the walker; fd
  * -1: a file that cannot be opened (why), known to have no rows */
 static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_file_key key,
@@ -276,7 +285,14 @@ static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_fil
 	if (fd < 0)
 		snprintf(f->why, sizeof(f->why), "%s", why);
 	else
-		rc = hcfi_build_until(fd, &u->stop, &cfi, f->why, sizeof(f->why));
+		rc = hcfi_build_max(fd, &u->stop, met ? HCFI_MAX_ROWS : sweep_rows_left(u), &cfi,
+				    f->why, sizeof(f->why));
+	if (rc == -EFBIG) {
+		snprintf(f->why, sizeof(f->why), "deferred: more rows than a sweep's share has left "
+			 "(a sweep fills at most %u MB), read when a stack meets it",
+			 UNW_SWEEP_BYTES >> 20);
+		f->deferred = true;
+	}
 	if (!rc && hcfi_exec_delta(&cfi, &delta)) {
 		snprintf(f->why, sizeof(f->why), "no executable segment");
 		rc = -ENOENT;
