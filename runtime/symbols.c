@@ -413,7 +413,7 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 	if (t->stack_mode == STACK_MODE_MIXED) {
 		uint32_t pd = PY_MIXED_DEPTH(host_feature(HF_BIG_KEYS)), nw = 0;
 		const uint8_t *w = stack_ips(rt, 'p', 1 + 2 * pd, pyid, &fsize, &nw);
-		n = rt_py_mixed(rt, (const uint64_t *)w, nw, f, n, STACK_DEPTH_MAX);
+		n = rt_py_mixed(rt, (const uint64_t *)w, nw, 1 + 2 * pd, f, n, STACK_DEPTH_MAX);
 	}
 	return n;
 }
