@@ -20,11 +20,10 @@
 (
 if ! need_root pyservice; then exit 0; fi
 PY=/usr/bin/python3.11
-missing=
-for m in fastapi uvicorn torch; do
-	"$PY" -c "import $m" 2>/dev/null || missing="$missing python3-$m"
-done
-[ -x "$PY" ] || missing=" python3.11"
+# each module found without importing it (torch's import is seconds of CPU)
+missing=$("$PY" -c 'import importlib.util as u, sys
+print("".join(" python3-" + m for m in sys.argv[1:] if u.find_spec(m) is None))' fastapi uvicorn torch 2>/dev/null)
+[ -x "$PY" ] || missing=" python3.11 (/usr/bin/python3.11)"
 if [ -n "$missing" ]; then
 	skip pyservice "not installed:$missing (make deps)"
 	exit 0
