@@ -349,12 +349,50 @@ static int read_mapping(const struct rs_mapping *m, void *ctx)
 	return 0;
 }
 
-/* the files pid maps executable; with only set, those whose path has it.
- * -ESRCH: the process is gone (before or while its maps were read) */
+struct mappings {
+	struct rs_mapping *m;
+	int n, cap;
+};
+
+static int keep_mapping(const struct rs_mapping *m, void *ctx)
+{
+	struct mappings *ms = ctx;
+	if (ms->n == ms->cap) {
+		int cap = ms->cap ? ms->cap * 2 : 64;
+		struct rs_mapping *nm = realloc(ms->m, (size_t)cap * sizeof(*nm));
+		if (!nm)
+			return -ENOMEM;
+		ms->m = nm;
+		ms->cap = cap;
+	}
+	ms->m[ms->n++] = *m;
+	return 0;
+}
+
+static int by_size(const void *a, const void *b)
+{
+	const struct rs_mapping *x = a, *y = b;
+	uint64_t sx = x->end - x->start, sy = y->end - y->start;
+	return sx != sy ? (sx < sy ? -1 : 1) : (x->start > y->start) - (x->start < y->start);
+}
+
+/* the files pid maps executable, the smallest mapping first (a sweep's
+ * share then covers as many files as it can, and a file too large for it
+ * waits for a stack: the PyTorch service's _asyncio, libc10 and
+ * libstdc++ were deferred behind GDAL's and OpenCV's in maps order); with
+ * only set, those whose path has it.  -ESRCH: the process is gone (before
+ * or while its maps were read) */
 static int read_pid(struct rt *rt, int pid, const char *only, const struct unw_flag *met, int nmet)
 {
 	struct pid_read pr = {rt, pid, only, met, nmet};
-	return rs_maps_each(pid, read_mapping, &pr);
+	struct mappings ms = {0};
+	int rc = rs_maps_each(pid, keep_mapping, &ms);
+	if (!rc && ms.n)
+		qsort(ms.m, (size_t)ms.n, sizeof(*ms.m), by_size);
+	for (int i = 0; !rc && i < ms.n; i++)
+		rc = read_mapping(&ms.m[i], &pr);
+	free(ms.m);
+	return rc;
 }
 
 /* a file by its path (uprobe targets, the -c command) */
