@@ -119,14 +119,16 @@ printf '%s\n' "$res" > "$SD/towers.txt"
 # main (the frames below it root first: _start, __libc_start_main,
 # __libc_start_call_main, Py_BytesMain: Debian's python3.11 main()
 # tail-calls Py_BytesMain, so no native main frame; ..., <module>, main)
-# and holds at least 95 % of the handler's samples.  Not all: a sample
-# whose native walk stops short (a frame's mapping not found, 1 or 2 of
-# 300 classify samples; the walker's stats in prof.err) stands on
-# <module> alone, a box of its own.  Two causes are fixed and must stay
-# so: a profile sample could look one mapping up, and libtorch_cpu's
-# text spans 40 2 MiB regions (2 to 6 % short before); a sample as a
-# generator's eval call began or ended (sum(genexpr) in tokenize) put
-# tokenize and its handler over gen_iternext (3 % of count_tokens')
+# and holds at least 95 % of the handler's samples.  Not all, as a
+# sample whose native walk stops short (a frame's mapping not found, a
+# file not read yet; the walker's counts are in prof.err) stands on
+# <module> alone, a box of its own: 0 of 669 in a run of 100 requests a
+# path.  Three causes are fixed and must stay so: a profile sample can
+# look one mapping up, and libtorch_cpu's text spans 40 2 MiB regions
+# (2 to 6 % of classify's samples short); files read in maps order left
+# libc10 and libstdc++ to be met; a sample as a generator's eval call
+# began or ended (sum(genexpr) in tokenize) put tokenize and its handler
+# over gen_iternext (3 % of count_tokens')
 got=$(printf '%s\n' "$res" | awk -v w="$W" '/^tower / { n = $0; sub(/^tower /, "", n); sub(/: [0-9]+ boxes,.*/, "", n)
 	b = $0; sub(/.*below: /, "", b); split(b, f, ";")
 	m = 0; for (i in f) if (f[i] == "main (" w ")") m = 1
