@@ -106,8 +106,11 @@ if [ ! -s "$SD/svc.svg" ]; then
 	fail pyservice:flamegraph_written; grep -v 'unwind rows' "$SD/prof.err" | head -20 | sed 's/^/    /'
 	exit 0
 fi
-names=$(grep -o "<title>[a-z_]* ($W) (" "$SD/svc.svg" | sed 's/<title>\([a-z_]*\) .*/\1/' | sort -u | tr '\n' ' ')
-expect_eq pyservice:flamegraph_own_functions "classify count_tokens featurize infer main tokenize " "$names"
+# (featurize, about 0.5 ms a request, gets 0 to 2 of the samples: a
+# function drawn only if sampled is not asserted)
+names=$(grep -o "<title>[a-z_]* ($W) (" "$SD/svc.svg" | sed 's/<title>\([a-z_]*\) .*/\1/' |
+	grep -vx featurize | sort -u | tr '\n' ' ')
+expect_eq pyservice:flamegraph_own_functions "classify count_tokens infer main tokenize " "$names"
 if ! command -v chromium >/dev/null; then
 	skip pyservice:flamegraph_towers_in_chromium "chromium is not installed (make deps)"
 	exit 0
