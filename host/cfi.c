@@ -220,8 +220,10 @@ struct builder {
 	struct hcfi_rows *out;
 	uint32_t cap;
 	bool failed, cancelled;	/* cancelled: *stop was set */
+	bool over;		/* more rows than max_rows */
 	const char *why;	/* what failed */
 	const atomic_bool *stop;	/* hcfi_build_until's */
+	uint32_t max_rows;	/* hcfi_build_max's, else HCFI_MAX_ROWS */
 	uint64_t lookups, steps;	/* HCFI_MAX_ROWS, HCFI_MAX_STEPS */
 };
 
@@ -246,8 +248,9 @@ static void emit(struct builder *b, uint64_t pc, const struct unw_row *r)
 		    last->rbp_off == r->rbp_off)
 			return;
 	}
-	if (o->n >= HCFI_MAX_ROWS) {
+	if (o->n >= b->max_rows) {
 		b->failed = true;
+		b->over = b->max_rows < HCFI_MAX_ROWS;
 		b->why = "more rows than the walker's tables hold";
 		return;
 	}
@@ -454,8 +457,8 @@ static int debug_file(int fd, const char *debug_dir)
 	return dfd;
 }
 
-static int build(int fd, const char *debug_dir, const atomic_bool *stop, struct hcfi_rows *out,
-		 char *err, size_t errlen)
+static int build(int fd, const char *debug_dir, const atomic_bool *stop, uint32_t max_rows,
+		 struct hcfi_rows *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
 	if (cfi_load()) {
@@ -471,7 +474,8 @@ static int build(int fd, const char *debug_dir, const atomic_bool *stop, struct 
 		return -ENOEXEC;
 	}
 	read_loads(elf, out);
-	struct builder b = {.out = out, .stop = stop};
+	struct builder b = {.out = out, .stop = stop,
+			    .max_rows = max_rows < HCFI_MAX_ROWS ? max_rows : HCFI_MAX_ROWS};
 	uint64_t *starts = NULL;
 	int rc = 0;
 	Dwarf_CFI *cfi = dw.getcfi_elf(elf);
@@ -500,6 +504,9 @@ static int build(int fd, const char *debug_dir, const atomic_bool *stop, struct 
 	if (b.cancelled) {
 		rs_set_err(err, errlen, "not read: sonde is ending");
 		rc = -ECANCELED;
+	} else if (b.over) {
+		rs_set_err(err, errlen, "more than %u rows", max_rows);
+		rc = -EFBIG;
 	} else if (b.failed) {
 		rs_set_err(err, errlen, "its unwind rows do not fit (%s)", b.why);
 		rc = -E2BIG;
@@ -517,18 +524,24 @@ static int build(int fd, const char *debug_dir, const atomic_bool *stop, struct 
 
 int hcfi_build_in(int fd, const char *debug_dir, struct hcfi_rows *out, char *err, size_t errlen)
 {
-	return build(fd, debug_dir, NULL, out, err, errlen);
+	return build(fd, debug_dir, NULL, HCFI_MAX_ROWS, out, err, errlen);
 }
 
 int hcfi_build(int fd, struct hcfi_rows *out, char *err, size_t errlen)
 {
-	return build(fd, NULL, NULL, out, err, errlen);
+	return build(fd, NULL, NULL, HCFI_MAX_ROWS, out, err, errlen);
 }
 
 int hcfi_build_until(int fd, const atomic_bool *stop, struct hcfi_rows *out, char *err,
 		     size_t errlen)
 {
-	return build(fd, NULL, stop, out, err, errlen);
+	return build(fd, NULL, stop, HCFI_MAX_ROWS, out, err, errlen);
+}
+
+int hcfi_build_max(int fd, const atomic_bool *stop, uint32_t max_rows, struct hcfi_rows *out,
+		   char *err, size_t errlen)
+{
+	return build(fd, NULL, stop, max_rows, out, err, errlen);
 }
 
 void hcfi_free(struct hcfi_rows *r)

@@ -47,6 +47,11 @@ int hcfi_build_in(int fd, const char *debug_dir, struct hcfi_rows *out, char *er
  * not wait for a large file's rows */
 int hcfi_build_until(int fd, const atomic_bool *stop, struct hcfi_rows *out, char *err,
 		     size_t errlen);
+/* hcfi_build_until that stops once the rows pass max_rows: -EFBIG, and
+ * what it cost is about max_rows' worth (a sweep's files past its share
+ * are not read whole to be set aside) */
+int hcfi_build_max(int fd, const atomic_bool *stop, uint32_t max_rows, struct hcfi_rows *out,
+		   char *err, size_t errlen);
 void hcfi_free(struct hcfi_rows *r);
 
 /* p_vaddr - p_offset of the file's (first) executable segment: an address

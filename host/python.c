@@ -20,6 +20,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,7 +245,8 @@ int py_addr2line(int minor, const uint8_t *t, size_t len, int firstlineno, int64
 
 /* ---- mixed stacks ------------------------------------------------------ */
 
-/* the Python frames of one eval call from pair *i on, into out */
+/* the Python frames of one eval call from pair *i on, into out (NULL:
+ * counted only) */
 static int one_call(int minor, const uint64_t *pairs, uint32_t depth, uint32_t *i, int *out, int cap)
 {
 	int m = 0;
@@ -254,7 +256,9 @@ static int one_call(int minor, const uint64_t *pairs, uint32_t depth, uint32_t *
 			(*i)++;
 			continue;
 		}
-		out[m++] = (int)~*i;
+		if (out)
+			out[m] = (int)~*i;
+		m++;
 		(*i)++;
 		if (minor <= 10 || (minor == 11 && (code & 2)))
 			break;
@@ -269,10 +273,28 @@ static int one_call(int minor, const uint64_t *pairs, uint32_t depth, uint32_t *
 int py_mix(int minor, const bool *eval, int n, const uint64_t *pairs, uint32_t depth, int *out,
 	   int cap)
 {
-	int m = 0;
+	/* A sample taken as an eval call begins or ends (a generator resumed
+	 * for each item of sum(x for x in ...): the call has no frame of its
+	 * own in the chain yet, or no more) sees one eval frame more than the
+	 * chain has calls: matched from the innermost, every call would take
+	 * the frames of the one below it.  So, when the chain is whole (it
+	 * ends within depth), the innermost eval frames past its calls keep no
+	 * Python frame */
+	int calls = 0, evals = 0;
 	uint32_t i = 0;
+	while (one_call(minor, pairs, depth, &i, NULL, INT_MAX))
+		calls++;
+	for (int k = 0; k < n; k++)
+		evals += eval[k];
+	int idle = i < depth && evals > calls ? evals - calls : 0;
+	int m = 0;
+	i = 0;
 	for (int k = 0; k < n && m < cap; k++) {
-		int got = eval[k] ? one_call(minor, pairs, depth, &i, out + m, cap - m) : 0;
+		int got = 0;
+		if (eval[k] && idle > 0)
+			idle--;
+		else if (eval[k])
+			got = one_call(minor, pairs, depth, &i, out + m, cap - m);
 		if (!got)
 			out[m++] = k;
 		m += got;

@@ -127,7 +127,9 @@ int py_proc_frame(struct py_proc *p, uint64_t code, uint64_t instr, struct py_fr
  * (3.11), up to the frame a shim frame precedes (3.12+), one frame (3.9,
  * 3.10); one with no Python frame left stays; Python frames left when the
  * native frames end (the native walk stopped before their eval frames)
- * follow them.  out[j] is native index k, or ~i for Python pair i; the
+ * follow them.  A whole chain (code 0 within depth) of fewer calls than
+ * eval frames (a sample as a call begins or ends) leaves the innermost
+ * eval frames past its calls as they are.  out[j] is native index k, or ~i for Python pair i; the
  * count (<= cap). */
 int py_mix(int minor, const bool *eval, int n, const uint64_t *pairs, uint32_t depth, int *out,
 	   int cap);

@@ -212,15 +212,25 @@ static struct vf_frame py_vf_frame(struct rt *rt, struct py_proc *p, uint64_t co
 }
 
 /* the native frames f[0..n) with each frame of the interpreter's eval
- * function replaced by the Python frames it ran (words: a pystack key),
- * in the order py_mix() gives.  The count (<= cap). */
-int rt_py_mixed(struct rt *rt, const uint64_t *words, uint32_t nwords, struct vf_frame *f, int n,
-		int cap)
+ * function replaced by the Python frames it ran (words: a pystack key of
+ * key_words, its trailing zeros cut to nwords), in the order py_mix()
+ * gives.  The count (<= cap). */
+int rt_py_mixed(struct rt *rt, const uint64_t *words, uint32_t nwords, uint32_t key_words,
+		struct vf_frame *f, int n, int cap)
 {
 	struct py_pid *e = words && nwords ? find(rt, (int)words[0]) : NULL;
 	uint32_t depth = nwords ? (nwords - 1) / 2 : 0;
 	if (!e || !e->p || n < 0)
 		return n;
+	/* a key shorter than its map's holds the whole chain: its end (a zero
+	 * pair) tells py_mix so */
+	if (nwords < key_words) {
+		uint64_t *whole = arena_new_array(rt->a, uint64_t, (size_t)nwords + 2);
+		memcpy(whole, words, (size_t)nwords * sizeof(*whole));
+		whole[nwords] = whole[nwords + 1] = 0;
+		words = whole;
+		depth++;
+	}
 	struct vf_frame *native = arena_new_array(rt->a, struct vf_frame, n ? n : 1);
 	bool *eval = arena_new_array(rt->a, bool, n ? n : 1);
 	int *order = arena_new_array(rt->a, int, (size_t)cap);

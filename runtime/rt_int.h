@@ -246,8 +246,8 @@ void rt_py_start(struct rt *rt);
 void rt_py_scan(struct rt *rt, int pid);
 struct vf_frame;
 int rt_py_frames(struct rt *rt, const uint64_t *words, uint32_t nwords, struct vf_frame *f);
-int rt_py_mixed(struct rt *rt, const uint64_t *words, uint32_t nwords, struct vf_frame *f, int n,
-		int cap);
+int rt_py_mixed(struct rt *rt, const uint64_t *words, uint32_t nwords, uint32_t key_words,
+		struct vf_frame *f, int n, int cap);
 void rt_py_name_stack(struct rt *rt, const uint8_t *key, size_t len);
 /* the -c child stopped in its exit (ptrace): its queued stacks named now */
 void rt_py_at_exit(struct rt *rt);

@@ -256,7 +256,8 @@ static const uint8_t *stack_ips(struct rt *rt, char kind, uint32_t depth, uint32
 
 /* the words of Python stack id ({pid, (code, instr) x n}, *nw of them)
  * from the map of the bucket that holds it (py_bucket), or NULL */
-static const uint64_t *py_stack_ips(struct rt *rt, uint32_t depth, uint32_t id, uint32_t *nw)
+static const uint64_t *py_stack_ips(struct rt *rt, uint32_t depth, uint32_t id, uint32_t *nw,
+				    uint32_t *kw)
 {
 	bool big = host_feature(HF_BIG_KEYS);
 	for (int scan = 0; scan < 2; scan++)	/* a stack seen since the last scan */
@@ -268,7 +269,11 @@ static const uint64_t *py_stack_ips(struct rt *rt, uint32_t depth, uint32_t id, 
 				table_scan(st);
 			long i = table_find(st, id);
 			if (i >= 0) {
+				/* its key's words; a map of fewer frames than
+				 * depth holds whole chains only (UINT32_MAX) */
+				uint32_t bk = py_bucket(depth, big, b);
 				*nw = st->nfr[i];
+				*kw = bk < depth ? UINT32_MAX : 1 + 2 * bk;
 				return (const uint64_t *)(st->frames + st->off[i]);
 			}
 		}
@@ -369,7 +374,9 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 	uint32_t depth = t->count ? t->count : STACK_MAX;
 	uint32_t fsize = 8, nfr = 0;
 	if (t->stack_mode == STACK_MODE_PYTHON) {	/* {pid, (code, instr) x depth} */
-		const uint64_t *w = id < 0 || depth > STACK_MAX ? NULL : py_stack_ips(rt, depth, (uint32_t)id, &nfr);
+		uint32_t kw;
+		const uint64_t *w = id < 0 || depth > STACK_MAX ? NULL
+								 : py_stack_ips(rt, depth, (uint32_t)id, &nfr, &kw);
 		return w ? rt_py_frames(rt, w, nfr, f) : 0;
 	}
 	uint32_t pyid = 0;
@@ -431,8 +438,9 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 	}
 	if (t->stack_mode == STACK_MODE_MIXED) {
 		uint32_t pd = PY_MIXED_DEPTH(host_feature(HF_BIG_KEYS)), nw = 0;
-		const uint64_t *w = py_stack_ips(rt, pd, pyid, &nw);
-		n = rt_py_mixed(rt, w, nw, f, n, STACK_DEPTH_MAX);
+		uint32_t kw = 0;
+		const uint64_t *w = py_stack_ips(rt, pd, pyid, &nw, &kw);
+		n = rt_py_mixed(rt, w, nw, kw, f, n, STACK_DEPTH_MAX);
 	}
 	return n;
 }

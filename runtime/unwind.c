@@ -78,7 +78,16 @@ struct ufile {
 	const char *source;
 	char why[160];		/* why it has no rows */
 	double build_ms;
+	bool deferred;		/* past a sweep's share: unknown to the walker until it meets it */
 };
+
+/* a process's files read before the walker met them (the sweep of -p's
+ * process, of a flagged process) take at most this share of the rows: the
+ * rest is for the files the walker meets.  A service that maps 320 files
+ * (Debian's torch: GDAL, OpenCV, FFmpeg, HDF5 ... 69 MB of rows) filled
+ * the whole budget in maps order, and libtorch_cpu, libstdc++ and
+ * _asyncio, where its stacks run, were walked with frame pointers */
+#define UNW_SWEEP_BYTES (UNW_ROW_BYTES / 2)
 
 #define UNW_MAX_DEVS 16
 #define UNW_QUEUE 256	/* flags waiting for the thread, as unw_stale holds */
@@ -126,7 +135,7 @@ static int map_fd(struct rt *rt, const char *name)
 }
 
 /* load rows into a new array map, its index in unw_files */
-static int upload(struct rt_unwind *u, struct ufile *f, const struct hcfi_rows *cfi)
+static int upload(struct rt_unwind *u, struct ufile *f, const struct hcfi_rows *cfi, bool met)
 {
 	if (u->next_index >= UNW_MAX_FILES) {
 		snprintf(f->why, sizeof(f->why), "more than %d files have rows", UNW_MAX_FILES);
@@ -134,6 +143,13 @@ static int upload(struct rt_unwind *u, struct ufile *f, const struct hcfi_rows *
 		return -E2BIG;
 	}
 	uint64_t bytes = (uint64_t)cfi->n * sizeof(struct unw_row);
+	if (!met && u->row_bytes + bytes > UNW_SWEEP_BYTES && u->row_bytes + bytes <= UNW_ROW_BYTES) {
+		snprintf(f->why, sizeof(f->why), "deferred: its %u rows (%.1f MB) are read when a stack "
+			 "meets it (a sweep fills at most %u MB)", cfi->n, bytes / 1e6,
+			 UNW_SWEEP_BYTES >> 20);
+		f->deferred = true;
+		return -EAGAIN;
+	}
 	if (u->row_bytes + bytes > UNW_ROW_BYTES) {
 		snprintf(f->why, sizeof(f->why),
 			 "its %u rows (%.1f MB) pass the %u MB of the walker's tables", cfi->n,
@@ -213,10 +229,19 @@ static bool publish(struct rt_unwind *u, const struct ufile *f)
 	return ok;
 }
 
+/* the rows a sweep may still read: a file that has more is not read
+ * whole (libtorch's service maps 140 such files, whose rows took half of
+ * its sweep's time to be set aside) but deferred where its rows pass them */
+static uint32_t sweep_rows_left(const struct rt_unwind *u)
+{
+	return u->row_bytes < UNW_SWEEP_BYTES ?
+		(uint32_t)((UNW_SWEEP_BYTES - u->row_bytes) / sizeof(struct unw_row)) : 0;
+}
+
 /* make the file open at fd (named path, for -v) known to the walker; fd
  * -1: a file that cannot be opened (why), known to have no rows */
 static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_file_key key,
-		      const char *path, const char *why)
+		      const char *path, const char *why, bool met)
 {
 	unsigned char bid[BUILD_ID_MAX];
 	size_t blen = 0;
@@ -229,7 +254,8 @@ static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_fil
 	/* the same inode with another build-id: a file replaced in place.  A
 	 * known file that does not open now (its process exited while its
 	 * maps were read) keeps what was read: it was not replaced */
-	if (f && (fd < 0 || (f->build_id_len == blen && !memcmp(f->build_id, bid, blen))))
+	if (f && (fd < 0 || (f->build_id_len == blen && !memcmp(f->build_id, bid, blen))) &&
+	    !(f->deferred && met))
 		return;
 	if (!f) {
 		struct ufile *nf = realloc(u->files, (size_t)(u->nfiles + 1) * sizeof(*nf));
@@ -259,18 +285,26 @@ static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_fil
 	if (fd < 0)
 		snprintf(f->why, sizeof(f->why), "%s", why);
 	else
-		rc = hcfi_build_until(fd, &u->stop, &cfi, f->why, sizeof(f->why));
+		rc = hcfi_build_max(fd, &u->stop, met ? HCFI_MAX_ROWS : sweep_rows_left(u), &cfi,
+				    f->why, sizeof(f->why));
+	if (rc == -EFBIG) {
+		snprintf(f->why, sizeof(f->why), "deferred: more rows than a sweep's share has left "
+			 "(a sweep fills at most %u MB), read when a stack meets it",
+			 UNW_SWEEP_BYTES >> 20);
+		f->deferred = true;
+	}
 	if (!rc && hcfi_exec_delta(&cfi, &delta)) {
 		snprintf(f->why, sizeof(f->why), "no executable segment");
 		rc = -ENOENT;
 	}
 	f->val.delta = delta;
 	if (!rc)
-		upload(u, f, &cfi);
+		upload(u, f, &cfi, met);
 	f->source = cfi.source;
 	hcfi_free(&cfi);
 	f->build_ms = now_ms() - t0;
-	if (!publish(u, f) && !u->too_many++)
+	/* a deferred file stays unknown: the walker flags it when it meets it */
+	if (!f->deferred && !publish(u, f) && !u->too_many++)
 		diag_warnf("the stack walker knows %d files, its most: frames in %s and later files "
 			   "are walked with frame pointers\n", UNW_MAX_KNOWN, path);
 	if (rt->o->verbose)
@@ -284,6 +318,8 @@ struct pid_read {
 	struct rt *rt;
 	int pid;
 	const char *only;
+	const struct unw_flag *met;	/* the walker's flags: these files are read whole */
+	int nmet;
 };
 
 static int read_mapping(const struct rs_mapping *m, void *ctx)
@@ -304,18 +340,59 @@ static int read_mapping(const struct rs_mapping *m, void *ctx)
 	 * process that maps one flags it */
 	if (fd == -ESRCH)
 		return -ESRCH;
-	read_file(pr->rt, pr->rt->unwind, fd, key, m->path, err);
+	bool met = false;
+	for (int i = 0; i < pr->nmet && !met; i++)
+		met = same_key(pr->met[i].key, key) && (int)pr->met[i].at.pid == pr->pid;
+	read_file(pr->rt, pr->rt->unwind, fd, key, m->path, err, met);
 	if (fd >= 0)
 		close(fd);
 	return 0;
 }
 
-/* the files pid maps executable; with only set, those whose path has it.
- * -ESRCH: the process is gone (before or while its maps were read) */
-static int read_pid(struct rt *rt, int pid, const char *only)
+struct mappings {
+	struct rs_mapping *m;
+	int n, cap;
+};
+
+static int keep_mapping(const struct rs_mapping *m, void *ctx)
 {
-	struct pid_read pr = {rt, pid, only};
-	return rs_maps_each(pid, read_mapping, &pr);
+	struct mappings *ms = ctx;
+	if (ms->n == ms->cap) {
+		int cap = ms->cap ? ms->cap * 2 : 64;
+		struct rs_mapping *nm = realloc(ms->m, (size_t)cap * sizeof(*nm));
+		if (!nm)
+			return -ENOMEM;
+		ms->m = nm;
+		ms->cap = cap;
+	}
+	ms->m[ms->n++] = *m;
+	return 0;
+}
+
+static int by_size(const void *a, const void *b)
+{
+	const struct rs_mapping *x = a, *y = b;
+	uint64_t sx = x->end - x->start, sy = y->end - y->start;
+	return sx != sy ? (sx < sy ? -1 : 1) : (x->start > y->start) - (x->start < y->start);
+}
+
+/* the files pid maps executable, the smallest mapping first (a sweep's
+ * share then covers as many files as it can, and a file too large for it
+ * waits for a stack: the PyTorch service's _asyncio, libc10 and
+ * libstdc++ were deferred behind GDAL's and OpenCV's in maps order); with
+ * only set, those whose path has it.  -ESRCH: the process is gone (before
+ * or while its maps were read) */
+static int read_pid(struct rt *rt, int pid, const char *only, const struct unw_flag *met, int nmet)
+{
+	struct pid_read pr = {rt, pid, only, met, nmet};
+	struct mappings ms = {0};
+	int rc = rs_maps_each(pid, keep_mapping, &ms);
+	if (!rc && ms.n)
+		qsort(ms.m, (size_t)ms.n, sizeof(*ms.m), by_size);
+	for (int i = 0; !rc && i < ms.n; i++)
+		rc = read_mapping(&ms.m[i], &pr);
+	free(ms.m);
+	return rc;
 }
 
 /* a file by its path (uprobe targets, the -c command) */
@@ -329,7 +406,7 @@ static void read_path(struct rt *rt, const char *path)
 		struct unw_file_key key = {((uint64_t)major(st.st_dev) << 20) | minor(st.st_dev),
 					   st.st_ino};
 		if (!find_file(rt->unwind, key))
-			read_file(rt, rt->unwind, fd, key, path, NULL);
+			read_file(rt, rt->unwind, fd, key, path, NULL, true);
 	}
 	close(fd);
 }
@@ -374,7 +451,7 @@ static void read_vdso(struct rt *rt)
 	bool ok = write(fd, (const void *)(uintptr_t)start, end - start) == (ssize_t)(end - start) &&
 		  lseek(fd, 0, SEEK_SET) == 0;
 	struct unw_file_key key = {UNW_VDSO_DEV, UNW_VDSO_INO};
-	read_file(rt, rt->unwind, ok ? fd : -1, key, "[vdso]", "cannot copy sonde's own vDSO");
+	read_file(rt, rt->unwind, ok ? fd : -1, key, "[vdso]", "cannot copy sonde's own vDSO", true);
 	close(fd);
 }
 
@@ -395,10 +472,10 @@ void rt_unwind_start(struct rt *rt)
 	pthread_mutex_init(&u->mu, NULL);
 	pthread_cond_init(&u->cv, NULL);
 	read_vdso(rt);
-	read_pid(rt, getpid(), "/libc.so");
-	read_pid(rt, getpid(), "/ld-linux");
+	read_pid(rt, getpid(), "/libc.so", NULL, 0);
+	read_pid(rt, getpid(), "/ld-linux", NULL, 0);
 	if (rt->o->pid > 0)
-		read_pid(rt, rt->o->pid, NULL);
+		read_pid(rt, rt->o->pid, NULL, NULL, 0);
 	if (rt->o->child_cmd)
 		read_program(rt, rt->o->child_cmd, true);
 	for (int i = 0; i < rt->r->nprobes; i++)
@@ -502,7 +579,7 @@ static void read_flagged(struct rt *rt, const struct unw_flag *fl, int n)
 		for (int j = 0; j < i && !seen; j++)
 			seen = fl[j].at.pid == fl[i].at.pid;
 		int pid = (int)fl[i].at.pid;
-		if (!seen && read_pid(rt, pid, NULL) == -ESRCH && !find_file(rt->unwind, fl[i].key))
+		if (!seen && read_pid(rt, pid, NULL, fl, n) == -ESRCH && !find_file(rt->unwind, fl[i].key))
 			read_exec(rt, pid);
 		if (!find_file(rt->unwind, fl[i].key))
 			learn(rt, fl[i].key, &fl[i].at);

@@ -233,6 +233,47 @@ static struct unw_row *find_row(void *rows, __u32 nrows, __u32 rel)
 	return bpf_map_lookup_elem(rows, &at);
 }
 
+/* A mapping found by bpf_find_vma is remembered under each 2 MiB region
+ * it spans (at most UNW_VMA_REGIONS of them, around pc): a profile sample
+ * can call bpf_find_vma once (above), and a stack that met a second
+ * region no sample had found took a frame-pointer step there, which in a
+ * library without frame pointers ends the walk (Debian's torch service:
+ * 2 to 6 % of its samples stopped inside libtorch_cpu, whose text spans
+ * 40 regions).  pc's region is its own; a region it shares with another
+ * mapping keeps that one's entry */
+#define UNW_VMA_REGIONS 64
+
+struct remember {
+	struct vma_key key;
+	struct vma vma;
+	__u32 last;
+};
+
+static long remember_region(__u32 i, void *ctx)
+{
+	struct remember *r = ctx;
+	if (r->key.region > r->last)
+		return 1;
+	bpf_map_update_elem(&unw_vmas, &r->key, &r->vma, BPF_NOEXIST);
+	r->key.region++;
+	return 0;
+}
+
+static void remember(const struct vma_key *vk, const struct vma *v)
+{
+	bpf_map_update_elem(&unw_vmas, vk, v, BPF_ANY);
+	struct remember r = {.key = *vk, .vma = *v, .last = (__u32)((v->end - 1) >> 21)};
+	__u32 first = (__u32)(v->start >> 21);
+	if (r.last - first >= UNW_VMA_REGIONS) {
+		if (vk->region - first > UNW_VMA_REGIONS / 2)
+			first = vk->region - UNW_VMA_REGIONS / 2;
+		if (r.last - first >= UNW_VMA_REGIONS)
+			r.last = first + UNW_VMA_REGIONS - 1;
+	}
+	r.key.region = first;
+	bpf_loop(UNW_VMA_REGIONS, remember_region, &r, 0);
+}
+
 /* one frame-pointer step: the return address above the saved rbp */
 static int fp_step(struct walk *w)
 {
@@ -310,19 +351,24 @@ static long step(__u32 i, void *ctx)
 	w->n = n + 1;
 	/* a return address is after the call: its row is the call's */
 	__u64 pc = w->exact ? w->ip : w->ip - 1;
+	/* the previous frame's mapping holds it (a library's frames follow
+	 * each other: libtorch_cpu's text spans 40 regions), else the
+	 * mapping remembered for its region, else the kernel's */
 	struct vma *v = &w->vma;
-	struct vma_key vk = {.mm = w->mm, .tgid = w->tgid, .region = (__u32)(pc >> 21)};
-	struct vma *known = bpf_map_lookup_elem(&unw_vmas, &vk);
-	if (known && known->start <= pc && pc < known->end) {
-		*v = *known;
-	} else {
-		v->start = v->end = 0;
-		if (bpf_find_vma(bpf_get_current_task_btf(), pc, vma_found, v, 0) || pc < v->start ||
-		    pc >= v->end) {
-			count(UNW_ST_NOVMA);
-			return fp_step(w) ? 1 : 0;
+	if (!(v->start <= pc && pc < v->end)) {
+		struct vma_key vk = {.mm = w->mm, .tgid = w->tgid, .region = (__u32)(pc >> 21)};
+		struct vma *known = bpf_map_lookup_elem(&unw_vmas, &vk);
+		if (known && known->start <= pc && pc < known->end) {
+			*v = *known;
+		} else {
+			v->start = v->end = 0;
+			if (bpf_find_vma(bpf_get_current_task_btf(), pc, vma_found, v, 0) ||
+			    pc < v->start || pc >= v->end) {
+				count(UNW_ST_NOVMA);
+				return fp_step(w) ? 1 : 0;
+			}
+			remember(&vk, v);
 		}
-		bpf_map_update_elem(&unw_vmas, &vk, v, BPF_ANY);
 	}
 	/* the vDSO: no file, rows from sonde's own image (the same kernel's) */
 	if (!v->key.ino && w->vdso && v->start == w->vdso) {

@@ -78,6 +78,43 @@ expect_match unwind:dlopen_read_after_attach "unwind rows of .*libunw_cfi.so: .e
 cp "$U/libunw_cfi.so" "$U/libunw_gone.so"
 DELETE=1 oracle backtrace_deleted_library "$U/unwind" lib "$U/libunw_gone.so"
 
+# a container's files (issue 32, item 6): the program and the libraries it
+# maps (libc, the loader, libgcc_s that backtrace() opens) are copies on a
+# tmpfs mounted in a mount namespace of their own, the process chrooted
+# there: they exist only inside its root, /proc/PID/root (the host's
+# $CR is empty).  Their rows are read through the process, and ustack at
+# mark equals its own backtrace()
+CR=$U/ctroot
+mkdir -p "$CR"
+rm -f "$U/ct".*
+L=/lib/x86_64-linux-gnu
+unshare -m --propagation private sh -c 'set -e; r=$1 L=$2; mount -t tmpfs sonde-ct "$r"
+	mkdir -p "$r/lib64" "$r$L"
+	cp "$0" "$r/unwind"
+	cp /lib64/ld-linux-x86-64.so.2 "$r/lib64/"
+	cp "$L/libc.so.6" "$L/libgcc_s.so.1" "$r$L/"
+	exec chroot "$r" /unwind /go plain' "$U/unwind" "$CR" "$L" > "$U/ct.bt" 2>&1 &
+cp_pid=$!
+if wait_for "$U/ct.bt" '^ready' 60; then
+	"$SONDE" -v -p "$cp_pid" -e 'uprobe:/unwind:mark { print(ustack(raw)); }' > "$U/ct.out" 2> "$U/ct.err" &
+	sp=$!
+	wait_for "$U/ct.err" '^Attached' 60
+	touch "/proc/$cp_pid/root/go"
+	wait "$cp_pid"
+	wait "$sp"
+	want=$(last_bt "$U/ct.bt")
+	expect_eq unwind:container_root_backtrace "${want:-(the workload printed no backtrace)}" "$(last_ustack "$U/ct.out")"
+	# (the maps name the files by the mount's place in sonde's root: the
+	# tmpfs is mounted on $CR in the container's namespace alone)
+	expect_eq unwind:container_root_read "$CR/unwind: .eh_frame
+$CR/lib/x86_64-linux-gnu/libc.so.6: .eh_frame
+none on the host" "$(sed -n "s|^sonde: unwind rows of \($CR/[^:]*: [^ ]*\) .*|\1|p" "$U/ct.err" | grep -v ld-linux)
+$(ls "$CR" | grep -q . && echo "on the host: $(ls "$CR")" || echo none on the host)"
+else
+	fail unwind:container_root_backtrace; sed 's/^/    /' "$U/ct.bt" | head
+	kill_reap "$cp_pid"
+fi
+
 # the frames of files whose rows are read carry their build-id, as the
 # kernel's walk gives them: two processes that ran one chain are one
 # stack (no pid in it), named after both exited

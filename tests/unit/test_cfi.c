@@ -402,6 +402,37 @@ static void test_build_until_stop(void **state)
 	hcfi_free(&all);
 }
 
+/* a sweep's read stops where its share ends (hcfi_build_max): libc's
+ * rows past 1,000 are -EFBIG with no rows kept, and exactly its own
+ * count is read whole, as hcfi_build reads it */
+static void test_build_max(void **state)
+{
+	const char *libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+	int fd = open(libc, O_RDONLY);
+	if (fd < 0)
+		skip();
+	struct hcfi_rows r, all;
+	char err[256] = "";
+	atomic_bool stop = false;
+	int rc = hcfi_build(fd, &all, err, sizeof(err));
+	if (rc == -ENOSYS) {
+		close(fd);
+		skip();
+	}
+	assert_int_equal(rc, 0);
+	assert_true(all.n > 1000);
+	assert_int_equal(hcfi_build_max(fd, &stop, 1000, &r, err, sizeof(err)), -EFBIG);
+	assert_string_equal(err, "more than 1000 rows");
+	assert_null(r.rows);
+	assert_int_equal(r.n, 0);
+	assert_int_equal(hcfi_build_max(fd, &stop, all.n, &r, err, sizeof(err)), 0);
+	close(fd);
+	assert_int_equal(r.n, all.n);
+	assert_memory_equal(r.rows, all.rows, r.n * sizeof(*r.rows));
+	hcfi_free(&r);
+	hcfi_free(&all);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -412,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_costly_fde),
 		cmocka_unit_test(test_build_until_stop),
+		cmocka_unit_test(test_build_max),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

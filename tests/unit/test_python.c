@@ -258,6 +258,24 @@ static void test_mix(void **state)
 	int want10[] = {0, ~0, ~1, ~2};
 	assert_int_equal(n, 4);
 	assert_memory_equal(out, want10, sizeof(want10));
+	/* 3.11, a sample as a generator's eval call began (or ended): native
+	 * [leaf, eval, gen_iternext, builtin_sum, eval, PyIter_Send, eval,
+	 * main], the chain tokenize count_tokens(e) | endpoint(e): two calls
+	 * for three eval frames.  The innermost stays native, and each call's
+	 * frames replace its own eval frame (from the innermost, tokenize
+	 * would stand on gen_iternext and endpoint on builtin_sum) */
+	const bool eval3[] = {false, true, false, false, true, false, true, false};
+	const uint64_t p11g[] = {0x100, 1, 0x202, 2, 0x302, 3, 0, 0};
+	n = py_mix(11, eval3, 8, p11g, 4, out, 16);
+	int want11g[] = {0, 1, 2, 3, ~0, ~1, 5, ~2, 7};
+	assert_int_equal(n, 9);
+	assert_memory_equal(out, want11g, sizeof(want11g));
+	/* the same chain cut by depth (no code 0 in it): matched from the
+	 * innermost, as nothing tells how many calls it has */
+	n = py_mix(11, eval3, 8, p11g, 3, out, 16);
+	int want11c[] = {0, ~0, ~1, 2, 3, ~2, 5, 6, 7};
+	assert_int_equal(n, 9);
+	assert_memory_equal(out, want11c, sizeof(want11c));
 	/* no Python frames: the native frames as they are; cap respected */
 	const uint64_t none[] = {0, 0};
 	n = py_mix(12, eval, 5, none, 1, out, 3);

@@ -3,6 +3,7 @@
 
     browser.py flamegraph FILE.svg SHOT.png FRAME...
     browser.py heatmap FILE.html SHOT.png LABEL...
+    browser.py towers FILE.svg SHOT.png NAME...
     browser.py shot FILE SHOT.png [zoom=NAME] [search=REGEX]
                                             the screenshot alone (docs/), a
                                             flame graph zoomed and searched
@@ -20,6 +21,10 @@ values (each box's width / full width == value / the section's total);
 clicking the box of FRAME[0] zooms (its width becomes the full width, a box
 outside it hides); Search with the prompt answered FRAME[1] turns the
 matching boxes magenta and shows their share.
+towers: for each NAME, as the rendered page has it (the boxes' titles
+and geometry), "tower NAME: N boxes, widest V of T, below: ROOT;...;PARENT"
+(V: the samples of its widest box, T: of all its boxes; the frames under
+the widest box, root first, each the box at the level below that holds it) and "above NAME: CALLEE;..." (the names of the boxes over it).
 heatmap: the bucket labels are exactly LABEL... (bottom to top of the
 first heatmap), hovering a cell shows its time, bucket and count.
 """
@@ -229,6 +234,33 @@ def flamegraph(b, frames):
     return matched
 
 
+TOWERS = """(function (name) {
+  function box(g) { var r = g.querySelector('rect');
+    return {g: g, d: +g.dataset.d, x: +r.getAttribute('x'), w: +r.getAttribute('width'),
+            v: +g.dataset.v, n: g.querySelector('title').textContent.replace(/ \\([0-9]+, [0-9.]+%\\)$/, '')}; }
+  var all = Array.from(document.querySelectorAll('g.f[data-s="0"]')).map(box);
+  var mine = all.filter(function (b) { return b.n === name; });
+  if (!mine.length) return {n: 0, v: 0, total: 0, below: [], above: []};
+  var top = mine.reduce(function (a, b) { return b.w > a.w ? b : a; });
+  var below = [], above = {};
+  for (var d = top.d - 1; d >= 0; d--) {
+    var p = all.find(function (b) { return b.d === d && b.x <= top.x + 0.001 && b.x + b.w >= top.x + top.w - 0.001; });
+    if (!p) break;
+    below.unshift(p.n);
+  }
+  all.forEach(function (b) { if (b.d > top.d && b.x >= top.x - 0.001 && b.x + b.w <= top.x + top.w + 0.001) above[b.n] = 1; });
+  var total = mine.reduce(function (a, b) { return a + b.v; }, 0);
+  return {n: mine.length, v: top.v, total: total, below: below, above: Object.keys(above).sort()};
+})"""
+
+
+def towers(b, names):
+    for n in names:
+        t = b.js(TOWERS + "(%s)" % json.dumps(n))
+        print("tower %s: %d boxes, widest %d of %d, below: %s" % (n, t["n"], t["v"], t["total"], ";".join(t["below"])))
+        print("above %s: %s" % (n, ";".join(t["above"])))
+
+
 def heatmap(b, labels):
     got = b.js("Array.from(document.querySelectorAll('#hm0 text.bucket')).map(function (e) {"
                " return e.textContent; })")
@@ -266,6 +298,8 @@ def main():
             flamegraph(b, args)
         elif kind == "heatmap":
             heatmap(b, args)
+        elif kind == "towers":
+            towers(b, args)
         urls = b.requests()
         check("no request leaves the page", urls == [b.url], "requests: %r" % urls)
     finally:
