@@ -33,22 +33,26 @@ static const struct py_offsets tables[] = {
 	 .ts_frame = 24, .ts_native_tid = PY_NONE, .ts_thread_id = 176, .cframe_frame = PY_NONE,
 	 .fr_prev = 24, .fr_code = 32, .fr_instr = 104, .fr_owner = PY_NONE, .owner_cstack = PY_NONE, .fr_is_entry = PY_NONE,
 	 .co_filename = 104, .co_name = 112, .co_qualname = PY_NONE, .co_firstlineno = 40,
-	 .co_linetable = 120, .co_code_adaptive = PY_NONE, .uni_ascii_size = 48, .uni_compact_size = 72},
+	 .co_linetable = 120, .co_code_adaptive = PY_NONE, .uni_ascii_size = 48, .uni_compact_size = 72,
+	 .rt_gil = 0x160, .is_gil = PY_NONE},
 	{.minor = 10, .rt_interp_head = 32, .is_next = 0, .is_threads_head = 8, .ts_next = 8,
 	 .ts_frame = 24, .ts_native_tid = PY_NONE, .ts_thread_id = 176, .cframe_frame = PY_NONE,
 	 .fr_prev = 24, .fr_code = 32, .fr_instr = 96, .fr_owner = PY_NONE, .owner_cstack = PY_NONE, .fr_is_entry = PY_NONE,
 	 .co_filename = 104, .co_name = 112, .co_qualname = PY_NONE, .co_firstlineno = 40,
-	 .co_linetable = 120, .co_code_adaptive = PY_NONE, .uni_ascii_size = 48, .uni_compact_size = 72},
+	 .co_linetable = 120, .co_code_adaptive = PY_NONE, .uni_ascii_size = 48, .uni_compact_size = 72,
+	 .rt_gil = 0x160, .is_gil = PY_NONE},
 	{.minor = 11, .rt_interp_head = 40, .is_next = 0, .is_threads_head = 16, .ts_next = 8,
 	 .ts_frame = 56, .ts_native_tid = 160, .ts_thread_id = 152, .cframe_frame = 8,
 	 .fr_prev = 48, .fr_code = 32, .fr_instr = 56, .fr_owner = 69, .owner_cstack = PY_NONE, .fr_is_entry = 68,
 	 .co_filename = 112, .co_name = 120, .co_qualname = 128, .co_firstlineno = 72,
-	 .co_linetable = 136, .co_code_adaptive = 184, .uni_ascii_size = 48, .uni_compact_size = 72},
+	 .co_linetable = 136, .co_code_adaptive = 184, .uni_ascii_size = 48, .uni_compact_size = 72,
+	 .rt_gil = 0x168, .is_gil = PY_NONE},
 	{.minor = 12, .rt_interp_head = 40, .is_next = 0, .is_threads_head = 72, .ts_next = 8,
 	 .ts_frame = 56, .ts_native_tid = 144, .ts_thread_id = 136, .cframe_frame = 0,
 	 .fr_prev = 8, .fr_code = 0, .fr_instr = 56, .fr_owner = 70, .owner_cstack = 3, .fr_is_entry = PY_NONE,
 	 .co_filename = 112, .co_name = 120, .co_qualname = 128, .co_firstlineno = 68,
-	 .co_linetable = 136, .co_code_adaptive = 192, .uni_ascii_size = 40, .uni_compact_size = 56},
+	 .co_linetable = 136, .co_code_adaptive = 192, .uni_ascii_size = 40, .uni_compact_size = 56,
+	 .rt_gil = PY_NONE, .is_gil = 0x180},
 };
 
 const struct py_offsets *py_table(int minor)
@@ -72,7 +76,7 @@ static uint64_t word(const uint8_t *raw, size_t i)
 enum {
 	DO_VERSION = 1, DO_FREE_THREADED = 2,
 	DO_RT_INTERP_HEAD = 5,
-	DO_IS_NEXT = 8, DO_IS_THREADS_HEAD = 9,
+	DO_IS_NEXT = 8, DO_IS_THREADS_HEAD = 9, DO_IS_CEVAL_GIL = 14,
 	DO_TS_NEXT = 21, DO_TS_CURRENT_FRAME = 23, DO_TS_THREAD_ID = 24, DO_TS_NATIVE_TID = 25,
 	DO_FR_PREVIOUS = 29, DO_FR_EXECUTABLE = 30, DO_FR_INSTR_PTR = 31, DO_FR_OWNER = 33,
 	DO_CO_FILENAME = 35, DO_CO_NAME = 36, DO_CO_QUALNAME = 37, DO_CO_LINETABLE = 38,
@@ -121,11 +125,13 @@ int py_debug_offsets(const uint8_t *raw, size_t len, struct py_offsets *out, cha
 		.co_code_adaptive = (uint32_t)word(raw, DO_CO_ADAPTIVE),
 		.uni_ascii_size = (uint32_t)word(raw, DO_UNI_ASCII_SIZE),
 		.uni_compact_size = (uint32_t)word(raw, DO_UNI_ASCII_SIZE) + 16,
+		.rt_gil = PY_NONE,
+		.is_gil = (uint32_t)word(raw, DO_IS_CEVAL_GIL),
 	};
 	/* the walker reads a frame's fields from one read of PY_FRAME_READ bytes */
 	if (out->fr_prev > PY_FRAME_READ - 8 || out->fr_code > PY_FRAME_READ - 8 ||
 	    out->fr_instr > PY_FRAME_READ - 8 || out->fr_owner > PY_FRAME_READ - 1 ||
-	    out->uni_ascii_size > 256 || out->co_code_adaptive > 4096) {
+	    out->uni_ascii_size > 256 || out->co_code_adaptive > 4096 || out->is_gil > (1u << 20)) {
 		snprintf(err, errlen, "_Py_DebugOffsets holds offsets out of range");
 		return -EINVAL;
 	}
@@ -663,6 +669,28 @@ int py_proc_threads(struct py_proc *p, int (*cb)(int tid, uint64_t tstate, void 
 done:
 	free(m);
 	return n;
+}
+
+/* ---- the GIL ------------------------------------------------------------ */
+
+int py_proc_gil(struct py_proc *p, uint64_t *gil)
+{
+	const struct py_offsets *o = &p->off;
+	if (o->rt_gil != PY_NONE) {
+		*gil = p->runtime + o->rt_gil;
+		return 0;
+	}
+	if (o->is_gil == PY_NONE)
+		return -ENOTSUP;
+	/* the main interpreter is the first made, the last in the list */
+	uint64_t interp, next = 0;
+	if (rd64(p, p->runtime + o->rt_interp_head, &interp) || !interp)
+		return -EFAULT;
+	for (int n = 0; n < 64 && !rd64(p, interp + o->is_next, &next) && next; n++)
+		interp = next;
+	if (rd64(p, interp + o->is_gil, gil) || !*gil)
+		return -EFAULT;
+	return 0;
 }
 
 /* ---- code objects ------------------------------------------------------- */

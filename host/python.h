@@ -37,7 +37,19 @@ struct py_offsets {
 	uint32_t co_filename, co_name, co_qualname, co_firstlineno, co_linetable;
 	uint32_t co_code_adaptive;	/* 3.11+: the bytecode inside the code object */
 	uint32_t uni_ascii_size, uni_compact_size;	/* PyASCIIObject, PyCompactUnicodeObject */
+	/* the GIL: _PyRuntime.ceval.gil (3.9-3.11), else PY_NONE; the pointer
+	 * interp->ceval.gil (3.12+: a GIL per interpreter), else PY_NONE */
+	uint32_t rt_gil, is_gil;
 };
+
+/* struct _gil_runtime_state, the same in 3.9-3.13 (checked against DWARF):
+ * last_holder (a PyThreadState *), locked (an int: 1 while held), the
+ * condition variable and the mutex take_gil waits on, one after the other */
+#define PY_GIL_LAST_HOLDER 8
+#define PY_GIL_LOCKED 16
+#define PY_GIL_COND 32		/* pthread_cond_t, 48 bytes */
+#define PY_GIL_MUTEX 80		/* pthread_mutex_t, 40 bytes */
+#define PY_GIL_WAIT_END 120	/* the end of the mutex: futex waits in [COND, WAIT_END) wait for the GIL */
 
 /* the table of a minor version (9 to 12), NULL for another */
 const struct py_offsets *py_table(int minor);
@@ -85,6 +97,10 @@ const struct py_offsets *py_proc_offsets(const struct py_proc *p);
  * /proc names it (-1 when it cannot be told); at most 4,096. cb returns
  * non-zero to stop.  The count of thread states, or -errno. */
 int py_proc_threads(struct py_proc *p, int (*cb)(int tid, uint64_t tstate, void *ctx), void *ctx);
+
+/* The address of the GIL (struct _gil_runtime_state) of pid's main
+ * interpreter, the last in the list of interpreters: 0 or -errno. */
+int py_proc_gil(struct py_proc *p, uint64_t *gil);
 
 /* BPF sets this bit of each frame's instruction word, so that no word of a
  * walked frame is zero (f_lasti 0): the stack index keeps a key's words up

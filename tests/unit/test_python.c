@@ -77,6 +77,19 @@ static void check_offsets(struct hdw_file *f, const struct py_offsets *o, const 
 		assert_int_equal(o->co_qualname, off(f, "PyCodeObject", "co_qualname"));
 		assert_int_equal(o->co_code_adaptive, off(f, "PyCodeObject", "co_code_adaptive"));
 	}
+	/* the GIL: in the runtime (3.9-3.11), a pointer in the interpreter (3.12+) */
+	if (v <= 11) {
+		assert_int_equal(o->rt_gil, off(f, "pyruntimestate", "ceval.gil"));
+		assert_int_equal(o->is_gil, PY_NONE);
+	} else {
+		assert_int_equal(o->rt_gil, PY_NONE);
+		assert_int_equal(o->is_gil, off(f, "_is", "ceval.gil"));
+	}
+	assert_int_equal(PY_GIL_LAST_HOLDER, off(f, "_gil_runtime_state", "last_holder"));
+	assert_int_equal(PY_GIL_LOCKED, off(f, "_gil_runtime_state", "locked"));
+	assert_int_equal(PY_GIL_COND, off(f, "_gil_runtime_state", "cond"));
+	assert_int_equal(PY_GIL_MUTEX, off(f, "_gil_runtime_state", "mutex"));
+	assert_int_equal(PY_GIL_WAIT_END, off(f, "_gil_runtime_state", "switch_cond"));
 	/* the walker's one read of a frame holds every field */
 	struct py_bpf_offs b;
 	py_bpf_offsets(o, &b);
