@@ -44,6 +44,7 @@
 
 #include "cli/cli.h"
 #include "cli/compile.h"
+#include "cli/diagnose_gil.h"
 #include "common/arena.h"
 #include "common/diag.h"
 #include "common/file.h"
@@ -89,6 +90,7 @@ struct dxs {
 	struct dx_cgroup *cg_end;	/* cpu.stat when the window ended */
 	bool cg_end_ok;
 	const char *cudart;		/* libcudart a target maps, or NULL */
+	struct dx_py *py;		/* its Python processes (diagnose_gil.c) */
 	const char *target;		/* what is traced, for messages */
 	unsigned seconds;
 	/* the maps at exit */
@@ -421,6 +423,7 @@ static char *generate(struct dxs *x, unsigned seconds)
 "			@blk[$n, @bsc[$n], @bd[$n]] = sum($w);\n"
 "		} else {\n"
 "			@wait[$n] = sum($w); @waitmax[$n] = max($w); @waith[$n] = hist($w / 1000);\n"
+"%s"
 "		}\n"
 "		if (@wcpu[$n]) { $c = @wcpu[$n] - 1; if (@nwait[$c] > 0) { @nwait[$c]--; } delete(@wcpu[$n]); }\n"
 "		@st[$n] = 1; @ts[$n] = $now;\n"
@@ -428,6 +431,7 @@ static char *generate(struct dxs *x, unsigned seconds)
 "}\n"
 "tracepoint:raw_syscalls:sys_enter /!@tend && @svt[tid]/ {\n"
 "	@sc[tid] = args->id + 1; @sct[tid] = nsecs;\n"
+"%s"
 "	if (args->id == %" PRId64 ") {\n"
 "		@ifd[tid] = args->args[0]; @icmd[tid] = args->args[1];\n"
 		/* NV_ESC_RM_CONTROL (type 'F', nr 0x2a): its struct's cmd, at 8 */
@@ -436,6 +440,7 @@ static char *generate(struct dxs *x, unsigned seconds)
 "}\n"
 "tracepoint:raw_syscalls:sys_exit /@svt[tid] && @sc[tid]/ {\n"
 "	$id = @sc[tid] - 1; $d = nsecs - @sct[tid];\n"
+"%s"
 		/* the read and write family's latency: I/O as the thread sees it */
 "	if (%s) { @rw_n[tid, $id] = count(); @rw_ns[tid, $id] = sum($d); }\n"
 "	if ($id == %" PRId64 ") {\n"
@@ -453,7 +458,9 @@ static char *generate(struct dxs *x, unsigned seconds)
 "	$d = nsecs - @rqs[args->dev, args->sector];\n"
 "	@bio_n[$t] = count(); @bio_ns[$t] = sum($d); @bio_h[$t] = hist($d / 1000);\n"
 "	delete(@rqs[args->dev, args->sector]); delete(@bioq[args->dev, args->sector]);\n"
-"}\n", st, ioctl_nr, rw_cond, ioctl_nr);
+"}\n", st, dxpy_switch_in(x->py), dxpy_sys_enter(x->py), ioctl_nr, dxpy_sys_exit(x->py), rw_cond, ioctl_nr);
+	dxpy_begin(f, x->py);
+	dxpy_probes(f, x->py);
 	if (x->cudart) {
 		static const char *const calls[] = {
 			"cudaLaunchKernel", "cudaMemcpy", "cudaMemcpyAsync", "cudaStreamSynchronize",
@@ -607,6 +614,8 @@ static const struct pr_entry *entry_by_tid(const struct dxs *x, const char *name
 /* a blocked spell by the syscall it slept in (nr + 1; 0: none) and D */
 static enum dx_cat blocked_cat(struct arena *a, uint64_t sc1, bool d, bool gpu_thread)
 {
+	if (dxpy_gil_sc(sc1))
+		return DX_GIL;
 	if (!sc1)
 		return d ? DX_FAULT : DX_OTHER;
 	const char *n = syscall_text(a, sc1 - 1);
@@ -1003,6 +1012,11 @@ int cli_diagnose(int argc, char **argv)
 		if (x.seeds[i].tid == x.seeds[i].pid)
 			cgroup_index(&x, x.seeds[i].pid);
 
+	int *pids = arena_new_array(a, int, x.nseeds ? x.nseeds : 1), npids = 0;
+	for (int i = 0; i < x.nseeds; i++)
+		if (x.seeds[i].tid == x.seeds[i].pid)
+			pids[npids++] = x.seeds[i].pid;
+	x.py = dxpy_open(a, pids, npids, verbose);
 	x.target = target;
 	x.seconds = seconds;
 	char *src = generate(&x, seconds);
@@ -1038,6 +1052,7 @@ int cli_diagnose(int argc, char **argv)
 
 	struct dx_report rep = {.target = target};
 	build_report(&x, &rep);
+	dxpy_report(x.py, x.maps, x.nmaps, &rep);
 	dx_analyse(a, &rep);
 	FILE *out = stdout;
 	char oerr[1024];
@@ -1052,6 +1067,7 @@ out:
 	cli_child_kill(child, go_fd);
 	if (cont)
 		rs_container_free(cont);
+	dxpy_free(x.py);
 	collecting = NULL;
 	arena_free(a);
 	return rc;

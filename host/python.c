@@ -617,7 +617,7 @@ static int tid_of(const struct tidmap *m, int nstid)
 /* glibc's struct pthread keeps the kernel's tid at this offset (x86-64);
  * checked on sonde's own thread before it is trusted, and each tid read
  * this way must be one of the process's */
-#define PTHREAD_TID_OFF 0x2d0
+#define PTHREAD_TID_OFF PY_PTHREAD_TID_OFF
 
 static bool pthread_tid_known(void)
 {

@@ -49,7 +49,8 @@ struct py_offsets {
 #define PY_GIL_LOCKED 16
 #define PY_GIL_COND 32		/* pthread_cond_t, 48 bytes */
 #define PY_GIL_MUTEX 80		/* pthread_mutex_t, 40 bytes */
-#define PY_GIL_WAIT_END 120	/* the end of the mutex: futex waits in [COND, WAIT_END) wait for the GIL */
+#define PY_GIL_SWITCH_COND 120	/* the thread that dropped the GIL waits here for a taker */
+#define PY_GIL_WAIT_END 208	/* after switch_mutex: futex waits in [COND, WAIT_END) wait for the GIL */
 
 /* the table of a minor version (9 to 12), NULL for another */
 const struct py_offsets *py_table(int minor);
@@ -97,6 +98,10 @@ const struct py_offsets *py_proc_offsets(const struct py_proc *p);
  * /proc names it (-1 when it cannot be told); at most 4,096. cb returns
  * non-zero to stop.  The count of thread states, or -errno. */
 int py_proc_threads(struct py_proc *p, int (*cb)(int tid, uint64_t tstate, void *ctx), void *ctx);
+
+/* glibc's struct pthread keeps the kernel's tid here (x86-64): the way
+ * from 3.9's and 3.10's thread_id (pthread_self()) to the thread */
+#define PY_PTHREAD_TID_OFF 0x2d0
 
 /* The address of the GIL (struct _gil_runtime_state) of pid's main
  * interpreter, the last in the list of interpreters: 0 or -errno. */

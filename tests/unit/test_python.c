@@ -89,7 +89,8 @@ static void check_offsets(struct hdw_file *f, const struct py_offsets *o, const 
 	assert_int_equal(PY_GIL_LOCKED, off(f, "_gil_runtime_state", "locked"));
 	assert_int_equal(PY_GIL_COND, off(f, "_gil_runtime_state", "cond"));
 	assert_int_equal(PY_GIL_MUTEX, off(f, "_gil_runtime_state", "mutex"));
-	assert_int_equal(PY_GIL_WAIT_END, off(f, "_gil_runtime_state", "switch_cond"));
+	assert_int_equal(PY_GIL_SWITCH_COND, off(f, "_gil_runtime_state", "switch_cond"));
+	assert_int_equal(PY_GIL_WAIT_END, off(f, "_gil_runtime_state", "switch_mutex") + 40);
 	/* the walker's one read of a frame holds every field */
 	struct py_bpf_offs b;
 	py_bpf_offsets(o, &b);
