@@ -431,6 +431,7 @@ const char *dx_gil_advice(void);
 void dx_where_text(FILE *out, const struct dx_report *r, enum dx_cat c);
 void dx_where_json(FILE *out, const struct dx_report *r, enum dx_cat c);
 void dx_gil_json(FILE *out, const struct dx_report *r);
+void dx_threads_json(FILE *out, const struct dx_report *r, const char *const *keys);
 
 /* add count calls taking ns to the entry of func in *calls (appended when
  * it has none): the same call seen under several keys is one line */

@@ -486,5 +486,6 @@ void dx_print_json(FILE *out, const struct dx_report *r)
 	}
 	fputc(']', out);
 	dx_gil_json(out, r);
+	dx_threads_json(out, r, cat_keys);
 	fputs("}}\n", out);
 }

@@ -153,3 +153,21 @@ void dx_gil_json(FILE *out, const struct dx_report *r)
 	}
 	fputc(']', out);
 }
+
+/* , "threads": [{"pid", "tid", "comm", "wall_ns", "ns": {...}, "gil_held_ns"}, ...]: each
+ * thread's own figures (a group sums them) */
+void dx_threads_json(FILE *out, const struct dx_report *r, const char *const *keys)
+{
+	fputs(", \"threads\": [", out);
+	for (int i = 0; i < r->nthreads; i++) {
+		const struct dx_thread *t = &r->threads[i];
+		fprintf(out, "%s{\"pid\": %d, \"tid\": %d, \"comm\": ", i ? ", " : "", t->pid, t->tid);
+		json_str(out, t->comm);
+		fprintf(out, ", \"wall_ns\": %" PRIu64 ", \"ns\": {", t->wall_ns);
+		for (int c = 0; c < DX_NCAT; c++)
+			fprintf(out, "%s\"%s\": %" PRIu64, c ? ", " : "", keys[c], t->ns[c]);
+		fprintf(out, "}, \"gil_held_ns\": %" PRIu64 ", \"gil_runq_ns\": %" PRIu64 "}", t->gil_held_ns,
+			t->gil_runq_ns);
+	}
+	fputc(']', out);
+}

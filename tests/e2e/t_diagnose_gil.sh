@@ -1,0 +1,103 @@
+# t_diagnose_gil.sh - `sonde diagnose` on Python services: the GIL as a blind
+# spot (issue #34), sourced by run.sh (lib.sh gives $SONDE, $B, pass/fail/skip).
+#
+# tests/workloads/gil_threads.py runs four threads: in a pure-Python loop
+# (spin), in time.sleep (sleep) or in hashlib on 16 MiB buffers, which
+# releases the GIL (hash).  Spinning, each thread must wait for the GIL at
+# least half of its time, the verdict must rank the GIL first, and the
+# stack seen most in the holder must be spin() at a line of its loop; the
+# holder seen most must be one of the four threads.  Sleeping or hashing,
+# the GIL is no verdict.  Debian's python3.11 runs the three; each pyenv
+# CPython 3.9-3.13 runs the spinning one (a missing one is a skip naming
+# the path looked for).  The workloads run at nice -20 in a session of
+# their own, as t_diagnose.sh's services do, so the verdicts hold on a
+# machine busy with other work.
+
+DG=$B/diagnose_gil
+mkdir -p "$DG"
+need_root diagnose_gil || return 0
+WL=$top/tests/workloads/gil_threads.py
+printf '#!/bin/sh\necho -20 > /proc/self/autogroup 2>/dev/null\nexec nice -n -20 "$@"\n' > "$DG/hi.sh"
+chmod +x "$DG/hi.sh"
+loop_line=$(grep -n '    for i in range(n):' "$WL" | cut -d: -f1)
+body_line=$(grep -n '        x += i \* i' "$WL" | cut -d: -f1)
+
+# gil_run NAME PYTHON MODE SECONDS: the workload under `sonde diagnose -p`
+# for SECONDS, its report in $DG/NAME.json; every wait ends within 60 s
+gil_run() {
+	local name=$1 py=$2 mode=$3 secs=$4 job pid i
+	rm -f "$DG/$name.ready" "$DG/$name.stop" "$DG/$name.json"
+	setsid "$DG/hi.sh" "$py" "$WL" "$mode" "$DG/$name.ready" "$DG/$name.stop" & job=$!
+	for ((i = 0; i < 600; i++)); do
+		[ -e "$DG/$name.ready" ] && break
+		kill -0 "$job" 2>/dev/null || break
+		sleep 0.1
+	done
+	pid=$(cat "$DG/$name.ready" 2>/dev/null)
+	[ -n "$pid" ] && "$SONDE" diagnose -f json -o "$DG/$name.json" -p "$pid" "$secs" 2> "$DG/$name.err"
+	touch "$DG/$name.stop"
+	for ((i = 0; i < 600; i++)); do
+		kill -0 "$job" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill_reap "$job"
+}
+
+# gil_check NAME JSON PYTHON-ASSERTIONS: the report as `r`, the verdict's
+# spots as `spots`, the four threads as `workers`; prints what failed
+gil_check() {
+	local name=$1 json=$2 code=$3 out
+	out=$(python3 - "$json" "$code" "$loop_line" "$body_line" <<'EOF' 2>&1
+import json, re, sys
+r = json.loads(open(sys.argv[1]).read())["data"]
+loop_line, body_line = sys.argv[3], sys.argv[4]
+spots = [v["spot"] for v in r["verdict"]]
+workers = [t for t in r["threads"] if t["tid"] != t["pid"]]
+assert len(workers) == 4, "%d threads besides the main one" % len(workers)
+exec(sys.argv[2])
+EOF
+)
+	if [ $? -eq 0 ]; then pass "diagnose_gil:$name"; else
+		fail "diagnose_gil:$name"; printf '%s\n' "$out" | tail -5 | sed 's/^/    /'
+		head -c 1500 "$json" 2>/dev/null | sed 's/^/    /'; echo
+		tail -3 "$DG/$name.err" 2>/dev/null | sed 's/^/    /'
+	fi
+}
+
+SPIN='
+for t in workers:
+	assert t["ns"]["gil"] >= 0.5 * t["wall_ns"], "tid %d waited for the GIL %d of %d ns" % (
+		t["tid"], t["ns"]["gil"], t["wall_ns"])
+assert spots and spots[0] == "gil", spots
+v = r["verdict"][0]
+top = v["stacks"][0]["frames"][0]
+assert re.fullmatch(r"spin \(.*/gil_threads\.py:(%s|%s)\)" % (loop_line, body_line), top), top
+assert "spin (" in v["evidence"] and "gil_threads.py:" in v["evidence"], v["evidence"]
+assert r["gil_holders"][0]["tid"] in [t["tid"] for t in workers], r["gil_holders"]
+held = sum(t["gil_held_ns"] for t in workers)
+assert held > 0, "no sample of a thread holding the GIL"'
+NOGIL='
+assert "gil" not in spots, spots'
+
+# ---- Debian's python3.11: the GIL, and two contrasts ------------------------------------
+if [ -x /usr/bin/python3.11 ]; then
+	gil_run deb311_spin /usr/bin/python3.11 spin 3
+	gil_check deb311_spin "$DG/deb311_spin.json" "$SPIN"
+	gil_run deb311_sleep /usr/bin/python3.11 sleep 2
+	gil_check deb311_sleep "$DG/deb311_sleep.json" "$NOGIL"
+	gil_run deb311_hash /usr/bin/python3.11 hash 2
+	gil_check deb311_hash "$DG/deb311_hash.json" "$NOGIL"
+else
+	skip diagnose_gil:deb311 "no /usr/bin/python3.11 (Debian's python3.11)"
+fi
+
+# ---- pyenv's CPython 3.9-3.13 ------------------------------------------------------------
+for minor in 9 10 11 12 13; do
+	py=$(ls -d "${PYENV_ROOT:-/root/.pyenv}"/versions/3.$minor.*/bin/python3.$minor 2>/dev/null | tail -1)
+	if [ -z "$py" ]; then
+		skip diagnose_gil:pyenv_3$minor "no ${PYENV_ROOT:-/root/.pyenv}/versions/3.$minor.*/bin/python3.$minor"
+		continue
+	fi
+	gil_run "pyenv_3${minor}_spin" "$py" spin 2
+	gil_check "pyenv_3${minor}_spin" "$DG/pyenv_3${minor}_spin.json" "$SPIN"
+done
