@@ -534,6 +534,8 @@ static void c_message(FILE *out, const char *type, const char *text, size_t len)
 			snap_fds(x, x->seeds[i].pid);
 	for (int i = 0; begin && i < x->ncg; i++)
 		read_cpu_stat(x->a, x->cg_dir[i], x->cg_v2[i], &x->cg[i]);
+	if (end)
+		dxpy_snapshot(x->py);
 	for (int i = 0; end && i < x->ncg; i++) {
 		x->cg_end = arena_grow(x->a, x->cg_end, i, sizeof(*x->cg_end));
 		x->cg_end_ok = read_cpu_stat(x->a, x->cg_dir[i], x->cg_v2[i], &x->cg_end[i]);

@@ -49,11 +49,18 @@ struct dx_pyproc {
 	uint64_t tid_how;	/* the offset of the holder's tid, | 1 << 32: through pthread */
 };
 
+struct dx_name {
+	int pid, tid;
+	const char *name;
+};
+
 struct dx_py {
 	struct arena *a;
 	struct dx_pyproc *procs;
 	int n;
 	int64_t futex_nr;
+	struct dx_name *names;	/* threading's names, the latest read first */
+	int nnames;
 };
 
 struct dx_py *dxpy_open(struct arena *a, const int *pids, int n, int verbose)
@@ -184,6 +191,41 @@ bool dxpy_gil_sc(uint64_t sc1)
 	return sc1 == GIL_SC;
 }
 
+/* ---- threading's names --------------------------------------------------- */
+
+struct name_ctx {
+	struct dx_py *py;
+	int pid;
+};
+
+static int add_name(int tid, const char *name, void *vctx)
+{
+	struct name_ctx *c = vctx;
+	struct dx_py *py = c->py;
+	py->names = arena_grow(py->a, py->names, (size_t)py->nnames, sizeof(*py->names));
+	/* newest first: a later read of the same thread wins */
+	memmove(py->names + 1, py->names, sizeof(*py->names) * (size_t)py->nnames);
+	py->names[0] = (struct dx_name){c->pid, tid, arena_strdup(py->a, name)};
+	py->nnames++;
+	return 0;
+}
+
+void dxpy_snapshot(struct dx_py *py)
+{
+	for (int i = 0; i < py->n; i++) {
+		struct name_ctx c = {py, py->procs[i].pid};
+		py_proc_thread_names(py->procs[i].p, add_name, &c);
+	}
+}
+
+static const char *py_name(const struct dx_py *py, int pid, int tid)
+{
+	for (int i = 0; i < py->nnames; i++)
+		if (py->names[i].pid == pid && py->names[i].tid == tid)
+			return py->names[i].name;
+	return NULL;
+}
+
 /* ---- from the maps to the report ------------------------------------------- */
 
 static const struct pr_map *find(const struct pr_map *maps, int n, const char *name)
@@ -241,6 +283,13 @@ void dxpy_report(struct dx_py *py, const struct pr_map *maps, int nmaps, struct 
 	struct arena *a = py->a;
 	if (!py->n)
 		return;
+	/* threads under their threading names, where the interpreter has them */
+	dxpy_snapshot(py);
+	for (int t = 0; t < r->nthreads; t++) {
+		const char *name = py_name(py, r->threads[t].pid, r->threads[t].tid);
+		if (name)
+			r->threads[t].comm = name;
+	}
 	const struct pr_map *held = find(maps, nmaps, "@gilheld");
 	for (size_t i = 0; held && i < held->nentries; i++)
 		for (int t = 0; t < r->nthreads; t++)

@@ -33,7 +33,12 @@ void dxpy_probes(FILE *f, const struct dx_py *py);
 /* a blocked spell's syscall + 1 that means "in futex, waiting for the GIL" */
 bool dxpy_gil_sc(uint64_t sc1);
 
-/* From the maps at exit: each thread's time holding the GIL, the holders
+/* Read the threading names of the Python processes' threads now (the
+ * window's end; the report reads them again): a thread that ended
+ * since keeps the name read while it lived. */
+void dxpy_snapshot(struct dx_py *py);
+
+/* From the maps at exit: threads under their threading names, each thread's time holding the GIL, the holders
  * while others waited, the holder's stacks.  r's threads are built. */
 void dxpy_report(struct dx_py *py, const struct pr_map *maps, int nmaps, struct dx_report *r);
 

@@ -40,6 +40,9 @@ struct py_offsets {
 	/* the GIL: _PyRuntime.ceval.gil (3.9-3.11), else PY_NONE; the pointer
 	 * interp->ceval.gil (3.12+: a GIL per interpreter), else PY_NONE */
 	uint32_t rt_gil, is_gil;
+	/* threading's names: the interpreter's sys.modules (interp->modules,
+	 * 3.12+ interp->imports.modules), PyHeapTypeObject.ht_cached_keys */
+	uint32_t is_modules, ty_cached_keys;
 };
 
 /* struct _gil_runtime_state, the same in 3.9-3.13 (checked against DWARF):
@@ -106,6 +109,27 @@ int py_proc_threads(struct py_proc *p, int (*cb)(int tid, uint64_t tstate, void 
 /* The address of the GIL (struct _gil_runtime_state) of pid's main
  * interpreter, the last in the list of interpreters: 0 or -errno. */
 int py_proc_gil(struct py_proc *p, uint64_t *gil);
+
+/* Objects as CPython 3.9-3.13 lay them out (checked against DWARF by
+ * tests/unit/test_python.c): PyTypeObject's tp_basicsize, tp_flags and
+ * tp_dictoffset; PyModuleObject.md_dict; PyDictObject's ma_keys and
+ * ma_values; the type flags of instances whose attributes the interpreter
+ * keeps itself (3.11+, and inline after the object in 3.13) */
+#define PY_TY_BASICSIZE 0x20
+#define PY_TY_FLAGS 0xa8
+#define PY_TY_DICTOFFSET 0x120
+#define PY_MOD_DICT 0x10
+#define PY_DICT_KEYS 0x20
+#define PY_DICT_VALUES 0x28
+#define PY_TPF_INLINE_VALUES (1ull << 2)
+#define PY_TPF_MANAGED_DICT (1ull << 4)
+
+/* The threads the threading module of pid's main interpreter knows
+ * (threading._active): cb gets each one's tid as sonde's /proc names it
+ * (from Thread._native_id) and its name (Thread._name).  The count, or
+ * -errno (no threading module imported is 0). */
+int py_proc_thread_names(struct py_proc *p, int (*cb)(int tid, const char *name, void *ctx),
+			 void *ctx);
 
 /* BPF sets this bit of each frame's instruction word, so that no word of a
  * walked frame is zero (f_lasti 0): the stack index keeps a key's words up

@@ -1,13 +1,15 @@
 # t_diagnose_gil.sh - `sonde diagnose` on Python services: the GIL as a blind
 # spot (issue #34), sourced by run.sh (lib.sh gives $SONDE, $B, pass/fail/skip).
 #
-# tests/workloads/gil_threads.py runs four threads: in a pure-Python loop
-# (spin), in time.sleep (sleep) or in hashlib on 16 MiB buffers, which
-# releases the GIL (hash).  Spinning, each thread must wait for the GIL at
-# least half of its time, the verdict must rank the GIL first, and the
-# stack seen most in the holder must be spin() at a line of its loop; the
-# holder seen most must be one of the four threads.  Sleeping or hashing,
-# the GIL is no verdict.  Debian's python3.11 runs the three; each pyenv
+# tests/workloads/gil_threads.py runs four threads named "AnyIO worker
+# thread": in a pure-Python loop (spin), in time.sleep (sleep) or in
+# hashlib on 16 MiB buffers, which releases the GIL (hash).  Spinning, each
+# thread must wait for the GIL at least half of its time, the verdict must
+# rank the GIL first, and the stack seen most in the holder must be spin()
+# at a line of its loop; the holder seen most must be one of the four
+# threads.  Sleeping or hashing, the GIL is no verdict.  Always, the report
+# names the threads by their threading names: one group of the four
+# "AnyIO worker thread"s, and "MainThread".  Debian's python3.11 runs the three; each pyenv
 # CPython 3.9-3.13 runs the spinning one (a missing one is a skip naming
 # the path looked for).  The workloads run at nice -20 in a session of
 # their own, as t_diagnose.sh's services do, so the verdicts hold on a
@@ -54,6 +56,8 @@ loop_line, body_line = sys.argv[3], sys.argv[4]
 spots = [v["spot"] for v in r["verdict"]]
 workers = [t for t in r["threads"] if t["tid"] != t["pid"]]
 assert len(workers) == 4, "%d threads besides the main one" % len(workers)
+names = sorted((g["comm"], g["threads"]) for g in r["groups"])
+assert names == [("AnyIO worker thread", 4), ("MainThread", 1)], names
 exec(sys.argv[2])
 EOF
 )

@@ -91,6 +91,15 @@ static void check_offsets(struct hdw_file *f, const struct py_offsets *o, const 
 	assert_int_equal(PY_GIL_MUTEX, off(f, "_gil_runtime_state", "mutex"));
 	assert_int_equal(PY_GIL_SWITCH_COND, off(f, "_gil_runtime_state", "switch_cond"));
 	assert_int_equal(PY_GIL_WAIT_END, off(f, "_gil_runtime_state", "switch_mutex") + 40);
+	/* threading's names */
+	assert_int_equal(o->is_modules, off(f, "_is", v <= 11 ? "modules" : "imports.modules"));
+	assert_int_equal(o->ty_cached_keys, off(f, "_heaptypeobject", "ht_cached_keys"));
+	assert_int_equal(PY_TY_BASICSIZE, off(f, "_typeobject", "tp_basicsize"));
+	assert_int_equal(PY_TY_FLAGS, off(f, "_typeobject", "tp_flags"));
+	assert_int_equal(PY_TY_DICTOFFSET, off(f, "_typeobject", "tp_dictoffset"));
+	/* PyDictObject is an anonymous struct in DWARF: its ma_keys and
+	 * ma_values are checked by reading real dicts (t_diagnose_gil.sh) */
+	assert_int_equal(off(f, "_dictkeysobject", "dk_indices"), v <= 10 ? 40 : 32);
 	/* the walker's one read of a frame holds every field */
 	struct py_bpf_offs b;
 	py_bpf_offsets(o, &b);

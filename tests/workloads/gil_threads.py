@@ -5,7 +5,8 @@
 # 20,000 iterations, and makes no system call: the four serialize on the
 # GIL.  MODE sleep: each sleeps in time.sleep(); MODE hash: each hashes a
 # 16 MiB buffer with hashlib, which releases the GIL while it hashes.  The
-# program writes READY once its four threads have started; the main thread
+# program writes READY once its four threads (all named "AnyIO worker
+# thread", as anyio names its pool's) have started; the main thread
 # looks for the file STOP every 50 ms, and the threads stop after the
 # round in which it appeared.
 import hashlib
@@ -45,7 +46,7 @@ def main():
     global stopping
     mode, ready, stop = sys.argv[1], sys.argv[2], sys.argv[3]
     work = {"spin": spinner, "sleep": sleeper, "hash": hasher}[mode]
-    threads = [threading.Thread(target=work, name="worker-%d" % i) for i in range(4)]
+    threads = [threading.Thread(target=work, name="AnyIO worker thread") for i in range(4)]
     for t in threads:
         t.start()
     with open(ready + ".tmp", "w") as f:
