@@ -377,7 +377,9 @@ static char *generate(struct dxs *x, unsigned seconds)
 "			if (@st[$t] == 0) { @st[$t] = 1; }\n"
 "		} else if (@st[$t] == 0 || @st[$t] == 3) {\n"
 "			$now = nsecs;\n"
-"			@blk[$t, @bsc[$t], @bd[$t]] = sum($now - (@ts[$t] ? @ts[$t] : @t0));\n"
+"			$b = $now - (@ts[$t] ? @ts[$t] : @t0);\n"
+"			@blk[$t, @bsc[$t], @bd[$t]] = sum($b);\n"
+"%s"
 "			$w = $k->wake_cpu;\n"
 "			@st[$t] = 2; @ts[$t] = $now; @wcpu[$t] = $w + 1; @nwait[$w]++;\n"
 "		}\n"
@@ -416,11 +418,13 @@ static char *generate(struct dxs *x, unsigned seconds)
 "		} else {\n"
 "			@st[$p] = 3; @bsc[$p] = @sc[$p]; @bd[$p] = ($s & 2) ? 1 : 0;\n"
 "		}\n"
+"%s"
 "	}\n"
 "	if (@svt[$n]) {\n"
 "		$w = $now - (@ts[$n] ? @ts[$n] : @t0);\n"
 "		if (@st[$n] == 3) {\n"
 "			@blk[$n, @bsc[$n], @bd[$n]] = sum($w);\n"
+"%s"
 "		} else {\n"
 "			@wait[$n] = sum($w); @waitmax[$n] = max($w); @waith[$n] = hist($w / 1000);\n"
 "%s"
@@ -458,7 +462,9 @@ static char *generate(struct dxs *x, unsigned seconds)
 "	$d = nsecs - @rqs[args->dev, args->sector];\n"
 "	@bio_n[$t] = count(); @bio_ns[$t] = sum($d); @bio_h[$t] = hist($d / 1000);\n"
 "	delete(@rqs[args->dev, args->sector]); delete(@bioq[args->dev, args->sector]);\n"
-"}\n", st, dxpy_switch_in(x->py), dxpy_sys_enter(x->py), ioctl_nr, dxpy_sys_exit(x->py), rw_cond, ioctl_nr);
+"}\n", dxpy_where(x->py, "$t", "$k->tgid", false, "$b", ioctl_nr), st, dxpy_switch_out(x->py),
+		dxpy_where(x->py, "$n", "$nt->tgid", false, "$w", ioctl_nr),
+		dxpy_where(x->py, "$n", "$nt->tgid", true, "$w", ioctl_nr), dxpy_sys_enter(x->py), ioctl_nr, dxpy_sys_exit(x->py), rw_cond, ioctl_nr);
 	dxpy_begin(f, x->py);
 	dxpy_probes(f, x->py);
 	if (x->cudart) {
@@ -896,6 +902,12 @@ static void build_report(struct dxs *x, struct dx_report *r)
 	}
 }
 
+/* the blind spot of a blocked spell of thread tid, for the stacks seen */
+static enum dx_cat where_cat(uint64_t sc1, bool d, int tid, const struct dx_report *r)
+{
+	return blocked_cat(collecting->a, sc1, d, gpu_tid(collecting, r, tid));
+}
+
 /* ---- the command ------------------------------------------------------------ */
 
 static void usage(FILE *out)
@@ -1054,7 +1066,7 @@ int cli_diagnose(int argc, char **argv)
 
 	struct dx_report rep = {.target = target};
 	build_report(&x, &rep);
-	dxpy_report(x.py, x.maps, x.nmaps, &rep);
+	dxpy_report(x.py, x.maps, x.nmaps, &rep, where_cat);
 	dx_analyse(a, &rep);
 	FILE *out = stdout;
 	char oerr[1024];

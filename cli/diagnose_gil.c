@@ -41,6 +41,7 @@
 #define GIL_SC 65536		/* "syscall + 1" of a futex wait for the GIL */
 #define SAMPLE_HZ 99
 #define HOLDER_DEPTH 6		/* Python frames kept of a holder's stack */
+#define WHERE_DEPTH 6		/* frames kept of a stack where time was lost */
 
 struct dx_pyproc {
 	int pid;
@@ -158,14 +159,35 @@ const char *dxpy_sys_exit(const struct dx_py *py)
 "	}\n", GIL_SC);
 }
 
-/* woken inside a futex wait for the GIL and waiting for a CPU: still
- * waiting for the GIL (the thread that dropped it waits for this one to
- * take it) */
-const char *dxpy_switch_in(const struct dx_py *py)
+const char *dxpy_switch_out(const struct dx_py *py)
 {
 	if (!py->n)
-		return "";
-	return arena_printf(py->a, "			if (@sc[$n] == %d) { @gilq[$n] = sum($w); }\n", GIL_SC);
+		return "		@wsn[$p] = ustack(" STR(WHERE_DEPTH) ");\n";
+	return "		if (@gil[$pt->tgid]) { @wsp[$p] = pystack(" STR(WHERE_DEPTH) "); }"
+	       " else { @wsn[$p] = ustack(" STR(WHERE_DEPTH) "); }\n";
+}
+
+const char *dxpy_where(const struct dx_py *py, const char *t, const char *tgid, bool runq,
+		       const char *dur, int64_t ioctl_nr)
+{
+	struct arena *a = py->a;
+	/* the spell's kind: 0 a wait for a CPU, else its syscall + 1 and D */
+	const char *code = runq ? "0" : arena_printf(a, "@bsc[%s] * 2 + @bd[%s] + 1", t, t);
+	const char *rec = arena_printf(a, "@wrn[%s, %s, @wsn[%s]] = sum(%s);", t, code, t, dur);
+	if (py->n)
+		rec = arena_printf(a, "if (@gil[%s]) { @wrp[%s, %s, @wsp[%s]] = sum(%s); } else { %s }", tgid,
+				   t, code, t, dur, rec);
+	if (!runq)	/* asleep by its own choice is no blind spot: D sleeps and ioctls */
+		return arena_printf(a, "			if (@bd[%s] || @bsc[%s] == %" PRId64 ") { %s }\n", t, t,
+				    ioctl_nr + 1, rec);
+	if (!py->n)
+		return arena_printf(a, "			%s\n", rec);
+	/* woken inside a futex wait for the GIL and waiting for a CPU: still
+	 * waiting for the GIL (the thread that dropped it waits for this one
+	 * to take it; a waiter woken by its 5 ms timeout only goes back to
+	 * sleep) */
+	return arena_printf(a, "			if (@sc[%s] == %d) { @gilq[%s] = sum(%s); } else { %s }\n", t,
+			    GIL_SC, t, dur, rec);
 }
 
 void dxpy_probes(FILE *f, const struct dx_py *py)
@@ -242,7 +264,7 @@ static uint64_t key_u(const struct pr_entry *e, int k)
 }
 
 /* a printed stack ("\n        frame\n        frame\n") as one frame a line */
-static const char *frames_of(struct arena *a, const char *text)
+static const char *frames_of(struct arena *a, const char *text, const char *none)
 {
 	char *out = arena_alloc(a, strlen(text) + 1), *o = out;
 	for (const char *l = text; *l;) {
@@ -259,7 +281,7 @@ static const char *frames_of(struct arena *a, const char *text)
 		l += len + (l[len] == '\n');
 	}
 	*o = 0;
-	return *out ? out : "(no Python frame: the holder runs C code)";
+	return *out ? out : none;
 }
 
 static const char *thread_name(struct arena *a, const struct dx_report *r, int pid, int tid)
@@ -272,15 +294,53 @@ static const char *thread_name(struct arena *a, const struct dx_report *r, int p
 	return *comm ? arena_strdup(a, comm) : "?";
 }
 
+static void add_stack(struct arena *a, struct dx_report *r, enum dx_cat c, const char *frames,
+		      uint64_t weight, bool samples)
+{
+	int j;
+	for (j = 0; j < r->nstacks; j++)
+		if (r->stacks[j].cat == c && !strcmp(r->stacks[j].frames, frames))
+			break;
+	if (j == r->nstacks) {
+		r->stacks = arena_grow(a, r->stacks, (size_t)r->nstacks, sizeof(*r->stacks));
+		r->stacks[r->nstacks++] = (struct dx_stack){.cat = c, .frames = frames, .samples = samples};
+	}
+	r->stacks[j].weight += weight;
+}
+
 static int by_ns_desc(const void *p, const void *q)
 {
 	const struct dx_holder *a = p, *b = q;
 	return a->ns < b->ns ? 1 : a->ns > b->ns ? -1 : a->tid - b->tid;
 }
 
-void dxpy_report(struct dx_py *py, const struct pr_map *maps, int nmaps, struct dx_report *r)
+/* the stacks threads left their CPU with, by the time they lost */
+static void where_report(struct arena *a, const struct pr_map *maps, int nmaps, struct dx_report *r,
+			 enum dx_cat (*cat_of)(uint64_t sc1, bool d, int tid, const struct dx_report *r))
+{
+	static const char *const where[] = {"@wrp", "@wrn"};
+	for (int w = 0; w < 2; w++) {
+		const struct pr_map *m = find(maps, nmaps, where[w]);
+		for (size_t i = 0; m && i < m->nentries; i++) {
+			const struct pr_entry *e = &m->entries[i];
+			uint64_t code = key_u(e, 1);
+			if (e->nkey < 3 || !e->key[2].text)
+				continue;
+			enum dx_cat c = code ? cat_of((code - 1) >> 1, (code - 1) & 1, (int)key_u(e, 0), r)
+					     : DX_RUNQ;
+			if (c == DX_GIL)
+				continue;	/* the GIL's stacks are the holder's */
+			add_stack(a, r, c, frames_of(a, e->key[2].text, w ? "(no stack)" : "(no Python frame)"),
+				  (uint64_t)e->ival, false);
+		}
+	}
+}
+
+void dxpy_report(struct dx_py *py, const struct pr_map *maps, int nmaps, struct dx_report *r,
+		 enum dx_cat (*cat_of)(uint64_t sc1, bool d, int tid, const struct dx_report *r))
 {
 	struct arena *a = py->a;
+	where_report(a, maps, nmaps, r, cat_of);
 	if (!py->n)
 		return;
 	/* threads under their threading names, where the interpreter has them */
@@ -325,16 +385,9 @@ void dxpy_report(struct dx_py *py, const struct pr_map *maps, int nmaps, struct 
 	const struct pr_map *stk = find(maps, nmaps, "@gilstk");
 	for (size_t i = 0; stk && i < stk->nentries; i++) {
 		const struct pr_entry *e = &stk->entries[i];
-		const char *frames = frames_of(a, e->nkey > 1 && e->key[1].text ? e->key[1].text : "");
-		int j;
-		for (j = 0; j < r->nstacks; j++)
-			if (r->stacks[j].cat == DX_GIL && !strcmp(r->stacks[j].frames, frames))
-				break;
-		if (j == r->nstacks) {
-			r->stacks = arena_grow(a, r->stacks, (size_t)r->nstacks, sizeof(*r->stacks));
-			r->stacks[r->nstacks++] = (struct dx_stack){.cat = DX_GIL, .frames = frames,
-								    .samples = true};
-		}
-		r->stacks[j].weight += (uint64_t)e->ival;
+		add_stack(a, r, DX_GIL, frames_of(a, e->nkey > 1 && e->key[1].text ? e->key[1].text : "",
+						  "(no Python frame: the holder runs C code)"),
+			  (uint64_t)e->ival, true);
 	}
+
 }

@@ -26,8 +26,13 @@ void dxpy_free(struct dx_py *py);
 void dxpy_begin(FILE *f, const struct dx_py *py);
 const char *dxpy_sys_enter(const struct dx_py *py);
 const char *dxpy_sys_exit(const struct dx_py *py);
-/* in sched_switch, where a wait for a CPU of thread $n ends ($w long) */
-const char *dxpy_switch_in(const struct dx_py *py);
+/* In sched_switch where thread $p leaves its CPU: its stack.  Where a
+ * spell of thread T of process TGID ends, DUR long (a wait for a CPU when
+ * runq, else a blocked one): the stack it left with gets the time, or
+ * the GIL does. */
+const char *dxpy_switch_out(const struct dx_py *py);
+const char *dxpy_where(const struct dx_py *py, const char *t, const char *tgid, bool runq,
+		       const char *dur, int64_t ioctl_nr);
 void dxpy_probes(FILE *f, const struct dx_py *py);
 
 /* a blocked spell's syscall + 1 that means "in futex, waiting for the GIL" */
@@ -38,8 +43,10 @@ bool dxpy_gil_sc(uint64_t sc1);
  * since keeps the name read while it lived. */
 void dxpy_snapshot(struct dx_py *py);
 
-/* From the maps at exit: threads under their threading names, each thread's time holding the GIL, the holders
+/* From the maps at exit: the stacks seen where time was lost (cat_of
+ * classes a blocked spell), threads under their threading names, each thread's time holding the GIL, the holders
  * while others waited, the holder's stacks.  r's threads are built. */
-void dxpy_report(struct dx_py *py, const struct pr_map *maps, int nmaps, struct dx_report *r);
+void dxpy_report(struct dx_py *py, const struct pr_map *maps, int nmaps, struct dx_report *r,
+		 enum dx_cat (*cat_of)(uint64_t sc1, bool d, int tid, const struct dx_report *r));
 
 #endif

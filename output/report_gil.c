@@ -31,6 +31,9 @@ static int top_stacks(const struct dx_report *r, enum dx_cat c, const struct dx_
 {
 	int n = 0;
 	*total = 0;
+	/* throttling is a wait for a CPU: its stacks are the waits' */
+	if (c == DX_THROTTLED)
+		c = DX_RUNQ;
 	for (int i = 0; i < r->nstacks; i++)
 		if (r->stacks[i].cat == c)
 			*total += r->stacks[i].weight;
