@@ -418,7 +418,6 @@ static char *generate(struct dxs *x, unsigned seconds)
 "		} else {\n"
 "			@st[$p] = 3; @bsc[$p] = @sc[$p]; @bd[$p] = ($s & 2) ? 1 : 0;\n"
 "		}\n"
-"%s"
 "	}\n"
 "	if (@svt[$n]) {\n"
 "		$w = $now - (@ts[$n] ? @ts[$n] : @t0);\n"
@@ -462,7 +461,7 @@ static char *generate(struct dxs *x, unsigned seconds)
 "	$d = nsecs - @rqs[args->dev, args->sector];\n"
 "	@bio_n[$t] = count(); @bio_ns[$t] = sum($d); @bio_h[$t] = hist($d / 1000);\n"
 "	delete(@rqs[args->dev, args->sector]); delete(@bioq[args->dev, args->sector]);\n"
-"}\n", dxpy_where(x->py, "$t", "$k->tgid", false, "$b", ioctl_nr), st, dxpy_switch_out(x->py),
+"}\n", dxpy_where(x->py, "$t", "$k->tgid", false, "$b", ioctl_nr), st,
 		dxpy_where(x->py, "$n", "$nt->tgid", false, "$w", ioctl_nr),
 		dxpy_where(x->py, "$n", "$nt->tgid", true, "$w", ioctl_nr), dxpy_sys_enter(x->py), ioctl_nr, dxpy_sys_exit(x->py), rw_cond, ioctl_nr);
 	dxpy_begin(f, x->py);

@@ -159,14 +159,6 @@ const char *dxpy_sys_exit(const struct dx_py *py)
 "	}\n", GIL_SC);
 }
 
-const char *dxpy_switch_out(const struct dx_py *py)
-{
-	if (!py->n)
-		return "		@wsn[$p] = ustack(" STR(WHERE_DEPTH) ");\n";
-	return "		if (@gil[$pt->tgid]) { @wsp[$p] = pystack(" STR(WHERE_DEPTH) "); }"
-	       " else { @wsn[$p] = ustack(" STR(WHERE_DEPTH) "); }\n";
-}
-
 const char *dxpy_where(const struct dx_py *py, const char *t, const char *tgid, bool runq,
 		       const char *dur, int64_t ioctl_nr)
 {
@@ -175,8 +167,8 @@ const char *dxpy_where(const struct dx_py *py, const char *t, const char *tgid, 
 	const char *code = runq ? "0" : arena_printf(a, "@bsc[%s] * 2 + @bd[%s] + 1", t, t);
 	const char *rec = arena_printf(a, "@wrn[%s, %s, @wsn[%s]] = sum(%s);", t, code, t, dur);
 	if (py->n)
-		rec = arena_printf(a, "if (@gil[%s]) { @wrp[%s, %s, @wsp[%s]] = sum(%s); } else { %s }", tgid,
-				   t, code, t, dur, rec);
+		rec = arena_printf(a, "if (@gil[%s]) { @wrp[%s, %s, @wsp[%s], @wsn[%s]] = sum(%s); } "
+				   "else { %s }", tgid, t, code, t, t, dur, rec);
 	if (!runq)	/* asleep by its own choice is no blind spot: D sleeps and ioctls */
 		return arena_printf(a, "			if (@bd[%s] || @bsc[%s] == %" PRId64 ") { %s }\n", t, t,
 				    ioctl_nr + 1, rec);
@@ -192,8 +184,18 @@ const char *dxpy_where(const struct dx_py *py, const char *t, const char *tgid, 
 
 void dxpy_probes(FILE *f, const struct dx_py *py)
 {
+	/* the stack a service thread leaves its CPU with (a program of its
+	 * own: the stack walks would not fit in the 512 bytes of
+	 * sched_switch's; current is still the thread leaving) */
+	fputs("rawtracepoint:sched_switch /!@tend && @svt[((struct task_struct *)arg1)->pid]/ {\n"
+	      "	@wsn[((struct task_struct *)arg1)->pid] = ustack(" STR(WHERE_DEPTH) ");\n"
+	      "}\n", f);
 	if (!py->n)
 		return;
+	fputs("rawtracepoint:sched_switch /!@tend && @svt[((struct task_struct *)arg1)->pid] &&\n"
+	      "		@gil[((struct task_struct *)arg1)->tgid]/ {\n"
+	      "	@wsp[((struct task_struct *)arg1)->pid] = pystack(" STR(WHERE_DEPTH) ");\n"
+	      "}\n", f);
 	fprintf(f,
 "profile:hz:%d /!@tend && @svt[tid] && @gil[pid]/ {\n"
 "	$ga = @gil[pid];\n"
@@ -330,8 +332,11 @@ static void where_report(struct arena *a, const struct pr_map *maps, int nmaps, 
 					     : DX_RUNQ;
 			if (c == DX_GIL)
 				continue;	/* the GIL's stacks are the holder's */
-			add_stack(a, r, c, frames_of(a, e->key[2].text, w ? "(no stack)" : "(no Python frame)"),
-				  (uint64_t)e->ival, false);
+			/* Python frames where the thread ran Python, native otherwise */
+			const char *frames = frames_of(a, e->key[2].text, "");
+			if (!*frames && e->nkey > 3 && e->key[3].text)
+				frames = frames_of(a, e->key[3].text, "");
+			add_stack(a, r, c, *frames ? frames : "(no stack)", (uint64_t)e->ival, false);
 		}
 	}
 }

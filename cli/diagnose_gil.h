@@ -26,11 +26,9 @@ void dxpy_free(struct dx_py *py);
 void dxpy_begin(FILE *f, const struct dx_py *py);
 const char *dxpy_sys_enter(const struct dx_py *py);
 const char *dxpy_sys_exit(const struct dx_py *py);
-/* In sched_switch where thread $p leaves its CPU: its stack.  Where a
- * spell of thread T of process TGID ends, DUR long (a wait for a CPU when
- * runq, else a blocked one): the stack it left with gets the time, or
- * the GIL does. */
-const char *dxpy_switch_out(const struct dx_py *py);
+/* Where a spell of thread T of process TGID ends, DUR long (a wait for a
+ * CPU when runq, else a blocked one): the stack it left its CPU with gets
+ * the time, or the GIL does. */
 const char *dxpy_where(const struct dx_py *py, const char *t, const char *tgid, bool runq,
 		       const char *dur, int64_t ioctl_nr);
 void dxpy_probes(FILE *f, const struct dx_py *py);
