@@ -381,6 +381,12 @@ void dxpy_report(struct dx_py *py, const struct pr_map *maps, int nmaps, struct 
 		int pid = (int)key_u(&by->entries[i], 0), tid = (int)key_u(&by->entries[i], 1);
 		if (tid <= 0)
 			continue;	/* the holder could not be read */
+		/* its id in its own PID namespace (a container's): sonde's */
+		for (int k = 0; k < py->n; k++)
+			if (py->procs[k].pid == pid) {
+				int host = py_proc_host_tid(py->procs[k].p, tid);
+				tid = host > 0 ? host : tid;
+			}
 		r->holders[r->nholders++] = (struct dx_holder){
 			.pid = pid, .tid = tid, .comm = thread_name(a, r, pid, tid),
 			.ns = (uint64_t)by->entries[i].ival,

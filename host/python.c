@@ -674,6 +674,17 @@ done:
 	return n;
 }
 
+int py_proc_host_tid(struct py_proc *p, int nstid)
+{
+	struct tidmap *m = malloc(sizeof(*m));
+	if (!m)
+		return -1;
+	read_tids(p->pid, m);
+	int tid = tid_of(m, nstid);
+	free(m);
+	return tid;
+}
+
 /* ---- the GIL ------------------------------------------------------------ */
 
 int py_proc_gil(struct py_proc *p, uint64_t *gil)

@@ -131,6 +131,10 @@ int py_proc_gil(struct py_proc *p, uint64_t *gil);
 int py_proc_thread_names(struct py_proc *p, int (*cb)(int tid, const char *name, void *ctx),
 			 void *ctx);
 
+/* The thread whose id in pid's own PID namespace is nstid, as sonde's
+ * /proc names it, or -1 (a thread that ended) */
+int py_proc_host_tid(struct py_proc *p, int nstid);
+
 /* BPF sets this bit of each frame's instruction word, so that no word of a
  * walked frame is zero (f_lasti 0): the stack index keeps a key's words up
  * to the first zero one */
