@@ -105,3 +105,69 @@ for minor in 9 10 11 12 13; do
 	gil_run "pyenv_3${minor}_spin" "$py" spin 2
 	gil_check "pyenv_3${minor}_spin" "$DG/pyenv_3${minor}_spin.json" "$SPIN"
 done
+
+# ---- the seeds' service: uvicorn + FastAPI + PyTorch, 2 then 5 concurrent requests -------
+# The handler preprocesses in pure Python (holding the GIL), then runs a
+# forward pass in torch: the request threads, anyio's "AnyIO worker
+# thread"s, serialize on the GIL while they preprocess, and the report must
+# say so by their names, with preprocess() at a line of its loop as the
+# holder's stack.
+SVC=$top/tests/workloads/gil_service.py
+pre_loop=$(grep -n '    for i in range(n):' "$SVC" | cut -d: -f1)
+pre_body=$(grep -n '        toks.append' "$SVC" | cut -d: -f1)
+if ! /usr/bin/python3.11 -c 'import fastapi, uvicorn, torch' 2>/dev/null; then
+	skip diagnose_gil:service "Debian's python3-fastapi, python3-uvicorn and python3-torch are not all installed for /usr/bin/python3.11"
+else
+	rm -f "$DG/svc.sock" "$DG/svc.ready"
+	setsid "$DG/hi.sh" /usr/bin/python3.11 "$SVC" "$DG/svc.sock" "$DG/svc.ready" > "$DG/svc.log" 2>&1 & svc=$!
+	for ((i = 0; i < 600; i++)); do
+		[ -e "$DG/svc.ready" ] && break
+		kill -0 "$svc" 2>/dev/null || break
+		sleep 0.1
+	done
+	pid=$(cat "$DG/svc.ready" 2>/dev/null)
+	for n in 2 5; do
+		rm -f "$DG/cl$n.stop" "$DG/cl$n.warm" "$DG/svc$n.json"
+		if [ -n "$pid" ]; then
+			/usr/bin/python3.11 "$top/tests/workloads/gil_client.py" "$DG/svc.sock" $n "$DG/cl$n.stop" \
+				"$DG/cl$n.warm" > "$DG/cl$n.out" 2>&1 & cl=$!
+			# the server's request threads are running (diagnose follows
+			# the threads that start once it traces, not those that start
+			# while it compiles)
+			for ((i = 0; i < 600; i++)); do
+				[ -e "$DG/cl$n.warm" ] && break
+				kill -0 "$cl" 2>/dev/null || break
+				sleep 0.1
+			done
+			"$SONDE" diagnose -f json -o "$DG/svc$n.json" -p "$pid" 3 2> "$DG/svc$n.err"
+			touch "$DG/cl$n.stop"
+			for ((i = 0; i < 600; i++)); do
+				kill -0 "$cl" 2>/dev/null || break
+				sleep 0.1
+			done
+			kill_reap "$cl"
+		fi
+		out=$(python3 - "$DG/svc$n.json" "$n" "$pre_loop" "$pre_body" <<'PY' 2>&1
+import json, re, sys
+r = json.loads(open(sys.argv[1]).read())["data"]
+n, loop_line, body_line = int(sys.argv[2]), sys.argv[3], sys.argv[4]
+names = {g["comm"]: g["threads"] for g in r["groups"]}
+assert names.get("AnyIO worker thread", 0) >= 1 and "MainThread" in names, names
+held = {h["thread"] for h in r["gil_holders"]}
+assert held <= {"AnyIO worker thread", "MainThread"}, held
+spots = [v["spot"] for v in r["verdict"]]
+assert spots and spots[0] == "gil", spots
+v = r["verdict"][0]
+top = v["stacks"][0]["frames"][0]
+assert re.fullmatch(r"preprocess \(.*/gil_service\.py:(%s|%s)\)" % (loop_line, body_line), top), top
+assert "preprocess (" in v["evidence"], v["evidence"]
+assert r["gil_holders"][0]["thread"] == "AnyIO worker thread", r["gil_holders"][:1]
+PY
+)
+		if [ $? -eq 0 ]; then pass "diagnose_gil:service_$n"; else
+			fail "diagnose_gil:service_$n"; printf '%s\n' "$out" | tail -4 | sed 's/^/    /'
+			tail -3 "$DG/svc$n.err" "$DG/svc.log" 2>/dev/null | sed 's/^/    /'
+		fi
+	done
+	kill_reap "$svc"
+fi
