@@ -2,14 +2,15 @@
 # spot (issue #34), sourced by run.sh (lib.sh gives $SONDE, $B, pass/fail/skip).
 #
 # tests/workloads/gil_threads.py runs four threads named "AnyIO worker
-# thread": in a pure-Python loop (spin), in time.sleep (sleep) or in
-# hashlib on 16 MiB buffers, which releases the GIL (hash).  Spinning, each
-# thread must wait for the GIL at least half of its time, the verdict must
-# rank the GIL first, and the stack seen most in the holder must be spin()
-# at a line of its loop; the holder seen most must be one of the four
-# threads.  Sleeping or hashing, the GIL is no verdict.  Always, the report
-# names the threads by their threading names: one group of the four
-# "AnyIO worker thread"s, and "MainThread".  Debian's python3.11 runs the three; each pyenv
+# thread": in a pure-Python loop (spin), in time.sleep (sleep), or in
+# hashlib on 16 MiB buffers or torch.mm, which release the GIL (hash,
+# torch).  Spinning, each thread must wait for the GIL at least half of
+# its time, the verdict must rank the GIL first, and the stack seen most
+# in the holder must be spin() at a line of its loop; the holder seen most
+# must be one of the four threads.  Sleeping, hashing or multiplying, the
+# GIL is no verdict.  Always, the report names the threads by their
+# threading names: one group of the four "AnyIO worker thread"s, and
+# "MainThread".  Debian's python3.11 runs the four modes; each pyenv
 # CPython 3.9-3.13 runs the spinning one (a missing one is a skip naming
 # the path looked for).  The workloads run at nice -20 in a session of
 # their own, as t_diagnose.sh's services do, so the verdicts hold on a
@@ -91,6 +92,12 @@ if [ -x /usr/bin/python3.11 ]; then
 	gil_check deb311_sleep "$DG/deb311_sleep.json" "$NOGIL"
 	gil_run deb311_hash /usr/bin/python3.11 hash 2
 	gil_check deb311_hash "$DG/deb311_hash.json" "$NOGIL"
+	if /usr/bin/python3.11 -c 'import torch' 2>/dev/null; then
+		gil_run deb311_torch /usr/bin/python3.11 torch 2
+		gil_check deb311_torch "$DG/deb311_torch.json" "$NOGIL"
+	else
+		skip diagnose_gil:deb311_torch "no python3-torch for /usr/bin/python3.11"
+	fi
 else
 	skip diagnose_gil:deb311 "no /usr/bin/python3.11 (Debian's python3.11)"
 fi

@@ -4,7 +4,9 @@
 # MODE spin: each thread runs spin(), a pure-Python loop, in rounds of
 # 20,000 iterations, and makes no system call: the four serialize on the
 # GIL.  MODE sleep: each sleeps in time.sleep(); MODE hash: each hashes a
-# 16 MiB buffer with hashlib, which releases the GIL while it hashes.  The
+# 16 MiB buffer with hashlib, which releases the GIL while it hashes;
+# MODE torch: each multiplies 384x384 matrices with torch.mm (one torch
+# thread), which releases it too.  The
 # program writes READY once its four threads (all named "AnyIO worker
 # thread", as anyio names its pool's) have started; the main thread
 # looks for the file STOP every 50 ms, and the threads stop after the
@@ -37,6 +39,14 @@ def hasher():
         hashlib.sha256(buf).digest()
 
 
+def multiplier():
+    import torch
+    torch.set_num_threads(1)
+    a = torch.rand(384, 384)
+    while not stopping:
+        torch.mm(a, a)
+
+
 def spinner():
     while not stopping:
         spin(20000)
@@ -45,7 +55,9 @@ def spinner():
 def main():
     global stopping
     mode, ready, stop = sys.argv[1], sys.argv[2], sys.argv[3]
-    work = {"spin": spinner, "sleep": sleeper, "hash": hasher}[mode]
+    work = {"spin": spinner, "sleep": sleeper, "hash": hasher, "torch": multiplier}[mode]
+    if mode == "torch":
+        import torch  # noqa: F401 (once, before the threads: not inside the window)
     threads = [threading.Thread(target=work, name="AnyIO worker thread") for i in range(4)]
     for t in threads:
         t.start()
