@@ -463,7 +463,8 @@ static char *generate(struct dxs *x, unsigned seconds)
 "	delete(@rqs[args->dev, args->sector]); delete(@bioq[args->dev, args->sector]);\n"
 "}\n", dxpy_where(x->py, "$t", "$k->tgid", false, "$b", ioctl_nr), st,
 		dxpy_where(x->py, "$n", "$nt->tgid", false, "$w", ioctl_nr),
-		dxpy_where(x->py, "$n", "$nt->tgid", true, "$w", ioctl_nr), dxpy_sys_enter(x->py), ioctl_nr, dxpy_sys_exit(x->py), rw_cond, ioctl_nr);
+		dxpy_where(x->py, "$n", "$nt->tgid", true, "$w", ioctl_nr), dxpy_sys_enter(x->py), ioctl_nr,
+		dxpy_sys_exit(x->py), rw_cond, ioctl_nr);
 	dxpy_begin(f, x->py);
 	dxpy_probes(f, x->py);
 	if (x->cudart) {
