@@ -12,9 +12,11 @@
 # threading names: one group of the four "AnyIO worker thread"s, and
 # "MainThread".  Debian's python3.11 runs the four modes; each pyenv
 # CPython 3.9-3.13 runs the spinning one (a missing one is a skip naming
-# the path looked for).  The workloads run at nice -20 in a session of
-# their own, as t_diagnose.sh's services do, so the verdicts hold on a
-# machine busy with other work.
+# the path looked for).  The spinning workloads and the service run at
+# nice -20 in a session of their own, as t_diagnose.sh's services do, so
+# the verdicts hold on a machine busy with other work; the contrasts, whose
+# four threads run in parallel, at the nice value they are given (at -20
+# they would starve everything else on the machine, sonde included).
 
 DG=$B/diagnose_gil
 mkdir -p "$DG"
@@ -26,11 +28,13 @@ loop_line=$(grep -n '    for i in range(n):' "$WL" | cut -d: -f1)
 body_line=$(grep -n '        x += i \* i' "$WL" | cut -d: -f1)
 
 # gil_run NAME PYTHON MODE SECONDS: the workload under `sonde diagnose -p`
-# for SECONDS, its report in $DG/NAME.json; every wait ends within 60 s
+# for SECONDS, its report in $DG/NAME.json; every wait ends within 60 s.
+# Spinning, it runs at nice -20 (hi.sh)
 gil_run() {
-	local name=$1 py=$2 mode=$3 secs=$4 job pid i
+	local name=$1 py=$2 mode=$3 secs=$4 job pid i hi=
+	[ "$mode" = spin ] && hi=$DG/hi.sh
 	rm -f "$DG/$name.ready" "$DG/$name.stop" "$DG/$name.json"
-	setsid "$DG/hi.sh" "$py" "$WL" "$mode" "$DG/$name.ready" "$DG/$name.stop" & job=$!
+	setsid $hi "$py" "$WL" "$mode" "$DG/$name.ready" "$DG/$name.stop" & job=$!
 	for ((i = 0; i < 600; i++)); do
 		[ -e "$DG/$name.ready" ] && break
 		kill -0 "$job" 2>/dev/null || break
