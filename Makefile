@@ -20,7 +20,8 @@ DEPS_PKGS := llvm-16-dev libbpf-dev libelf-dev flex bison libcmocka-dev \
 	bpftrace gcc g++ lld make util-linux procps time iproute2 pkg-config systemtap-sdt-dev python3 \
 	libmicrohttpd-dev libcapstone-dev libdw-dev dwarves prometheus bpftool \
 	qemu-system-x86 busybox-static \
-	protobuf-c-compiler libprotobuf-c-dev chromium golang-go clang-14 llvm-16 python3.11 python3.11-dbg
+	protobuf-c-compiler libprotobuf-c-dev chromium golang-go clang-14 llvm-16 python3.11 python3.11-dbg \
+	python3-fastapi python3-uvicorn python3-torch
 
 SRCDIRS := common host lexer parser sema codegen stdlib output runtime
 LIB_SRCS := $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.c))

@@ -44,6 +44,7 @@
 
 #include "cli/cli.h"
 #include "cli/compile.h"
+#include "cli/diagnose_gil.h"
 #include "common/arena.h"
 #include "common/diag.h"
 #include "common/file.h"
@@ -89,6 +90,7 @@ struct dxs {
 	struct dx_cgroup *cg_end;	/* cpu.stat when the window ended */
 	bool cg_end_ok;
 	const char *cudart;		/* libcudart a target maps, or NULL */
+	struct dx_py *py;		/* its Python processes (diagnose_gil.c) */
 	const char *target;		/* what is traced, for messages */
 	unsigned seconds;
 	/* the maps at exit */
@@ -373,7 +375,9 @@ static char *generate(struct dxs *x, unsigned seconds)
 "			if (@st[$t] == 0) { @st[$t] = 1; }\n"
 "		} else if (@st[$t] == 0 || @st[$t] == 3) {\n"
 "			$now = nsecs;\n"
-"			@blk[$t, @bsc[$t], @bd[$t]] = sum($now - (@ts[$t] ? @ts[$t] : @t0));\n"
+"			$b = $now - (@ts[$t] ? @ts[$t] : @t0);\n"
+"			@blk[$t, @bsc[$t], @bd[$t]] = sum($b);\n"
+"%s"
 "			$w = $k->wake_cpu;\n"
 "			@st[$t] = 2; @ts[$t] = $now; @wcpu[$t] = $w + 1; @nwait[$w]++;\n"
 "		}\n"
@@ -417,8 +421,10 @@ static char *generate(struct dxs *x, unsigned seconds)
 "		$w = $now - (@ts[$n] ? @ts[$n] : @t0);\n"
 "		if (@st[$n] == 3) {\n"
 "			@blk[$n, @bsc[$n], @bd[$n]] = sum($w);\n"
+"%s"
 "		} else {\n"
 "			@wait[$n] = sum($w); @waitmax[$n] = max($w); @waith[$n] = hist($w / 1000);\n"
+"%s"
 "		}\n"
 "		if (@wcpu[$n]) { $c = @wcpu[$n] - 1; if (@nwait[$c] > 0) { @nwait[$c]--; } delete(@wcpu[$n]); }\n"
 "		@st[$n] = 1; @ts[$n] = $now;\n"
@@ -426,6 +432,7 @@ static char *generate(struct dxs *x, unsigned seconds)
 "}\n"
 "tracepoint:raw_syscalls:sys_enter /!@tend && @svt[tid]/ {\n"
 "	@sc[tid] = args->id + 1; @sct[tid] = nsecs;\n"
+"%s"
 "	if (args->id == %" PRId64 ") {\n"
 "		@ifd[tid] = args->args[0]; @icmd[tid] = args->args[1];\n"
 		/* NV_ESC_RM_CONTROL (type 'F', nr 0x2a): its struct's cmd, at 8 */
@@ -434,6 +441,7 @@ static char *generate(struct dxs *x, unsigned seconds)
 "}\n"
 "tracepoint:raw_syscalls:sys_exit /@svt[tid] && @sc[tid]/ {\n"
 "	$id = @sc[tid] - 1; $d = nsecs - @sct[tid];\n"
+"%s"
 		/* the read and write family's latency: I/O as the thread sees it */
 "	if (%s) { @rw_n[tid, $id] = count(); @rw_ns[tid, $id] = sum($d); }\n"
 "	if ($id == %" PRId64 ") {\n"
@@ -451,7 +459,12 @@ static char *generate(struct dxs *x, unsigned seconds)
 "	$d = nsecs - @rqs[args->dev, args->sector];\n"
 "	@bio_n[$t] = count(); @bio_ns[$t] = sum($d); @bio_h[$t] = hist($d / 1000);\n"
 "	delete(@rqs[args->dev, args->sector]); delete(@bioq[args->dev, args->sector]);\n"
-"}\n", st, ioctl_nr, rw_cond, ioctl_nr);
+"}\n", dxpy_where(x->py, "$t", "$k->tgid", false, "$b", ioctl_nr), st,
+		dxpy_where(x->py, "$n", "$nt->tgid", false, "$w", ioctl_nr),
+		dxpy_where(x->py, "$n", "$nt->tgid", true, "$w", ioctl_nr), dxpy_sys_enter(x->py), ioctl_nr,
+		dxpy_sys_exit(x->py), rw_cond, ioctl_nr);
+	dxpy_begin(f, x->py);
+	dxpy_probes(f, x->py);
 	if (x->cudart) {
 		static const char *const calls[] = {
 			"cudaLaunchKernel", "cudaMemcpy", "cudaMemcpyAsync", "cudaStreamSynchronize",
@@ -524,6 +537,8 @@ static void c_message(FILE *out, const char *type, const char *text, size_t len)
 			snap_fds(x, x->seeds[i].pid);
 	for (int i = 0; begin && i < x->ncg; i++)
 		read_cpu_stat(x->a, x->cg_dir[i], x->cg_v2[i], &x->cg[i]);
+	if (end)
+		dxpy_snapshot(x->py);
 	for (int i = 0; end && i < x->ncg; i++) {
 		x->cg_end = arena_grow(x->a, x->cg_end, i, sizeof(*x->cg_end));
 		x->cg_end_ok = read_cpu_stat(x->a, x->cg_dir[i], x->cg_v2[i], &x->cg_end[i]);
@@ -604,6 +619,8 @@ static const struct pr_entry *entry_by_tid(const struct dxs *x, const char *name
 /* a blocked spell by the syscall it slept in (nr + 1; 0: none) and D */
 static enum dx_cat blocked_cat(struct arena *a, uint64_t sc1, bool d, bool gpu_thread)
 {
+	if (dxpy_gil_sc(sc1))
+		return DX_GIL;
 	if (!sc1)
 		return d ? DX_FAULT : DX_OTHER;
 	const char *n = syscall_text(a, sc1 - 1);
@@ -882,6 +899,12 @@ static void build_report(struct dxs *x, struct dx_report *r)
 	}
 }
 
+/* the blind spot of a blocked spell of thread tid, for the stacks seen */
+static enum dx_cat where_cat(uint64_t sc1, bool d, int tid, const struct dx_report *r)
+{
+	return blocked_cat(collecting->a, sc1, d, gpu_tid(collecting, r, tid));
+}
+
 /* ---- the command ------------------------------------------------------------ */
 
 static void usage(FILE *out)
@@ -1000,6 +1023,11 @@ int cli_diagnose(int argc, char **argv)
 		if (x.seeds[i].tid == x.seeds[i].pid)
 			cgroup_index(&x, x.seeds[i].pid);
 
+	int *pids = arena_new_array(a, int, x.nseeds ? x.nseeds : 1), npids = 0;
+	for (int i = 0; i < x.nseeds; i++)
+		if (x.seeds[i].tid == x.seeds[i].pid)
+			pids[npids++] = x.seeds[i].pid;
+	x.py = dxpy_open(a, pids, npids, verbose);
 	x.target = target;
 	x.seconds = seconds;
 	char *src = generate(&x, seconds);
@@ -1035,6 +1063,7 @@ int cli_diagnose(int argc, char **argv)
 
 	struct dx_report rep = {.target = target};
 	build_report(&x, &rep);
+	dxpy_report(x.py, x.maps, x.nmaps, &rep, where_cat);
 	dx_analyse(a, &rep);
 	FILE *out = stdout;
 	char oerr[1024];
@@ -1049,6 +1078,7 @@ out:
 	cli_child_kill(child, go_fd);
 	if (cont)
 		rs_container_free(cont);
+	dxpy_free(x.py);
 	collecting = NULL;
 	arena_free(a);
 	return rc;

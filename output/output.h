@@ -329,7 +329,7 @@ const char *vf_frame_line(struct arena *a, const struct vf_frame *f, enum vf_sta
  * run; dx_analyse groups, splits and ranks, the printers only print.
  */
 enum dx_cat {
-	DX_RUN, DX_RUNQ, DX_THROTTLED, DX_FAULT, DX_IO, DX_GPU,
+	DX_RUN, DX_RUNQ, DX_THROTTLED, DX_FAULT, DX_IO, DX_GPU, DX_GIL,
 	DX_FUTEX, DX_SLEEP, DX_POLL, DX_OTHER, DX_NCAT
 };
 extern const char *const dx_cat_names[DX_NCAT];
@@ -352,6 +352,8 @@ struct dx_thread {
 	int nrw;
 	uint64_t kernel_run_delay_ns;	/* schedstat's run_delay over the window */
 	bool kernel_known;
+	uint64_t gil_held_ns;		/* held the GIL on a CPU (sampled; report_gil.c) */
+	uint64_t gil_runq_ns;		/* of ns[DX_GIL]: woken, waiting for a CPU */
 };
 struct dx_group {			/* one process's threads of one name */
 	int pid, nthreads;
@@ -363,6 +365,7 @@ struct dx_group {			/* one process's threads of one name */
 	struct dx_cuda *rw;		/* by syscall name */
 	int nrw;
 	bool kernel_known;
+	uint64_t gil_held_ns, gil_runq_ns;
 };
 struct dx_cgroup {
 	const char *path, *quota;	/* "max" or "20000/100000 us" */
@@ -394,12 +397,42 @@ struct dx_report {
 	struct dx_cuda *cuda;
 	int ncuda;
 	const char *cudart;		/* the libcudart traced */
+	struct dx_holder *holders;	/* the GIL's holders while others waited, longest first */
+	int nholders;
+	struct dx_stack *stacks;	/* where the time was lost, by blind spot */
+	int nstacks;
 	/* dx_analyse */
 	struct dx_group *groups;
 	int ngroups;
 	struct dx_finding findings[DX_NCAT];
 	int nfindings;
 };
+/* a thread that held the GIL while others waited for it: how long they
+ * waited (each wait counted to the holder when it began) */
+struct dx_holder {
+	int pid, tid;
+	const char *comm;		/* its (Python) thread name */
+	uint64_t ns;
+};
+/* a stack seen while a thread lost time to a blind spot: the frames, one a
+ * line, innermost first; its weight is time (ns) or samples */
+struct dx_stack {
+	enum dx_cat cat;
+	const char *frames;
+	uint64_t weight;
+	bool samples;
+};
+
+/* report_gil.c: the GIL's evidence, and the three stacks most seen for each
+ * blind spot of the verdict (text under the finding, JSON beside it) */
+const char *dx_gil_evidence(struct arena *a, const struct dx_report *r, double share,
+			    const struct dx_group *top);
+const char *dx_gil_advice(void);
+void dx_where_text(FILE *out, const struct dx_report *r, enum dx_cat c);
+void dx_where_json(FILE *out, const struct dx_report *r, enum dx_cat c);
+void dx_gil_json(FILE *out, const struct dx_report *r);
+void dx_threads_json(FILE *out, const struct dx_report *r, const char *const *keys);
+
 /* add count calls taking ns to the entry of func in *calls (appended when
  * it has none): the same call seen under several keys is one line */
 void dx_calls_add(struct arena *a, struct dx_cuda **calls, int *n, const char *func, uint64_t count,

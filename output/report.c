@@ -33,6 +33,7 @@ const char *const dx_cat_names[DX_NCAT] = {
 	[DX_FAULT] = "major page faults",
 	[DX_IO] = "blocked on I/O",
 	[DX_GPU] = "GPU driver / CUDA sync",
+	[DX_GIL] = "waiting for the GIL",
 	[DX_FUTEX] = "futex (locks, queues)",
 	[DX_SLEEP] = "sleep",
 	[DX_POLL] = "poll / epoll",
@@ -40,7 +41,7 @@ const char *const dx_cat_names[DX_NCAT] = {
 };
 static const char *const cat_keys[DX_NCAT] = {
 	[DX_RUN] = "running", [DX_RUNQ] = "runqueue", [DX_THROTTLED] = "throttled",
-	[DX_FAULT] = "major_faults", [DX_IO] = "io", [DX_GPU] = "gpu", [DX_FUTEX] = "futex",
+	[DX_FAULT] = "major_faults", [DX_IO] = "io", [DX_GPU] = "gpu", [DX_GIL] = "gil", [DX_FUTEX] = "futex",
 	[DX_SLEEP] = "sleep", [DX_POLL] = "poll", [DX_OTHER] = "other",
 };
 
@@ -153,6 +154,8 @@ static const char *evidence(struct arena *a, const struct dx_report *r, enum dx_
 	case DX_GPU:
 		return arena_printf(a, "%s spent %.0f %% of its time inside the GPU driver or "
 				    "waiting in CUDA synchronisation", who, share * 100);
+	case DX_GIL:
+		return dx_gil_evidence(a, r, share, top);
 	case DX_RUN: case DX_FUTEX: case DX_SLEEP: case DX_POLL: case DX_OTHER: case DX_NCAT:
 		break;
 	}
@@ -177,6 +180,8 @@ static const char *advice(enum dx_cat c)
 	case DX_GPU:
 		return "hand the GPU more work per call: larger batches, CUDA graphs, fewer "
 		       "synchronisations, asynchronous copies from pinned memory";
+	case DX_GIL:
+		return dx_gil_advice();
 	case DX_RUN: case DX_FUTEX: case DX_SLEEP: case DX_POLL: case DX_OTHER: case DX_NCAT:
 		break;
 	}
@@ -222,6 +227,8 @@ void dx_analyse(struct arena *a, struct dx_report *r)
 			dx_calls_add(a, &g->rw, &g->nrw, t->rw[k].func, t->rw[k].n, t->rw[k].ns);
 		g->kernel_run_delay_ns += t->kernel_run_delay_ns;
 		g->kernel_known |= t->kernel_known;
+		g->gil_held_ns += t->gil_held_ns;
+		g->gil_runq_ns += t->gil_runq_ns;
 	}
 	qsort(r->groups, r->ngroups, sizeof(*r->groups), by_active);
 
@@ -242,7 +249,7 @@ void dx_analyse(struct arena *a, struct dx_report *r)
 	r->nfindings = 0;
 	if (!wall)
 		return;
-	static const enum dx_cat spots[] = {DX_RUNQ, DX_THROTTLED, DX_FAULT, DX_IO, DX_GPU};
+	static const enum dx_cat spots[] = {DX_RUNQ, DX_THROTTLED, DX_FAULT, DX_IO, DX_GPU, DX_GIL};
 	for (size_t s = 0; s < sizeof(spots) / sizeof(spots[0]); s++) {
 		enum dx_cat c = spots[s];
 		double share = (double)ns[c] / wall;
@@ -290,9 +297,17 @@ static void text_group(FILE *out, const struct dx_group *g)
 			pct_line(out, dx_cat_names[c], g->ns[c], g->wall_ns);
 	}
 	pct_line(out, "accounted", sum, g->wall_ns);
-	if (g->kernel_known)
-		fprintf(out, "    run-queue wait by the kernel's schedstat: %.1f ms (sonde measured %.1f ms)\n",
-			g->kernel_run_delay_ns / 1e6, (g->ns[DX_RUNQ] + g->ns[DX_THROTTLED]) / 1e6);
+	if (g->gil_held_ns)
+		fprintf(out, "    held the GIL on a CPU (sampled): %.1f ms, %.1f %%\n", g->gil_held_ns / 1e6,
+			g->wall_ns ? 100.0 * g->gil_held_ns / g->wall_ns : 0.0);
+	if (g->kernel_known) {
+		fprintf(out, "    run-queue wait by the kernel's schedstat: %.1f ms (sonde measured %.1f ms",
+			g->kernel_run_delay_ns / 1e6,
+			(g->ns[DX_RUNQ] + g->ns[DX_THROTTLED] + g->gil_runq_ns) / 1e6);
+		if (g->gil_runq_ns)
+			fprintf(out, ", %.1f ms of it inside waits for the GIL", g->gil_runq_ns / 1e6);
+		fputs(")\n", out);
+	}
 	fprintf(out, "    page faults: %" PRIu64 " major, %" PRIu64 " minor", g->majflt, g->minflt);
 	if (g->bio_n)
 		fprintf(out, "; block I/O: %" PRIu64 " requests, mean %.1f us", g->bio_n,
@@ -358,6 +373,7 @@ void dx_print_text(FILE *out, const struct dx_report *r)
 		fprintf(out, "  %d. %s: %.0f %% of the busiest threads' time\n", i + 1,
 			dx_cat_names[f->cat], f->share * 100);
 		fprintf(out, "     %s.\n     What to do: %s.\n", f->evidence, f->advice);
+		dx_where_text(out, r, f->cat);
 	}
 }
 
@@ -411,6 +427,8 @@ void dx_print_json(FILE *out, const struct dx_report *r)
 			", \"block_ns\": %" PRIu64, g->wait_max_ns, g->majflt, g->minflt, g->bio_n, g->bio_ns);
 		if (g->kernel_known)
 			fprintf(out, ", \"kernel_run_delay_ns\": %" PRIu64, g->kernel_run_delay_ns);
+		fprintf(out, ", \"gil_held_ns\": %" PRIu64 ", \"gil_runq_ns\": %" PRIu64, g->gil_held_ns,
+			g->gil_runq_ns);
 		json_hist(out, "wait_hist_us", g->wait_hist);
 		json_hist(out, "block_hist_us", g->bio_hist);
 		fputs(", \"rw_syscalls\": [", out);
@@ -463,7 +481,11 @@ void dx_print_json(FILE *out, const struct dx_report *r)
 		json_str(out, f->evidence);
 		fputs(", \"advice\": ", out);
 		json_str(out, f->advice);
+		dx_where_json(out, r, f->cat);
 		fputc('}', out);
 	}
-	fputs("]}}\n", out);
+	fputc(']', out);
+	dx_gil_json(out, r);
+	dx_threads_json(out, r, cat_keys);
+	fputs("}}\n", out);
 }

@@ -121,6 +121,10 @@ dx_check major_faults "$DX/faults.json" "
 assert spots and spots[0] == 'major_faults', spots
 # the process's own getrusage(): the kernel's count for the whole life
 assert $maj >= 16384 and abs(g['major_faults'] - $maj) <= 2, (g['major_faults'], $maj)"
+# where (issue #34): the stack seen most while faulting is the reading loop's
+dx_check major_faults_where "$DX/faults.json" '
+v = [v for v in r["verdict"] if v["spot"] == "major_faults"][0]
+assert v["stacks"] and v["stacks"][0]["frames"][0].startswith("faults+"), v["stacks"][:1]'
 
 # ---- I/O: an fsync loop ------------------------------------------------------------------------
 # (4000: about half a second blocked on I/O here.  The command runs as a
@@ -133,6 +137,9 @@ assert spots and spots[0] == "io", spots
 assert g["block_requests"] > 0 and sum(g["block_hist_us"].values()) == g["block_requests"], g
 rw = {x["syscall"]: x["calls"] for x in g["rw_syscalls"]}
 assert rw.get("fsync") == 4000 and rw.get("write") == 4000, rw'
+dx_check io_where "$DX/io.json" '
+v = [v for v in r["verdict"] if v["spot"] == "io"][0]
+assert v["stacks"] and v["stacks"][0]["frames"][0].startswith("fsync+"), v["stacks"][:1]'
 "$SONDE" diagnose -c "$RT $DX/dx_service fsync $DX/io.data 100" 60 > "$DX/io.txt" 2>&1
 expect_match diagnose:io_text 'blocked on I/O: [0-9]+ % of the busiest threads' "$(cat "$DX/io.txt")"
 expect_match diagnose:io_text_histogram 'block I/O latency of its requests, us:' "$(cat "$DX/io.txt")"

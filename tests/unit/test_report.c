@@ -2,7 +2,8 @@
  * test_report.c - sonde diagnose's analysis and report (output/report.c):
  * grouping threads by process and name, the throttled share of a wait,
  * which threads count as the busiest, the ranking of the blind spots, and
- * both printers, from reports built by hand.
+ * both printers, from reports built by hand; the GIL's verdict and the
+ * stacks where time was lost (output/report_gil.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -115,6 +116,64 @@ static void test_healthy(void **state)
 }
 
 /* the JSON report: one object, every category, the GPU calls by name */
+/* four threads of one name that wait for the GIL 70 % of their time: the
+ * GIL ranks first, named after the holder the waits were spent on most
+ * and the innermost frame of the holder stack seen most; the three
+ * heaviest stacks print under it, four frames each, and JSON carries
+ * them with the holders */
+static void test_gil_verdict(void **state)
+{
+	struct arena *a = arena_new();
+	struct dx_thread t[4];
+	for (int i = 0; i < 4; i++) {
+		t[i] = thread(10, 11 + i, "AnyIO worker thread", 1000);
+		t[i].ns[DX_RUN] = 250 * MS, t[i].ns[DX_GIL] = 700 * MS, t[i].ns[DX_RUNQ] = 50 * MS;
+		t[i].gil_held_ns = 240 * MS;
+	}
+	struct dx_holder h[] = {{10, 13, "AnyIO worker thread", 900 * MS}, {10, 11, "AnyIO worker thread", 800 * MS}};
+	struct dx_stack st[] = {
+		{DX_GIL, "tok (/srv/pre.py:12)\npreprocess (/srv/pre.py:30)\ninfer (/srv/app.py:8)\n"
+			 "run (/x.py:1)\nouter (/x.py:2)", 70, true},
+		{DX_GIL, "other (/srv/pre.py:40)", 20, true},
+		{DX_GIL, "third (/srv/pre.py:50)", 5, true},
+		{DX_GIL, "fourth (/srv/pre.py:60)", 5, true},
+		{DX_RUNQ, "loop (/srv/x.py:1)", 10, false},
+	};
+	struct dx_report r = {.target = "pid 10 (python3)", .seconds = 1, .threads = t, .nthreads = 4,
+			      .holders = h, .nholders = 2, .stacks = st, .nstacks = 5};
+	dx_analyse(a, &r);
+	assert_int_equal(r.ngroups, 1);
+	assert_int_equal(r.groups[0].gil_held_ns, 960 * MS);
+	assert_int_equal(r.nfindings, 1);
+	assert_int_equal(r.findings[0].cat, DX_GIL);
+	assert_string_equal(r.findings[0].evidence,
+			    "AnyIO worker thread (pid 10) waited for the GIL 70 % of its time; the GIL was "
+			    "held meanwhile most by AnyIO worker thread (tid 13, pid 10: 53 % of the waits), "
+			    "running tok (/srv/pre.py:12)");
+	char *text = text_of(&r, false);
+	assert_non_null(strstr(text, "    waiting for the GIL          2800.0 ms   70.0 %\n"));
+	assert_non_null(strstr(text, "    held the GIL on a CPU (sampled): 960.0 ms, 24.0 %\n"));
+	assert_non_null(strstr(text, "     Seen most (the GIL holder's stack, sampled):\n"
+				     "        70 %  tok (/srv/pre.py:12)\n"
+				     "              preprocess (/srv/pre.py:30)\n"
+				     "              infer (/srv/app.py:8)\n"
+				     "              run (/x.py:1)\n"
+				     "        20 %  other (/srv/pre.py:40)\n"
+				     "         5 %  third (/srv/pre.py:50)\n"));
+	assert_null(strstr(text, "fourth"));
+	assert_null(strstr(text, "outer"));
+	free(text);
+	char *json = text_of(&r, true);
+	assert_non_null(strstr(json, "\"stacks\": [{\"frames\": [\"tok (/srv/pre.py:12)\", "
+				     "\"preprocess (/srv/pre.py:30)\", \"infer (/srv/app.py:8)\", "
+				     "\"run (/x.py:1)\", \"outer (/x.py:2)\"], \"weight\": 70, \"unit\": \"samples\"}"));
+	assert_non_null(strstr(json, "\"gil_holders\": [{\"pid\": 10, \"tid\": 13, \"thread\": "
+				     "\"AnyIO worker thread\", \"waited_ns\": 900000000}"));
+	assert_non_null(strstr(json, "\"gil\": 700000000"));
+	free(json);
+	arena_free(a);
+}
+
 static void test_json(void **state)
 {
 	struct arena *a = arena_new();
@@ -146,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_throttled_split),
 		cmocka_unit_test(test_healthy),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_gil_verdict),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
