@@ -44,6 +44,7 @@
 
 #include "cli/cli.h"
 #include "cli/compile.h"
+#include "cli/diagnose_cuda.h"
 #include "common/arena.h"
 #include "common/diag.h"
 #include "common/file.h"
@@ -88,7 +89,7 @@ struct dxs {
 	int nfds;
 	struct dx_cgroup *cg_end;	/* cpu.stat when the window ended */
 	bool cg_end_ok;
-	const char *cudart;		/* libcudart a target maps, or NULL */
+	struct dx_cudalibs cu;		/* libcudart and libcuda a target maps */
 	const char *target;		/* what is traced, for messages */
 	unsigned seconds;
 	/* the maps at exit */
@@ -230,15 +231,9 @@ static void add_process(struct dxs *x, int pid)
 	for (size_t i = 0; i < n; i++)
 		add_seed(x, pid, tids[i]);
 	free(tids);
-	if (x->cudart)
-		return;
 	char *maps = proc_text(x->a, "/proc/%d/maps", pid, 0);
-	for (char *l = maps ? strstr(maps, "/libcudart") : NULL; l; l = NULL) {
-		char *start = l, *end = l + strcspn(l, "\n");
-		while (start > maps && start[-1] != ' ')
-			start--;
-		x->cudart = arena_printf(x->a, "%.*s", (int)(end - start), start);
-	}
+	if (maps)
+		dxc_scan(x->a, &x->cu, pid, maps);
 }
 
 /* pid's descendants at the start: every process whose parent chain reaches
@@ -324,7 +319,8 @@ static const char *task_state_field(void)
  *   @bioq[dev, sector] = tid; @rqs[dev, sector] = issue time; @bio_n @bio_ns @bio_h
  *   @rw_n @rw_ns[tid, syscall]  the read and write family's calls and time
  *   @majx @minx the fault counters of threads that exited
- *   @cu_n @cu_ns[tid, func]  CUDA runtime calls and their time
+ *   @cu_n @cu_ns[tid, func]  CUDA runtime and driver calls and their time, each call
+ *               once (@cud its depth, @cus its start: diagnose_cuda.c)
  */
 /* the syscalls whose latency is the thread's view of its I/O */
 static const char *const rw_calls[] = {
@@ -454,19 +450,7 @@ static char *generate(struct dxs *x, unsigned seconds)
 "	@bio_n[$t] = count(); @bio_ns[$t] = sum($d); @bio_h[$t] = hist($d / 1000);\n"
 "	delete(@rqs[args->dev, args->sector]); delete(@bioq[args->dev, args->sector]);\n"
 "}\n", st, ioctl_nr, rw_cond, ioctl_nr);
-	if (x->cudart) {
-		static const char *const calls[] = {
-			"cudaLaunchKernel", "cudaMemcpy", "cudaMemcpyAsync", "cudaStreamSynchronize",
-			"cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMalloc", "cudaFree",
-		};
-		for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
-			fprintf(f, "%suprobe:%s:%s", i ? ", " : "", x->cudart, calls[i]);
-		fputs(" /@svt[tid]/ { @cus[tid] = nsecs; }\n", f);
-		for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
-			fprintf(f, "%suretprobe:%s:%s", i ? ", " : "", x->cudart, calls[i]);
-		fputs(" /@cus[tid]/ { @cu_n[tid, func] = count(); @cu_ns[tid, func] = sum(nsecs - @cus[tid]);"
-		      " delete(@cus[tid]); }\n", f);
-	}
+	dxc_script(x->a, f, &x->cu);
 	/* once: until it is detached the timer goes on firing */
 	fprintf(f, "interval:s:%u /!@tend/ { @tend = nsecs; printf(\"" END_MARK "\\n\"); exit(); }\n"
 		"END { if (!@tend) { @tend = nsecs; } }\n", seconds);
@@ -873,7 +857,8 @@ static void build_report(struct dxs *x, struct dx_report *r)
 	qsort(r->instead, r->ninstead, sizeof(*r->instead), by_ns);
 
 	const struct pr_map *cn = find_map(x, "@cu_n"), *ct = find_map(x, "@cu_ns");
-	r->cudart = x->cudart;
+	r->cudart = x->cu.cudart;
+	r->libcuda = x->cu.libcuda;
 	for (size_t i = 0; cn && i < cn->nentries; i++) {
 		const char *fn = cn->entries[i].key[1].text;
 		uint64_t ns = 0;
@@ -881,7 +866,7 @@ static void build_report(struct dxs *x, struct dx_report *r)
 			if (!strcmp(ct->entries[k].key[0].text, cn->entries[i].key[0].text) &&
 			    !strcmp(ct->entries[k].key[1].text, fn))
 				ns += (uint64_t)ct->entries[k].ival;
-		dx_calls_add(a, &r->cuda, &r->ncuda, fn, (uint64_t)cn->entries[i].ival, ns);
+		dx_calls_add(a, &r->cuda, &r->ncuda, dx_cuda_base(a, fn), (uint64_t)cn->entries[i].ival, ns);
 	}
 }
 

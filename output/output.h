@@ -394,6 +394,7 @@ struct dx_report {
 	struct dx_cuda *cuda;
 	int ncuda;
 	const char *cudart;		/* the libcudart traced */
+	const char *libcuda;		/* the libcuda (driver API) traced */
 	/* dx_analyse */
 	struct dx_group *groups;
 	int ngroups;
@@ -407,5 +408,16 @@ void dx_calls_add(struct arena *a, struct dx_cuda **calls, int *n, const char *f
 void dx_analyse(struct arena *a, struct dx_report *r);
 void dx_print_text(FILE *out, const struct dx_report *r);
 void dx_print_json(FILE *out, const struct dx_report *r);
+
+/* report_cuda.c: the CUDA calls diagnose traces, by API and kind */
+enum dx_cu_kind { DX_CU_LAUNCH, DX_CU_GRAPH, DX_CU_SYNC, DX_CU_COPY, DX_CU_MEMORY, DX_CU_NKIND };
+struct dx_cufunc { const char *name; enum dx_cu_kind kind; bool driver; };
+const struct dx_cufunc *dx_cuda_funcs(size_t *n);
+const struct dx_cufunc *dx_cuda_func(const char *name);	/* NULL: not one of them */
+/* a per-thread default stream variant's base name ("cudaGraphLaunch_ptsz" -> "cudaGraphLaunch") */
+const char *dx_cuda_base(struct arena *a, const char *name);
+void dx_cuda_text(FILE *out, const struct dx_report *r);
+void dx_cuda_json(FILE *out, const struct dx_report *r);	/* , "cuda": [...], ... */
+const char *dx_cuda_evidence(struct arena *a, const struct dx_report *r);
 
 #endif

@@ -152,7 +152,7 @@ static const char *evidence(struct arena *a, const struct dx_report *r, enum dx_
 				    ms(a, top->bio_ns));
 	case DX_GPU:
 		return arena_printf(a, "%s spent %.0f %% of its time inside the GPU driver or "
-				    "waiting in CUDA synchronisation", who, share * 100);
+				    "waiting in CUDA synchronisation%s", who, share * 100, dx_cuda_evidence(a, r));
 	case DX_RUN: case DX_FUTEX: case DX_SLEEP: case DX_POLL: case DX_OTHER: case DX_NCAT:
 		break;
 	}
@@ -340,13 +340,7 @@ void dx_print_text(FILE *out, const struct dx_report *r)
 				x->n ? x->ns / 1e3 / x->n : 0);
 		}
 	}
-	if (r->ncuda) {
-		fprintf(out, "\nCUDA runtime calls (%s):\n", r->cudart);
-		for (int i = 0; i < r->ncuda; i++)
-			fprintf(out, "    %-28s %8" PRIu64 " calls %8.1f/s  %10.1f ms in all\n",
-				r->cuda[i].func, r->cuda[i].n, r->seconds ? r->cuda[i].n / r->seconds : 0,
-				r->cuda[i].ns / 1e6);
-	}
+	dx_cuda_text(out, r);
 	if (r->lost)
 		fprintf(out, "\nnote: %" PRIu64 " events were lost; the figures above undercount\n", r->lost);
 	fprintf(out, "\nverdict:\n");
@@ -449,13 +443,9 @@ void dx_print_json(FILE *out, const struct dx_report *r)
 		fprintf(out, ", \"cmd\": %" PRIu64 ", \"calls\": %" PRIu64 ", \"ns\": %" PRIu64 "}",
 			x->cmd, x->n, x->ns);
 	}
-	fputs("], \"cuda\": [", out);
-	for (int i = 0; i < r->ncuda; i++) {
-		fprintf(out, "%s{\"func\": ", i ? ", " : "");
-		json_str(out, r->cuda[i].func);
-		fprintf(out, ", \"calls\": %" PRIu64 ", \"ns\": %" PRIu64 "}", r->cuda[i].n, r->cuda[i].ns);
-	}
-	fputs("], \"verdict\": [", out);
+	fputc(']', out);
+	dx_cuda_json(out, r);
+	fputs(", \"verdict\": [", out);
 	for (int i = 0; i < r->nfindings; i++) {
 		const struct dx_finding *f = &r->findings[i];
 		fprintf(out, "%s{\"spot\": \"%s\", \"share\": %.4f, \"evidence\": ", i ? ", " : "",
