@@ -45,6 +45,7 @@
 #include "cli/cli.h"
 #include "cli/compile.h"
 #include "cli/diagnose_cuda.h"
+#include "cli/diagnose_limits.h"
 #include "common/arena.h"
 #include "common/diag.h"
 #include "common/file.h"
@@ -90,6 +91,7 @@ struct dxs {
 	struct dx_cgroup *cg_end;	/* cpu.stat when the window ended */
 	bool cg_end_ok;
 	struct dx_cudalibs cu;		/* libcudart and libcuda a target maps */
+	struct dx_limits *lim;		/* its CPUs and memory cgroups */
 	const char *target;		/* what is traced, for messages */
 	unsigned seconds;
 	/* the maps at exit */
@@ -219,6 +221,7 @@ static void add_seed(struct dxs *x, int pid, int tid)
 	s->comm = thread_comm(x->a, pid, tid);
 	s->sched_ok = read_schedstat(x->a, pid, tid, &s->run_ns, &s->delay_ns);
 	s->stat_ok = read_stat(x->a, pid, tid, &s->minflt, &s->majflt, NULL);
+	dxl_thread(x->lim, pid, tid);
 }
 
 /* pid and every thread of it */
@@ -312,7 +315,8 @@ static const char *task_state_field(void)
  *   @blk[tid, syscall + 1, d]  time blocked, by syscall and D
  *   @wcpu       the CPU + 1 it waits on          @nwait[cpu]  service threads waiting there
  *   @since[cpu] when the current task there was switched in
- *   @instead[comm, pid]  time others ran on a CPU where a service thread waited
+ *   @instead[comm, pid]  time tasks (other threads of the service too) ran on a CPU where
+ *               a service thread waited
  *   @born @dead when a thread started or ended inside the window
  *   @sc @sct    the syscall + 1 in progress and its start
  *   @ioc_n @ioc_ns[tid, fd, cmd, rm cmd]  ioctls and their time
@@ -393,7 +397,7 @@ static char *generate(struct dxs *x, unsigned seconds)
 "	$now = nsecs;\n"
 "	$pt = (struct task_struct *)arg1; $nt = (struct task_struct *)arg2;\n"
 "	$p = $pt->pid; $n = $nt->pid;\n"
-"	if (@nwait[cpu] > 0 && $p != 0 && !@svt[$p]) {\n"
+"	if (@nwait[cpu] > 0 && $p != 0) {\n"
 "		@instead[$pt->comm, $pt->tgid] = sum($now - (@since[cpu] ? @since[cpu] : @t0));\n"
 "	}\n"
 "	@since[cpu] = $now;\n"
@@ -509,6 +513,8 @@ static void c_message(FILE *out, const char *type, const char *text, size_t len)
 	for (int i = 0; (begin || end) && i < x->nseeds; i++)
 		if (x->seeds[i].pid == x->seeds[i].tid)
 			snap_fds(x, x->seeds[i].pid);
+	if (begin || end)
+		dxl_mark(x->lim, end);
 	for (int i = 0; begin && i < x->ncg; i++)
 		read_cpu_stat(x->a, x->cg_dir[i], x->cg_v2[i], &x->cg[i]);
 	for (int i = 0; end && i < x->ncg; i++) {
@@ -834,6 +840,7 @@ static void build_report(struct dxs *x, struct dx_report *r)
 		r->cgroups[i].throttled_ns = now.throttled_ns - x->cg[i].throttled_ns;
 	}
 	r->ncgroups = x->ncg;
+	dxl_fill(x->lim, r);
 	build_ioctls(x, r);
 
 	const struct pr_map *svt = find_map(x, "@svt");
@@ -951,7 +958,7 @@ int cli_diagnose(int argc, char **argv)
 	rt_stop_signals();
 
 	struct arena *a = arena_new();
-	struct dxs x = {.a = a};
+	struct dxs x = {.a = a, .lim = dxl_new(a)};
 	collecting = &x;
 	struct rs_container *cont = NULL;
 	int rc = 1, go_fd = -1, child = 0;

@@ -199,6 +199,7 @@ static int by_share(const void *x, const void *y)
 void dx_analyse(struct arena *a, struct dx_report *r)
 {
 	split_throttled(r);
+	dx_limits_mark(r);
 	r->ngroups = 0;
 	for (int i = 0; i < r->nthreads; i++) {
 		const struct dx_thread *t = &r->threads[i];
@@ -259,6 +260,7 @@ void dx_analyse(struct arena *a, struct dx_report *r)
 		f->share = share;
 		f->evidence = evidence(a, r, c, g->wall_ns ? (double)g->ns[c] / g->wall_ns : share, g);
 		f->advice = advice(c);
+		dx_limits_finding(a, r, f, g);
 	}
 	qsort(r->findings, r->nfindings, sizeof(*r->findings), by_share);
 }
@@ -319,8 +321,8 @@ void dx_print_text(FILE *out, const struct dx_report *r)
 	if (r->ninstead) {
 		fprintf(out, "\nwho ran instead (on the CPUs where the service's threads waited):\n");
 		for (int i = 0; i < r->ninstead && i < 10; i++)
-			fprintf(out, "    %-16s pid %-8d %10.1f ms\n", r->instead[i].comm, r->instead[i].pid,
-				r->instead[i].ns / 1e6);
+			fprintf(out, "    %-16s pid %-8d %10.1f ms%s\n", r->instead[i].comm, r->instead[i].pid,
+				r->instead[i].ns / 1e6, r->instead[i].self ? "  (the service itself)" : "");
 	}
 	for (int i = 0; i < r->ncgroups; i++) {
 		const struct dx_cgroup *c = &r->cgroups[i];
@@ -331,6 +333,7 @@ void dx_print_text(FILE *out, const struct dx_report *r)
 			" periods, %.1f ms\n", c->path, c->quota, c->nr_throttled, c->nr_periods,
 			c->throttled_ns / 1e6);
 	}
+	dx_limits_text(out, r);
 	if (r->nioctls) {
 		fprintf(out, "\nGPU driver calls (ioctl on /dev/nvidia*):\n");
 		for (int i = 0; i < r->nioctls; i++) {
@@ -419,7 +422,8 @@ void dx_print_json(FILE *out, const struct dx_report *r)
 	for (int i = 0; i < r->ninstead; i++) {
 		fprintf(out, "%s{\"comm\": ", i ? ", " : "");
 		json_str(out, r->instead[i].comm);
-		fprintf(out, ", \"pid\": %d, \"ns\": %" PRIu64 "}", r->instead[i].pid, r->instead[i].ns);
+		fprintf(out, ", \"pid\": %d, \"ns\": %" PRIu64 ", \"self\": %s}", r->instead[i].pid,
+			r->instead[i].ns, r->instead[i].self ? "true" : "false");
 	}
 	fputs("], \"cgroups\": [", out);
 	for (int i = 0; i < r->ncgroups; i++) {
@@ -431,7 +435,9 @@ void dx_print_json(FILE *out, const struct dx_report *r)
 		fprintf(out, ", \"nr_periods\": %" PRIu64 ", \"nr_throttled\": %" PRIu64
 			", \"throttled_ns\": %" PRIu64 "}", c->nr_periods, c->nr_throttled, c->throttled_ns);
 	}
-	fputs("], \"gpu_ioctls\": [", out);
+	fputc(']', out);
+	dx_limits_json(out, r);
+	fputs(", \"gpu_ioctls\": [", out);
 	for (int i = 0; i < r->nioctls; i++) {
 		const struct dx_ioctl *x = &r->ioctls[i];
 		fprintf(out, "%s{\"pid\": %d, \"comm\": ", i ? ", " : "", x->pid);
