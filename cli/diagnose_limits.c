@@ -60,6 +60,7 @@ struct memcg {
 	int *pids;
 	int npids;
 	uint64_t begin[DX_MEMCG_COUNTS], end[DX_MEMCG_COUNTS];
+	int64_t usage;			/* when the window ended */
 	bool have[DX_MEMCG_COUNTS], ended;
 };
 
@@ -208,6 +209,8 @@ void dxl_mark(struct dx_limits *l, bool end)
 				c->have[j] = false;
 			}
 		}
+		if (end)
+			c->usage = read_limit(c->dir, c->v2 ? "memory.current" : "memory.usage_in_bytes", "");
 		c->ended |= end;
 	}
 }
@@ -241,13 +244,14 @@ void dxl_fill(struct dx_limits *l, struct dx_report *r)
 		struct dx_memcg *m = &r->memcgs[r->nmemcgs++];
 		memset(m, 0, sizeof(*m));
 		m->path = c->dir;
+		m->usage = c->usage;
 		m->pids = c->pids;
 		m->npids = c->npids;
 		if (c->v2) {
 			m->limit_file = "memory.max";
 			m->limit = v2_lowest(l->a, c->dir, "memory.max");
 			m->high = v2_lowest(l->a, c->dir, "memory.high");
-			m->usage = read_limit(c->dir, "memory.current", "");
+
 		} else {
 			m->limit_file = "memory.limit_in_bytes";
 			m->limit = read_limit(c->dir, "memory.limit_in_bytes", "");
@@ -257,7 +261,7 @@ void dxl_fill(struct dx_limits *l, struct dx_report *r)
 				m->limit_file = "memory.stat hierarchical_memory_limit";
 			}
 			m->high = -1;
-			m->usage = read_limit(c->dir, "memory.usage_in_bytes", "");
+
 		}
 		int n;
 		const struct counter *k = counters(c->v2, &n);

@@ -114,8 +114,8 @@ void dx_limits_text(FILE *out, const struct dx_report *r)
 	for (int i = 0; i < r->nmemcgs; i++) {
 		const struct dx_memcg *m = &r->memcgs[i];
 		const char *counts = counts_text(a, m);
-		/* a cgroup without a limit that reclaimed nothing has nothing to say */
-		if (m->limit < 0 && m->high < 0 && !*counts)
+		/* a cgroup without a limit has nothing to say (-f json lists it) */
+		if (m->limit < 0 && m->high < 0)
 			continue;
 		fprintf(out, "\nmemory cgroup %s: limit %s (%s)", m->path,
 			m->limit >= 0 ? mb(a, m->limit) : "none", m->limit_file);
