@@ -489,6 +489,31 @@ static void snap_fds(struct dxs *x, int pid)
 		closedir(d);
 }
 
+static const struct seed *seed_of(const struct dxs *x, int tid);
+
+/* the threads a seed process started inside the window (followed by the
+ * fork tracepoint): their kernel counters count from zero, so that the
+ * run-queue cross-check holds for a service that starts its workers late */
+static void add_late_seeds(struct dxs *x)
+{
+	int n = x->nseeds;
+	for (int i = 0; i < n; i++) {
+		int pid = x->seeds[i].pid, *tids;
+		size_t nt;
+		if (pid != x->seeds[i].tid || host_proc_ids(pid, &tids, &nt))
+			continue;
+		for (size_t j = 0; j < nt; j++) {
+			if (seed_of(x, tids[j]))
+				continue;
+			add_seed(x, pid, tids[j]);
+			struct seed *s = &x->seeds[x->nseeds - 1];
+			s->run_ns = s->delay_ns = s->minflt = s->majflt = 0;
+			s->sched_ok = s->stat_ok = true;
+		}
+		free(tids);
+	}
+}
+
 /* BEGIN's and the window's last printf: read the kernel's counters */
 static void c_message(FILE *out, const char *type, const char *text, size_t len)
 {
@@ -498,6 +523,8 @@ static void c_message(FILE *out, const char *type, const char *text, size_t len)
 			x->target, x->seconds);
 	bool begin = len >= strlen(BEGIN_MARK) && !memcmp(text, BEGIN_MARK, strlen(BEGIN_MARK));
 	bool end = len >= strlen(END_MARK) && !memcmp(text, END_MARK, strlen(END_MARK));
+	if (end)
+		add_late_seeds(x);
 	for (int i = 0; (begin || end) && i < x->nseeds; i++) {
 		struct seed *s = &x->seeds[i];
 		if (begin) {

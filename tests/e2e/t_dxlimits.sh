@@ -55,6 +55,10 @@ assert r["cpus"] == 1, r["cpus"]
 assert r["ran_instead"][0]["self"] and r["ran_instead"][0]["pid"] == g["pid"], r["ran_instead"][:3]
 self_ns = sum(o["ns"] for o in r["ran_instead"] if o["self"])
 assert self_ns > 0.5 * sum(o["ns"] for o in r["ran_instead"]), r["ran_instead"][:5]'
+# the threads it started inside the window count in the kernel's cross-check too
+dxl_check competes_matches_schedstat "$DXL/self.json" '
+k, m = g["kernel_run_delay_ns"], g["ns"]["runqueue"] + g["ns"]["throttled"]
+assert abs(k - m) <= 0.10 * k, "sonde %d ns, schedstat run_delay %d ns" % (m, k)'
 
 # ---- contrast: one busy thread beside two other loops on its CPU: others ran instead ----------
 $HI taskset -c 1 "$DXL/dx_limits" spinners 1 30000 & l1=$!
