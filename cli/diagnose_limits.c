@@ -237,10 +237,16 @@ void dxl_fill(struct dx_limits *l, struct dx_report *r)
 	r->ncpus = l->cpus_known ? CPU_COUNT(&l->cpus) : 0;
 	r->memcgs = arena_new_array(l->a, struct dx_memcg, l->ncgs ? l->ncgs : 1);
 	r->nmemcgs = 0;
+	if (l->ncgs && !l->cgs[0].ended) {
+		/* the window ended with the service: its counters only grow,
+		 * but what it had in use is gone */
+		dxl_mark(l, true);
+		for (int i = 0; i < l->ncgs; i++)
+			l->cgs[i].usage = -1;
+	}
 	for (int i = 0; i < l->ncgs; i++) {
 		struct memcg *c = &l->cgs[i];
-		if (!c->ended)
-			dxl_mark(l, true);
+
 		struct dx_memcg *m = &r->memcgs[r->nmemcgs++];
 		memset(m, 0, sizeof(*m));
 		m->path = c->dir;

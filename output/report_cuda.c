@@ -86,7 +86,7 @@ static void sum_kinds(const struct dx_report *r, uint64_t *n, uint64_t *ns)
 
 static void calls_line(FILE *out, const char *name, uint64_t n, uint64_t ns, double seconds)
 {
-	fprintf(out, "    %-28s %8" PRIu64 " calls %8.1f/s  %10.1f ms in all\n", name, n,
+	fprintf(out, "    %-30s %8" PRIu64 " calls %8.1f/s  %10.1f ms in all\n", name, n,
 		seconds ? n / seconds : 0, ns / 1e6);
 }
 
@@ -106,17 +106,21 @@ void dx_cuda_text(FILE *out, const struct dx_report *r)
 		if (n[k] || k <= DX_CU_SYNC)
 			calls_line(out, kind_names[k], n[k], ns[k], r->seconds);
 	fprintf(out, "  by function:\n");
-	/* by kind, the runtime's before the driver's, then any other */
-	for (int k = 0; k <= DX_CU_NKIND; k++)
+	/* by kind, the runtime's before the driver's, in the table's order,
+	 * then any other */
+	size_t nf = sizeof(funcs) / sizeof(funcs[0]);
+	for (int k = 0; k < DX_CU_NKIND; k++)
 		for (int d = 0; d < 2; d++)
-			for (int i = 0; i < r->ncuda; i++) {
-				const struct dx_cufunc *f = dx_cuda_func(r->cuda[i].func);
-				if (f ? (int)f->kind != k || f->driver != d : k < DX_CU_NKIND || d)
-					continue;
-				char name[64];
-				snprintf(name, sizeof(name), "%s%s", r->cuda[i].func, d ? " (driver)" : "");
-				calls_line(out, name, r->cuda[i].n, r->cuda[i].ns, r->seconds);
-			}
+			for (size_t t = 0; t <= nf; t++)
+				for (int i = 0; i < r->ncuda; i++) {
+					const struct dx_cufunc *f = dx_cuda_func(r->cuda[i].func);
+					if (t < nf ? f != &funcs[t] || (int)f->kind != k || f->driver != d
+						   : f || k || d)
+						continue;
+					char name[64];
+					snprintf(name, sizeof(name), "%s%s", r->cuda[i].func, d ? " (driver)" : "");
+					calls_line(out, name, r->cuda[i].n, r->cuda[i].ns, r->seconds);
+				}
 }
 
 void dx_cuda_json(FILE *out, const struct dx_report *r)

@@ -161,9 +161,9 @@ static void test_cuda_kinds(void **state)
 	dx_analyse(a, &r);
 	char *text = text_of(&r, false);
 	assert_non_null(strstr(text, "    runtime: /lib/libcudart.so.13\n    driver:  /lib/libcuda.so.1\n"));
-	assert_non_null(strstr(text, "    kernel launches                     6 calls      3.0/s"));
-	assert_non_null(strstr(text, "    CUDA graph launches                 5 calls      2.5/s"));
-	assert_non_null(strstr(text, "    synchronisations                   20 calls     10.0/s       400.0 ms in all"));
+	assert_non_null(strstr(text, "    kernel launches                       6 calls      3.0/s"));
+	assert_non_null(strstr(text, "    CUDA graph launches                   5 calls      2.5/s"));
+	assert_non_null(strstr(text, "    synchronisations                     20 calls     10.0/s       400.0 ms in all"));
 	/* by kind, the runtime's first */
 	char *g1 = strstr(text, "cudaGraphLaunch "), *g2 = strstr(text, "cuGraphLaunch (driver)");
 	char *l1 = strstr(text, "cudaLaunchKernel ");
