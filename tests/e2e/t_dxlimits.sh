@@ -61,8 +61,11 @@ k, m = g["kernel_run_delay_ns"], g["ns"]["runqueue"] + g["ns"]["throttled"]
 assert abs(k - m) <= 0.10 * k, "sonde %d ns, schedstat run_delay %d ns" % (m, k)'
 
 # ---- contrast: one busy thread beside two other loops on its CPU: others ran instead ----------
-$HI taskset -c 1 "$DXL/dx_limits" spinners 1 30000 & l1=$!
-$HI taskset -c 1 "$DXL/dx_limits" spinners 1 30000 & l2=$!
+# the loops last until killed: on a loaded machine sonde may take tens of
+# seconds to start tracing beside them
+$HI taskset -c 1 "$DXL/dx_limits" spinners 1 3600000 & l1=$!
+$HI taskset -c 1 "$DXL/dx_limits" spinners 1 3600000 & l2=$!
+wait_threads $l1 2 && wait_threads $l2 2
 "$SONDE" diagnose -f json -o "$DXL/others.json" -c "$HI taskset -c 1 $DXL/dx_limits spinners 1 30000" 3 \
 	2> "$DXL/others.err"
 kill_reap $l1 $l2
