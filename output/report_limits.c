@@ -85,11 +85,13 @@ void dx_limits_finding(struct arena *a, const struct dx_report *r, struct dx_fin
 			    "will not help";
 	} else if (f->cat == DX_FAULT) {
 		const struct dx_memcg *m = dx_memcg_of(r, g->pid);
-		if (!m || m->limit < 0)
+		if (!m || (m->limit < 0 && m->high < 0))
 			return;
 		const char *counts = counts_text(a, m);
-		f->evidence = arena_printf(a, "%s; its memory cgroup %s is limited to %s (%s)%s%s%s%s", f->evidence,
-					   m->path, mb(a, m->limit), m->limit_file,
+		const char *lim = m->limit >= 0 ? arena_printf(a, "%s (%s)", mb(a, m->limit), m->limit_file)
+			: arena_printf(a, "%s (memory.high, where the kernel reclaims and throttles)", mb(a, m->high));
+		f->evidence = arena_printf(a, "%s; its memory cgroup %s is limited to %s%s%s%s%s", f->evidence,
+					   m->path, lim,
 					   m->usage >= 0 ? arena_printf(a, ", %s in use", mb(a, m->usage)) : "",
 					   *counts ? ", and reclaimed under it in the window (" : "", counts,
 					   *counts ? ")" : "");
