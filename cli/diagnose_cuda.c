@@ -12,7 +12,9 @@
  * depth comes back to 0, so a driver call under a runtime call is the
  * runtime call's, and a driver call of the program's own counts as
  * itself.  A call in progress when the window opens is neither counted
- * nor timed (its return finds no depth).
+ * nor timed (its return finds no depth); a thread whose traced call never
+ * returns (cancelled inside it, or past the kernel's limit of nested
+ * return probes) keeps its depth, and its later calls are not counted.
  *
  * Only the functions a file has are probed (a libcudart before 11.8 has
  * no cudaLaunchKernelExC), and the per-thread default stream variants
