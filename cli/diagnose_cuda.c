@@ -30,34 +30,36 @@
 #include "host/host.h"
 #include "output/output.h"
 
-/* the path of the mapped file whose base name is the library short name
- * (libcuda.so.1, not libcudart.so or libcudnn.so) */
-static const char *mapped(struct arena *a, const char *maps, const char *shortname)
+struct scan {
+	struct arena *a;
+	struct dx_cudalibs *l;
+	int pid;
+};
+
+/* a mapped file whose base name is a library short name (libcuda.so.1,
+ * not libcudart.so or libcudnn.so): the first of each */
+static int scan_one(const struct rs_mapping *m, void *ctx)
 {
-	for (const char *l = maps; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		size_t len = strcspn(l, "\n");
-		const char *path = memchr(l, '/', len);
-		if (!path)
-			continue;
-		const char *p = arena_printf(a, "%.*s", (int)(len - (size_t)(path - l)), path);
-		const char *base = strrchr(p, '/') + 1;
-		if (rs_libname_match(shortname, base))
-			return p;
+	struct scan *sc = ctx;
+	const char *base = strrchr(m->path, '/');
+	if (!base || m->deleted)
+		return 0;
+	if (!sc->l->cudart && rs_libname_match("libcudart", base + 1)) {
+		sc->l->cudart = arena_strdup(sc->a, m->path);
+		sc->l->cudart_pid = sc->pid;
 	}
-	return NULL;
+	if (!sc->l->libcuda && rs_libname_match("libcuda", base + 1)) {
+		sc->l->libcuda = arena_strdup(sc->a, m->path);
+		sc->l->libcuda_pid = sc->pid;
+	}
+	return sc->l->cudart && sc->l->libcuda;
 }
 
-void dxc_scan(struct arena *a, struct dx_cudalibs *l, int pid, const char *maps)
+void dxc_scan(struct arena *a, struct dx_cudalibs *l, int pid)
 {
-	const char *p;
-	if (!l->cudart && (p = mapped(a, maps, "libcudart"))) {
-		l->cudart = p;
-		l->cudart_pid = pid;
-	}
-	if (!l->libcuda && (p = mapped(a, maps, "libcuda"))) {
-		l->libcuda = p;
-		l->libcuda_pid = pid;
-	}
+	struct scan sc = {a, l, pid};
+	if (!l->cudart || !l->libcuda)
+		rs_maps_each(pid, scan_one, &sc);
 }
 
 static int any(const struct rs_sym *s, void *ctx)

@@ -17,8 +17,8 @@ struct dx_cudalibs {
 	int cudart_pid, libcuda_pid;
 };
 
-/* note the CUDA libraries in pid's /proc/PID/maps text */
-void dxc_scan(struct arena *a, struct dx_cudalibs *l, int pid, const char *maps);
+/* note the CUDA libraries pid maps */
+void dxc_scan(struct arena *a, struct dx_cudalibs *l, int pid);
 /* the probes, into the diagnose script: @cu_n[tid, func] counts and
  * @cu_ns[tid, func] times the outermost traced call of each thread */
 void dxc_script(struct arena *a, FILE *f, const struct dx_cudalibs *l);
