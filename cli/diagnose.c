@@ -45,6 +45,8 @@
 #include "cli/cli.h"
 #include "cli/compile.h"
 #include "cli/diagnose_gil.h"
+#include "cli/diagnose_cuda.h"
+#include "cli/diagnose_limits.h"
 #include "common/arena.h"
 #include "common/diag.h"
 #include "common/file.h"
@@ -89,7 +91,8 @@ struct dxs {
 	int nfds;
 	struct dx_cgroup *cg_end;	/* cpu.stat when the window ended */
 	bool cg_end_ok;
-	const char *cudart;		/* libcudart a target maps, or NULL */
+	struct dx_cudalibs cu;		/* libcudart and libcuda a target maps */
+	struct dx_limits *lim;		/* its CPUs and memory cgroups */
 	struct dx_py *py;		/* its Python processes (diagnose_gil.c) */
 	const char *target;		/* what is traced, for messages */
 	unsigned seconds;
@@ -214,17 +217,7 @@ static void add_seed(struct dxs *x, int pid, int tid)
 	s->comm = thread_comm(x->a, pid, tid);
 	s->sched_ok = !host_proc_schedstat(pid, tid, &s->run_ns, &s->delay_ns);
 	s->stat_ok = read_stat(pid, tid, &s->minflt, &s->majflt, NULL);
-}
-
-/* the first libcudart the process maps */
-static int find_cudart(const struct rs_mapping *m, void *ctx)
-{
-	struct dxs *x = ctx;
-	const char *base = strrchr(m->path, '/');
-	if (!base || strncmp(base, "/libcudart", 10))
-		return 0;
-	x->cudart = arena_strdup(x->a, m->path);
-	return 1;
+	dxl_thread(x->lim, pid, tid);
 }
 
 /* pid and every thread of it */
@@ -237,8 +230,7 @@ static void add_process(struct dxs *x, int pid)
 	for (size_t i = 0; i < n; i++)
 		add_seed(x, pid, tids[i]);
 	free(tids);
-	if (!x->cudart)
-		rs_maps_each(pid, find_cudart, x);
+	dxc_scan(x->a, &x->cu, pid);
 }
 
 /* pid's descendants at the start: every process whose parent chain reaches
@@ -317,14 +309,16 @@ static const char *task_state_field(void)
  *   @blk[tid, syscall + 1, d]  time blocked, by syscall and D
  *   @wcpu       the CPU + 1 it waits on          @nwait[cpu]  service threads waiting there
  *   @since[cpu] when the current task there was switched in
- *   @instead[comm, pid]  time others ran on a CPU where a service thread waited
+ *   @instead[comm, pid]  time tasks (other threads of the service too) ran on a CPU where
+ *               a service thread waited
  *   @born @dead when a thread started or ended inside the window
  *   @sc @sct    the syscall + 1 in progress and its start
  *   @ioc_n @ioc_ns[tid, fd, cmd, rm cmd]  ioctls and their time
  *   @bioq[dev, sector] = tid; @rqs[dev, sector] = issue time; @bio_n @bio_ns @bio_h
  *   @rw_n @rw_ns[tid, syscall]  the read and write family's calls and time
  *   @majx @minx the fault counters of threads that exited
- *   @cu_n @cu_ns[tid, func]  CUDA runtime calls and their time
+ *   @cu_n @cu_ns[tid, func]  CUDA runtime and driver calls and their time, each call
+ *               once (@cud its depth, @cus its start: diagnose_cuda.c)
  */
 /* the syscalls whose latency is the thread's view of its I/O */
 static const char *const rw_calls[] = {
@@ -399,7 +393,7 @@ static char *generate(struct dxs *x, unsigned seconds)
 "	$now = nsecs;\n"
 "	$pt = (struct task_struct *)arg1; $nt = (struct task_struct *)arg2;\n"
 "	$p = $pt->pid; $n = $nt->pid;\n"
-"	if (@nwait[cpu] > 0 && $p != 0 && !@svt[$p]) {\n"
+"	if (@nwait[cpu] > 0 && $p != 0) {\n"
 "		@instead[$pt->comm, $pt->tgid] = sum($now - (@since[cpu] ? @since[cpu] : @t0));\n"
 "	}\n"
 "	@since[cpu] = $now;\n"
@@ -465,19 +459,7 @@ static char *generate(struct dxs *x, unsigned seconds)
 		dxpy_sys_exit(x->py), rw_cond, ioctl_nr);
 	dxpy_begin(f, x->py);
 	dxpy_probes(f, x->py);
-	if (x->cudart) {
-		static const char *const calls[] = {
-			"cudaLaunchKernel", "cudaMemcpy", "cudaMemcpyAsync", "cudaStreamSynchronize",
-			"cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMalloc", "cudaFree",
-		};
-		for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
-			fprintf(f, "%suprobe:%s:%s", i ? ", " : "", x->cudart, calls[i]);
-		fputs(" /@svt[tid]/ { @cus[tid] = nsecs; }\n", f);
-		for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
-			fprintf(f, "%suretprobe:%s:%s", i ? ", " : "", x->cudart, calls[i]);
-		fputs(" /@cus[tid]/ { @cu_n[tid, func] = count(); @cu_ns[tid, func] = sum(nsecs - @cus[tid]);"
-		      " delete(@cus[tid]); }\n", f);
-	}
+	dxc_script(x->a, f, &x->cu);
 	/* once: until it is detached the timer goes on firing */
 	fprintf(f, "interval:s:%u /!@tend/ { @tend = nsecs; printf(\"" END_MARK "\\n\"); exit(); }\n"
 		"END { if (!@tend) { @tend = nsecs; } }\n", seconds);
@@ -512,6 +494,31 @@ static void snap_fds(struct dxs *x, int pid)
 		closedir(d);
 }
 
+static const struct seed *seed_of(const struct dxs *x, int tid);
+
+/* the threads a seed process started inside the window (followed by the
+ * fork tracepoint): their kernel counters count from zero, so that the
+ * run-queue cross-check holds for a service that starts its workers late */
+static void add_late_seeds(struct dxs *x)
+{
+	int n = x->nseeds;
+	for (int i = 0; i < n; i++) {
+		int pid = x->seeds[i].pid, *tids;
+		size_t nt;
+		if (pid != x->seeds[i].tid || host_proc_ids(pid, &tids, &nt))
+			continue;
+		for (size_t j = 0; j < nt; j++) {
+			if (seed_of(x, tids[j]))
+				continue;
+			add_seed(x, pid, tids[j]);
+			struct seed *s = &x->seeds[x->nseeds - 1];
+			s->run_ns = s->delay_ns = s->minflt = s->majflt = 0;
+			s->sched_ok = s->stat_ok = true;
+		}
+		free(tids);
+	}
+}
+
 /* BEGIN's and the window's last printf: read the kernel's counters */
 static void c_message(FILE *out, const char *type, const char *text, size_t len)
 {
@@ -521,6 +528,8 @@ static void c_message(FILE *out, const char *type, const char *text, size_t len)
 			x->target, x->seconds);
 	bool begin = len >= strlen(BEGIN_MARK) && !memcmp(text, BEGIN_MARK, strlen(BEGIN_MARK));
 	bool end = len >= strlen(END_MARK) && !memcmp(text, END_MARK, strlen(END_MARK));
+	if (end)
+		add_late_seeds(x);
 	for (int i = 0; (begin || end) && i < x->nseeds; i++) {
 		struct seed *s = &x->seeds[i];
 		if (begin) {
@@ -535,6 +544,8 @@ static void c_message(FILE *out, const char *type, const char *text, size_t len)
 	for (int i = 0; (begin || end) && i < x->nseeds; i++)
 		if (x->seeds[i].pid == x->seeds[i].tid)
 			snap_fds(x, x->seeds[i].pid);
+	if (begin || end)
+		dxl_mark(x->lim, end);
 	for (int i = 0; begin && i < x->ncg; i++)
 		read_cpu_stat(x->a, x->cg_dir[i], x->cg_v2[i], &x->cg[i]);
 	if (end)
@@ -864,6 +875,7 @@ static void build_report(struct dxs *x, struct dx_report *r)
 		r->cgroups[i].throttled_ns = now.throttled_ns - x->cg[i].throttled_ns;
 	}
 	r->ncgroups = x->ncg;
+	dxl_fill(x->lim, r);
 	build_ioctls(x, r);
 
 	const struct pr_map *svt = find_map(x, "@svt");
@@ -887,7 +899,8 @@ static void build_report(struct dxs *x, struct dx_report *r)
 	qsort(r->instead, r->ninstead, sizeof(*r->instead), by_ns);
 
 	const struct pr_map *cn = find_map(x, "@cu_n"), *ct = find_map(x, "@cu_ns");
-	r->cudart = x->cudart;
+	r->cudart = x->cu.cudart;
+	r->libcuda = x->cu.libcuda;
 	for (size_t i = 0; cn && i < cn->nentries; i++) {
 		const char *fn = cn->entries[i].key[1].text;
 		uint64_t ns = 0;
@@ -895,7 +908,7 @@ static void build_report(struct dxs *x, struct dx_report *r)
 			if (!strcmp(ct->entries[k].key[0].text, cn->entries[i].key[0].text) &&
 			    !strcmp(ct->entries[k].key[1].text, fn))
 				ns += (uint64_t)ct->entries[k].ival;
-		dx_calls_add(a, &r->cuda, &r->ncuda, fn, (uint64_t)cn->entries[i].ival, ns);
+		dx_calls_add(a, &r->cuda, &r->ncuda, dx_cuda_base(a, fn), (uint64_t)cn->entries[i].ival, ns);
 	}
 }
 
@@ -986,7 +999,7 @@ int cli_diagnose(int argc, char **argv)
 	rt_stop_signals();
 
 	struct arena *a = arena_new();
-	struct dxs x = {.a = a};
+	struct dxs x = {.a = a, .lim = dxl_new(a)};
 	collecting = &x;
 	struct rs_container *cont = NULL;
 	int rc = 1, go_fd = -1, child = 0;

@@ -371,7 +371,25 @@ struct dx_cgroup {
 	const char *path, *quota;	/* "max" or "20000/100000 us" */
 	uint64_t nr_periods, nr_throttled, throttled_ns;	/* cpu.stat over the window */
 };
-struct dx_other { const char *comm; int pid; uint64_t ns; };
+struct dx_other {
+	const char *comm;
+	int pid;
+	uint64_t ns;
+	bool self;			/* a process of the service itself */
+};
+/* a memory cgroup of the service (report_limits.c) */
+struct dx_count { const char *name; uint64_t n; };
+#define DX_MEMCG_COUNTS 12
+struct dx_memcg {
+	const char *path;
+	const char *limit_file;		/* "memory.max", "memory.limit_in_bytes" */
+	int64_t limit, high;		/* bytes; -1: none */
+	int64_t usage;			/* bytes at the end; -1: unknown */
+	struct dx_count counts[DX_MEMCG_COUNTS];	/* over the window */
+	int ncounts;
+	int *pids;			/* the service's processes in it */
+	int npids;
+};
 struct dx_ioctl {
 	int pid;
 	const char *comm, *path, *name;	/* name: "NV_ESC_RM_CONTROL (NV2080 0x20800110)" */
@@ -401,6 +419,10 @@ struct dx_report {
 	int nholders;
 	struct dx_stack *stacks;	/* where the time was lost, by blind spot */
 	int nstacks;
+	const char *libcuda;		/* the libcuda (driver API) traced */
+	int ncpus;			/* CPUs the service's threads may run on; 0: unknown */
+	struct dx_memcg *memcgs;
+	int nmemcgs;
 	/* dx_analyse */
 	struct dx_group *groups;
 	int ngroups;
@@ -440,5 +462,29 @@ void dx_calls_add(struct arena *a, struct dx_cuda **calls, int *n, const char *f
 void dx_analyse(struct arena *a, struct dx_report *r);
 void dx_print_text(FILE *out, const struct dx_report *r);
 void dx_print_json(FILE *out, const struct dx_report *r);
+
+/* report_cuda.c: the CUDA calls diagnose traces, by API and kind */
+enum dx_cu_kind { DX_CU_LAUNCH, DX_CU_GRAPH, DX_CU_SYNC, DX_CU_COPY, DX_CU_MEMORY, DX_CU_NKIND };
+struct dx_cufunc { const char *name; enum dx_cu_kind kind; bool driver; };
+const struct dx_cufunc *dx_cuda_funcs(size_t *n);
+const struct dx_cufunc *dx_cuda_func(const char *name);	/* NULL: not one of them */
+/* a per-thread default stream variant's base name ("cudaGraphLaunch_ptsz" -> "cudaGraphLaunch") */
+const char *dx_cuda_base(struct arena *a, const char *name);
+void dx_cuda_text(FILE *out, const struct dx_report *r);
+void dx_cuda_json(FILE *out, const struct dx_report *r);	/* , "cuda": [...], ... */
+const char *dx_cuda_evidence(struct arena *a, const struct dx_report *r);
+
+/* report_limits.c: the service against its own CPUs and its memory limit.
+ * dx_limits_finding rewrites a finding's evidence and advice where the
+ * limits explain it (the waits for a CPU were mostly for the service's own
+ * threads; major faults under a memory cgroup's limit) */
+void dx_limits_finding(struct arena *a, const struct dx_report *r, struct dx_finding *f,
+		       const struct dx_group *g);
+void dx_limits_text(FILE *out, const struct dx_report *r);
+void dx_limits_json(FILE *out, const struct dx_report *r);	/* , "memory_cgroups": [...], ... */
+/* mark the tasks that ran instead that are the service's own processes */
+void dx_limits_mark(struct dx_report *r);
+/* the memory cgroup of pid in r, or NULL */
+const struct dx_memcg *dx_memcg_of(const struct dx_report *r, int pid);
 
 #endif

@@ -153,7 +153,7 @@ static const char *evidence(struct arena *a, const struct dx_report *r, enum dx_
 				    ms(a, top->bio_ns));
 	case DX_GPU:
 		return arena_printf(a, "%s spent %.0f %% of its time inside the GPU driver or "
-				    "waiting in CUDA synchronisation", who, share * 100);
+				    "waiting in CUDA synchronisation%s", who, share * 100, dx_cuda_evidence(a, r));
 	case DX_GIL:
 		return dx_gil_evidence(a, r, share, top);
 	case DX_RUN: case DX_FUTEX: case DX_SLEEP: case DX_POLL: case DX_OTHER: case DX_NCAT:
@@ -204,6 +204,7 @@ static int by_share(const void *x, const void *y)
 void dx_analyse(struct arena *a, struct dx_report *r)
 {
 	split_throttled(r);
+	dx_limits_mark(r);
 	r->ngroups = 0;
 	for (int i = 0; i < r->nthreads; i++) {
 		const struct dx_thread *t = &r->threads[i];
@@ -266,6 +267,7 @@ void dx_analyse(struct arena *a, struct dx_report *r)
 		f->share = share;
 		f->evidence = evidence(a, r, c, g->wall_ns ? (double)g->ns[c] / g->wall_ns : share, g);
 		f->advice = advice(c);
+		dx_limits_finding(a, r, f, g);
 	}
 	qsort(r->findings, r->nfindings, sizeof(*r->findings), by_share);
 }
@@ -334,8 +336,8 @@ void dx_print_text(FILE *out, const struct dx_report *r)
 	if (r->ninstead) {
 		fprintf(out, "\nwho ran instead (on the CPUs where the service's threads waited):\n");
 		for (int i = 0; i < r->ninstead && i < 10; i++)
-			fprintf(out, "    %-16s pid %-8d %10.1f ms\n", r->instead[i].comm, r->instead[i].pid,
-				r->instead[i].ns / 1e6);
+			fprintf(out, "    %-16s pid %-8d %10.1f ms%s\n", r->instead[i].comm, r->instead[i].pid,
+				r->instead[i].ns / 1e6, r->instead[i].self ? "  (the service itself)" : "");
 	}
 	for (int i = 0; i < r->ncgroups; i++) {
 		const struct dx_cgroup *c = &r->cgroups[i];
@@ -346,6 +348,7 @@ void dx_print_text(FILE *out, const struct dx_report *r)
 			" periods, %.1f ms\n", c->path, c->quota, c->nr_throttled, c->nr_periods,
 			c->throttled_ns / 1e6);
 	}
+	dx_limits_text(out, r);
 	if (r->nioctls) {
 		fprintf(out, "\nGPU driver calls (ioctl on /dev/nvidia*):\n");
 		for (int i = 0; i < r->nioctls; i++) {
@@ -355,13 +358,7 @@ void dx_print_text(FILE *out, const struct dx_report *r)
 				x->n ? x->ns / 1e3 / x->n : 0);
 		}
 	}
-	if (r->ncuda) {
-		fprintf(out, "\nCUDA runtime calls (%s):\n", r->cudart);
-		for (int i = 0; i < r->ncuda; i++)
-			fprintf(out, "    %-28s %8" PRIu64 " calls %8.1f/s  %10.1f ms in all\n",
-				r->cuda[i].func, r->cuda[i].n, r->seconds ? r->cuda[i].n / r->seconds : 0,
-				r->cuda[i].ns / 1e6);
-	}
+	dx_cuda_text(out, r);
 	if (r->lost)
 		fprintf(out, "\nnote: %" PRIu64 " events were lost; the figures above undercount\n", r->lost);
 	fprintf(out, "\nverdict:\n");
@@ -443,7 +440,8 @@ void dx_print_json(FILE *out, const struct dx_report *r)
 	for (int i = 0; i < r->ninstead; i++) {
 		fprintf(out, "%s{\"comm\": ", i ? ", " : "");
 		json_str(out, r->instead[i].comm);
-		fprintf(out, ", \"pid\": %d, \"ns\": %" PRIu64 "}", r->instead[i].pid, r->instead[i].ns);
+		fprintf(out, ", \"pid\": %d, \"ns\": %" PRIu64 ", \"self\": %s}", r->instead[i].pid,
+			r->instead[i].ns, r->instead[i].self ? "true" : "false");
 	}
 	fputs("], \"cgroups\": [", out);
 	for (int i = 0; i < r->ncgroups; i++) {
@@ -455,7 +453,9 @@ void dx_print_json(FILE *out, const struct dx_report *r)
 		fprintf(out, ", \"nr_periods\": %" PRIu64 ", \"nr_throttled\": %" PRIu64
 			", \"throttled_ns\": %" PRIu64 "}", c->nr_periods, c->nr_throttled, c->throttled_ns);
 	}
-	fputs("], \"gpu_ioctls\": [", out);
+	fputc(']', out);
+	dx_limits_json(out, r);
+	fputs(", \"gpu_ioctls\": [", out);
 	for (int i = 0; i < r->nioctls; i++) {
 		const struct dx_ioctl *x = &r->ioctls[i];
 		fprintf(out, "%s{\"pid\": %d, \"comm\": ", i ? ", " : "", x->pid);
@@ -467,13 +467,9 @@ void dx_print_json(FILE *out, const struct dx_report *r)
 		fprintf(out, ", \"cmd\": %" PRIu64 ", \"calls\": %" PRIu64 ", \"ns\": %" PRIu64 "}",
 			x->cmd, x->n, x->ns);
 	}
-	fputs("], \"cuda\": [", out);
-	for (int i = 0; i < r->ncuda; i++) {
-		fprintf(out, "%s{\"func\": ", i ? ", " : "");
-		json_str(out, r->cuda[i].func);
-		fprintf(out, ", \"calls\": %" PRIu64 ", \"ns\": %" PRIu64 "}", r->cuda[i].n, r->cuda[i].ns);
-	}
-	fputs("], \"verdict\": [", out);
+	fputc(']', out);
+	dx_cuda_json(out, r);
+	fputs(", \"verdict\": [", out);
 	for (int i = 0; i < r->nfindings; i++) {
 		const struct dx_finding *f = &r->findings[i];
 		fprintf(out, "%s{\"spot\": \"%s\", \"share\": %.4f, \"evidence\": ", i ? ", " : "",

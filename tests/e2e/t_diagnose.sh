@@ -66,8 +66,10 @@ out=$("$SONDE" diagnose -p 1 abc 2>&1)
 expect_match diagnose:bad_seconds 'SECONDS is a whole number' "$out"
 
 # ---- the run queue: two loops pinned to the service's CPU --------------------------------
-$HI taskset -c 0 "$DX/dx_service" spin 30000 & l1=$!
-$HI taskset -c 0 "$DX/dx_service" spin 30000 & l2=$!
+# the loops last until killed: on a loaded machine sonde may take longer
+# than 30 s to start tracing beside them
+$HI taskset -c 0 "$DX/dx_service" spin 3600000 & l1=$!
+$HI taskset -c 0 "$DX/dx_service" spin 3600000 & l2=$!
 "$SONDE" diagnose -f json -o "$DX/runq.json" -c "$HI taskset -c 0 $DX/dx_service spin 30000" 3 \
 	2> "$DX/runq.err"
 kill_reap $l1 $l2

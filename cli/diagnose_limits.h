@@ -1,0 +1,23 @@
+/*
+ * diagnose_limits.h - the limits a service runs under, for sonde diagnose
+ * (diagnose_limits.c): the CPUs its threads may run on, and its memory
+ * cgroup's limit and reclaim counters over the window.
+ */
+#ifndef SONDE_CLI_DIAGNOSE_LIMITS_H
+#define SONDE_CLI_DIAGNOSE_LIMITS_H
+
+#include <stdbool.h>
+
+struct arena;
+struct dx_report;
+struct dx_limits;
+
+struct dx_limits *dxl_new(struct arena *a);
+/* a thread of the service at the start: its CPUs; a process: its memory cgroup */
+void dxl_thread(struct dx_limits *l, int pid, int tid);
+/* the window opens (end false) or ends: read the memory cgroups' counters */
+void dxl_mark(struct dx_limits *l, bool end);
+/* into the report: r->ncpus, r->memcgs */
+void dxl_fill(struct dx_limits *l, struct dx_report *r);
+
+#endif
