@@ -44,6 +44,7 @@
 
 #include "cli/cli.h"
 #include "cli/compile.h"
+#include "cli/diagnose_serve.h"
 #include "common/arena.h"
 #include "common/diag.h"
 #include "common/file.h"
@@ -90,7 +91,8 @@ struct dxs {
 	bool cg_end_ok;
 	const char *cudart;		/* libcudart a target maps, or NULL */
 	const char *target;		/* what is traced, for messages */
-	unsigned seconds;
+	unsigned seconds;		/* 0: until stopped (--serve) */
+	uint64_t now;			/* --serve: the window ends now (CLOCK_MONOTONIC ns), not at @tend */
 	/* the maps at exit */
 	struct pr_map *maps;
 	int nmaps;
@@ -468,8 +470,10 @@ static char *generate(struct dxs *x, unsigned seconds)
 		      " delete(@cus[tid]); }\n", f);
 	}
 	/* once: until it is detached the timer goes on firing */
-	fprintf(f, "interval:s:%u /!@tend/ { @tend = nsecs; printf(\"" END_MARK "\\n\"); exit(); }\n"
-		"END { if (!@tend) { @tend = nsecs; } }\n", seconds);
+	if (seconds)
+		fprintf(f, "interval:s:%u /!@tend/ { @tend = nsecs; printf(\"" END_MARK "\\n\"); exit(); }\n",
+			seconds);
+	fputs("END { if (!@tend) { @tend = nsecs; } }\n", f);
 	fclose(f);
 	char *copy = arena_strdup(x->a, text);
 	free(text);
@@ -505,9 +509,11 @@ static void snap_fds(struct dxs *x, int pid)
 static void c_message(FILE *out, const char *type, const char *text, size_t len)
 {
 	struct dxs *x = collecting;
-	if (len >= strlen(BEGIN_MARK) && !memcmp(text, BEGIN_MARK, strlen(BEGIN_MARK)))
+	if (len >= strlen(BEGIN_MARK) && !memcmp(text, BEGIN_MARK, strlen(BEGIN_MARK)) && x->seconds)
 		fprintf(stderr, "sonde diagnose: tracing %s for %u s (Ctrl-C ends it sooner)\n",
 			x->target, x->seconds);
+	else if (len >= strlen(BEGIN_MARK) && !memcmp(text, BEGIN_MARK, strlen(BEGIN_MARK)))
+		fprintf(stderr, "sonde diagnose: tracing %s until stopped (Ctrl-C)\n", x->target);
 	bool begin = len >= strlen(BEGIN_MARK) && !memcmp(text, BEGIN_MARK, strlen(BEGIN_MARK));
 	bool end = len >= strlen(END_MARK) && !memcmp(text, END_MARK, strlen(END_MARK));
 	for (int i = 0; (begin || end) && i < x->nseeds; i++) {
@@ -566,6 +572,12 @@ static void c_map(FILE *out, struct pr_map *m, uint32_t top, uint32_t div)
 
 static const struct output_writer collect_writer = {
 	.name = "diagnose", .render = PR_RENDER_TEXT,
+	.attached = c_attached, .message = c_message, .value = c_value, .join = c_join,
+	.maps_begin = c_maps_begin, .map = c_map, .lost_events = c_lost,
+};
+/* --serve: the maps are read at each scrape (diagnose_serve.c), not at exit */
+static const struct output_writer serve_writer = {
+	.name = "diagnose", .render = PR_RENDER_TEXT, .scrape = true,
 	.attached = c_attached, .message = c_message, .value = c_value, .join = c_join,
 	.maps_begin = c_maps_begin, .map = c_map, .lost_events = c_lost,
 };
@@ -727,6 +739,7 @@ static void build_thread(struct dxs *x, struct dx_report *r, int tid, uint64_t t
 		t->pid = s ? s->pid : tid;
 	const struct pr_entry *ce = entry_by_tid(x, "@tcomm", tid);
 	t->comm = ce && ce->text ? ce->text : s && s->comm ? s->comm : thread_comm(a, t->pid, tid);
+	t->exited = by_tid(x, "@dead", tid) != 0;
 	if (!t->comm)
 		t->comm = "?";
 	uint64_t start = by_tid(x, "@born", tid) ? (uint64_t)by_tid(x, "@born", tid) : t0;
@@ -832,6 +845,8 @@ static void build_report(struct dxs *x, struct dx_report *r)
 		t0 = (uint64_t)m->entries[0].ival;
 	if ((m = find_map(x, "@tend")) && m->nentries)
 		tend = (uint64_t)m->entries[0].ival;
+	if (x->now)
+		tend = x->now;
 	r->seconds = tend > t0 ? (tend - t0) / 1e9 : 0;
 	r->lost = x->lost;
 
@@ -885,6 +900,29 @@ static void build_report(struct dxs *x, struct dx_report *r)
 	}
 }
 
+/* --serve: the report of the window so far, at each scrape; @st and @ts
+ * are read last, so that a spell that ends meanwhile is counted by the
+ * next scrape rather than twice by this one */
+static void serve_build(void *arg, struct rt *rt, struct arena *a, struct dx_report *r)
+{
+	struct dxs *x = arg;
+	struct arena *keep = x->a;
+	static const char *const last[] = {"@st", "@ts", NULL};
+	x->a = a;
+	x->maps = NULL;
+	x->nmaps = 0;
+	rt_maps_read(rt, last);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	x->now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	r->target = x->target;
+	build_report(x, r);
+	dx_analyse(a, r);
+	x->a = keep;
+	x->maps = NULL;
+	x->nmaps = 0;
+}
+
 /* ---- the command ------------------------------------------------------------ */
 
 static void usage(FILE *out)
@@ -901,11 +939,17 @@ static void usage(FILE *out)
 		"\n"
 		"OPTIONS:\n"
 		"    -p PID           the process (its threads and child processes)\n"
-		"    --container ID   every process of this container (id, prefix or cgroup path)\n"
+		"    --container ID   every process of this container (id, prefix or cgroup path);\n"
+		"                     all: every container of the host\n"
 		"    -c CMD           run CMD and trace it until it exits or SECONDS pass\n"
 		"    -f text|json     the report as text (default) or one JSON object\n"
 		"    -o FILE          write the report to FILE\n"
 		"    --overhead       also report what the tracing itself cost\n"
+		"    --serve [ADDR:]PORT  run until stopped (or SECONDS) and serve the figures as\n"
+		"                     Prometheus counters, sonde_diagnose_seconds_total{namespace,\n"
+		"                     pod, container, process, pid, thread, tid, state}, at\n"
+		"                     http://ADDR:PORT/metrics (docs/diagnose.md)\n"
+		"    --kube-logs DIR  the kubelet's log tree, for pod names (default /var/log)\n"
 		"    -v               say what was attached where\n");
 }
 
@@ -915,10 +959,12 @@ int cli_diagnose(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{"container", required_argument, NULL, 'C'},
 		{"overhead", no_argument, NULL, 'O'},
+		{"serve", required_argument, NULL, 'S'},
+		{"kube-logs", required_argument, NULL, 'K'},
 		{0},
 	};
 	int pid = 0, verbose = 0, c;
-	const char *cmd = NULL, *container = NULL, *out_path = NULL;
+	const char *cmd = NULL, *container = NULL, *out_path = NULL, *serve = NULL, *kube_logs = "/var/log";
 	bool json = false, overhead = false;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:c:f:o:vh", longopts, NULL)) != -1) {
@@ -939,12 +985,15 @@ int cli_diagnose(int argc, char **argv)
 			break;
 		case 'o': out_path = optarg; break;
 		case 'O': overhead = true; break;
+		case 'S': serve = optarg; break;
+		case 'K': kube_logs = optarg; break;
 		case 'v': verbose++; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 1;
 		}
 	}
-	unsigned seconds = 10;
+	/* --serve runs until it is stopped, unless SECONDS says otherwise */
+	unsigned seconds = serve ? 0 : 10;
 	if (optind < argc) {
 		char *end;
 		long v = strtol(argv[optind], &end, 10);
@@ -960,6 +1009,11 @@ int cli_diagnose(int argc, char **argv)
 			"or -c CMD\n");
 		return 1;
 	}
+	if (serve && (json || out_path)) {
+		fprintf(stderr, "sonde diagnose: --serve serves the figures as metrics; -f and -o are for "
+			"the report of a run without it\n");
+		return 1;
+	}
 	if (settings_load(stderr))
 		return 1;
 	rt_libbpf_logging(verbose);
@@ -969,9 +1023,24 @@ int cli_diagnose(int argc, char **argv)
 	struct dxs x = {.a = a};
 	collecting = &x;
 	struct rs_container *cont = NULL;
+	struct dx_serve *srv = NULL;
 	int rc = 1, go_fd = -1, child = 0;
 	const char *target;
-	if (container) {
+	bool all = container && !strcmp(container, "all");
+	if (all) {
+		int *pids = NULL;
+		size_t n = 0;
+		int err = dxserve_container_pids(&pids, &n);
+		if (err) {
+			fprintf(stderr, "sonde diagnose: --container all: cannot list the processes: %s\n",
+				strerror(-err));
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++)
+			add_process(&x, pids[i]);
+		free(pids);
+		target = arena_printf(a, "every container (%zu processes)", n);
+	} else if (container) {
 		char err[1024];
 		int *pids = NULL;
 		size_t n = 0;
@@ -1023,8 +1092,14 @@ int cli_diagnose(int argc, char **argv)
 	};
 	if (cli_compile(a, &d, &cc))
 		goto out;
+	if (serve && !(srv = dxserve_new(serve_build, &x, all))) {
+		fprintf(stderr, "sonde diagnose: out of memory\n");
+		goto out;
+	}
 	struct rt_opts ro = {
-		.writer = &collect_writer, .out = stdout, .quiet = true, .verbose = verbose,
+		.writer = serve ? &serve_writer : &collect_writer, .out = stdout, .quiet = true, .verbose = verbose,
+		.serve_addr = serve, .scrape_fn = serve ? dxserve_scrape : NULL, .scrape_arg = srv,
+		.kube_logs = kube_logs, .series_cap = 0,
 		.pid = pid, .child_pid = child, .child_go_fd = go_fd, .src = src, .file = "diagnose",
 		.rb_pages = (unsigned)settings_int(SET_PERF_RB_PAGES), .overhead = overhead,
 		.interval_s = 15,
@@ -1033,7 +1108,7 @@ int cli_diagnose(int argc, char **argv)
 	go_fd = -1;
 	child = 0;
 	free(cc.obj.elf);
-	if (rc)
+	if (rc || serve)
 		goto out;
 
 	struct dx_report rep = {.target = target};
@@ -1050,6 +1125,7 @@ int cli_diagnose(int argc, char **argv)
 	rc = cli_close_output(out, out_path ? out_path : "standard output") ? 1 : 0;
 out:
 	cli_child_kill(child, go_fd);
+	dxserve_free(srv);
 	if (cont)
 		rs_container_free(cont);
 	collecting = NULL;

@@ -1,0 +1,33 @@
+/*
+ * diagnose_serve.h - `sonde diagnose --serve ADDR`: the report's figures as
+ * Prometheus counters, per thread, for as long as it runs (diagnose_serve.c).
+ */
+#ifndef SONDE_DIAGNOSE_SERVE_H
+#define SONDE_DIAGNOSE_SERVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stddef.h>
+
+struct arena;
+struct dx_report;
+struct rt;
+
+/* diagnose.c: the report of the window from its start to `now`
+ * (CLOCK_MONOTONIC ns, the clock of the script's nsecs), its maps read
+ * now through rt_maps_read, everything allocated in a */
+typedef void (*dx_build_fn)(void *arg, struct rt *rt, struct arena *a, struct dx_report *r);
+
+struct dx_serve;
+/* all: --container all (containers that start later join at each scrape) */
+struct dx_serve *dxserve_new(dx_build_fn build, void *arg, bool all);
+void dxserve_free(struct dx_serve *s);
+/* rt_opts.scrape_fn, with the dx_serve as arg */
+void dxserve_scrape(void *arg, struct rt *rt, FILE *out, bool openmetrics);
+/* every process of every container on the host now (a cgroup named as an
+ * engine names a container's, rs_container_id_of): sorted, malloc'd; 0 or
+ * -errno */
+int dxserve_container_pids(int **pids, size_t *n);
+
+#endif
