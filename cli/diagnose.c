@@ -352,9 +352,15 @@ static char *generate(struct dxs *x, unsigned seconds)
 	/* the message tells the cli to read the kernel's counters again, now
 	 * that the probes run (compiling and loading took a while) */
 	fputs("BEGIN { @t0 = nsecs; printf(\"" BEGIN_MARK "\\n\");", f);
-	for (int i = 0; i < x->nseeds; i++)
-		fprintf(f, " @svt[%d] = 1; @tgid[%d] = %d;", x->seeds[i].tid, x->seeds[i].tid,
-			x->seeds[i].pid);
+	for (int i = 0; i < x->nseeds; i++) {
+		const struct seed *s = &x->seeds[i];
+		int64_t sc1;
+		int d;
+		fprintf(f, " @svt[%d] = 1; @tgid[%d] = %d;", s->tid, s->tid, s->pid);
+		/* asleep now: its first spell is of that syscall (diagnose_serve.h) */
+		if (dxserve_blocked_in(s->pid, s->tid, &sc1, &d))
+			fprintf(f, " @bsc[%d] = %" PRId64 "; @bd[%d] = %d;", s->tid, sc1, s->tid, d);
+	}
 	fputs(" }\n", f);
 	fprintf(f,
 "rawtracepoint:sched_process_fork /!@tend/ {\n"

@@ -39,6 +39,7 @@
 #include <time.h>
 
 #include "common/arena.h"
+#include "common/file.h"
 #include "host/host.h"
 #include "host/proc.h"
 #include "output/output.h"
@@ -146,6 +147,23 @@ int dxserve_container_pids(int **pids, size_t *n)
 	return 0;
 }
 
+bool dxserve_blocked_in(int pid, int tid, int64_t *sc1, int *d)
+{
+	struct host_pstat st;
+	char path[64], *text;
+	long nr;
+	if (host_proc_stat(pid, tid, &st) || (st.state != 'S' && st.state != 'D'))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
+	if (file_read_all(path, 4096, &text, NULL))
+		return false;
+	bool ok = sscanf(text, "%ld", &nr) == 1 && nr >= 0;
+	free(text);
+	*sc1 = nr + 1;
+	*d = st.state == 'D';
+	return ok;
+}
+
 /* a container started since: its threads join the service from now */
 static void join_new(struct dx_serve *s, struct rt *rt, const struct dx_report *r, uint64_t now)
 {
@@ -164,9 +182,15 @@ static void join_new(struct dx_serve *s, struct rt *rt, const struct dx_report *
 				;
 			if (k < r->nthreads)
 				continue;	/* known, or followed from its parent */
-			/* @born first: a thread in @svt without it would count
-			 * from the window's start */
+			/* @born and @ts first: a thread in @svt without them
+			 * counts from the window's start */
+			int64_t sc1;
+			int d;
+			if (dxserve_blocked_in(pids[i], tids[j], &sc1, &d) &&
+			    (rt_map_set(rt, "@bsc", tids[j], sc1) || rt_map_set(rt, "@bd", tids[j], d)))
+				break;
 			if (rt_map_set(rt, "@born", tids[j], (int64_t)now) ||
+			    rt_map_set(rt, "@ts", tids[j], (int64_t)now) ||
 			    rt_map_set(rt, "@tgid", tids[j], pids[i]) ||
 			    rt_map_set(rt, "@svt", tids[j], 1))
 				break;

@@ -30,4 +30,10 @@ void dxserve_scrape(void *arg, struct rt *rt, FILE *out, bool openmetrics);
  * -errno */
 int dxserve_container_pids(int **pids, size_t *n);
 
+/* the syscall a sleeping thread sleeps in, as the script keeps it (its
+ * number + 1) and whether the sleep is uninterruptible (D), from /proc;
+ * false when it runs or is gone.  The script starts the thread's first
+ * spell so, as the report classes a thread with no event yet. */
+bool dxserve_blocked_in(int pid, int tid, int64_t *sc1, int *d);
+
 #endif
