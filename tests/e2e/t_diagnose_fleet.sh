@@ -193,6 +193,18 @@ expect_eq diagnose_fleet:open_state_both "2" "$(grep -c '^PASS open_state ' "$FL
 expect_match diagnose_fleet:docker_container_label "\('', '', '$SHORT', '', '$C1'\)" "$(grep '^containers' "$FL/checks.txt")"
 expect_match diagnose_fleet:kube_labels "\('shop', 'web-7d9f', 'infer', '$KSHORT', '$C2'\)" "$(grep '^containers' "$FL/checks.txt")"
 expect_eq diagnose_fleet:never_down "0" "$(pq "sum(resets(sonde_diagnose_seconds_total{pid=~\"$C1|$C2\"}[2m]))" | awk '{ print $NF }')"
+# docs/diagnose.md's query that ranks pods by their worst blind spot: both
+# containers' groups, each a share of its threads' time
+rank=$(python3 - "$top/docs/diagnose.md" <<'EOF'
+import re, sys
+doc = open(sys.argv[1]).read()
+print(re.search(r"### Ranking.*?```promql\n(.*?)```", doc, re.S).group(1))
+EOF
+)
+ranked=$(pq "$rank")
+echo "$ranked" | sed 's/^/    ranked: /'
+expect_match diagnose_fleet:docs_rank_query_pod '^namespace=shop,pod=web-7d9f 0(\.[0-9e-]+)?$' "$ranked"
+expect_eq diagnose_fleet:docs_rank_query_groups "2" "$(echo "$ranked" | grep -c ' 0')"
 expect_match diagnose_fleet:states '^running waiting_cpu throttled major_fault io gpu_driver( gil)? futex sleep poll other$' \
 	"$(curl -s "$URL" | awk -v t="tid=\"$C1\"" 'index($0, t) { sub(/.*state="/, ""); sub(/".*/, ""); printf "%s%s", sep, $0; sep = " " }')"
 
@@ -202,7 +214,7 @@ had=$(pq "count(sonde_diagnose_seconds_total{tid=\"$ETID\"})" | awk '{ print $NF
 echo x > "$C1_fifo"
 # Prometheus scrapes every second: it takes the thread's last export, and
 # at the next scrape the series is stale (no sample at the query's time)
-last_seen() { pq "max(timestamp(sonde_diagnose_seconds_total{tid=\"$ETID\",state=\"running\"}))" | awk '{ print $NF }'; }
+last_seen() { pq "max(max_over_time(timestamp(sonde_diagnose_seconds_total{tid=\"$ETID\",state=\"running\"})[2m:1s]))" | awk '{ print $NF }'; }
 gone_at=$(date +%s.%N)
 for _ in $(seq 300); do
 	[ -d "/proc/$C1/task/$ETID" ] || [ -n "$(pq "count(sonde_diagnose_seconds_total{tid=\"$ETID\"})")" ] || break
