@@ -21,7 +21,8 @@
 #   - no counter ever went down (resets() is 0);
 #   - the ephemeral thread, told to exit, was exported, and is no longer
 #     (in Prometheus: no sample after it; in the exposition: no series).
-# And --container ID: one container's threads only.
+# And --container ID: one container's threads only; deploy/README.md's
+# arguments for the DaemonSet are diagnose's.
 #
 # Everything it starts is stopped by an EXIT trap in a subshell.
 
@@ -230,6 +231,19 @@ else
 fi
 int_stop "$SPID"
 expect_eq diagnose_fleet:clean_exit "" "$(grep -v '^sonde: serving metrics at \|^sonde diagnose: tracing ' "$FL/sonde.err")"
+
+# ---- the DaemonSet's option: deploy/README.md's arguments, which -h lists --------------------------
+dsargs=$(python3 - "$top/deploy/README.md" <<'EOF'
+import json, re, sys
+doc = open(sys.argv[1]).read()
+m = re.search(r"## diagnose on every node.*?-p '(\[.*?\])'", doc, re.S)
+print(" ".join(json.loads(m.group(1))[0]["value"]))
+EOF
+)
+expect_eq diagnose_fleet:daemonset_option "diagnose --container all --serve 0.0.0.0:9435 --kube-logs /var/log" "$dsargs"
+help=$("$SONDE" diagnose -h)
+missing=$(for o in --container --serve --kube-logs; do grep -q -- "^ *$o " <<< "$help" || echo "$o"; done)
+expect_eq diagnose_fleet:daemonset_options_in_help "" "$missing"
 
 # ---- one container ----------------------------------------------------------------------------------
 "$SONDE" diagnose --container "$SHORT" --serve 127.0.0.1:0 > "$FL/one.out" 2> "$FL/one.err" &
