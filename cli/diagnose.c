@@ -352,15 +352,9 @@ static char *generate(struct dxs *x, unsigned seconds)
 	/* the message tells the cli to read the kernel's counters again, now
 	 * that the probes run (compiling and loading took a while) */
 	fputs("BEGIN { @t0 = nsecs; printf(\"" BEGIN_MARK "\\n\");", f);
-	for (int i = 0; i < x->nseeds; i++) {
-		const struct seed *s = &x->seeds[i];
-		int64_t sc1;
-		int d;
-		fprintf(f, " @svt[%d] = 1; @tgid[%d] = %d;", s->tid, s->tid, s->pid);
-		/* asleep now: its first spell is of that syscall (diagnose_serve.h) */
-		if (dxserve_blocked_in(s->pid, s->tid, &sc1, &d))
-			fprintf(f, " @bsc[%d] = %" PRId64 "; @bd[%d] = %d;", s->tid, sc1, s->tid, d);
-	}
+	for (int i = 0; i < x->nseeds; i++)
+		fprintf(f, " @svt[%d] = 1; @tgid[%d] = %d;", x->seeds[i].tid, x->seeds[i].tid,
+			x->seeds[i].pid);
 	fputs(" }\n", f);
 	fprintf(f,
 "rawtracepoint:sched_process_fork /!@tend/ {\n"
@@ -924,6 +918,17 @@ static void serve_build(void *arg, struct rt *rt, struct arena *a, struct dx_rep
 	r->target = x->target;
 	build_report(x, r);
 	dx_analyse(a, r);
+	/* a thread with no event yet was classed from /proc (build_thread):
+	 * its spell ends, when it wakes, in that class, not twice in two */
+	const struct pr_map *svt = find_map(x, "@svt");
+	for (size_t i = 0; svt && i < svt->nentries; i++) {
+		int tid = (int)key_u(&svt->entries[i], 0), pid = (int)by_tid(x, "@tgid", tid), d;
+		int64_t sc1;
+		if (!by_tid(x, "@st", tid) && dxserve_blocked_in(pid ? pid : tid, tid, &sc1, &d)) {
+			rt_map_set(rt, "@bsc", tid, sc1);
+			rt_map_set(rt, "@bd", tid, d);
+		}
+	}
 	x->a = keep;
 	x->maps = NULL;
 	x->nmaps = 0;

@@ -184,11 +184,6 @@ static void join_new(struct dx_serve *s, struct rt *rt, const struct dx_report *
 				continue;	/* known, or followed from its parent */
 			/* @born and @ts first: a thread in @svt without them
 			 * counts from the window's start */
-			int64_t sc1;
-			int d;
-			if (dxserve_blocked_in(pids[i], tids[j], &sc1, &d) &&
-			    (rt_map_set(rt, "@bsc", tids[j], sc1) || rt_map_set(rt, "@bd", tids[j], d)))
-				break;
 			if (rt_map_set(rt, "@born", tids[j], (int64_t)now) ||
 			    rt_map_set(rt, "@ts", tids[j], (int64_t)now) ||
 			    rt_map_set(rt, "@tgid", tids[j], pids[i]) ||

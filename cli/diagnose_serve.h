@@ -32,8 +32,8 @@ int dxserve_container_pids(int **pids, size_t *n);
 
 /* the syscall a sleeping thread sleeps in, as the script keeps it (its
  * number + 1) and whether the sleep is uninterruptible (D), from /proc;
- * false when it runs or is gone.  The script starts the thread's first
- * spell so, as the report classes a thread with no event yet. */
+ * false when it runs or is gone.  At each scrape a thread with no event
+ * yet is classed so, and its first spell set to end so in the script. */
 bool dxserve_blocked_in(int pid, int tid, int64_t *sc1, int *d);
 
 #endif
