@@ -66,6 +66,15 @@ struct fdsnap {
 	const char *path;
 };
 
+/* an entry of a map by the number its first key holds (a thread id in
+ * most maps): sorted by key, then by position, they find a thread's entry
+ * in log time (a scrape of a node's thousands of threads looks each up in
+ * a dozen maps) */
+struct tidx {
+	uint64_t key;
+	size_t i;
+};
+
 /* threads of the service known at the start, with the kernel's counters */
 struct seed {
 	int pid, tid;
@@ -95,6 +104,7 @@ struct dxs {
 	uint64_t now;			/* --serve: the window ends now (CLOCK_MONOTONIC ns), not at @tend */
 	/* the maps at exit */
 	struct pr_map *maps;
+	struct tidx **tidx;		/* each map's entries by first key (c_map, by_tid) */
 	int nmaps;
 	uint64_t lost;
 };
@@ -543,6 +553,14 @@ static void c_join(FILE *out, const char *text, size_t len) {}
 static void c_maps_begin(FILE *out) {}
 static void c_lost(FILE *out, FILE *diagf, uint64_t lost) { collecting->lost += lost; }
 
+static uint64_t key_u(const struct pr_entry *e, int k);
+
+static int by_key_pos(const void *p, const void *q)
+{
+	const struct tidx *a = p, *b = q;
+	return a->key != b->key ? (a->key < b->key ? -1 : 1) : (a->i > b->i) - (a->i < b->i);
+}
+
 /* a deep copy: the runtime frees its map after the call */
 static void c_map(FILE *out, struct pr_map *m, uint32_t top, uint32_t div)
 {
@@ -568,6 +586,12 @@ static void c_map(FILE *out, struct pr_map *m, uint32_t top, uint32_t div)
 		e->labels = NULL;
 		e->nlabels = 0;
 	}
+	struct tidx *t = arena_new_array(a, struct tidx, m->nentries ? m->nentries : 1);
+	for (size_t i = 0; i < m->nentries; i++)
+		t[i] = (struct tidx){key_u(&c->entries[i], 0), i};
+	qsort(t, m->nentries, sizeof(*t), by_key_pos);
+	x->tidx = arena_grow(a, x->tidx, x->nmaps - 1, sizeof(*x->tidx));
+	x->tidx[x->nmaps - 1] = t;
 }
 
 static const struct output_writer collect_writer = {
@@ -595,23 +619,29 @@ static uint64_t key_u(const struct pr_entry *e, int k)
 	return k < e->nkey ? strtoull(e->key[k].text, NULL, 10) : 0;
 }
 
-/* the value of @name[tid] (a one-key map of integers), or 0 */
-static int64_t by_tid(const struct dxs *x, const char *name, int tid)
-{
-	const struct pr_map *m = find_map(x, name);
-	for (size_t i = 0; m && i < m->nentries; i++)
-		if (key_u(&m->entries[i], 0) == (uint64_t)tid)
-			return m->entries[i].ival;
-	return 0;
-}
-
+/* the first entry of @name whose first key is tid */
 static const struct pr_entry *entry_by_tid(const struct dxs *x, const char *name, int tid)
 {
 	const struct pr_map *m = find_map(x, name);
-	for (size_t i = 0; m && i < m->nentries; i++)
-		if (key_u(&m->entries[i], 0) == (uint64_t)tid)
-			return &m->entries[i];
-	return NULL;
+	if (!m)
+		return NULL;
+	const struct tidx *t = x->tidx[m - x->maps];
+	size_t lo = 0, hi = m->nentries;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t[mid].key < (uint64_t)tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nentries && t[lo].key == (uint64_t)tid ? &m->entries[t[lo].i] : NULL;
+}
+
+/* the value of @name[tid] (a one-key map of integers), or 0 */
+static int64_t by_tid(const struct dxs *x, const char *name, int tid)
+{
+	const struct pr_entry *e = entry_by_tid(x, name, tid);
+	return e ? e->ival : 0;
 }
 
 /* ---- from the maps to the report ------------------------------------------- */
@@ -910,6 +940,7 @@ static void serve_build(void *arg, struct rt *rt, struct arena *a, struct dx_rep
 	static const char *const last[] = {"@st", "@ts", NULL};
 	x->a = a;
 	x->maps = NULL;
+	x->tidx = NULL;
 	x->nmaps = 0;
 	rt_maps_read(rt, last);
 	struct timespec ts;
@@ -931,6 +962,7 @@ static void serve_build(void *arg, struct rt *rt, struct arena *a, struct dx_rep
 	}
 	x->a = keep;
 	x->maps = NULL;
+	x->tidx = NULL;
 	x->nmaps = 0;
 }
 
