@@ -1079,6 +1079,12 @@ int cli_diagnose(int argc, char **argv)
 				strerror(-err));
 			goto out;
 		}
+		/* --serve: the containers that start later join at a scrape */
+		if (!n && !serve) {
+			fprintf(stderr, "sonde diagnose: --container all: no process runs in a container "
+				"(a cgroup named as docker, containerd, CRI-O or podman name theirs)\n");
+			goto out;
+		}
 		for (size_t i = 0; i < n; i++)
 			add_process(&x, pids[i]);
 		free(pids);
