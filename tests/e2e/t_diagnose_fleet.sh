@@ -18,7 +18,8 @@
 #     the accounting adds up;
 #   - the dozer's counter (3 s sleeps) grows at every scrape a second
 #     apart: a scrape counts the open state's time so far;
-#   - no counter ever went down (resets() is 0);
+#   - no counter ever went down (resets() is 0); promtool accepts the
+#     exposition;
 #   - the ephemeral thread, told to exit, was exported, and is no longer
 #     (in Prometheus: no sample after it; in the exposition: no series).
 # And --container ID: one container's threads only; deploy/README.md's
@@ -208,6 +209,12 @@ expect_match diagnose_fleet:docs_rank_query_pod '^namespace=shop,pod=web-7d9f 0(
 expect_eq diagnose_fleet:docs_rank_query_groups "2" "$(echo "$ranked" | grep -c ' 0')"
 expect_match diagnose_fleet:states '^running waiting_cpu throttled major_fault io gpu_driver( gil)? futex sleep poll other$' \
 	"$(curl -s "$URL" | awk -v t="tid=\"$C1\"" 'index($0, t) { sub(/.*state="/, ""); sub(/".*/, ""); printf "%s%s", sep, $0; sep = " " }')"
+
+if command -v promtool >/dev/null; then
+	expect_eq diagnose_fleet:promtool_check_metrics "" "$(curl -s "$URL" | promtool check metrics 2>&1)"
+else
+	skip diagnose_fleet:promtool_check_metrics "promtool is not installed (make deps installs prometheus)"
+fi
 
 # ---- an exited thread: exported once more, then gone ----------------------------------------------
 ETID=$(for t in /proc/$C1/task/*; do [ "$(cat "$t/comm")" = ephemeral ] && basename "$t"; done)
