@@ -859,6 +859,12 @@ static void build_thread(struct dxs *x, struct dx_report *r, int tid, uint64_t t
 		t->kernel_known = true;
 	}
 	t->cgroup = -1;
+	/* a process's threads share its cgroup: /proc read once a process */
+	for (int i = 0; i < r->nthreads - 1; i++)
+		if (r->threads[i].pid == t->pid) {
+			t->cgroup = r->threads[i].cgroup;
+			return;
+		}
 	bool v2;
 	const char *dir = cpu_cgroup(a, t->pid, &v2);
 	for (int i = 0; dir && i < r->ncgroups; i++)
