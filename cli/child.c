@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "common/file.h"
@@ -87,8 +88,10 @@ static char **child_argv(const char *cmd)
 
 int cli_start_child(const char *cmd, int *go_fd, const char *agent_lib, const char *agent_dir)
 {
+	/* a socket, not a pipe: the runtime's go byte is sent with
+	 * MSG_NOSIGNAL, so a child killed while held costs no SIGPIPE */
 	int fds[2];
-	if (pipe2(fds, O_CLOEXEC))
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds))
 		return -errno;
 	pid_t p = fork();
 	if (p < 0)
@@ -112,11 +115,6 @@ int cli_start_child(const char *cmd, int *go_fd, const char *agent_lib, const ch
 	*go_fd = fds[1];
 	return p;
 }
-
-enum { OPT_UNSAFE = 256, OPT_DRY_RUN, OPT_CONTAINER, OPT_EMIT, OPT_FOLLOW, OPT_MAP_KEYS_MAX,
-       OPT_EXCLUDE_SELF, OPT_SERVE, OPT_INTERVAL, OPT_MAX_SERIES, OPT_KUBE_LOGS,
-       OPT_INFO, OPT_USER_PROBES, OPT_AGENT_DIR, OPT_RB_PAGES, OPT_OVERHEAD, OPT_EXPLAIN, OPT_NO_WARNINGS,
-       OPT_INCLUDE, OPT_USDT_FILE_ACTIVATION };
 
 void cli_child_kill(int child, int go_fd)
 {

@@ -123,8 +123,7 @@ static char *proc_text(struct arena *a, const char *fmt, int pid, int tid)
 }
 
 /* the thread's minor and major faults, and its state */
-static bool read_stat(struct arena *a, int pid, int tid, uint64_t *minflt, uint64_t *majflt,
-		      char *state)
+static bool read_stat(int pid, int tid, uint64_t *minflt, uint64_t *majflt, char *state)
 {
 	struct host_pstat st;
 	if (host_proc_stat(pid, tid, &st))
@@ -134,11 +133,6 @@ static bool read_stat(struct arena *a, int pid, int tid, uint64_t *minflt, uint6
 	if (state)
 		*state = st.state;
 	return true;
-}
-
-static bool read_schedstat(struct arena *a, int pid, int tid, uint64_t *run, uint64_t *delay)
-{
-	return !host_proc_schedstat(pid, tid, run, delay);
 }
 
 static const char *thread_comm(struct arena *a, int pid, int tid)
@@ -228,8 +222,19 @@ static void add_seed(struct dxs *x, int pid, int tid)
 	s->pid = pid;
 	s->tid = tid;
 	s->comm = thread_comm(x->a, pid, tid);
-	s->sched_ok = read_schedstat(x->a, pid, tid, &s->run_ns, &s->delay_ns);
-	s->stat_ok = read_stat(x->a, pid, tid, &s->minflt, &s->majflt, NULL);
+	s->sched_ok = !host_proc_schedstat(pid, tid, &s->run_ns, &s->delay_ns);
+	s->stat_ok = read_stat(pid, tid, &s->minflt, &s->majflt, NULL);
+}
+
+/* the first libcudart the process maps */
+static int find_cudart(const struct rs_mapping *m, void *ctx)
+{
+	struct dxs *x = ctx;
+	const char *base = strrchr(m->path, '/');
+	if (!base || strncmp(base, "/libcudart", 10))
+		return 0;
+	x->cudart = arena_strdup(x->a, m->path);
+	return 1;
 }
 
 /* pid and every thread of it */
@@ -242,15 +247,8 @@ static void add_process(struct dxs *x, int pid)
 	for (size_t i = 0; i < n; i++)
 		add_seed(x, pid, tids[i]);
 	free(tids);
-	if (x->cudart)
-		return;
-	char *maps = proc_text(x->a, "/proc/%d/maps", pid, 0);
-	for (char *l = maps ? strstr(maps, "/libcudart") : NULL; l; l = NULL) {
-		char *start = l, *end = l + strcspn(l, "\n");
-		while (start > maps && start[-1] != ' ')
-			start--;
-		x->cudart = arena_printf(x->a, "%.*s", (int)(end - start), start);
-	}
+	if (!x->cudart)
+		rs_maps_each(pid, find_cudart, x);
 }
 
 /* pid's descendants at the start: every process whose parent chain reaches
@@ -529,13 +527,12 @@ static void c_message(FILE *out, const char *type, const char *text, size_t len)
 	for (int i = 0; (begin || end) && i < x->nseeds; i++) {
 		struct seed *s = &x->seeds[i];
 		if (begin) {
-			s->sched_ok = read_schedstat(x->a, s->pid, s->tid, &s->run_ns, &s->delay_ns);
-			s->stat_ok = read_stat(x->a, s->pid, s->tid, &s->minflt, &s->majflt, NULL);
+			s->sched_ok = !host_proc_schedstat(s->pid, s->tid, &s->run_ns, &s->delay_ns);
+			s->stat_ok = read_stat(s->pid, s->tid, &s->minflt, &s->majflt, NULL);
 		} else {
-			s->end_sched_ok = read_schedstat(x->a, s->pid, s->tid, &s->end_run_ns,
-							 &s->end_delay_ns);
-			s->end_stat_ok = read_stat(x->a, s->pid, s->tid, &s->end_minflt, &s->end_majflt,
-						   NULL);
+			s->end_sched_ok = !host_proc_schedstat(s->pid, s->tid, &s->end_run_ns,
+							       &s->end_delay_ns);
+			s->end_stat_ok = read_stat(s->pid, s->tid, &s->end_minflt, &s->end_majflt, NULL);
 		}
 	}
 	for (int i = 0; (begin || end) && i < x->nseeds; i++)
@@ -801,7 +798,7 @@ static void build_thread(struct dxs *x, struct dx_report *r, int tid, uint64_t t
 		 * syscall */
 		uint64_t mi, ma;
 		char state = 'S';
-		read_stat(a, t->pid, tid, &mi, &ma, &state);
+		read_stat(t->pid, tid, &mi, &ma, &state);
 		char *sc = state == 'R' ? NULL : proc_text(a, "/proc/%d/task/%d/syscall", t->pid, tid);
 		long nr = -1;
 		if (sc && sscanf(sc, "%ld", &nr) != 1)
@@ -841,7 +838,7 @@ static void build_thread(struct dxs *x, struct dx_report *r, int tid, uint64_t t
 		mi = s->end_minflt;
 		ma = s->end_majflt;
 	}
-	if (stat_ok || read_stat(a, t->pid, tid, &mi, &ma, NULL) || by_tid(x, "@dead", tid)) {
+	if (stat_ok || read_stat(t->pid, tid, &mi, &ma, NULL) || by_tid(x, "@dead", tid)) {
 		if (by_tid(x, "@dead", tid)) {
 			mi = (uint64_t)by_tid(x, "@minx", tid);
 			ma = (uint64_t)by_tid(x, "@majx", tid);
@@ -853,7 +850,7 @@ static void build_thread(struct dxs *x, struct dx_report *r, int tid, uint64_t t
 		run = s->end_run_ns;
 		delay = s->end_delay_ns;
 	}
-	if (s && s->sched_ok && (s->end_sched_ok || read_schedstat(a, t->pid, tid, &run, &delay)) &&
+	if (s && s->sched_ok && (s->end_sched_ok || !host_proc_schedstat(t->pid, tid, &run, &delay)) &&
 	    delay >= s->delay_ns) {
 		t->kernel_run_delay_ns = delay - s->delay_ns;
 		t->kernel_known = true;

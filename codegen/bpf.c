@@ -705,8 +705,9 @@ LLVMValueRef cg_scratch(struct cg_ctx *cg, const char *name, uint32_t size)
  * The frame of function `name`: one per-CPU array slot of frame_size
  * bytes (its own map, so no other program's frame is the same memory),
  * looked up at the end of entry; init reads its address from frame_slot.
- * (The kernel limits a per-CPU value to 32 KB: some 30 strings of the
- * largest max_strlen.)
+ * (The kernel limits a per-CPU value to 32 KiB: some 500 strings of the
+ * default max_strlen, three of 9999; a larger frame is refused when its
+ * map is created, S0107.)
  */
 void cg_emit_frame(struct cg_ctx *cg, const char *name)
 {

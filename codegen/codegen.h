@@ -148,12 +148,14 @@ LLVMValueRef cg_aux_map_flags(struct cg_ctx *cg, const char *name, uint32_t type
 LLVMValueRef cg_scratch(struct cg_ctx *cg, const char *name, uint32_t size);
 /* unwind.c: the current task's user stack walked through call-frame
  * information (codegen/bpfc/unwind.bpf.c, linked in on first use) into buf
- * (`size` bytes: the frames, then zeros; with records, each frame a
- * struct bpf_stack_build_id holding its address, BPF_STACK_BUILD_ID_IP),
- * for process pid (an i64, as sonde's /proc names it); its bytes of
- * frames, an i64.  NULL after a message when the walker cannot be linked. */
+ * (`size` bytes: the frames, then zeros; flags UNW_RECORDS: each frame a
+ * struct bpf_stack_build_id holding its address, BPF_STACK_BUILD_ID_IP,
+ * and with UNW_BUILD_IDS its build-id and file offset where its file has
+ * one: host/cfi_abi.h), for process pid (an i64, as sonde's /proc names
+ * it); its bytes of frames, an i64.  NULL after a message when the walker
+ * cannot be linked. */
 LLVMValueRef cg_unwind_user(struct cg_ctx *cg, LLVMValueRef buf, uint32_t size, LLVMValueRef pid,
-			    bool records);
+			    uint32_t flags);
 /* number of entries in map m (bpf_for_each_map_elem with a callback that
  * only continues), an i64 */
 LLVMValueRef cg_map_count(struct cg_ctx *cg, const struct sema_map *m);

@@ -575,7 +575,7 @@ static LLVMValueRef cg_ternary(struct cg_ctx *cg, struct ast_node *e)
 	}
 	bool isint = is_int_kind(&e->type);
 	LLVMValueRef res = isint ? cg_alloca_nozero(cg, 8, "tern") : cg_alloca(cg, e->type.size, "tern");
-	bool elvis = e->tern.then == e->tern.cond && isint;	/* a ?: b, a read once */
+	bool elvis = !e->tern.then;	/* a ?: b (an integer): a read once */
 	LLVMValueRef c;
 	if (elvis) {
 		LLVMValueRef v = cg_expr(cg, e->tern.cond);
@@ -765,6 +765,29 @@ static LLVMValueRef expr_value(struct cg_ctx *cg, struct ast_node *e)
 
 /* ---- statements ------------------------------------------------------------ */
 
+struct var_use {
+	const char *name;
+	bool found;
+};
+
+static void find_var(const struct ast_node *n, void *ctx)
+{
+	struct var_use *u = ctx;
+	if (n->kind == N_VAR && !strcmp(n->var.name, u->name))
+		u->found = true;
+	else if (!u->found)
+		ast_each_child(n, find_var, ctx);
+}
+
+/* does e read $name (so that writing $name while e is lowered could
+ * change what e reads)? */
+static bool reads_var(const struct ast_node *e, const char *name)
+{
+	struct var_use u = {.name = name};
+	find_var(e, &u);
+	return u.found;
+}
+
 static void assign_var(struct cg_ctx *cg, struct ast_node *st)
 {
 	struct ast_node *t = st->assign.target;
@@ -786,6 +809,18 @@ static void assign_var(struct cg_ctx *cg, struct ast_node *st)
 		return;
 	}
 	if (!is_int_kind(&t->type)) {
+		const struct builtin *b = into_builtin(st->assign.value);
+		if (b && st->assign.value->type.size <= t->type.size &&
+		    !reads_var(st->assign.value, t->var.name)) {
+			/* $s = str(p), $c = comm: read straight into the slot; a
+			 * temporary would cost max_strlen bytes of frame, their
+			 * zeroing and a second copy (9999-byte strings: 1,250
+			 * stores and a bpf_probe_read_kernel more) */
+			if (!b->into_fills || st->assign.value->type.size != t->type.size)
+				cg_memset0(cg, v->slot, t->type.size);
+			cg_expr_store(cg, st->assign.value, v->slot, t->type.size);
+			return;
+		}
 		/* copy into a temporary first: `$s = $s` style aliasing is harmless */
 		LLVMValueRef val = cg_expr(cg, st->assign.value);
 		cg_memset0(cg, v->slot, t->type.size);

@@ -64,7 +64,7 @@ static LLVMValueRef link_walker(struct cg_ctx *cg)
 }
 
 LLVMValueRef cg_unwind_user(struct cg_ctx *cg, LLVMValueRef buf, uint32_t size, LLVMValueRef pid,
-			    bool records)
+			    uint32_t flags)
 {
 	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, UNW_FUNC);
 	if (!fn && !(fn = link_walker(cg)))
@@ -73,6 +73,6 @@ LLVMValueRef cg_unwind_user(struct cg_ctx *cg, LLVMValueRef buf, uint32_t size, 
 	LLVMTypeRef ft = LLVMFunctionType(cg->i64, params, 4, 0);
 	LLVMValueRef args[] = {buf, LLVMConstInt(cg->i32, size, 0),
 			       LLVMBuildTrunc(cg->b, pid, cg->i32, ""),
-			       LLVMConstInt(cg->i32, records ? UNW_RECORDS : 0, 0)};
+			       LLVMConstInt(cg->i32, flags, 0)};
 	return LLVMBuildCall2(cg->b, ft, fn, args, 4, "ustack_bytes");
 }

@@ -219,7 +219,10 @@ static void frame_row(Dwarf_Frame *fr, struct unw_row *row)
 struct builder {
 	struct hcfi_rows *out;
 	uint32_t cap;
-	bool failed;
+	bool failed, cancelled;	/* cancelled: *stop was set */
+	const char *why;	/* what failed */
+	const atomic_bool *stop;	/* hcfi_build_until's */
+	uint64_t lookups, steps;	/* HCFI_MAX_ROWS, HCFI_MAX_STEPS */
 };
 
 static void emit(struct builder *b, uint64_t pc, const struct unw_row *r)
@@ -227,6 +230,7 @@ static void emit(struct builder *b, uint64_t pc, const struct unw_row *r)
 	struct hcfi_rows *o = b->out;
 	if (pc > UINT32_MAX) {
 		b->failed = true;
+		b->why = "an address above 4 GiB";
 		return;
 	}
 	if (o->n) {
@@ -242,11 +246,17 @@ static void emit(struct builder *b, uint64_t pc, const struct unw_row *r)
 		    last->rbp_off == r->rbp_off)
 			return;
 	}
+	if (o->n >= HCFI_MAX_ROWS) {
+		b->failed = true;
+		b->why = "more rows than the walker's tables hold";
+		return;
+	}
 	if (o->n == b->cap) {
 		uint32_t cap = b->cap ? b->cap * 2 : 1024;
 		struct unw_row *nr = realloc(o->rows, (size_t)cap * sizeof(*nr));
 		if (!nr) {
 			b->failed = true;
+			b->why = "no memory";
 			return;
 		}
 		o->rows = nr;
@@ -262,9 +272,20 @@ static void emit(struct builder *b, uint64_t pc, const struct unw_row *r)
 static void fde_rows(struct builder *b, Dwarf_CFI *cfi, uint64_t start, uint64_t limit)
 {
 	uint64_t addr = start;
-	for (int guard = 0; addr < limit && guard < 100000; guard++) {
+	for (int guard = 0; addr < limit && guard < 100000 && !b->failed; guard++) {
 		Dwarf_Frame *fr = NULL;
 		Dwarf_Addr s, e;
+		/* this lookup runs the FDE's program through its guard rows */
+		b->steps += (uint64_t)guard + 1;
+		if (++b->lookups > HCFI_MAX_ROWS || b->steps > HCFI_MAX_STEPS) {
+			b->failed = true;
+			b->why = "call-frame information that costs too much to read";
+			return;
+		}
+		if (b->stop && !(b->lookups & 1023) && atomic_load(b->stop)) {
+			b->failed = b->cancelled = true;
+			return;
+		}
 		if (dw.addrframe(cfi, addr, &fr) || !fr)
 			break;
 		if (dw.frame_info(fr, &s, &e, NULL) < 0 || e <= addr) {
@@ -433,7 +454,8 @@ static int debug_file(int fd, const char *debug_dir)
 	return dfd;
 }
 
-int hcfi_build_in(int fd, const char *debug_dir, struct hcfi_rows *out, char *err, size_t errlen)
+static int build(int fd, const char *debug_dir, const atomic_bool *stop, struct hcfi_rows *out,
+		 char *err, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
 	if (cfi_load()) {
@@ -449,7 +471,7 @@ int hcfi_build_in(int fd, const char *debug_dir, struct hcfi_rows *out, char *er
 		return -ENOEXEC;
 	}
 	read_loads(elf, out);
-	struct builder b = {.out = out};
+	struct builder b = {.out = out, .stop = stop};
 	uint64_t *starts = NULL;
 	int rc = 0;
 	Dwarf_CFI *cfi = dw.getcfi_elf(elf);
@@ -475,8 +497,11 @@ int hcfi_build_in(int fd, const char *debug_dir, struct hcfi_rows *out, char *er
 		close(dfd);
 	}
 	elf_end(elf);
-	if (b.failed) {
-		rs_set_err(err, errlen, "its unwind rows do not fit (addresses above 4 GiB, or no memory)");
+	if (b.cancelled) {
+		rs_set_err(err, errlen, "not read: sonde is ending");
+		rc = -ECANCELED;
+	} else if (b.failed) {
+		rs_set_err(err, errlen, "its unwind rows do not fit (%s)", b.why);
 		rc = -E2BIG;
 	} else if (n < 0 || !out->n) {
 		rs_set_err(err, errlen, "no call-frame information (.eh_frame or .debug_frame)");
@@ -490,9 +515,20 @@ int hcfi_build_in(int fd, const char *debug_dir, struct hcfi_rows *out, char *er
 	return rc;
 }
 
+int hcfi_build_in(int fd, const char *debug_dir, struct hcfi_rows *out, char *err, size_t errlen)
+{
+	return build(fd, debug_dir, NULL, out, err, errlen);
+}
+
 int hcfi_build(int fd, struct hcfi_rows *out, char *err, size_t errlen)
 {
-	return hcfi_build_in(fd, NULL, out, err, errlen);
+	return build(fd, NULL, NULL, out, err, errlen);
+}
+
+int hcfi_build_until(int fd, const atomic_bool *stop, struct hcfi_rows *out, char *err,
+		     size_t errlen)
+{
+	return build(fd, NULL, stop, out, err, errlen);
 }
 
 void hcfi_free(struct hcfi_rows *r)

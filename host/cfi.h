@@ -5,6 +5,7 @@
 #ifndef SONDE_CFI_H
 #define SONDE_CFI_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +13,15 @@
 #include "host/cfi_abi.h"
 
 #define HCFI_MAX_LOADS 16
+/* A file's CFI is its owner's to write (any process's mapping): what
+ * building its rows may cost is capped.  Rows: no more than the walker's
+ * whole budget holds.  Work: libdw runs an FDE's CFA program from its
+ * start for each row it asks for, so an FDE of n rows costs about n^2/2
+ * instruction steps; the steps a file may cost are capped (libLLVM-16,
+ * 1.05 M rows: 8.7 M steps, 0.9 M lookups, about 1 s; a crafted FDE of
+ * 100,000 rows would be 5,000 M).  Past either, hcfi_build says -E2BIG. */
+#define HCFI_MAX_ROWS (UNW_ROW_BYTES / sizeof(struct unw_row))
+#define HCFI_MAX_STEPS (16ull * HCFI_MAX_ROWS)
 
 struct hcfi_rows {
 	struct unw_row *rows;	/* sorted by pc; malloc'd */
@@ -33,6 +43,10 @@ int hcfi_build(int fd, struct hcfi_rows *out, char *err, size_t errlen);
 /* the same, looking for a separate debug file (by build-id) under
  * debug_dir rather than /usr/lib/debug */
 int hcfi_build_in(int fd, const char *debug_dir, struct hcfi_rows *out, char *err, size_t errlen);
+/* hcfi_build, given up (-ECANCELED) once *stop is set: sonde's end does
+ * not wait for a large file's rows */
+int hcfi_build_until(int fd, const atomic_bool *stop, struct hcfi_rows *out, char *err,
+		     size_t errlen);
 void hcfi_free(struct hcfi_rows *r);
 
 /* p_vaddr - p_offset of the file's (first) executable segment: an address

@@ -48,11 +48,25 @@ struct unw_file_key {
 /* its rows (nrows 0: none, frame pointers there) and where they are:
  * an address in a mapping of the file at vm_start with page offset
  * vm_pgoff is the file's address  pc - vm_start + vm_pgoff * 4096 + delta
- * (delta: p_vaddr - p_offset of its executable segment) */
+ * (delta: p_vaddr - p_offset of its executable segment); its build-id,
+ * for frames as BPF_F_USER_BUILD_ID gives them (UNW_BUILD_IDS) */
 struct unw_file {
 	__u32 index;	/* in UNW_FILES_MAP */
 	__u32 nrows;
 	__s64 delta;
+	__u8 build_id[20];	/* zero-padded, as the kernel's BUILD_ID_SIZE_MAX */
+	__u32 has_build_id;
+};
+
+/* a file the walker met with no entry in unw_known, under the key the
+ * kernel gives it: the process and an address it maps the file at.  That
+ * key may not be the one /proc/PID/maps shows (an overlayfs file since
+ * Linux 6.8 shows the overlay's inode there, where the mapping's file is
+ * the layer's), so user space learns it from here (runtime/unwind.c) */
+struct unw_stale {
+	__u64 addr;
+	__u32 pid;
+	__u32 pad;
 };
 
 /* the vDSO (no file backs it): its key, with rows from sonde's own image */
@@ -60,6 +74,7 @@ struct unw_file {
 #define UNW_VDSO_INO 1
 
 #define UNW_MAX_FRAMES 127	/* the deepest walk, as bpf_get_stack */
+#define UNW_ROW_BYTES (40u << 20)	/* every file's rows, in BPF (runtime/unwind.c) */
 #define UNW_MAX_FILES 4096	/* files with rows, in a run */
 #define UNW_MAX_KNOWN 16384	/* files known, with rows or without */
 
@@ -78,10 +93,14 @@ enum unw_stat {
 /* the maps' names, as the walker defines them */
 #define UNW_FILES_MAP "unw_files"	/* ARRAY_OF_MAPS: file index -> ARRAY of rows */
 #define UNW_KNOWN_MAP "unw_known"	/* HASH: struct unw_file_key -> struct unw_file */
-#define UNW_STALE_MAP "unw_stale"	/* HASH: pid -> 1, a process that maps a file not read yet */
+#define UNW_STALE_MAP "unw_stale"	/* HASH: struct unw_file_key -> struct unw_stale */
 #define UNW_STATS_MAP "unw_stats"	/* PERCPU_ARRAY of __u64 by enum unw_stat */
 #define UNW_FUNC "sonde_unwind_user"	/* long (void *buf, __u32 size, __u32 pid, __u32 flags) */
 #define UNW_RECORDS 1	/* flags: frames as struct bpf_stack_build_id records (32 bytes) */
+/* flags, with UNW_RECORDS: a frame in a file with a build-id is
+ * {BPF_STACK_BUILD_ID_VALID, its build-id, its file offset}, as the
+ * kernel's walk gives it; else {BPF_STACK_BUILD_ID_IP, its address} */
+#define UNW_BUILD_IDS 2
 /* returned with UNW_RECORDS when a frame's file has no rows yet: the
  * caller takes the kernel's walk (bpf_get_stack with build-ids) instead */
 #define UNW_UNKNOWN_FILE (-2)

@@ -1,8 +1,9 @@
 /*
  * proc.h - what sonde reads of a process in /proc, one way for every
  * layer (proc.c): the pid walk, a process's or thread's stat, schedstat and
- * comm, its environment, whether it lives and sees paths as sonde does.
- * /proc/PID/maps is procmaps.c's; cgroups are container.c's.
+ * comm, its environment, its cgroup path, what a descriptor names, whether
+ * it lives and sees paths as sonde does.  /proc/PID/maps is procmaps.c's
+ * (rs_maps_each); cgroup ids and containers are container.c's.
  */
 #ifndef SONDE_HOST_PROC_H
 #define SONDE_HOST_PROC_H

@@ -51,7 +51,7 @@
 struct sc_file {
 	uint64_t dev, ino;
 	struct rs_elf *elf;	/* NULL until opened, or when it failed */
-	bool failed;
+	bool failed;		/* until a scan finds it mapped by a live process */
 	bool bid_read;		/* bid holds the file's build-id (bid_len 0: none) */
 	size_t nmaps;		/* mappings of kept processes (sc_map) that point here */
 	uint64_t used;		/* the cache's clock when it last named an address */
@@ -262,7 +262,7 @@ static void sc_open_file(int pid, const struct sc_map *m)
 	free(rm);
 	if (fd < 0) {
 		/* a vanished process may leave the file openable through
-		 * another pid later; only a real failure is final */
+		 * another pid later; a real failure waits for a scan */
 		if (fd != -ESRCH && fd != -ESTALE)
 			f->failed = true;
 		return;
@@ -524,7 +524,12 @@ static int scan_cb(const struct rs_mapping *m, void *ctx)
 {
 	struct scan_ctx *sc = ctx;
 	struct sc_file *f = sc_file_find(sc->c, map_dev(m), m->inode);
-	if (f && (f->elf || f->failed || (f->bid_read && !f->bid_len)))
+	/* a file that failed to open or parse through a process (one that was
+	 * exiting: its root goes before its pid) is tried again through this
+	 * live one, once a scan (SCAN_EVERY_S at most) */
+	if (f)
+		f->failed = false;
+	if (f && (f->elf || (f->bid_read && !f->bid_len)))
 		return 0;
 	if (!f && !(f = sc_file_get(sc->c, map_dev(m), m->inode, m->path, sc->pid)))
 		return -ENOMEM;

@@ -293,7 +293,7 @@ struct ast_node {
 		struct { enum ast_op op; struct ast_node *lhs, *rhs; } bin;	/* N_BINARY */
 		struct { enum ast_op op; struct ast_node *operand; } un;	/* N_UNARY */
 		struct { struct ast_node *target; bool is_inc, is_post; } incdec;	/* N_INCDEC */
-		struct { struct ast_node *cond, *then, *els; } tern;	/* N_TERNARY */
+		struct { struct ast_node *cond, *then, *els; } tern;	/* N_TERNARY: then NULL for a ?: b */
 		struct { struct ast_node *base; const char *name; bool is_arrow; } field; /* N_FIELD */
 		struct { struct ast_node *base, *index; } index;	/* N_INDEX */
 		struct { struct ast_ctype ctype; struct ast_node *operand; } cast; /* N_CAST */

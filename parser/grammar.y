@@ -377,13 +377,13 @@ call_args
 	;
 
 /* expr = expr "?" expr ":" expr | expr "?:" expr | expr binop expr | unary
- * ("a ?: b", the newest bpftrace's: a when it is not 0, else b; the
- * ternary's then is its condition, the one node, evaluated once)
+ * ("a ?: b", the newest bpftrace's: a when it is not 0, else b; a
+ * ternary without a then, its condition evaluated once)
  * (binary operators at C precedence, declared above) */
 expr
 	: expr '?' expr ':' expr
 				{ $$ = parse_ternary(px, $1, $3, $5); }
-	| expr '?' ':' expr	{ $$ = parse_ternary(px, $1, $1, $4); }
+	| expr '?' ':' expr	{ $$ = parse_ternary(px, $1, NULL, $4); }
 	| expr OR_OR expr	{ $$ = parse_binary(px, OP_LOR, $1, $3, @$); }
 	| expr AND_AND expr	{ $$ = parse_binary(px, OP_LAND, $1, $3, @$); }
 	| expr '|' expr		{ $$ = parse_binary(px, OP_OR, $1, $3, @$); }

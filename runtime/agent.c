@@ -131,19 +131,15 @@ static bool exec_pending(int pid)
 	return a > 0 && b > 0 && a == b && !memcmp(self, child, (size_t)a);
 }
 
+static int is_agent(const struct rs_mapping *m, void *ctx)
+{
+	return strstr(m->path, "libsonde-agent") != NULL;
+}
+
 /* the process maps libsonde-agent: it has started and will listen */
 static bool maps_agent(int pid)
 {
-	char path[64], line[512];
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return false;
-	bool found = false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, "libsonde-agent") != NULL;
-	fclose(f);
-	return found;
+	return rs_maps_each(pid, is_agent, NULL) == 1;
 }
 
 /* connect to every agent socket in dir whose process is in pids (NULL:

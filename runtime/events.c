@@ -283,7 +283,8 @@ static int on_record(void *ctx, void *data, size_t size)
 	/* a stop (stop.c: rt_stop_due) or a spent budget leaves libbpf's
 	 * drain loop now, not when the ring is empty (never, under a
 	 * flood); this event is consumed either way */
-	if (++rt->ev.handled >= rt->ev.budget || (rt->ev.pause_on_stop && rt_stop_due(rt)))
+	if (++rt->ev.handled >= rt->ev.budget || (rt->ev.pause_on_stop && rt_stop_due(rt)) ||
+	    (rt->ev.to_exit && (rt->ev.exited || rt->stopper.hurry)))
 		return DRAIN_PAUSE;
 	return 0;
 }
@@ -503,6 +504,23 @@ void rt_events_drain(struct rt *rt)
 	drain_result(rt, ring_buffer__consume(rt->rb));
 	rt->ev.more = false;
 	fflush(rt->o->out);
+}
+
+/* exit() stops the run as soon as its word is set (stop.c), which can be
+ * before the consumer reached the records its probe sent ahead of the
+ * exit record: a system("bpftool link") there would run after the
+ * detach.  They are handled here, before it: up to the exit record, or a
+ * ring's worth of records when that was lost to a full ring; a signal
+ * cuts it short. */
+void rt_events_drain_to_exit(struct rt *rt)
+{
+	if (rt->ev.exited)
+		return;
+	drain_begin(rt, ring_bytes(rt) / 16, false);
+	rt->ev.to_exit = true;
+	drain_result(rt, ring_buffer__consume(rt->rb));
+	rt->ev.to_exit = false;
+	drain_end(rt);
 }
 
 void rt_events_close(struct rt *rt)

@@ -66,8 +66,12 @@ static double now_s(void)
 
 static int syms_capture(void *ctx, int pid, void **slot)
 {
+	struct rt *rt = ctx;
 	(void)slot;
-	rt_prime_pid(ctx, pid);
+	/* native frames only (pids_seen: ustack, usym); a process that only
+	 * pystack met (procstate's python client) needs no mappings read */
+	if (rt->procs->seen_fd >= 0)
+		rt_prime_pid(rt, pid);
 	return 0;
 }
 
@@ -128,6 +132,17 @@ void rt_ps_capture(struct rt *rt, int pid)
 			   "the least recently used are dropped, and the address frames of their "
 			   "stacks may print unnamed\n", st.live);
 	p->warned_evicted = st.evicted;
+}
+
+int rt_ps_register(struct rt *rt, const struct ps_client *cl)
+{
+	struct rt_procs *p = procs(rt);
+	return p ? ps_register(p->ps, cl) : -ENOMEM;
+}
+
+void *rt_ps_get(struct rt *rt, int pid, int client)
+{
+	return rt->procs ? ps_get(rt->procs->ps, pid, client) : NULL;
 }
 
 void rt_ps_touch(struct rt *rt, int pid)

@@ -13,8 +13,9 @@
  * cache of code objects (py_proc_frame); a process that exited keeps what
  * was read while it lived: each new stack comes as an event
  * (EV_PY_STACK) and its code objects are read then, while they live.
- * The per-process state sits behind rt_py_forget(pid), for a cache of
- * exited processes.
+ * The per-process state is a procstate client (exited.c): captured with
+ * the process, released once it is gone and its stacks were printed, or
+ * when the cap evicts it.
  */
 #include "runtime/rt_int.h"
 
@@ -24,21 +25,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/proc.h"
 #include "host/python.h"
 #include "output/output.h"
+#include "runtime/procstate.h"
 
 struct py_pid {
-	int pid;
 	struct py_proc *p;	/* NULL: not Python, or unreadable */
 	uint64_t *tids;		/* the threads last put in py_threads */
 	size_t ntids;
 };
 
+/* the processes are procstate's (exited.c): a py_pid is the slot of the
+ * client "python", captured with the process and released when it is
+ * gone (or evicted), so that a later process of that pid is scanned anew
+ * and py_procs and py_threads do not fill with the dead */
 struct rt_py {
 	int procs_fd, threads_fd;
-	struct py_pid *pids;
-	size_t n, cap;
+	int client;		/* procstate's index of this reader */
 };
+
+static int py_capture(void *ctx, int pid, void **slot);
+static void py_release(void *ctx, int pid, void *slot);
 
 static struct rt_py *state(struct rt *rt)
 {
@@ -50,15 +58,20 @@ static struct rt_py *state(struct rt *rt)
 		return NULL;
 	rt->py->procs_fd = pfd;
 	rt->py->threads_fd = tfd;
+	rt->py->client = rt_ps_register(rt, &(struct ps_client){.name = "python", .capture = py_capture,
+								 .release = py_release, .ctx = rt});
+	if (rt->py->client < 0) {
+		free(rt->py);
+		rt->py = NULL;
+	}
 	return rt->py;
 }
 
-static struct py_pid *find(struct rt_py *s, int pid)
+/* pid's state (touched: in use), NULL when it has none */
+static struct py_pid *find(struct rt *rt, int pid)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (s->pids[i].pid == pid)
-			return &s->pids[i];
-	return NULL;
+	struct rt_py *s = state(rt);
+	return s ? rt_ps_get(rt, pid, s->client) : NULL;
 }
 
 struct thread_ctx {
@@ -98,38 +111,9 @@ static void drop_gone(int fd, struct py_pid *e, const struct thread_ctx *now)
 	}
 }
 
-void rt_py_scan(struct rt *rt, int pid)
+/* each thread state of e into py_threads, the threads gone out of it */
+static void scan_threads(struct rt_py *s, struct py_pid *e)
 {
-	struct rt_py *s = state(rt);
-	if (!s || pid <= 0)
-		return;
-	struct py_pid *e = find(s, pid);
-	if (!e) {
-		if (s->n == s->cap) {
-			size_t cap = s->cap ? s->cap * 2 : 16;
-			struct py_pid *np = realloc(s->pids, cap * sizeof(*np));
-			if (!np)
-				return;
-			s->pids = np;
-			s->cap = cap;
-		}
-		e = &s->pids[s->n++];
-		*e = (struct py_pid){.pid = pid};
-		char err[512];
-		struct py_bpf_offs o = {0};
-		int rc = py_proc_open(pid, &e->p, err, sizeof(err));
-		if (rc && rc != -ENOENT && rc != -ESRCH)
-			diag_warnf("pid %d: cannot read its Python stacks: %s; its pystack is empty\n", pid,
-				   err);
-		if (!rc) {
-			py_bpf_offsets(py_proc_offsets(e->p), &o);
-			if (rt->o->verbose)
-				fprintf(stderr, "sonde: pid %d runs CPython 3.%d (%s)\n", pid,
-					py_proc_minor(e->p), py_proc_file(e->p));
-		}
-		uint64_t key = (uint64_t)pid;
-		bpf_map_update_elem(s->procs_fd, &key, &o, BPF_ANY);
-	}
 	if (!e->p)
 		return;
 	struct thread_ctx c = {.fd = s->threads_fd};
@@ -140,9 +124,79 @@ void rt_py_scan(struct rt *rt, int pid)
 	e->ntids = c.n;
 }
 
+/* e's threads and its layout out of the BPF maps (none after the BPF
+ * object is closed: rt->py is gone then), and e */
+static void py_pid_free(struct rt *rt, int pid, struct py_pid *e)
+{
+	struct rt_py *s = rt->py;
+	if (s) {
+		struct thread_ctx none = {0};
+		drop_gone(s->threads_fd, e, &none);
+		uint64_t key = (uint64_t)pid;
+		bpf_map_delete_elem(s->procs_fd, &key);
+	}
+	py_proc_free(e->p);
+	free(e->tids);
+	free(e);
+}
+
+/* a process procstate meets (first seen, or exec'd: read anew): its
+ * interpreter into py_procs (ok = 0 when it is not Python, so BPF stops
+ * asking), its threads into py_threads */
+static int py_capture(void *ctx, int pid, void **slot)
+{
+	struct rt *rt = ctx;
+	struct rt_py *s = rt->py;
+	/* captured again (it exec'd, or another reader met it first): read
+	 * anew, but one that is gone keeps the code objects read while it
+	 * lived (its stacks are still to be printed) */
+	if (*slot && (!host_proc_exists(pid) || host_proc_zombie(pid)))
+		return 0;
+	if (*slot)
+		py_pid_free(rt, pid, *slot);
+	struct py_pid *e = calloc(1, sizeof(*e));
+	*slot = e;
+	if (!s || !e)
+		return -ENOMEM;
+	char err[512];
+	struct py_bpf_offs o = {0};
+	int rc = py_proc_open(pid, &e->p, err, sizeof(err));
+	if (rc && rc != -ENOENT && rc != -ESRCH)
+		diag_warnf("pid %d: cannot read its Python stacks: %s; its pystack is empty\n", pid, err);
+	if (!rc) {
+		py_bpf_offsets(py_proc_offsets(e->p), &o);
+		if (rt->o->verbose)
+			fprintf(stderr, "sonde: pid %d runs CPython 3.%d (%s)\n", pid, py_proc_minor(e->p),
+				py_proc_file(e->p));
+	}
+	uint64_t key = (uint64_t)pid;
+	bpf_map_update_elem(s->procs_fd, &key, &o, BPF_ANY);
+	scan_threads(s, e);
+	return 0;
+}
+
+static void py_release(void *ctx, int pid, void *slot)
+{
+	if (slot)
+		py_pid_free(ctx, pid, slot);
+}
+
+void rt_py_scan(struct rt *rt, int pid)
+{
+	struct rt_py *s = state(rt);
+	if (!s || pid <= 0)
+		return;
+	struct py_pid *e = find(rt, pid);
+	if (e)	/* a thread BPF has not met: the threads again */
+		scan_threads(s, e);
+	else	/* every per-process reader's first look at pid, ours included */
+		rt_ps_capture(rt, pid);
+}
+
 void rt_py_start(struct rt *rt)
 {
-	if (rt->o->pid > 0 && state(rt))
+	/* registered with procstate before the first process is captured */
+	if (state(rt) && rt->o->pid > 0)
 		rt_py_scan(rt, rt->o->pid);
 }
 
@@ -163,8 +217,7 @@ static struct vf_frame py_vf_frame(struct rt *rt, struct py_proc *p, uint64_t co
 int rt_py_mixed(struct rt *rt, const uint64_t *words, uint32_t nwords, struct vf_frame *f, int n,
 		int cap)
 {
-	struct rt_py *s = state(rt);
-	struct py_pid *e = s && words && nwords ? find(s, (int)words[0]) : NULL;
+	struct py_pid *e = words && nwords ? find(rt, (int)words[0]) : NULL;
 	uint32_t depth = nwords ? (nwords - 1) / 2 : 0;
 	if (!e || !e->p || n < 0)
 		return n;
@@ -184,8 +237,7 @@ int rt_py_mixed(struct rt *rt, const uint64_t *words, uint32_t nwords, struct vf
 
 int rt_py_frames(struct rt *rt, const uint64_t *words, uint32_t nwords, struct vf_frame *f)
 {
-	struct rt_py *s = state(rt);
-	struct py_pid *e = s && nwords ? find(s, (int)words[0]) : NULL;
+	struct py_pid *e = nwords ? find(rt, (int)words[0]) : NULL;
 	uint32_t depth = nwords ? (nwords - 1) / 2 : 0;
 	if (!e || !e->p)
 		return 0;
@@ -206,38 +258,31 @@ void rt_py_name_stack(struct rt *rt, const uint8_t *key, size_t len)
 	uint64_t w[1 + 2 * 127];
 	size_t n = len / 8 < sizeof(w) / 8 ? len / 8 : sizeof(w) / 8;
 	memcpy(w, key, n * 8);
-	struct rt_py *s = state(rt);
-	struct py_pid *e = s && n ? find(s, (int)w[0]) : NULL;
+	struct py_pid *e = n ? find(rt, (int)w[0]) : NULL;
 	struct py_frame pf;
 	for (size_t i = 0; e && e->p && 2 + 2 * i < n && w[1 + 2 * i]; i++)
 		if (!(w[1 + 2 * i] & 1))
 			py_proc_frame(e->p, w[1 + 2 * i] & ~3ull, w[2 + 2 * i], &pf);
 }
 
-void rt_py_forget(struct rt *rt, int pid)
+/* the -c child is stopped in its exit (rt_child_wait): the stacks it sent
+ * (EV_PY_STACK) are named now, while its code objects live, rather than
+ * after it is gone.  At most PY_EXIT_MS, whatever else fills the ring, and
+ * not past a stop (its drain follows). */
+#define PY_EXIT_MS 500
+void rt_py_at_exit(struct rt *rt)
 {
-	struct rt_py *s = rt->py;
-	struct py_pid *e = s ? find(s, pid) : NULL;
-	if (!e)
+	if (!rt->py || !rt->rb)
 		return;
-	struct thread_ctx none = {0};
-	drop_gone(s->threads_fd, e, &none);
-	uint64_t key = (uint64_t)pid;
-	bpf_map_delete_elem(s->procs_fd, &key);
-	py_proc_free(e->p);
-	free(e->tids);
-	*e = s->pids[--s->n];
+	uint64_t until = rt_mono_ns() + PY_EXIT_MS * 1000000ull;
+	while (rt_events_consume(rt) >= 0 && rt->ev.more && rt_mono_ns() < until)
+		;
 }
 
 void rt_py_free(struct rt *rt)
 {
-	if (!rt->py)
-		return;
-	for (size_t i = 0; i < rt->py->n; i++) {
-		py_proc_free(rt->py->pids[i].p);
-		free(rt->py->pids[i].tids);
-	}
-	free(rt->py->pids);
+	/* the processes' states go with procstate's (rt_ps_free), after this:
+	 * the BPF object is closed, so no map is written then */
 	free(rt->py);
 	rt->py = NULL;
 }

@@ -26,6 +26,7 @@ struct rt_events {
 	size_t text_cap;
 	uint64_t handled, budget;	/* records this drain, and its limit */
 	bool pause_on_stop;	/* a signal or exit() ends the drain (not the last one) */
+	bool to_exit;		/* the exit() event ends the drain (rt_events_drain_to_exit) */
 	bool more;		/* the last drain stopped with records left */
 	bool exited;		/* an exit() event came: what probes sent after it is
 				 * not printed (bpftrace); END clears it */
@@ -187,6 +188,9 @@ int rt_events_size(struct rt *rt);
 int rt_events_open(struct rt *rt);
 int rt_events_consume(struct rt *rt);
 void rt_events_drain(struct rt *rt);
+/* after exit(): the records queued ahead of its own, while the probes are
+ * still attached (a system() before exit() sees them, as in bpftrace) */
+void rt_events_drain_to_exit(struct rt *rt);
 void rt_events_report_lost(struct rt *rt);
 void rt_events_close(struct rt *rt);
 /* refuse.c: why bpf_object__load() failed (err), from libbpf's log of
@@ -216,7 +220,8 @@ void rt_unwind_free(struct rt *rt);
  * its interpreter, its threads into the BPF maps); the frames of a pystack
  * key {pid, (code, instr) x N} (nwords of it, the index keeps words up to
  * the first zero) (count); read the code objects of a new
- * stack's key while they live (EV_PY_STACK); forget pid; free everything */
+ * stack's key while they live (EV_PY_STACK); free (before rt_ps_free, which
+ * releases each process's state: a procstate client) */
 void rt_py_start(struct rt *rt);
 void rt_py_scan(struct rt *rt, int pid);
 struct vf_frame;
@@ -224,7 +229,8 @@ int rt_py_frames(struct rt *rt, const uint64_t *words, uint32_t nwords, struct v
 int rt_py_mixed(struct rt *rt, const uint64_t *words, uint32_t nwords, struct vf_frame *f, int n,
 		int cap);
 void rt_py_name_stack(struct rt *rt, const uint8_t *key, size_t len);
-void rt_py_forget(struct rt *rt, int pid);
+/* the -c child stopped in its exit (ptrace): its queued stacks named now */
+void rt_py_at_exit(struct rt *rt);
 void rt_py_free(struct rt *rt);
 /* symbols.c: the per-pid ELF symbol cache, made on first use (NULL: no memory) */
 struct rs_symcache *rt_symcache(struct rt *rt);
@@ -236,6 +242,11 @@ struct rs_symcache *rt_symcache(struct rt *rt);
  * build-ids.  rt_ustack_bid_frame names one {build-id, offset} frame:
  * 0 at the end of the stack, 1 done (f set), 2 an address frame (*ip). */
 void rt_ps_capture(struct rt *rt, int pid);
+/* another per-process reader (procstate.h's client): its index, or -errno;
+ * its slot for pid (NULL: none), pid touched */
+struct ps_client;
+int rt_ps_register(struct rt *rt, const struct ps_client *cl);
+void *rt_ps_get(struct rt *rt, int pid, int client);
 void rt_ps_touch(struct rt *rt, int pid);
 void rt_ps_map_done(struct rt *rt, const struct sema_map *m);
 void rt_ps_sweep(struct rt *rt);

@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -298,6 +299,36 @@ static void drain_queued(struct rt *rt)
 			"output short\n", (unsigned long long)cut);
 }
 
+/* the held -c child may exec its command now.  The go descriptor is a
+ * socket (cli_start_child) written with MSG_NOSIGNAL: a child killed while
+ * held is an error here, and the main loop sees it gone, rather than a
+ * SIGPIPE that ends sonde without END or its maps */
+static void release_child(const struct rt_opts *o)
+{
+	if (send(o->child_go_fd, "g", 1, MSG_NOSIGNAL) < 0)
+		fprintf(stderr, "sonde: cannot start the child command: %m\n");
+	close(o->child_go_fd);
+}
+
+/* the -c command outlived the run: SIGTERM, then SIGKILL if it is still
+ * there CHILD_TERM_MS later or at another Ctrl-C, so that a command that
+ * ignores SIGTERM (or is stopped) cannot hold sonde's exit for ever */
+#define CHILD_TERM_MS 2000
+static void end_child(struct rt *rt, int *status)
+{
+	pid_t pid = rt->o->child_pid;
+	uint64_t until = rt_mono_ns() + CHILD_TERM_MS * 1000000ull;
+	kill(pid, SIGTERM);
+	while (rt_child_wait(rt, status, false) == 0) {
+		if (rt->stopper.hurry || rt_mono_ns() > until) {
+			kill(pid, SIGKILL);
+			rt_child_wait(rt, status, true);
+			return;
+		}
+		usleep(10000);
+	}
+}
+
 int rt_run(const struct sema_result *r, const struct cg_object *obj, const struct rt_opts *o)
 {
 	struct rt rt = {.r = r, .obj = obj, .o = o, .metrics.stats_fd = -1, .stacks = o->writer->stacks,
@@ -327,9 +358,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	}
 	if (o->user_probes && o->child_go_fd >= 0 && o->child_pid) {
 		/* the child starts, and its agent holds it before main() */
-		if (write(o->child_go_fd, "g", 1) < 0)
-			fprintf(stderr, "sonde: cannot start the child command: %m\n");
-		close(o->child_go_fd);
+		release_child(o);
 	}
 	if (o->user_probes && rt_agent_attach(&rt, &count))
 		goto out;
@@ -375,9 +404,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		goto out;
 	if (o->child_go_fd >= 0 && o->child_pid && !o->user_probes) {
 		rt_child_trace(&rt);
-		if (write(o->child_go_fd, "g", 1) < 0)
-			fprintf(stderr, "sonde: cannot start the child command: %m\n");
-		close(o->child_go_fd);
+		release_child(o);
 	}
 
 	/* scrape formats: the maps are read while the probes run */
@@ -425,6 +452,8 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 		}
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
+	if (rt.stopper.exit_word && *rt.stopper.exit_word)
+		rt_events_drain_to_exit(&rt);
 	rt_agent_detach(&rt);
 	rt_detach_all(&rt);
 	drain_queued(&rt);
@@ -453,10 +482,8 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	bool child_done = rt.stopper.child_done;
 	int child_st = rt.stopper.child_status;
 	if (o->child_pid) {
-		if (!child_done) {
-			kill(o->child_pid, SIGTERM);
-			rt_child_wait(&rt, &child_st, true);
-		}
+		if (!child_done)
+			end_child(&rt, &child_st);
 		if (WIFEXITED(child_st) && WEXITSTATUS(child_st))
 			fprintf(stderr, "sonde: command exited with status %d\n", WEXITSTATUS(child_st));
 		else if (WIFSIGNALED(child_st) && child_done)
@@ -482,11 +509,11 @@ out:
 	free(rt.site_names);
 	if (rt.cgroups)
 		rs_cgcache_free(rt.cgroups);
+	rt_py_free(&rt);	/* before its processes' states go (procstate) */
 	rt_ps_free(&rt);
 	if (rt.syms)
 		rs_symcache_free(rt.syms);
 	rt_stacks_free(&rt);
-	rt_py_free(&rt);
 	if (rt.ksyms)
 		ksyms_free(rt.ksyms);
 	arena_free(rt.scratch);

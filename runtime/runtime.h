@@ -29,7 +29,7 @@ struct rt_opts {
 	bool dry_run;		/* load, attach, detach, exit 0 */
 	int pid;		/* -p */
 	int child_pid;		/* -c: started, stopped before exec until attached */
-	int child_go_fd;	/* write a byte here to let the child exec */
+	int child_go_fd;	/* a byte sent here lets the child exec (a socket) */
 	const char *child_cmd;	/* -c's command line */
 	const struct rs_container *container;	/* --container */
 	bool follow;		/* --follow: rescan uprobe targets every second */

@@ -20,6 +20,9 @@
  * SIGUSR1 is no stop: it sets a flag of its own, and the main loop runs
  * the self:signal:SIGUSR1 probes, or prints every map as bpftrace 0.17
  * does, and goes on.
+ * After exit(), the records queued ahead of its own are handled before
+ * the probes are detached (events.c: rt_events_drain_to_exit), so that a
+ * system() there sees them attached, as in bpftrace.
  * After the stop, every event still queued is printed: the probes are
  * detached by then, so the ring holds a bounded number, and a printf
  * just before exit() or before the -c command ended is never lost to a
@@ -57,7 +60,13 @@
 
 static struct rt *signal_rt;	/* the run the handlers report to */
 /* a signal before the run exists (compiling, loading): it stops the run
- * as soon as it starts, rather than being lost to an inherited SIG_IGN */
+ * as soon as it starts, rather than being lost to an inherited SIG_IGN.
+ * Only the few ms from exec to main()'s rt_stop_signals() stay open: a
+ * SIGINT there, to a background job of a non-interactive shell (bash
+ * starts those with SIGINT ignored), is discarded by the kernel, and the
+ * run goes on until the next signal.  Whoever signals sonde waits for its
+ * "Attached" line (from a file removed before sonde started) or for its
+ * handler (SigCgt in /proc/PID/status) first. */
 static volatile sig_atomic_t early_stop;
 
 static void wake(struct rt *rt)

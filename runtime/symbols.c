@@ -469,8 +469,9 @@ void rt_prime_pid(struct rt *rt, int pid)
 
 void rt_child_trace(struct rt *rt)
 {
-	/* "pids_seen" exists when the script has ustack or usym (stacks.c) */
-	if (!rt->o->child_pid || !bpf_object__find_map_by_name(rt->bpf, "pids_seen"))
+	/* "pids_seen" exists when the script has ustack or usym (stacks.c);
+	 * rt->py when it has pystack (its code objects are read at the exit) */
+	if (!rt->o->child_pid || (!bpf_object__find_map_by_name(rt->bpf, "pids_seen") && !rt->py))
 		return;
 	if (ptrace(PTRACE_SEIZE, rt->o->child_pid, 0,
 		   (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL))) {
@@ -498,6 +499,7 @@ pid_t rt_child_wait(struct rt *rt, int *status, bool block)
 		int event = st >> 16;
 		if (event == PTRACE_EVENT_EXIT) {
 			rt_prime_pid(rt, pid);
+			rt_py_at_exit(rt);
 			ptrace(PTRACE_CONT, pid, 0, 0);
 		} else if (event == PTRACE_EVENT_STOP) {
 			ptrace(PTRACE_LISTEN, pid, 0, 0);	/* a group stop stays one */

@@ -15,11 +15,29 @@
  *     command, the uprobe targets named by path, and the libc and dynamic
  *     loader sonde itself maps (every dynamic program's, on the host);
  *   - otherwise when the walker meets a file it does not know: it flags
- *     the pid in unw_stale (that frame takes a frame-pointer step), and
- *     the run loop's tick (at most 100 ms later, sooner when events
- *     arrive) reads the files that process maps.  A scan rather than a
- *     ring-buffer event: a flag costs one hash update, and a pid flagged a
- *     thousand times before the tick is read once.
+ *     it in unw_stale with the pid and the address (that frame takes a
+ *     frame-pointer step), the run loop's tick (at most 100 ms later,
+ *     sooner when events arrive) takes the flags, and a thread of this
+ *     file's reads the files that process maps: off the run loop, whose
+ *     events and stop do not wait for a large library (libtorch_cpu's
+ *     1.4 M rows take about 2 s).  A scan rather than a ring-buffer
+ *     event: a flag costs one hash update, and a file flagged a thousand
+ *     times before the tick is read once.  Once the thread runs, it alone
+ *     touches the files (struct rt_unwind but the queue) and writes
+ *     unw_files and unw_known (the tick: unw_stale); it shares nothing
+ *     else with the run loop (no symbols, no arena: /proc, the files, its
+ *     own libelf/libdw handles).  The report and the end stop it first:
+ *     the file it is reading is given up (hcfi_build_until), the rest of
+ *     that process's files and of its batch left.
+ * The key is the (device, inode) /proc/PID/maps shows, which is the
+ * walker's, the kernel's VMA's file, but for a stacking file system:
+ * since Linux 6.8 the maps of a file in an overlayfs (a container's, the
+ * kernel suite's guests) show the overlay's device and inode, where the
+ * mapping's file is the layer's, whose device user space cannot see.  So
+ * a flagged key that is not the maps' is learnt: the file mapped at its
+ * address is known under it too, and when the two inode numbers agree,
+ * every file of that maps device is (a device the kernel names otherwise,
+ * `devs`), so the other files of a process need no flag of their own.
  * What does not fit is counted and said at exit, never dropped silently:
  * files past the row budget (UNW_ROW_BYTES: with the rest of the walker's
  * maps, under 64 MB for the whole host), files past UNW_MAX_FILES.  The
@@ -33,6 +51,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +65,6 @@
 #include "host/cfi.h"
 #include "host/host.h"
 
-#define UNW_ROW_BYTES (40u << 20)	/* every file's rows, in BPF */
 #define BUILD_ID_MAX 64
 #define UNW_NO_FILE 0xffffffffu	/* struct ufile: no rows */
 
@@ -60,14 +78,36 @@ struct ufile {
 	double build_ms;
 };
 
+#define UNW_MAX_DEVS 16
+#define UNW_QUEUE 256	/* flags waiting for the thread, as unw_stale holds */
+
+struct unw_flag {
+	struct unw_file_key key;	/* the kernel's */
+	struct unw_stale at;
+};
+
 struct rt_unwind {
 	int files_fd, known_fd, stale_fd, stats_fd;
 	struct ufile *files;
 	int nfiles;
+	/* devices /proc/PID/maps names otherwise than the kernel's VMA */
+	struct { uint64_t maps, kernel; } devs[UNW_MAX_DEVS];
+	int ndevs;
 	uint64_t row_bytes;
 	uint32_t next_index;
 	int over_budget, too_many;	/* what did not fit */
+	/* the thread that reads flagged files, and its queue (under mu) */
+	struct rt *rt;
+	pthread_t thread;
+	bool threaded;
+	atomic_bool stop;	/* set under mu; read by a build too */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct unw_flag queue[UNW_QUEUE];
+	int nqueue;
 };
+
+static void *reader(void *arg);
 
 static double now_ms(void)
 {
@@ -133,6 +173,43 @@ static int upload(struct rt_unwind *u, struct ufile *f, const struct hcfi_rows *
 	return 0;
 }
 
+static bool same_key(struct unw_file_key a, struct unw_file_key b)
+{
+	return a.dev == b.dev && a.ino == b.ino;
+}
+
+/* the file read under key, or under the maps' key of a kernel's key */
+static struct ufile *find_file(struct rt_unwind *u, struct unw_file_key key)
+{
+	for (int i = 0; i < u->nfiles; i++) {
+		struct unw_file_key k = u->files[i].key;
+		if (same_key(k, key))
+			return &u->files[i];
+		for (int d = 0; d < u->ndevs; d++)
+			if (k.ino == key.ino && k.dev == u->devs[d].maps && key.dev == u->devs[d].kernel)
+				return &u->files[i];
+	}
+	return NULL;
+}
+
+/* tell the walker the file f under its key, and under the kernel's
+ * name of its device; false when unw_known is full */
+static bool publish(struct rt_unwind *u, const struct ufile *f)
+{
+	/* known with no rows too: its frames take frame-pointer steps, and
+	 * the walker does not ask for it again */
+	struct unw_file val = f->val;
+	if (val.index == UNW_NO_FILE)
+		val.index = val.nrows = 0;
+	bool ok = !bpf_map_update_elem(u->known_fd, &f->key, &val, BPF_ANY);
+	for (int d = 0; d < u->ndevs; d++)
+		if (f->key.dev == u->devs[d].maps) {
+			struct unw_file_key k = {u->devs[d].kernel, f->key.ino};
+			ok = !bpf_map_update_elem(u->known_fd, &k, &val, BPF_ANY) && ok;
+		}
+	return ok;
+}
+
 /* make the file open at fd (named path, for -v) known to the walker; fd
  * -1: a file that cannot be opened (why), known to have no rows */
 static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_file_key key,
@@ -144,10 +221,12 @@ static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_fil
 		blen = 0;
 	struct ufile *f = NULL;
 	for (int i = 0; i < u->nfiles && !f; i++)
-		if (u->files[i].key.dev == key.dev && u->files[i].key.ino == key.ino)
+		if (same_key(u->files[i].key, key))
 			f = &u->files[i];
-	/* the same inode with another build-id: a file replaced in place */
-	if (f && f->build_id_len == blen && !memcmp(f->build_id, bid, blen))
+	/* the same inode with another build-id: a file replaced in place.  A
+	 * known file that does not open now (its process exited while its
+	 * maps were read) keeps what was read: it was not replaced */
+	if (f && (fd < 0 || (f->build_id_len == blen && !memcmp(f->build_id, bid, blen))))
 		return;
 	if (!f) {
 		struct ufile *nf = realloc(u->files, (size_t)(u->nfiles + 1) * sizeof(*nf));
@@ -161,6 +240,14 @@ static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_fil
 	memcpy(f->build_id, bid, blen);
 	f->build_id_len = blen;
 	f->val.index = UNW_NO_FILE;
+	/* the walker's build-id frames (UNW_BUILD_IDS): the kernel's at most
+	 * 20 bytes, zero-padded as it pads them; the vDSO's frames stay
+	 * addresses, named by sonde's own image */
+	if (blen && blen <= sizeof(f->val.build_id) &&
+	    !(key.dev == UNW_VDSO_DEV && key.ino == UNW_VDSO_INO)) {
+		memcpy(f->val.build_id, bid, blen);
+		f->val.has_build_id = 1;
+	}
 	struct hcfi_rows cfi;
 	double t0 = now_ms();
 	int64_t delta = 0;
@@ -169,7 +256,7 @@ static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_fil
 	if (fd < 0)
 		snprintf(f->why, sizeof(f->why), "%s", why);
 	else
-		rc = hcfi_build(fd, &cfi, f->why, sizeof(f->why));
+		rc = hcfi_build_until(fd, &u->stop, &cfi, f->why, sizeof(f->why));
 	if (!rc && hcfi_exec_delta(&cfi, &delta)) {
 		snprintf(f->why, sizeof(f->why), "no executable segment");
 		rc = -ENOENT;
@@ -180,12 +267,7 @@ static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_fil
 	f->source = cfi.source;
 	hcfi_free(&cfi);
 	f->build_ms = now_ms() - t0;
-	/* known with no rows too: its frames take frame-pointer steps, and
-	 * the walker does not ask for it again */
-	struct unw_file val = f->val;
-	if (val.index == UNW_NO_FILE)
-		val = (struct unw_file){.index = 0, .nrows = 0};
-	if (bpf_map_update_elem(u->known_fd, &f->key, &val, BPF_ANY) && !u->too_many++)
+	if (!publish(u, f) && !u->too_many++)
 		diag_warnf("the stack walker knows %d files, its most: frames in %s and later files "
 			   "are walked with frame pointers\n", UNW_MAX_KNOWN, path);
 	if (rt->o->verbose)
@@ -194,41 +276,42 @@ static void read_file(struct rt *rt, struct rt_unwind *u, int fd, struct unw_fil
 			f->val.index == UNW_NO_FILE ? f->why : "", f->val.nrows, f->build_ms);
 }
 
-static bool known(struct rt_unwind *u, uint64_t dev, uint64_t ino)
+
+struct pid_read {
+	struct rt *rt;
+	int pid;
+	const char *only;
+};
+
+static int read_mapping(const struct rs_mapping *m, void *ctx)
 {
-	for (int i = 0; i < u->nfiles; i++)
-		if (u->files[i].key.dev == dev && u->files[i].key.ino == ino)
-			return true;
-	return false;
+	struct pid_read *pr = ctx;
+	/* the reader thread's: sonde's end leaves the rest of the files */
+	if (atomic_load(&pr->rt->unwind->stop))
+		return -ECANCELED;
+	if (m->path[0] != '/' || (pr->only && !strstr(m->path, pr->only)))
+		return 0;
+	/* the kernel's dev_t, as the walker reads it from the inode */
+	struct unw_file_key key = {((uint64_t)m->dev_major << 20) | m->dev_minor, m->inode};
+	char err[256];
+	/* a known file too: its build-id tells one rewritten in place */
+	int fd = rs_open_mapping(pr->pid, m, 0, err, sizeof(err));
+	/* the process exited (the reader thread may come to it seconds after
+	 * its flag): its files are not known to have no rows, and the next
+	 * process that maps one flags it */
+	if (fd == -ESRCH)
+		return -ESRCH;
+	read_file(pr->rt, pr->rt->unwind, fd, key, m->path, err);
+	if (fd >= 0)
+		close(fd);
+	return 0;
 }
 
 /* the files pid maps executable; with only set, those whose path has it */
 static void read_pid(struct rt *rt, int pid, const char *only)
 {
-	struct rt_unwind *u = rt->unwind;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	FILE *fp = fopen(path, "re");
-	struct rs_mapping *m = malloc(sizeof(*m));
-	char *line = NULL;
-	size_t cap = 0;
-	while (fp && m && getline(&line, &cap, fp) > 0) {
-		if (rs_maps_parse_line(line, m) || !rs_mapping_is_exec_file(m) || m->path[0] != '/' ||
-		    (only && !strstr(m->path, only)))
-			continue;
-		/* the kernel's dev_t, as the walker reads it from the inode */
-		struct unw_file_key key = {((uint64_t)m->dev_major << 20) | m->dev_minor, m->inode};
-		char err[256];
-		/* a known file too: its build-id tells one rewritten in place */
-		int fd = rs_open_mapping(pid, m, 0, err, sizeof(err));
-		read_file(rt, u, fd, key, m->path, err);
-		if (fd >= 0)
-			close(fd);
-	}
-	if (fp)
-		fclose(fp);
-	free(line);
-	free(m);
+	struct pid_read pr = {rt, pid, only};
+	rs_maps_each(pid, read_mapping, &pr);
 }
 
 /* a file by its path (uprobe targets, the -c command) */
@@ -241,7 +324,7 @@ static void read_path(struct rt *rt, const char *path)
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
 		struct unw_file_key key = {((uint64_t)major(st.st_dev) << 20) | minor(st.st_dev),
 					   st.st_ino};
-		if (!known(rt->unwind, key.dev, key.ino))
+		if (!find_file(rt->unwind, key))
 			read_file(rt, rt->unwind, fd, key, path, NULL);
 	}
 	close(fd);
@@ -304,6 +387,9 @@ void rt_unwind_start(struct rt *rt)
 	u->stale_fd = map_fd(rt, UNW_STALE_MAP);
 	u->stats_fd = map_fd(rt, UNW_STATS_MAP);
 	rt->unwind = u;
+	u->rt = rt;
+	pthread_mutex_init(&u->mu, NULL);
+	pthread_cond_init(&u->cv, NULL);
 	read_vdso(rt);
 	read_pid(rt, getpid(), "/libc.so");
 	read_pid(rt, getpid(), "/ld-linux");
@@ -317,6 +403,109 @@ void rt_unwind_start(struct rt *rt)
 			if ((at->type == PT_UPROBE || at->type == PT_URETPROBE) && at->target)
 				read_program(rt, at->target, false);
 		}
+	/* the reader: signals stay the run loop's (the thread blocks them) */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	u->threaded = !pthread_create(&u->thread, NULL, reader, u);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* the walker flagged the file mapped at s->addr under key k, which is not
+ * a key it was read under: learn the kernel's name for it (above) */
+static void learn(struct rt *rt, struct unw_file_key k, const struct unw_stale *s)
+{
+	struct rt_unwind *u = rt->unwind;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%u/maps", s->pid);
+	FILE *fp = fopen(path, "re");
+	struct rs_mapping *m = malloc(sizeof(*m));
+	char *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+	while (fp && m && !found && getline(&line, &cap, fp) > 0)
+		found = !rs_maps_parse_line(line, m) && m->start <= s->addr && s->addr < m->end &&
+			rs_mapping_is_exec_file(m);
+	struct unw_file_key mk = {found ? ((uint64_t)m->dev_major << 20) | m->dev_minor : 0,
+				  found ? m->inode : 0};
+	struct ufile *f = found && !same_key(mk, k) ? find_file(u, mk) : NULL;
+	if (f && mk.ino == k.ino && u->ndevs < UNW_MAX_DEVS) {
+		u->devs[u->ndevs].maps = mk.dev;
+		u->devs[u->ndevs++].kernel = k.dev;
+		for (int i = 0; i < u->nfiles; i++)
+			if (u->files[i].key.dev == mk.dev)
+				publish(u, &u->files[i]);
+		if (rt->o->verbose)
+			fprintf(stderr, "sonde: unwind: the files of device %u:%u in the maps are on "
+				"%u:%u to the kernel (%s)\n", (unsigned)(mk.dev >> 20),
+				(unsigned)(mk.dev & 0xfffff),
+				(unsigned)(k.dev >> 20), (unsigned)(k.dev & 0xfffff), m->path);
+	} else if (f) {
+		/* another inode number too: this file alone, under the kernel's key */
+		struct ufile *nf = realloc(u->files, (size_t)(u->nfiles + 1) * sizeof(*nf));
+		if (nf) {
+			u->files = nf;
+			f = &nf[f - u->files];
+			nf[u->nfiles] = *f;
+			nf[u->nfiles].key = k;
+			publish(u, &nf[u->nfiles++]);
+			if (rt->o->verbose)
+				fprintf(stderr, "sonde: unwind: %s is inode %" PRIu64 " to the kernel\n",
+					m->path, (uint64_t)k.ino);
+		}
+	}
+	if (fp)
+		fclose(fp);
+	free(line);
+	free(m);
+}
+
+/* the flags' files: each process's once a batch, then each key still unknown */
+static void read_flagged(struct rt *rt, const struct unw_flag *fl, int n)
+{
+	for (int i = 0; i < n && !atomic_load(&rt->unwind->stop); i++) {
+		bool seen = false;
+		for (int j = 0; j < i && !seen; j++)
+			seen = fl[j].at.pid == fl[i].at.pid;
+		if (!seen)
+			read_pid(rt, (int)fl[i].at.pid, NULL);
+		if (!find_file(rt->unwind, fl[i].key))
+			learn(rt, fl[i].key, &fl[i].at);
+	}
+}
+
+static void *reader(void *arg)
+{
+	struct rt_unwind *u = arg;
+	struct unw_flag batch[UNW_QUEUE];
+	pthread_mutex_lock(&u->mu);
+	for (;;) {
+		while (!atomic_load(&u->stop) && !u->nqueue)
+			pthread_cond_wait(&u->cv, &u->mu);
+		if (atomic_load(&u->stop))
+			break;
+		int n = u->nqueue;
+		memcpy(batch, u->queue, (size_t)n * sizeof(*batch));
+		u->nqueue = 0;
+		pthread_mutex_unlock(&u->mu);
+		read_flagged(u->rt, batch, n);
+		pthread_mutex_lock(&u->mu);
+	}
+	pthread_mutex_unlock(&u->mu);
+	return NULL;
+}
+
+/* the thread ends (after the file it reads): the files are the caller's */
+static void stop_reader(struct rt_unwind *u)
+{
+	if (!u->threaded)
+		return;
+	pthread_mutex_lock(&u->mu);
+	atomic_store(&u->stop, true);
+	pthread_cond_signal(&u->cv);
+	pthread_mutex_unlock(&u->mu);
+	pthread_join(u->thread, NULL);
+	u->threaded = false;
 }
 
 void rt_unwind_tick(struct rt *rt)
@@ -324,19 +513,36 @@ void rt_unwind_tick(struct rt *rt)
 	struct rt_unwind *u = rt->unwind;
 	if (!u)
 		return;
-	uint32_t key, next;
-	uint32_t pids[256];
+	struct unw_file_key key, next;
+	struct unw_flag fl[UNW_QUEUE];
 	int n = 0;
 	/* collect first: deleting while walking the keys restarts the walk */
-	for (int rc = bpf_map_get_next_key(u->stale_fd, NULL, &next); !rc && n < 256;
+	for (int rc = bpf_map_get_next_key(u->stale_fd, NULL, &next); !rc && n < UNW_QUEUE;
 	     rc = bpf_map_get_next_key(u->stale_fd, &key, &next)) {
-		pids[n++] = next;
 		key = next;
+		if (!bpf_map_lookup_elem(u->stale_fd, &key, &fl[n].at))
+			fl[n++].key = key;
 	}
-	for (int i = 0; i < n; i++) {
-		bpf_map_delete_elem(u->stale_fd, &pids[i]);
-		read_pid(rt, (int)pids[i], NULL);
+	for (int i = 0; i < n; i++)
+		bpf_map_delete_elem(u->stale_fd, &fl[i].key);
+	if (!n)
+		return;
+	if (!u->threaded) {	/* no thread: here */
+		read_flagged(rt, fl, n);
+		return;
 	}
+	/* a file the walker flags again while the thread reads is queued once;
+	 * a full queue drops the rest: their files flag again */
+	pthread_mutex_lock(&u->mu);
+	for (int i = 0; i < n && u->nqueue < UNW_QUEUE; i++) {
+		bool queued = false;
+		for (int j = 0; j < u->nqueue && !queued; j++)
+			queued = same_key(u->queue[j].key, fl[i].key);
+		if (!queued)
+			u->queue[u->nqueue++] = fl[i];
+	}
+	pthread_cond_signal(&u->cv);
+	pthread_mutex_unlock(&u->mu);
 }
 
 void rt_unwind_report(struct rt *rt)
@@ -344,6 +550,7 @@ void rt_unwind_report(struct rt *rt)
 	struct rt_unwind *u = rt->unwind;
 	if (!u)
 		return;
+	stop_reader(u);
 	if (u->over_budget)
 		diag_warnf("%d file%s had more unwind rows than the walker's %u MB hold: their frames "
 			   "were walked with frame pointers (-v names them)\n",
@@ -376,6 +583,9 @@ void rt_unwind_free(struct rt *rt)
 	struct rt_unwind *u = rt->unwind;
 	if (!u)
 		return;
+	stop_reader(u);
+	pthread_mutex_destroy(&u->mu);
+	pthread_cond_destroy(&u->cv);
 	free(u->files);
 	free(u);
 	rt->unwind = NULL;

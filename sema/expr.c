@@ -646,7 +646,9 @@ static struct type *check_incdec(struct sema_ctx *s, struct ast_node *e)
 static struct type *check_ternary(struct sema_ctx *s, struct ast_node *e, bool as_stmt)
 {
 	struct type *c = sema_expr(s, e->tern.cond);
-	struct type *a = as_stmt ? sema_check_expr_stmt(s, e->tern.then) : sema_expr(s, e->tern.then);
+	/* a ?: b (no then): a's value is the then */
+	struct type *a = !e->tern.then ? c : as_stmt ? sema_check_expr_stmt(s, e->tern.then)
+				   : sema_expr(s, e->tern.then);
 	struct type *b = as_stmt ? sema_check_expr_stmt(s, e->tern.els) : sema_expr(s, e->tern.els);
 	if (sema_is_error(c) || sema_is_error(a) || sema_is_error(b))
 		return sema_err_type(e);

@@ -18,6 +18,7 @@ struct sema_struct {
 	struct sema_struct *next;
 	struct type type;	/* TY_STRUCT; TY_INT for an enum */
 	bool is_enum;		/* enum NAME: a namespace of its own */
+	bool packed;		/* __attribute__((packed)): aligned to 1 */
 };
 
 /* an enumerator the script defines: a name for a constant */

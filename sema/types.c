@@ -273,10 +273,18 @@ uint32_t sema_type_align(struct sema_ctx *s, const struct type *t)
 	if (t->kind == TY_ARRAY)
 		return t->elem ? sema_type_align(s, t->elem) : 1;
 	if (t->kind == TY_STRUCT) {
+		/* the script's __attribute__((packed)) struct aligns to 1, even
+		 * one whose members happen to sit at their alignments */
+		if (t->sname && !t->btf_id && !t->dwarf)
+			for (const struct sema_struct *d = s->structs; d; d = d->next)
+				if (!d->is_enum && !strcmp(d->type.sname, t->sname) && d->packed)
+					return 1;
 		const struct type *c = sema_struct_complete(s, t);
 		uint32_t al = 1;
-		bool packed = false;	/* __attribute__((packed)): a member off its
-					 * alignment, or a size that is not a multiple */
+		bool packed = false;	/* BTF and DWARF say no attribute: packed is
+					 * a member off its alignment, or a size that
+					 * is not a multiple (as libbpf's btf_dump
+					 * infers it) */
 		for (int i = 0; i < c->nfields; i++) {
 			uint32_t f = sema_type_align(s, &c->fields[i].type);
 			al = f > al ? f : al;
@@ -397,6 +405,7 @@ void sema_define_struct(struct sema_ctx *s, struct ast_node *d)
 	struct sema_struct *st = arena_new_obj(s->a, struct sema_struct);
 	st->type.kind = TY_STRUCT;
 	st->type.sname = d->sdef.name;
+	st->packed = d->sdef.packed;
 	int n = 0;
 	for (struct ast_struct_field *f = d->sdef.fields; f; f = f->next)
 		n++;

@@ -124,7 +124,7 @@ static LLVMValueRef lower_len(struct cg_ctx *cg, struct ast_node *n)
 		uint32_t depth = a->type.count ? a->type.count : 127;
 		LLVMBuilderRef b = cg_builder(cg);
 		LLVMValueRef buf = cg_scratch(cg, user ? "len_ustack" : "len_kstack", depth * 8);
-		LLVMValueRef got = stdlib_read_stack(cg, user, buf, depth, false);
+		LLVMValueRef got = stdlib_read_stack(cg, user, buf, depth, false, false);
 		LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntSGT, got, cg_const(cg, 0), "");
 		return LLVMBuildSelect(b, ok, LLVMBuildUDiv(b, got, cg_const(cg, 8), ""), cg_const(cg, 0),
 				       "frames");

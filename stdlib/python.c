@@ -45,22 +45,10 @@ static void check_pystack(struct sema_ctx *s, struct ast_node *n)
 	struct type t = {.kind = TY_USTACK, .size = 8, .count = big ? PY_STACK_MAX : PY_STACK_SMALL,
 			 .stack_mode = STACK_MODE_PYTHON};
 	struct ast_node *a = n->kind == N_CALL ? n->call.args : NULL;
-	if (a) {
-		int64_t depth;
-		sema_expr(s, a);
-		if (!sema_const_int(s, a, &depth)) {
-			n->type.kind = TY_ERROR;
-			return;
-		}
-		int max = big ? PY_STACK_MAX : PY_STACK_SMALL;
-		if (depth < 1 || depth > max) {
-			sema_error(s, a->loc, "pystack(): the number of frames must be 1 to %d%s, not %lld",
-				   max, big ? "" : " on this kernel (hash keys of at most 512 bytes)",
-				   (long long)depth);
-			n->type.kind = TY_ERROR;
-			return;
-		}
-		t.count = (uint32_t)depth;
+	if (a && !stdlib_stack_depth(s, a, "pystack", (int)t.count,
+				     big ? "" : " on this kernel (hash keys of at most 512 bytes)", &t.count)) {
+		n->type.kind = TY_ERROR;
+		return;
 	}
 	n->type = t;
 }

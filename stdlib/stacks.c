@@ -60,6 +60,7 @@
 _Static_assert(sizeof(struct bpf_stack_build_id) == CG_USTACK_FRAME, "a build-id frame's size");
 
 static const char *const modes[] = {"bpftrace", "perf", "raw"};
+enum { MODE_BPFTRACE, MODE_PERF, MODE_RAW };	/* type.stack_mode, as modes[] */
 
 /* the kernel feature cfi unwinding lacks, or HF__COUNT */
 static enum host_feature cfi_missing(void)
@@ -113,22 +114,27 @@ static void check_stack(struct sema_ctx *s, struct ast_node *n)
 		n->type.kind = TY_ERROR;
 		return;
 	}
-	if (a) {
-		int64_t depth;
-		sema_expr(s, a);
-		if (!sema_const_int(s, a, &depth)) {
-			n->type.kind = TY_ERROR;
-			return;
-		}
-		if (depth < 1 || depth > STACK_MAX) {
-			sema_error(s, a->loc, "%s(): the number of frames must be 1 to %d, not %lld", what,
-				   STACK_MAX, (long long)depth);
-			n->type.kind = TY_ERROR;
-			return;
-		}
-		t.count = (uint32_t)depth;
+	if (a && !stdlib_stack_depth(s, a, what, STACK_MAX, "", &t.count)) {
+		n->type.kind = TY_ERROR;
+		return;
 	}
 	n->type = t;
+}
+
+bool stdlib_stack_depth(struct sema_ctx *s, struct ast_node *a, const char *what, int max,
+			const char *why, uint32_t *count)
+{
+	int64_t depth;
+	sema_expr(s, a);
+	if (!sema_const_int(s, a, &depth))
+		return false;
+	if (depth < 1 || depth > max) {
+		sema_error(s, a->loc, "%s(): the number of frames must be 1 to %d%s, not %lld", what, max,
+			   why, (long long)depth);
+		return false;
+	}
+	*count = (uint32_t)depth;
+	return true;
 }
 
 LLVMValueRef stdlib_stack_id(struct cg_ctx *cg, LLVMValueRef map, LLVMValueRef buf, LLVMValueRef id)
@@ -248,14 +254,15 @@ static LLVMValueRef stack_id_old(struct cg_ctx *cg, const char *name, uint32_t d
 }
 
 LLVMValueRef stdlib_read_stack(struct cg_ctx *cg, bool user, LLVMValueRef buf, uint32_t depth,
-			       bool build_id)
+			       bool build_id, bool named)
 {
 	uint32_t size = depth * (build_id ? CG_USTACK_FRAME : 8);
 	uint64_t flags = (user ? BPF_F_USER_STACK : 0) | (build_id ? BPF_F_USER_BUILD_ID : 0);
 	LLVMValueRef args[] = {cg_ctx_arg(cg), buf, cg_const(cg, size), cg_const(cg, flags)};
 	LLVMValueRef got = NULL;
 	if (user && stdlib_unwind_cfi())
-		got = cg_unwind_user(cg, buf, size, stdlib_own_ns_id(cg, true), build_id);
+		got = cg_unwind_user(cg, buf, size, stdlib_own_ns_id(cg, true),
+				     (build_id ? UNW_RECORDS : 0) | (build_id && named ? UNW_BUILD_IDS : 0));
 	if (!got)
 		return cg_helper_call(cg, BPF_FUNC_get_stack, args, 4);
 	if (!build_id)
@@ -317,7 +324,10 @@ static LLVMValueRef lower_stack(struct cg_ctx *cg, struct ast_node *n)
 	LLVMValueRef map = cg_aux_map_flags(cg, name, BPF_MAP_TYPE_HASH, CG_STACK_MAP_ENTRIES, size,
 					    4, BPF_F_NO_PREALLOC);
 	LLVMValueRef buf = cg_scratch(cg, name, size);
-	LLVMValueRef got = stdlib_read_stack(cg, user, buf, depth, true);
+	/* raw and perf print the process's addresses (t_unwind's backtrace()
+	 * oracle): the CFI walk's frames stay addresses there */
+	bool named = n->type.stack_mode != MODE_PERF && n->type.stack_mode != MODE_RAW;
+	LLVMValueRef got = stdlib_read_stack(cg, user, buf, depth, true, named);
 	/* an error (-EFAULT: no stack of that kind here, kstack in a uprobe)
 	 * is the id, as bpf_get_stackid gave it */
 	LLVMValueRef id = cg_alloca_shared(cg, 4, "sonde.stackid");

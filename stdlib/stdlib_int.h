@@ -14,9 +14,17 @@ void stdlib_note_pid(struct cg_ctx *cg, LLVMValueRef pid);
 /* stacks.c: the current task's stack (user or kernel) into buf, at most
  * depth frames (addresses, or with build_id {status, build-id, offset}
  * records as BPF_F_USER_BUILD_ID gives them), zeros after them, as config
- * unwind says; its bytes of frames, or a negative error (an i64) */
+ * unwind says; its bytes of frames, or a negative error (an i64).  The
+ * CFI walk's records carry build-ids too with named, else addresses
+ * (ustack(raw) and ustack(perf) print the process's addresses) */
 LLVMValueRef stdlib_read_stack(struct cg_ctx *cg, bool user, LLVMValueRef buf, uint32_t depth,
-			       bool build_id);
+			       bool build_id, bool named);
+
+/* stacks.c: a stack builtin's frame count, argument a: a constant of 1 to
+ * max into *count, else a located error ("WHAT(): the number of frames must
+ * be 1 to MAX<why>, not N") and false */
+bool stdlib_stack_depth(struct sema_ctx *s, struct ast_node *a, const char *what, int max,
+			const char *why, uint32_t *count);
 
 /* stacks.c: the u32 id of the stack in buf (the map's key, zero padded)
  * in the stack map `map` (frames -> id, a new stack takes its CPU's next

@@ -10,7 +10,10 @@
  * user stack, as bpf_get_stack(BPF_F_USER_STACK) does: frame 0 is the
  * interrupted pc, unused slots are zero; with flags UNW_RECORDS each frame
  * is a struct bpf_stack_build_id of status BPF_STACK_BUILD_ID_IP, as
- * BPF_F_USER_BUILD_ID gives a frame it has no build-id for.  It returns the
+ * BPF_F_USER_BUILD_ID gives a frame it has no build-id for, and with
+ * UNW_BUILD_IDS too a frame in a file whose build-id user space read is
+ * {BPF_STACK_BUILD_ID_VALID, build-id, file offset}, as the kernel gives
+ * it (named after its process exits).  It returns the
  * bytes of frames, or UNW_UNKNOWN_FILE when records were asked for and a
  * frame's file has no rows yet.  The user registers come from the task's pt_regs
  * (bpf_task_pt_regs, 5.15), so the walk is the same in a uprobe, a
@@ -25,9 +28,10 @@
  * and apply it: CFA from rsp or rbp, the return address at CFA - 8, the
  * caller's rbp where the row says (the vDSO's rows are found by a key of
  * their own).  A pc with no row (a file without CFI, JIT code, a gap
- * between FDEs) takes one frame-pointer step instead.  A file not read yet flags the process in unw_stale, for
- * user space to read the files it maps; that frame takes a frame-pointer
- * step too.  One frame is one bpf_loop (5.17) iteration.
+ * between FDEs) takes one frame-pointer step instead.  A file not read
+ * yet is told in unw_stale (its key, the process, the address), for user
+ * space to read the files that process maps; that frame takes a
+ * frame-pointer step too.  One frame is one bpf_loop (5.17) iteration.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_core_read.h>
@@ -63,8 +67,8 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 256);
-	__type(key, __u32);
-	__type(value, __u32);
+	__type(key, struct unw_file_key);
+	__type(value, struct unw_stale);
 } unw_stale SEC(".maps");
 
 struct {
@@ -160,6 +164,7 @@ struct walk {
 	__u32 pid;
 	__u32 n, max;
 	__u32 records;	/* UNW_RECORDS: 4 words a frame */
+	__u32 build_ids;	/* UNW_BUILD_IDS */
 	__u32 exact;	/* ip is an exact pc (frame 0, or the frame a signal interrupted) */
 	__u32 stale;	/* unw_stale was told */
 };
@@ -171,13 +176,13 @@ static void count(__u32 what)
 		*c += 1;
 }
 
-static void mark_stale(struct walk *w)
+static void mark_stale(struct walk *w, __u64 pc)
 {
-	__u32 one = 1;
+	struct unw_stale s = {.addr = pc, .pid = w->pid};
 	if (w->stale)
 		return;
 	w->stale = 1;
-	bpf_map_update_elem(&unw_stale, &w->pid, &one, BPF_NOEXIST);
+	bpf_map_update_elem(&unw_stale, &w->vma.key, &s, BPF_NOEXIST);
 }
 
 /* The binary search runs as a bpf_loop callback too: a bounded loop whose
@@ -292,10 +297,11 @@ static long step(__u32 i, void *ctx)
 {
 	struct walk *w = ctx;
 	__u32 n = w->n;
+	__u64 *rec = 0;
 	if (!w->ip || w->ip >> 47 || n >= w->max || n >= UNW_MAX_FRAMES)
 		return 1;
 	if (w->records) {
-		__u64 *rec = &w->frames[n * 4];	/* one pointer: its bound stays exact */
+		rec = &w->frames[n * 4];	/* one pointer: its bound stays exact */
 		rec[0] = BPF_STACK_BUILD_ID_IP;
 		rec[3] = w->ip;
 	} else {
@@ -330,8 +336,15 @@ static long step(__u32 i, void *ctx)
 	struct unw_file *f = bpf_map_lookup_elem(&unw_known, &v->key);
 	if (!f) {
 		count(UNW_ST_UNKNOWN);
-		mark_stale(w);
+		mark_stale(w, pc);
 		return fp_step(w) ? 1 : 0;
+	}
+	if (rec && w->build_ids && f->has_build_id) {
+		/* the kernel's offset: of the address itself, in the file */
+		struct bpf_stack_build_id *b = (void *)rec;
+		b->status = BPF_STACK_BUILD_ID_VALID;
+		__builtin_memcpy(b->build_id, f->build_id, sizeof(b->build_id));
+		b->offset = w->ip - v->start + (v->pgoff << 12);
 	}
 	__u32 index = f->index, nrows = f->nrows;
 	__u64 rel = pc - v->start + (v->pgoff << 12) + f->delta;
@@ -352,7 +365,8 @@ static __attribute__((used, noinline)) long sonde_unwind_user(void *buf, __u32 s
 							       __u32 flags)
 {
 	__u32 zero = 0;
-	struct walk w = {.pid = pid, .exact = 1, .records = flags & UNW_RECORDS};
+	struct walk w = {.pid = pid, .exact = 1, .records = flags & UNW_RECORDS,
+			 .build_ids = flags & UNW_BUILD_IDS};
 	__u32 frame = w.records ? 32 : 8;
 	void *zeros = bpf_map_lookup_elem(&unw_zeros, &zero);
 	w.frames = bpf_map_lookup_elem(&unw_frames, &zero);

@@ -74,7 +74,7 @@ if [ -n "$why" ]; then
 fi
 
 # ---- workloads: the tests/workloads/*.c programs the cases run, built once
-for n in work ioctl_loop spin args usdt ticker libc_calls types sysargs parity argv usdt_gated dwarf_args; do
+for n in work ioctl_loop spin args usdt ticker libc_calls types sysargs parity argv usdt_gated dwarf_args named; do
 	src=$top/tests/workloads/$n.c
 	[ "$W/$n" -nt "$src" ] && continue
 	gcc -O1 -g -pthread -o "$W/$n" "$src" || { echo "cannot build workload $n" >&2; }

@@ -43,9 +43,18 @@ expect_eq() {
 	fi
 }
 
-# expect_match NAME REGEX ACTUAL
+# expect_match NAME REGEX ACTUAL: a line of ACTUAL matches REGEX (ERE); a
+# REGEX of several lines is matched against the whole of ACTUAL (^ is its
+# start, $ its end), as grep would take each of its lines as a pattern of
+# its own and pass when any one of them matched
 expect_match() {
-	if printf '%s\n' "$3" | grep -Eq -- "$2"; then pass "$1"; else
+	local ok=""
+	if [[ $2 == *$'\n'* ]]; then
+		[[ $3 =~ $2 ]] && ok=1
+	else
+		printf '%s\n' "$3" | grep -Eq -- "$2" && ok=1
+	fi
+	if [ -n "$ok" ]; then pass "$1"; else
 		fail "$1"; printf '%s\n' "$3" | head -30 | sed 's/^/    /'
 		echo "    (expected to match: $2)"
 	fi
@@ -72,6 +81,7 @@ pid_calls_start() {
 pid_calls_go() {
 	local out=$1 sp
 	shift
+	rm -f "$out"	# the wait below must not find the last run's "Attached"
 	"$SONDE" -p "$wp" "$@" > "$out" 2>&1 &
 	sp=$!
 	wait_for "$out" '^Attached' 60
@@ -133,6 +143,26 @@ int_stop() {
 	wait "$1"
 }
 
+# cpu_ticks PID: the clock ticks (user and system, 100 a second) process
+# PID has run; wait_cpu_ticks PID N [SECONDS]: wait until it has run N more
+# than when called (SECONDS, default 120, guard a hang).  A sampler's count
+# follows the CPU time its target got, which a busy machine makes a small
+# share of the wall time
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }'; }
+wait_cpu_ticks() {
+	local i t0 t n=$(( ${3:-120} * 20 ))
+	t0=$(cpu_ticks "$1")
+	[ -n "$t0" ] || return 1
+	for ((i = 0; i < n; i++)); do
+		t=$(cpu_ticks "$1")
+		[ -n "$t" ] || return 1
+		[ "$t" -ge $((t0 + $2)) ] && return 0
+		sleep 0.05
+	done
+	echo "    process $1 ran $((t - t0)) of $2 clock ticks in ${3:-120} s"
+	return 1
+}
+
 # kill_reap PID...: SIGKILL each workload process, then reap it
 kill_reap() {
 	local p
@@ -163,12 +193,14 @@ need_root() {
 # (a tool's "Attached" line or its BEGIN output), so that a signal sent next
 # reaches a process that has installed its handlers: a background job of a
 # non-interactive shell starts with SIGINT ignored, and one sent before the
-# handler is set is lost.
+# handler is set is lost.  Giving up is said on stderr (the file's log): a
+# wait that always runs out costs its whole time and nothing else shows it.
 wait_for() {
 	local i n=$(( ${3:-30} * 10 ))
 	for ((i = 0; i < n; i++)); do
 		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
 		sleep 0.1
 	done
+	echo "    (wait_for: no line matching '$2' in $1 after ${3:-30} s)" >&2
 	return 1
 }

@@ -19,11 +19,18 @@
 # lines (seconds) to FILE, for make check's table.  E2E_DIR: the folder of
 # the t_*.sh files and their shares file, where they run (default this
 # one; tests/e2e/t_make.sh runs stand-ins).
+#
+# A file still running after E2E_FILE_TIMEOUT seconds (default 1800, as a
+# kernel guest's VM_TIMEOUT: t_bt026.sh takes about 6 minutes on 2 busy
+# cores) is killed with what it started (timeout(1): its process group),
+# and a file whose shell dies, or that ends with no result line (a syntax
+# error), is a FAIL line too: none is lost from the totals.
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cd "${E2E_DIR:-$here}" || exit 2
 RESULTS=${RESULTS:-/dev/null}
 jobs=${E2E_JOBS:-3}
+limit=${E2E_FILE_TIMEOUT:-1800}
 base=${E2E_BUILD:-$top/build/e2e}
 logs=$base/logs
 mkdir -p "$logs"
@@ -63,20 +70,29 @@ start() {
 	mkdir -p "$base/$n"
 	# shellcheck disable=SC2016
 	E2E_BUILD=$base/$n RESULTS=$logs/$n.res "$top/tests/timed.sh" "e2e/$f" "$logs/$n.time" \
-		bash -c '. "$2/lib.sh"; . "./$1"' e2e "$f" "$here" > "$logs/$n.log" 2>&1 < /dev/null &
+		timeout -k 30 "$limit" bash -c '. "$2/lib.sh"; . "./$1"; exit 0' e2e "$f" "$here" \
+		> "$logs/$n.log" 2>&1 < /dev/null &
 	pid_file[$!]=$f
 	nrun=$((nrun + 1))
 	for t in ${tags[$f]}; do busy[$t]=$((${busy[$t]:-0} + 1)); done
 	[[ ${tags[$f]} == *" alone "* ]] && alone=$f
 }
 
+# finish PID STATUS
 finish() {
-	local f=${pid_file[$1]} n t wall=0 cpu=0
+	local f=${pid_file[$1]} n t wall=0 cpu=0 why=""
 	n=${f%.sh}
 	unset "pid_file[$1]"
 	nrun=$((nrun - 1))
 	for t in ${tags[$f]}; do busy[$t]=$((${busy[$t]} - 1)); done
 	[ "$alone" = "$f" ] && alone=""
+	# (the file's shell ends with exit 0, or an exit 0 of the file's own)
+	case $2 in
+	0) grep -qs '^\(PASS\|FAIL\|SKIP\) ' "$logs/$n.res" || why="ended with no result line" ;;
+	124) why="still running after $limit s: killed (E2E_FILE_TIMEOUT)" ;;
+	*) why="its shell ended with status $2" ;;
+	esac
+	[ -n "$why" ] && echo "FAIL e2e:$n: $why" | tee -a "$logs/$n.res" >> "$logs/$n.log"
 	read -r _ wall cpu < "$logs/$n.time"
 	echo "== $f ($wall s, CPU $cpu s)"
 	cat "$logs/$n.log"
@@ -99,7 +115,7 @@ while [ ${#pending[@]} -gt 0 ] || [ "$nrun" -gt 0 ]; do
 	done
 	[ "$nrun" -gt 0 ] || break
 	wait -n -p done_pid
-	finish "$done_pid"
+	finish "$done_pid" "$?"
 done
 
 for f in "${files[@]}"; do

@@ -91,8 +91,7 @@ ag_start() {
 		SONDE_RUN_DIR=$RUN LD_PRELOAD=$AGENT "$CALLS" "$LIB1" "$N" "$fifo" "$NAPS" $threads > "$out" 2>&1 &
 	fi
 	p=$!; ag_pids+=("$p")
-	for _ in $(seq 100); do grep -q "^ready $p\$" "$out" 2>/dev/null && break; sleep 0.05; done
-	grep -q "^ready $p\$" "$out" || { echo "    workload did not start: $(cat "$out")"; return 1; }
+	wait_for "$out" "^ready $p\$" 60 || { echo "    workload did not start: $(cat "$out")"; return 1; }
 	printf -v "$var" '%s' "$p"
 	printf -v "${var}_fifo" '%s' "$fifo"
 	printf -v "${var}_out" '%s' "$out"
@@ -106,7 +105,7 @@ ag_trace() {
 	printf -v "${tag}_pid" '%s' "$!"
 	ag_pids+=("$!")
 	local pv=${tag}_pid
-	for _ in $(seq 400); do
+	for _ in $(seq 1200); do
 		grep -q '^Attached' "$AG/$tag.err" 2>/dev/null && return 0
 		kill -0 "${!pv}" 2>/dev/null || break
 		sleep 0.05

@@ -175,11 +175,11 @@ ct_launch() {
 }
 ct_sonde() { local tag=$1; shift; ct_launch "$tag" "$SONDE" "$@"; }
 ct_deadline=0
-ct_batch() { ct_deadline=$((SECONDS + 20)); }
+ct_batch() { ct_deadline=$((SECONDS + 60)); }
 ct_ready() {
 	local tag=$1 pv=${1}_pid
 	# one deadline for a batch of tracers started together (ct_batch)
-	[ $ct_deadline != 0 ] || ct_deadline=$((SECONDS + 20))
+	[ $ct_deadline != 0 ] || ct_deadline=$((SECONDS + 60))
 	while [ $SECONDS -lt $ct_deadline ]; do
 		grep -q '^Attached\|"attached_probes"\|^go$' "$CT/$tag.err" "$CT/$tag.out" 2>/dev/null &&
 			return 0
@@ -393,7 +393,9 @@ ct_sonde follow -v --follow -e 'uprobe:libsondetest:sonde_target { @[container] 
 ct_batch
 if ct_ready follow; then
 	ct_start F2 "$SCOPE" "$LIB1" 350 container || { fail "${ct_name}_follow_start"; exit 0; }
-	for _ in $(seq 60); do grep -q "in new file .* for pid $F2\$" "$CT/follow.err" && break; sleep 0.1; done
+	# (released once sonde has attached to it: 6 s were the bound, which
+	# a busy machine can outrun, and its 350 calls would then go uncounted)
+	wait_for "$CT/follow.err" "in new file .* for pid $F2\$" 60
 fi
 ct_release "$F1_fifo" "$F2_fifo"; ct_wait "$F1" "$F2"
 ct_stop follow

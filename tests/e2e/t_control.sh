@@ -39,6 +39,24 @@ expect_eq control:sigusr1_begin_only "$usr1_want" "$out"
 out=$(usr1_run 'BEGIN { @a = 1; @b[1] = 2; @h = hist(5); } interval:s:1000 { exit(); }')
 expect_eq control:sigusr1_event_loop "$usr1_want" "$out"
 
+# -- a command started with SIGINT ignored (bash does that to a background
+#    job of a non-interactive shell): sonde catches SIGINT all the same
+#    (SigCgt, not SigIgn), and one SIGINT after "Attached" ends the run
+#    with its maps.  One still running after 120 s is killed (rc 137).
+rm -f "$B/bgint.out" "$B/bgint.err"
+(trap '' INT; exec "$SONDE" -e 'BEGIN { @a = 1; }' > "$B/bgint.out" 2> "$B/bgint.err") &
+sp=$!
+wait_for "$B/bgint.err" 'Attached' 20
+ign=$(awk '/^SigIgn:/ { print $2 }' "/proc/$sp/status")
+cgt=$(awk '/^SigCgt:/ { print $2 }' "/proc/$sp/status")
+kill -INT $sp
+for ((i = 0; i < 1200; i++)); do kill -0 $sp 2>/dev/null || break; sleep 0.1; done
+kill -KILL $sp 2>/dev/null
+wait $sp
+rc=$?
+expect_eq control:sigint_caught_though_ignored "ignored=0 caught=1 rc=0 @a: 1" \
+	"ignored=$(( 16#${ign:-0} >> 1 & 1 )) caught=$(( 16#${cgt:-0} >> 1 & 1 )) rc=$rc $(grep '^@a' "$B/bgint.out")"
+
 # -- exit(): one probe on each of 4 threads prints and exits at once.  Each
 #    CPU may have sent one line before the first exit() reached the ring;
 #    no line after it prints (main printed hundreds), and END still prints.

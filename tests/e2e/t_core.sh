@@ -51,6 +51,44 @@ expect_eq core:short_child_traced $'\n\n@exits: 1' "$out"
 if [ "$rc" -ne 124 ]; then pass core:short_child_returns; else fail core:short_child_returns; echo "    still running after 120 s"; fi
 out=$("$SONDE" -q -c false -e 'BEGIN { }' 2>&1 >/dev/null)
 expect_eq core:child_status_reported 'sonde: command exited with status 1' "$out"
+# a -c command that outlives the run and ignores SIGTERM, or is stopped,
+# does not hold sonde's exit (SIGKILL follows); only a hang fails
+for kind in ignores_term:"trap '' TERM; while :; do sleep 1; done" stopped:'kill -STOP $$; sleep 300'; do
+	cmd=$(sh_script "child_${kind%%:*}" "${kind#*:}")
+	timeout -k 10 120 "$SONDE" -q -c "$cmd" -e 'interval:ms:200 { exit(); }' >/dev/null 2>&1
+	rc=$?
+	if [ "$rc" -eq 0 ]; then pass "core:child_${kind%%:*}_ends"; else
+		fail "core:child_${kind%%:*}_ends"; echo "    rc $rc (124 or 137: still running after 120 s)"; fi
+done
+# a -c command killed while sonde still holds it before exec: the run goes
+# on to END and says how the command ended (the go byte to the dead child
+# was a SIGPIPE: rc 141, no END).  sonde is stopped while its held child
+# (still sonde's executable) is killed, so that the kill comes first
+timeout -k 10 120 "$SONDE" -q -c 'sleep 300' -e 'tracepoint:syscalls:sys_enter_get* { @[probe] = count(); }
+END { printf("end\n"); }' > "$B/held.out" 2>&1 &
+tp=$!
+self=$(readlink -f "$SONDE")
+held=no sp= c=
+for ((i = 0; i < 3000; i++)); do
+	[ -n "$sp" ] || read -r sp _ < "/proc/$tp/task/$tp/children"
+	[ -n "$sp" ] && read -r c _ < "/proc/$sp/task/$sp/children"
+	[ -n "$c" ] || ! kill -0 $tp 2>/dev/null && break
+	sleep 0.01
+done 2>/dev/null
+if [ -n "$c" ]; then
+	kill -STOP $sp
+	[ "$(readlink /proc/$c/exe)" = "$self" ] && held=yes
+	kill -KILL $c
+	kill -CONT $sp
+fi
+wait $tp
+rc=$?
+if [ $held = yes ]; then
+	expect_eq core:held_child_killed "rc=0 end sonde: command killed by signal 9" \
+		"rc=$rc $(grep -E '^(end|sonde: command.*)$' "$B/held.out" | tr '\n' ' ' | sed 's/ $//')"
+else
+	skip core:held_child_killed "the command ran before sonde was stopped"
+fi
 
 # -- tracefs not mounted: sonde mounts it (here in a private mount namespace
 #    where it was unmounted first) --------------------------------------------

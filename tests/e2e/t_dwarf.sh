@@ -152,7 +152,7 @@ expect_eq dwarf:print_args '{ .a = -1, .b = 200, .c = -300, .d = 1099511627776, 
 # 0.17's decimal (next is NULL: 0); in JSON the pointers are numbers (a
 # user address has fewer than 53 significant bits)
 out=$("$SONDE" -q -c "$D 1" -e 'uprobe:'$D':visit { print(args); print(*args.n->next); @[args] = count(); }' 2>&1)
-expect_match dwarf:print_args_pointers $'^\\{ \\.n = 0x[0-9a-f]+, \\.label = 0x[0-9a-f]+, \\.depth = 3 \\}\n\\{ \\.id = 100, \\.name = next, \\.pos = \\{ \\.x = 1, \\.y = 2 \\}, \\.vals = \\[7,8,9\\], \\.kind = BLUE, \\.next = 0 \\}\n\n\n@\\[\\{ \\.n = 0x[0-9a-f]+, \\.label = 0x[0-9a-f]+, \\.depth = 3 \\}\\]: 1$' "$out"
+expect_match dwarf:print_args_pointers $'^\\{ \\.n = 0x[0-9a-f]+, \\.label = 0x[0-9a-f]+, \\.depth = 3 \\}\n\\{ \\.id = 100, \\.name = next, \\.pos = \\{ \\.x = 1, \\.y = 2 \\}, \\.vals = \\[7,8,9\\], \\.kind = 2, \\.next = 0 \\}\n\n\n@\\[\\{ \\.n = 0x[0-9a-f]+, \\.label = 0x[0-9a-f]+, \\.depth = 3 \\}\\]: 1$' "$out"
 out=$("$SONDE" -q -f json -c "$D 1" -e 'uprobe:'$D':visit { print(args); }' 2>&1)
 expect_match dwarf:print_args_pointers_json '^\{"type": "value", "data": \{"n": [0-9]+, "label": [0-9]+, "depth": 3\}\}$' "$out"
 out=$("$SONDE" -q -c "$D 3" -e 'uprobe:'$D':paint { @[args] = count(); }' 2>&1)

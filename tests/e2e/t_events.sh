@@ -50,7 +50,7 @@ lost_run() {	# FORMAT: sets got_lines, got_lost, lost_early
 	"$SONDE" -f "$fmt" --rb-pages 1 -e "tracepoint:syscalls:sys_enter_getppid /pid == $wl/ { printf(\"%d\\n\", nsecs); }" \
 		> "$B/lost.out" 2> "$B/lost.err" &
 	local sp=$!
-	for _ in $(seq 200); do grep -q 'ttached' "$B/lost.out" "$B/lost.err" && break; sleep 0.05; done
+	for _ in $(seq 1200); do grep -q 'ttached' "$B/lost.out" "$B/lost.err" && break; sleep 0.05; done
 	kill -STOP $sp
 	echo go > "$fifo"
 	wait $wl

@@ -50,6 +50,8 @@ if need_root language:naptime && need_root language:runqlen; then
 	w=$!
 	lg_pids+=("$w")
 	exec 3> "$B/lg.fifo"
+	# (the waits below must not find the last run's lines)
+	rm -f "$B/naptime.out" "$B/naptime.err" "$B/runqlen.out" "$B/runqlen.err"
 	"$SONDE" -p "$w" "$T/naptime.bt" > "$B/naptime.out" 2> "$B/naptime.err" &
 	s=$!
 	lg_pids+=("$s")

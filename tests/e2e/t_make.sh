@@ -64,3 +64,20 @@ else
 PASS e2e:sched:b_after_a
 PASS e2e:sched:c_own_build" "$(cat "$sd/results" 2>/dev/null)"
 fi
+
+# a file still running after E2E_FILE_TIMEOUT is killed with what it
+# started, and one that gives no result line, or whose shell dies, is a
+# FAIL line of its own: none is lost from the totals
+hd=$mk_dir/hang
+rm -rf "$hd"; mkdir -p "$hd"
+printf 't_hang.sh 3\nt_kill.sh 2\nt_none.sh 1\n' > "$hd/shares"
+printf '%s\n' 'pass hang:started' 'sleep 60' 'pass hang:not_reached' > "$hd/t_hang.sh"
+printf '%s\n' 'pass kill:started' 'kill -KILL $$' > "$hd/t_kill.sh"
+printf '%s\n' 'echo no result' > "$hd/t_none.sh"
+E2E_DIR=$hd E2E_BUILD=$hd/build E2E_FILE_TIMEOUT=2 RESULTS=$hd/results CHECK_TIMES= \
+	timeout 300 "$top/tests/e2e/run.sh" t_hang.sh t_kill.sh t_none.sh > "$hd/out" 2>&1
+expect_eq make:e2e_file_guards "PASS e2e:hang:started
+FAIL e2e:t_hang: still running after 2 s: killed (E2E_FILE_TIMEOUT)
+PASS e2e:kill:started
+FAIL e2e:t_kill: its shell ended with status 137
+FAIL e2e:t_none: ended with no result line" "$(cat "$hd/results" 2>/dev/null)"

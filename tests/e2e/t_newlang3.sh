@@ -17,6 +17,12 @@ out=$(n3_run 'begin { $x = 1; $a = $x ?: 10; $b = 0 ?: 20; print(($a, $b)); $i =
 expect_eq newlang3:elvis '(1, 20)
 (7, 1, 2)
 (5, 3)' "$out"
+# through a macro (its body copied), a ++ in a is still evaluated once
+out=$(n3_run 'macro m(x) { x ?: 5 } begin { @c = 1; $v = m(@c++); print(($v, @c)); clear(@c); }')
+expect_eq newlang3:elvis_macro_once '(1, 2)' "$out"
+# an error in a is reported once
+out=$(n3_run 'begin { $y = $nope ?: 7; }' | grep -c error)
+expect_eq newlang3:elvis_error_once '1' "$out"
 out=$(n3_run 'begin { $s = "a" ?: "b"; }' | head -1)
 expect_eq newlang3:elvis_needs_integer 'stdin:1:14: error: condition must be an integer, not string[2]' "$out"
 
@@ -39,6 +45,10 @@ expect_eq newlang3:address_of_expression "stdin:1:22: error: '&' takes a variabl
 # -- __attribute__((packed)) after a struct's brace; a packed member ------
 out=$(n3_run 'struct foo { int x; char y; int z; } struct bar { int x; char y; int z; } /* c */ __attribute__ ((packed)) __attribute__((aligned(1))); struct Q { char c; struct bar b; } begin { printf("%d %d %d %d\n", sizeof(struct foo), sizeof(struct bar), offsetof(struct bar, z), sizeof(struct Q)); }')
 expect_eq newlang3:struct_packed '12 9 5 10' "$out"
+# a packed struct whose members sit at their alignments still aligns to 1
+# inside another (C: 8 9 1)
+out=$(n3_run 'struct P { int a; int b; } __attribute__((packed)); struct O { char c; struct P p; } begin { printf("%d %d %d\n", sizeof(struct P), sizeof(struct O), offsetof(struct O, p)); }')
+expect_eq newlang3:struct_packed_aligned_members '8 9 1' "$out"
 
 # -- let $w: T[N], an array variable ---------------------------------------
 out=$(n3_run 'struct W { int a; long b; } begin { let $w: struct W[3]; let $n: int32[4]; printf("%d %d\n", sizeof($w), sizeof($n)); }')

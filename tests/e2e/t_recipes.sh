@@ -280,7 +280,7 @@ if start_cuda_app; then
 	"$SONDE" -p "$app" "$R/cuda-calls.sonde" 2 > "$W/cuda.out" 2> "$W/cuda.err" &
 	tracer=$!
 	rc_pids+=("$tracer")
-	for _ in $(seq 200); do grep -q "^Attached" "$W/cuda.err" 2>/dev/null && break; sleep 0.05; done
+	wait_for "$W/cuda.err" '^Attached' 60
 	touch "$W/go"
 	wait "$app"
 	wait "$tracer"
@@ -319,8 +319,14 @@ in_range recipes:syscount:total 20000 100000000 "$(sum_of '^@syscalls_total\[ioc
 # at the wakeup, so a busy machine's run-queue delay does not count).
 nap_name=api$$
 nap_name=${nap_name:0:15}
+# The recipe prints and clears every second (a slow start on a busy machine
+# makes the run last past one): a print can lose the one update that lands
+# in the kernel's window (docs/differences.md, "Nothing is lost between a
+# print and its clear"), here one nap, 1 in 16 prints seen at a load of 19
 out=$("$SONDE" -q -c "$B/api_engine 5 100 0 $nap_name" "$R/offcpu.sonde" 2>&1)
-in_range recipes:offcpu:api_sleeps 500000 600000 "$(sum_of "^@offcpu_us\\[$nap_name, [0-9]+, S\\]: " "$out")"
+prints=$(printf '%s\n' "$out" | grep -c '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$')
+in_range recipes:offcpu:api_sleeps $(( (5 - (prints < 5 ? prints : 5)) * 100000 )) 600000 \
+	"$(sum_of "^@offcpu_us\\[$nap_name, [0-9]+, S\\]: " "$out")"
 # (it naps until killed, however long sonde takes to attach)
 "$B/api_engine" 100000 100 100 &
 ae=$!
@@ -357,11 +363,15 @@ in_range recipes:threads:process_total 285000 400000 "$(sum_of "^@process_cpu_us
 
 # ---- execsnoop -------------------------------------------------------------------------
 cp /bin/true "$W/xprobe1"
-out=$("$SONDE" -q -c "/bin/sh $(sh_script rc_exec "$W/xprobe1; true")" "$R/execsnoop.sonde" 2>&1)
+# every exec of the machine prints (the first /bin/sh of them was another
+# test's on a busy machine): the shell says its pid itself, and xprobe1 is
+# the one of this file's path
+rm -f "$W/rc_exec.pid"
+out=$("$SONDE" -q -c "/bin/sh $(sh_script rc_exec "echo \$\$ > $W/rc_exec.pid; $W/xprobe1; true")" "$R/execsnoop.sonde" 2>&1)
 expect_match recipes:execsnoop:header '^TIME +PID +PPID +COMM +FILE$' "$out"
-line=$(printf '%s\n' "$out" | awk '$4 == "xprobe1"')
-shpid=$(printf '%s\n' "$out" | awk '$5 == "/bin/sh" { print $2; exit }')
 file=$W/xprobe1
 file=${file:0:63}	# str() keeps 63 bytes
+line=$(printf '%s\n' "$out" | awk -v f="$file" '$4 == "xprobe1" && $5 == f')
+shpid=$(cat "$W/rc_exec.pid" 2>/dev/null)
 expect_match recipes:execsnoop:exec_line "^[0-9:]{8} +[0-9]+ +$shpid +xprobe1 +$file\$" "$line"
 )

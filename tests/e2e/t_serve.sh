@@ -63,7 +63,7 @@ start_sonde() {
 	SPID=$!
 	PIDS+=("$SPID")
 	URL=""
-	for _ in $(seq 100); do
+	for _ in $(seq 600); do
 		URL=$(sed -n 's/^sonde: serving metrics at //p' "$SV/$name.err")
 		[ -n "$URL" ] && return 0
 		kill -0 "$SPID" 2>/dev/null || break
@@ -191,7 +191,7 @@ rm -f "$SV/textfile.out"	# the wait below must not find the last run's line
 	> "$SV/textfile.out" 2>&1 &
 SPID=$!
 PIDS+=("$SPID")
-for _ in $(seq 100); do grep -q '^Attached' "$SV/textfile.out" && break; sleep 0.1; done
+wait_for "$SV/textfile.out" '^Attached' 60
 "$B/serve_load" ioctl 1000 2.5 "serve_text$sx"
 first=$(cat "$SV/sonde.prom" 2>/dev/null)
 stop_sonde

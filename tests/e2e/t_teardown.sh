@@ -35,8 +35,6 @@ END { printf("END\n"); }
 EOF
 }
 
-# the clock ticks (user and system) process $1 has run
-td_cpu() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }'; }
 # the BPF object ids process $1 holds open: prog_id:N, map_id:N, link_id:N
 td_held() { grep -hE '^(prog|map|link)_id:' /proc/"$1"/fdinfo/* 2>/dev/null | tr -d ' \t' | sort -u; }
 # every such id the kernel has now
@@ -72,14 +70,7 @@ td_case() {
 	# its calls are traced and fill the ring buffer
 	if [ -n "$wpid" ]; then
 		wait_for "$o.w" '^ready' 60
-		local t0
-		t0=$(td_cpu "$wpid")
-		if [ "$load" != idle ] && [ -n "$t0" ]; then
-			for ((i = 0; i < 600; i++)); do
-				[ "$(td_cpu "$wpid")" -ge $((t0 + 2)) ] 2>/dev/null && break
-				sleep 0.05
-			done
-		fi
+		[ "$load" = idle ] || wait_cpu_ticks "$wpid" 2 30
 	fi
 	case $stop in
 	sigint) kill -INT "$spid" ;;
@@ -155,20 +146,29 @@ rm -f "$B"/td.*.held "$B"/td.*.res
 #    exited, that process holds the events (perf_event descriptors and
 #    nothing of BPF) and none of sonde's programs or links is left.
 : > "$B/td.tp.err"	# the wait below must not find an old run's line
-"$SONDE" -e 'tracepoint:syscalls:sys_enter_* /pid == 1/ { @td_tp_release = count(); }' > "$B/td.tp.out" 2> "$B/td.tp.err" &
+# (the map's name is this run's: another checkout's run may be beside it)
+td_map=td_tp_release_$$
+"$SONDE" -e "tracepoint:syscalls:sys_enter_* /pid == 1/ { @$td_map = count(); }" > "$B/td.tp.out" 2> "$B/td.tp.err" &
 td_sp=$!
 for ((td_i = 0; td_i < 1200; td_i++)); do grep -q '^Attached' "$B/td.tp.err" && break; sleep 0.1; done
 td_ids=$(td_held $td_sp)
 kill -INT $td_sp; wait $td_sp
-td_rel=
-for td_p in $(pgrep -x sonde-release); do	# this script's (others' run beside)
-	grep -qs td_tp_release /proc/"$td_p"/cmdline && td_rel=$td_p
+# sonde waits for the first fork only: the background process may not have
+# named itself or closed sonde's other descriptors yet (a busy machine
+# showed no sonde-release there), so look again for up to 30 s
+td_rel='' td_perf=0 td_bpf=x
+for ((td_i = 0; td_i < 300; td_i++)); do
+	td_rel=
+	for td_p in $(pgrep -x sonde-release); do
+		grep -qs "$td_map" /proc/"$td_p"/cmdline && td_rel=$td_p
+	done
+	if [ -n "$td_rel" ]; then
+		td_perf=$(ls -l /proc/"$td_rel"/fd 2>/dev/null | grep -c 'anon_inode:\[perf_event\]')
+		td_bpf=$(td_held "$td_rel")
+		[ "$td_perf" -gt 0 ] && [ -z "$td_bpf" ] && break
+	fi
+	sleep 0.1
 done
-td_perf=0 td_bpf=x
-if [ -n "$td_rel" ]; then
-	td_perf=$(ls -l /proc/"$td_rel"/fd 2>/dev/null | grep -c 'anon_inode:\[perf_event\]')
-	td_bpf=$(td_held "$td_rel")
-fi
 # a perf event's program and its maps go after a tasks-trace grace period,
 # seconds on a loaded machine: look again for up to 30 s
 for ((td_i = 0; td_i < 300; td_i++)); do

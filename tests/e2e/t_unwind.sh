@@ -78,6 +78,17 @@ expect_match unwind:dlopen_read_after_attach "unwind rows of .*libunw_cfi.so: .e
 cp "$U/libunw_cfi.so" "$U/libunw_gone.so"
 DELETE=1 oracle backtrace_deleted_library "$U/unwind" lib "$U/libunw_gone.so"
 
+# the frames of files whose rows are read carry their build-id, as the
+# kernel's walk gives them: two processes that ran one chain are one
+# stack (no pid in it), named after both exited
+touch "$U/bid.go"
+twice=$(sh_script unwind_twice "$U/unwind $U/bid.go plain; $U/unwind $U/bid.go plain")
+out=$("$SONDE" -q -c "$twice" -e "uprobe:$U/unwind:mark { @[ustack] = count(); }" 2>&1)
+got=$(printf '%s\n' "$out" | awk '/^@\[$/ { k = ""; next } /^\]: / { print $2 k; next }
+	/^    / { f = $1; sub(/\+[0-9]+$/, "", f); k = k " " f }')
+expect_eq unwind:build_id_frames_one_stack \
+	"2 mark level3 level2 level1 main __libc_start_call_main __libc_start_main _start" "$got"
+
 # a library without CFI: its frames by frame pointers, the others' by CFI
 # (libgcc's backtrace() stops there, so the names are the oracle)
 USTACK=ustack run nocfi "$U/unwind" lib "$U/libunw_nocfi.so"

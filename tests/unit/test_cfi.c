@@ -10,7 +10,8 @@
  * then the rows of it and of libc.so.6 must agree, row for row, with
  * binutils' own reading of the same CFI (readelf
  * --debug-dump=frames-interp).  And the rule classifier alone: the shapes
- * libdw gives for glibc's signal trampoline and the PLT.
+ * libdw gives for glibc's signal trampoline and the PLT.  A read given up
+ * when sonde ends (hcfi_build_until).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -341,6 +342,66 @@ static void test_errors(void **state)
 	assert_null(r.rows);
 }
 
+/* a file's CFI is untrusted: one FDE of 20,000 rows (each lookup reruns
+ * its program from the start: 200 M steps) is refused once its cost
+ * passes HCFI_MAX_STEPS, not read for seconds */
+static void test_costly_fde(void **state)
+{
+	char src[512], so[512], cmd[1200];
+	snprintf(src, sizeof(src), "%s/costly.s", tmpdir);
+	snprintf(so, sizeof(so), "%s/libcostly.so", tmpdir);
+	FILE *f = fopen(src, "w");
+	assert_non_null(f);
+	fputs("\t.text\n\t.globl f_costly\nf_costly:\n\t.cfi_startproc\n", f);
+	for (int i = 0; i < 20000; i++)
+		fputs("\tnop\n\t.cfi_adjust_cfa_offset 8\n", f);
+	fputs("\tret\n\t.cfi_endproc\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "gcc -shared -nostdlib -o %s %s", so, src);
+	assert_int_equal(system(cmd), 0);
+	struct hcfi_rows r;
+	char err[256] = "";
+	int fd = open(so, O_RDONLY);
+	assert_true(fd >= 0);
+	int rc = hcfi_build(fd, &r, err, sizeof(err));
+	close(fd);
+	if (rc == -ENOSYS)
+		skip();
+	assert_int_equal(rc, -E2BIG);
+	assert_string_equal(err, "its unwind rows do not fit (call-frame information that costs too "
+				 "much to read)");
+	assert_null(r.rows);
+}
+
+/* sonde's end gives up a file being read (hcfi_build_until): libc's
+ * 28,000 rows are not read once stop is set, and are while it is not */
+static void test_build_until_stop(void **state)
+{
+	const char *libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+	int fd = open(libc, O_RDONLY);
+	if (fd < 0)
+		skip();
+	struct hcfi_rows r, all;
+	char err[256] = "";
+	atomic_bool stop = true;
+	int rc = hcfi_build_until(fd, &stop, &r, err, sizeof(err));
+	if (rc == -ENOSYS) {
+		close(fd);
+		skip();
+	}
+	assert_int_equal(rc, -ECANCELED);
+	assert_string_equal(err, "not read: sonde is ending");
+	assert_null(r.rows);
+	stop = false;
+	assert_int_equal(hcfi_build_until(fd, &stop, &r, err, sizeof(err)), 0);
+	assert_int_equal(hcfi_build(fd, &all, err, sizeof(err)), 0);
+	close(fd);
+	assert_int_equal(r.n, all.n);
+	assert_memory_equal(r.rows, all.rows, r.n * sizeof(*r.rows));
+	hcfi_free(&r);
+	hcfi_free(&all);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +410,8 @@ int main(void)
 		cmocka_unit_test(test_classify_shapes),
 		cmocka_unit_test(test_debug_frame),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_costly_fde),
+		cmocka_unit_test(test_build_until_stop),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -517,6 +517,8 @@ static void test_ternary(void **state)
 	check_expr("$a ? 1 : 2", "(? $a 1 2)");
 	check_expr("$a ? 1 : $b ? 2 : 3", "(? $a 1 (? $b 2 3))");
 	check_expr("$a ? $b ? 1 : 2 : 3", "(? $a (? $b 1 2) 3)");
+	/* a ?: b has no then: a is not a shared node, evaluated twice */
+	check_expr("$a ?: 2", "(? $a nil 2)");
 	check_expr("$a || $b ? 1 + 2 : 3 * 4",
 		   "(? (|| $a $b) (+ 1 2) (* 3 4))");
 }

@@ -1,8 +1,9 @@
-/* unwind GO [plain|signal|lib LIB]: a workload for ustack without frame
+/* unwind GO [plain|again|signal|lib LIB]: a workload for ustack without frame
  * pointers (tests/e2e/t_unwind.sh), built with -O2 -fomit-frame-pointer.
  *
  * Waits for the file GO, then calls mark() at the bottom of a chain of
- * functions: plain calls; through a signal handler (raise: the stack
+ * functions: plain calls (again: a second time after the file GO.1
+ * appears); through a signal handler (raise: the stack
  * holds glibc's signal trampoline); or through the library LIB, opened
  * with dlopen() only now (after sonde attached; it prints "opened"),
  * whose functions call mark() back twice: after the file GO.1 appears,
@@ -76,6 +77,12 @@ int main(int argc, char **argv)
 		wait_file(next);
 		sink += outer(mark, argc);
 		return 0;
+	}
+	if (!strcmp(mode, "again")) {
+		char next[4096];
+		sink += level1(argc, 0);
+		snprintf(next, sizeof(next), "%s.1", argv[1]);
+		wait_file(next);
 	}
 	return level1(argc, !strcmp(mode, "signal")) > 1000000 ? 1 : 0;
 }
