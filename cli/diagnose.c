@@ -47,6 +47,7 @@
 #include "cli/diagnose_gil.h"
 #include "cli/diagnose_cuda.h"
 #include "cli/diagnose_limits.h"
+#include "cli/diagnose_serve.h"
 #include "common/arena.h"
 #include "common/diag.h"
 #include "common/file.h"
@@ -66,6 +67,15 @@
 struct fdsnap {
 	int pid, fd;
 	const char *path;
+};
+
+/* an entry of a map by the number its first key holds (a thread id in
+ * most maps): sorted by key, then by position, they find a thread's entry
+ * in log time (a scrape of a node's thousands of threads looks each up in
+ * a dozen maps) */
+struct tidx {
+	uint64_t key;
+	size_t i;
 };
 
 /* threads of the service known at the start, with the kernel's counters */
@@ -95,9 +105,11 @@ struct dxs {
 	struct dx_limits *lim;		/* its CPUs and memory cgroups */
 	struct dx_py *py;		/* its Python processes (diagnose_gil.c) */
 	const char *target;		/* what is traced, for messages */
-	unsigned seconds;
+	unsigned seconds;		/* 0: until stopped (--serve) */
+	uint64_t now;			/* --serve: the window ends now (CLOCK_MONOTONIC ns), not at @tend */
 	/* the maps at exit */
 	struct pr_map *maps;
+	struct tidx **tidx;		/* each map's entries by first key (c_map, by_tid) */
 	int nmaps;
 	uint64_t lost;
 };
@@ -133,73 +145,6 @@ static const char *thread_comm(struct arena *a, int pid, int tid)
 	char comm[64];
 	host_proc_comm(pid, tid, comm, sizeof(comm));
 	return *comm ? arena_strdup(a, comm) : NULL;
-}
-
-/* the cgroup directory whose cpu controller governs pid: a v1 hierarchy
- * with the cpu controller ("N:cpu,cpuacct:/path") where the host mounts
- * one, else the v2 one ("0::/path") when its controllers include cpu */
-static const char *cpu_cgroup(struct arena *a, int pid, bool *v2)
-{
-	char *path = host_proc_cgroup(pid, "cpu");
-	static const char *const mounts[] = {"/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu"};
-	for (size_t m = 0; path && m < sizeof(mounts) / sizeof(mounts[0]); m++) {
-		const char *dir = arena_printf(a, "%s%s", mounts[m], path);
-		if (!access(arena_printf(a, "%s/cpu.stat", dir), R_OK)) {
-			free(path);
-			*v2 = false;
-			return dir;
-		}
-	}
-	free(path);
-	*v2 = true;
-	char root[256], *ctrls;
-	if (!(path = host_proc_cgroup(pid, NULL)) || rs_cgroup2_root(root, sizeof(root))) {
-		free(path);
-		return NULL;
-	}
-	const char *dir = arena_printf(a, "%s%s", root, path), *v2dir = NULL;
-	free(path);
-	if (!file_read_all(arena_printf(a, "%s/cgroup.controllers", root), 4096, &ctrls, NULL)) {
-		if (strstr(ctrls, "cpu ") || strstr(ctrls, "cpu\n"))
-			v2dir = dir;
-		free(ctrls);
-	}
-	return v2dir;
-}
-
-/* cpu.stat's throttling counters (v2: throttled_usec; v1: throttled_time
- * in ns) and the quota as text */
-static bool read_cpu_stat(struct arena *a, const char *dir, bool v2, struct dx_cgroup *c)
-{
-	char *text;
-	if (file_read_all(arena_printf(a, "%s/cpu.stat", dir), 1 << 16, &text, NULL))
-		return false;
-	unsigned long long v;
-	char *p;
-	c->nr_periods = (p = strstr(text, "nr_periods ")) && sscanf(p, "nr_periods %llu", &v) == 1 ? v : 0;
-	c->nr_throttled = (p = strstr(text, "nr_throttled ")) && sscanf(p, "nr_throttled %llu", &v) == 1 ? v : 0;
-	if (v2)
-		c->throttled_ns = (p = strstr(text, "throttled_usec ")) &&
-			sscanf(p, "throttled_usec %llu", &v) == 1 ? v * 1000 : 0;
-	else
-		c->throttled_ns = (p = strstr(text, "throttled_time ")) &&
-			sscanf(p, "throttled_time %llu", &v) == 1 ? v : 0;
-	free(text);
-	char *q = NULL, *per = NULL;
-	if (v2 && !file_read_all(arena_printf(a, "%s/cpu.max", dir), 256, &q, NULL)) {
-		q[strcspn(q, "\n")] = '\0';
-		c->quota = arena_printf(a, "%s us per period", q);
-	} else if (!v2 && !file_read_all(arena_printf(a, "%s/cpu.cfs_quota_us", dir), 256, &q, NULL) &&
-		   !file_read_all(arena_printf(a, "%s/cpu.cfs_period_us", dir), 256, &per, NULL)) {
-		long long qv = atoll(q), pv = atoll(per);
-		c->quota = qv < 0 ? "none" : arena_printf(a, "%lld/%lld us (%.0f %% of a CPU)", qv, pv,
-							  pv ? 100.0 * qv / pv : 0);
-	} else {
-		c->quota = "unknown";
-	}
-	free(q);
-	free(per);
-	return true;
 }
 
 /* ---- the service's threads ------------------------------------------------ */
@@ -265,14 +210,14 @@ static void add_descendants(struct dxs *x, int root)
 static int cgroup_index(struct dxs *x, int pid)
 {
 	bool v2;
-	const char *dir = cpu_cgroup(x->a, pid, &v2);
+	const char *dir = dxl_cpu_cgroup(x->a, pid, &v2);
 	if (!dir)
 		return -1;
 	for (int i = 0; i < x->ncg; i++)
 		if (!strcmp(x->cg_dir[i], dir))
 			return i;
 	struct dx_cgroup c = {0};
-	if (!read_cpu_stat(x->a, dir, v2, &c))
+	if (!dxl_cpu_stat(x->a, dir, v2, &c))
 		return -1;
 	x->cg = arena_grow(x->a, x->cg, x->ncg, sizeof(*x->cg));
 	x->cg_dir = arena_grow(x->a, x->cg_dir, x->ncg, sizeof(*x->cg_dir));
@@ -461,8 +406,10 @@ static char *generate(struct dxs *x, unsigned seconds)
 	dxpy_probes(f, x->py);
 	dxc_script(x->a, f, &x->cu);
 	/* once: until it is detached the timer goes on firing */
-	fprintf(f, "interval:s:%u /!@tend/ { @tend = nsecs; printf(\"" END_MARK "\\n\"); exit(); }\n"
-		"END { if (!@tend) { @tend = nsecs; } }\n", seconds);
+	if (seconds)
+		fprintf(f, "interval:s:%u /!@tend/ { @tend = nsecs; printf(\"" END_MARK "\\n\"); exit(); }\n",
+			seconds);
+	fputs("END { if (!@tend) { @tend = nsecs; } }\n", f);
 	fclose(f);
 	char *copy = arena_strdup(x->a, text);
 	free(text);
@@ -523,9 +470,11 @@ static void add_late_seeds(struct dxs *x)
 static void c_message(FILE *out, const char *type, const char *text, size_t len)
 {
 	struct dxs *x = collecting;
-	if (len >= strlen(BEGIN_MARK) && !memcmp(text, BEGIN_MARK, strlen(BEGIN_MARK)))
+	if (len >= strlen(BEGIN_MARK) && !memcmp(text, BEGIN_MARK, strlen(BEGIN_MARK)) && x->seconds)
 		fprintf(stderr, "sonde diagnose: tracing %s for %u s (Ctrl-C ends it sooner)\n",
 			x->target, x->seconds);
+	else if (len >= strlen(BEGIN_MARK) && !memcmp(text, BEGIN_MARK, strlen(BEGIN_MARK)))
+		fprintf(stderr, "sonde diagnose: tracing %s until stopped (Ctrl-C)\n", x->target);
 	bool begin = len >= strlen(BEGIN_MARK) && !memcmp(text, BEGIN_MARK, strlen(BEGIN_MARK));
 	bool end = len >= strlen(END_MARK) && !memcmp(text, END_MARK, strlen(END_MARK));
 	if (end)
@@ -547,18 +496,26 @@ static void c_message(FILE *out, const char *type, const char *text, size_t len)
 	if (begin || end)
 		dxl_mark(x->lim, end);
 	for (int i = 0; begin && i < x->ncg; i++)
-		read_cpu_stat(x->a, x->cg_dir[i], x->cg_v2[i], &x->cg[i]);
+		dxl_cpu_stat(x->a, x->cg_dir[i], x->cg_v2[i], &x->cg[i]);
 	if (end)
 		dxpy_snapshot(x->py);
 	for (int i = 0; end && i < x->ncg; i++) {
 		x->cg_end = arena_grow(x->a, x->cg_end, i, sizeof(*x->cg_end));
-		x->cg_end_ok = read_cpu_stat(x->a, x->cg_dir[i], x->cg_v2[i], &x->cg_end[i]);
+		x->cg_end_ok = dxl_cpu_stat(x->a, x->cg_dir[i], x->cg_v2[i], &x->cg_end[i]);
 	}
 }
 static void c_value(FILE *out, const char *rendered) {}
 static void c_join(FILE *out, const char *text, size_t len) {}
 static void c_maps_begin(FILE *out) {}
 static void c_lost(FILE *out, FILE *diagf, uint64_t lost) { collecting->lost += lost; }
+
+static uint64_t key_u(const struct pr_entry *e, int k);
+
+static int by_key_pos(const void *p, const void *q)
+{
+	const struct tidx *a = p, *b = q;
+	return a->key != b->key ? (a->key < b->key ? -1 : 1) : (a->i > b->i) - (a->i < b->i);
+}
 
 /* a deep copy: the runtime frees its map after the call */
 static void c_map(FILE *out, struct pr_map *m, uint32_t top, uint32_t div)
@@ -585,10 +542,22 @@ static void c_map(FILE *out, struct pr_map *m, uint32_t top, uint32_t div)
 		e->labels = NULL;
 		e->nlabels = 0;
 	}
+	struct tidx *t = arena_new_array(a, struct tidx, m->nentries ? m->nentries : 1);
+	for (size_t i = 0; i < m->nentries; i++)
+		t[i] = (struct tidx){key_u(&c->entries[i], 0), i};
+	qsort(t, m->nentries, sizeof(*t), by_key_pos);
+	x->tidx = arena_grow(a, x->tidx, x->nmaps - 1, sizeof(*x->tidx));
+	x->tidx[x->nmaps - 1] = t;
 }
 
 static const struct output_writer collect_writer = {
 	.name = "diagnose", .render = PR_RENDER_TEXT,
+	.attached = c_attached, .message = c_message, .value = c_value, .join = c_join,
+	.maps_begin = c_maps_begin, .map = c_map, .lost_events = c_lost,
+};
+/* --serve: the maps are read at each scrape (diagnose_serve.c), not at exit */
+static const struct output_writer serve_writer = {
+	.name = "diagnose", .render = PR_RENDER_TEXT, .scrape = true,
 	.attached = c_attached, .message = c_message, .value = c_value, .join = c_join,
 	.maps_begin = c_maps_begin, .map = c_map, .lost_events = c_lost,
 };
@@ -606,23 +575,29 @@ static uint64_t key_u(const struct pr_entry *e, int k)
 	return k < e->nkey ? strtoull(e->key[k].text, NULL, 10) : 0;
 }
 
-/* the value of @name[tid] (a one-key map of integers), or 0 */
-static int64_t by_tid(const struct dxs *x, const char *name, int tid)
-{
-	const struct pr_map *m = find_map(x, name);
-	for (size_t i = 0; m && i < m->nentries; i++)
-		if (key_u(&m->entries[i], 0) == (uint64_t)tid)
-			return m->entries[i].ival;
-	return 0;
-}
-
+/* the first entry of @name whose first key is tid */
 static const struct pr_entry *entry_by_tid(const struct dxs *x, const char *name, int tid)
 {
 	const struct pr_map *m = find_map(x, name);
-	for (size_t i = 0; m && i < m->nentries; i++)
-		if (key_u(&m->entries[i], 0) == (uint64_t)tid)
-			return &m->entries[i];
-	return NULL;
+	if (!m)
+		return NULL;
+	const struct tidx *t = x->tidx[m - x->maps];
+	size_t lo = 0, hi = m->nentries;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t[mid].key < (uint64_t)tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nentries && t[lo].key == (uint64_t)tid ? &m->entries[t[lo].i] : NULL;
+}
+
+/* the value of @name[tid] (a one-key map of integers), or 0 */
+static int64_t by_tid(const struct dxs *x, const char *name, int tid)
+{
+	const struct pr_entry *e = entry_by_tid(x, name, tid);
+	return e ? e->ival : 0;
 }
 
 /* ---- from the maps to the report ------------------------------------------- */
@@ -752,6 +727,7 @@ static void build_thread(struct dxs *x, struct dx_report *r, int tid, uint64_t t
 		t->pid = s ? s->pid : tid;
 	const struct pr_entry *ce = entry_by_tid(x, "@tcomm", tid);
 	t->comm = ce && ce->text ? ce->text : s && s->comm ? s->comm : thread_comm(a, t->pid, tid);
+	t->exited = by_tid(x, "@dead", tid) != 0;
 	if (!t->comm)
 		t->comm = "?";
 	uint64_t start = by_tid(x, "@born", tid) ? (uint64_t)by_tid(x, "@born", tid) : t0;
@@ -841,8 +817,14 @@ static void build_thread(struct dxs *x, struct dx_report *r, int tid, uint64_t t
 		t->kernel_known = true;
 	}
 	t->cgroup = -1;
+	/* a process's threads share its cgroup: /proc read once a process */
+	for (int i = 0; i < r->nthreads - 1; i++)
+		if (r->threads[i].pid == t->pid) {
+			t->cgroup = r->threads[i].cgroup;
+			return;
+		}
 	bool v2;
-	const char *dir = cpu_cgroup(a, t->pid, &v2);
+	const char *dir = dxl_cpu_cgroup(a, t->pid, &v2);
 	for (int i = 0; dir && i < r->ncgroups; i++)
 		if (!strcmp(r->cgroups[i].path, dir))
 			t->cgroup = i;
@@ -857,6 +839,8 @@ static void build_report(struct dxs *x, struct dx_report *r)
 		t0 = (uint64_t)m->entries[0].ival;
 	if ((m = find_map(x, "@tend")) && m->nentries)
 		tend = (uint64_t)m->entries[0].ival;
+	if (x->now)
+		tend = x->now;
 	r->seconds = tend > t0 ? (tend - t0) / 1e9 : 0;
 	r->lost = x->lost;
 
@@ -867,7 +851,7 @@ static void build_report(struct dxs *x, struct dx_report *r)
 		r->cgroups[i] = x->cg[i];
 		if (x->cg_end_ok)
 			now = x->cg_end[i];
-		else if (!read_cpu_stat(a, x->cg_dir[i], x->cg_v2[i], &now))
+		else if (!dxl_cpu_stat(a, x->cg_dir[i], x->cg_v2[i], &now))
 			continue;
 		r->cgroups[i].quota = now.quota;
 		r->cgroups[i].nr_periods = now.nr_periods - x->cg[i].nr_periods;
@@ -918,6 +902,43 @@ static enum dx_cat where_cat(uint64_t sc1, bool d, int tid, const struct dx_repo
 	return blocked_cat(collecting->a, sc1, d, gpu_tid(collecting, r, tid));
 }
 
+/* --serve: the report of the window so far, at each scrape; @st and @ts
+ * are read last, so that a spell that ends meanwhile is counted by the
+ * next scrape rather than twice by this one */
+static void serve_build(void *arg, struct rt *rt, struct arena *a, struct dx_report *r)
+{
+	struct dxs *x = arg;
+	struct arena *keep = x->a;
+	static const char *const last[] = {"@st", "@ts", NULL};
+	x->a = a;
+	x->maps = NULL;
+	x->tidx = NULL;
+	x->nmaps = 0;
+	rt_maps_read(rt, last);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	x->now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	r->target = x->target;
+	build_report(x, r);
+	dxpy_report(x->py, x->maps, x->nmaps, r, where_cat);
+	dx_analyse(a, r);
+	/* a thread with no event yet was classed from /proc (build_thread):
+	 * its spell ends, when it wakes, in that class, not twice in two */
+	const struct pr_map *svt = find_map(x, "@svt");
+	for (size_t i = 0; svt && i < svt->nentries; i++) {
+		int tid = (int)key_u(&svt->entries[i], 0), pid = (int)by_tid(x, "@tgid", tid), d;
+		int64_t sc1;
+		if (!by_tid(x, "@st", tid) && dxserve_blocked_in(pid ? pid : tid, tid, &sc1, &d)) {
+			rt_map_set(rt, "@bsc", tid, sc1);
+			rt_map_set(rt, "@bd", tid, d);
+		}
+	}
+	x->a = keep;
+	x->maps = NULL;
+	x->tidx = NULL;
+	x->nmaps = 0;
+}
+
 /* ---- the command ------------------------------------------------------------ */
 
 static void usage(FILE *out)
@@ -934,11 +955,17 @@ static void usage(FILE *out)
 		"\n"
 		"OPTIONS:\n"
 		"    -p PID           the process (its threads and child processes)\n"
-		"    --container ID   every process of this container (id, prefix or cgroup path)\n"
+		"    --container ID   every process of this container (id, prefix or cgroup path);\n"
+		"                     all: every container of the host\n"
 		"    -c CMD           run CMD and trace it until it exits or SECONDS pass\n"
 		"    -f text|json     the report as text (default) or one JSON object\n"
 		"    -o FILE          write the report to FILE\n"
 		"    --overhead       also report what the tracing itself cost\n"
+		"    --serve [ADDR:]PORT  run until stopped (or SECONDS) and serve the figures as\n"
+		"                     Prometheus counters, sonde_diagnose_seconds_total{namespace,\n"
+		"                     pod, container, process, pid, thread, tid, state}, at\n"
+		"                     http://ADDR:PORT/metrics (docs/diagnose.md)\n"
+		"    --kube-logs DIR  the kubelet's log tree, for pod names (default /var/log)\n"
 		"    -v               say what was attached where\n");
 }
 
@@ -948,10 +975,12 @@ int cli_diagnose(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{"container", required_argument, NULL, 'C'},
 		{"overhead", no_argument, NULL, 'O'},
+		{"serve", required_argument, NULL, 'S'},
+		{"kube-logs", required_argument, NULL, 'K'},
 		{0},
 	};
 	int pid = 0, verbose = 0, c;
-	const char *cmd = NULL, *container = NULL, *out_path = NULL;
+	const char *cmd = NULL, *container = NULL, *out_path = NULL, *serve = NULL, *kube_logs = "/var/log";
 	bool json = false, overhead = false;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:c:f:o:vh", longopts, NULL)) != -1) {
@@ -972,12 +1001,15 @@ int cli_diagnose(int argc, char **argv)
 			break;
 		case 'o': out_path = optarg; break;
 		case 'O': overhead = true; break;
+		case 'S': serve = optarg; break;
+		case 'K': kube_logs = optarg; break;
 		case 'v': verbose++; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 1;
 		}
 	}
-	unsigned seconds = 10;
+	/* --serve runs until it is stopped, unless SECONDS says otherwise */
+	unsigned seconds = serve ? 0 : 10;
 	if (optind < argc) {
 		char *end;
 		long v = strtol(argv[optind], &end, 10);
@@ -993,6 +1025,11 @@ int cli_diagnose(int argc, char **argv)
 			"or -c CMD\n");
 		return 1;
 	}
+	if (serve && (json || out_path)) {
+		fprintf(stderr, "sonde diagnose: --serve serves the figures as metrics; -f and -o are for "
+			"the report of a run without it\n");
+		return 1;
+	}
 	if (settings_load(stderr))
 		return 1;
 	rt_libbpf_logging(verbose);
@@ -1002,9 +1039,30 @@ int cli_diagnose(int argc, char **argv)
 	struct dxs x = {.a = a, .lim = dxl_new(a)};
 	collecting = &x;
 	struct rs_container *cont = NULL;
+	struct dx_serve *srv = NULL;
 	int rc = 1, go_fd = -1, child = 0;
 	const char *target;
-	if (container) {
+	bool all = container && !strcmp(container, "all");
+	if (all) {
+		int *pids = NULL;
+		size_t n = 0;
+		int err = dxserve_container_pids(&pids, &n);
+		if (err) {
+			fprintf(stderr, "sonde diagnose: --container all: cannot list the processes: %s\n",
+				strerror(-err));
+			goto out;
+		}
+		/* --serve: the containers that start later join at a scrape */
+		if (!n && !serve) {
+			fprintf(stderr, "sonde diagnose: --container all: no process runs in a container "
+				"(a cgroup named as docker, containerd, CRI-O or podman name theirs)\n");
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++)
+			add_process(&x, pids[i]);
+		free(pids);
+		target = arena_printf(a, "every container (%zu processes)", n);
+	} else if (container) {
 		char err[1024];
 		int *pids = NULL;
 		size_t n = 0;
@@ -1061,8 +1119,14 @@ int cli_diagnose(int argc, char **argv)
 	};
 	if (cli_compile(a, &d, &cc))
 		goto out;
+	if (serve && !(srv = dxserve_new(serve_build, &x, all))) {
+		fprintf(stderr, "sonde diagnose: out of memory\n");
+		goto out;
+	}
 	struct rt_opts ro = {
-		.writer = &collect_writer, .out = stdout, .quiet = true, .verbose = verbose,
+		.writer = serve ? &serve_writer : &collect_writer, .out = stdout, .quiet = true, .verbose = verbose,
+		.serve_addr = serve, .scrape_fn = serve ? dxserve_scrape : NULL, .scrape_arg = srv,
+		.kube_logs = kube_logs, .series_cap = 0,
 		.pid = pid, .child_pid = child, .child_go_fd = go_fd, .src = src, .file = "diagnose",
 		.rb_pages = (unsigned)settings_int(SET_PERF_RB_PAGES), .overhead = overhead,
 		.interval_s = 15,
@@ -1071,7 +1135,7 @@ int cli_diagnose(int argc, char **argv)
 	go_fd = -1;
 	child = 0;
 	free(cc.obj.elf);
-	if (rc)
+	if (rc || serve)
 		goto out;
 
 	struct dx_report rep = {.target = target};
@@ -1089,6 +1153,7 @@ int cli_diagnose(int argc, char **argv)
 	rc = cli_close_output(out, out_path ? out_path : "standard output") ? 1 : 0;
 out:
 	cli_child_kill(child, go_fd);
+	dxserve_free(srv);
 	if (cont)
 		rs_container_free(cont);
 	dxpy_free(x.py);

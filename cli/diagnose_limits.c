@@ -19,6 +19,10 @@
  * memory.usage_in_bytes, and memory.failcnt (times usage hit the limit),
  * memory.stat's total_workingset_refault_file and total_pgmajfault, and
  * memory.oom_control's oom_kill.  A counter the kernel lacks is left out.
+ *
+ * The CPU quota: the cgroup whose cpu controller governs each process
+ * (v1's cpu,cpuacct where the host mounts it, else v2's), cpu.stat's
+ * throttling over the window and the quota beside it.
  */
 #include <inttypes.h>
 #include <sched.h>
@@ -276,4 +280,73 @@ void dxl_fill(struct dx_limits *l, struct dx_report *r)
 				m->counts[m->ncounts++] = (struct dx_count){
 					k[j].shown, c->end[j] >= c->begin[j] ? c->end[j] - c->begin[j] : 0};
 	}
+}
+
+/* ---- the CPU quota ------------------------------------------------------- */
+
+/* the cgroup directory whose cpu controller governs pid: a v1 hierarchy
+ * with the cpu controller ("N:cpu,cpuacct:/path") where the host mounts
+ * one, else the v2 one ("0::/path") when its controllers include cpu */
+const char *dxl_cpu_cgroup(struct arena *a, int pid, bool *v2)
+{
+	char *path = host_proc_cgroup(pid, "cpu");
+	static const char *const mounts[] = {"/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu"};
+	for (size_t m = 0; path && m < sizeof(mounts) / sizeof(mounts[0]); m++) {
+		const char *dir = arena_printf(a, "%s%s", mounts[m], path);
+		if (!access(arena_printf(a, "%s/cpu.stat", dir), R_OK)) {
+			free(path);
+			*v2 = false;
+			return dir;
+		}
+	}
+	free(path);
+	*v2 = true;
+	char root[256], *ctrls;
+	if (!(path = host_proc_cgroup(pid, NULL)) || rs_cgroup2_root(root, sizeof(root))) {
+		free(path);
+		return NULL;
+	}
+	const char *dir = arena_printf(a, "%s%s", root, path), *v2dir = NULL;
+	free(path);
+	if (!file_read_all(arena_printf(a, "%s/cgroup.controllers", root), 4096, &ctrls, NULL)) {
+		if (strstr(ctrls, "cpu ") || strstr(ctrls, "cpu\n"))
+			v2dir = dir;
+		free(ctrls);
+	}
+	return v2dir;
+}
+
+/* cpu.stat's throttling counters (v2: throttled_usec; v1: throttled_time
+ * in ns) and the quota as text */
+bool dxl_cpu_stat(struct arena *a, const char *dir, bool v2, struct dx_cgroup *c)
+{
+	char *text;
+	if (file_read_all(arena_printf(a, "%s/cpu.stat", dir), 1 << 16, &text, NULL))
+		return false;
+	unsigned long long v;
+	char *p;
+	c->nr_periods = (p = strstr(text, "nr_periods ")) && sscanf(p, "nr_periods %llu", &v) == 1 ? v : 0;
+	c->nr_throttled = (p = strstr(text, "nr_throttled ")) && sscanf(p, "nr_throttled %llu", &v) == 1 ? v : 0;
+	if (v2)
+		c->throttled_ns = (p = strstr(text, "throttled_usec ")) &&
+			sscanf(p, "throttled_usec %llu", &v) == 1 ? v * 1000 : 0;
+	else
+		c->throttled_ns = (p = strstr(text, "throttled_time ")) &&
+			sscanf(p, "throttled_time %llu", &v) == 1 ? v : 0;
+	free(text);
+	char *q = NULL, *per = NULL;
+	if (v2 && !file_read_all(arena_printf(a, "%s/cpu.max", dir), 256, &q, NULL)) {
+		q[strcspn(q, "\n")] = '\0';
+		c->quota = arena_printf(a, "%s us per period", q);
+	} else if (!v2 && !file_read_all(arena_printf(a, "%s/cpu.cfs_quota_us", dir), 256, &q, NULL) &&
+		   !file_read_all(arena_printf(a, "%s/cpu.cfs_period_us", dir), 256, &per, NULL)) {
+		long long qv = atoll(q), pv = atoll(per);
+		c->quota = qv < 0 ? "none" : arena_printf(a, "%lld/%lld us (%.0f %% of a CPU)", qv, pv,
+							  pv ? 100.0 * qv / pv : 0);
+	} else {
+		c->quota = "unknown";
+	}
+	free(q);
+	free(per);
+	return true;
 }

@@ -1,7 +1,8 @@
 /*
  * diagnose_limits.h - the limits a service runs under, for sonde diagnose
- * (diagnose_limits.c): the CPUs its threads may run on, and its memory
- * cgroup's limit and reclaim counters over the window.
+ * (diagnose_limits.c): the CPUs its threads may run on, its CPU quota and
+ * throttling, and its memory cgroup's limit and reclaim counters over the
+ * window.
  */
 #ifndef SONDE_CLI_DIAGNOSE_LIMITS_H
 #define SONDE_CLI_DIAGNOSE_LIMITS_H
@@ -11,6 +12,7 @@
 struct arena;
 struct dx_report;
 struct dx_limits;
+struct dx_cgroup;
 
 struct dx_limits *dxl_new(struct arena *a);
 /* a thread of the service at the start: its CPUs; a process: its memory cgroup */
@@ -19,5 +21,10 @@ void dxl_thread(struct dx_limits *l, int pid, int tid);
 void dxl_mark(struct dx_limits *l, bool end);
 /* into the report: r->ncpus, r->memcgs */
 void dxl_fill(struct dx_limits *l, struct dx_report *r);
+
+/* the cgroup directory whose cpu controller governs pid (*v2: which
+ * hierarchy), or NULL; its cpu.stat's throttling and its quota into c */
+const char *dxl_cpu_cgroup(struct arena *a, int pid, bool *v2);
+bool dxl_cpu_stat(struct arena *a, const char *dir, bool v2, struct dx_cgroup *c);
 
 #endif

@@ -210,6 +210,15 @@ struct pr_health {
 	bool procs;			/* the script keeps per-process state (user stacks, usym): */
 	uint64_t procs_kept, procs_evicted;	/* processes kept now, evicted so far */
 };
+/* one counter family in seconds (name ends in _seconds_total), a sample a
+ * series: sonde diagnose --serve's */
+struct pr_series {
+	const struct pr_label *labels;
+	int nlabels;
+	uint64_t ns;
+};
+void pr_prom_seconds_total(FILE *out, bool om, const char *name, const char *help,
+			   const struct pr_series *s, size_t n);
 /* the health families, and OpenMetrics' "# EOF" (every scrape ends here) */
 void pr_prom_health(FILE *out, bool openmetrics, const struct pr_health *h);
 /* the writer for -f NAME, NULL when none is called so */
@@ -333,6 +342,10 @@ enum dx_cat {
 	DX_FUTEX, DX_SLEEP, DX_POLL, DX_OTHER, DX_NCAT
 };
 extern const char *const dx_cat_names[DX_NCAT];
+/* each category's `state` label in sonde diagnose --serve's metrics
+ * (sonde_diagnose_seconds_total{state="waiting_cpu"}); a category without
+ * a row here is exported under its JSON key */
+const char *dx_cat_state(enum dx_cat c);
 
 /* a call by name with its count and total time (CUDA runtime calls, and a
  * thread's read and write syscalls) */
@@ -354,6 +367,7 @@ struct dx_thread {
 	bool kernel_known;
 	uint64_t gil_held_ns;		/* held the GIL on a CPU (sampled; report_gil.c) */
 	uint64_t gil_runq_ns;		/* of ns[DX_GIL]: woken, waiting for a CPU */
+	bool exited;			/* ended inside the window */
 };
 struct dx_group {			/* one process's threads of one name */
 	int pid, nthreads;

@@ -45,6 +45,19 @@ static const char *const cat_keys[DX_NCAT] = {
 	[DX_SLEEP] = "sleep", [DX_POLL] = "poll", [DX_OTHER] = "other",
 };
 
+/* the state label of the metrics (docs/metrics.md's families): a new
+ * category adds its row here, or is exported under its JSON key */
+static const char *const cat_states[DX_NCAT] = {
+	[DX_RUN] = "running", [DX_RUNQ] = "waiting_cpu", [DX_THROTTLED] = "throttled",
+	[DX_FAULT] = "major_fault", [DX_IO] = "io", [DX_GPU] = "gpu_driver", [DX_FUTEX] = "futex",
+	[DX_SLEEP] = "sleep", [DX_POLL] = "poll", [DX_OTHER] = "other",
+};
+
+const char *dx_cat_state(enum dx_cat c)
+{
+	return cat_states[c] ? cat_states[c] : cat_keys[c];
+}
+
 /* voluntary sleeps: a thread that is mostly here has nothing to do */
 static bool voluntary(enum dx_cat c)
 {
