@@ -231,12 +231,14 @@ static struct proc proc_of(struct dx_serve *s, const struct dx_report *r, int pi
 	struct proc *p = s->nprocs ? bsearch(&key, s->procs, s->nprocs, sizeof(*p), by_pid) : NULL;
 	if (p)
 		return (struct proc){pid, p->cgid, strdup(p->comm)};
+	/* the process's own name (its leader's comm: python3.11), not the
+	 * report's name of its main thread, which for Python is the
+	 * threading name ("MainThread"); that one only once it has gone */
 	char comm[64] = "";
+	host_proc_comm(pid, 0, comm, sizeof(comm));
 	for (int i = 0; i < r->nthreads && !*comm; i++)
 		if (r->threads[i].tid == pid)
 			snprintf(comm, sizeof(comm), "%s", r->threads[i].comm);
-	if (!*comm)
-		host_proc_comm(pid, 0, comm, sizeof(comm));
 	return (struct proc){pid, cgroup_of(s, pid), strdup(*comm ? comm : "?")};
 }
 

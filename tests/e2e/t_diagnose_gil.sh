@@ -106,6 +106,56 @@ else
 	skip diagnose_gil:deb311 "no /usr/bin/python3.11 (Debian's python3.11)"
 fi
 
+# ---- served: the process named by its own name, the thread by Python's ---------------
+# `diagnose --serve` labels process= with the process's comm (python3.11,
+# /proc/PID/comm of its leader) and thread= with the threading name: the
+# main thread's series is {process="python3.11", thread="MainThread"}
+if [ -x /usr/bin/python3.11 ]; then
+	rm -f "$DG/srv.ready" "$DG/srv.stop" "$DG/srv.err" "$DG/srv.prom"
+	setsid /usr/bin/python3.11 "$WL" sleep "$DG/srv.ready" "$DG/srv.stop" & job=$!
+	for ((i = 0; i < 600; i++)); do
+		[ -e "$DG/srv.ready" ] && break
+		kill -0 "$job" 2>/dev/null || break
+		sleep 0.1
+	done
+	pid=$(cat "$DG/srv.ready" 2>/dev/null)
+	comm=$(cat "/proc/$pid/comm" 2>/dev/null)
+	srv=
+	if [ -n "$pid" ]; then
+		"$SONDE" diagnose --serve 127.0.0.1:0 -p "$pid" > /dev/null 2> "$DG/srv.err" & srv=$!
+		if wait_for "$DG/srv.err" '^sonde: serving metrics at ' 60; then
+			url=$(sed -n 's/^sonde: serving metrics at //p' "$DG/srv.err")
+			# until the threads have their Python names (bounded)
+			for ((i = 0; i < 600; i++)); do
+				curl -s -o "$DG/srv.prom" "$url"
+				grep -q 'thread="AnyIO worker thread"' "$DG/srv.prom" && break
+				kill -0 "$srv" 2>/dev/null || break
+				sleep 0.1
+			done
+		fi
+		int_stop "$srv"
+	fi
+	touch "$DG/srv.stop"
+	for ((i = 0; i < 600; i++)); do
+		kill -0 "$job" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill_reap "$job"
+	main=$(grep "^sonde_diagnose_seconds_total{.*,tid=\"$pid\",state=\"running\"}" "$DG/srv.prom" 2>/dev/null |
+		grep -o 'process="[^"]*",pid="[^"]*",thread="[^"]*"')
+	want="process=\"$comm\",pid=\"$pid\",thread=\"MainThread\""
+	procs=$(grep -o 'process="[^"]*"' "$DG/srv.prom" 2>/dev/null | sort -u)
+	if [ -n "$comm" ] && [ "$main" = "$want" ] && [ "$procs" = "process=\"$comm\"" ]; then
+		pass diagnose_gil:served_names
+	else
+		fail diagnose_gil:served_names
+		echo "    main thread's labels: '$main', wanted '$want'; process labels: $procs"
+		head -5 "$DG/srv.err" | sed 's/^/    /'
+	fi
+else
+	skip diagnose_gil:served_names "no /usr/bin/python3.11 (Debian's python3.11)"
+fi
+
 # ---- pyenv's CPython 3.9-3.13 ------------------------------------------------------------
 for minor in 9 10 11 12 13; do
 	py=$(ls -d "${PYENV_ROOT:-/root/.pyenv}"/versions/3.$minor.*/bin/python3.$minor 2>/dev/null | tail -1)
