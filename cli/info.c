@@ -114,6 +114,9 @@ void cli_info(FILE *out, const char *version)
 	fprintf(out, "  ustack unwinding: %s\n",
 		stdlib_unwind_cfi() ? "cfi (call-frame information, frame pointers where a file has none)"
 				    : "frame pointers");
+	/* the newest bpftrace's feature name for dw_ustack() */
+	fprintf(out, "  dwunwind: %s\n", stdlib_cfi_available()
+		? "yes (dw_ustack: ustack unwound by call-frame information)" : "no");
 	fprintf(out, "\n");
 
 	static const struct named maps[] = {

@@ -104,6 +104,17 @@ static const struct setting_def defs[SET__COUNT] = {
 	[SET_FOLDED_OFFSETS] = {"FOLDED_OFFSETS", "folded_offsets", NULL, NULL, NULL, 0, 0, 1,
 				bool_words, "true or false", false,
 				"-f folded: frames with offsets (main+22) and addresses, not one a function"},
+	/* the newest release's default is on where it is built with blazesym;
+	 * sonde's is off, so stacks print as bpftrace 0.17 prints them */
+	[SET_SHOW_DEBUG_INFO] = {"SHOW_DEBUG_INFO", "show_debug_info", NULL, NULL, NULL, 0, 0, 1,
+				 bool_words, "true or false", false,
+				 "ustack frames with their source file:line and inlined functions as frames (DWARF)"},
+	/* sonde's ustack walks call-frame information itself (config unwind),
+	 * so the newest release's gate of its dw_ustack() is accepted and has
+	 * nothing to gate */
+	[SET_UNSTABLE_DW_USTACK] = {"UNSTABLE_DW_USTACK", "unstable_dw_ustack", NULL, NULL, NULL,
+				    SET_UNSTABLE_WARN, 0, 2, unstable_words, "warn, enable or error",
+				    false, "accepted as the newest bpftrace spells it (ustack unwinds by CFI: config unwind)"},
 };
 
 static int64_t values[SET__COUNT];

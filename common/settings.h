@@ -36,6 +36,8 @@ enum setting {
 	SET_UNSTABLE_ADDR,	/* the & operator: 0 warn, 1 enable, 2 error */
 	SET_UNWIND,		/* how ustack walks: 0 fp, 1 cfi, 2 auto (cfi where the kernel can) */
 	SET_FOLDED_OFFSETS,	/* 1: -f folded writes frames as text prints them (main+22, 0x7f...) */
+	SET_SHOW_DEBUG_INFO,	/* 1: user frames with file:line and inlined functions (DWARF) */
+	SET_UNSTABLE_DW_USTACK,	/* the newest release's dw_ustack gate: 0 warn, 1 enable, 2 error (accepted) */
 	SET__COUNT,
 };
 

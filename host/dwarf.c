@@ -628,3 +628,8 @@ void hdw_print_params(const struct hdw_func *fn, FILE *out)
 			fprintf(out, "    %s\n", fn->params[i].ctype);
 	}
 }
+
+void *hdw_file_dwfl(struct hdw_file *f)
+{
+	return f ? f->dwfl : NULL;
+}

@@ -73,4 +73,22 @@ const struct hdw_type *hdw_struct_named(struct hdw_file *f, bool is_union, const
 /* -lv: "    TYPE NAME" per parameter, as bpftrace prints them */
 void hdw_print_params(const struct hdw_func *fn, FILE *out);
 
+/* One source frame of an address (config show_debug_info): name the
+ * inlined function (NULL for the function the address lies in), file the
+ * source file as DWARF names it ("" when unknown), line its line there. */
+struct hdw_srcframe {
+	const char *name;
+	const char *file;
+	unsigned line;
+};
+/* The source frames of vaddr (the ELF file's own address) in the file at
+ * path, innermost first: each inlined function at the line it was at,
+ * then the function itself at the line that called the outermost inline
+ * (or vaddr's own line).  Up to max frames (16 at most), the count; 0
+ * when the file has no DWARF (or no line for vaddr).  Each (path, vaddr)
+ * is looked up once; the strings live as long as sonde. */
+int hdw_srcframes(const char *path, uint64_t vaddr, struct hdw_srcframe *out, int max);
+/* the file's libdwfl session (dwline.c), NULL when it has no DWARF */
+void *hdw_file_dwfl(struct hdw_file *f);
+
 #endif

@@ -317,10 +317,13 @@ struct vf_frame {
 	const char *module;	/* user frames: the mapped file (NULL: none), also
 				 * for an unresolved address */
 	bool py;		/* a Python frame: sym the name, module the file, off the line */
+	bool inl;		/* an inlined function's frame (show_debug_info): no offset */
+	const char *src;	/* "file:line" (show_debug_info), printed after "@"; NULL: none */
 };
 
 /* A stack as bpftrace prints it: "\n", then one line per frame:
- *   bpftrace: indent spaces, "sym+off" (or 0x<addr>)
+ *   bpftrace: indent spaces, "sym+off" (or 0x<addr>), "@file:line" with src,
+ *             "[inlined] sym@file:line" for an inlined frame
  *   perf:     "\t<hexaddr> sym+off" plus " (module)" for user stacks
  *   raw:      "<hexaddr>"
  * n == 0 gives "" (bpftrace prints a stack it could not read as nothing). */

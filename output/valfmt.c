@@ -109,19 +109,24 @@ const char *vf_frame_line(struct arena *a, const struct vf_frame *f, enum vf_sta
 	if (f->py || mode == VF_STACK_PYTHON)
 		return arena_printf(a, "%s (%s:%" PRIu64 ")", f->sym ? f->sym : "[unknown]",
 				    f->module ? f->module : "[unknown]", f->off);
-	if (f->sym)
+	if (f->sym && f->inl)	/* as the newest bpftrace prints them */
+		snprintf(sym, sizeof(sym), "%s%s", mode == VF_STACK_PERF ? "" : "[inlined] ", f->sym);
+	else if (f->sym)
 		snprintf(sym, sizeof(sym), "%s+%" PRIu64, f->sym, f->off);
 	else
 		snprintf(sym, sizeof(sym), "0x%" PRIx64, f->addr);
 	switch (mode) {
 	case VF_STACK_BPFTRACE:
+		if (f->src)	/* perf mode leaves file and line out */
+			return arena_printf(a, "%s@%s", sym, f->src);
 		break;
 	case VF_STACK_PYTHON:
 		break;
 	case VF_STACK_PERF:
 		if (user)
 			return arena_printf(a, "%" PRIx64 " %s (%s)", f->addr, sym,
-					    f->sym && f->module ? f->module : "[unknown]");
+					    f->inl ? "inlined"
+					    : f->sym && f->module ? f->module : "[unknown]");
 		return arena_printf(a, "%" PRIx64 " %s", f->addr, sym);
 	case VF_STACK_RAW:
 		return arena_printf(a, "%" PRIx64, f->addr);

@@ -75,6 +75,7 @@ struct hdw_type;
 
 #define STACK_MODE_PYTHON 3	/* type.stack_mode of pystack */
 #define STACK_MODE_MIXED 4	/* ustack(python): native frames, the interpreter's as Python's */
+#define STACK_MODE_BUILD_ID 5	/* ustack(build_id): "<build-id> 0x<file offset>" a frame */
 
 struct type {
 	enum type_kind kind;
@@ -103,7 +104,8 @@ struct type {
 	uint32_t count;		/* TY_ARRAY: elements; TY_USTACK, TY_KSTACK: frames kept */
 	uint8_t stack_mode;	/* TY_USTACK, TY_KSTACK: 0 bpftrace, 1 perf, 2 raw;
 				 * TY_USTACK 3: pystack (STACK_MODE_PYTHON),
-				 * 4: ustack(python) (STACK_MODE_MIXED) */
+				 * 4: ustack(python) (STACK_MODE_MIXED),
+				 * 5: ustack(build_id) (STACK_MODE_BUILD_ID) */
 	const char *fmt;	/* TY_TIMESTAMP: the strftime() format */
 	const char *sname;	/* TY_STRUCT */
 	uint32_t btf_id;	/* TY_STRUCT from the kernel's BTF: its fields are

@@ -131,15 +131,19 @@ static bool exec_pending(int pid)
 	return a > 0 && b > 0 && a == b && !memcmp(self, child, (size_t)a);
 }
 
-static int is_agent(const struct rs_mapping *m, void *ctx)
+static int agent_or_loader(const struct rs_mapping *m, void *ctx)
 {
-	return strstr(m->path, "libsonde-agent") != NULL;
+	const char *base = strrchr(m->path, '/');
+	base = base ? base + 1 : m->path;
+	return strstr(base, "libsonde-agent") || !strncmp(base, "ld-", 3);
 }
 
-/* the process maps libsonde-agent: it has started and will listen */
-static bool maps_agent(int pid)
+/* the process maps libsonde-agent (it has started and will listen) or a
+ * dynamic loader (ld-linux-*, ld-musl-*: it will map the agent from
+ * LD_PRELOAD, however slowly a loaded machine reads it) */
+static bool will_listen(int pid)
 {
-	return rs_maps_each(pid, is_agent, NULL) == 1;
+	return rs_maps_each(pid, agent_or_loader, NULL) == 1;
 }
 
 /* connect to every agent socket in dir whose process is in pids (NULL:
@@ -576,9 +580,11 @@ int rt_agent_attach(struct rt *rt, int *count)
 	}
 	/* the -c child loads its agent as it starts: wait while it lives and
 	 * has yet to exec its command (a loaded machine can be slow to),
-	 * then, counted from that exec, 30 s for the library to be mapped
-	 * (a static command never maps it) and 300 s for a mapped one to
-	 * listen (the agent holds the command for sonde meanwhile) */
+	 * then, counted from that exec, 300 s for a dynamic command (its
+	 * loader maps the agent, which holds the command for sonde until it
+	 * listens) and 30 s for a static one, which never maps it (a TCG
+	 * guest at load took over 30 s to map it: vm-6.1's
+	 * user_probes_count_exact) */
 	int rc = 0;
 	uint64_t exec_ns = 0;
 	for (;;) {
@@ -591,7 +597,7 @@ int rt_agent_attach(struct rt *rt, int *count)
 			uint64_t now = rt_mono_ns();
 			if (!exec_ns)
 				exec_ns = now;
-			if (now - exec_ns > (maps_agent(child) ? 300 : 30) * 1000000000ull)
+			if (now - exec_ns > (will_listen(child) ? 300 : 30) * 1000000000ull)
 				break;
 		}
 		usleep(10000);

@@ -31,6 +31,8 @@
 
 #include "host/host.h"
 #include "host/python.h"
+#include "host/dwarf.h"
+#include "common/settings.h"
 #include "output/output.h"
 
 #define STACK_MAX 127
@@ -300,6 +302,42 @@ static enum vf_stack_mode vf_mode(const struct type *t)
 	}
 }
 
+/* show_debug_info: frame n (named, in a file) gets its source file:line,
+ * and the functions inlined at its address become frames of their own
+ * before it, innermost first, as the newest bpftrace prints them; vaddr is
+ * the address in the file's own layout.  A caller's frame (ret) holds a
+ * return address, the instruction after the call: its line and inlined
+ * functions are those of the call, the byte before (as gdb and eu-stack
+ * read them), or a call at the end of an inlined function would show
+ * neither.  The index of the function's frame (n, or past the inlined
+ * ones). */
+static int debug_frames(struct rt *rt, struct vf_frame *f, int n, uint64_t vaddr, bool ret)
+{
+	if (ret && vaddr)
+		vaddr--;
+	if (!f[n].sym || !f[n].module)
+		return n;
+	struct hdw_srcframe sf[16];
+	int room = STACK_DEPTH_MAX - n;
+	int k = hdw_srcframes(f[n].module, vaddr, sf, room < 16 ? room : 16);
+	if (k <= 0)
+		return n;
+	struct vf_frame fn = f[n];
+	for (int j = 0; j < k; j++) {
+		const char *src = arena_printf(rt->a, "%s:%u", sf[j].file, sf[j].line);
+		if (!sf[j].name) {	/* the function itself: the last */
+			fn.src = src;
+			break;
+		}
+		f[n++] = (struct vf_frame){.addr = fn.addr, .sym = vf_demangle(rt->a, sf[j].name),
+					   .module = fn.module, .inl = true, .src = src};
+	}
+	if (n >= STACK_DEPTH_MAX)
+		return STACK_DEPTH_MAX - 1;
+	f[n] = fn;
+	return n;
+}
+
 /* the frames of a stack value {id, pid}, resolved; the count, 0 when
  * there is no stack (none of that kind here, or lost) */
 static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct vf_frame *f)
@@ -337,14 +375,19 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 	if (user && pid)
 		rt_ps_touch(rt, pid);
 	int n = 0;
-	for (uint32_t i = 0; fr && i < nfr; i++, n++) {
+	/* raw mode prints an address a frame, as bpftrace: nothing to add */
+	bool dbg = user && settings_int(SET_SHOW_DEBUG_INFO) && vf_mode(t) != VF_STACK_RAW;
+	for (uint32_t i = 0; fr && i < nfr && n < STACK_DEPTH_MAX; i++, n++) {
 		uint64_t ip;
 		if (fsize == CG_USTACK_FRAME) {
 			int k = rt_ustack_bid_frame(rt, fr + i * fsize, &f[n], &ip);
 			if (k <= 0)	/* the end */
 				break;
-			if (k == 1)	/* a build-id frame, named or not */
+			if (k == 1) {	/* a build-id frame, named or not */
+				if (dbg)	/* its addr is the file's own address */
+					n = debug_frames(rt, f, n, f[n].addr, i > 0);
 				continue;
+			}
 		} else {
 			memcpy(&ip, fr + i * fsize, 8);
 			if (!ip)
@@ -360,6 +403,8 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 			}
 			if (c)	/* an address without a symbol may lie in a file */
 				f[n].module = u.file;
+			if (c && dbg)
+				n = debug_frames(rt, f, n, u.vaddr, i > 0);
 		} else {
 			struct ksyms *ks = rt_kernel_syms(rt);
 			f[n].sym = ks ? ksyms_lookup(ks, ip, &f[n].off) : NULL;
@@ -373,8 +418,54 @@ static int stack_frames(struct rt *rt, const struct type *t, uint64_t v, struct 
 	return n;
 }
 
+/* ustack(build_id): "<build-id> 0x<offset>" a frame, the address of one
+ * without a build-id, as the newest bpftrace prints them (no indent) */
+static const char *build_id_stack(struct rt *rt, const struct type *t, uint64_t v)
+{
+	int32_t id = (int32_t)(uint32_t)v;
+	uint32_t depth = t->count ? t->count : STACK_MAX, fsize = 8, nfr = 0;
+	const uint8_t *fr = id < 0 || depth > STACK_MAX
+				    ? NULL
+				    : stack_ips(rt, 'u', depth, (uint32_t)id, &fsize, &nfr);
+	if (!fr || !nfr)
+		return "";
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return "";
+	fputc('\n', m);
+	for (uint32_t i = 0; i < nfr; i++) {
+		if (fsize != CG_USTACK_FRAME) {
+			uint64_t ip;
+			memcpy(&ip, fr + i * fsize, 8);
+			if (!ip)
+				break;
+			fprintf(m, "%" PRIx64 "\n", ip);
+			continue;
+		}
+		struct bpf_stack_build_id b;
+		memcpy(&b, fr + i * fsize, sizeof(b));
+		if (b.status == BPF_STACK_BUILD_ID_EMPTY)
+			break;
+		if (b.status != BPF_STACK_BUILD_ID_VALID) {
+			fprintf(m, "%" PRIx64 "\n", (uint64_t)b.ip);
+			continue;
+		}
+		for (size_t j = 0; j < sizeof(b.build_id); j++)
+			fprintf(m, "%02x", b.build_id[j]);
+		fprintf(m, " 0x%02" PRIx64 "\n", (uint64_t)b.offset);
+	}
+	fclose(m);
+	const char *r = arena_strndup(rt->a, buf, len);
+	free(buf);
+	return r;
+}
+
 static const char *stack(struct rt *rt, const struct type *t, uint64_t v)
 {
+	if (t->kind == TY_USTACK && t->stack_mode == STACK_MODE_BUILD_ID)
+		return build_id_stack(rt, t, v);
 	struct vf_frame f[STACK_DEPTH_MAX];
 	int n = stack_frames(rt, t, v, f);
 	return vf_stack(rt->a, f, n, vf_mode(t), rt->render_in_key ? 4 : 8,

@@ -6,6 +6,9 @@
  * MODE is bpftrace (default: "sym+off" lines), perf ("\taddr sym+off
  * (file)") or raw (hex addresses); N keeps at most N frames (1 to 127,
  * default 127, the kernel's perf_event_max_stack).  ustack(python) is the
+ * ustack(build_id) prints each frame as the newest bpftrace does: its
+ * file's build-id in hex and the offset in that file ("<id> 0x<off>"),
+ * or the bare address of a frame without one.  ustack(python) is the
  * mixed stack: the native frames and the thread's Python stack (python.c)
  * under one id of the map "mstk_1" (key: the two ids), which
  * runtime/pystack.c merges when it prints: each run of the interpreter's
@@ -72,6 +75,11 @@ static enum host_feature cfi_missing(void)
 	return HF__COUNT;
 }
 
+bool stdlib_cfi_available(void)
+{
+	return cfi_missing() == HF__COUNT;
+}
+
 bool stdlib_unwind_cfi(void)
 {
 	return settings_int(SET_UNWIND) != SET_UNWIND_FP && cfi_missing() == HF__COUNT;
@@ -79,14 +87,42 @@ bool stdlib_unwind_cfi(void)
 
 static void check_stack(struct sema_ctx *s, struct ast_node *n)
 {
-	bool user = (n->kind == N_CALL ? n->call.name : n->ident.name)[0] == 'u';
+	const char *called = n->kind == N_CALL ? n->call.name : n->ident.name;
+	bool user = strstr(called, "ustack") != NULL;
 	const char *what = user ? "ustack" : "kstack";
+	/* the newest release's dw_ustack(): its ustack unwound from DWARF
+	 * call-frame information, which sonde's ustack does wherever the
+	 * kernel can (config unwind = auto); so it is ustack, refused where
+	 * it would not unwind so */
+	if (!strcmp(called, "dw_ustack")) {
+		enum host_feature no = cfi_missing();
+		if (no != HF__COUNT || settings_int(SET_UNWIND) == SET_UNWIND_FP) {
+			if (no != HF__COUNT)
+				sema_error(s, n->loc, "dw_ustack unwinds by call-frame information, "
+					   "which needs %s (Linux %s); ustack walks frame pointers here",
+					   host_feature_what(no), host_feature_since(no));
+			else
+				sema_error(s, n->loc, "dw_ustack unwinds by call-frame information: "
+					   "config unwind = fp turns that off (use ustack, or unwind = auto)");
+			n->type.kind = TY_ERROR;
+			return;
+		}
+	}
 	/* without a MODE: BPFTRACE_STACK_MODE */
 	struct type t = {.kind = user ? TY_USTACK : TY_KSTACK, .size = 8, .count = STACK_MAX,
 			 .stack_mode = (uint8_t)settings_int(SET_STACK_MODE)};
 	struct ast_node *a = n->kind == N_CALL ? n->call.args : NULL;
 	if (user && a && a->kind == N_IDENT && !strcmp(a->ident.name, "python")) {
 		t.stack_mode = STACK_MODE_MIXED;
+		a = a->next;
+	} else if (a && a->kind == N_IDENT && !strcmp(a->ident.name, "build_id")) {
+		if (!user) {
+			sema_error(s, a->loc, "'build_id' stack mode can only be used for ustack "
+				   "(kernel frames have no build-id: kstack(raw) gives addresses)");
+			n->type.kind = TY_ERROR;
+			return;
+		}
+		t.stack_mode = STACK_MODE_BUILD_ID;
 		a = a->next;
 	} else if (a && a->kind == N_IDENT) {
 		bool found = false;
@@ -97,7 +133,8 @@ static void check_stack(struct sema_ctx *s, struct ast_node *n)
 			}
 		if (!found) {
 			sema_error(s, a->loc, "%s(): unknown stack mode '%s' (use bpftrace, perf or raw%s)",
-				   what, a->ident.name, user ? "; python for Python frames" : "");
+				   what, a->ident.name,
+				   user ? "; build_id for build-ids and offsets; python for Python frames" : "");
 			n->type.kind = TY_ERROR;
 			return;
 		}
@@ -377,7 +414,8 @@ void stdlib_note_pid(struct cg_ctx *cg, LLVMValueRef pid)
 const struct builtin stdlib_stacks[] = {
 	STACK_VAR("ustack", "user stack of the current task"),
 	STACK_VAR("kstack", "kernel stack of the current task"),
-	STACK_FN("ustack", "user stack: ustack([bpftrace|perf|raw] [, frames])"),
+	STACK_FN("ustack", "user stack: ustack([bpftrace|perf|raw|build_id|python] [, frames])"),
 	STACK_FN("kstack", "kernel stack: kstack([bpftrace|perf|raw] [, frames])"),
+	STACK_FN("dw_ustack", "ustack unwound by call-frame information (the newest bpftrace's name)"),
 	{0},
 };

@@ -29,6 +29,8 @@ const char *stdlib_suggest(const char *name, bool is_call, char *buf, size_t len
 
 /* stacks.c: does ustack walk call-frame information (config unwind, and
  * the kernel's features), rather than frame pointers */
+/* the kernel has what cfi unwinding needs (dw_ustack, --info's dwunwind) */
+bool stdlib_cfi_available(void);
 bool stdlib_unwind_cfi(void);
 
 /* tables defined in the area files */

@@ -96,4 +96,54 @@ if command -v go >/dev/null; then
 else
 	skip stacks:vdso_frame_pprof "go (golang-go, for go tool pprof) is not installed"
 fi
+
+# config show_debug_info (the newest bpftrace's): each user frame with its
+# source file:line from DWARF (libdw), a function inlined at a frame's
+# address a frame of its own, "[inlined] name@file:line", innermost first;
+# a caller's line is its call's.  dwinline (built -g): main -> outer ->
+# [inlined] mid_inl -> leaf; ustack(3) keeps 3 addresses, 4 lines.  The
+# offsets are the return addresses objdump shows after each call.  Also
+# ustack(build_id) ("<build-id> 0x<file offset>" a frame, as the newest
+# release prints it), dw_ustack and unstable_dw_ustack as it spells them.
+build_workload dwinline -fno-omit-frame-pointer
+DW=$B/dwinline
+src=$top/tests/workloads/dwinline.c
+ln() { grep -n -- "$1" "$src" | head -1 | cut -d: -f1; }
+# the offset in function $1 of the instruction after its call to $2
+ret_off() {
+	local a
+	a=$(objdump -d --no-show-raw-insn "$DW" | awk -v f="<$1>:" -v c="<$2>" '
+		$2 == f { print $1; on = 1; next }
+		on && /^$/ { on = 0 }
+		on && want { sub(":", "", $1); print $1; exit }
+		on && $0 ~ "call.*" c { want = 1 }' | xargs)
+	set -- $a
+	echo $((16#$2 - 16#$1))
+}
+sym_addr() { echo $((16#$(nm "$DW" | awk -v s="$1" '$3 == s { print $1 }'))); }
+dprog="config = { show_debug_info = 1; unstable_dw_ustack = enable } uprobe:$DW:leaf"
+out=$("$SONDE" -q -c "$DW" -e "$dprog { print(ustack(3)); print(ustack(perf, 2)); print(ustack(build_id, 2)); print(dw_ustack(1)); }" 2>&1)
+expect_eq stacks:show_debug_info_inlined "        leaf+0@$src:$(($(ln 'int leaf(int x)') + 1))
+        [inlined] mid_inl@$src:$(ln L_mid)
+        outer+$(ret_off outer leaf)@$src:$(ln L_outer)
+        main+$(ret_off main outer)@$src:$(ln L_main)" "$(printf '%s\n' "$out" | sed -n 2,5p)"
+# perf mode: no file:line; the inlined frame at its function's address
+pa=$(printf '%s\n' "$out" | sed -n 8,10p | awk '{ print $1 }' | xargs)
+expect_eq stacks:show_debug_info_perf "leaf+0 ($DW)|mid_inl (inlined)|outer+$(ret_off outer leaf) ($DW)|same address: yes" \
+	"$(printf '%s\n' "$out" | sed -n 8,10p | sed 's/^\t[0-9a-f]* //' | paste -sd'|')|same address: $([ "$(echo $pa | cut -d' ' -f2)" = "$(echo $pa | cut -d' ' -f3)" ] && echo yes || echo no)"
+bid=$(readelf -n "$DW" | awk '/Build ID/ { print $3 }')
+# a PIE's text: file offsets are its addresses
+expect_eq stacks:build_id_mode "$bid 0x$(printf %x $(sym_addr leaf))|$bid 0x$(printf %x $(($(sym_addr outer) + $(ret_off outer leaf))))" \
+	"$(printf '%s\n' "$out" | sed -n 13,14p | paste -sd'|')"
+expect_eq stacks:dw_ustack "        leaf+0@$src:$(($(ln 'int leaf(int x)') + 1))" "$(printf '%s\n' "$out" | sed -n 17p)"
+# raw mode: one address a frame, no inlined ones added
+out=$("$SONDE" -q -c "$DW" -e "$dprog { print(ustack(raw, 3)); }" 2>&1)
+expect_eq stacks:show_debug_info_raw 3 "$(printf '%s\n' "$out" | grep -cE '^[0-9a-f]+$')"
+# JSON: the same lines in the key's text
+out=$("$SONDE" -q -f json -c "$DW" -e "$dprog { @[ustack(2)] = count(); }" 2>&1)
+expect_eq stacks:show_debug_info_json "{\"type\": \"map\", \"data\": {\"@\": {\"\\n    leaf+0@$src:$(($(ln 'int leaf(int x)') + 1))\\n    [inlined] mid_inl@$src:$(ln L_mid)\\n    outer+$(ret_off outer leaf)@$src:$(ln L_outer)\\n\": 1}}}" \
+	"$(printf '%s\n' "$out" | grep '"type": "map"')"
+out=$("$SONDE" -q -c "$DW" -e "config = { show_debug_info = 0 } uprobe:$DW:leaf { print(ustack(1)); }" 2>&1)
+expect_eq stacks:show_debug_info_off "
+        leaf+0" "$out"
 )

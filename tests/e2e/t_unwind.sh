@@ -180,9 +180,13 @@ rm -f "$U/short.out" "$U/short.err"
 "$SONDE" -v -e "tracepoint:syscalls:sys_enter_getppid /comm == \"$SN\"/ { print(ustack); }" \
 	> "$U/short.out" 2> "$U/short.err" &
 sp=$!
+# (runs until it is read: an exec event sonde handles after the walker's
+# flag, on a loaded machine, leaves the program to the next run's flag)
 if wait_for "$U/short.err" '^Attached' 60; then
-	"$U/$SN"
-	wait_for "$U/short.err" "unwind rows of .*/$SN: .eh_frame" 60
+	for _ in $(seq 20); do
+		"$U/$SN"
+		wait_for "$U/short.err" "unwind rows of .*/$SN: .eh_frame" 3 2>/dev/null && break
+	done
 	"$U/$SN"
 fi
 int_stop "$sp"

@@ -79,7 +79,10 @@ static void test_value_types(void **state)
 static void test_stack_errors(void **state)
 {
 	expect_error("BEGIN { @[ustack(foo)] = count(); }",
-		     "t.bt:1:18: error: ustack(): unknown stack mode 'foo' (use bpftrace, perf or raw; python for Python frames)");
+		     "t.bt:1:18: error: ustack(): unknown stack mode 'foo' (use bpftrace, perf or raw; build_id for build-ids and offsets; python for Python frames)");
+	/* build_id is a user stack's mode only, as in the newest bpftrace */
+	expect_error("BEGIN { @[kstack(build_id)] = count(); }",
+		     "t.bt:1:18: error: 'build_id' stack mode can only be used for ustack (kernel frames have no build-id: kstack(raw) gives addresses)");
 	expect_error("BEGIN { @[kstack(0)] = count(); }",
 		     "t.bt:1:18: error: kstack(): the number of frames must be 1 to 127, not 0");
 	expect_error("BEGIN { @[kstack(3, 4)] = count(); }",

@@ -94,6 +94,17 @@ static void test_stack_modes(void **state)
 	assert_string_equal(vf_stack(a, k, 1, VF_STACK_RAW, 4, false), "\nffffffff821f8298\n");
 	/* a stack that could not be read prints as nothing ("@[]: 1") */
 	assert_string_equal(vf_stack(a, k, 0, VF_STACK_BPFTRACE, 4, false), "");
+	/* show_debug_info: "@file:line", an inlined frame "[inlined] name"
+	 * without offset; perf mode: no file:line, "(inlined)" for the
+	 * module, as the newest bpftrace prints them */
+	struct vf_frame d[] = {
+		{.addr = 0x1166, .sym = "myclock", .module = "/t/u", .inl = true, .src = "/t/u.c:15"},
+		{.addr = 0x1166, .sym = "mywrapper", .off = 48, .module = "/t/u", .src = "/t/u.c:24"},
+	};
+	assert_string_equal(vf_stack(a, d, 2, VF_STACK_BPFTRACE, 8, true),
+			    "\n        [inlined] myclock@/t/u.c:15\n        mywrapper+48@/t/u.c:24\n");
+	assert_string_equal(vf_stack(a, d, 2, VF_STACK_PERF, 8, true),
+			    "\n\t1166 myclock (inlined)\n\t1166 mywrapper+48 (/t/u)\n");
 	arena_free(a);
 }
 

@@ -42,6 +42,10 @@ for c in "$here"/testprogs/*.c "$here"/testprogs/*.cpp; do
 	cc=gcc; [ "${c##*.}" = cpp ] && cc=g++
 	flags="-g -O0 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
 	[ "$n" = uprobe_nofp ] && flags="-g -O1 -fomit-frame-pointer -fno-optimize-sibling-calls"
+	# the sources' paths in the DWARF as /bt026/...: the tests' regexes for
+	# show_debug_info's file:line take [\w/]+ (a checkout's path with a '-'
+	# in it, /work/ci-run4/..., is not one)
+	flags="$flags -fdebug-prefix-map=$here=/bt026"
 	libs=-lpthread
 	[ "$n" = usdt_lib ] && libs="-fPIC -I$here/testlibs -L$work/testlibs -Wl,-rpath,$work/testlibs -lusdt_tp"
 	build "$tp/$n" "$c" -- $cc $flags -I"$here/include" -no-pie -o "$tp/$n" "$c" $libs
