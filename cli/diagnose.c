@@ -81,10 +81,12 @@ struct tidx {
 /* threads of the service known at the start, with the kernel's counters */
 struct seed {
 	int pid, tid;
-	const char *comm;
+	const char *comm;		/* NULL for a -c command, not yet exec'd */
 	uint64_t run_ns, delay_ns, majflt, minflt;
 	bool sched_ok, stat_ok;
-	/* at the end of the window */
+	/* at the end of the window (when the cli reads it: late on a busy
+	 * machine, so run_delay's end comes from the probes, @rdk) */
+	const char *end_comm;
 	uint64_t end_run_ns, end_delay_ns, end_majflt, end_minflt;
 	bool end_sched_ok, end_stat_ok;
 };
@@ -247,6 +249,7 @@ static const char *task_state_field(void)
 /*
  * Maps, each keyed by thread id unless said otherwise:
  *   @svt        a thread of the service          @tgid, @tcomm  its process and name
+ *               (at each switch-out and exec)
  *   @st @ts     its state (0 not seen yet, 1 running, 2 waiting for a CPU, 3 blocked,
  *               4 ended) and since when
  *   @bsc @bd    the syscall + 1 (0: none) it blocked in, and whether in D
@@ -257,6 +260,7 @@ static const char *task_state_field(void)
  *   @instead[comm, pid]  time tasks (other threads of the service too) ran on a CPU where
  *               a service thread waited
  *   @born @dead when a thread started or ended inside the window
+ *   @rdk        the kernel's run_delay (schedstat's) at its last switch-out
  *   @sc @sct    the syscall + 1 in progress and its start
  *   @ioc_n @ioc_ns[tid, fd, cmd, rm cmd]  ioctls and their time
  *   @bioq[dev, sector] = tid; @rqs[dev, sector] = issue time; @bio_n @bio_ns @bio_h
@@ -302,6 +306,7 @@ static char *generate(struct dxs *x, unsigned seconds)
 "		@st[$t] = 3; @ts[$t] = nsecs; @bsc[$t] = 0; @bd[$t] = 0;\n"
 "	}\n"
 "}\n"
+"tracepoint:sched:sched_process_exec /!@tend && @svt[tid]/ { @tcomm[tid] = comm; }\n"
 "tracepoint:sched:sched_process_exit /@svt[tid]/ {\n"
 "	@majx[tid] = curtask->maj_flt; @minx[tid] = curtask->min_flt;\n"
 "}\n"
@@ -347,6 +352,7 @@ static char *generate(struct dxs *x, unsigned seconds)
 "		if (@st[$p] == 3) { @blk[$p, @bsc[$p], @bd[$p]] = sum($d); } else { @run[$p] = sum($d); }\n"
 "		if (@wcpu[$p]) { $c = @wcpu[$p] - 1; if (@nwait[$c] > 0) { @nwait[$c]--; } delete(@wcpu[$p]); }\n"
 "		@ts[$p] = $now; @tgid[$p] = $pt->tgid; @tcomm[$p] = $pt->comm;\n"
+"		@rdk[$p] = $pt->sched_info.run_delay;\n"
 "		$s = $pt->%s;\n"
 "		if (arg0 || ($s & 0xff) == 0) {\n"
 "			@st[$p] = 2; @wcpu[$p] = cpu + 1; @nwait[cpu]++;\n"
@@ -488,6 +494,7 @@ static void c_message(FILE *out, const char *type, const char *text, size_t len)
 			s->end_sched_ok = !host_proc_schedstat(s->pid, s->tid, &s->end_run_ns,
 							       &s->end_delay_ns);
 			s->end_stat_ok = read_stat(s->pid, s->tid, &s->end_minflt, &s->end_majflt, NULL);
+			s->end_comm = thread_comm(x->a, s->pid, s->tid);
 		}
 	}
 	for (int i = 0; (begin || end) && i < x->nseeds; i++)
@@ -725,8 +732,10 @@ static void build_thread(struct dxs *x, struct dx_report *r, int tid, uint64_t t
 	t->pid = (int)by_tid(x, "@tgid", tid);
 	if (!t->pid)
 		t->pid = s ? s->pid : tid;
+	/* its name when the window ended, else at its last switch-out or exec */
 	const struct pr_entry *ce = entry_by_tid(x, "@tcomm", tid);
-	t->comm = ce && ce->text ? ce->text : s && s->comm ? s->comm : thread_comm(a, t->pid, tid);
+	t->comm = s && s->end_comm ? s->end_comm : ce && ce->text ? ce->text : s && s->comm ? s->comm :
+		thread_comm(a, t->pid, tid);
 	t->exited = by_tid(x, "@dead", tid) != 0;
 	if (!t->comm)
 		t->comm = "?";
@@ -807,13 +816,22 @@ static void build_thread(struct dxs *x, struct dx_report *r, int tid, uint64_t t
 		t->minflt = mi - (s && s->stat_ok && mi >= s->minflt ? s->minflt : 0);
 		t->majflt = ma - (s && s->stat_ok && ma >= s->majflt ? s->majflt : 0);
 	}
-	if (s && s->end_sched_ok) {
-		run = s->end_run_ns;
+	/* run_delay from the window's start (a thread born in it: from 0) to
+	 * its last switch-out in the window, as the probes read it: the
+	 * cli's own read at the end comes late on a busy machine, and
+	 * counts waits after the window (only a thread never switched out
+	 * in the window is read so) */
+	const struct pr_entry *rk = entry_by_tid(x, "@rdk", tid);
+	bool base_ok = (s && s->sched_ok) || by_tid(x, "@born", tid), end_ok = true;
+	uint64_t base = s && s->sched_ok ? s->delay_ns : 0;
+	if (rk)
+		delay = (uint64_t)rk->ival;
+	else if (s && s->end_sched_ok)
 		delay = s->end_delay_ns;
-	}
-	if (s && s->sched_ok && (s->end_sched_ok || !host_proc_schedstat(t->pid, tid, &run, &delay)) &&
-	    delay >= s->delay_ns) {
-		t->kernel_run_delay_ns = delay - s->delay_ns;
+	else
+		end_ok = !host_proc_schedstat(t->pid, tid, &run, &delay);
+	if (base_ok && end_ok && delay >= base) {
+		t->kernel_run_delay_ns = delay - base;
 		t->kernel_known = true;
 	}
 	t->cgroup = -1;
@@ -1083,6 +1101,7 @@ int cli_diagnose(int argc, char **argv)
 			goto out;
 		}
 		add_seed(&x, child, child);
+		x.seeds[0].comm = NULL;	/* "sonde" until it execs */
 		target = arena_printf(a, "command '%s' (pid %d)", cmd, child);
 	} else {
 		add_process(&x, pid);
