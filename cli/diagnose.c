@@ -107,6 +107,7 @@ struct dxs {
 	struct dx_limits *lim;		/* its CPUs and memory cgroups */
 	struct dx_py *py;		/* its Python processes (diagnose_gil.c) */
 	const char *target;		/* what is traced, for messages */
+	int child;			/* -c: the command, traced from its exec */
 	unsigned seconds;		/* 0: until stopped (--serve) */
 	uint64_t now;			/* --serve: the window ends now (CLOCK_MONOTONIC ns), not at @tend */
 	/* the maps at exit */
@@ -294,9 +295,20 @@ static char *generate(struct dxs *x, unsigned seconds)
 	 * that the probes run (compiling and loading took a while) */
 	fputs("BEGIN { @t0 = nsecs; printf(\"" BEGIN_MARK "\\n\");", f);
 	for (int i = 0; i < x->nseeds; i++)
-		fprintf(f, " @svt[%d] = 1; @tgid[%d] = %d;", x->seeds[i].tid, x->seeds[i].tid,
-			x->seeds[i].pid);
+		if (x->seeds[i].tid != x->child)
+			fprintf(f, " @svt[%d] = 1; @tgid[%d] = %d;", x->seeds[i].tid, x->seeds[i].tid,
+				x->seeds[i].pid);
 	fputs(" }\n", f);
+	/* a -c command starts at its exec: before, it is sonde's child, held
+	 * until the probes run and then waiting for a CPU to exec (seconds on
+	 * a loaded machine); its run_delay counts from there (@rd0) */
+	fprintf(f, "tracepoint:sched:sched_process_exec /!@tend && (@svt[tid] || pid == %d)/ {\n"
+"	if (!@svt[tid]) {\n"
+"		@svt[tid] = 1; @tgid[tid] = pid; @born[tid] = nsecs; @st[tid] = 1; @ts[tid] = nsecs;\n"
+"		@rd0[tid] = curtask->sched_info.run_delay;\n"
+"	}\n"
+"	@tcomm[tid] = comm;\n"
+"}\n", x->child);
 	fprintf(f,
 "rawtracepoint:sched_process_fork /!@tend/ {\n"
 "	$c = (struct task_struct *)arg1;\n"
@@ -306,7 +318,6 @@ static char *generate(struct dxs *x, unsigned seconds)
 "		@st[$t] = 3; @ts[$t] = nsecs; @bsc[$t] = 0; @bd[$t] = 0;\n"
 "	}\n"
 "}\n"
-"tracepoint:sched:sched_process_exec /!@tend && @svt[tid]/ { @tcomm[tid] = comm; }\n"
 "tracepoint:sched:sched_process_exit /@svt[tid]/ {\n"
 "	@majx[tid] = curtask->maj_flt; @minx[tid] = curtask->min_flt;\n"
 "}\n"
@@ -816,14 +827,15 @@ static void build_thread(struct dxs *x, struct dx_report *r, int tid, uint64_t t
 		t->minflt = mi - (s && s->stat_ok && mi >= s->minflt ? s->minflt : 0);
 		t->majflt = ma - (s && s->stat_ok && ma >= s->majflt ? s->majflt : 0);
 	}
-	/* run_delay from the window's start (a thread born in it: from 0) to
+	/* run_delay from the window's start (a thread born in it: from 0, a
+	 * -c command: from its exec) to
 	 * its last switch-out in the window, as the probes read it: the
 	 * cli's own read at the end comes late on a busy machine, and
 	 * counts waits after the window (only a thread never switched out
 	 * in the window is read so) */
-	const struct pr_entry *rk = entry_by_tid(x, "@rdk", tid);
-	bool base_ok = (s && s->sched_ok) || by_tid(x, "@born", tid), end_ok = true;
-	uint64_t base = s && s->sched_ok ? s->delay_ns : 0;
+	const struct pr_entry *rk = entry_by_tid(x, "@rdk", tid), *r0 = entry_by_tid(x, "@rd0", tid);
+	bool base_ok = r0 || (s && s->sched_ok) || by_tid(x, "@born", tid), end_ok = true;
+	uint64_t base = r0 ? (uint64_t)r0->ival : s && s->sched_ok ? s->delay_ns : 0;
 	if (rk)
 		delay = (uint64_t)rk->ival;
 	else if (s && s->end_sched_ok)
@@ -1102,6 +1114,7 @@ int cli_diagnose(int argc, char **argv)
 		}
 		add_seed(&x, child, child);
 		x.seeds[0].comm = NULL;	/* "sonde" until it execs */
+		x.child = child;
 		target = arena_printf(a, "command '%s' (pid %d)", cmd, child);
 	} else {
 		add_process(&x, pid);

@@ -50,7 +50,7 @@
 static const char *const thread_maps[] = {
 	"@svt", "@tgid", "@tcomm", "@st", "@ts", "@bsc", "@bd", "@run", "@wait", "@waitmax", "@waith",
 	"@blk", "@wcpu", "@born", "@dead", "@sc", "@sct", "@ifd", "@icmd", "@irm", "@ioc_n", "@ioc_ns",
-	"@rw_n", "@rw_ns", "@bio_n", "@bio_ns", "@bio_h", "@majx", "@minx", "@rdk", "@cus", "@cu_n", "@cu_ns",
+	"@rw_n", "@rw_ns", "@bio_n", "@bio_ns", "@bio_h", "@majx", "@minx", "@rdk", "@rd0", "@cus", "@cu_n", "@cu_ns",
 	/* the GIL's and the stacks' (diagnose_gil.c), the CUDA depth (diagnose_cuda.c) */
 	"@gilh", "@gilq", "@gilheld", "@gilstk", "@wsn", "@wsp", "@wrn", "@wrp", "@cud",
 };

@@ -10,6 +10,12 @@
 # session), so a machine busy with other work takes about 1 % of their CPU;
 # the faulting one runs SCHED_FIFO (a woken CFS task may wait up to a tick
 # for a busy CPU, which would be the run queue's doing, not the disk's).
+# A -c command is traced from its exec, and inherits sonde's nice value
+# until it sets its own: sonde runs at -20 too ($HI), so that the command
+# is at -20 from its first instruction (a command that execs setsid and sh
+# at nice 0 first waited 2.5 s for a CPU behind another test's -20 loop).
+# Every spinner has a deadline of its own: the competitors wait (asleep)
+# until the service has started, then spin for a few seconds.
 DXL=$B/dxlimits
 mkdir -p "$DXL"
 need_root dxlimits:bpf || return 0
@@ -44,7 +50,7 @@ PY
 }
 
 # ---- four busy threads on one CPU: the service competes with itself ------------------------
-"$SONDE" diagnose -f json -o "$DXL/self.json" -c "$HI taskset -c 1 $DXL/dx_limits spinners 4 30000" 3 \
+$HI "$SONDE" diagnose -f json -o "$DXL/self.json" -c "taskset -c 1 $DXL/dx_limits spinners 4 20000" 3 \
 	2> "$DXL/self.err"
 dxl_check competes_with_itself "$DXL/self.json" '
 assert spots and spots[0] == "runqueue", spots
@@ -61,12 +67,14 @@ k, m = g["kernel_run_delay_ns"], g["ns"]["runqueue"] + g["ns"]["throttled"]
 assert abs(k - m) <= 0.10 * k, "sonde %d ns, schedstat run_delay %d ns" % (m, k)'
 
 # ---- contrast: one busy thread beside two other loops on its CPU: others ran instead ----------
-# the loops last until killed: on a loaded machine sonde may take tens of
-# seconds to start tracing beside them
-$HI taskset -c 1 "$DXL/dx_limits" spinners 1 3600000 & l1=$!
-$HI taskset -c 1 "$DXL/dx_limits" spinners 1 3600000 & l2=$!
-wait_threads $l1 2 && wait_threads $l2 2
-"$SONDE" diagnose -f json -o "$DXL/others.json" -c "$HI taskset -c 1 $DXL/dx_limits spinners 1 30000" 3 \
+# the loops wait (asleep, at -20 on the service's CPU) until the service
+# makes $DXL/go as it starts, then spin for 8 s: the 3 s window and its
+# end, however long sonde took to start
+rm -f "$DXL/go"
+$HI taskset -c 1 "$DXL/dx_limits" spinners 1 8000 -w "$DXL/go" & l1=$!
+$HI taskset -c 1 "$DXL/dx_limits" spinners 1 8000 -w "$DXL/go" & l2=$!
+until_true sh -c "grep -q dx_limits /proc/$l1/comm && grep -q dx_limits /proc/$l2/comm"
+$HI "$SONDE" diagnose -f json -o "$DXL/others.json" -c "taskset -c 1 $DXL/dx_limits spinners 1 20000 -m $DXL/go" 3 \
 	2> "$DXL/others.err"
 kill_reap $l1 $l2
 dxl_check others_ran_instead "$DXL/others.json" "

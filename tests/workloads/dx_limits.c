@@ -1,7 +1,11 @@
 /* dx_limits MODE ARGS: a service held back by its own limits, for `sonde
  * diagnose` (tests/e2e/t_dxlimits.sh).
- *   spinners N MS        N threads, each a busy loop for MS milliseconds (on
- *                        fewer CPUs than N, the service competes with itself)
+ *   spinners N MS [-w FILE | -m FILE]
+ *                        N threads, each a busy loop for MS milliseconds (on
+ *                        fewer CPUs than N, the service competes with itself);
+ *                        -w: first wait (asleep) until FILE exists, -m: make
+ *                        FILE once started (a test's competitors, waiting
+ *                        with -w, then start with the service, not before)
  *   mapread FILE MB READS GO
  *                        write an MB-megabyte FILE, drop it from the page
  *                        cache, wait until the file GO exists, then read
@@ -38,9 +42,21 @@ static void *spin(void *arg)
 	return NULL;
 }
 
-static int spinners(int n, long ms)
+/* until the file exists: asleep, polled every millisecond */
+static void wait_file(const char *path)
+{
+	struct timespec ms = {0, 1000000};
+	while (access(path, F_OK))
+		nanosleep(&ms, NULL);
+}
+
+static int spinners(int n, long ms, const char *opt, const char *file)
 {
 	pthread_t t[64];
+	if (opt && !strcmp(opt, "-w"))
+		wait_file(file);
+	else if (opt && !strcmp(opt, "-m"))
+		close(open(file, O_WRONLY | O_CREAT, 0600));
 	for (int i = 0; i < n && i < 64; i++)
 		pthread_create(&t[i], NULL, spin, &ms);
 	for (int i = 0; i < n && i < 64; i++)
@@ -87,9 +103,9 @@ static int mapread(const char *path, long mb, long reads, const char *go)
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "spinners"))
-		return spinners(atoi(argv[2]), atol(argv[3]));
+		return spinners(atoi(argv[2]), atol(argv[3]), argc >= 6 ? argv[4] : NULL, argv[5]);
 	if (argc >= 6 && !strcmp(argv[1], "mapread"))
 		return mapread(argv[2], atol(argv[3]), atol(argv[4]), argv[5]);
-	fprintf(stderr, "usage: dx_limits spinners N MS | mapread FILE MB READS GO\n");
+	fprintf(stderr, "usage: dx_limits spinners N MS [-w FILE | -m FILE] | mapread FILE MB READS GO\n");
 	return 2;
 }
