@@ -17,6 +17,10 @@
 # the verdicts hold on a machine busy with other work; the contrasts, whose
 # four threads run in parallel, at the nice value they are given (at -20
 # they would starve everything else on the machine, sonde included).
+# The workloads' threads (and the service's client) wait, asleep, until
+# sonde says it traces (dx_traced), and work for the window and 2 s more:
+# not while sonde compiles, nor while it ends (a loaded CI ran this file
+# 469 s, 486 s of CPU; beside two busy loops it took 611 s, 604 s).
 
 DG=$B/diagnose_gil
 mkdir -p "$DG"
@@ -27,21 +31,39 @@ chmod +x "$DG/hi.sh"
 loop_line=$(grep -n '    for i in range(n):' "$WL" | cut -d: -f1)
 body_line=$(grep -n '        x += i \* i' "$WL" | cut -d: -f1)
 
+# dx_traced BASE ARGS...: sonde ARGS, its standard error in BASE.err;
+# BASE.go is made as soon as sonde says it traces, by a reader of that
+# standard error at -20 in a session of its own (a millisecond, where the
+# test's shell, polling at nice 0, may take seconds on a loaded machine)
+dx_traced() {
+	local base=$1 rd
+	shift
+	rm -f "$base.go" "$base.err" "$base.fifo"
+	mkfifo "$base.fifo"
+	setsid "$DG/hi.sh" sh -c 'while IFS= read -r l; do printf "%s\n" "$l" >> "$1"
+		case $l in "sonde diagnose: tracing "*) : > "$2";; esac; done' sh "$base.err" "$base.go" \
+		< "$base.fifo" & rd=$!
+	"$SONDE" "$@" 2> "$base.fifo"
+	wait $rd
+	rm -f "$base.fifo"
+}
+
 # gil_run NAME PYTHON MODE SECONDS: the workload under `sonde diagnose -p`
 # for SECONDS, its report in $DG/NAME.json; every wait ends within 60 s.
 # Spinning, it runs at nice -20 (hi.sh)
 gil_run() {
 	local name=$1 py=$2 mode=$3 secs=$4 job pid i hi=
 	[ "$mode" = spin ] && hi=$DG/hi.sh
-	rm -f "$DG/$name.ready" "$DG/$name.stop" "$DG/$name.json"
-	setsid $hi "$py" "$WL" "$mode" "$DG/$name.ready" "$DG/$name.stop" & job=$!
+	rm -f "$DG/$name.ready" "$DG/$name.stop" "$DG/$name.go" "$DG/$name.json"
+	setsid $hi "$py" "$WL" "$mode" "$DG/$name.ready" "$DG/$name.stop" "$DG/$name.go" \
+		$((secs + 2)) & job=$!
 	for ((i = 0; i < 600; i++)); do
 		[ -e "$DG/$name.ready" ] && break
 		kill -0 "$job" 2>/dev/null || break
 		sleep 0.1
 	done
 	pid=$(cat "$DG/$name.ready" 2>/dev/null)
-	[ -n "$pid" ] && "$SONDE" diagnose -f json -o "$DG/$name.json" -p "$pid" "$secs" 2> "$DG/$name.err"
+	[ -n "$pid" ] && dx_traced "$DG/$name" diagnose -f json -o "$DG/$name.json" -p "$pid" "$secs"
 	touch "$DG/$name.stop"
 	for ((i = 0; i < 600; i++)); do
 		kill -0 "$job" 2>/dev/null || break
@@ -188,12 +210,12 @@ else
 	done
 	pid=$(cat "$DG/svc.ready" 2>/dev/null)
 	for n in 2 5; do
-		rm -f "$DG/cl$n.stop" "$DG/cl$n.warm" "$DG/svc$n.json"
+		rm -f "$DG/cl$n.stop" "$DG/cl$n.warm" "$DG/svc$n.go" "$DG/svc$n.json"
 		if [ -n "$pid" ]; then
 			# the client at nice -20 too: one starved of CPU leaves the
 			# server's threads idle between requests
 			setsid "$DG/hi.sh" /usr/bin/python3.11 "$top/tests/workloads/gil_client.py" "$DG/svc.sock" \
-				$n "$DG/cl$n.stop" "$DG/cl$n.warm" > "$DG/cl$n.out" 2>&1 & cl=$!
+				$n "$DG/cl$n.stop" "$DG/cl$n.warm" "$DG/svc$n.go" 5 > "$DG/cl$n.out" 2>&1 & cl=$!
 			# the server's request threads are running (diagnose follows
 			# the threads that start once it traces, not those that start
 			# while it compiles)
@@ -202,7 +224,7 @@ else
 				kill -0 "$cl" 2>/dev/null || break
 				sleep 0.1
 			done
-			"$SONDE" diagnose -f json -o "$DG/svc$n.json" -p "$pid" 3 2> "$DG/svc$n.err"
+			dx_traced "$DG/svc$n" diagnose -f json -o "$DG/svc$n.json" -p "$pid" 3
 			touch "$DG/cl$n.stop"
 			for ((i = 0; i < 600; i++)); do
 				kill -0 "$cl" 2>/dev/null || break

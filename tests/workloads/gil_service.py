@@ -6,15 +6,21 @@
 # download), which releases the GIL inside torch.  The handler is a plain
 # def, so FastAPI runs it on anyio's worker threads ("AnyIO worker
 # thread"): concurrent requests serialize on the GIL while they
-# preprocess.  READY is written once the server has started.
+# preprocess.  READY is written once the server has started.  Its worker
+# threads are never retired (anyio retires one idle for 10 s, at the next
+# request): the test's client pauses between its warm-up and the window
+# (while sonde starts), and the threads that warm-up started must be
+# those that serve the window, as in a service busy throughout.
 import os
 import sys
 
 import torch
 import uvicorn
+import anyio._backends._asyncio
 from fastapi import FastAPI
 
 torch.set_num_threads(1)
+anyio._backends._asyncio.WorkerThread.MAX_IDLE_TIME = 24 * 3600
 model = torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.ReLU(), torch.nn.Linear(256, 16)).eval()
 app = FastAPI()
 
