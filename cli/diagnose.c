@@ -59,9 +59,6 @@
 #include "sema/sema.h"
 #include "stdlib/decode.h"
 
-#define BEGIN_MARK DX_BEGIN_MARK
-#define END_MARK DX_END_MARK
-
 /* a descriptor of a service process and the file behind it, read while
  * the process lives (an ioctl's file is named after the run) */
 struct fdsnap {
@@ -286,13 +283,13 @@ static void add_late_seeds(struct dxs *x)
 static void c_message(FILE *out, const char *type, const char *text, size_t len)
 {
 	struct dxs *x = collecting;
-	if (len >= strlen(BEGIN_MARK) && !memcmp(text, BEGIN_MARK, strlen(BEGIN_MARK)) && x->seconds)
+	bool begin = len >= strlen(DX_BEGIN_MARK) && !memcmp(text, DX_BEGIN_MARK, strlen(DX_BEGIN_MARK));
+	bool end = len >= strlen(DX_END_MARK) && !memcmp(text, DX_END_MARK, strlen(DX_END_MARK));
+	if (begin && x->seconds)
 		fprintf(stderr, "sonde diagnose: tracing %s for %u s (Ctrl-C ends it sooner)\n",
 			x->target, x->seconds);
-	else if (len >= strlen(BEGIN_MARK) && !memcmp(text, BEGIN_MARK, strlen(BEGIN_MARK)))
+	else if (begin)
 		fprintf(stderr, "sonde diagnose: tracing %s until stopped (Ctrl-C)\n", x->target);
-	bool begin = len >= strlen(BEGIN_MARK) && !memcmp(text, BEGIN_MARK, strlen(BEGIN_MARK));
-	bool end = len >= strlen(END_MARK) && !memcmp(text, END_MARK, strlen(END_MARK));
 	if (end)
 		add_late_seeds(x);
 	for (int i = 0; (begin || end) && i < x->nseeds; i++) {
