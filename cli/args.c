@@ -17,6 +17,7 @@
 #include "common/diag.h"
 #include "common/explain.h"
 #include "common/settings.h"
+#include "host/dwarf.h"
 #include "output/output.h"
 #include "sema/sema.h"
 
@@ -76,6 +77,10 @@ void cli_usage(FILE *out)
 		"    -d STAGE         bpftrace's name for --emit: ast, codegen (ir), dis (asm)\n"
 		"    -I DIR           search DIR for #include headers (before the system's)\n"
 		"    --include FILE   include FILE before the program (as #include <FILE>)\n"
+		"    --debuginfo DIR[:DIR]  look for separate debug files (DWARF for args,\n"
+		"                     source lines, show_debug_info) in DIR first, by build-id\n"
+		"                     or name; a relative DIR is under the binary's directory;\n"
+		"                     repeatable; then ./, .debug/ and /usr/lib/debug\n"
 		"    --usdt-file-activation  activate USDT semaphores in every process that\n"
 		"                     maps the probe's file (a semaphore-guarded probe fires\n"
 		"                     without -p)\n"
@@ -97,7 +102,7 @@ void cli_usage(FILE *out)
 enum { OPT_UNSAFE = 256, OPT_DRY_RUN, OPT_CONTAINER, OPT_EMIT, OPT_FOLLOW, OPT_MAP_KEYS_MAX,
        OPT_EXCLUDE_SELF, OPT_SERVE, OPT_INTERVAL, OPT_MAX_SERIES, OPT_KUBE_LOGS,
        OPT_INFO, OPT_USER_PROBES, OPT_AGENT_DIR, OPT_RB_PAGES, OPT_OVERHEAD, OPT_EXPLAIN, OPT_NO_WARNINGS,
-       OPT_INCLUDE, OPT_USDT_FILE_ACTIVATION };
+       OPT_INCLUDE, OPT_USDT_FILE_ACTIVATION, OPT_DEBUGINFO };
 
 /* a whole number in [min, max] or a message naming the option */
 static bool parse_count(const char *opt, const char *arg, long min, long max, long *out)
@@ -204,6 +209,7 @@ static const struct option longopts[] = {
 	{"no-warnings", no_argument, NULL, OPT_NO_WARNINGS},
 	{"include", required_argument, NULL, OPT_INCLUDE},
 	{"usdt-file-activation", no_argument, NULL, OPT_USDT_FILE_ACTIVATION},
+	{"debuginfo", required_argument, NULL, OPT_DEBUGINFO},
 	/* the newest bpftrace's long names of its short options */
 	{"list", no_argument, NULL, 'l'},
 	{"verbose", no_argument, NULL, 'v'},
@@ -333,6 +339,18 @@ int cli_args_parse(int argc, char **argv, struct cli_args *o)
 			explain_page(stdout, x, false);
 			return 1;
 		}
+		case OPT_DEBUGINFO:
+			if (o->ndebuginfo == CLI_MAX_INCLUDES) {
+				fprintf(stderr, "sonde: at most %d --debuginfo options (DIR:DIR:... "
+					"takes more)\n", CLI_MAX_INCLUDES);
+				return -1;
+			}
+			if (!*optarg) {
+				fprintf(stderr, "sonde: --debuginfo needs a directory\n");
+				return -1;
+			}
+			o->debuginfo[o->ndebuginfo++] = optarg;
+			break;
 		case OPT_USER_PROBES: o->user_probes = true; break;
 		case OPT_AGENT_DIR: o->agent_dir = optarg; break;
 		case OPT_EMIT:
@@ -345,6 +363,8 @@ int cli_args_parse(int argc, char **argv, struct cli_args *o)
 		default: cli_usage(stderr); return -1;
 		}
 	}
+	if (o->ndebuginfo && hdw_set_debuginfo_path(o->debuginfo, o->ndebuginfo))
+		return -1;
 	o->argc = argc;
 	o->argv = argv;
 	o->next = optind;

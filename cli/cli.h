@@ -41,6 +41,9 @@ struct cli_args {
 	/* -I DIR and --include FILE, in order */
 	const char *inc_dirs[CLI_MAX_INCLUDES], *inc_files[CLI_MAX_INCLUDES];
 	int ninc_dirs, ninc_files;
+	/* --debuginfo DIR[:DIR], in order (host/dwarf.c searches them) */
+	const char *debuginfo[CLI_MAX_INCLUDES];
+	int ndebuginfo;
 	/* "--name[=value]" words that are none of sonde's options: the
 	 * script's (getopt()), wherever they stand */
 	const char **pre_named;

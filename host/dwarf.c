@@ -24,7 +24,6 @@
  * read from its .BTF section instead when it has one (ubtf.c: `pahole
  * -J`, kept by `objcopy --strip-debug`).
  */
-#include "host/host_int.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -34,6 +33,9 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+
+/* after libdw.h: hdw_unit_die */
+#include "host/host_int.h"
 
 #include "common/arena.h"
 
@@ -64,6 +66,8 @@ static struct {
 			      const char *, GElf_Word, char **);
 	int (*section_address)(Dwfl_Module *, void **, const char *, Dwarf_Addr, const char *,
 			       GElf_Word, const GElf_Shdr *, Dwarf_Addr *);
+	int (*cu_info)(Dwarf_CU *, Dwarf_Half *, uint8_t *, Dwarf_Die *, Dwarf_Die *, uint64_t *,
+		       uint8_t *, uint8_t *);
 } dw;
 
 #define DW_SONAME "libdw.so.1"
@@ -86,7 +90,7 @@ static int dw_load(void)
 		(void **)&dw.attr_integrate, (void **)&dw.hasattr_integrate, (void **)&dw.formref_die,
 		(void **)&dw.formudata, (void **)&dw.formsdata, (void **)&dw.formflag,
 		(void **)&dw.formstring, (void **)&dw.aggregate_size, (void **)&dw.find_debuginfo,
-		(void **)&dw.section_address,
+		(void **)&dw.section_address, (void **)&dw.cu_info,
 	};
 	static const char *const names[] = {
 		"dwfl_begin", "dwfl_end", "dwfl_report_offline", "dwfl_report_end", "dwfl_nextcu", "dwfl_errno",
@@ -94,6 +98,7 @@ static int dw_load(void)
 		"dwarf_attr_integrate", "dwarf_hasattr_integrate", "dwarf_formref_die",
 		"dwarf_formudata", "dwarf_formsdata", "dwarf_formflag", "dwarf_formstring",
 		"dwarf_aggregate_size", "dwfl_standard_find_debuginfo", "dwfl_offline_section_address",
+		"dwarf_cu_info",
 	};
 	_Static_assert(sizeof(slots) / sizeof(slots[0]) == sizeof(names) / sizeof(names[0]),
 		       "a name per slot");
@@ -107,6 +112,47 @@ static int dw_load(void)
 void *hdw_libdw_sym(const char *name)
 {
 	return dw_load() ? NULL : dlsym(dw_handle, name);
+}
+
+/* --debuginfo: libdwfl's search path for separate debug files, NULL for
+ * its default (":.debug:/usr/lib/debug") */
+static char *search_path;
+
+int hdw_set_debuginfo_path(const char *const *dirs, int n)
+{
+	size_t len = sizeof(HDW_DEFAULT_DEBUGINFO);
+	for (int i = 0; i < n; i++)
+		len += strlen(dirs[i]) + 1;
+	char *p = malloc(len);
+	if (!p)
+		return -ENOMEM;
+	*p = 0;
+	for (int i = 0; i < n; i++) {
+		strcat(p, dirs[i]);
+		strcat(p, ":");
+	}
+	/* then libdwfl's own ("" first: the binary's own directory) */
+	strcat(p, HDW_DEFAULT_DEBUGINFO);
+	free(search_path);
+	search_path = p;
+	return 0;
+}
+
+const char *hdw_debuginfo_path(void)
+{
+	return search_path ? search_path : HDW_DEFAULT_DEBUGINFO;
+}
+
+Dwarf_Die *hdw_unit_die(Dwarf_Die *cu, Dwarf_Die *buf)
+{
+	uint8_t type = 0;
+	Dwarf_Die sub;
+	memset(&sub, 0, sizeof(sub));
+	if (dw.cu_info(cu->cu, NULL, &type, NULL, &sub, NULL, NULL, NULL) || type != DW_UT_skeleton ||
+	    !sub.addr)
+		return cu;
+	*buf = sub;
+	return buf;
 }
 
 /* converted DIEs by their address in the mapped debug data (unique across
@@ -130,14 +176,63 @@ struct hdw_file {
 	const char *msg;
 	Dwfl *dwfl;
 	Dwfl_Callbacks cb;
-	char *debuginfo_path;
 	struct arena *a;
 	struct memo *memo;
 	size_t memo_cap, memo_n;
 	struct func_entry *funcs;	/* open addressing, a power of two of slots */
 	size_t funcs_cap;
 	struct hubtf *btf;	/* no DWARF: the file's .BTF (ubtf.c) answers */
+	/* split units libdw did not find, read from PATH.dwp (dwp.c) */
+	Dwarf_Die *dwp;
+	size_t ndwp;
+	bool dwp_tried;
 };
+
+/* a skeleton unit of f whose split unit libdw did not find, false when
+ * none (its DIE in *out) */
+static bool split_missing(struct hdw_file *f, Dwarf_Die **out)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	while ((cu = dw.nextcu(f->dwfl, cu, &bias))) {
+		uint8_t type = 0;
+		Dwarf_Die sub;
+		memset(&sub, 0, sizeof(sub));
+		if (!dw.cu_info(cu->cu, NULL, &type, NULL, &sub, NULL, NULL, NULL) &&
+		    type == DW_UT_skeleton && !sub.addr) {
+			*out = cu;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* the units of PATH.dwp, once, when libdw left a skeleton without its
+ * split unit (elfutils before 0.191 reads no package) */
+static void load_dwp(struct hdw_file *f)
+{
+	Dwarf_Die *cu;
+	if (f->dwp_tried)
+		return;
+	f->dwp_tried = true;
+	if (!split_missing(f, &cu))
+		return;
+	const char *pkg = arena_printf(f->a, "%s.dwp", f->path);
+	if (hdw_dwp_units(pkg, f->a, &f->dwp, &f->ndwp))
+		f->ndwp = 0;
+}
+
+/* the i-th unit DIE whose entries f's lookups walk: libdwfl's units (a
+ * skeleton's split unit in its place), then the package's; NULL past the
+ * last.  *it is libdwfl's cursor, buf room for a split DIE. */
+static Dwarf_Die *next_unit(struct hdw_file *f, Dwarf_Die **it, size_t *pkg, Dwarf_Die *buf)
+{
+	Dwarf_Addr bias;
+	if (*pkg == 0 && (*it = dw.nextcu(f->dwfl, *it, &bias)))
+		return hdw_unit_die(*it, buf);
+	load_dwp(f);
+	return *pkg < f->ndwp ? &f->dwp[(*pkg)++] : NULL;
+}
 
 /* every file opened, and every one that failed (-lv asks once per line) */
 static struct hdw_file *files;
@@ -203,9 +298,9 @@ static const char *die_name(struct hdw_file *f, Dwarf_Die *die)
  * that only declares it; false when none defines it */
 static bool find_definition(struct hdw_file *f, int tag, const char *name, Dwarf_Die *out)
 {
-	Dwarf_Die *cu = NULL;
-	Dwarf_Addr bias;
-	while ((cu = dw.nextcu(f->dwfl, cu, &bias))) {
+	Dwarf_Die *it = NULL, *cu, split;
+	size_t pkg = 0;
+	while ((cu = next_unit(f, &it, &pkg, &split))) {
 		Dwarf_Die c;
 		if (dw.child(cu, &c))
 			continue;
@@ -482,7 +577,7 @@ int hdw_open(const char *path, struct hdw_file **out, char *err, size_t errlen)
 	}
 	f->cb.find_debuginfo = dw.find_debuginfo;
 	f->cb.section_address = dw.section_address;
-	f->cb.debuginfo_path = &f->debuginfo_path;
+	f->cb.debuginfo_path = &search_path;
 	f->dwfl = dw.begin(&f->cb);
 	Dwarf_Addr bias;
 	int rc = 0;
@@ -552,10 +647,9 @@ static void index_func(struct hdw_file *f, size_t *n, const char *name, Dwarf_Di
  * DW_AT_linkage_name, in one pass: -lv of a whole binary asks for each */
 static void index_funcs(struct hdw_file *f)
 {
-	Dwarf_Die *cu = NULL;
-	Dwarf_Addr bias;
-	size_t n = 0;
-	while ((cu = dw.nextcu(f->dwfl, cu, &bias))) {
+	Dwarf_Die *it = NULL, *cu, split;
+	size_t pkg = 0, n = 0;
+	while ((cu = next_unit(f, &it, &pkg, &split))) {
 		Dwarf_Die c;
 		if (dw.child(cu, &c))
 			continue;
@@ -632,4 +726,27 @@ void hdw_print_params(const struct hdw_func *fn, FILE *out)
 void *hdw_file_dwfl(struct hdw_file *f)
 {
 	return f ? f->dwfl : NULL;
+}
+
+const char *hdw_split_missing(struct hdw_file *f)
+{
+	Dwarf_Die *cu;
+	if (!f || !f->dwfl)
+		return NULL;
+	load_dwp(f);
+	if (f->ndwp || !split_missing(f, &cu))
+		return NULL;
+	Dwarf_Attribute at;
+	const char *dwo = NULL, *dir = NULL;
+	if (dw.attr_integrate(cu, DW_AT_dwo_name, &at) || dw.attr_integrate(cu, DW_AT_GNU_dwo_name, &at))
+		dwo = dw.formstring(&at);
+	if (dw.attr_integrate(cu, DW_AT_comp_dir, &at))
+		dir = dw.formstring(&at);
+	if (dwo && dwo[0] != '/' && dir)
+		return arena_printf(f->a, "the split DWARF of %s (%s/%s, or %s.dwp) cannot be found: "
+				    "its functions and types are there, not in the binary", f->path, dir,
+				    dwo, f->path);
+	return arena_printf(f->a, "the split DWARF of %s (%s, or %s.dwp) cannot be found: its "
+			    "functions and types are there, not in the binary", f->path,
+			    dwo ? dwo : "a .dwo file", f->path);
 }

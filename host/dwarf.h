@@ -58,6 +58,18 @@ struct hdw_func {
 	const struct hdw_type *ret;	/* VOID for void */
 };
 
+/* libdwfl's default search path for separate debug files: the binary's
+ * directory, its .debug subdirectory, /usr/lib/debug (each by
+ * .gnu_debuglink name, or BINARY.debug, checked by build-id; and
+ * /usr/lib/debug/.build-id/xx/rest.debug) */
+#define HDW_DEFAULT_DEBUGINFO ":.debug:/usr/lib/debug"
+/* --debuginfo DIR (repeatable, or DIR:DIR): these directories are searched
+ * first, then the default ones; a relative DIR is under the binary's own
+ * directory.  Before any hdw_open.  0 or -ENOMEM. */
+int hdw_set_debuginfo_path(const char *const *dirs, int n);
+/* the search path in force, as libdwfl takes it */
+const char *hdw_debuginfo_path(void);
+
 struct hdw_file;
 /* The DWARF of the ELF file at path (in the file or a separate debug
  * file libdwfl finds: build-id, .gnu_debuglink), opened once and kept.
@@ -88,6 +100,24 @@ struct hdw_srcframe {
  * when the file has no DWARF (or no line for vaddr).  Each (path, vaddr)
  * is looked up once; the strings live as long as sonde. */
 int hdw_srcframes(const char *path, uint64_t vaddr, struct hdw_srcframe *out, int max);
+/* A source line's address (uprobe:BIN@FILE:LINE[:COL]): the first row of
+ * the line table (in address order) for line `line` (and column col, 0:
+ * any) of the source file src, in the first unit whose file table names a
+ * file whose path ends with src's components ("uprobe_test.c",
+ * "src/main.c"), rows of files it includes left out, as the newest
+ * bpftrace finds it.  *vaddr is the ELF file's own address.  0; -ENOENT
+ * (no unit names such a file, or the line has no code), -EINVAL (src
+ * matches two different files), -ENOSYS (no libdw), with err saying so. */
+int hdw_line_addr(const char *path, const char *src, unsigned line, unsigned col, uint64_t *vaddr,
+		  char *err, size_t errlen);
+/* Does path end with the path components of suffix (a leading "./" of
+ * suffix left out)?  "/a/src/x.c" ends with "x.c" and "src/x.c", not with
+ * "c/x.c". */
+bool hdw_path_ends_with(const char *path, const char *suffix);
+/* Why split DWARF of the file is incomplete: "the split DWARF of PATH
+ * (FILE.dwo, or PATH.dwp) cannot be found" for its first skeleton unit
+ * whose split unit libdw did not find, NULL when none is missing */
+const char *hdw_split_missing(struct hdw_file *f);
 /* the file's libdwfl session (dwline.c), NULL when it has no DWARF */
 void *hdw_file_dwfl(struct hdw_file *f);
 

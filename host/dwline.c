@@ -27,11 +27,14 @@
  * dwarf_getscopes.
  */
 #include "host/dwarf.h"
-#include "host/host_int.h"
 
 #include <dwarf.h>
+#include <errno.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+
+/* after libdw.h: hdw_unit_die */
+#include "host/host_int.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -301,6 +304,10 @@ static int lookup(const char *path, uint64_t vaddr, struct hdw_srcframe *out, in
 	int n = 0;
 	out[n++] = (struct hdw_srcframe){.file = src_path(cu, src, a),
 					 .line = (unsigned)lineno};
+	/* split DWARF: the functions are in the split unit, the line table in
+	 * the skeleton */
+	Dwarf_Die split;
+	cu = hdw_unit_die(cu, &split);
 	Dwarf_Die fn, chain[FRAMES_MAX];
 	if (unit_function(cu, addr, &fn)) {
 		int nc = inline_chain(&fn, addr, chain, FRAMES_MAX);
@@ -422,4 +429,176 @@ int hdw_srcframes(const char *path, uint64_t vaddr, struct hdw_srcframe *out, in
 	n = c->n < max ? c->n : max;
 	memcpy(out, c->fr, (size_t)n * sizeof(*out));
 	return n;
+}
+
+/* ---- a source line's address (uprobe:BIN@FILE:LINE) --------------------- */
+
+static struct {
+	int (*getsrclines)(Dwarf_Die *, Dwarf_Lines **, size_t *);
+	Dwarf_Line *(*onesrcline)(Dwarf_Lines *, size_t);
+	int (*linecol)(Dwarf_Line *, int *);
+	int (*lineaddr)(Dwarf_Line *, Dwarf_Addr *);
+	Dwfl_Module *(*cumodule)(Dwarf_Die *);
+	Elf *(*module_getelf)(Dwfl_Module *, GElf_Addr *);
+} la;
+
+static bool la_load(void)
+{
+	static int state;
+	if (state)
+		return state > 0;
+	state = -1;
+	if (!lw_load())
+		return false;
+	void **slots[] = {(void **)&la.getsrclines, (void **)&la.onesrcline, (void **)&la.linecol,
+			  (void **)&la.lineaddr, (void **)&la.cumodule, (void **)&la.module_getelf};
+	static const char *const names[] = {"dwarf_getsrclines", "dwarf_onesrcline", "dwarf_linecol",
+					    "dwarf_lineaddr", "dwfl_cumodule", "dwfl_module_getelf"};
+	_Static_assert(sizeof(slots) / sizeof(slots[0]) == sizeof(names) / sizeof(names[0]),
+		       "a name per slot");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!(*slots[i] = hdw_libdw_sym(names[i])))
+			return false;
+	state = 1;
+	return true;
+}
+
+/* the last path component of s[0, *end), moving *end before it; false
+ * when none is left ("." components are skipped in suffixes) */
+static bool last_component(const char *s, size_t *end, const char **comp, size_t *len)
+{
+	size_t e = *end;
+	while (e && s[e - 1] == '/')
+		e--;
+	if (!e)
+		return false;
+	size_t b = e;
+	while (b && s[b - 1] != '/')
+		b--;
+	*comp = s + b;
+	*len = e - b;
+	*end = b;
+	return true;
+}
+
+bool hdw_path_ends_with(const char *path, const char *suffix)
+{
+	while (suffix[0] == '.' && suffix[1] == '/')
+		for (suffix += 2; *suffix == '/'; suffix++)
+			;
+	size_t pe = strlen(path), se = strlen(suffix);
+	const char *pc, *sc;
+	size_t pl, sl;
+	bool any = false;
+	while (last_component(suffix, &se, &sc, &sl)) {
+		if (!last_component(path, &pe, &pc, &pl) || pl != sl || memcmp(pc, sc, sl))
+			return false;
+		any = true;
+	}
+	/* "/x.c" names the root's x.c */
+	if (any && suffix[0] == '/' && last_component(path, &pe, &pc, &pl))
+		return false;
+	return any;
+}
+
+int hdw_line_addr(const char *path, const char *src, unsigned line, unsigned col, uint64_t *vaddr,
+		  char *err, size_t errlen)
+{
+	struct hdw_file *f;
+	int rc = hdw_open(path, &f, err, errlen);
+	if (rc)
+		return rc;
+	Dwfl *dwfl = hdw_file_dwfl(f);
+	if (!la_load() || !dwfl) {
+		snprintf(err, errlen, "%s: a source line's address needs its DWARF line table%s", path,
+			 dwfl ? " (libdw lacks the functions that read it)" : ", and it has BTF only");
+		return -ENOSYS;
+	}
+	/* the first unit whose file table names a file ending with src; a
+	 * second file of another path is ambiguous */
+	/* libdwfl's own unit DIEs, which live as long as the session
+	 * (dwfl_cumodule takes one of them, not a copy) */
+	Dwarf_Die *cu = NULL, *match = NULL;
+	Dwarf_Addr bias, match_bias = 0;
+	const char *match_path = NULL;
+	struct arena *a = arena_new();
+	while ((cu = lw.nextcu(dwfl, cu, &bias))) {
+		Dwarf_Files *files;
+		size_t nfiles;
+		if (lw.getsrcfiles(cu, &files, &nfiles))
+			continue;
+		for (size_t i = 0; i < nfiles; i++) {
+			const char *name = lw.filesrc(files, i, NULL, NULL);
+			if (!name || !hdw_path_ends_with(name, src))
+				continue;
+			if (!match_path) {
+				match = cu;
+				match_bias = bias;
+				match_path = arena_strdup(a, name);
+			} else if (strcmp(name, match_path)) {
+				snprintf(err, errlen, "'%s' names two source files of %s, %s and %s: "
+					 "give more of its path", src, path, match_path, name);
+				arena_free(a);
+				return -EINVAL;
+			}
+		}
+	}
+	if (!match) {
+		snprintf(err, errlen, "no source file '%s' in the DWARF of %s (it names the files it "
+			 "was compiled from: give the file's name or the end of its path)", src, path);
+		arena_free(a);
+		return -ENOENT;
+	}
+	Dwarf_Lines *lines;
+	size_t nlines;
+	rc = -ENOENT;
+	if (la.getsrclines(match, &lines, &nlines)) {
+		snprintf(err, errlen, "the unit of %s in %s has no line table", match_path, path);
+		arena_free(a);
+		return -ENOENT;
+	}
+	char cols[96] = "";	/* the line's columns, for an error */
+	size_t clen = 0;
+	int seen[8], nseen = 0;
+	for (size_t i = 0; i < nlines; i++) {
+		Dwarf_Line *l = la.onesrcline(lines, i);
+		int ln, lc;
+		const char *ls;
+		Dwarf_Addr addr;
+		if (!l || lw.lineno(l, &ln) || la.linecol(l, &lc) || !(ls = lw.linesrc(l, NULL, NULL)))
+			continue;
+		if ((unsigned)ln != line || !hdw_path_ends_with(ls, match_path))
+			continue;
+		if (col && (unsigned)lc != col) {
+			bool dup = false;
+			for (int k = 0; k < nseen; k++)
+				dup |= seen[k] == lc;
+			if (!dup && nseen < 8) {
+				seen[nseen++] = lc;
+				clen += (size_t)snprintf(cols + clen, sizeof(cols) - clen, "%s%d",
+							 clen ? ", " : "", lc);
+			}
+			continue;
+		}
+		if (la.lineaddr(l, &addr))
+			continue;
+		/* the DWARF's address into the ELF file's own layout (a debug
+		 * file of a prelinked binary may differ) */
+		GElf_Addr elf_bias = match_bias;
+		Dwfl_Module *mod = la.cumodule(match);
+		if (mod)
+			la.module_getelf(mod, &elf_bias);
+		*vaddr = addr + match_bias - elf_bias;
+		rc = 0;
+		break;
+	}
+	if (rc && clen)
+		snprintf(err, errlen, "line %u of %s has no code at column %u in %s (its code starts "
+			 "at column %s)", line, match_path, col, path, cols);
+	else if (rc)
+		snprintf(err, errlen, "line %u of %s has no code in %s (a line where a statement "
+			 "begins does: an empty line, a comment or a declaration without an initialiser "
+			 "has none)", line, match_path, path);
+	arena_free(a);
+	return rc;
 }

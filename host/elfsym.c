@@ -163,9 +163,10 @@ int rs_elf_build_id_fd(int fd, unsigned char *out, size_t cap, size_t *len)
 	return rc;
 }
 
-/* the DT_NEEDED entries of the dynamic section: the libraries the dynamic
- * linker loads with this one, where it looks for what this one lacks */
-static void read_needed(struct rs_elf *e, Elf *elf)
+/* each DT_NEEDED entry of the dynamic section, in order: the libraries
+ * the dynamic linker loads with this one, where it looks for what this
+ * one lacks */
+static void each_needed(Elf *elf, void (*cb)(const char *name, void *ctx), void *ctx)
 {
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -174,7 +175,6 @@ static void read_needed(struct rs_elf *e, Elf *elf)
 			continue;
 		Elf_Data *d = elf_getdata(scn, NULL);
 		size_t n = d ? d->d_size / sh.sh_entsize : 0;
-		e->needed = arena_new_array(e->ar, const char *, n ? n : 1);
 		for (size_t i = 0; i < n; i++) {
 			GElf_Dyn dyn;
 			const char *name;
@@ -182,10 +182,30 @@ static void read_needed(struct rs_elf *e, Elf *elf)
 				break;
 			if (dyn.d_tag == DT_NEEDED &&
 			    (name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val)) && *name)
-				e->needed[e->nneeded++] = arena_strdup(e->ar, name);
+				cb(name, ctx);
 		}
 		return;
 	}
+}
+
+static void keep_needed(const char *name, void *ctx)
+{
+	struct rs_elf *e = ctx;
+	e->needed = arena_grow(e->ar, e->needed, e->nneeded, sizeof(*e->needed));
+	e->needed[e->nneeded++] = arena_strdup(e->ar, name);
+}
+
+int rs_elf_needed_fd(int fd, void (*cb)(const char *name, void *ctx), void *ctx)
+{
+	if (!elf_ready())
+		return -ENOTSUP;
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf)
+		return -EIO;
+	if (elf_kind(elf) == ELF_K_ELF)
+		each_needed(elf, cb, ctx);
+	elf_end(elf);
+	return 0;
 }
 
 const char *const *rs_elf_needed(const struct rs_elf *e, size_t *n)
@@ -473,7 +493,7 @@ int rs_elf_open_fd(int fd, const char *name, const char *debug_root,
 	}
 	read_build_id(elf, e->build_id, sizeof(e->build_id), &e->build_id_len);
 	read_debuglink(e, elf);
-	read_needed(e, elf);
+	each_needed(elf, keep_needed, e);
 	if ((ret = collect_syms(e, elf, false))) {
 		rs_set_err(err, errlen, "out of memory reading %s", name);
 		goto out;
@@ -654,8 +674,8 @@ const struct rs_sym *rs_elf_addr_sym(const struct rs_elf *e, uint64_t vaddr)
 	return NULL;
 }
 
-/* uaddr(): any defined symbol (not only functions), by name */
-int rs_elf_find_symbol(const char *path, const char *name, struct rs_elf_symbol *out)
+/* a symbol (name) or, with section, a section's address and size */
+static int find_in(const char *path, const char *name, bool section, struct rs_elf_symbol *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (elf_version(EV_CURRENT) == EV_NONE)
@@ -665,7 +685,8 @@ int rs_elf_find_symbol(const char *path, const char *name, struct rs_elf_symbol 
 		return -errno;
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	GElf_Ehdr eh;
-	if (!e || !gelf_getehdr(e, &eh)) {
+	size_t shstrndx = 0;
+	if (!e || !gelf_getehdr(e, &eh) || (section && elf_getshdrstrndx(e, &shstrndx))) {
 		if (e)
 			elf_end(e);
 		close(fd);
@@ -675,8 +696,15 @@ int rs_elf_find_symbol(const char *path, const char *name, struct rs_elf_symbol 
 	Elf_Scn *scn = NULL;
 	while (!out->found && (scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !sh.sh_entsize)
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (section) {
+			const char *nm = elf_strptr(e, shstrndx, sh.sh_name);
+			if (nm && !strcmp(nm, name) && sh.sh_type != SHT_NOBITS && sh.sh_addr)
+				*out = (struct rs_elf_symbol){sh.sh_addr, sh.sh_size, true, out->pie};
+			continue;
+		}
+		if ((sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize)
 			continue;
 		Elf_Data *d = elf_getdata(scn, NULL);
 		size_t cnt = sh.sh_size / sh.sh_entsize;
@@ -696,4 +724,15 @@ int rs_elf_find_symbol(const char *path, const char *name, struct rs_elf_symbol 
 	elf_end(e);
 	close(fd);
 	return 0;
+}
+
+/* uaddr(): any defined symbol (not only functions), by name */
+int rs_elf_find_symbol(const char *path, const char *name, struct rs_elf_symbol *out)
+{
+	return find_in(path, name, false, out);
+}
+
+int rs_elf_find_section(const char *path, const char *name, struct rs_elf_symbol *out)
+{
+	return find_in(path, name, true, out);
 }

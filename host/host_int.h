@@ -30,5 +30,20 @@ struct hubtf *hubtf_open(const char *path, struct arena *a);
 void *hdw_libdw_sym(const char *name);
 const struct hdw_func *hubtf_func(struct hubtf *b, const char *name);
 const struct hdw_type *hubtf_struct_named(struct hubtf *b, bool is_union, const char *name);
+#ifdef _LIBDW_H
+/* dwarf.c: the unit DIE holding cu's entries: for a skeleton unit of
+ * split DWARF (gcc -gsplit-dwarf), the split unit libdw found in its .dwo
+ * file (DW_AT_dwo_name under DW_AT_comp_dir) or in the binary's DWARF
+ * package beside it (BINARY.dwp), in buf; cu itself otherwise, and when
+ * neither is found (the skeleton keeps the line table and the address
+ * ranges alone).  libdw must be loaded (hdw_open did). */
+Dwarf_Die *hdw_unit_die(Dwarf_Die *cu, Dwarf_Die *buf);
+/* dwp.c: the compile units of the DWARF package at path (BINARY.dwp),
+ * each read by libdw from a .dwo of its own laid out in memory (elfutils
+ * before 0.191 reads no package): *n unit DIEs in *out (in a), whose
+ * sessions stay open for the run.  0, -ENOENT (none), -EINVAL (not a
+ * package), -ENOSYS (no libdw), -errno. */
+int hdw_dwp_units(const char *path, struct arena *a, Dwarf_Die **out, size_t *n);
+#endif
 
 #endif

@@ -389,8 +389,73 @@ static void list_dwarf_params(FILE *out, char *text, int pid)
 }
 
 /* uprobe:TARGET[:GLOB] */
+/* -l 'uprobe:TARGET@FILE:LINE[:COL]': the probe when the line has code
+ * (-v: its address and the function it is in); 1 when pattern is not of
+ * that form, else 0 or -errno */
+static int list_srcline(FILE *out, const char *kind, const char *pattern, bool verbose, int pid)
+{
+	const char *t = strchr(pattern, ':') + 1, *at = strrchr(t, '@');
+	char *end;
+	unsigned long line = 0, col = 0;
+	const char *c1 = at ? strchr(at, ':') : NULL;
+	if (!c1 || !c1[1] || c1[1] < '0' || c1[1] > '9')
+		return 1;
+	line = strtoul(c1 + 1, &end, 10);
+	if (*end == ':' && end[1] >= '0' && end[1] <= '9')
+		col = strtoul(end + 1, &end, 10);
+	char target[4096], src[4096];
+	snprintf(target, sizeof(target), "%.*s", (int)(at - t), t);
+	snprintf(src, sizeof(src), "%.*s", (int)(c1 - at - 1), at + 1);
+	struct stat st;
+	char whole[4096];
+	snprintf(whole, sizeof(whole), "%.*s", (int)(c1 - t), t);
+	if (*end || !stat(whole, &st))
+		return 1;
+	if (strcmp(kind, "uprobe")) {
+		fprintf(stderr, "sonde: a source line is a place inside a function, which a %s cannot "
+			"probe: list uprobe:%s\n", kind, t);
+		return -EINVAL;
+	}
+	struct rs_query q = {.target = target, .func = "*", .pid = pid};
+	struct rs_sites *sites = NULL;
+	char err[1024], path[4200];
+	int rc = rs_resolve(&q, &sites, err, sizeof(err));
+	if (!rc && !sites->nfiles)
+		rc = -ENOENT;
+	if (!rc) {
+		const struct rs_file *f = sites->files[0];
+		if (f->host || !f->npids)
+			snprintf(path, sizeof(path), "%s", f->path);
+		else
+			snprintf(path, sizeof(path), "/proc/%d/root%s", f->pids[0], f->path);
+	}
+	rs_sites_free(sites);
+	uint64_t vaddr = 0;
+	if (!rc)
+		rc = hdw_line_addr(path, src, (unsigned)line, (unsigned)col, &vaddr, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "sonde: %s: %s\n", pattern, err);
+		return rc;
+	}
+	fprintf(out, "%s\n", pattern);
+	struct rs_elf *e = NULL;
+	if (verbose && !rs_elf_open(path, &e, err, sizeof(err))) {
+		const struct rs_sym *sym = rs_elf_addr_sym(e, vaddr);
+		if (sym)
+			fprintf(out, "    address 0x%llx, %s+%llu\n", (unsigned long long)vaddr, sym->name,
+				(unsigned long long)(vaddr - sym->vaddr));
+		else
+			fprintf(out, "    address 0x%llx\n", (unsigned long long)vaddr);
+		rs_elf_free(e);
+	}
+	return 0;
+}
+
 int host_list_uprobes(FILE *out, const char *kind, const char *pattern, bool verbose, int pid)
 {
+	int src = list_srcline(out, kind, pattern, verbose, pid);
+	if (src <= 0)
+		return src;
 	char target[4096];
 	const char *glob;
 	split_target(pattern, true, target, sizeof(target), &glob);

@@ -6,7 +6,8 @@
  * The interpreter is the python3.X or libpython3.X.so* file the process
  * maps (its /proc/PID/maps, the file opened through map_files or inside
  * /proc/PID/root, so a container's own interpreter is read).  _PyRuntime is
- * its symbol (.dynsym: Debian's stripped binary exports it); the version is
+ * its symbol (.dynsym: Debian's stripped binary exports it), else the start
+ * of its .PyRuntime section (3.10+, a binary stripped of it); the version is
  * Py_Version (3.11+), else the file's name.  The tables below were written
  * from each version's headers (Include/internal/pycore_frame.h,
  * pycore_interp.h, cpython/code.h ...) and are checked against the DWARF of
@@ -485,6 +486,11 @@ int py_proc_open(int pid, struct py_proc **out, char *err, size_t errlen)
 	struct rs_elf_symbol rt_sym, ver_sym;
 	uint64_t bias = 0;
 	rc = rs_elf_find_symbol(path, "_PyRuntime", &rt_sym);
+	/* stripped of the symbol: CPython 3.10+ puts _PyRuntime alone at
+	 * the start of a section of its own, .PyRuntime (3.13's is checked
+	 * by its debug offsets' cookie below) */
+	if (!rc && !rt_sym.found)
+		rc = rs_elf_find_section(path, ".PyRuntime", &rt_sym);
 	if (!rc)
 		rc = rs_elf_find_symbol(path, "Py_Version", &ver_sym);
 	if (!rc && rt_sym.found && rt_sym.pie)
@@ -492,7 +498,8 @@ int py_proc_open(int pid, struct py_proc **out, char *err, size_t errlen)
 	close(fd);
 	if (rc || !rt_sym.found) {
 		if (!err[0])
-			snprintf(err, errlen, "%s has no _PyRuntime symbol (stripped)", p->file);
+			snprintf(err, errlen, "%s has neither a _PyRuntime symbol nor a .PyRuntime "
+				 "section (stripped, or older than CPython 3.10)", p->file);
 		free(p);
 		return rc ? rc : -ENOENT;
 	}

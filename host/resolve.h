@@ -108,6 +108,9 @@ const char *rs_elf_name(const struct rs_elf *e);
 bool rs_elf_stripped(const struct rs_elf *e);
 /* The sonames of its DT_NEEDED entries, in order (*n of them). */
 const char *const *rs_elf_needed(const struct rs_elf *e, size_t *n);
+/* The same, of the ELF file open at fd, each given to cb: 0, or -errno
+ * when it cannot be read. */
+int rs_elf_needed_fd(int fd, void (*cb)(const char *name, void *ctx), void *ctx);
 
 /* The GNU build-id of the ELF file open at fd (read with pread, never
  * mapped: the file may be rewritten meanwhile): 0 and *len, or -ENOENT
@@ -147,6 +150,9 @@ struct rs_elf_symbol {
 	bool found, pie;
 };
 int rs_elf_find_symbol(const char *path, const char *name, struct rs_elf_symbol *out);
+/* The same for a section with contents in memory (its sh_addr, sh_size),
+ * by name ("`.PyRuntime`"). */
+int rs_elf_find_section(const char *path, const char *name, struct rs_elf_symbol *out);
 
 /* usym()/ustack: per-pid mappings and parsed files (cached by dev, inode). */
 struct rs_symcache;

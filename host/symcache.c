@@ -345,9 +345,16 @@ static int open_in(int root_pid, const char *path)
 	return rs_open_in_root(root, path, O_RDONLY);
 }
 
+static void learn_needed(const char *soname, void *ctx);
+
 /* read the build-id of the file at path (inside root_pid's root) and keep
- * the file under its (dev, inode) */
-static struct sc_file *learn_path(struct rs_symcache *c, int root_pid, const char *path)
+ * the file under its (dev, inode).  With needed, a file met for the first
+ * time also has the libraries it names (DT_NEEDED, found as this
+ * machine's dynamic linker finds them: the caller knows it runs in
+ * sonde's root) learnt: a process that lives a millisecond has its libc
+ * known before its first stack is named, not only when a walk of the
+ * live processes finds a process that maps it */
+static struct sc_file *learn_path(struct rs_symcache *c, int root_pid, const char *path, bool needed)
 {
 	struct stat st;
 	int fd = open_in(root_pid, path);
@@ -361,10 +368,28 @@ static struct sc_file *learn_path(struct rs_symcache *c, int root_pid, const cha
 			f->bid_read = true;
 			if (rs_elf_build_id_fd(fd, f->bid, sizeof(f->bid), &f->bid_len))
 				f->bid_len = 0;
+			if (needed)
+				rs_elf_needed_fd(fd, learn_needed, c);
 		}
 	}
 	close(fd);
 	return f;
+}
+
+static void learn_needed(const char *soname, void *ctx)
+{
+	char lib[4096];
+	if (!rs_ldcache_find(soname, lib, sizeof(lib)))
+		learn_path(ctx, 0, lib, false);
+}
+
+/* pid's root is sonde's own (not a container's) */
+static bool same_root(int pid)
+{
+	char fn[64];
+	struct stat a, b;
+	snprintf(fn, sizeof(fn), "/proc/%d/root", pid);
+	return !stat(fn, &a) && !stat("/", &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 /* files no kept process maps and not open: records, beyond SC_UNUSED_MAX
@@ -435,9 +460,10 @@ void rs_symcache_add_path(struct rs_symcache *c, int pid, const char *path)
 	trim_records(c);
 	char fn[64];
 	snprintf(fn, sizeof(fn), "/proc/%d/root", pid);
-	if (pid > 0 && path[0] == '/' && access(fn, F_OK) == 0 && learn_path(c, pid, path))
+	if (pid > 0 && path[0] == '/' && access(fn, F_OK) == 0 &&
+	    learn_path(c, pid, path, same_root(pid)))
 		return;
-	learn_path(c, 0, path);
+	learn_path(c, 0, path, true);
 }
 
 static bool bid_eq(const struct sc_file *f, const unsigned char *bid)

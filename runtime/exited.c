@@ -8,7 +8,8 @@
  * gone: the files processes map (read when a pid's first stack arrives,
  * EV_PID_SEEN), the file each exec names (EV_EXEC, from the program this
  * file loads on sched:sched_process_exec: the exec'd binary of a process
- * that lives a millisecond is known before its first stack is read), and,
+ * that lives a millisecond, and the libraries it names, are known before
+ * its first stack is read), and,
  * when a frame names a build-id none of those had, a walk of every live
  * process's mappings (at most every SCAN_EVERY_S seconds).
  *
@@ -219,6 +220,8 @@ void rt_exec_event(struct rt *rt, const uint8_t *args, size_t len)
 	/* the pid's mappings are another program's now: its next stack reads
 	 * them again (pids_seen forgets it) */
 	uint32_t k = (uint32_t)pid;
+	if (rt->procs)
+		ps_exec(rt->procs->ps, (int)pid);
 	if (rt->procs && rt->procs->seen_fd >= 0)
 		bpf_map_delete_elem(rt->procs->seen_fd, &k);
 }

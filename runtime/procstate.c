@@ -24,6 +24,7 @@ struct ps_proc {
 	uint64_t start;		/* start time: tells a later process of the same pid */
 	uint64_t tick;		/* last use */
 	uint64_t sweep;		/* the sweep number it was last touched in */
+	bool execd;		/* exec'd since its clients captured it */
 	void *slot[PS_CLIENTS_MAX];
 };
 
@@ -161,11 +162,21 @@ int ps_capture(struct procstate *ps, int pid)
 		ps->captured++;
 	}
 	use(ps, pp);
-	/* a known process captured again exec'd: its clients read it anew */
+	if (known && !pp->execd)
+		return 0;
+	/* new, or exec'd: its clients read it (anew) */
+	pp->execd = false;
 	for (int c = 0; c < ps->ncl; c++)
 		if (ps->cl[c].capture)
 			ps->cl[c].capture(ps->cl[c].ctx, pid, &pp->slot[c]);
 	return !known;
+}
+
+void ps_exec(struct procstate *ps, int pid)
+{
+	struct ps_proc *pp = find(ps, pid);
+	if (pp)
+		pp->execd = true;
 }
 
 void *ps_get(struct procstate *ps, int pid, int client)

@@ -10,8 +10,8 @@
  *
  *   first stack of pid (EV_PID_SEEN)   ps_capture: every client's capture
  *   a stack of pid is printed          ps_touch: in use this pass
- *   pid exec'd (EV_EXEC)               its next stack is a first one again:
- *                                      ps_capture, known, captures anew
+ *   pid exec'd (EV_EXEC)               ps_exec; its next stack is a first one
+ *                                      again: ps_capture, known, captures anew
  *   every map holding stacks read      ps_sweep: release the processes that
  *                                      are gone and were not printed
  *   more than max processes            the least recently used is released
@@ -52,9 +52,13 @@ struct procstate *ps_new(size_t max);
 void ps_free(struct procstate *ps);	/* releases every process */
 /* the client's index, or -ENOSPC */
 int ps_register(struct procstate *ps, const struct ps_client *cl);
-/* 1: pid is new, 0: known (it exec'd: the clients capture it again);
- * -errno */
+/* 1: pid is new, 0: known.  A known process's clients capture it again
+ * only when ps_exec said it exec'd since: a second first look at the same
+ * program (the -p process read at start, then at its first stack) keeps
+ * what was read, which stacks taken meanwhile are walked with.  -errno */
 int ps_capture(struct procstate *ps, int pid);
+/* pid exec'd: another program's mappings and interpreter from now on */
+void ps_exec(struct procstate *ps, int pid);
 /* the client's slot for pid (NULL when none or unknown); touches pid */
 void *ps_get(struct procstate *ps, int pid, int client);
 void ps_touch(struct procstate *ps, int pid);

@@ -147,8 +147,8 @@ static int py_capture(void *ctx, int pid, void **slot)
 {
 	struct rt *rt = ctx;
 	struct rt_py *s = rt->py;
-	/* captured again (it exec'd, or another reader met it first): read
-	 * anew, but one that is gone keeps the code objects read while it
+	/* captured again (it exec'd: procstate.h): read anew, but one that
+	 * is gone keeps the code objects read while it
 	 * lived (its stacks are still to be printed) */
 	if (*slot && (!host_proc_exists(pid) || host_proc_zombie(pid)))
 		return 0;

@@ -251,7 +251,10 @@ bool sema_uprobe_args(struct sema_ctx *s, const char *what, struct src_loc loc)
 		if (strchr(at->func, '+') || !strncmp(at->func, "0x", 2)) {
 			/* past the first instruction the registers may hold anything */
 			sema_error(s, loc, "%s in %s: arguments by name are read at a function's "
-				   "entry, not at an offset or an address", what, at->name);
+				   "entry, not at %s%s", what, at->name,
+				   at->src_line ? "a source line" : "an offset or an address",
+				   at->src_line ? " (read registers there with reg(), or probe the "
+						  "function: uprobe:BIN:FUNCTION)" : "");
 			return false;
 		}
 		if (!sema_dwarf_ufunc(s, at, loc))

@@ -31,7 +31,9 @@
 #include "sema/sema_int.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "host/host.h"
 
@@ -232,6 +234,73 @@ static const char *probe_file(struct sema_ctx *s, const struct sema_attach *at)
 	return file;
 }
 
+static bool all_digits(const char *t)
+{
+	if (!*t)
+		return false;
+	for (; *t; t++)
+		if (*t < '0' || *t > '9')
+			return false;
+	return true;
+}
+
+bool sema_uprobe_srcline(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
+			 enum probe_type type, const char **parts, int n)
+{
+	/* the last '@': a directory of the binary's path may hold one */
+	const char *at_sign = n >= 3 ? strrchr(parts[1], '@') : NULL;
+	if (!at_sign || n > 4 || !all_digits(parts[2]) || (n == 4 && !all_digits(parts[3])) ||
+	    !access(parts[1], F_OK))
+		return false;
+	const char *what = n == 4 ? arena_printf(s->a, "%s:%s:%s", parts[1], parts[2], parts[3])
+				  : arena_printf(s->a, "%s:%s", parts[1], parts[2]);
+	const char *name = arena_printf(s->a, "%s:%s", sema_probe_type_name(type), what);
+	const char *target = arena_strndup(s->a, parts[1], (size_t)(at_sign - parts[1]));
+	const char *src = at_sign + 1;
+	if (type != PT_UPROBE) {
+		sema_error(s, raw->loc, "%s: a source line is a place inside a function, which a %s "
+			   "cannot probe (it fires at the return): use uprobe:%s", name,
+			   sema_probe_type_name(type), what);
+		return true;
+	}
+	if (!*target || !*src) {
+		sema_error(s, raw->loc, "%s: expected uprobe:TARGET@FILE:LINE[:COLUMN], the binary "
+			   "before the '@' and its source file after", name);
+		return true;
+	}
+	if (strpbrk(target, "*?[") || !strcmp(target, "*")) {
+		sema_error(s, raw->loc, "%s: a source line is in one binary: name it without "
+			   "wildcards", name);
+		return true;
+	}
+	unsigned long line = strtoul(parts[2], NULL, 10), col = n == 4 ? strtoul(parts[3], NULL, 10) : 0;
+	if (!line || line > UINT32_MAX || col > UINT32_MAX) {
+		sema_error(s, raw->loc, "%s: lines and columns count from 1", name);
+		return true;
+	}
+	struct sema_attach probe_at = {.type = type, .target = target, .func = "*"};
+	const char *file = probe_file(s, &probe_at);
+	if (!file) {
+		sema_error(s, raw->loc, "%s: cannot find the binary '%s' to read its line table", name,
+			   target);
+		return true;
+	}
+	uint64_t vaddr;
+	char err[1024];
+	if (hdw_line_addr(file, src, (unsigned)line, (unsigned)col, &vaddr, err, sizeof(err))) {
+		sema_error(s, raw->loc, "%s: %s", name, err);
+		return true;
+	}
+	struct sema_attach *at = sema_push_attach(s, p);
+	at->type = type;
+	at->target = target;
+	at->func = arena_printf(s->a, "0x%llx", (unsigned long long)vaddr);
+	at->name = name;
+	at->src_line = true;
+	at->loc = raw->loc;
+	return true;
+}
+
 bool sema_dwarf_named(struct sema_ctx *s, bool is_union, const char *name, struct type *out)
 {
 	const struct sema_attach *at = s->probe && s->probe->nattach ? &s->probe->attach[0] : NULL;
@@ -265,6 +334,11 @@ const struct sema_kfunc *sema_dwarf_ufunc(struct sema_ctx *s, struct sema_attach
 		return NULL;
 	}
 	const struct hdw_func *fn = hdw_func(f, at->func);
+	const char *split = fn ? NULL : hdw_split_missing(f);
+	if (split) {
+		sema_error(s, loc, "%s: %s", at->name, split);
+		return NULL;
+	}
 	if (!fn) {
 		sema_error(s, loc, "%s: the debug information of %s does not describe function '%s' "
 			   "(compiled without -g, or not a C function): read its arguments as arg0..arg5",

@@ -529,6 +529,9 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 			parts[2] = "*";
 		if (type == PT_USDT && n >= 3 && !*parts[1] && s->opts->target_pid > 0)
 			parts[1] = "*";
+		/* uprobe:TARGET@FILE:LINE[:COL] (sema/dwarf.c) */
+		if (type != PT_USDT && sema_uprobe_srcline(s, p, raw, type, parts, n))
+			return;
 		if (n < 3 || !*parts[1] || !*parts[2]) {
 			sema_error(s, raw->loc, "%s probe expects %s:TARGET:%s", parts[0], parts[0],
 				   type == PT_USDT ? "[PROVIDER:]NAME" : "FUNCTION");

@@ -125,6 +125,7 @@ struct sema_attach {
 	struct tp_format *fmt;	/* tracepoints */
 	const struct usdt_note *usdt;	/* usdt: the note of this location */
 	const struct sema_kfunc *kf;	/* fentry/fexit: the function's signature */
+	bool src_line;		/* uprobe:TARGET@FILE:LINE: func is the line's address */
 	struct src_loc loc;
 };
 

@@ -103,6 +103,12 @@ const struct sema_kfunc *sema_dwarf_ufunc(struct sema_ctx *s, struct sema_attach
 /* dwarf.c: in a uprobe, uretprobe or usdt probe, the struct (union) NAME
  * of the probed binary's DWARF; false when it has none */
 bool sema_dwarf_named(struct sema_ctx *s, bool is_union, const char *name, struct type *out);
+/* dwarf.c: uprobe:TARGET@FILE:LINE[:COL] (parts as split at ':', n of
+ * them): an attach point at the line's address, from the target's DWARF
+ * line table; false when the attach point is not of that form (TARGET@X
+ * an existing file, or LINE not a number) */
+bool sema_uprobe_srcline(struct sema_ctx *s, struct sema_probe *p, struct ast_attach *raw,
+			 enum probe_type type, const char **parts, int n);
 /* dwarf.c: a DWARF struct (st->dwarf set) with its fields */
 const struct type *sema_dwarf_complete(struct sema_ctx *s, const struct type *st);
 

@@ -71,7 +71,9 @@ expect_match diagnose:bad_seconds 'SECONDS is a whole number' "$out"
 
 # ---- the run queue: two loops pinned to the service's CPU --------------------------------
 # the loops wait until the service makes $DX/go as it starts, then spin for
-# 8 s: the 3 s window and its end, however long sonde took to start
+# 8 s: the 3 s window and its end, however long sonde took to start (an
+# ASan sonde on a loaded machine took over 30 s once: loops started before
+# it had ended by then, or spun at -20 all that time)
 rm -f "$DX/go"
 $HI taskset -c 0 "$DX/dx_service" spin 8000 -w "$DX/go" & l1=$!
 $HI taskset -c 0 "$DX/dx_service" spin 8000 -w "$DX/go" & l2=$!
@@ -105,7 +107,7 @@ fi
 if [ -z "$cg" ] || [ ! -d "$cg" ]; then
 	skip diagnose:throttled "no cgroup with the cpu controller can be made here (v1 cpu or v2 cpu.max)"
 else
-	sh -c "echo \$\$ > $cg/cgroup.procs && exec $DX/dx_service spin 30000" & svc=$!
+	sh -c "echo \$\$ > $cg/cgroup.procs && exec $DX/dx_service spin 600000" & svc=$!
 	until_true grep -qx "$svc" "$cg/cgroup.procs"
 	before=$(stat_of throttled_time)
 	"$SONDE" diagnose -f json -o "$DX/thr.json" -p $svc 3 2> "$DX/thr.err"
@@ -201,7 +203,7 @@ SLICE=$CGROOT/system.slice dx_slice=
 [ -d "$SLICE" ] || { mkdir "$SLICE" && dx_slice=$SLICE; }
 SCOPE=$SLICE/docker-$ID.scope
 if mkdir "$SCOPE" 2>/dev/null; then
-	sh -c "echo \$\$ > $SCOPE/cgroup.procs && exec $DX/dx_service spin 30000" & c1=$!
+	sh -c "echo \$\$ > $SCOPE/cgroup.procs && exec $DX/dx_service spin 600000" & c1=$!
 	sh -c "echo \$\$ > $SCOPE/cgroup.procs && exec sleep infinity" & c2=$!
 	until_true sh -c "[ \$(wc -l < $SCOPE/cgroup.procs) -ge 2 ]"
 	"$SONDE" diagnose -f json -o "$DX/ct.json" --container "${ID:0:12}" 2 2> "$DX/ct.err"

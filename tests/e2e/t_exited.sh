@@ -187,6 +187,12 @@ if serve_run "$SONDE" serve; then
 	expect_eq exited:serve_during_at_most_two "1" "$([ "$(printf '%s\n' "$during" | wc -l)" -le 2 ] && echo 1)"
 	expect_eq exited:serve_after_one_series_per_chain "2000 named
 6000 named" "$(series "$EX/after.prom")"
+	# (what was unnamed, and what sonde said)
+	if grep '^sonde_calls_total{' "$EX/during.prom" "$EX/after.prom" | grep -q ' 0x'; then
+		grep -h '^sonde_calls_total{' "$EX/during.prom" "$EX/after.prom" | sed 's/\\n/ /g' |
+			grep ' 0x' | head -4 | sed 's/^/    series: /'
+		sed 's/^/    stderr: /' "$EX/serve.err" | head -20
+	fi
 else
 	fail exited:serve_started
 	sed 's/^/    /' "$EX/serve.err" | head

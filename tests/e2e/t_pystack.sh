@@ -118,6 +118,34 @@ one_version() {	# NAME PYTHON MINOR
 }
 
 one_version debian311 /usr/bin/python3.11 11
+# the interpreter stripped of its _PyRuntime symbol (a copy of Debian's
+# python3.11 whose .dynsym names it _PyRuntimX): found by its .PyRuntime
+# section, the same exact stacks
+mkdir -p "$PD/nosym"
+cp /usr/bin/python3.11 "$PD/nosym/python3.11"
+python3 - "$PD/nosym/python3.11" <<'PYEOF'
+import struct, sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+shoff, = struct.unpack_from("<Q", b, 0x28)
+shentsize, shnum = struct.unpack_from("<HH", b, 0x3a)
+for i in range(shnum):
+    name, typ, flags, addr, off, size = struct.unpack_from("<IIQQQQ", b, shoff + i * shentsize)
+    if typ == 11:  # SHT_DYNSYM: its string table
+        link, = struct.unpack_from("<I", b, shoff + i * shentsize + 40)
+        _, _, _, _, soff, ssize = struct.unpack_from("<IIQQQQ", b, shoff + link * shentsize)
+        k = b.find(b"\0_PyRuntime\0", soff, soff + ssize)
+        assert k > 0, "no _PyRuntime in .dynstr"
+        b[k + 10] = ord("X")
+open(p, "wb").write(b)
+PYEOF
+if nm -D "$PD/nosym/python3.11" | grep -qw _PyRuntime; then
+	fail pystack:stripped_pyruntime_section
+	echo "    the copy still names _PyRuntime"
+else
+	one_version stripped_pyruntime_section "$PD/nosym/python3.11" 11
+fi
+
 root=$(pyenv root 2>/dev/null || echo /root/.pyenv)
 for minor in 9 10 11 12 13; do
 	py=$(ls -d "$root"/versions/3.$minor.*/bin/python3.$minor 2>/dev/null | tail -1)

@@ -7,7 +7,11 @@
  * (a struct that points to itself is one node, typedefs looked through,
  * bitfields, an anonymous union, a 2-D array as arrays of arrays, enums),
  * structs by name, and the errors for a file without debug information and
- * for one that is not there.
+ * for one that is not there.  Then what finds DWARF elsewhere: split DWARF
+ * in a .dwo file and in a DWARF package (BINARY.dwp, llvm-dwp: dwp.c, as
+ * Debian 12's elfutils 0.188 reads none), a split binary whose parts are
+ * gone, --debuginfo DIR for a stripped copy; and a source line's address
+ * (uprobe:BIN@FILE:LINE) with the path suffix match it takes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +22,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -33,8 +38,19 @@ static int group_setup(void **state)
 	snprintf(with_g, sizeof(with_g), "%s/dw_g", tmpdir);
 	snprintf(without_g, sizeof(without_g), "%s/dw_nog", tmpdir);
 	char cmd[2048];
-	snprintf(cmd, sizeof(cmd), "gcc -O1 -g -o %s tests/workloads/dwarf_args.c && "
-		 "gcc -O1 -o %s tests/workloads/dwarf_args.c", with_g, without_g);
+	char src[512];
+	if (!realpath("tests/workloads/dwarf_args.c", src))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "gcc -O1 -g -o %s %s && gcc -O1 -o %s %s && "
+		 "mkdir %s/dwo %s/pkg %s/miss %s/dbg && "
+		 "cd %s/dwo && gcc -O1 -g -gsplit-dwarf -o dw_split %s && "
+		 "cd %s/pkg && gcc -O1 -g -gsplit-dwarf -o dw_split %s && "
+		 "/usr/lib/llvm-16/bin/llvm-dwp -e dw_split -o dw_split.dwp && rm -f ./*.dwo && "
+		 "cp dw_split %s/miss/ && "
+		 "objcopy --only-keep-debug %s %s/dbg/dw_strip.debug && "
+		 "objcopy --strip-debug %s %s/dw_strip && cp %s/dw_strip %s/dw_strip_nodbg",
+		 with_g, src, without_g, src, tmpdir, tmpdir, tmpdir, tmpdir, tmpdir, src, tmpdir, src,
+		 tmpdir, with_g, tmpdir, with_g, tmpdir, tmpdir, tmpdir);
 	return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -160,6 +176,117 @@ static void test_errors(void **state)
 	assert_ptr_equal(a, b);
 }
 
+static const char *in_tmp(const char *rel)
+{
+	static char buf[4][512];
+	static int k;
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmpdir, rel);
+	return buf[k];
+}
+
+static void assert_visit_params(const char *path)
+{
+	struct hdw_file *f = NULL;
+	char err[512];
+	assert_int_equal(hdw_open(path, &f, err, sizeof(err)), 0);
+	const struct hdw_func *fn = hdw_func(f, "visit");
+	assert_non_null(fn);
+	assert_int_equal(fn->nparams, 3);
+	assert_string_equal(fn->params[0].ctype, "struct node*");
+	assert_string_equal(fn->params[1].name, "label");
+	/* a type reached through the split unit, with its members */
+	const struct hdw_type *node = fn->params[0].type->elem;
+	assert_int_equal(node->kind, HDW_STRUCT);
+	assert_int_equal(node->nmembers, 6);
+	assert_non_null(hdw_struct_named(f, false, "pair"));
+	assert_null(hdw_split_missing(f));
+}
+
+static void test_split_dwarf(void **state)
+{
+	/* the .dwo beside the binary (DW_AT_dwo_name under DW_AT_comp_dir),
+	 * then the package of it, BINARY.dwp */
+	assert_visit_params(in_tmp("dwo/dw_split"));
+	assert_visit_params(in_tmp("pkg/dw_split"));
+	/* neither there: the skeleton's line table alone, and a message that
+	 * names both files */
+	struct hdw_file *f = NULL;
+	char err[512];
+	assert_int_equal(hdw_open(in_tmp("miss/dw_split"), &f, err, sizeof(err)), 0);
+	assert_null(hdw_func(f, "visit"));
+	const char *why = hdw_split_missing(f);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "pkg/dw_split-dwarf_args.dwo"));
+	assert_non_null(strstr(why, "miss/dw_split.dwp"));
+	uint64_t a;
+	assert_int_equal(hdw_line_addr(in_tmp("miss/dw_split"), "dwarf_args.c", 75, 0, &a, err,
+				       sizeof(err)), 0);
+}
+
+static void test_debuginfo_path(void **state)
+{
+	struct hdw_file *f = NULL;
+	char err[512];
+	/* no debug file where libdwfl looks by default */
+	assert_int_equal(hdw_open(in_tmp("dw_strip_nodbg"), &f, err, sizeof(err)), -ENOENT);
+	assert_string_equal(hdw_debuginfo_path(), HDW_DEFAULT_DEBUGINFO);
+	/* --debuginfo dbg --debuginfo /nonexistent: dbg is under the binary's
+	 * directory, BINARY.debug there, checked by build-id */
+	const char *dirs[] = {"dbg", "/nonexistent"};
+	assert_int_equal(hdw_set_debuginfo_path(dirs, 2), 0);
+	assert_string_equal(hdw_debuginfo_path(), "dbg:/nonexistent::.debug:/usr/lib/debug");
+	assert_visit_params(in_tmp("dw_strip"));
+}
+
+static void test_path_suffix(void **state)
+{
+	assert_true(hdw_path_ends_with("/a/src/x.c", "x.c"));
+	assert_true(hdw_path_ends_with("/a/src/x.c", "src/x.c"));
+	assert_true(hdw_path_ends_with("/a/src/x.c", "./src/x.c"));
+	assert_true(hdw_path_ends_with("/a/src/x.c", "/a/src/x.c"));
+	assert_true(hdw_path_ends_with("/a//src/x.c", "a/src//x.c"));
+	assert_true(hdw_path_ends_with("x.c", "x.c"));
+	/* whole components only */
+	assert_false(hdw_path_ends_with("/a/src/x.c", "c/x.c"));
+	assert_false(hdw_path_ends_with("/a/src/xx.c", "x.c"));
+	assert_false(hdw_path_ends_with("/a/src/x.c", "/src/x.c"));
+	assert_false(hdw_path_ends_with("src/x.c", "a/src/x.c"));
+	assert_false(hdw_path_ends_with("/a/x.c", ""));
+}
+
+static void test_line_addr(void **state)
+{
+	uint64_t a = 0;
+	char err[512];
+	struct rs_elf_symbol sym;
+	/* a function's opening brace is its first instruction */
+	assert_int_equal(rs_elf_find_symbol(with_g, "scalars", &sym), 0);
+	assert_true(sym.found);
+	assert_int_equal(hdw_line_addr(with_g, "dwarf_args.c", 75, 0, &a, err, sizeof(err)), 0);
+	assert_int_equal(a, sym.value);
+	assert_int_equal(hdw_line_addr(with_g, "workloads/dwarf_args.c", 75, 0, &a, err, sizeof(err)), 0);
+	assert_int_equal(a, sym.value);
+	/* a statement inside it: within the function (at -O1 its code may start at the entry) */
+	assert_int_equal(hdw_line_addr(with_g, "dwarf_args.c", 77, 0, &a, err, sizeof(err)), 0);
+	assert_true(a >= sym.value && a < sym.value + sym.size);
+	/* a blank line, a file the DWARF does not name, a wrong column */
+	assert_int_equal(hdw_line_addr(with_g, "dwarf_args.c", 79, 0, &a, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "line 79"));
+	assert_int_equal(hdw_line_addr(with_g, "x/dwarf_args.c", 75, 0, &a, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "'x/dwarf_args.c'"));
+	assert_int_equal(hdw_line_addr(with_g, "dwarf_args.c", 77, 999, &a, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "column 999"));
+	/* the unit of the split binary keeps its line table in the binary */
+	uint64_t b = 0;
+	assert_int_equal(rs_elf_find_symbol(in_tmp("dwo/dw_split"), "scalars", &sym), 0);
+	assert_int_equal(hdw_line_addr(in_tmp("dwo/dw_split"), "dwarf_args.c", 75, 0, &b, err,
+				       sizeof(err)), 0);
+	assert_int_equal(b, sym.value);
+	/* no DWARF */
+	assert_int_equal(hdw_line_addr(without_g, "dwarf_args.c", 75, 0, &a, err, sizeof(err)), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +294,11 @@ int main(void)
 		cmocka_unit_test(test_type_graph),
 		cmocka_unit_test(test_struct_named),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_split_dwarf),
+		cmocka_unit_test(test_path_suffix),
+		cmocka_unit_test(test_line_addr),
+		/* last: the search path stays set */
+		cmocka_unit_test(test_debuginfo_path),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

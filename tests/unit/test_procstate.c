@@ -70,8 +70,15 @@ static void test_capture_sweep(void **state)
 	assert_int_equal(ps_capture(ps, getpid()), 1);
 	assert_int_equal(ps_capture(ps, a), 1);
 	assert_int_equal(ps_capture(ps, b), 1);
-	assert_int_equal(ps_capture(ps, a), 0);	/* again: an exec, captured anew */
+	/* a second first look at the same program keeps what was read */
+	assert_int_equal(ps_capture(ps, a), 0);
+	assert_int_equal(l.ncap, 3);
+	ps_exec(ps, a);
+	assert_int_equal(ps_capture(ps, a), 0);	/* exec'd: captured anew */
 	assert_int_equal(l.ncap, 4);
+	assert_int_equal(ps_capture(ps, a), 0);	/* once */
+	assert_int_equal(l.ncap, 4);
+	ps_exec(ps, 999999999);			/* unknown: nothing */
 	assert_non_null(ps_get(ps, a, 0));
 	assert_null(ps_get(ps, a, 1));
 	reap(a);

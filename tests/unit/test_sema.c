@@ -407,6 +407,55 @@ static void test_errors(void **state)
 		     "               ^\n");
 }
 
+/* uprobe:BIN@FILE:LINE: the line's address from the binary's line table
+ * as the attach point's function, named as written; not for uretprobe;
+ * a target whose whole name (with its '@') is a file stays a target */
+static void test_source_line(void **state)
+{
+	char dir[] = "/tmp/sonde-sema-XXXXXX", cmd[1024], bin[256], odd[256], src[256];
+	assert_non_null(mkdtemp(dir));
+	snprintf(src, sizeof(src), "%s/line.c", dir);
+	snprintf(bin, sizeof(bin), "%s/line", dir);
+	snprintf(odd, sizeof(odd), "%s/x@line.c", dir);
+	write_file(src, "int f(int x)\n{\n\treturn x + 1;\n}\nint main(void) { return f(1); }\n");
+	snprintf(cmd, sizeof(cmd), "gcc -g -O0 -o %s %s && cp %s %s", bin, src, bin, odd);
+	assert_int_equal(system(cmd), 0);
+	struct rs_elf_symbol f;
+	assert_int_equal(rs_elf_find_symbol(bin, "f", &f), 0);
+	char prog[1024], want[64], buf[512];
+	struct checked c;
+	snprintf(prog, sizeof(prog), "uprobe:%s@line.c:2 { @ = count(); }", bin);
+	check(&c, prog, NULL, 0);
+	assert_non_null(c.r);
+	const struct sema_attach *at = &c.r->probes[0].attach[0];
+	assert_true(at->src_line);
+	assert_string_equal(at->target, bin);
+	snprintf(want, sizeof(want), "0x%llx", (unsigned long long)f.value);
+	assert_string_equal(at->func, want);	/* the brace: the function's entry */
+	snprintf(want, sizeof(want), "uprobe:%s@line.c:2", bin);
+	assert_string_equal(at->name, want);
+	checked_free(&c);
+	snprintf(prog, sizeof(prog), "uretprobe:%s@line.c:3 { @ = count(); }", bin);
+	check(&c, prog, NULL, 0);
+	assert_null(c.r);
+	assert_non_null(strstr(checked_first_line(&c, buf, sizeof(buf)), "uretprobe cannot probe"));
+	checked_free(&c);
+	snprintf(prog, sizeof(prog), "uprobe:%s@line.c:3 { @ = args.x; }", bin);
+	check(&c, prog, NULL, 0);
+	assert_null(c.r);
+	assert_non_null(strstr(checked_first_line(&c, buf, sizeof(buf)), "reg()"));
+	checked_free(&c);
+	/* "x@line.c" is a file: uprobe:DIR/x@line.c:2 is its function "2" */
+	snprintf(prog, sizeof(prog), "uprobe:%s:2 { @ = count(); }", odd);
+	check(&c, prog, NULL, 0);
+	assert_non_null(c.r);
+	assert_false(c.r->probes[0].attach[0].src_line);
+	assert_string_equal(c.r->probes[0].attach[0].func, "2");
+	checked_free(&c);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -421,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_let_and_for),
 		cmocka_unit_test(test_map_decls),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_source_line),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -16,10 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "host/host.h"
+#include "host/host_int.h"
 
 __attribute__((noinline)) void symcache_marker(void);
 __attribute__((noinline)) void symcache_marker(void)
@@ -142,6 +144,40 @@ static void test_exec_path(void **state)
 	named_after(by_exec);
 }
 
+/* the libraries an exec'd program names (DT_NEEDED, through the host's
+ * ld.so cache) are known with it: a process gone before any walk has its
+ * libc frames named (getppid, at its offset in the libc this test maps) */
+static void test_exec_needed(void **state)
+{
+	char path[4096], libc[4096];
+	unsigned char bid[20] = {0};
+	size_t blen = 0;
+	self(path, sizeof(path), (unsigned char[20]){0}, &(uint64_t){0});
+	assert_int_equal(rs_ldcache_find("libc.so.6", libc, sizeof(libc)), 0);
+	int fd = open(libc, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(rs_elf_build_id_fd(fd, bid, 20, &blen), 0);
+	close(fd);
+	struct rs_elf *e;
+	char err[256];
+	uint64_t vaddr = 0, off;
+	assert_int_equal(rs_elf_open(libc, &e, err, sizeof(err)), 0);
+	assert_int_equal(rs_elf_each_match(e, "getppid", find_marker, &vaddr), 1);
+	assert_int_equal(rs_elf_vaddr_to_offset(e, vaddr, &off), 0);
+	rs_elf_free(e);
+	struct rs_symcache *c = rs_symcache_new();
+	struct rs_usym u;
+	pid_t gone = fork();
+	if (!gone)
+		_exit(0);
+	waitpid(gone, NULL, 0);
+	rs_symcache_add_path(c, gone, path);
+	assert_int_equal(rs_usym_build_id(c, bid, off + 7, &u), 0);
+	assert_string_equal(u.name, "getppid");
+	assert_int_equal(u.off, 7);
+	rs_symcache_free(c);
+}
+
 static void test_scan(void **state)
 {
 	named_after(by_walk);
@@ -151,6 +187,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exec_path),
+		cmocka_unit_test(test_exec_needed),
 		cmocka_unit_test(test_scan),
 		cmocka_unit_test(test_capture),
 		cmocka_unit_test(test_trim),
