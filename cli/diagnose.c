@@ -4,7 +4,7 @@
  * host-side blind spot (run queue, CPU quota, major faults, I/O, the GPU
  * boundary) took the most of it.
  *
- * It writes one sonde script for the service (below: generate()), runs it
+ * It writes one sonde script for the service (diagnose_script.c), runs it
  * through the ordinary pipeline for SECONDS, and collects the maps at exit
  * through a writer of its own instead of printing them.  The kernel's own
  * counters are read around the run: /proc/TID/schedstat (run_delay, to
@@ -39,11 +39,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "cli/cli.h"
 #include "cli/compile.h"
+#include "cli/diagnose_gil.h"
+#include "cli/diagnose_cuda.h"
+#include "cli/diagnose_limits.h"
+#include "cli/diagnose_script.h"
+#include "cli/diagnose_serve.h"
 #include "common/arena.h"
 #include "common/diag.h"
 #include "common/file.h"
@@ -55,9 +59,6 @@
 #include "sema/sema.h"
 #include "stdlib/decode.h"
 
-#define BEGIN_MARK "sonde-diagnose: begin"
-#define END_MARK "sonde-diagnose: end"
-
 /* a descriptor of a service process and the file behind it, read while
  * the process lives (an ioctl's file is named after the run) */
 struct fdsnap {
@@ -65,13 +66,24 @@ struct fdsnap {
 	const char *path;
 };
 
+/* an entry of a map by the number its first key holds (a thread id in
+ * most maps): sorted by key, then by position, they find a thread's entry
+ * in log time (a scrape of a node's thousands of threads looks each up in
+ * a dozen maps) */
+struct tidx {
+	uint64_t key;
+	size_t i;
+};
+
 /* threads of the service known at the start, with the kernel's counters */
 struct seed {
 	int pid, tid;
-	const char *comm;
+	const char *comm;		/* NULL for a -c command, not yet exec'd */
 	uint64_t run_ns, delay_ns, majflt, minflt;
 	bool sched_ok, stat_ok;
-	/* at the end of the window */
+	/* at the end of the window (when the cli reads it: late on a busy
+	 * machine, so run_delay's end comes from the probes, @rdk) */
+	const char *end_comm;
 	uint64_t end_run_ns, end_delay_ns, end_majflt, end_minflt;
 	bool end_sched_ok, end_stat_ok;
 };
@@ -88,11 +100,16 @@ struct dxs {
 	int nfds;
 	struct dx_cgroup *cg_end;	/* cpu.stat when the window ended */
 	bool cg_end_ok;
-	const char *cudart;		/* libcudart a target maps, or NULL */
+	struct dx_cudalibs cu;		/* libcudart and libcuda a target maps */
+	struct dx_limits *lim;		/* its CPUs and memory cgroups */
+	struct dx_py *py;		/* its Python processes (diagnose_gil.c) */
 	const char *target;		/* what is traced, for messages */
-	unsigned seconds;
+	int child;			/* -c: the command, traced from its exec */
+	unsigned seconds;		/* 0: until stopped (--serve) */
+	uint64_t now;			/* --serve: the window ends now (CLOCK_MONOTONIC ns), not at @tend */
 	/* the maps at exit */
 	struct pr_map *maps;
+	struct tidx **tidx;		/* each map's entries by first key (c_map, by_tid) */
 	int nmaps;
 	uint64_t lost;
 };
@@ -130,73 +147,6 @@ static const char *thread_comm(struct arena *a, int pid, int tid)
 	return *comm ? arena_strdup(a, comm) : NULL;
 }
 
-/* the cgroup directory whose cpu controller governs pid: a v1 hierarchy
- * with the cpu controller ("N:cpu,cpuacct:/path") where the host mounts
- * one, else the v2 one ("0::/path") when its controllers include cpu */
-static const char *cpu_cgroup(struct arena *a, int pid, bool *v2)
-{
-	char *path = host_proc_cgroup(pid, "cpu");
-	static const char *const mounts[] = {"/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu"};
-	for (size_t m = 0; path && m < sizeof(mounts) / sizeof(mounts[0]); m++) {
-		const char *dir = arena_printf(a, "%s%s", mounts[m], path);
-		if (!access(arena_printf(a, "%s/cpu.stat", dir), R_OK)) {
-			free(path);
-			*v2 = false;
-			return dir;
-		}
-	}
-	free(path);
-	*v2 = true;
-	char root[256], *ctrls;
-	if (!(path = host_proc_cgroup(pid, NULL)) || rs_cgroup2_root(root, sizeof(root))) {
-		free(path);
-		return NULL;
-	}
-	const char *dir = arena_printf(a, "%s%s", root, path), *v2dir = NULL;
-	free(path);
-	if (!file_read_all(arena_printf(a, "%s/cgroup.controllers", root), 4096, &ctrls, NULL)) {
-		if (strstr(ctrls, "cpu ") || strstr(ctrls, "cpu\n"))
-			v2dir = dir;
-		free(ctrls);
-	}
-	return v2dir;
-}
-
-/* cpu.stat's throttling counters (v2: throttled_usec; v1: throttled_time
- * in ns) and the quota as text */
-static bool read_cpu_stat(struct arena *a, const char *dir, bool v2, struct dx_cgroup *c)
-{
-	char *text;
-	if (file_read_all(arena_printf(a, "%s/cpu.stat", dir), 1 << 16, &text, NULL))
-		return false;
-	unsigned long long v;
-	char *p;
-	c->nr_periods = (p = strstr(text, "nr_periods ")) && sscanf(p, "nr_periods %llu", &v) == 1 ? v : 0;
-	c->nr_throttled = (p = strstr(text, "nr_throttled ")) && sscanf(p, "nr_throttled %llu", &v) == 1 ? v : 0;
-	if (v2)
-		c->throttled_ns = (p = strstr(text, "throttled_usec ")) &&
-			sscanf(p, "throttled_usec %llu", &v) == 1 ? v * 1000 : 0;
-	else
-		c->throttled_ns = (p = strstr(text, "throttled_time ")) &&
-			sscanf(p, "throttled_time %llu", &v) == 1 ? v : 0;
-	free(text);
-	char *q = NULL, *per = NULL;
-	if (v2 && !file_read_all(arena_printf(a, "%s/cpu.max", dir), 256, &q, NULL)) {
-		q[strcspn(q, "\n")] = '\0';
-		c->quota = arena_printf(a, "%s us per period", q);
-	} else if (!v2 && !file_read_all(arena_printf(a, "%s/cpu.cfs_quota_us", dir), 256, &q, NULL) &&
-		   !file_read_all(arena_printf(a, "%s/cpu.cfs_period_us", dir), 256, &per, NULL)) {
-		long long qv = atoll(q), pv = atoll(per);
-		c->quota = qv < 0 ? "none" : arena_printf(a, "%lld/%lld us (%.0f %% of a CPU)", qv, pv,
-							  pv ? 100.0 * qv / pv : 0);
-	} else {
-		c->quota = "unknown";
-	}
-	free(q);
-	free(per);
-	return true;
-}
-
 /* ---- the service's threads ------------------------------------------------ */
 
 static void add_seed(struct dxs *x, int pid, int tid)
@@ -212,17 +162,7 @@ static void add_seed(struct dxs *x, int pid, int tid)
 	s->comm = thread_comm(x->a, pid, tid);
 	s->sched_ok = !host_proc_schedstat(pid, tid, &s->run_ns, &s->delay_ns);
 	s->stat_ok = read_stat(pid, tid, &s->minflt, &s->majflt, NULL);
-}
-
-/* the first libcudart the process maps */
-static int find_cudart(const struct rs_mapping *m, void *ctx)
-{
-	struct dxs *x = ctx;
-	const char *base = strrchr(m->path, '/');
-	if (!base || strncmp(base, "/libcudart", 10))
-		return 0;
-	x->cudart = arena_strdup(x->a, m->path);
-	return 1;
+	dxl_thread(x->lim, pid, tid);
 }
 
 /* pid and every thread of it */
@@ -235,8 +175,7 @@ static void add_process(struct dxs *x, int pid)
 	for (size_t i = 0; i < n; i++)
 		add_seed(x, pid, tids[i]);
 	free(tids);
-	if (!x->cudart)
-		rs_maps_each(pid, find_cudart, x);
+	dxc_scan(x->a, &x->cu, pid);
 }
 
 /* pid's descendants at the start: every process whose parent chain reaches
@@ -271,14 +210,14 @@ static void add_descendants(struct dxs *x, int root)
 static int cgroup_index(struct dxs *x, int pid)
 {
 	bool v2;
-	const char *dir = cpu_cgroup(x->a, pid, &v2);
+	const char *dir = dxl_cpu_cgroup(x->a, pid, &v2);
 	if (!dir)
 		return -1;
 	for (int i = 0; i < x->ncg; i++)
 		if (!strcmp(x->cg_dir[i], dir))
 			return i;
 	struct dx_cgroup c = {0};
-	if (!read_cpu_stat(x->a, dir, v2, &c))
+	if (!dxl_cpu_stat(x->a, dir, v2, &c))
 		return -1;
 	x->cg = arena_grow(x->a, x->cg, x->ncg, sizeof(*x->cg));
 	x->cg_dir = arena_grow(x->a, x->cg_dir, x->ncg, sizeof(*x->cg_dir));
@@ -288,190 +227,6 @@ static int cgroup_index(struct dxs *x, int pid)
 	x->cg_dir[x->ncg] = dir;
 	x->cg_v2[x->ncg] = v2;
 	return x->ncg++;
-}
-
-/* ---- the script ------------------------------------------------------------- */
-
-/* the field that holds a task's state: __state since 5.14, state before */
-static const char *task_state_field(void)
-{
-	const struct btf *btf = host_kernel_btf();
-	int id = btf ? btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT) : -1;
-	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	const struct btf_member *m = t ? btf_members(t) : NULL;
-	for (int i = 0; t && i < btf_vlen(t); i++)
-		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), "__state"))
-			return "__state";
-	return "state";
-}
-
-/*
- * Maps, each keyed by thread id unless said otherwise:
- *   @svt        a thread of the service          @tgid, @tcomm  its process and name
- *   @st @ts     its state (0 not seen yet, 1 running, 2 waiting for a CPU, 3 blocked,
- *               4 ended) and since when
- *   @bsc @bd    the syscall + 1 (0: none) it blocked in, and whether in D
- *   @run @wait  time running, waiting for a CPU  @waitmax @waith  longest wait, histogram (us)
- *   @blk[tid, syscall + 1, d]  time blocked, by syscall and D
- *   @wcpu       the CPU + 1 it waits on          @nwait[cpu]  service threads waiting there
- *   @since[cpu] when the current task there was switched in
- *   @instead[comm, pid]  time others ran on a CPU where a service thread waited
- *   @born @dead when a thread started or ended inside the window
- *   @sc @sct    the syscall + 1 in progress and its start
- *   @ioc_n @ioc_ns[tid, fd, cmd, rm cmd]  ioctls and their time
- *   @bioq[dev, sector] = tid; @rqs[dev, sector] = issue time; @bio_n @bio_ns @bio_h
- *   @rw_n @rw_ns[tid, syscall]  the read and write family's calls and time
- *   @majx @minx the fault counters of threads that exited
- *   @cu_n @cu_ns[tid, func]  CUDA runtime calls and their time
- */
-/* the syscalls whose latency is the thread's view of its I/O */
-static const char *const rw_calls[] = {
-	"read", "write", "pread64", "pwrite64", "readv", "writev", "preadv", "pwritev",
-	"preadv2", "pwritev2", "fsync", "fdatasync",
-};
-
-static char *generate(struct dxs *x, unsigned seconds)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	const char *st = task_state_field();
-	int64_t ioctl_nr = syscall_number("ioctl");
-	/* "$id == 0 || $id == 1 ..." for the syscalls that read or write data */
-	char rw_cond[512] = "0";
-	size_t rl = 1;
-	for (size_t i = 0; i < sizeof(rw_calls) / sizeof(rw_calls[0]); i++) {
-		int64_t nr = syscall_number(rw_calls[i]);
-		if (nr >= 0)
-			rl += (size_t)snprintf(rw_cond + rl, sizeof(rw_cond) - rl, " || $id == %" PRId64, nr);
-	}
-	/* the message tells the cli to read the kernel's counters again, now
-	 * that the probes run (compiling and loading took a while) */
-	fputs("BEGIN { @t0 = nsecs; printf(\"" BEGIN_MARK "\\n\");", f);
-	for (int i = 0; i < x->nseeds; i++)
-		fprintf(f, " @svt[%d] = 1; @tgid[%d] = %d;", x->seeds[i].tid, x->seeds[i].tid,
-			x->seeds[i].pid);
-	fputs(" }\n", f);
-	fprintf(f,
-"rawtracepoint:sched_process_fork /!@tend/ {\n"
-"	$c = (struct task_struct *)arg1;\n"
-"	if (@svt[((struct task_struct *)arg0)->pid]) {\n"
-"		$t = $c->pid;\n"
-"		@svt[$t] = 1; @tgid[$t] = $c->tgid; @born[$t] = nsecs;\n"
-"		@st[$t] = 3; @ts[$t] = nsecs; @bsc[$t] = 0; @bd[$t] = 0;\n"
-"	}\n"
-"}\n"
-"tracepoint:sched:sched_process_exit /@svt[tid]/ {\n"
-"	@majx[tid] = curtask->maj_flt; @minx[tid] = curtask->min_flt;\n"
-"}\n"
-		/* a wakeup of a thread still on its CPU (woken before it slept)
-		 * changes nothing; of a blocked one, ends its block */
-"rawtracepoint:sched_wakeup, rawtracepoint:sched_wakeup_new /!@tend/ {\n"
-"	$k = (struct task_struct *)arg0; $t = $k->pid;\n"
-"	if (@svt[$t]) {\n"
-"		if ($k->on_cpu) {\n"
-"			if (@st[$t] == 0) { @st[$t] = 1; }\n"
-"		} else if (@st[$t] == 0 || @st[$t] == 3) {\n"
-"			$now = nsecs;\n"
-"			@blk[$t, @bsc[$t], @bd[$t]] = sum($now - (@ts[$t] ? @ts[$t] : @t0));\n"
-"			$w = $k->wake_cpu;\n"
-"			@st[$t] = 2; @ts[$t] = $now; @wcpu[$t] = $w + 1; @nwait[$w]++;\n"
-"		}\n"
-"	}\n"
-"}\n"
-"rawtracepoint:sched_migrate_task /!@tend/ {\n"
-"	$t = ((struct task_struct *)arg0)->pid;\n"
-"	if (@wcpu[$t]) {\n"
-"		$o = @wcpu[$t] - 1;\n"
-"		if (@nwait[$o] > 0) { @nwait[$o]--; }\n"
-"		@nwait[arg1]++; @wcpu[$t] = arg1 + 1;\n"
-"	}\n"
-"}\n"
-		/* a switch-out ends a run, a switch-in a wait; a state that says
-		 * otherwise means an event went missing, and the spell counts
-		 * as what the event proves (the kernel may not report a switch
-		 * now and then; see docs/diagnose.md) */
-"rawtracepoint:sched_switch /!@tend/ {\n"
-"	$now = nsecs;\n"
-"	$pt = (struct task_struct *)arg1; $nt = (struct task_struct *)arg2;\n"
-"	$p = $pt->pid; $n = $nt->pid;\n"
-"	if (@nwait[cpu] > 0 && $p != 0 && !@svt[$p]) {\n"
-"		@instead[$pt->comm, $pt->tgid] = sum($now - (@since[cpu] ? @since[cpu] : @t0));\n"
-"	}\n"
-"	@since[cpu] = $now;\n"
-"	if (@svt[$p]) {\n"
-"		$d = $now - (@ts[$p] ? @ts[$p] : @t0);\n"
-"		if (@st[$p] == 3) { @blk[$p, @bsc[$p], @bd[$p]] = sum($d); } else { @run[$p] = sum($d); }\n"
-"		if (@wcpu[$p]) { $c = @wcpu[$p] - 1; if (@nwait[$c] > 0) { @nwait[$c]--; } delete(@wcpu[$p]); }\n"
-"		@ts[$p] = $now; @tgid[$p] = $pt->tgid; @tcomm[$p] = $pt->comm;\n"
-"		$s = $pt->%s;\n"
-"		if (arg0 || ($s & 0xff) == 0) {\n"
-"			@st[$p] = 2; @wcpu[$p] = cpu + 1; @nwait[cpu]++;\n"
-"		} else if ($s & 0xb0) {\n"
-"			@st[$p] = 4; @dead[$p] = $now;\n"
-"		} else {\n"
-"			@st[$p] = 3; @bsc[$p] = @sc[$p]; @bd[$p] = ($s & 2) ? 1 : 0;\n"
-"		}\n"
-"	}\n"
-"	if (@svt[$n]) {\n"
-"		$w = $now - (@ts[$n] ? @ts[$n] : @t0);\n"
-"		if (@st[$n] == 3) {\n"
-"			@blk[$n, @bsc[$n], @bd[$n]] = sum($w);\n"
-"		} else {\n"
-"			@wait[$n] = sum($w); @waitmax[$n] = max($w); @waith[$n] = hist($w / 1000);\n"
-"		}\n"
-"		if (@wcpu[$n]) { $c = @wcpu[$n] - 1; if (@nwait[$c] > 0) { @nwait[$c]--; } delete(@wcpu[$n]); }\n"
-"		@st[$n] = 1; @ts[$n] = $now;\n"
-"	}\n"
-"}\n"
-"tracepoint:raw_syscalls:sys_enter /!@tend && @svt[tid]/ {\n"
-"	@sc[tid] = args->id + 1; @sct[tid] = nsecs;\n"
-"	if (args->id == %" PRId64 ") {\n"
-"		@ifd[tid] = args->args[0]; @icmd[tid] = args->args[1];\n"
-		/* NV_ESC_RM_CONTROL (type 'F', nr 0x2a): its struct's cmd, at 8 */
-"		@irm[tid] = (args->args[1] & 0xffff) == 0x462a ? *(uint32 *)uptr(args->args[2] + 8) : 0;\n"
-"	}\n"
-"}\n"
-"tracepoint:raw_syscalls:sys_exit /@svt[tid] && @sc[tid]/ {\n"
-"	$id = @sc[tid] - 1; $d = nsecs - @sct[tid];\n"
-		/* the read and write family's latency: I/O as the thread sees it */
-"	if (%s) { @rw_n[tid, $id] = count(); @rw_ns[tid, $id] = sum($d); }\n"
-"	if ($id == %" PRId64 ") {\n"
-"		@ioc_n[tid, @ifd[tid], @icmd[tid], @irm[tid]] = count();\n"
-"		@ioc_ns[tid, @ifd[tid], @icmd[tid], @irm[tid]] = sum($d);\n"
-"	}\n"
-"	delete(@sc[tid]); delete(@sct[tid]);\n"
-"}\n"
-"tracepoint:block:block_bio_queue /@svt[tid]/ { @bioq[args->dev, args->sector] = tid; }\n"
-"tracepoint:block:block_rq_issue /@bioq[args->dev, args->sector]/ {\n"
-"	@rqs[args->dev, args->sector] = nsecs;\n"
-"}\n"
-"tracepoint:block:block_rq_complete /@rqs[args->dev, args->sector]/ {\n"
-"	$t = @bioq[args->dev, args->sector];\n"
-"	$d = nsecs - @rqs[args->dev, args->sector];\n"
-"	@bio_n[$t] = count(); @bio_ns[$t] = sum($d); @bio_h[$t] = hist($d / 1000);\n"
-"	delete(@rqs[args->dev, args->sector]); delete(@bioq[args->dev, args->sector]);\n"
-"}\n", st, ioctl_nr, rw_cond, ioctl_nr);
-	if (x->cudart) {
-		static const char *const calls[] = {
-			"cudaLaunchKernel", "cudaMemcpy", "cudaMemcpyAsync", "cudaStreamSynchronize",
-			"cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMalloc", "cudaFree",
-		};
-		for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
-			fprintf(f, "%suprobe:%s:%s", i ? ", " : "", x->cudart, calls[i]);
-		fputs(" /@svt[tid]/ { @cus[tid] = nsecs; }\n", f);
-		for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
-			fprintf(f, "%suretprobe:%s:%s", i ? ", " : "", x->cudart, calls[i]);
-		fputs(" /@cus[tid]/ { @cu_n[tid, func] = count(); @cu_ns[tid, func] = sum(nsecs - @cus[tid]);"
-		      " delete(@cus[tid]); }\n", f);
-	}
-	/* once: until it is detached the timer goes on firing */
-	fprintf(f, "interval:s:%u /!@tend/ { @tend = nsecs; printf(\"" END_MARK "\\n\"); exit(); }\n"
-		"END { if (!@tend) { @tend = nsecs; } }\n", seconds);
-	fclose(f);
-	char *copy = arena_strdup(x->a, text);
-	free(text);
-	return copy;
 }
 
 /* ---- collecting the maps at exit ------------------------------------------- */
@@ -499,15 +254,44 @@ static void snap_fds(struct dxs *x, int pid)
 		closedir(d);
 }
 
+static const struct seed *seed_of(const struct dxs *x, int tid);
+
+/* the threads a seed process started inside the window (followed by the
+ * fork tracepoint): their kernel counters count from zero, so that the
+ * run-queue cross-check holds for a service that starts its workers late */
+static void add_late_seeds(struct dxs *x)
+{
+	int n = x->nseeds;
+	for (int i = 0; i < n; i++) {
+		int pid = x->seeds[i].pid, *tids;
+		size_t nt;
+		if (pid != x->seeds[i].tid || host_proc_ids(pid, &tids, &nt))
+			continue;
+		for (size_t j = 0; j < nt; j++) {
+			if (seed_of(x, tids[j]))
+				continue;
+			add_seed(x, pid, tids[j]);
+			struct seed *s = &x->seeds[x->nseeds - 1];
+			s->run_ns = s->delay_ns = s->minflt = s->majflt = 0;
+			s->sched_ok = s->stat_ok = true;
+		}
+		free(tids);
+	}
+}
+
 /* BEGIN's and the window's last printf: read the kernel's counters */
 static void c_message(FILE *out, const char *type, const char *text, size_t len)
 {
 	struct dxs *x = collecting;
-	if (len >= strlen(BEGIN_MARK) && !memcmp(text, BEGIN_MARK, strlen(BEGIN_MARK)))
+	bool begin = len >= strlen(DX_BEGIN_MARK) && !memcmp(text, DX_BEGIN_MARK, strlen(DX_BEGIN_MARK));
+	bool end = len >= strlen(DX_END_MARK) && !memcmp(text, DX_END_MARK, strlen(DX_END_MARK));
+	if (begin && x->seconds)
 		fprintf(stderr, "sonde diagnose: tracing %s for %u s (Ctrl-C ends it sooner)\n",
 			x->target, x->seconds);
-	bool begin = len >= strlen(BEGIN_MARK) && !memcmp(text, BEGIN_MARK, strlen(BEGIN_MARK));
-	bool end = len >= strlen(END_MARK) && !memcmp(text, END_MARK, strlen(END_MARK));
+	else if (begin)
+		fprintf(stderr, "sonde diagnose: tracing %s until stopped (Ctrl-C)\n", x->target);
+	if (end)
+		add_late_seeds(x);
 	for (int i = 0; (begin || end) && i < x->nseeds; i++) {
 		struct seed *s = &x->seeds[i];
 		if (begin) {
@@ -517,22 +301,35 @@ static void c_message(FILE *out, const char *type, const char *text, size_t len)
 			s->end_sched_ok = !host_proc_schedstat(s->pid, s->tid, &s->end_run_ns,
 							       &s->end_delay_ns);
 			s->end_stat_ok = read_stat(s->pid, s->tid, &s->end_minflt, &s->end_majflt, NULL);
+			s->end_comm = thread_comm(x->a, s->pid, s->tid);
 		}
 	}
 	for (int i = 0; (begin || end) && i < x->nseeds; i++)
 		if (x->seeds[i].pid == x->seeds[i].tid)
 			snap_fds(x, x->seeds[i].pid);
+	if (begin || end)
+		dxl_mark(x->lim, end);
 	for (int i = 0; begin && i < x->ncg; i++)
-		read_cpu_stat(x->a, x->cg_dir[i], x->cg_v2[i], &x->cg[i]);
+		dxl_cpu_stat(x->a, x->cg_dir[i], x->cg_v2[i], &x->cg[i]);
+	if (end)
+		dxpy_snapshot(x->py);
 	for (int i = 0; end && i < x->ncg; i++) {
 		x->cg_end = arena_grow(x->a, x->cg_end, i, sizeof(*x->cg_end));
-		x->cg_end_ok = read_cpu_stat(x->a, x->cg_dir[i], x->cg_v2[i], &x->cg_end[i]);
+		x->cg_end_ok = dxl_cpu_stat(x->a, x->cg_dir[i], x->cg_v2[i], &x->cg_end[i]);
 	}
 }
 static void c_value(FILE *out, const char *rendered) {}
 static void c_join(FILE *out, const char *text, size_t len) {}
 static void c_maps_begin(FILE *out) {}
 static void c_lost(FILE *out, FILE *diagf, uint64_t lost) { collecting->lost += lost; }
+
+static uint64_t key_u(const struct pr_entry *e, int k);
+
+static int by_key_pos(const void *p, const void *q)
+{
+	const struct tidx *a = p, *b = q;
+	return a->key != b->key ? (a->key < b->key ? -1 : 1) : (a->i > b->i) - (a->i < b->i);
+}
 
 /* a deep copy: the runtime frees its map after the call */
 static void c_map(FILE *out, struct pr_map *m, uint32_t top, uint32_t div)
@@ -559,10 +356,22 @@ static void c_map(FILE *out, struct pr_map *m, uint32_t top, uint32_t div)
 		e->labels = NULL;
 		e->nlabels = 0;
 	}
+	struct tidx *t = arena_new_array(a, struct tidx, m->nentries ? m->nentries : 1);
+	for (size_t i = 0; i < m->nentries; i++)
+		t[i] = (struct tidx){key_u(&c->entries[i], 0), i};
+	qsort(t, m->nentries, sizeof(*t), by_key_pos);
+	x->tidx = arena_grow(a, x->tidx, x->nmaps - 1, sizeof(*x->tidx));
+	x->tidx[x->nmaps - 1] = t;
 }
 
 static const struct output_writer collect_writer = {
 	.name = "diagnose", .render = PR_RENDER_TEXT,
+	.attached = c_attached, .message = c_message, .value = c_value, .join = c_join,
+	.maps_begin = c_maps_begin, .map = c_map, .lost_events = c_lost,
+};
+/* --serve: the maps are read at each scrape (diagnose_serve.c), not at exit */
+static const struct output_writer serve_writer = {
+	.name = "diagnose", .render = PR_RENDER_TEXT, .scrape = true,
 	.attached = c_attached, .message = c_message, .value = c_value, .join = c_join,
 	.maps_begin = c_maps_begin, .map = c_map, .lost_events = c_lost,
 };
@@ -580,23 +389,29 @@ static uint64_t key_u(const struct pr_entry *e, int k)
 	return k < e->nkey ? strtoull(e->key[k].text, NULL, 10) : 0;
 }
 
-/* the value of @name[tid] (a one-key map of integers), or 0 */
-static int64_t by_tid(const struct dxs *x, const char *name, int tid)
-{
-	const struct pr_map *m = find_map(x, name);
-	for (size_t i = 0; m && i < m->nentries; i++)
-		if (key_u(&m->entries[i], 0) == (uint64_t)tid)
-			return m->entries[i].ival;
-	return 0;
-}
-
+/* the first entry of @name whose first key is tid */
 static const struct pr_entry *entry_by_tid(const struct dxs *x, const char *name, int tid)
 {
 	const struct pr_map *m = find_map(x, name);
-	for (size_t i = 0; m && i < m->nentries; i++)
-		if (key_u(&m->entries[i], 0) == (uint64_t)tid)
-			return &m->entries[i];
-	return NULL;
+	if (!m)
+		return NULL;
+	const struct tidx *t = x->tidx[m - x->maps];
+	size_t lo = 0, hi = m->nentries;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t[mid].key < (uint64_t)tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nentries && t[lo].key == (uint64_t)tid ? &m->entries[t[lo].i] : NULL;
+}
+
+/* the value of @name[tid] (a one-key map of integers), or 0 */
+static int64_t by_tid(const struct dxs *x, const char *name, int tid)
+{
+	const struct pr_entry *e = entry_by_tid(x, name, tid);
+	return e ? e->ival : 0;
 }
 
 /* ---- from the maps to the report ------------------------------------------- */
@@ -604,6 +419,8 @@ static const struct pr_entry *entry_by_tid(const struct dxs *x, const char *name
 /* a blocked spell by the syscall it slept in (nr + 1; 0: none) and D */
 static enum dx_cat blocked_cat(struct arena *a, uint64_t sc1, bool d, bool gpu_thread)
 {
+	if (dxpy_gil_sc(sc1))
+		return DX_GIL;
 	if (!sc1)
 		return d ? DX_FAULT : DX_OTHER;
 	const char *n = syscall_text(a, sc1 - 1);
@@ -722,8 +539,11 @@ static void build_thread(struct dxs *x, struct dx_report *r, int tid, uint64_t t
 	t->pid = (int)by_tid(x, "@tgid", tid);
 	if (!t->pid)
 		t->pid = s ? s->pid : tid;
+	/* its name when the window ended, else at its last switch-out or exec */
 	const struct pr_entry *ce = entry_by_tid(x, "@tcomm", tid);
-	t->comm = ce && ce->text ? ce->text : s && s->comm ? s->comm : thread_comm(a, t->pid, tid);
+	t->comm = s && s->end_comm ? s->end_comm : ce && ce->text ? ce->text : s && s->comm ? s->comm :
+		thread_comm(a, t->pid, tid);
+	t->exited = by_tid(x, "@dead", tid) != 0;
 	if (!t->comm)
 		t->comm = "?";
 	uint64_t start = by_tid(x, "@born", tid) ? (uint64_t)by_tid(x, "@born", tid) : t0;
@@ -803,18 +623,34 @@ static void build_thread(struct dxs *x, struct dx_report *r, int tid, uint64_t t
 		t->minflt = mi - (s && s->stat_ok && mi >= s->minflt ? s->minflt : 0);
 		t->majflt = ma - (s && s->stat_ok && ma >= s->majflt ? s->majflt : 0);
 	}
-	if (s && s->end_sched_ok) {
-		run = s->end_run_ns;
+	/* run_delay from the window's start (a thread born in it: from 0, a
+	 * -c command: from its exec) to
+	 * its last switch-out in the window, as the probes read it: the
+	 * cli's own read at the end comes late on a busy machine, and
+	 * counts waits after the window (only a thread never switched out
+	 * in the window is read so) */
+	const struct pr_entry *rk = entry_by_tid(x, "@rdk", tid), *r0 = entry_by_tid(x, "@rd0", tid);
+	bool base_ok = r0 || (s && s->sched_ok) || by_tid(x, "@born", tid), end_ok = true;
+	uint64_t base = r0 ? (uint64_t)r0->ival : s && s->sched_ok ? s->delay_ns : 0;
+	if (rk)
+		delay = (uint64_t)rk->ival;
+	else if (s && s->end_sched_ok)
 		delay = s->end_delay_ns;
-	}
-	if (s && s->sched_ok && (s->end_sched_ok || !host_proc_schedstat(t->pid, tid, &run, &delay)) &&
-	    delay >= s->delay_ns) {
-		t->kernel_run_delay_ns = delay - s->delay_ns;
+	else
+		end_ok = !host_proc_schedstat(t->pid, tid, &run, &delay);
+	if (base_ok && end_ok && delay >= base) {
+		t->kernel_run_delay_ns = delay - base;
 		t->kernel_known = true;
 	}
 	t->cgroup = -1;
+	/* a process's threads share its cgroup: /proc read once a process */
+	for (int i = 0; i < r->nthreads - 1; i++)
+		if (r->threads[i].pid == t->pid) {
+			t->cgroup = r->threads[i].cgroup;
+			return;
+		}
 	bool v2;
-	const char *dir = cpu_cgroup(a, t->pid, &v2);
+	const char *dir = dxl_cpu_cgroup(a, t->pid, &v2);
 	for (int i = 0; dir && i < r->ncgroups; i++)
 		if (!strcmp(r->cgroups[i].path, dir))
 			t->cgroup = i;
@@ -829,6 +665,8 @@ static void build_report(struct dxs *x, struct dx_report *r)
 		t0 = (uint64_t)m->entries[0].ival;
 	if ((m = find_map(x, "@tend")) && m->nentries)
 		tend = (uint64_t)m->entries[0].ival;
+	if (x->now)
+		tend = x->now;
 	r->seconds = tend > t0 ? (tend - t0) / 1e9 : 0;
 	r->lost = x->lost;
 
@@ -839,7 +677,7 @@ static void build_report(struct dxs *x, struct dx_report *r)
 		r->cgroups[i] = x->cg[i];
 		if (x->cg_end_ok)
 			now = x->cg_end[i];
-		else if (!read_cpu_stat(a, x->cg_dir[i], x->cg_v2[i], &now))
+		else if (!dxl_cpu_stat(a, x->cg_dir[i], x->cg_v2[i], &now))
 			continue;
 		r->cgroups[i].quota = now.quota;
 		r->cgroups[i].nr_periods = now.nr_periods - x->cg[i].nr_periods;
@@ -847,6 +685,7 @@ static void build_report(struct dxs *x, struct dx_report *r)
 		r->cgroups[i].throttled_ns = now.throttled_ns - x->cg[i].throttled_ns;
 	}
 	r->ncgroups = x->ncg;
+	dxl_fill(x->lim, r);
 	build_ioctls(x, r);
 
 	const struct pr_map *svt = find_map(x, "@svt");
@@ -870,7 +709,8 @@ static void build_report(struct dxs *x, struct dx_report *r)
 	qsort(r->instead, r->ninstead, sizeof(*r->instead), by_ns);
 
 	const struct pr_map *cn = find_map(x, "@cu_n"), *ct = find_map(x, "@cu_ns");
-	r->cudart = x->cudart;
+	r->cudart = x->cu.cudart;
+	r->libcuda = x->cu.libcuda;
 	for (size_t i = 0; cn && i < cn->nentries; i++) {
 		const char *fn = cn->entries[i].key[1].text;
 		uint64_t ns = 0;
@@ -878,8 +718,51 @@ static void build_report(struct dxs *x, struct dx_report *r)
 			if (!strcmp(ct->entries[k].key[0].text, cn->entries[i].key[0].text) &&
 			    !strcmp(ct->entries[k].key[1].text, fn))
 				ns += (uint64_t)ct->entries[k].ival;
-		dx_calls_add(a, &r->cuda, &r->ncuda, fn, (uint64_t)cn->entries[i].ival, ns);
+		dx_calls_add(a, &r->cuda, &r->ncuda, dx_cuda_base(a, fn), (uint64_t)cn->entries[i].ival, ns);
 	}
+}
+
+/* the blind spot of a blocked spell of thread tid, for the stacks seen */
+static enum dx_cat where_cat(uint64_t sc1, bool d, int tid, const struct dx_report *r)
+{
+	return blocked_cat(collecting->a, sc1, d, gpu_tid(collecting, r, tid));
+}
+
+/* --serve: the report of the window so far, at each scrape; @st and @ts
+ * are read last, so that a spell that ends meanwhile is counted by the
+ * next scrape rather than twice by this one */
+static void serve_build(void *arg, struct rt *rt, struct arena *a, struct dx_report *r)
+{
+	struct dxs *x = arg;
+	struct arena *keep = x->a;
+	static const char *const last[] = {"@st", "@ts", NULL};
+	x->a = a;
+	x->maps = NULL;
+	x->tidx = NULL;
+	x->nmaps = 0;
+	rt_maps_read(rt, last);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	x->now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	r->target = x->target;
+	build_report(x, r);
+	dxpy_report(x->py, x->maps, x->nmaps, r, where_cat);
+	dx_analyse(a, r);
+	/* a thread with no event yet was classed from /proc (build_thread):
+	 * its spell ends, when it wakes, in that class, not twice in two */
+	const struct pr_map *svt = find_map(x, "@svt");
+	for (size_t i = 0; svt && i < svt->nentries; i++) {
+		int tid = (int)key_u(&svt->entries[i], 0), pid = (int)by_tid(x, "@tgid", tid), d;
+		int64_t sc1;
+		if (!by_tid(x, "@st", tid) && dxserve_blocked_in(pid ? pid : tid, tid, &sc1, &d)) {
+			rt_map_set(rt, "@bsc", tid, sc1);
+			rt_map_set(rt, "@bd", tid, d);
+		}
+	}
+	x->a = keep;
+	x->maps = NULL;
+	x->tidx = NULL;
+	x->nmaps = 0;
 }
 
 /* ---- the command ------------------------------------------------------------ */
@@ -898,11 +781,17 @@ static void usage(FILE *out)
 		"\n"
 		"OPTIONS:\n"
 		"    -p PID           the process (its threads and child processes)\n"
-		"    --container ID   every process of this container (id, prefix or cgroup path)\n"
+		"    --container ID   every process of this container (id, prefix or cgroup path);\n"
+		"                     all: every container of the host\n"
 		"    -c CMD           run CMD and trace it until it exits or SECONDS pass\n"
 		"    -f text|json     the report as text (default) or one JSON object\n"
 		"    -o FILE          write the report to FILE\n"
 		"    --overhead       also report what the tracing itself cost\n"
+		"    --serve [ADDR:]PORT  run until stopped (or SECONDS) and serve the figures as\n"
+		"                     Prometheus counters, sonde_diagnose_seconds_total{namespace,\n"
+		"                     pod, container, process, pid, thread, tid, state}, at\n"
+		"                     http://ADDR:PORT/metrics (docs/diagnose.md)\n"
+		"    --kube-logs DIR  the kubelet's log tree, for pod names (default /var/log)\n"
 		"    -v               say what was attached where\n");
 }
 
@@ -912,10 +801,12 @@ int cli_diagnose(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{"container", required_argument, NULL, 'C'},
 		{"overhead", no_argument, NULL, 'O'},
+		{"serve", required_argument, NULL, 'S'},
+		{"kube-logs", required_argument, NULL, 'K'},
 		{0},
 	};
 	int pid = 0, verbose = 0, c;
-	const char *cmd = NULL, *container = NULL, *out_path = NULL;
+	const char *cmd = NULL, *container = NULL, *out_path = NULL, *serve = NULL, *kube_logs = "/var/log";
 	bool json = false, overhead = false;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:c:f:o:vh", longopts, NULL)) != -1) {
@@ -936,12 +827,15 @@ int cli_diagnose(int argc, char **argv)
 			break;
 		case 'o': out_path = optarg; break;
 		case 'O': overhead = true; break;
+		case 'S': serve = optarg; break;
+		case 'K': kube_logs = optarg; break;
 		case 'v': verbose++; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 1;
 		}
 	}
-	unsigned seconds = 10;
+	/* --serve runs until it is stopped, unless SECONDS says otherwise */
+	unsigned seconds = serve ? 0 : 10;
 	if (optind < argc) {
 		char *end;
 		long v = strtol(argv[optind], &end, 10);
@@ -957,18 +851,44 @@ int cli_diagnose(int argc, char **argv)
 			"or -c CMD\n");
 		return 1;
 	}
+	if (serve && (json || out_path)) {
+		fprintf(stderr, "sonde diagnose: --serve serves the figures as metrics; -f and -o are for "
+			"the report of a run without it\n");
+		return 1;
+	}
 	if (settings_load(stderr))
 		return 1;
 	rt_libbpf_logging(verbose);
 	rt_stop_signals();
 
 	struct arena *a = arena_new();
-	struct dxs x = {.a = a};
+	struct dxs x = {.a = a, .lim = dxl_new(a)};
 	collecting = &x;
 	struct rs_container *cont = NULL;
+	struct dx_serve *srv = NULL;
 	int rc = 1, go_fd = -1, child = 0;
 	const char *target;
-	if (container) {
+	bool all = container && !strcmp(container, "all");
+	if (all) {
+		int *pids = NULL;
+		size_t n = 0;
+		int err = dxserve_container_pids(&pids, &n);
+		if (err) {
+			fprintf(stderr, "sonde diagnose: --container all: cannot list the processes: %s\n",
+				strerror(-err));
+			goto out;
+		}
+		/* --serve: the containers that start later join at a scrape */
+		if (!n && !serve) {
+			fprintf(stderr, "sonde diagnose: --container all: no process runs in a container "
+				"(a cgroup named as docker, containerd, CRI-O or podman name theirs)\n");
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++)
+			add_process(&x, pids[i]);
+		free(pids);
+		target = arena_printf(a, "every container (%zu processes)", n);
+	} else if (container) {
 		char err[1024];
 		int *pids = NULL;
 		size_t n = 0;
@@ -989,6 +909,8 @@ int cli_diagnose(int argc, char **argv)
 			goto out;
 		}
 		add_seed(&x, child, child);
+		x.seeds[0].comm = NULL;	/* "sonde" until it execs */
+		x.child = child;
 		target = arena_printf(a, "command '%s' (pid %d)", cmd, child);
 	} else {
 		add_process(&x, pid);
@@ -1000,9 +922,23 @@ int cli_diagnose(int argc, char **argv)
 		if (x.seeds[i].tid == x.seeds[i].pid)
 			cgroup_index(&x, x.seeds[i].pid);
 
+	int *pids = arena_new_array(a, int, x.nseeds ? x.nseeds : 1), npids = 0;
+	for (int i = 0; i < x.nseeds; i++)
+		if (x.seeds[i].tid == x.seeds[i].pid)
+			pids[npids++] = x.seeds[i].pid;
+	x.py = dxpy_open(a, pids, npids, verbose);
 	x.target = target;
 	x.seconds = seconds;
-	char *src = generate(&x, seconds);
+	struct dx_script sc = {.n = x.nseeds, .child = child, .py = x.py, .cu = &x.cu, .seconds = seconds};
+	int *tids = arena_new_array(a, int, x.nseeds ? x.nseeds : 1);
+	int *tpids = arena_new_array(a, int, x.nseeds ? x.nseeds : 1);
+	for (int i = 0; i < x.nseeds; i++) {
+		tids[i] = x.seeds[i].tid;
+		tpids[i] = x.seeds[i].pid;
+	}
+	sc.tids = tids;
+	sc.pids = tpids;
+	char *src = dx_script(a, &sc);
 	if (verbose > 1)
 		fprintf(stderr, "%s", src);
 	struct diag d;
@@ -1020,8 +956,14 @@ int cli_diagnose(int argc, char **argv)
 	};
 	if (cli_compile(a, &d, &cc))
 		goto out;
+	if (serve && !(srv = dxserve_new(serve_build, &x, all))) {
+		fprintf(stderr, "sonde diagnose: out of memory\n");
+		goto out;
+	}
 	struct rt_opts ro = {
-		.writer = &collect_writer, .out = stdout, .quiet = true, .verbose = verbose,
+		.writer = serve ? &serve_writer : &collect_writer, .out = stdout, .quiet = true, .verbose = verbose,
+		.serve_addr = serve, .scrape_fn = serve ? dxserve_scrape : NULL, .scrape_arg = srv,
+		.kube_logs = kube_logs, .series_cap = 0,
 		.pid = pid, .child_pid = child, .child_go_fd = go_fd, .src = src, .file = "diagnose",
 		.rb_pages = (unsigned)settings_int(SET_PERF_RB_PAGES), .overhead = overhead,
 		.interval_s = 15,
@@ -1030,11 +972,12 @@ int cli_diagnose(int argc, char **argv)
 	go_fd = -1;
 	child = 0;
 	free(cc.obj.elf);
-	if (rc)
+	if (rc || serve)
 		goto out;
 
 	struct dx_report rep = {.target = target};
 	build_report(&x, &rep);
+	dxpy_report(x.py, x.maps, x.nmaps, &rep, where_cat);
 	dx_analyse(a, &rep);
 	FILE *out = stdout;
 	char oerr[1024];
@@ -1047,8 +990,10 @@ int cli_diagnose(int argc, char **argv)
 	rc = cli_close_output(out, out_path ? out_path : "standard output") ? 1 : 0;
 out:
 	cli_child_kill(child, go_fd);
+	dxserve_free(srv);
 	if (cont)
 		rs_container_free(cont);
+	dxpy_free(x.py);
 	collecting = NULL;
 	arena_free(a);
 	return rc;

@@ -35,22 +35,26 @@ static const struct py_offsets tables[] = {
 	 .ts_frame = 24, .ts_native_tid = PY_NONE, .ts_thread_id = 176, .cframe_frame = PY_NONE,
 	 .fr_prev = 24, .fr_code = 32, .fr_instr = 104, .fr_owner = PY_NONE, .owner_cstack = PY_NONE, .fr_is_entry = PY_NONE,
 	 .co_filename = 104, .co_name = 112, .co_qualname = PY_NONE, .co_firstlineno = 40,
-	 .co_linetable = 120, .co_code_adaptive = PY_NONE, .uni_ascii_size = 48, .uni_compact_size = 72},
+	 .co_linetable = 120, .co_code_adaptive = PY_NONE, .uni_ascii_size = 48, .uni_compact_size = 72,
+	 .rt_gil = 0x160, .is_gil = PY_NONE, .is_modules = 0x358, .ty_cached_keys = 0x360},
 	{.minor = 10, .rt_interp_head = 32, .is_next = 0, .is_threads_head = 8, .ts_next = 8,
 	 .ts_frame = 24, .ts_native_tid = PY_NONE, .ts_thread_id = 176, .cframe_frame = PY_NONE,
 	 .fr_prev = 24, .fr_code = 32, .fr_instr = 96, .fr_owner = PY_NONE, .owner_cstack = PY_NONE, .fr_is_entry = PY_NONE,
 	 .co_filename = 104, .co_name = 112, .co_qualname = PY_NONE, .co_firstlineno = 40,
-	 .co_linetable = 120, .co_code_adaptive = PY_NONE, .uni_ascii_size = 48, .uni_compact_size = 72},
+	 .co_linetable = 120, .co_code_adaptive = PY_NONE, .uni_ascii_size = 48, .uni_compact_size = 72,
+	 .rt_gil = 0x160, .is_gil = PY_NONE, .is_modules = 0x358, .ty_cached_keys = 0x368},
 	{.minor = 11, .rt_interp_head = 40, .is_next = 0, .is_threads_head = 16, .ts_next = 8,
 	 .ts_frame = 56, .ts_native_tid = 160, .ts_thread_id = 152, .cframe_frame = 8,
 	 .fr_prev = 48, .fr_code = 32, .fr_instr = 56, .fr_owner = 69, .owner_cstack = PY_NONE, .fr_is_entry = 68,
 	 .co_filename = 112, .co_name = 120, .co_qualname = 128, .co_firstlineno = 72,
-	 .co_linetable = 136, .co_code_adaptive = 184, .uni_ascii_size = 48, .uni_compact_size = 72},
+	 .co_linetable = 136, .co_code_adaptive = 184, .uni_ascii_size = 48, .uni_compact_size = 72,
+	 .rt_gil = 0x168, .is_gil = PY_NONE, .is_modules = 0x378, .ty_cached_keys = 0x368},
 	{.minor = 12, .rt_interp_head = 40, .is_next = 0, .is_threads_head = 72, .ts_next = 8,
 	 .ts_frame = 56, .ts_native_tid = 144, .ts_thread_id = 136, .cframe_frame = 0,
 	 .fr_prev = 8, .fr_code = 0, .fr_instr = 56, .fr_owner = 70, .owner_cstack = 3, .fr_is_entry = PY_NONE,
 	 .co_filename = 112, .co_name = 120, .co_qualname = 128, .co_firstlineno = 68,
-	 .co_linetable = 136, .co_code_adaptive = 192, .uni_ascii_size = 40, .uni_compact_size = 56},
+	 .co_linetable = 136, .co_code_adaptive = 192, .uni_ascii_size = 40, .uni_compact_size = 56,
+	 .rt_gil = PY_NONE, .is_gil = 0x180, .is_modules = 0x3b0, .ty_cached_keys = 0x370},
 };
 
 const struct py_offsets *py_table(int minor)
@@ -74,7 +78,7 @@ static uint64_t word(const uint8_t *raw, size_t i)
 enum {
 	DO_VERSION = 1, DO_FREE_THREADED = 2,
 	DO_RT_INTERP_HEAD = 5,
-	DO_IS_NEXT = 8, DO_IS_THREADS_HEAD = 9,
+	DO_IS_NEXT = 8, DO_IS_THREADS_HEAD = 9, DO_IS_MODULES = 11, DO_IS_CEVAL_GIL = 14,
 	DO_TS_NEXT = 21, DO_TS_CURRENT_FRAME = 23, DO_TS_THREAD_ID = 24, DO_TS_NATIVE_TID = 25,
 	DO_FR_PREVIOUS = 29, DO_FR_EXECUTABLE = 30, DO_FR_INSTR_PTR = 31, DO_FR_OWNER = 33,
 	DO_CO_FILENAME = 35, DO_CO_NAME = 36, DO_CO_QUALNAME = 37, DO_CO_LINETABLE = 38,
@@ -123,11 +127,16 @@ int py_debug_offsets(const uint8_t *raw, size_t len, struct py_offsets *out, cha
 		.co_code_adaptive = (uint32_t)word(raw, DO_CO_ADAPTIVE),
 		.uni_ascii_size = (uint32_t)word(raw, DO_UNI_ASCII_SIZE),
 		.uni_compact_size = (uint32_t)word(raw, DO_UNI_ASCII_SIZE) + 16,
+		.rt_gil = PY_NONE,
+		.is_gil = (uint32_t)word(raw, DO_IS_CEVAL_GIL),
+		.is_modules = (uint32_t)word(raw, DO_IS_MODULES),
+		.ty_cached_keys = 0x370,	/* not among the debug offsets; checked against DWARF */
 	};
 	/* the walker reads a frame's fields from one read of PY_FRAME_READ bytes */
 	if (out->fr_prev > PY_FRAME_READ - 8 || out->fr_code > PY_FRAME_READ - 8 ||
 	    out->fr_instr > PY_FRAME_READ - 8 || out->fr_owner > PY_FRAME_READ - 1 ||
-	    out->uni_ascii_size > 256 || out->co_code_adaptive > 4096) {
+	    out->uni_ascii_size > 256 || out->co_code_adaptive > 4096 || out->is_gil > (1u << 20) ||
+	    out->is_modules > (1u << 20)) {
 		snprintf(err, errlen, "_Py_DebugOffsets holds offsets out of range");
 		return -EINVAL;
 	}
@@ -641,7 +650,7 @@ static int tid_of(const struct tidmap *m, int nstid)
 /* glibc's struct pthread keeps the kernel's tid at this offset (x86-64);
  * checked on sonde's own thread before it is trusted, and each tid read
  * this way must be one of the process's */
-#define PTHREAD_TID_OFF 0x2d0
+#define PTHREAD_TID_OFF PY_PTHREAD_TID_OFF
 
 static bool pthread_tid_known(void)
 {
@@ -693,6 +702,219 @@ int py_proc_threads(struct py_proc *p, int (*cb)(int tid, uint64_t tstate, void 
 done:
 	free(m);
 	return n;
+}
+
+int py_proc_host_tid(struct py_proc *p, int nstid)
+{
+	struct tidmap *m = malloc(sizeof(*m));
+	if (!m)
+		return -1;
+	read_tids(p->pid, m);
+	int tid = tid_of(m, nstid);
+	free(m);
+	return tid;
+}
+
+/* ---- the GIL ------------------------------------------------------------ */
+
+int py_proc_gil(struct py_proc *p, uint64_t *gil)
+{
+	const struct py_offsets *o = &p->off;
+	if (o->rt_gil != PY_NONE) {
+		*gil = p->runtime + o->rt_gil;
+		return 0;
+	}
+	if (o->is_gil == PY_NONE)
+		return -ENOTSUP;
+	/* the main interpreter is the first made, the last in the list */
+	uint64_t interp, next = 0;
+	if (rd64(p, p->runtime + o->rt_interp_head, &interp) || !interp)
+		return -EFAULT;
+	for (int n = 0; n < 64 && !rd64(p, interp + o->is_next, &next) && next; n++)
+		interp = next;
+	if (rd64(p, interp + o->is_gil, gil) || !*gil)
+		return -EFAULT;
+	return 0;
+}
+
+/* ---- threading's names -------------------------------------------------- */
+
+#define DICT_MAX 65536			/* entries read of one dict */
+
+/* the value of key name in the dict whose keys object is keys and whose
+ * values are in the entries (values 0) or the array at values; 0 when
+ * absent or unreadable */
+static uint64_t keys_get(const struct py_proc *p, uint64_t keys, uint64_t values, const char *name)
+{
+	uint8_t head[40];
+	if (rd(p, keys, head, sizeof(head)))
+		return 0;
+	int64_t n;
+	uint64_t entries;
+	size_t esize = 24, koff = 8, voff = 16;	/* {hash, key, value} */
+	if (p->minor <= 10) {
+		int64_t size;
+		memcpy(&size, head + 8, 8);
+		memcpy(&n, head + 32, 8);
+		if (size <= 0 || size > (1 << 26))
+			return 0;
+		int ix = size <= 0xff ? 1 : size <= 0xffff ? 2 : 4;
+		entries = keys + 40 + (uint64_t)size * ix;
+	} else {
+		memcpy(&n, head + 24, 8);
+		if (head[9] > 40)
+			return 0;
+		entries = keys + 32 + (1ull << head[9]);
+		if (head[10]) {	/* PY_DICT_KEYS_UNICODE or SPLIT: {key, value} */
+			esize = 16;
+			koff = 0;
+			voff = 8;
+		}
+	}
+	if (n <= 0 || n > DICT_MAX)
+		return 0;
+	uint8_t *e = malloc((size_t)n * esize);
+	uint64_t found = 0;
+	if (!e || rd(p, entries, e, (size_t)n * esize)) {
+		free(e);
+		return 0;
+	}
+	for (int64_t i = 0; i < n && !found; i++) {
+		uint64_t k, v;
+		memcpy(&k, e + i * esize + koff, 8);
+		if (!k)
+			continue;	/* a deleted entry */
+		char *ks = read_str(p, k);
+		if (ks && !strcmp(ks, name)) {
+			if (!values)
+				memcpy(&v, e + i * esize + voff, 8);
+			else if (rd64(p, values + (uint64_t)i * 8, &v))
+				v = 0;
+			found = v;
+		}
+		free(ks);
+	}
+	free(e);
+	return found;
+}
+
+static uint64_t dict_get(const struct py_proc *p, uint64_t dict, const char *name)
+{
+	uint64_t keys, values;
+	if (rd64(p, dict + PY_DICT_KEYS, &keys) || rd64(p, dict + PY_DICT_VALUES, &values))
+		return 0;
+	/* a split dict's values: 3.13's array follows a header of 8 bytes */
+	if (values && p->minor >= 13)
+		values += 8;
+	return keys_get(p, keys, values, name);
+}
+
+/* the attribute name of an instance of a Python class, from its __dict__
+ * or the values kept inline (3.11+: the class's shared keys) */
+static uint64_t attr_get(const struct py_proc *p, uint64_t obj, const char *name)
+{
+	uint64_t type, flags, v, keys;
+	if (rd64(p, obj + 8, &type) || rd64(p, type + PY_TY_FLAGS, &flags))
+		return 0;
+	if (p->minor <= 10) {
+		int64_t off;
+		if (rd(p, type + PY_TY_DICTOFFSET, &off, 8) || off <= 0 || rd64(p, obj + (uint64_t)off, &v))
+			return 0;
+		return v ? dict_get(p, v, name) : 0;
+	}
+	if (!(flags & PY_TPF_MANAGED_DICT) || rd64(p, type + p->off.ty_cached_keys, &keys))
+		return 0;
+	if (p->minor == 11) {	/* values at obj[-4], else the dict at obj[-3] */
+		if (rd64(p, obj - 32, &v))
+			return 0;
+		if (v)
+			return keys_get(p, keys, v, name);
+		return rd64(p, obj - 24, &v) || !v ? 0 : dict_get(p, v, name);
+	}
+	if (p->minor == 12) {	/* obj[-3]: the values - 1 (odd), or the dict */
+		if (rd64(p, obj - 24, &v) || !v)
+			return 0;
+		return v & 1 ? keys_get(p, keys, v + 1, name) : dict_get(p, v, name);
+	}
+	/* 3.13: values inline after the object while valid, else the dict */
+	int64_t basic;
+	uint8_t vhead[8];
+	if ((flags & PY_TPF_INLINE_VALUES) && !rd(p, type + PY_TY_BASICSIZE, &basic, 8) && basic > 0 &&
+	    !rd(p, obj + (uint64_t)basic, vhead, sizeof(vhead)) && vhead[3])
+		return keys_get(p, keys, obj + (uint64_t)basic + 8, name);
+	return rd64(p, obj - 24, &v) || !v ? 0 : dict_get(p, v, name);
+}
+
+/* a small int object's value (at most two 30-bit digits), or -1 */
+static int64_t read_long(const struct py_proc *p, uint64_t obj)
+{
+	int64_t tag;
+	uint32_t d[2] = {0, 0};
+	if (!obj || rd(p, obj + 16, &tag, 8))
+		return -1;
+	int64_t n = p->minor >= 12 ? ((tag & 3) == 1 ? 0 : (tag & 3) ? -1 : tag >> 3) : tag;
+	if (n < 0 || n > 2 || (n && rd(p, obj + 24, d, (size_t)n * 4)))
+		return -1;
+	return (int64_t)d[0] | (int64_t)d[1] << 30;
+}
+
+int py_proc_thread_names(struct py_proc *p, int (*cb)(int tid, const char *name, void *ctx),
+			 void *ctx)
+{
+	uint64_t interp, next = 0, modules, mod, mdict, active;
+	if (rd64(p, p->runtime + p->off.rt_interp_head, &interp) || !interp)
+		return -EFAULT;
+	for (int n = 0; n < 64 && !rd64(p, interp + p->off.is_next, &next) && next; n++)
+		interp = next;
+	if (rd64(p, interp + p->off.is_modules, &modules) || !modules)
+		return -EFAULT;
+	if (!(mod = dict_get(p, modules, "threading")))
+		return 0;
+	if (rd64(p, mod + PY_MOD_DICT, &mdict) || !(active = dict_get(p, mdict, "_active")))
+		return -EFAULT;
+	/* _active: {ident: Thread}; its values one by one */
+	uint64_t keys, values;
+	uint8_t head[40];
+	if (rd64(p, active + PY_DICT_KEYS, &keys) || rd64(p, active + PY_DICT_VALUES, &values) || values ||
+	    rd(p, keys, head, sizeof(head)))
+		return -EFAULT;
+	int64_t n;
+	uint64_t entries;
+	if (p->minor <= 10) {
+		int64_t size;
+		memcpy(&size, head + 8, 8);
+		memcpy(&n, head + 32, 8);
+		if (size <= 0 || size > (1 << 26))
+			return -EFAULT;
+		entries = keys + 40 + (uint64_t)size * (size <= 0xff ? 1 : size <= 0xffff ? 2 : 4);
+	} else {
+		memcpy(&n, head + 24, 8);
+		if (head[9] > 40 || head[10])	/* int keys: a general table */
+			return -EFAULT;
+		entries = keys + 32 + (1ull << head[9]);
+	}
+	if (n < 0 || n > MAX_TIDS)
+		return -EFAULT;
+	struct tidmap *m = malloc(sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	read_tids(p->pid, m);
+	int count = 0;
+	for (int64_t i = 0; i < n; i++) {
+		uint64_t thread;
+		if (rd64(p, entries + (uint64_t)i * 24 + 16, &thread) || !thread)
+			continue;
+		int64_t nid = read_long(p, attr_get(p, thread, "_native_id"));
+		char *name = read_str(p, attr_get(p, thread, "_name"));
+		int tid = nid > 0 ? tid_of(m, (int)nid) : -1;
+		int stop = tid > 0 && name ? cb(tid, name, ctx) : 0;
+		count += tid > 0 && name;
+		free(name);
+		if (stop)
+			break;
+	}
+	free(m);
+	return count;
 }
 
 /* ---- code objects ------------------------------------------------------- */

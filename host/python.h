@@ -37,7 +37,23 @@ struct py_offsets {
 	uint32_t co_filename, co_name, co_qualname, co_firstlineno, co_linetable;
 	uint32_t co_code_adaptive;	/* 3.11+: the bytecode inside the code object */
 	uint32_t uni_ascii_size, uni_compact_size;	/* PyASCIIObject, PyCompactUnicodeObject */
+	/* the GIL: _PyRuntime.ceval.gil (3.9-3.11), else PY_NONE; the pointer
+	 * interp->ceval.gil (3.12+: a GIL per interpreter), else PY_NONE */
+	uint32_t rt_gil, is_gil;
+	/* threading's names: the interpreter's sys.modules (interp->modules,
+	 * 3.12+ interp->imports.modules), PyHeapTypeObject.ht_cached_keys */
+	uint32_t is_modules, ty_cached_keys;
 };
+
+/* struct _gil_runtime_state, the same in 3.9-3.13 (checked against DWARF):
+ * last_holder (a PyThreadState *), locked (an int: 1 while held), the
+ * condition variable and the mutex take_gil waits on, one after the other */
+#define PY_GIL_LAST_HOLDER 8
+#define PY_GIL_LOCKED 16
+#define PY_GIL_COND 32		/* pthread_cond_t, 48 bytes */
+#define PY_GIL_MUTEX 80		/* pthread_mutex_t, 40 bytes */
+#define PY_GIL_SWITCH_COND 120	/* the thread that dropped the GIL waits here for a taker */
+#define PY_GIL_WAIT_END 208	/* after switch_mutex: futex waits in [COND, WAIT_END) wait for the GIL */
 
 /* the table of a minor version (9 to 12), NULL for another */
 const struct py_offsets *py_table(int minor);
@@ -103,6 +119,39 @@ const struct py_offsets *py_proc_offsets(const struct py_proc *p);
  * /proc names it (-1 when it cannot be told); at most 4,096. cb returns
  * non-zero to stop.  The count of thread states, or -errno. */
 int py_proc_threads(struct py_proc *p, int (*cb)(int tid, uint64_t tstate, void *ctx), void *ctx);
+
+/* glibc's struct pthread keeps the kernel's tid here (x86-64): the way
+ * from 3.9's and 3.10's thread_id (pthread_self()) to the thread */
+#define PY_PTHREAD_TID_OFF 0x2d0
+
+/* The address of the GIL (struct _gil_runtime_state) of pid's main
+ * interpreter, the last in the list of interpreters: 0 or -errno. */
+int py_proc_gil(struct py_proc *p, uint64_t *gil);
+
+/* Objects as CPython 3.9-3.13 lay them out (checked against DWARF by
+ * tests/unit/test_python.c): PyTypeObject's tp_basicsize, tp_flags and
+ * tp_dictoffset; PyModuleObject.md_dict; PyDictObject's ma_keys and
+ * ma_values; the type flags of instances whose attributes the interpreter
+ * keeps itself (3.11+, and inline after the object in 3.13) */
+#define PY_TY_BASICSIZE 0x20
+#define PY_TY_FLAGS 0xa8
+#define PY_TY_DICTOFFSET 0x120
+#define PY_MOD_DICT 0x10
+#define PY_DICT_KEYS 0x20
+#define PY_DICT_VALUES 0x28
+#define PY_TPF_INLINE_VALUES (1ull << 2)
+#define PY_TPF_MANAGED_DICT (1ull << 4)
+
+/* The threads the threading module of pid's main interpreter knows
+ * (threading._active): cb gets each one's tid as sonde's /proc names it
+ * (from Thread._native_id) and its name (Thread._name).  The count, or
+ * -errno (no threading module imported is 0). */
+int py_proc_thread_names(struct py_proc *p, int (*cb)(int tid, const char *name, void *ctx),
+			 void *ctx);
+
+/* The thread whose id in pid's own PID namespace is nstid, as sonde's
+ * /proc names it, or -1 (a thread that ended) */
+int py_proc_host_tid(struct py_proc *p, int nstid);
 
 /* BPF sets this bit of each frame's instruction word, so that no word of a
  * walked frame is zero (f_lasti 0): the stack index keeps a key's words up

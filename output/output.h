@@ -214,6 +214,15 @@ struct pr_health {
 	bool procs;			/* the script keeps per-process state (user stacks, usym): */
 	uint64_t procs_kept, procs_evicted;	/* processes kept now, evicted so far */
 };
+/* one counter family in seconds (name ends in _seconds_total), a sample a
+ * series: sonde diagnose --serve's */
+struct pr_series {
+	const struct pr_label *labels;
+	int nlabels;
+	uint64_t ns;
+};
+void pr_prom_seconds_total(FILE *out, bool om, const char *name, const char *help,
+			   const struct pr_series *s, size_t n);
 /* the health families, and OpenMetrics' "# EOF" (every scrape ends here) */
 void pr_prom_health(FILE *out, bool openmetrics, const struct pr_health *h);
 /* the writer for -f NAME, NULL when none is called so */
@@ -336,10 +345,14 @@ const char *vf_frame_line(struct arena *a, const struct vf_frame *f, enum vf_sta
  * run; dx_analyse groups, splits and ranks, the printers only print.
  */
 enum dx_cat {
-	DX_RUN, DX_RUNQ, DX_THROTTLED, DX_FAULT, DX_IO, DX_GPU,
+	DX_RUN, DX_RUNQ, DX_THROTTLED, DX_FAULT, DX_IO, DX_GPU, DX_GIL,
 	DX_FUTEX, DX_SLEEP, DX_POLL, DX_OTHER, DX_NCAT
 };
 extern const char *const dx_cat_names[DX_NCAT];
+/* each category's `state` label in sonde diagnose --serve's metrics
+ * (sonde_diagnose_seconds_total{state="waiting_cpu"}); a category without
+ * a row here is exported under its JSON key */
+const char *dx_cat_state(enum dx_cat c);
 
 /* a call by name with its count and total time (CUDA runtime calls, and a
  * thread's read and write syscalls) */
@@ -359,6 +372,9 @@ struct dx_thread {
 	int nrw;
 	uint64_t kernel_run_delay_ns;	/* schedstat's run_delay over the window */
 	bool kernel_known;
+	uint64_t gil_held_ns;		/* held the GIL on a CPU (sampled; report_gil.c) */
+	uint64_t gil_runq_ns;		/* of ns[DX_GIL]: woken, waiting for a CPU */
+	bool exited;			/* ended inside the window */
 };
 struct dx_group {			/* one process's threads of one name */
 	int pid, nthreads;
@@ -370,12 +386,31 @@ struct dx_group {			/* one process's threads of one name */
 	struct dx_cuda *rw;		/* by syscall name */
 	int nrw;
 	bool kernel_known;
+	uint64_t gil_held_ns, gil_runq_ns;
 };
 struct dx_cgroup {
 	const char *path, *quota;	/* "max" or "20000/100000 us" */
 	uint64_t nr_periods, nr_throttled, throttled_ns;	/* cpu.stat over the window */
 };
-struct dx_other { const char *comm; int pid; uint64_t ns; };
+struct dx_other {
+	const char *comm;
+	int pid;
+	uint64_t ns;
+	bool self;			/* a process of the service itself */
+};
+/* a memory cgroup of the service (report_limits.c) */
+struct dx_count { const char *name; uint64_t n; };
+#define DX_MEMCG_COUNTS 12
+struct dx_memcg {
+	const char *path;
+	const char *limit_file;		/* "memory.max", "memory.limit_in_bytes" */
+	int64_t limit, high;		/* bytes; -1: none */
+	int64_t usage;			/* bytes at the end; -1: unknown */
+	struct dx_count counts[DX_MEMCG_COUNTS];	/* over the window */
+	int ncounts;
+	int *pids;			/* the service's processes in it */
+	int npids;
+};
 struct dx_ioctl {
 	int pid;
 	const char *comm, *path, *name;	/* name: "NV_ESC_RM_CONTROL (NV2080 0x20800110)" */
@@ -401,12 +436,46 @@ struct dx_report {
 	struct dx_cuda *cuda;
 	int ncuda;
 	const char *cudart;		/* the libcudart traced */
+	struct dx_holder *holders;	/* the GIL's holders while others waited, longest first */
+	int nholders;
+	struct dx_stack *stacks;	/* where the time was lost, by blind spot */
+	int nstacks;
+	const char *libcuda;		/* the libcuda (driver API) traced */
+	int ncpus;			/* CPUs the service's threads may run on; 0: unknown */
+	struct dx_memcg *memcgs;
+	int nmemcgs;
 	/* dx_analyse */
 	struct dx_group *groups;
 	int ngroups;
 	struct dx_finding findings[DX_NCAT];
 	int nfindings;
 };
+/* a thread that held the GIL while others waited for it: how long they
+ * waited (each wait counted to the holder when it began) */
+struct dx_holder {
+	int pid, tid;
+	const char *comm;		/* its (Python) thread name */
+	uint64_t ns;
+};
+/* a stack seen while a thread lost time to a blind spot: the frames, one a
+ * line, innermost first; its weight is time (ns) or samples */
+struct dx_stack {
+	enum dx_cat cat;
+	const char *frames;
+	uint64_t weight;
+	bool samples;
+};
+
+/* report_gil.c: the GIL's evidence, and the three stacks most seen for each
+ * blind spot of the verdict (text under the finding, JSON beside it) */
+const char *dx_gil_evidence(struct arena *a, const struct dx_report *r, double share,
+			    const struct dx_group *top);
+const char *dx_gil_advice(void);
+void dx_where_text(FILE *out, const struct dx_report *r, enum dx_cat c);
+void dx_where_json(FILE *out, const struct dx_report *r, enum dx_cat c);
+void dx_gil_json(FILE *out, const struct dx_report *r);
+void dx_threads_json(FILE *out, const struct dx_report *r, const char *const *keys);
+
 /* add count calls taking ns to the entry of func in *calls (appended when
  * it has none): the same call seen under several keys is one line */
 void dx_calls_add(struct arena *a, struct dx_cuda **calls, int *n, const char *func, uint64_t count,
@@ -414,5 +483,29 @@ void dx_calls_add(struct arena *a, struct dx_cuda **calls, int *n, const char *f
 void dx_analyse(struct arena *a, struct dx_report *r);
 void dx_print_text(FILE *out, const struct dx_report *r);
 void dx_print_json(FILE *out, const struct dx_report *r);
+
+/* report_cuda.c: the CUDA calls diagnose traces, by API and kind */
+enum dx_cu_kind { DX_CU_LAUNCH, DX_CU_GRAPH, DX_CU_SYNC, DX_CU_COPY, DX_CU_MEMORY, DX_CU_NKIND };
+struct dx_cufunc { const char *name; enum dx_cu_kind kind; bool driver; };
+const struct dx_cufunc *dx_cuda_funcs(size_t *n);
+const struct dx_cufunc *dx_cuda_func(const char *name);	/* NULL: not one of them */
+/* a per-thread default stream variant's base name ("cudaGraphLaunch_ptsz" -> "cudaGraphLaunch") */
+const char *dx_cuda_base(struct arena *a, const char *name);
+void dx_cuda_text(FILE *out, const struct dx_report *r);
+void dx_cuda_json(FILE *out, const struct dx_report *r);	/* , "cuda": [...], ... */
+const char *dx_cuda_evidence(struct arena *a, const struct dx_report *r);
+
+/* report_limits.c: the service against its own CPUs and its memory limit.
+ * dx_limits_finding rewrites a finding's evidence and advice where the
+ * limits explain it (the waits for a CPU were mostly for the service's own
+ * threads; major faults under a memory cgroup's limit) */
+void dx_limits_finding(struct arena *a, const struct dx_report *r, struct dx_finding *f,
+		       const struct dx_group *g);
+void dx_limits_text(FILE *out, const struct dx_report *r);
+void dx_limits_json(FILE *out, const struct dx_report *r);	/* , "memory_cgroups": [...], ... */
+/* mark the tasks that ran instead that are the service's own processes */
+void dx_limits_mark(struct dx_report *r);
+/* the memory cgroup of pid in r, or NULL */
+const struct dx_memcg *dx_memcg_of(const struct dx_report *r, int pid);
 
 #endif

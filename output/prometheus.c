@@ -449,6 +449,18 @@ static void own_u64(FILE *out, bool om, const char *name, const char *type, cons
 	fprintf(out, " %" PRIu64 "\n", v);
 }
 
+void pr_prom_seconds_total(FILE *out, bool om, const char *name, const char *help,
+			   const struct pr_series *s, size_t n)
+{
+	own_family(out, om, name, "counter", help);
+	for (size_t i = 0; i < n; i++) {
+		struct pr_entry e = {.labels = s[i].labels, .nlabels = s[i].nlabels};
+		fputs(name, out);
+		labels(out, &e, NULL, NULL);
+		scaled(out, (double)s[i].ns, 1e9);
+	}
+}
+
 void pr_prom_health(FILE *out, bool om, const struct pr_health *h)
 {
 	own_u64(out, om, "sonde_events_lost_total", "counter",

@@ -33,6 +33,7 @@ const char *const dx_cat_names[DX_NCAT] = {
 	[DX_FAULT] = "major page faults",
 	[DX_IO] = "blocked on I/O",
 	[DX_GPU] = "GPU driver / CUDA sync",
+	[DX_GIL] = "waiting for the GIL",
 	[DX_FUTEX] = "futex (locks, queues)",
 	[DX_SLEEP] = "sleep",
 	[DX_POLL] = "poll / epoll",
@@ -40,9 +41,22 @@ const char *const dx_cat_names[DX_NCAT] = {
 };
 static const char *const cat_keys[DX_NCAT] = {
 	[DX_RUN] = "running", [DX_RUNQ] = "runqueue", [DX_THROTTLED] = "throttled",
-	[DX_FAULT] = "major_faults", [DX_IO] = "io", [DX_GPU] = "gpu", [DX_FUTEX] = "futex",
+	[DX_FAULT] = "major_faults", [DX_IO] = "io", [DX_GPU] = "gpu", [DX_GIL] = "gil", [DX_FUTEX] = "futex",
 	[DX_SLEEP] = "sleep", [DX_POLL] = "poll", [DX_OTHER] = "other",
 };
+
+/* the state label of the metrics (docs/metrics.md's families): a new
+ * category adds its row here, or is exported under its JSON key */
+static const char *const cat_states[DX_NCAT] = {
+	[DX_RUN] = "running", [DX_RUNQ] = "waiting_cpu", [DX_THROTTLED] = "throttled",
+	[DX_FAULT] = "major_fault", [DX_IO] = "io", [DX_GPU] = "gpu_driver", [DX_FUTEX] = "futex",
+	[DX_SLEEP] = "sleep", [DX_POLL] = "poll", [DX_OTHER] = "other",
+};
+
+const char *dx_cat_state(enum dx_cat c)
+{
+	return cat_states[c] ? cat_states[c] : cat_keys[c];
+}
 
 /* voluntary sleeps: a thread that is mostly here has nothing to do */
 static bool voluntary(enum dx_cat c)
@@ -152,7 +166,9 @@ static const char *evidence(struct arena *a, const struct dx_report *r, enum dx_
 				    ms(a, top->bio_ns));
 	case DX_GPU:
 		return arena_printf(a, "%s spent %.0f %% of its time inside the GPU driver or "
-				    "waiting in CUDA synchronisation", who, share * 100);
+				    "waiting in CUDA synchronisation%s", who, share * 100, dx_cuda_evidence(a, r));
+	case DX_GIL:
+		return dx_gil_evidence(a, r, share, top);
 	case DX_RUN: case DX_FUTEX: case DX_SLEEP: case DX_POLL: case DX_OTHER: case DX_NCAT:
 		break;
 	}
@@ -177,6 +193,8 @@ static const char *advice(enum dx_cat c)
 	case DX_GPU:
 		return "hand the GPU more work per call: larger batches, CUDA graphs, fewer "
 		       "synchronisations, asynchronous copies from pinned memory";
+	case DX_GIL:
+		return dx_gil_advice();
 	case DX_RUN: case DX_FUTEX: case DX_SLEEP: case DX_POLL: case DX_OTHER: case DX_NCAT:
 		break;
 	}
@@ -199,6 +217,7 @@ static int by_share(const void *x, const void *y)
 void dx_analyse(struct arena *a, struct dx_report *r)
 {
 	split_throttled(r);
+	dx_limits_mark(r);
 	r->ngroups = 0;
 	for (int i = 0; i < r->nthreads; i++) {
 		const struct dx_thread *t = &r->threads[i];
@@ -222,6 +241,8 @@ void dx_analyse(struct arena *a, struct dx_report *r)
 			dx_calls_add(a, &g->rw, &g->nrw, t->rw[k].func, t->rw[k].n, t->rw[k].ns);
 		g->kernel_run_delay_ns += t->kernel_run_delay_ns;
 		g->kernel_known |= t->kernel_known;
+		g->gil_held_ns += t->gil_held_ns;
+		g->gil_runq_ns += t->gil_runq_ns;
 	}
 	qsort(r->groups, r->ngroups, sizeof(*r->groups), by_active);
 
@@ -242,7 +263,7 @@ void dx_analyse(struct arena *a, struct dx_report *r)
 	r->nfindings = 0;
 	if (!wall)
 		return;
-	static const enum dx_cat spots[] = {DX_RUNQ, DX_THROTTLED, DX_FAULT, DX_IO, DX_GPU};
+	static const enum dx_cat spots[] = {DX_RUNQ, DX_THROTTLED, DX_FAULT, DX_IO, DX_GPU, DX_GIL};
 	for (size_t s = 0; s < sizeof(spots) / sizeof(spots[0]); s++) {
 		enum dx_cat c = spots[s];
 		double share = (double)ns[c] / wall;
@@ -259,6 +280,7 @@ void dx_analyse(struct arena *a, struct dx_report *r)
 		f->share = share;
 		f->evidence = evidence(a, r, c, g->wall_ns ? (double)g->ns[c] / g->wall_ns : share, g);
 		f->advice = advice(c);
+		dx_limits_finding(a, r, f, g);
 	}
 	qsort(r->findings, r->nfindings, sizeof(*r->findings), by_share);
 }
@@ -290,9 +312,17 @@ static void text_group(FILE *out, const struct dx_group *g)
 			pct_line(out, dx_cat_names[c], g->ns[c], g->wall_ns);
 	}
 	pct_line(out, "accounted", sum, g->wall_ns);
-	if (g->kernel_known)
-		fprintf(out, "    run-queue wait by the kernel's schedstat: %.1f ms (sonde measured %.1f ms)\n",
-			g->kernel_run_delay_ns / 1e6, (g->ns[DX_RUNQ] + g->ns[DX_THROTTLED]) / 1e6);
+	if (g->gil_held_ns)
+		fprintf(out, "    held the GIL on a CPU (sampled): %.1f ms, %.1f %%\n", g->gil_held_ns / 1e6,
+			g->wall_ns ? 100.0 * g->gil_held_ns / g->wall_ns : 0.0);
+	if (g->kernel_known) {
+		fprintf(out, "    run-queue wait by the kernel's schedstat: %.1f ms (sonde measured %.1f ms",
+			g->kernel_run_delay_ns / 1e6,
+			(g->ns[DX_RUNQ] + g->ns[DX_THROTTLED] + g->gil_runq_ns) / 1e6);
+		if (g->gil_runq_ns)
+			fprintf(out, ", %.1f ms of it inside waits for the GIL", g->gil_runq_ns / 1e6);
+		fputs(")\n", out);
+	}
 	fprintf(out, "    page faults: %" PRIu64 " major, %" PRIu64 " minor", g->majflt, g->minflt);
 	if (g->bio_n)
 		fprintf(out, "; block I/O: %" PRIu64 " requests, mean %.1f us", g->bio_n,
@@ -319,8 +349,8 @@ void dx_print_text(FILE *out, const struct dx_report *r)
 	if (r->ninstead) {
 		fprintf(out, "\nwho ran instead (on the CPUs where the service's threads waited):\n");
 		for (int i = 0; i < r->ninstead && i < 10; i++)
-			fprintf(out, "    %-16s pid %-8d %10.1f ms\n", r->instead[i].comm, r->instead[i].pid,
-				r->instead[i].ns / 1e6);
+			fprintf(out, "    %-16s pid %-8d %10.1f ms%s\n", r->instead[i].comm, r->instead[i].pid,
+				r->instead[i].ns / 1e6, r->instead[i].self ? "  (the service itself)" : "");
 	}
 	for (int i = 0; i < r->ncgroups; i++) {
 		const struct dx_cgroup *c = &r->cgroups[i];
@@ -331,6 +361,7 @@ void dx_print_text(FILE *out, const struct dx_report *r)
 			" periods, %.1f ms\n", c->path, c->quota, c->nr_throttled, c->nr_periods,
 			c->throttled_ns / 1e6);
 	}
+	dx_limits_text(out, r);
 	if (r->nioctls) {
 		fprintf(out, "\nGPU driver calls (ioctl on /dev/nvidia*):\n");
 		for (int i = 0; i < r->nioctls; i++) {
@@ -340,13 +371,7 @@ void dx_print_text(FILE *out, const struct dx_report *r)
 				x->n ? x->ns / 1e3 / x->n : 0);
 		}
 	}
-	if (r->ncuda) {
-		fprintf(out, "\nCUDA runtime calls (%s):\n", r->cudart);
-		for (int i = 0; i < r->ncuda; i++)
-			fprintf(out, "    %-28s %8" PRIu64 " calls %8.1f/s  %10.1f ms in all\n",
-				r->cuda[i].func, r->cuda[i].n, r->seconds ? r->cuda[i].n / r->seconds : 0,
-				r->cuda[i].ns / 1e6);
-	}
+	dx_cuda_text(out, r);
 	if (r->lost)
 		fprintf(out, "\nnote: %" PRIu64 " events were lost; the figures above undercount\n", r->lost);
 	fprintf(out, "\nverdict:\n");
@@ -358,6 +383,7 @@ void dx_print_text(FILE *out, const struct dx_report *r)
 		fprintf(out, "  %d. %s: %.0f %% of the busiest threads' time\n", i + 1,
 			dx_cat_names[f->cat], f->share * 100);
 		fprintf(out, "     %s.\n     What to do: %s.\n", f->evidence, f->advice);
+		dx_where_text(out, r, f->cat);
 	}
 }
 
@@ -411,6 +437,8 @@ void dx_print_json(FILE *out, const struct dx_report *r)
 			", \"block_ns\": %" PRIu64, g->wait_max_ns, g->majflt, g->minflt, g->bio_n, g->bio_ns);
 		if (g->kernel_known)
 			fprintf(out, ", \"kernel_run_delay_ns\": %" PRIu64, g->kernel_run_delay_ns);
+		fprintf(out, ", \"gil_held_ns\": %" PRIu64 ", \"gil_runq_ns\": %" PRIu64, g->gil_held_ns,
+			g->gil_runq_ns);
 		json_hist(out, "wait_hist_us", g->wait_hist);
 		json_hist(out, "block_hist_us", g->bio_hist);
 		fputs(", \"rw_syscalls\": [", out);
@@ -425,7 +453,8 @@ void dx_print_json(FILE *out, const struct dx_report *r)
 	for (int i = 0; i < r->ninstead; i++) {
 		fprintf(out, "%s{\"comm\": ", i ? ", " : "");
 		json_str(out, r->instead[i].comm);
-		fprintf(out, ", \"pid\": %d, \"ns\": %" PRIu64 "}", r->instead[i].pid, r->instead[i].ns);
+		fprintf(out, ", \"pid\": %d, \"ns\": %" PRIu64 ", \"self\": %s}", r->instead[i].pid,
+			r->instead[i].ns, r->instead[i].self ? "true" : "false");
 	}
 	fputs("], \"cgroups\": [", out);
 	for (int i = 0; i < r->ncgroups; i++) {
@@ -437,7 +466,9 @@ void dx_print_json(FILE *out, const struct dx_report *r)
 		fprintf(out, ", \"nr_periods\": %" PRIu64 ", \"nr_throttled\": %" PRIu64
 			", \"throttled_ns\": %" PRIu64 "}", c->nr_periods, c->nr_throttled, c->throttled_ns);
 	}
-	fputs("], \"gpu_ioctls\": [", out);
+	fputc(']', out);
+	dx_limits_json(out, r);
+	fputs(", \"gpu_ioctls\": [", out);
 	for (int i = 0; i < r->nioctls; i++) {
 		const struct dx_ioctl *x = &r->ioctls[i];
 		fprintf(out, "%s{\"pid\": %d, \"comm\": ", i ? ", " : "", x->pid);
@@ -449,13 +480,9 @@ void dx_print_json(FILE *out, const struct dx_report *r)
 		fprintf(out, ", \"cmd\": %" PRIu64 ", \"calls\": %" PRIu64 ", \"ns\": %" PRIu64 "}",
 			x->cmd, x->n, x->ns);
 	}
-	fputs("], \"cuda\": [", out);
-	for (int i = 0; i < r->ncuda; i++) {
-		fprintf(out, "%s{\"func\": ", i ? ", " : "");
-		json_str(out, r->cuda[i].func);
-		fprintf(out, ", \"calls\": %" PRIu64 ", \"ns\": %" PRIu64 "}", r->cuda[i].n, r->cuda[i].ns);
-	}
-	fputs("], \"verdict\": [", out);
+	fputc(']', out);
+	dx_cuda_json(out, r);
+	fputs(", \"verdict\": [", out);
 	for (int i = 0; i < r->nfindings; i++) {
 		const struct dx_finding *f = &r->findings[i];
 		fprintf(out, "%s{\"spot\": \"%s\", \"share\": %.4f, \"evidence\": ", i ? ", " : "",
@@ -463,7 +490,11 @@ void dx_print_json(FILE *out, const struct dx_report *r)
 		json_str(out, f->evidence);
 		fputs(", \"advice\": ", out);
 		json_str(out, f->advice);
+		dx_where_json(out, r, f->cat);
 		fputc('}', out);
 	}
-	fputs("]}}\n", out);
+	fputc(']', out);
+	dx_gil_json(out, r);
+	dx_threads_json(out, r, cat_keys);
+	fputs("}}\n", out);
 }

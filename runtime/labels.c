@@ -43,6 +43,12 @@ static void container_labels(struct rt *rt, const char *name, const char *short_
 	push(rt, v, n, name, short_id);
 }
 
+void rt_cgroup_labels(struct rt *rt, uint64_t cgid, struct pr_label **v, int *n)
+{
+	struct rs_cgcache *c = rt_cgroups(rt);
+	container_labels(rt, "container", c ? rs_cgroup_container(c, cgid) : "", cgid, v, n);
+}
+
 void rt_scrape_labels(struct rt *rt, const struct sema_map *m, const uint8_t *key, struct pr_entry *e)
 {
 	struct pr_label *v = NULL;

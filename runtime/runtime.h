@@ -18,6 +18,7 @@
 #include "output/output.h"
 
 struct rs_container;
+struct rt;
 
 struct rt_opts {
 	const struct output_writer *writer;	/* -f */
@@ -48,7 +49,25 @@ struct rt_opts {
 	unsigned interval_s;	/* --interval */
 	size_t series_cap;	/* --max-series: per map (0: no cap) */
 	const char *kube_logs;	/* --kube-logs: the kubelet's log tree (/var/log) */
+	/* a program's own families in place of the maps' (sonde diagnose
+	 * --serve): a scrape calls this, then writes sonde's health; it reads
+	 * the maps with rt_maps_read, names containers with rt_cgroup_labels */
+	void (*scrape_fn)(void *arg, struct rt *rt, FILE *out, bool openmetrics);
+	void *scrape_arg;
 };
+
+/* for scrape_fn: every map through the writer's map hook, those named in
+ * `last` (NULL-terminated, or NULL) after all the others */
+void rt_maps_read(struct rt *rt, const char *const *last);
+/* the labels of the cgroup cgid as a `container` key element gets them
+ * (namespace, pod, container, container_id on Kubernetes; container, the
+ * short id, otherwise), allocated for the scrape */
+void rt_cgroup_labels(struct rt *rt, uint64_t cgid, struct pr_label **v, int *n);
+/* map edits (mapedit.c): @name[key] = value in a map of integers keyed by
+ * one; delete every entry of @name whose first key element is one of keys.
+ * 0 or -errno. */
+int rt_map_set(struct rt *rt, const char *name, int64_t key, int64_t value);
+int rt_map_forget(struct rt *rt, const char *name, const int64_t *keys, size_t n);
 
 /* exit status for main: 0, or 1 after a message */
 int rt_run(const struct sema_result *r, const struct cg_object *obj, const struct rt_opts *o);

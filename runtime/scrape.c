@@ -78,7 +78,11 @@ void rt_scrape(struct rt *rt, FILE *out, const struct output_writer *w)
 	rt->a = rt->scratch;
 	const struct sema_result *r = rt->r;
 	const char **names = arena_new_array(rt->a, const char *, (size_t)(r->nmaps ? r->nmaps : 1));
-	for (int i = 0; i < r->nmaps; i++) {
+	/* a program's own families: its maps are its bookkeeping, not series */
+	int nmaps = rt->o->scrape_fn ? 0 : r->nmaps;
+	if (rt->o->scrape_fn)
+		rt->o->scrape_fn(rt->o->scrape_arg, rt, out, w->openmetrics);
+	for (int i = 0; i < nmaps; i++) {
 		const struct sema_map *m = r->maps[i];
 		struct pr_map pm;
 		names[i] = m->name;
@@ -98,18 +102,34 @@ void rt_scrape(struct rt *rt, FILE *out, const struct output_writer *w)
 	/* every map was read: the processes gone and not printed go */
 	rt_ps_sweep(rt);
 	uint64_t *dropped = arena_new_array(rt->a, uint64_t, (size_t)(r->nmaps ? r->nmaps : 1));
-	for (int i = 0; i < r->nmaps; i++)
+	for (int i = 0; i < nmaps; i++)
 		dropped[i] = rt->metrics.dropped[r->maps[i]->id];
 	struct pr_probe_stat *ps = NULL;
 	int nps = probe_stats(rt, &ps);
 	struct pr_health h = {.lost = rt_lost_events(rt), .probes = ps, .nprobes = nps,
-			      .maps = names, .dropped = dropped, .nmaps = r->nmaps,
+			      .maps = names, .dropped = dropped, .nmaps = nmaps,
 			      .last_scrape_s = rt->metrics.last_scrape_s, .procs = rt->procs != NULL};
 	rt_ps_stats(rt, &h.procs_kept, &h.procs_evicted);
 	pr_prom_health(out, w->openmetrics, &h);
 	arena_release(rt->scratch, mark);
 	rt->a = keep;
 	rt->metrics.last_scrape_s = (double)rt_mono_ns() / 1e9 - start;
+}
+
+static bool named(const char *const *list, const char *name)
+{
+	for (; list && *list; list++)
+		if (!strcmp(*list, name))
+			return true;
+	return false;
+}
+
+void rt_maps_read(struct rt *rt, const char *const *last)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < rt->r->nmaps; i++)
+			if (named(last, rt->r->maps[i]->name) == (pass == 1))
+				rt_map_print(rt, rt->r->maps[i], 0, 0);
 }
 
 void rt_scrape_stats_on(struct rt *rt)

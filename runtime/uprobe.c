@@ -345,8 +345,24 @@ int rt_plan_uprobes(struct rt *rt)
 				explain_note(stderr, x, strstr(pl->err, x->summary) != NULL);
 			return pl->rc;
 		}
-		if (missing == SET_MISSING_WARN)
-			diag_warnf("%s: %s: not attached\n", pl->at->name, pl->err);
+		if (missing != SET_MISSING_WARN)
+			continue;
+		/* one line for the points missing for one reason: a library
+		 * the process does not map (cuda-calls' libcuda before the
+		 * runtime has loaded the driver) would otherwise be a line
+		 * per function */
+		bool said = false;
+		int more = 0;
+		for (int m = 0; m < rt->nplans; m++) {
+			if (m == k || rt->plans[m].rc != -ENOENT || strcmp(rt->plans[m].err, pl->err))
+				continue;
+			said |= m < k;
+			more++;
+		}
+		if (!said)
+			diag_warnf("%s: %s: not attached%s%.0d%s\n", pl->at->name, pl->err,
+				   more ? " (nor " : "", more, more == 1 ? " more attach point, for that reason)"
+				   : more ? " more attach points, for that reason)" : "");
 	}
 	return 0;
 }

@@ -18,7 +18,11 @@
 # ($RT): a woken CFS task may wait up to a tick for a busy CPU whatever its
 # nice value, which on a loaded machine is the run queue's doing, not the
 # disk's.  The throttled service's cgroup has the most CPU shares there are
-# (so load beside it cannot keep it below its quota).
+# (so load beside it cannot keep it below its quota).  A -c command is
+# traced from its exec and inherits sonde's nice value until it sets its
+# own: where it must be at -20 from its first instruction, sonde runs at
+# -20 too ($HI "$SONDE").  Competitors wait (asleep) until the service has
+# started (dx_service spin -w/-m), then spin for a few seconds.
 
 DX=$B/diagnose
 mkdir -p "$DX"
@@ -66,12 +70,15 @@ out=$("$SONDE" diagnose -p 1 abc 2>&1)
 expect_match diagnose:bad_seconds 'SECONDS is a whole number' "$out"
 
 # ---- the run queue: two loops pinned to the service's CPU --------------------------------
-# (the competitors spin until killed, 10 minutes at most: an ASan sonde on
-# a loaded machine took over 30 s to start its window once, and they had
-# ended before it began)
-$HI taskset -c 0 "$DX/dx_service" spin 600000 & l1=$!
-$HI taskset -c 0 "$DX/dx_service" spin 600000 & l2=$!
-"$SONDE" diagnose -f json -o "$DX/runq.json" -c "$HI taskset -c 0 $DX/dx_service spin 30000" 3 \
+# the loops wait until the service makes $DX/go as it starts, then spin for
+# 8 s: the 3 s window and its end, however long sonde took to start (an
+# ASan sonde on a loaded machine took over 30 s once: loops started before
+# it had ended by then, or spun at -20 all that time)
+rm -f "$DX/go"
+$HI taskset -c 0 "$DX/dx_service" spin 8000 -w "$DX/go" & l1=$!
+$HI taskset -c 0 "$DX/dx_service" spin 8000 -w "$DX/go" & l2=$!
+until_true sh -c "grep -q dx_service /proc/$l1/comm && grep -q dx_service /proc/$l2/comm"
+$HI "$SONDE" diagnose -f json -o "$DX/runq.json" -c "taskset -c 0 $DX/dx_service spin 20000 -m $DX/go" 3 \
 	2> "$DX/runq.err"
 kill_reap $l1 $l2
 dx_check runq_verdict "$DX/runq.json" '
@@ -124,6 +131,10 @@ dx_check major_faults "$DX/faults.json" "
 assert spots and spots[0] == 'major_faults', spots
 # the process's own getrusage(): the kernel's count for the whole life
 assert $maj >= 16384 and abs(g['major_faults'] - $maj) <= 2, (g['major_faults'], $maj)"
+# where (issue #34): the stack seen most while faulting is the reading loop's
+dx_check major_faults_where "$DX/faults.json" '
+v = [v for v in r["verdict"] if v["spot"] == "major_faults"][0]
+assert v["stacks"] and v["stacks"][0]["frames"][0].startswith("faults+"), v["stacks"][:1]'
 
 # ---- I/O: an fsync loop ------------------------------------------------------------------------
 # (4000: about half a second blocked on I/O here.  The command runs as a
@@ -136,6 +147,9 @@ assert spots and spots[0] == "io", spots
 assert g["block_requests"] > 0 and sum(g["block_hist_us"].values()) == g["block_requests"], g
 rw = {x["syscall"]: x["calls"] for x in g["rw_syscalls"]}
 assert rw.get("fsync") == 4000 and rw.get("write") == 4000, rw'
+dx_check io_where "$DX/io.json" '
+v = [v for v in r["verdict"] if v["spot"] == "io"][0]
+assert v["stacks"] and v["stacks"][0]["frames"][0].startswith("fsync+"), v["stacks"][:1]'
 "$SONDE" diagnose -c "$RT $DX/dx_service fsync $DX/io.data 100" 60 > "$DX/io.txt" 2>&1
 expect_match diagnose:io_text 'blocked on I/O: [0-9]+ % of the busiest threads' "$(cat "$DX/io.txt")"
 expect_match diagnose:io_text_histogram 'block I/O latency of its requests, us:' "$(cat "$DX/io.txt")"
@@ -206,8 +220,11 @@ else
 fi
 
 # ---- threads by name: an API thread asleep, an engine thread busy --------------------------------
+# (named by their comm after the exec: the -c child is "sonde" before it;
+# the window is the command's life, 6 s of naps)
 gcc -O1 -pthread -o "$DX/api_engine" "$top/tests/workloads/api_engine.c" &&
-"$SONDE" diagnose -f json -o "$DX/threads.json" -c "$HI $DX/api_engine 40 50 1500 dxapi" 2 2> "$DX/threads.err"
+$HI "$SONDE" diagnose -f json -o "$DX/threads.json" -c "$DX/api_engine 60 100 1500 dxapi" 30 \
+	2> "$DX/threads.err"
 dx_check threads_by_name "$DX/threads.json" '
 names = {x["comm"]: x for x in r["groups"]}
 assert set(names) == {"dxapi", "engine"}, list(names)
@@ -216,5 +233,5 @@ assert names["dxapi"]["ns"]["sleep"] > 0.5 * names["dxapi"]["wall_ns"], names["d
 assert len(set(x["pid"] for x in r["groups"])) == 1, r["groups"]'
 
 # ---- healthy: a loop alone on its CPU ------------------------------------------------------------
-"$SONDE" diagnose -c "$HI taskset -c 1 $DX/dx_service spin 30000" 2 > "$DX/healthy.txt" 2>&1
+$HI "$SONDE" diagnose -c "taskset -c 1 $DX/dx_service spin 30000" 2 > "$DX/healthy.txt" 2>&1
 expect_match diagnose:healthy 'no host-side bottleneck found' "$(cat "$DX/healthy.txt")"

@@ -216,6 +216,34 @@ static void test_health(void **state)
 	free(buf);
 }
 
+/* sonde diagnose --serve's family: nanoseconds as seconds, a counter whose
+ * OpenMetrics family drops _total, labels escaped; and every category of
+ * the report has a state label, none of them twice */
+static void test_diagnose_seconds(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct pr_label l1[] = {{"container", "0123456789ab"}, {"thread", "a\"b"}, {"state", "waiting_cpu"}};
+	struct pr_series s[] = {{l1, 3, 1500000000}, {l1, 2, 7}};
+	pr_prom_seconds_total(f, true, "sonde_diagnose_seconds_total", "Time.", s, 2);
+	fclose(f);
+	assert_string_equal(buf,
+		"# HELP sonde_diagnose_seconds Time.\n"
+		"# TYPE sonde_diagnose_seconds counter\n"
+		"sonde_diagnose_seconds_total{container=\"0123456789ab\",thread=\"a\\\"b\",state=\"waiting_cpu\"} 1.5\n"
+		"sonde_diagnose_seconds_total{container=\"0123456789ab\",thread=\"a\\\"b\"} 7e-09\n");
+	free(buf);
+	for (int c = 0; c < DX_NCAT; c++) {
+		assert_non_null(dx_cat_state(c));
+		for (int d = 0; d < c; d++)
+			assert_string_not_equal(dx_cat_state(c), dx_cat_state(d));
+	}
+	assert_string_equal(dx_cat_state(DX_RUNQ), "waiting_cpu");
+	assert_string_equal(dx_cat_state(DX_FAULT), "major_fault");
+	assert_string_equal(dx_cat_state(DX_GPU), "gpu_driver");
+}
+
 /* label names come from the key expressions (sema/sema.c key_label) */
 static void test_label_names(void **state)
 {
@@ -243,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_cap_and_limit),
 		cmocka_unit_test(test_health),
 		cmocka_unit_test(test_label_names),
+		cmocka_unit_test(test_diagnose_seconds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

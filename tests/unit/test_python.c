@@ -77,6 +77,29 @@ static void check_offsets(struct hdw_file *f, const struct py_offsets *o, const 
 		assert_int_equal(o->co_qualname, off(f, "PyCodeObject", "co_qualname"));
 		assert_int_equal(o->co_code_adaptive, off(f, "PyCodeObject", "co_code_adaptive"));
 	}
+	/* the GIL: in the runtime (3.9-3.11), a pointer in the interpreter (3.12+) */
+	if (v <= 11) {
+		assert_int_equal(o->rt_gil, off(f, "pyruntimestate", "ceval.gil"));
+		assert_int_equal(o->is_gil, PY_NONE);
+	} else {
+		assert_int_equal(o->rt_gil, PY_NONE);
+		assert_int_equal(o->is_gil, off(f, "_is", "ceval.gil"));
+	}
+	assert_int_equal(PY_GIL_LAST_HOLDER, off(f, "_gil_runtime_state", "last_holder"));
+	assert_int_equal(PY_GIL_LOCKED, off(f, "_gil_runtime_state", "locked"));
+	assert_int_equal(PY_GIL_COND, off(f, "_gil_runtime_state", "cond"));
+	assert_int_equal(PY_GIL_MUTEX, off(f, "_gil_runtime_state", "mutex"));
+	assert_int_equal(PY_GIL_SWITCH_COND, off(f, "_gil_runtime_state", "switch_cond"));
+	assert_int_equal(PY_GIL_WAIT_END, off(f, "_gil_runtime_state", "switch_mutex") + 40);
+	/* threading's names */
+	assert_int_equal(o->is_modules, off(f, "_is", v <= 11 ? "modules" : "imports.modules"));
+	assert_int_equal(o->ty_cached_keys, off(f, "_heaptypeobject", "ht_cached_keys"));
+	assert_int_equal(PY_TY_BASICSIZE, off(f, "_typeobject", "tp_basicsize"));
+	assert_int_equal(PY_TY_FLAGS, off(f, "_typeobject", "tp_flags"));
+	assert_int_equal(PY_TY_DICTOFFSET, off(f, "_typeobject", "tp_dictoffset"));
+	/* PyDictObject is an anonymous struct in DWARF: its ma_keys and
+	 * ma_values are checked by reading real dicts (t_diagnose_gil.sh) */
+	assert_int_equal(off(f, "_dictkeysobject", "dk_indices"), v <= 10 ? 40 : 32);
 	/* the walker's one read of a frame holds every field */
 	struct py_bpf_offs b;
 	py_bpf_offsets(o, &b);

@@ -1,6 +1,10 @@
 /* dx_service MODE ARGS: a stand-in for a service with one known host-side
  * bottleneck, for `sonde diagnose` (tests/e2e/t_diagnose.sh).
- *   spin MS              a busy loop for MS milliseconds
+ *   spin MS [-w FILE | -m FILE]
+ *                        a busy loop for MS milliseconds; -w: first wait
+ *                        (asleep) until FILE exists, -m: make FILE once
+ *                        started (a test's competitors, waiting with -w,
+ *                        then start with the service, not before it)
  *   faults FILE PASSES   read a file through a mapping PASSES times, evicting
  *                        it from the page cache before each pass (major
  *                        faults); prints its own ru_majflt at the end
@@ -31,8 +35,14 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static int spin(long ms)
+static int spin(long ms, const char *opt, const char *file)
 {
+	struct timespec one = {0, 1000000};
+	if (opt && !strcmp(opt, "-w"))
+		while (access(file, F_OK))
+			nanosleep(&one, NULL);
+	else if (opt && !strcmp(opt, "-m"))
+		close(open(file, O_WRONLY | O_CREAT, 0600));
 	double end = now_ms() + ms;
 	volatile unsigned long x = 0;
 	while (now_ms() < end)
@@ -118,14 +128,14 @@ static int nvioctl(const char *ctl, const char *uvm)
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[1], "spin"))
-		return spin(atol(argv[2]));
+		return spin(atol(argv[2]), argc >= 5 ? argv[3] : NULL, argv[4]);
 	if (argc >= 4 && !strcmp(argv[1], "faults"))
 		return faults(argv[2], atoi(argv[3]));
 	if (argc >= 4 && !strcmp(argv[1], "fsync"))
 		return fsyncs(argv[2], atoi(argv[3]));
 	if (argc >= 4 && !strcmp(argv[1], "nvioctl"))
 		return nvioctl(argv[2], argv[3]);
-	fprintf(stderr, "usage: dx_service spin MS | faults FILE PASSES | fsync FILE N | "
+	fprintf(stderr, "usage: dx_service spin MS [-w FILE | -m FILE] | faults FILE PASSES | fsync FILE N | "
 		"nvioctl CTL UVM\n");
 	return 2;
 }
