@@ -315,7 +315,7 @@ static int handle(struct rt *rt, void *data, size_t size)
 		return 0;
 	switch ((enum event_kind)kind) {
 	case EV_SYSTEM:
-		if (id < (uint32_t)r->nevents)
+		if (id < (uint32_t)r->nevents && !rt_stop_skip_command(rt))
 			do_system(rt, r->events[id], args);
 		break;
 	case EV_PRINTF:

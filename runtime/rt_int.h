@@ -60,6 +60,8 @@ struct rt_stop {
 	unsigned events;	/* counts to the next read of the clock */
 	uint64_t looked_ns;	/* when the main loop last looked at every cause */
 	uint64_t not_printed;
+	uint64_t drain_ns;	/* when the drain after the stop began */
+	uint64_t not_run;	/* system() commands the drain left */
 };
 struct uprobe_plan;
 struct rt;
@@ -398,6 +400,8 @@ int rt_stop_wait(struct rt *rt, int timeout_ms);
 bool rt_stop_dump_due(struct rt *rt);
 bool rt_stop_update(struct rt *rt);
 bool rt_stop_skip_event(struct rt *rt);
+/* a system() command the drain after the stop leaves unrun (counted) */
+bool rt_stop_skip_command(struct rt *rt);
 /* around run.c's drain of what is queued after the stop: end returns how
  * many events a second signal left unprinted */
 void rt_stop_drain_begin(struct rt *rt);

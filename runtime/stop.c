@@ -29,6 +29,8 @@
  * slow consumer on a busy machine.  A second SIGINT or SIGTERM cuts that
  * drain short (a slow terminal, a flood the user does not want to read):
  * the rest is counted and reported, and END and the maps follow at once.
+ * system() commands still queued run for at most DRAIN_COMMANDS_MS of the
+ * drain; the rest are counted and reported, not run.
  */
 #include "runtime/rt_int.h"
 
@@ -57,6 +59,11 @@
  * resting lets a batch build up, so that it happens at most once a rest.
  * The default ring holds far more than a rest's worth of any flood. */
 #define RING_REST_MS 2
+/* the drain after the stop runs the system() commands still queued for at
+ * most this long: a probe that runs a command on every context switch
+ * queues more of them than a loaded machine runs in seconds, and the user
+ * who pressed Ctrl-C waits for END and the maps, not for them */
+#define DRAIN_COMMANDS_MS 1000
 
 static struct rt *signal_rt;	/* the run the handlers report to */
 /* a signal before the run exists (compiling, loading): it stops the run
@@ -310,9 +317,19 @@ bool rt_stop_skip_event(struct rt *rt)
 	return true;
 }
 
+bool rt_stop_skip_command(struct rt *rt)
+{
+	struct rt_stop *st = &rt->stopper;
+	if (!st->draining || (!st->hurry && rt_mono_ns() - st->drain_ns < DRAIN_COMMANDS_MS * 1000000ull))
+		return false;
+	st->not_run++;
+	return true;
+}
+
 void rt_stop_drain_begin(struct rt *rt)
 {
 	rt->stopper.draining = true;
+	rt->stopper.drain_ns = rt_mono_ns();
 }
 
 uint64_t rt_stop_drain_end(struct rt *rt)
@@ -320,6 +337,11 @@ uint64_t rt_stop_drain_end(struct rt *rt)
 	struct rt_stop *st = &rt->stopper;
 	uint64_t cut = st->not_printed;
 	st->not_printed = 0;
+	if (st->not_run)
+		fprintf(stderr, "sonde: %llu queued system() command%s not run: the run had stopped "
+			"%d ms before\n", (unsigned long long)st->not_run, st->not_run == 1 ? "" : "s",
+			DRAIN_COMMANDS_MS);
+	st->not_run = 0;
 	st->hurry = 0;	/* END's own events all print */
 	return cut;
 }
