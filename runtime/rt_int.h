@@ -54,6 +54,7 @@ struct rt_stop {
 	volatile sig_atomic_t child_changed;	/* SIGCHLD: look at the -c command */
 	volatile sig_atomic_t dump;	/* SIGUSR1: print the maps and go on */
 	volatile sig_atomic_t hurry;	/* a second SIGINT/SIGTERM: cut the drain short */
+	volatile sig_atomic_t signalled;	/* SIGINT/SIGTERM stopped the run */
 	bool child_done, target_done;
 	int child_status;	/* the -c command's wait status, once done */
 	bool draining;		/* after the stop: no more stops, print what is queued */

@@ -30,7 +30,8 @@
  * drain short (a slow terminal, a flood the user does not want to read):
  * the rest is counted and reported, and END and the maps follow at once.
  * system() commands still queued run for at most DRAIN_COMMANDS_MS of the
- * drain; the rest are counted and reported, not run.
+ * drain, none after SIGINT or SIGTERM; the rest are counted and reported,
+ * not run.
  */
 #include "runtime/rt_int.h"
 
@@ -60,9 +61,10 @@
  * The default ring holds far more than a rest's worth of any flood. */
 #define RING_REST_MS 2
 /* the drain after the stop runs the system() commands still queued for at
- * most this long: a probe that runs a command on every context switch
- * queues more of them than a loaded machine runs in seconds, and the user
- * who pressed Ctrl-C waits for END and the maps, not for them */
+ * most this long (none after SIGINT or SIGTERM): a probe that runs a
+ * command on every context switch queues more of them than a loaded
+ * machine runs in seconds, and the user who pressed Ctrl-C waits for END
+ * and the maps, not for them */
 #define DRAIN_COMMANDS_MS 1000
 
 static struct rt *signal_rt;	/* the run the handlers report to */
@@ -102,6 +104,7 @@ static void on_stop_signal(int sig)
 	if (signal_rt) {
 		if (signal_rt->stop)	/* the second: no more draining */
 			signal_rt->stopper.hurry = 1;
+		signal_rt->stopper.signalled = 1;
 		signal_rt->stop = 1;
 		wake(signal_rt);
 	}
@@ -320,7 +323,8 @@ bool rt_stop_skip_event(struct rt *rt)
 bool rt_stop_skip_command(struct rt *rt)
 {
 	struct rt_stop *st = &rt->stopper;
-	if (!st->draining || (!st->hurry && rt_mono_ns() - st->drain_ns < DRAIN_COMMANDS_MS * 1000000ull))
+	if (!st->draining || (!st->hurry && !st->signalled &&
+				rt_mono_ns() - st->drain_ns < DRAIN_COMMANDS_MS * 1000000ull))
 		return false;
 	st->not_run++;
 	return true;
@@ -338,9 +342,9 @@ uint64_t rt_stop_drain_end(struct rt *rt)
 	uint64_t cut = st->not_printed;
 	st->not_printed = 0;
 	if (st->not_run)
-		fprintf(stderr, "sonde: %llu queued system() command%s not run: the run had stopped "
-			"%d ms before\n", (unsigned long long)st->not_run, st->not_run == 1 ? "" : "s",
-			DRAIN_COMMANDS_MS);
+		fprintf(stderr, "sonde: %llu queued system() command%s not run: %s\n",
+			(unsigned long long)st->not_run, st->not_run == 1 ? "" : "s",
+			st->signalled ? "the run was interrupted" : "the run had stopped a second before");
 	st->not_run = 0;
 	st->hurry = 0;	/* END's own events all print */
 	return cut;
