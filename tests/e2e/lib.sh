@@ -12,7 +12,13 @@ mkdir -p "$B"
 # ASan: leaks are errors; libbpf/LLVM globals are not ours to free at exit
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$top/tests/lsan.supp}
+# use_tls=0: LeakSanitizer (GCC 12's) reads each thread's dynamic TLS blocks
+# from what it recorded at __tls_get_addr, and a dlopen'd libdw's block in
+# the main thread came out as 0x17b1 once the CFI reader thread had used
+# libdw (bt026 call.ustack: "Tracer caught signal 11", no report); thread
+# stacks, globals and the heap are still scanned, and sonde keeps no heap
+# pointer only in TLS
+export LSAN_OPTIONS=${LSAN_OPTIONS:-use_tls=0:suppressions=$top/tests/lsan.supp}
 
 suite=${suite:-e2e}
 pass() { echo "PASS $suite:$1"; echo "PASS $suite:$1" >> "$RESULTS"; }
