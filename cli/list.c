@@ -98,9 +98,26 @@ static int list_into(FILE *out, const char *pattern, bool verbose, int pid)
 	return rc < 0 ? rc : 0;
 }
 
+/* -l[v] 'struct NAME' (union, enum): the kernel type's definition */
+static bool names_type(const char *pattern)
+{
+	return !strncmp(pattern, "struct ", 7) || !strncmp(pattern, "union ", 6) ||
+	       !strncmp(pattern, "enum ", 5);
+}
+
+/* one pattern of -l: a kernel type, or probes */
+static int list_one(FILE *out, const char *pattern, bool verbose, int pid)
+{
+	if (names_type(pattern))
+		return host_btf_type_decl(pattern, out) == -ENOMEM ? -ENOMEM : 0;
+	return list_into(out, pattern, verbose, pid);
+}
+
 /* -l 'A,B': each comma-separated pattern in turn, as a probe list is
- * written ("fexit:tcp_reset,tracepoint:syscalls:sys_enter_openat"); a comma
- * inside quotes or [...] belongs to its pattern */
+ * written ("fexit:tcp_reset,tracepoint:syscalls:sys_enter_openat"), and
+ * as the newest bpftrace lists several types ('struct task_struct,struct
+ * file') or probes and types together; a comma inside quotes or [...]
+ * belongs to its pattern */
 static int list_each(FILE *out, const char *pattern, bool verbose, int pid)
 {
 	if (!pattern)
@@ -122,7 +139,7 @@ static int list_each(FILE *out, const char *pattern, bool verbose, int pid)
 		char *one = strndup(p, (size_t)(e - p));
 		if (!one)
 			return -ENOMEM;
-		int r = *one ? list_into(out, one, verbose, pid) : 0;
+		int r = *one ? list_one(out, one, verbose, pid) : 0;
 		free(one);
 		if (r < 0)
 			rc = r;
@@ -213,13 +230,7 @@ int cli_list(const char *pattern, bool verbose, int pid)
 	FILE *m = open_memstream(&buf, &len);
 	if (!m)
 		return 1;
-	int rc;
-	if (pattern && (!strncmp(pattern, "struct ", 7) || !strncmp(pattern, "union ", 6) ||
-			!strncmp(pattern, "enum ", 5)))
-		/* -l[v] 'struct NAME': the kernel type's definition */
-		rc = host_btf_type_decl(pattern, m) == -ENOMEM ? -ENOMEM : 0;
-	else
-		rc = list_each(m, pattern, verbose, pid);
+	int rc = list_each(m, pattern, verbose, pid);
 	fclose(m);
 	fwrite(buf, 1, len, stdout);
 	free(buf);

@@ -44,12 +44,16 @@ enum { DW_ATE_signed = 5 };
 
 /* the provider's section; "tracepoint/CAT/NAME", "kprobe/FUNC" where
  * libbpf reads the attach point from it */
-static const char *section_of(struct cg_ctx *cg, const struct sema_attach *at)
+static const char *section_of(struct cg_ctx *cg, const struct sema_probe *p,
+			      const struct sema_attach *at)
 {
 	const struct probe_provider *pv = sema_provider(at->type);
 
 	if (!pv->section_names_point)
 		return pv->section;
+	/* a raw tracepoint typed by BTF: libbpf finds btf_trace_NAME */
+	if (at->type == PT_RAWTRACEPOINT && p->btf_ctx)
+		return arena_printf(cg->a, "tp_btf/%s", at->func);
 	/* libbpf finds fentry/FUNC's BTF id itself, in vmlinux or a module */
 	if (at->target && !at->kf && at->type != PT_RAWTRACEPOINT)
 		return arena_printf(cg->a, "%s/%s/%s", pv->section, at->target, at->func);
@@ -148,7 +152,7 @@ static void emit_program(struct cg_ctx *cg, const struct sema_probe *p, int firs
 	LLVMTypeRef params[] = {cg->ptr};
 	LLVMTypeRef fty = LLVMFunctionType(cg->i32, params, 1, 0);
 	LLVMValueRef fn = LLVMAddFunction(cg->mod, name, fty);
-	LLVMSetSection(fn, section_of(cg, at));
+	LLVMSetSection(fn, section_of(cg, p, at));
 	LLVMSetLinkage(fn, LLVMExternalLinkage);
 	unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
 	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,

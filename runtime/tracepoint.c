@@ -77,7 +77,9 @@ int rt_attach_tracepoint(struct rt *rt, struct bpf_program *prog, const struct s
 int rt_attach_raw_tracepoint(struct rt *rt, struct bpf_program *prog,
 			     const struct sema_attach *at, int *count)
 {
-	struct bpf_link *l = bpf_program__attach_raw_tracepoint(prog, at->func);
+	/* tp_btf (sema's btf_ctx): the tracepoint is the one it was loaded for */
+	struct bpf_link *l = bpf_program__type(prog) == BPF_PROG_TYPE_TRACING
+		? bpf_program__attach_trace(prog) : bpf_program__attach_raw_tracepoint(prog, at->func);
 	if (!l && errno == EINVAL) {	/* sema checks argN where BTF says */
 		const struct explain *x = explain_get(EX_MEMORY);
 		fprintf(stderr, "sonde: %s: %s: it reads an argument this raw tracepoint does not "

@@ -89,6 +89,11 @@ void sema_warn(struct sema_ctx *s, struct src_loc loc, const char *fmt, ...)
 }
 bool sema_dead_code(struct sema_ctx *s) { return s->dead > 0; }
 void sema_need_per_attach(struct sema_ctx *s) { s->probe->uses_args |= s->probe->nattach > 1; }
+void sema_need_btf_ctx(struct sema_ctx *s)
+{
+	s->probe->btf_ctx = true;
+	sema_need_per_attach(s);
+}
 
 bool sema_need_func_sites(struct sema_ctx *s)
 {

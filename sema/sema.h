@@ -143,6 +143,8 @@ struct sema_probe {
 	bool skipped_tracepoint;	/* one of them a tracepoint */
 	bool left_out;		/* none was there and missing_probes let it go: checked
 				 * in the context of its first attach point, never loaded */
+	bool btf_ctx;		/* raw tracepoints loaded as tp_btf (BTF-typed), whose
+				 * pointers helpers such as bpf_skb_output accept */
 	int index;
 };
 
@@ -370,6 +372,9 @@ bool sema_tp_args(struct sema_ctx *s, struct ast_node *n);
 /* the current probe's value differs per attach point (probe, args ...):
  * codegen emits one BPF program per attach point */
 void sema_need_per_attach(struct sema_ctx *s);
+/* the current probe's raw tracepoints pass BTF pointers to helpers:
+ * loaded as tp_btf programs, one per attach point */
+void sema_need_btf_ctx(struct sema_ctx *s);
 /* func in a wildcard uprobe on a kernel without BPF cookies: after this
  * pass the probe's wildcard uprobes become one attach point per function;
  * false when that was tried already (the wildcard matched nothing) */

@@ -210,7 +210,7 @@ static void check_path(struct sema_ctx *s, struct ast_node *n)
 		return;
 	}
 	n->type = ty_str(size);
-	if (!stdlib_btf_probe(s, n, "path()", "bpf_d_path"))
+	if (!stdlib_btf_probe(s, n, "path()", "bpf_d_path", false))
 		return;
 	if (!host_feature(HF_D_PATH)) {
 		sema_error(s, n->loc, "path() needs %s (Linux %s), which this kernel does not have",

@@ -156,7 +156,8 @@ static LLVMValueRef lower_macaddr(struct cg_ctx *cg, struct ast_node *n)
 }
 
 /* socket_cookie(sk): bpf_get_socket_cookie of a struct sock *, as the
- * kernel allows it in tracing programs (a BTF pointer: fentry/fexit) */
+ * kernel allows it in tracing programs (a BTF pointer: fentry/fexit, and
+ * raw tracepoints loaded as tp_btf) */
 static void check_socket_cookie(struct sema_ctx *s, struct ast_node *n)
 {
 	struct ast_node *a = n->call.args;
@@ -172,7 +173,7 @@ static void check_socket_cookie(struct sema_ctx *s, struct ast_node *n)
 		n->type.kind = TY_ERROR;
 		return;
 	}
-	stdlib_btf_probe(s, n, "socket_cookie()", "bpf_get_socket_cookie");
+	stdlib_btf_probe(s, n, "socket_cookie()", "bpf_get_socket_cookie", true);
 }
 
 static LLVMValueRef lower_socket_cookie(struct cg_ctx *cg, struct ast_node *n)
@@ -190,6 +191,6 @@ const struct builtin stdlib_net[] = {
 	 .lower = lower_macaddr, .summary = "6 bytes printed as a MAC address: macaddr(addr)"},
 	{.name = "socket_cookie", .kind = BI_FUNC, .min_args = 1, .max_args = 1,
 	 .check = check_socket_cookie, .lower = lower_socket_cookie,
-	 .summary = "the kernel's cookie of a struct sock * (fentry/fexit)"},
+	 .summary = "the kernel's cookie of a struct sock * (fentry/fexit, rawtracepoint)"},
 	{0},
 };

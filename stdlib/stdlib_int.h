@@ -61,7 +61,8 @@ bool stdlib_probe_types(struct sema_ctx *s, struct ast_node *n, const char *what
  * (fentry/fexit, where sonde has them): true in such a probe, else
  * "WHAT needs HELPER, which the kernel allows only in fentry/fexit
  * probes, not in TYPE probes" at n and false */
-bool stdlib_btf_probe(struct sema_ctx *s, struct ast_node *n, const char *what, const char *helper);
+bool stdlib_btf_probe(struct sema_ctx *s, struct ast_node *n, const char *what, const char *helper,
+		      bool raw_tp);
 
 /* decoded.c: every argument of call n is an integer; n's type becomes
  * TY_DECODED printed by d (d NULL: uint64).  False after an error. */

@@ -45,14 +45,28 @@ bool stdlib_probe_types(struct sema_ctx *s, struct ast_node *n, const char *what
 	return true;
 }
 
-bool stdlib_btf_probe(struct sema_ctx *s, struct ast_node *n, const char *what, const char *helper)
+/*
+ * A helper that takes a BTF pointer: fentry/fexit; with raw_tp, also raw
+ * tracepoints the kernel's BTF describes (bpf_get_socket_cookie's struct
+ * sock *), which the probe then loads as tp_btf programs (the verifier
+ * types their arguments; one program per attach point, as tp_btf names
+ * its tracepoint when it loads).  bpf_d_path is not one of those: the
+ * kernel allows it only in fentry/fexit of the functions it lists.
+ */
+bool stdlib_btf_probe(struct sema_ctx *s, struct ast_node *n, const char *what, const char *helper,
+		      bool raw_tp)
 {
 	const struct sema_probe *p = sema_cur_probe(s);
 	for (int i = 0; i < p->nattach; i++) {
+		if (raw_tp && p->attach[i].type == PT_RAWTRACEPOINT && p->attach[i].kf) {
+			sema_need_btf_ctx(s);
+			continue;
+		}
 		if (sema_provider(p->attach[i].type)->ctx & PC_KARGS)
 			continue;
-		sema_error(s, n->loc, "%s needs %s, which the kernel allows only in fentry/fexit probes, "
-			   "not in %s probes [%s]", what, helper, sema_probe_type_name(p->attach[i].type),
+		sema_error(s, n->loc, "%s needs %s, which the kernel allows only in fentry/fexit probes"
+			   "%s, not in %s probes [%s]", what, helper,
+			   raw_tp ? " and raw tracepoints with BTF" : "", sema_probe_type_name(p->attach[i].type),
 			   explain_get(EX_HELPER)->code);
 		n->type.kind = TY_ERROR;
 		return false;

@@ -4,7 +4,8 @@
 # does not list: tests/vm/t_percpu.sh reads the values back.
 # Expected output is the newest release's stdlib docs and tests/runtime
 # (0.17 has none of these).  path() and socket_cookie() need fentry, which
-# this host lacks: their runs are in tests/vm/t_fentry.sh.
+# this host lacks: their runs are in tests/vm/t_fentry.sh (socket_cookie()
+# in a raw tracepoint runs here).
 
 if need_root newbuiltins:bpf; then
 
@@ -95,7 +96,23 @@ expect_eq newbuiltins:hist_bits_same "stdin:1:29: error: map '@' is a hist with 
 out=$(timeout 60 "$SONDE" --dry-run -e 'tracepoint:syscalls:sys_enter_openat { @[path(args->filename)] = count(); }' 2>&1 | head -1)
 expect_eq newbuiltins:path_probe_type "stdin:1:42: error: path() needs bpf_d_path, which the kernel allows only in fentry/fexit probes, not in tracepoint probes [S0106]" "$out"
 out=$(timeout 60 "$SONDE" --dry-run -e 'tracepoint:syscalls:sys_enter_openat { @ = socket_cookie(args->filename); }' 2>&1 | head -1)
-expect_eq newbuiltins:socket_cookie_probe_type "stdin:1:44: error: socket_cookie() needs bpf_get_socket_cookie, which the kernel allows only in fentry/fexit probes, not in tracepoint probes [S0106]" "$out"
+expect_eq newbuiltins:socket_cookie_probe_type "stdin:1:44: error: socket_cookie() needs bpf_get_socket_cookie, which the kernel allows only in fentry/fexit probes and raw tracepoints with BTF, not in tracepoint probes [S0106]" "$out"
+# a raw tracepoint with BTF passes a typed struct sock * (loaded as
+# tp_btf): the cookie is the one the socket's SO_COOKIE (57) reads back
+if [ -e /sys/kernel/btf/vmlinux ] && command -v python3 >/dev/null; then
+	D=$(mktemp -d /tmp/sonde-nb-cookie.$$.XXXX)
+	cat > "$D/conn.py" <<'PY'
+import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+c = socket.create_connection(s.getsockname())
+open(sys.argv[1], "w").write("%d\n" % int.from_bytes(c.getsockopt(socket.SOL_SOCKET, 57, 8), "little"))
+PY
+	out=$(timeout 60 "$SONDE" -q -c "python3 $D/conn.py $D/cookie" -e 'rawtracepoint:inet_sock_set_state /pid == cpid && args.newstate == 2/ { printf("cookie %llu\n", socket_cookie(args.sk)); }' 2>&1 | grep -v '^$')
+	expect_eq newbuiltins:socket_cookie_rawtracepoint "cookie $(cat "$D/cookie" 2>/dev/null)" "$out"
+	rm -rf "$D"
+else
+	skip newbuiltins:socket_cookie_rawtracepoint "no kernel BTF or python3"
+fi
 out=$(timeout 60 "$SONDE" --dry-run -e 'begin { @ = path(1, 5000); }' 2>&1 | head -1)
 expect_eq newbuiltins:path_size "stdin:1:21: error: path() size must be 1 to 64 (BPFTRACE_STRLEN)" "$out"
 out=$(timeout 60 "$SONDE" --dry-run -e 'begin { @ = path("x"); }' 2>&1 | head -1)

@@ -307,6 +307,38 @@ static void test_func(void **state)
 	(void)state;
 }
 
+/* a helper that takes a BTF pointer in a raw tracepoint (socket_cookie):
+ * the probe is loaded as tp_btf, one program per attach point; other raw
+ * tracepoints stay raw_tp; an interval may not call it */
+static void test_rawtp_btf_ctx(void **state)
+{
+	struct checked c;
+	checked_run(&c, "rawtracepoint:sched_switch,rawtracepoint:sched_wakeup "
+			"{ @ = socket_cookie(0); } rawtracepoint:sched_waking { @n = count(); }", NULL);
+	assert_non_null(c.r);
+	assert_true(c.r->probes[0].btf_ctx);
+	assert_true(c.r->probes[0].uses_args);
+	assert_false(c.r->probes[1].btf_ctx);
+	struct cg_object obj;
+	char *ir = NULL;
+	assert_int_equal(checked_codegen(&c, &ir, &obj), 0);
+	assert_int_equal(obj.nprogs, 3);
+	assert_non_null(strstr(ir, "section \"tp_btf/sched_switch\""));
+	assert_non_null(strstr(ir, "section \"tp_btf/sched_wakeup\""));
+	assert_non_null(strstr(ir, "section \"raw_tp/sched_waking\""));
+	free(ir);
+	free(obj.elf);
+	checked_free(&c);
+
+	checked_run(&c, "interval:s:1 { @ = socket_cookie(0); }", NULL);
+	assert_null(c.r);
+	if (!strstr(c.msgs, "allows only in fentry/fexit probes and raw tracepoints with BTF, not in "
+			    "interval probes"))
+		fail_msg("%s", c.msgs);
+	checked_free(&c);
+	(void)state;
+}
+
 /* -l 'kprobe:...': sorted by name, each name once; a module's with it */
 static void test_list(void **state)
 {
@@ -420,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_forms),
 		cmocka_unit_test(test_missing),
 		cmocka_unit_test(test_func),
+		cmocka_unit_test(test_rawtp_btf_ctx),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_fentry),
 		cmocka_unit_test(test_btf_func_id),
