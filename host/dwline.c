@@ -95,6 +95,16 @@ static struct {
 	const char *(*formstring)(Dwarf_Attribute *);
 } lw;
 
+/* each of libdw's functions names[i] into *slots[i]: false when one is
+ * missing */
+static bool load_syms(void **const slots[], const char *const names[], size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(*slots[i] = hdw_libdw_sym(names[i])))
+			return false;
+	return true;
+}
+
 static bool lw_load(void)
 {
 	static int state;	/* 0: not tried, 1: loaded, -1: not there */
@@ -118,9 +128,8 @@ static bool lw_load(void)
 	};
 	_Static_assert(sizeof(slots) / sizeof(slots[0]) == sizeof(names) / sizeof(names[0]),
 		       "a name per slot");
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!(*slots[i] = hdw_libdw_sym(names[i])))
-			return false;
+	if (!load_syms(slots, names, sizeof(names) / sizeof(names[0])))
+		return false;
 	state = 1;
 	return true;
 }
@@ -456,9 +465,8 @@ static bool la_load(void)
 					    "dwarf_lineaddr", "dwfl_cumodule", "dwfl_module_getelf"};
 	_Static_assert(sizeof(slots) / sizeof(slots[0]) == sizeof(names) / sizeof(names[0]),
 		       "a name per slot");
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!(*slots[i] = hdw_libdw_sym(names[i])))
-			return false;
+	if (!load_syms(slots, names, sizeof(names) / sizeof(names[0])))
+		return false;
 	state = 1;
 	return true;
 }
