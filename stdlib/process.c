@@ -341,13 +341,13 @@ static void check_func(struct sema_ctx *s, struct ast_node *n)
 			n->type.kind = TY_ERROR;
 			return;
 		}
-		if (!host_feature(HF_COOKIE) && has_wildcard(p->attach[i].func) && !sema_need_func_sites(s)) {
-			sema_error(s, n->loc, "func in the wildcard probe %s needs %s (Linux %s), which this "
-				   "kernel does not have, or a function it matches", p->attach[i].name,
-				   host_feature_what(HF_COOKIE), host_feature_since(HF_COOKIE));
-			n->type.kind = TY_ERROR;
-			return;
-		}
+		/* without cookies a wildcard uprobe is expanded into its
+		 * functions; one still a wildcard after the expansion matched
+		 * none (its library is not there, libcuda before a program's
+		 * first CUDA call): it has no site to name, and attaching says
+		 * so as on any kernel */
+		if (!host_feature(HF_COOKIE) && has_wildcard(p->attach[i].func))
+			sema_need_func_sites(s);
 	}
 	if (!host_feature(HF_COOKIE))
 		sema_need_per_attach(s);
