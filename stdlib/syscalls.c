@@ -14,6 +14,7 @@
  * bpftrace does ("No such file or directory"), and signal_name(sig) for
  * signal numbers (strsignal's "Interrupt").
  */
+#include <signal.h>
 #include <string.h>
 
 #include "common/arena.h"
@@ -76,7 +77,16 @@ static void check_strerror(struct sema_ctx *s, struct ast_node *n)
 static const char *render_signal(struct arena *a, uint64_t v)
 {
 	int64_t sig = (int64_t)v;
-	return sig >= 0 && sig <= 64 ? arena_strdup(a, strsignal((int)sig)) : "N/A";
+	if (sig < 0 || sig > 64)
+		return "N/A";
+	/* strsignal's words, without its thread-local buffer (which it
+	 * keeps until the thread's next call) */
+	const char *d = sigdescr_np((int)sig);
+	if (d)
+		return d;
+	if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+		return arena_printf(a, "Real-time signal %d", (int)sig - SIGRTMIN);
+	return arena_printf(a, "Unknown signal %d", (int)sig);
 }
 
 static const struct type_decoder signal_decoder = {"signal_name", true, render_signal};
