@@ -481,10 +481,18 @@ static bool bid_eq(const struct sc_file *f, const unsigned char *bid)
  * a process whose mappings hold it */
 static void open_by_bid(struct rs_symcache *c, struct sc_file *f)
 {
-	if (f->elf || f->failed)
+	/* a file that failed through a process (one that was exiting: its
+	 * map_files and root go before its pid) is still tried by its path:
+	 * the build-id says if it is the file.  Failed, only the processes'
+	 * mappings below are not tried again (a short-lived program whose
+	 * every run exits before sonde reads it: CI's t_exited --serve run
+	 * printed its frames as offsets) */
+	if (f->elf)
 		return;
+	bool failed = f->failed;
+	f->failed = false;
 	/* inside the root of the process it was learnt from, else sonde's
-	 * own (that process may be gone): the build-id says if it is the file */
+	 * own (that process may be gone) */
 	for (int k = 0; k < 2; k++) {
 		int root_pid = k ? 0 : f->root_pid;
 		int fd = k && !f->root_pid ? -1 : open_in(root_pid, f->path);
@@ -500,6 +508,10 @@ static void open_by_bid(struct rs_symcache *c, struct sc_file *f)
 			return;
 		}
 		close(fd);
+	}
+	if (failed || f->failed) {
+		f->failed = true;
+		return;
 	}
 	for (size_t i = 0; i < c->nprocs; i++)
 		for (size_t j = 0; j < c->procs[i].n; j++)
