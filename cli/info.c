@@ -27,6 +27,7 @@
 #include "cli/cli.h"
 #include "common/settings.h"
 #include "host/host.h"
+#include "runtime/runtime.h"
 #include "stdlib/stdlib.h"
 
 static const char *yes_no(int probe)
@@ -64,6 +65,9 @@ void cli_info(FILE *out, const char *version)
 			"boundaries)\n", cs_major, cs_minor);
 	else
 		fprintf(out, "  capstone: not found (uprobe offsets cannot be checked)\n");
+	/* skboutput()'s pcap files; opened with dlopen() when a script asks */
+	const char *pcap = rt_pcap_version();
+	fprintf(out, "  libpcap: %s\n", pcap ? pcap : "not found (skboutput() cannot write pcap files)");
 	fprintf(out, "  compiler: gcc %s%s\n", __VERSION__,
 #if defined(__SANITIZE_ADDRESS__)
 		", AddressSanitizer"

@@ -120,6 +120,11 @@ struct cg_object {
  * slots of CG_JOIN_ARG_SIZE bytes (only `count` of them sent) */
 #define CG_JOIN_ARGS 16
 #define CG_JOIN_ARG_SIZE 1024
+/* skboutput(): the perf event array bpf_skb_output writes to (one slot
+ * per CPU, sized by the runtime), and the header before each packet:
+ * {u32 EV_SKBOUTPUT, u32 event id}, u64 CLOCK_BOOTTIME ns, u64 bytes copied */
+#define CG_SKB_MAP "skb_out"
+#define CG_SKB_HDR 24
 /* BPF map names are at most 15 characters: maps are named m<ID>_<name> */
 const char *cg_map_obj_name(struct arena *a, const struct sema_map *m);
 

@@ -358,6 +358,34 @@ static int probe_lookup_delete(void)
 	return r;
 }
 
+/*
+ * bpf_skb_output(skb, perf event array, BPF_F_CURRENT_CPU, 8 bytes) in a
+ * tp_btf program on consume_skb, whose first argument the verifier types
+ * as struct sk_buff * (the helper takes nothing else): skboutput() as
+ * sonde loads it in a raw tracepoint.  Loaded, never attached.
+ */
+static int probe_skb_output(void)
+{
+	const struct btf *b = host_kernel_btf();
+	int id = b ? btf__find_by_name_kind(b, "btf_trace_consume_skb", BTF_KIND_TYPEDEF) : -1;
+	if (id <= 0)
+		return b ? 0 : -1;
+	int m = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, NULL, 4, 4, 1, NULL);
+	if (m < 0)
+		return loaded(-errno);
+	struct bpf_insn p[] = {
+		ST_DW(BPF_REG_10, -8, 0), LDX_DW(BPF_REG_1, BPF_REG_1, 0), LD_MAP_FD(BPF_REG_2, m),
+		INSN(BPF_ALU | BPF_MOV | BPF_K, BPF_REG_3, 0, 0, -1),	/* BPF_F_CURRENT_CPU */
+		MOV_REG(BPF_REG_4, BPF_REG_10), ADD_IMM(BPF_REG_4, -8), MOV_IMM(BPF_REG_5, 8),
+		CALL(BPF_FUNC_skb_output), MOV_IMM(BPF_REG_0, 0), EXIT(),
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_TRACE_RAW_TP,
+		    .attach_btf_id = (__u32)id);
+	int r = loaded(load(BPF_PROG_TYPE_TRACING, p, sizeof(p) / sizeof(p[0]), &o));
+	close(m);
+	return r;
+}
+
 static const struct host_feature_def {
 	const char *name;	/* in SONDE_NO_FEATURES and --info */
 	const char *what;	/* in errors: "... needs WHAT (Linux SINCE)" */
@@ -384,6 +412,7 @@ static const struct host_feature_def {
 	[HF_TASK_REGS] = {"task_regs", "bpf_task_pt_regs", "5.15", probe_task_regs},
 	[HF_LOOKUP_DELETE] = {"lookup_delete", "BPF_MAP_LOOKUP_AND_DELETE_BATCH on hash maps", "5.6",
 			      probe_lookup_delete},
+	[HF_SKB_OUTPUT] = {"skboutput", "bpf_skb_output in tp_btf programs", "5.5", probe_skb_output},
 };
 
 static int answers[HF__COUNT];	/* 0: not asked yet; else enum host_answer + 1 */

@@ -30,6 +30,7 @@ enum host_feature {
 	HF_ATOMIC_FETCH,	/* atomic add that returns the old value (5.12) */
 	HF_TASK_REGS,		/* bpf_task_pt_regs (5.15): a task's user registers anywhere */
 	HF_LOOKUP_DELETE,	/* BPF_MAP_LOOKUP_AND_DELETE_BATCH on hash maps (5.6) */
+	HF_SKB_OUTPUT,		/* bpf_skb_output in a tp_btf program (5.5): skboutput() */
 	HF__COUNT
 };
 enum host_answer { HF_NO, HF_YES, HF_UNKNOWN };

@@ -394,6 +394,10 @@ static int handle(struct rt *rt, void *data, size_t size)
 	case EV_PY_STACK:
 		rt_py_name_stack(rt, args, size - 8);
 		break;
+	case EV_SKBOUTPUT:
+		if (id < (uint32_t)r->nevents)
+			rt_skb_write(rt, r->events[id], args, size - 8);
+		break;
 	case EV_EXEC:
 		rt_exec_event(rt, args, size - 8);
 		break;
@@ -502,6 +506,7 @@ int rt_events_consume(struct rt *rt)
 {
 	drain_begin(rt, DRAIN_BUDGET, true);
 	int err = drain_result(rt, ring_buffer__consume(rt->rb));
+	rt_skb_consume(rt);
 	drain_end(rt);
 	return err;
 }
@@ -510,6 +515,7 @@ void rt_events_drain(struct rt *rt)
 {
 	drain_begin(rt, UINT64_MAX, false);
 	drain_result(rt, ring_buffer__consume(rt->rb));
+	rt_skb_consume(rt);
 	rt->ev.more = false;
 	fflush(rt->o->out);
 }
@@ -527,6 +533,7 @@ void rt_events_drain_to_exit(struct rt *rt)
 	drain_begin(rt, ring_bytes(rt) / 16, false);
 	rt->ev.to_exit = true;
 	drain_result(rt, ring_buffer__consume(rt->rb));
+	rt_skb_consume(rt);
 	rt->ev.to_exit = false;
 	drain_end(rt);
 }

@@ -157,6 +157,7 @@ struct rt {
 	struct rt_events ev;
 	struct rt_overhead *overhead;	/* --overhead (overhead.c) */
 	struct rt_unwind *unwind;	/* the CFI stack walker's tables (unwind.c) */
+	struct rt_skb *skb;		/* skboutput()'s perf buffer and pcap files (skbout.c) */
 };
 
 /* base.c: CLOCK_MONOTONIC in nanoseconds, the run's one clock; the sum
@@ -212,6 +213,20 @@ void rt_events_drain(struct rt *rt);
 void rt_events_drain_to_exit(struct rt *rt);
 void rt_events_report_lost(struct rt *rt);
 void rt_events_close(struct rt *rt);
+/* skbout.c: skboutput()'s channel.  size: before the load, the perf event
+ * array's slots (one per CPU); open: after it, the pcap files opened and
+ * the perf buffer made (nothing without skboutput()); epoll_fd: what the
+ * main loop's wait watches (-1: none); consume: every sample queued, the
+ * files flushed (events.c calls it beside the ring); write: one
+ * EV_SKBOUTPUT record's packet into its file; close: the files closed,
+ * lost packets said */
+struct rt_skb;
+int rt_skb_size(struct rt *rt);
+int rt_skb_open(struct rt *rt);
+int rt_skb_epoll_fd(const struct rt *rt);
+void rt_skb_consume(struct rt *rt);
+void rt_skb_write(struct rt *rt, const struct sema_event *ev, const uint8_t *args, size_t size);
+void rt_skb_close(struct rt *rt);
 /* refuse.c: why bpf_object__load() failed (err), from libbpf's log of
  * the load, located at the script line and explained by class */
 void rt_say_refused(struct rt *rt, int err, const char *log);

@@ -199,6 +199,11 @@ static int load(struct rt *rt)
 		fprintf(stderr, "sonde: cannot size the event ring buffer: %s\n", strerror(-err));
 		return err;
 	}
+	err = rt_skb_size(rt);
+	if (err) {
+		fprintf(stderr, "sonde: cannot size skboutput()'s perf event array: %s\n", strerror(-err));
+		return err;
+	}
 	char **logs = verifier_logs(rt);
 	load_log_f = open_memstream(&load_log, &load_log_len);
 	err = bpf_object__load(rt->bpf);
@@ -400,7 +405,7 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	if (rt_stop_open(&rt))
 		goto out;
 
-	if (rt_events_open(&rt) || rt_overhead_start(&rt) || rt_exec_watch(&rt))
+	if (rt_events_open(&rt) || rt_skb_open(&rt) || rt_overhead_start(&rt) || rt_exec_watch(&rt))
 		goto out;
 	rt_unwind_start(&rt);
 	if (o->writer->scrape)
@@ -565,6 +570,7 @@ out:
 	rt_overhead_free(&rt);
 	rt_unwind_free(&rt);
 	rt_events_close(&rt);
+	rt_skb_close(&rt);
 	bpf_object__close(rt.bpf);
 	free(rt.map_fds);
 	free(rt.map_zeroed);

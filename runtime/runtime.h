@@ -78,6 +78,10 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 const char *rt_agent_lib(char *buf, size_t len);
 const char *rt_agent_dir(void);
 
+/* skboutput()'s pcap writer: libpcap's version text, NULL when the
+ * library cannot be loaded (skbout.c) */
+const char *rt_pcap_version(void);
+
 /* route libbpf's messages: shown with -v (and errors always) */
 void rt_libbpf_logging(int verbose);
 

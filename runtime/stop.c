@@ -249,11 +249,12 @@ int rt_stop_wait(struct rt *rt, int timeout_ms)
 	struct rt_stop *st = &rt->stopper;
 	/* the extra fd (--serve's HTTP server) only needs to wake the loop:
 	 * -1 is ignored by poll() */
-	struct pollfd p[4] = {
+	struct pollfd p[5] = {
 		{.fd = ring_buffer__epoll_fd(rt->rb), .events = POLLIN},
 		{.fd = st->wake[0], .events = POLLIN},
 		{.fd = st->target_fd, .events = POLLIN},
 		{.fd = st->extra_fd, .events = POLLIN},
+		{.fd = rt_skb_epoll_fd(rt), .events = POLLIN},	/* skboutput()'s packets */
 	};
 	if (rt->ev.handled && !rt->ev.more) {
 		p[0].fd = -1;
@@ -262,7 +263,7 @@ int rt_stop_wait(struct rt *rt, int timeout_ms)
 	}
 	if (rt_stop_due(rt))
 		timeout_ms = 0;
-	int n = poll(p, 4, timeout_ms);
+	int n = poll(p, 5, timeout_ms);
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
 	if (p[1].revents) {
@@ -272,7 +273,7 @@ int rt_stop_wait(struct rt *rt, int timeout_ms)
 	}
 	if (p[2].revents)
 		st->target_done = true;
-	return p[0].revents ? 1 : 0;
+	return p[0].revents || p[4].revents ? 1 : 0;
 }
 
 /* SIGUSR1: the script's self:signal:SIGUSR1 probes, as the newest

@@ -220,6 +220,8 @@ enum event_kind {
 	EV_WARNF,	/* warnf(fmt, ...): located WARNING on stderr (--no-warnings) */
 	EV_PY_SCAN,	/* pystack met a pid or thread not yet scanned: its pid follows */
 	EV_PY_STACK,	/* pystack stored a new stack: its key follows */
+	EV_SKBOUTPUT,	/* skboutput(): {u64 boot ns, u64 length}, then the packet
+			 * (through the perf event array, not the ring buffer) */
 };
 
 /* A printf-like event: format string and the types of its arguments as
@@ -231,6 +233,7 @@ struct sema_event {
 	struct fmt_spec *spec;		/* parsed format (common/format.h) */
 	int id;
 	struct src_loc loc;
+	uint64_t offset;		/* skboutput: bytes of the packet not written (fmt: its path) */
 };
 
 /* ---- builtins: what sema checks, what stdlib/ fills and codegen lowers ---- */

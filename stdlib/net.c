@@ -20,12 +20,20 @@
  * is made when it prints (TY_DECODED).
  *
  * socket_cookie(sk): the socket's cookie (bpf_get_socket_cookie).
+ *
+ * skboutput(path, skb, len, offset): the first len bytes of the packet's
+ * data go to the perf event array CG_SKB_MAP (bpf_skb_output copies them
+ * behind a header of ours: {kind, event id}, CLOCK_BOOTTIME ns, len), and
+ * runtime/skbout.c writes bytes offset..len of them into the pcap file at
+ * path.  The helper's result (0, or -errno) is the value.
  */
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "common/arena.h"
+#include "common/explain.h"
+#include "host/host.h"
 #include "stdlib/stdlib_int.h"
 
 
@@ -182,6 +190,85 @@ static LLVMValueRef lower_socket_cookie(struct cg_ctx *cg, struct ast_node *n)
 	return cg_helper_call(cg, BPF_FUNC_get_socket_cookie, &sk, 1);
 }
 
+/* skboutput("path", skb, len, offset): path and offset are known now (the
+ * runtime opens each path once, at start); skb a struct sk_buff * the
+ * verifier knows as one (stdlib_btf_probe) */
+static void check_skboutput(struct sema_ctx *s, struct ast_node *n)
+{
+	struct ast_node *path = n->call.args, *skb = path->next, *len = skb->next, *off = len->next;
+	n->type = ty_int64;
+	if (path->kind == N_POSITIONAL)
+		sema_positional_text(s, path);
+	if (path->kind != N_STR) {
+		sema_expr(s, path);
+		sema_error(s, path->loc, "skboutput() needs the pcap file's path as a string literal, "
+			   "like skboutput(\"out.pcap\", args.skb, args.skb->len, 0)");
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	if (!path->s.value[0]) {
+		sema_error(s, path->loc, "skboutput() needs a pcap file's path, not an empty string");
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	struct type *t = sema_expr(s, skb);
+	if (t->kind != TY_ERROR && t->kind != TY_PTR && t->kind != TY_INT) {
+		sema_error(s, skb->loc, "skboutput() needs a struct sk_buff pointer, not %s",
+			   type_str(sema_arena(s), t));
+		n->type.kind = TY_ERROR;
+	}
+	t = sema_expr(s, len);
+	if (t->kind != TY_ERROR && t->kind != TY_INT) {
+		sema_error(s, len->loc, "skboutput() needs the number of bytes to copy as an integer, not %s",
+			   type_str(sema_arena(s), t));
+		n->type.kind = TY_ERROR;
+	}
+	int64_t o = 0;
+	sema_expr(s, off);
+	if (!sema_const_int(s, off, &o)) {
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	if (o < 0) {
+		sema_error(s, off->loc, "skboutput()'s offset (the bytes of the packet left out of the "
+			   "pcap file, 14 for an Ethernet header) cannot be negative: %lld", (long long)o);
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	if (n->type.kind == TY_ERROR || !stdlib_btf_probe(s, n, "skboutput()", "bpf_skb_output", true))
+		return;
+	if (host_feature_answer(HF_SKB_OUTPUT) == HF_NO) {
+		sema_error(s, n->loc, "skboutput() needs %s (Linux %s), which this kernel refuses [%s]",
+			   host_feature_what(HF_SKB_OUTPUT), host_feature_since(HF_SKB_OUTPUT),
+			   explain_get(EX_HELPER)->code);
+		n->type.kind = TY_ERROR;
+		return;
+	}
+	struct sema_event *ev = sema_add_event(s, EV_SKBOUTPUT, n, NULL, NULL);
+	ev->fmt = path->s.value;
+	ev->offset = (uint64_t)o;
+	n->note.event = ev;
+}
+
+static LLVMValueRef lower_skboutput(struct cg_ctx *cg, struct ast_node *n)
+{
+	const struct sema_event *ev = n->note.event;
+	LLVMBuilderRef b = cg_builder(cg);
+	struct ast_node *skb = n->call.args->next, *len = skb->next;
+	LLVMValueRef p = LLVMBuildIntToPtr(b, cg_expr(cg, skb), cg_ptr(cg), "skb");
+	/* the kernel takes the length from the flags' upper 32 bits */
+	LLVMValueRef l = LLVMBuildAnd(b, cg_expr(cg, len), cg_const(cg, 0xffffffffu), "");
+	LLVMValueRef hdr = cg_alloca(cg, CG_SKB_HDR, "skbhdr");
+	cg_store_i64(cg, cg_const(cg, EV_SKBOUTPUT | (uint64_t)(uint32_t)ev->id << 32), hdr);
+	cg_store_i64(cg, cg_helper_call(cg, BPF_FUNC_ktime_get_boot_ns, NULL, 0), cg_gep(cg, hdr, 8));
+	cg_store_i64(cg, l, cg_gep(cg, hdr, 16));
+	LLVMValueRef args[] = {
+		p, cg_aux_map(cg, CG_SKB_MAP, BPF_MAP_TYPE_PERF_EVENT_ARRAY, 1, 4, 4),
+		LLVMBuildOr(b, LLVMBuildShl(b, l, cg_const(cg, 32), ""), cg_const(cg, BPF_F_CURRENT_CPU), ""),
+		hdr, cg_const(cg, CG_SKB_HDR)};
+	return cg_helper_call(cg, BPF_FUNC_skb_output, args, 5);
+}
+
 const struct builtin stdlib_net[] = {
 	{.name = "ntop", .kind = BI_FUNC, .min_args = 1, .max_args = 2, .check = check_ntop,
 	 .lower = lower_ntop, .summary = "IPv4/IPv6 address as text: ntop([af,] addr)"},
@@ -192,5 +279,8 @@ const struct builtin stdlib_net[] = {
 	{.name = "socket_cookie", .kind = BI_FUNC, .min_args = 1, .max_args = 1,
 	 .check = check_socket_cookie, .lower = lower_socket_cookie,
 	 .summary = "the kernel's cookie of a struct sock * (fentry/fexit, rawtracepoint)"},
+	{.name = "skboutput", .kind = BI_FUNC, .min_args = 4, .max_args = 4,
+	 .check = check_skboutput, .lower = lower_skboutput,
+	 .summary = "a packet into a pcap file: skboutput(path, skb, len, offset) (fentry, rawtracepoint)"},
 	{0},
 };

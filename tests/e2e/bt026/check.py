@@ -228,7 +228,9 @@ def feature_table(info):
         'dwarf': True,          # sonde reads DWARF itself (host/dwarf.c)
         'dwunwind': has('dwunwind'),    # DWARF stack unwinding, when --info says so
         # bpftrace's build options and probe types sonde does not have
-        'aot': False, 'skboutput': False, 'blazesym': False,
+        # bpf_skb_output in tp_btf programs, and libpcap to write the files
+        'skboutput': has('skboutput') and re.search(r'^\s*libpcap: libpcap', info, re.M) is not None,
+        'aot': False, 'blazesym': False,
         'iter:task': False, 'iter:task_file': False, 'iter:task_vma': False,
         'iter': False,
         'kprobe_session': False,    # a kprobe feature: this host has no kprobes
