@@ -84,3 +84,44 @@ if [ "$VMK" = 5.10 ]; then
 else
 	expect_eq fentry:socket_cookie "@nz[1]: 4 | 1 3" "$(printf '%s\n' "$out" | grep '^@nz') | $(printf '%s\n' "$out" | sed -n 's/^@c\[[1-9][0-9]*\]: //p' | sort -n | tr '\n' ' ' | sed 's/ $//')"
 fi
+
+# skboutput(): bpftrace's own test's fentry:__dev_queue_xmit, whose skb's
+# data begins at the device's Ethernet header (offset 14 leaves it out):
+# two UDP datagrams on lo in a network namespace of the test's own, each
+# read back from the pcap file whole (an IP packet of 28 + payload bytes,
+# the payload last)
+cat > "$B/skbsend.py" <<'PY'
+import socket
+r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); r.bind(("127.0.0.1", 0))
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for p in (b"sonde-vm", b"second-one"):
+    s.sendto(p, r.getsockname()); r.recv(100)
+PY
+cat > "$B/skbread.py" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+print("linktype", struct.unpack("<I", b[20:24])[0])
+off = 24
+while off < len(b):
+    cap, orig = struct.unpack("<II", b[off + 8:off + 16])
+    d = b[off + 16:off + 16 + cap]
+    print(cap, orig, d[0] >> 4, d[9], d[28:].decode())
+    off += 16 + cap
+PY
+if ip netns add sonde-vm-skb 2>/dev/null && ip -n sonde-vm-skb link set lo up; then
+	rm -f "$B/skb.pcap"
+	out=$("$SONDE" -q -c "ip netns exec sonde-vm-skb python3 $B/skbsend.py" -e "fentry:__dev_queue_xmit /pid == cpid/ { printf(\"ret %d\\n\", skboutput(\"$B/skb.pcap\", args.skb, args.skb->len, 14)); }" 2>&1 | grep -v '^$')
+	if [[ $out == *"error: "*"__dev_queue_xmit"* ]] && ! "$SONDE" -l 'fentry:__dev_queue_xmit' | grep -q .; then
+		skip fentry:skboutput "no fentry:__dev_queue_xmit in this kernel's BTF"
+	else
+		expect_eq fentry:skboutput "ret 0
+ret 0
+linktype 101
+36 36 4 17 sonde-vm
+38 38 4 17 second-one" "$out
+$(python3 "$B/skbread.py" "$B/skb.pcap" 2>&1)"
+	fi
+	ip netns delete sonde-vm-skb
+else
+	skip fentry:skboutput "cannot make a network namespace in the guest (ip netns add)"
+fi
