@@ -20,7 +20,10 @@ ns=sonde-skb-$$
 cat > "$D/send.py" <<'PY'
 # send.py PORTFILE PAYLOAD...: one UDP datagram of each payload to a
 # socket of its own on 127.0.0.1, each received before the next is sent
-import socket, sys
+# (SKB_COMM: the name it runs under)
+import os, socket, sys
+if os.environ.get("SKB_COMM"):
+    open("/proc/self/comm", "w").write(os.environ["SKB_COMM"])
 r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 r.bind(("127.0.0.1", 0))
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -113,6 +116,35 @@ IP 127.0.0.1.$sport > 127.0.0.1.$dport: UDP, length ${#p3}" "$got"
 	else
 		skip skboutput:tcpdump "tcpdump is not installed (make deps)"
 	fi
+	# a packet larger than the perf buffer (2 pages per CPU) cannot be
+	# sent: ENOSPC, counted by the kernel and said at exit; the next fits
+	rm -f "$D/lost.pcap"
+	big=$(printf 'z%.0s' {1..9000})
+	out=$(BPFTRACE_PERF_RB_PAGES=2 timeout 120 "$SONDE" -q -c "ip netns exec $ns python3 $D/send.py $D/ports $big y" \
+		-e "rawtracepoint:net_dev_queue /pid == cpid/ { printf(\"%d\\n\", skboutput(\"$D/lost.pcap\", args.skb, args.skb->len, 14)); }" 2>&1 | grep -v '^$')
+	expect_eq skboutput:lost "-28
+0
+sonde: skboutput: 1 packet lost: the perf buffer was full (2 pages per CPU; BPFTRACE_PERF_RB_PAGES sets more)" "$out"
+	got=$(python3 "$D/read.py" "$D/lost.pcap" 0 0 2>&1 | cut -d' ' -f1,2)
+	expect_eq skboutput:lost_pcap "magic a1b2c3d4
+29 29" "$got"
+	# while the run goes on: each batch of packets is in the file (flushed),
+	# not only at exit
+	rm -f "$D/live.pcap" "$D/live.out"
+	"$SONDE" -e "rawtracepoint:net_dev_queue /comm == \"skb$$\"/ { \$r = skboutput(\"$D/live.pcap\", args.skb, args.skb->len, 14); }" > "$D/live.out" 2>&1 &
+	spid=$!
+	if wait_for "$D/live.out" '^Attached 1 probe'; then
+		SKB_COMM=skb$$ ip netns exec "$ns" python3 "$D/send.py" "$D/ports" live-packet
+		for ((i = 0; i < 300; i++)); do
+			[ "$(stat -c %s "$D/live.pcap" 2>/dev/null)" = $((24 + 16 + 28 + 11)) ] && break
+			sleep 0.1
+		done
+		expect_eq skboutput:flushed_while_running "$((24 + 16 + 28 + 11)) running" \
+			"$(stat -c %s "$D/live.pcap" 2>&1) $(kill -0 $spid 2>/dev/null && echo running)"
+	else
+		fail skboutput:flushed_while_running
+	fi
+	int_stop $spid
 	ip netns delete "$ns"
 else
 	skip skboutput:pcap "cannot make a network namespace (ip netns add $ns)"
