@@ -339,6 +339,41 @@ static void test_rawtp_btf_ctx(void **state)
 	(void)state;
 }
 
+/* skboutput(): a raw tracepoint that calls it is tp_btf; each call is an
+ * EV_SKBOUTPUT event holding its path and offset (two calls may share a
+ * path); bpf_skb_output (111) writes to the perf event array skb_out */
+static void test_skboutput(void **state)
+{
+	struct checked c;
+	checked_run(&c, "rawtracepoint:net_dev_queue { $a = skboutput(\"a.pcap\", args.skb, args.skb->len, 14); "
+			"$b = skboutput(\"a.pcap\", args.skb, 34, 0); }", NULL);
+	assert_non_null(c.r);
+	assert_true(c.r->probes[0].btf_ctx);
+	assert_int_equal(c.r->nevents, 2);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(c.r->events[i]->kind, EV_SKBOUTPUT);
+		assert_string_equal(c.r->events[i]->fmt, "a.pcap");
+		assert_int_equal(c.r->events[i]->offset, i ? 0 : 14);
+	}
+	struct cg_object obj;
+	char *ir = NULL;
+	assert_int_equal(checked_codegen(&c, &ir, &obj), 0);
+	assert_non_null(strstr(ir, "section \"tp_btf/net_dev_queue\""));
+	assert_non_null(strstr(ir, "@skb_out = "));
+	assert_non_null(strstr(ir, "inttoptr (i64 111 to ptr)"));
+	free(ir);
+	free(obj.elf);
+	checked_free(&c);
+
+	checked_run(&c, "interval:s:1 { $r = skboutput(\"a.pcap\", 0, 1, 0); }", NULL);
+	assert_null(c.r);
+	if (!strstr(c.msgs, "skboutput() needs bpf_skb_output, which the kernel allows only in fentry/fexit "
+			    "probes and raw tracepoints with BTF, not in interval probes"))
+		fail_msg("%s", c.msgs);
+	checked_free(&c);
+	(void)state;
+}
+
 /* -l 'kprobe:...': sorted by name, each name once; a module's with it */
 static void test_list(void **state)
 {
@@ -453,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_missing),
 		cmocka_unit_test(test_func),
 		cmocka_unit_test(test_rawtp_btf_ctx),
+		cmocka_unit_test(test_skboutput),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_fentry),
 		cmocka_unit_test(test_btf_func_id),
