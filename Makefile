@@ -18,7 +18,7 @@ GEN     := $(BUILD)/gen
 DEPS_PKGS := llvm-16-dev libbpf-dev libelf-dev flex bison libcmocka-dev \
 	zlib1g-dev libzstd-dev libz3-dev libxml2-dev libncurses-dev \
 	bpftrace gcc g++ binutils lld make util-linux procps time iproute2 pkg-config systemtap-sdt-dev python3 \
-	libmicrohttpd-dev libpcap-dev tcpdump libcapstone-dev libdw-dev dwarves prometheus bpftool \
+	libmicrohttpd-dev libpcap0.8 tcpdump libcapstone-dev libdw-dev dwarves prometheus bpftool \
 	qemu-system-x86 busybox-static \
 	protobuf-c-compiler libprotobuf-c-dev chromium golang-go clang-14 llvm-16 python3.11 python3.11-dbg \
 	python3-fastapi python3-uvicorn python3-torch
