@@ -108,6 +108,16 @@ $(GEN)/unwind.bc: codegen/bpfc/unwind.bpf.c host/cfi_abi.h
 		llvm-as-16 -o $@
 $(BUILD)/rel/codegen/unwind.o $(BUILD)/asan/codegen/unwind.o $(BUILD)/fuzz/codegen/unwind.o: $(GEN)/unwind.bc
 
+# sonde's stdlib modules (stdlib/modules/NAME/*.bpf.c, `import "stdlib/NAME"`),
+# embedded by stdlib/modules.c: bitcode as the walker's.  Their "Dwarf Version"
+# flag stays clang's (Max, 5): LLVM 16 links Max against sonde's Warning 4
+# with a warning only, as it must for a script's own .bpf.c (codegen/cimport.c)
+STDLIB_MOD_BCS := $(patsubst stdlib/modules/%.bpf.c,$(GEN)/modules/%.bc,$(wildcard stdlib/modules/*/*.bpf.c))
+$(GEN)/modules/%.bc: stdlib/modules/%.bpf.c
+	@mkdir -p $(dir $@)
+	clang-14 -target bpfel -O2 -g -Wall -Werror -emit-llvm -c -o $@ $<
+$(BUILD)/rel/stdlib/modules.o $(BUILD)/asan/stdlib/modules.o $(BUILD)/fuzz/stdlib/modules.o: $(STDLIB_MOD_BCS)
+
 # syscall_name(): this architecture's syscall numbers, from the kernel
 # headers the build sees (linux-libc-dev), so the table is never stale
 $(GEN)/syscall_names.h:

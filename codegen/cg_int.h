@@ -150,6 +150,12 @@ LLVMValueRef cg_load_ext(struct cg_ctx *cg, LLVMValueRef ptr, uint32_t size, boo
  * address in frame_slot, where init loads it */
 void cg_emit_frame(struct cg_ctx *cg, const char *name);
 
+/* cimport.c: link the imported C (cg->opts->cimports) into cg->mod;
+ * 0 or -errno after a message */
+int cg_cimport_link(struct cg_ctx *cg);
+/* before a module is optimized: inline the imported functions */
+void cg_cimport_inline(struct cg_ctx *cg);
+
 /* bpf.c: return e, the program's return value (e an i64) */
 void cg_return_value(struct cg_ctx *cg, LLVMValueRef v);
 

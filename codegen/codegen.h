@@ -164,6 +164,11 @@ LLVMValueRef cg_scratch(struct cg_ctx *cg, const char *name, uint32_t size);
  * cannot be linked. */
 LLVMValueRef cg_unwind_user(struct cg_ctx *cg, LLVMValueRef buf, uint32_t size, LLVMValueRef pid,
 			    uint32_t flags);
+/* cimport.c: a call of a function an imported C file defines (linked in
+ * by cg_cimport_link): args are i64s or pointers to bytes, converted to
+ * its parameters; the result an i64 (extended as f->ret says), NULL for
+ * void */
+LLVMValueRef cg_cfunc_call(struct cg_ctx *cg, const struct cg_cfunc *f, LLVMValueRef *args);
 /* number of entries in map m (bpf_for_each_map_elem with a callback that
  * only continues), an i64 */
 LLVMValueRef cg_map_count(struct cg_ctx *cg, const struct sema_map *m);

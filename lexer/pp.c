@@ -789,7 +789,9 @@ int lex_directive(struct lexer *lx, struct src_loc loc,
 #define IS(word) (wlen == sizeof(word) - 1 && memcmp(w, word, wlen) == 0)
 	if (IS("include"))
 		return lex_include(lx, loc, s, wend, n);
-	if (IS("pragma"))
+	/* #line N "FILE": where the next line comes from, in a script whose
+	 * imports parser/import.c spliced in; diag.c reads it */
+	if (IS("pragma") || IS("line"))
 		return 0;
 	if (IS("define") || IS("undef") || IS("ifdef") || IS("ifndef")) {
 		const char *what = IS("define") ? "#define" : IS("undef") ?
