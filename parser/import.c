@@ -23,12 +23,13 @@
  * would run what another user put there.
  *
  * Each script or header is first parsed alone (its own diag: errors name
- * its file and lines) to find its imports.  Then one text is made: the
- * importing script up to the end of its last import statement, every file
- * it imports (a file's own imports before it), each after a line
- * `#line 1 "FILE"`, then `#line L "SCRIPT"` and the rest of the script,
- * its column kept by spaces.  That text is parsed again as one program
- * (whose import statements are passed over: they were read): line numbers in the AST count lines of it,
+ * its file and lines) to find its imports.  Then one text is made: every
+ * file imported (a file's own imports before it), each after a line
+ * `#line 1 "FILE"`, then `#line 1 "SCRIPT"` and the script.  So imported
+ * probes come before the script's own, as bpftrace orders them, and
+ * headers' struct definitions before the probes that use them.  That text
+ * is parsed again as one program (its import statements are passed over:
+ * they were read; a config block after imported probes is the script's): line numbers in the AST count lines of it,
  * and diag.c maps them back through the markers to the file and line an
  * error is in.  LLVM's line info quotes the same text, so a verifier
  * error in an imported probe shows the imported line.
@@ -53,7 +54,7 @@ enum imp_kind { IMP_BT, IMP_H, IMP_C, IMP_UNKNOWN };
 struct imp_seg {
 	struct imp_seg *next;
 	const char *shown;	/* the path as messages name it */
-	char *text;		/* its text, import statements blanked */
+	char *text;		/* its text */
 	int first_line;		/* where its first line is in the spliced text */
 };
 
@@ -346,35 +347,15 @@ struct ast_node *parse_imports(struct parse_ctx *px, const char **src)
 	if (st.failed)
 		return NULL;
 
-	/* the root up to the end of its last import, the files, the rest */
-	const char *root = *src;
-	const struct parse_import *last = px->imports;
-	while (last->next)
-		last = last->next;
-	size_t split = 0;
-	for (int line = 1, col = 1; root[split]; split++) {
-		if (line == last->loc.end_line && col == last->loc.end_col)
-			break;
-		if (root[split] == '\n') {
-			line++;
-			col = 1;
-		} else {
-			col++;
-		}
-	}
+	/* the files, then the script */
 	char *buf = NULL;
 	size_t blen = 0;
 	FILE *f = open_memstream(&buf, &blen);
 	if (!f) {
-		diag_error(d, last->loc, "import: out of memory");
+		diag_error(d, px->imports->loc, "import: out of memory");
 		return NULL;
 	}
 	int lines = 0;
-	fwrite(root, 1, split, f);
-	fputc('\n', f);
-	for (size_t i = 0; i < split; i++)
-		lines += root[i] == '\n';
-	lines++;
 	for (struct imp_seg *s = st.segs; s; s = s->next) {
 		fprintf(f, "#line 1 \"%s\"\n", s->shown);
 		s->first_line = lines + 2;
@@ -386,8 +367,14 @@ struct ast_node *parse_imports(struct parse_ctx *px, const char **src)
 			lines++;
 		}
 	}
-	fprintf(f, "#line %d \"%s\"\n%*s%s", last->loc.end_line, d->file, last->loc.end_col - 1,
-		"", root + split);
+	struct imp_seg root = {.first_line = lines + 2};
+	fprintf(f, "#line 1 \"%s\"\n", d->file);
+	const char *rest = *src;
+	if (rest[0] == '#' && rest[1] == '!') {	/* a comment on line 1 only */
+		const char *nl = strchr(rest, '\n');
+		rest = nl ? nl : "";
+	}
+	fputs(rest, f);
 	fclose(f);
 	const char *text = arena_strdup(px->arena, buf ? buf : "");
 	free(buf);
@@ -395,11 +382,9 @@ struct ast_node *parse_imports(struct parse_ctx *px, const char **src)
 	/* C imports, located in the spliced text */
 	struct ast_cimport *cis = NULL, **tail = &cis;
 	for (struct imp_cfile *cf = st.cfiles; cf; cf = cf->next) {
-		if (cf->seg) {
-			int shift = cf->seg->first_line - 1;
-			cf->ci->loc.line += shift;
-			cf->ci->loc.end_line += shift;
-		}
+		int shift = (cf->seg ? cf->seg : &root)->first_line - 1;
+		cf->ci->loc.line += shift;
+		cf->ci->loc.end_line += shift;
 		cf->ci->loc.file = NULL;
 		*tail = cf->ci;
 		tail = &cf->ci->next;
