@@ -132,6 +132,12 @@ expect_eq import:err_located 'semerr.bt:2:17: error: unknown identifier '"'"'nos
 	printf("%d\n", nosuch);
 	               ^~~~~~
 rc=1' "$(err 'import "semerr.bt"; BEGIN { }')"
+# a message located at run time (errorf) in an imported file: its file and line
+printf '\n\nBEGIN { errorf("boom %%d", 7); }\n' > "$D/ef.bt"
+out=$("$SONDE" -q -e 'import "ef.bt"; BEGIN { exit(); }' 2>&1 >/dev/null)
+expect_eq import:errorf_located 'ef.bt:3:9-29: ERROR: boom 7
+BEGIN { errorf("boom %d", 7); }
+        ~~~~~~~~~~~~~~~~~~~~' "$out"
 expect_eq import:err_signature 'stdin:1:40: error: __by_value(), of my_c_lib.bpf.c, cannot be called from a script: its argument 1 is '"'"'pt'"'"' (a struct, union or array by value) (sonde passes integers and pointers)
 import "my_c_lib.bpf.c"; BEGIN { print(__by_value(1)); }
                                        ^~~~~~~~~~~~~
