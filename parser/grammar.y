@@ -733,7 +733,7 @@ static bool parse_is_closer(yysymbol_kind_t sym)
  * when an expression could start here, or else is left out. */
 static int yyreport_syntax_error(const yypcontext_t *ctx, struct parse_ctx *px)
 {
-	enum { MAX_LISTED = 8 };
+	enum { MAX_LISTED = 9 };
 	yysymbol_kind_t expected[YYNTOKENS];
 	char what[128], name[64], tail[320];
 
