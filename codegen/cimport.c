@@ -381,8 +381,8 @@ int cg_cimport_load(struct arena *a, struct diag *d, const struct ast_node *prog
 				   "SONDE_CLANG)", ci->path, looked);
 			return -1;
 		}
-		const void *bc;
-		size_t size;
+		const void *bc = NULL;
+		size_t size = 0;
 		int err = compile_c(a, clang, ci->path, &bc, &size);
 		if (err) {
 			diag_error(d, ci->loc, "import \"%s\": %s could not compile it%s", ci->path, clang,
