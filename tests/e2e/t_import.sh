@@ -54,6 +54,26 @@ expect_eq import:doc_example "2" "$(printf '%s\n' "$out" | sed '/^$/d')"
 out=$("$SONDE" -q -e 'import "stdlib/test"; BEGIN { print(__always_true()); exit(); }' 2>&1)
 expect_eq import:stdlib_test "1" "$(printf '%s\n' "$out" | sed '/^$/d')"
 
+# imported C with a map of its own and helpers (libbpf's bpf_helpers.h),
+# linked into every module of a script split into several (over 48 programs):
+# one map, shared
+cat > "$D/counter.bpf.c" <<'EOF'
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, int);
+	__type(value, long);
+} counter SEC(".maps");
+long __bump(void) { int k = 0; long *v = bpf_map_lookup_elem(&counter, &k); if (!v) return -1; *v += 1; return *v; }
+unsigned long long __tgid(void) { return bpf_get_current_pid_tgid() >> 32; }
+EOF
+{ echo 'import "counter.bpf.c";'; for i in $(seq 1 55); do echo 'BEGIN { __bump(); }'; done
+  echo 'BEGIN { printf("%d %d\n", __bump(), __tgid() == pid); exit(); }'; } > "$D/split.bt"
+out=$("$SONDE" -q "$D/split.bt" 2>&1)
+expect_eq import:c_map_split "56 1" "$(printf '%s\n' "$out" | sed '/^$/d')"
+
 # a directory (its .bt, .h, .bpf.c in name order; not deeper/ nor notes),
 # nested imports relative to their own file, each file once
 cat > "$D/lib/a.bt" <<'EOF'
