@@ -63,11 +63,9 @@ static void quote_line(struct diag *d, struct src_loc loc)
 /*
  * A script that imports files is parsed as one text with the files
  * spliced in (parser/import.c), each part after a line `#line N "FILE"`:
- * the next line is line N of FILE.  The file and line a location of that
- * text names, into file (cap bytes): the location's own when the text has
- * no marker before it.
+ * the next line is line N of FILE.  diag_where (diag.h) maps a location.
  */
-static const char *mapped_line(const struct diag *d, struct src_loc *loc, char *file, size_t cap)
+const char *diag_where(const struct diag *d, struct src_loc *loc, char *file, size_t cap)
 {
 	const char *own = loc->file ? loc->file : d->file;
 	if (!d->src || (loc->file && d->file && strcmp(loc->file, d->file)) ||
@@ -108,7 +106,7 @@ static void report(struct diag *d, const char *what, struct src_loc loc,
 {
 	char mfile[1024];
 	struct src_loc shown = loc;
-	const char *file = loc.line > 0 ? mapped_line(d, &shown, mfile, sizeof(mfile))
+	const char *file = loc.line > 0 ? diag_where(d, &shown, mfile, sizeof(mfile))
 					: loc.file ? loc.file : d->file;
 	char *msg = NULL;
 	if (vasprintf(&msg, fmt, ap) < 0)
@@ -178,7 +176,7 @@ void diag_located(struct diag *d, struct src_loc loc, const char *kind, const ch
 {
 	char mfile[1024];
 	struct src_loc shown = loc;
-	const char *file = mapped_line(d, &shown, mfile, sizeof(mfile));
+	const char *file = diag_where(d, &shown, mfile, sizeof(mfile));
 	if (len && msg[len - 1] == '\n')
 		len--;
 	if (loc.end_line > loc.line) {

@@ -264,6 +264,10 @@ static bool import_path(struct imp_state *st, struct diag *d, const struct parse
 		return true;
 	}
 	enum imp_kind kind = kind_of(path);
+	if (kind != IMP_UNKNOWN && !S_ISREG(sb.st_mode)) {
+		imp_error(st, d, im->path_loc, "import \"%s\": %s is not a regular file", im->path, path);
+		return true;
+	}
 	if (kind == IMP_UNKNOWN) {
 		const char *base = strrchr(path, '/');
 		imp_error(st, d, im->path_loc, "import \"%s\": unknown kind of file '%s': sonde imports "
