@@ -240,7 +240,8 @@ static void test_errors(void **state)
 	expect_error("macro m() { 1 }\nimport \"x.bt\";\nBEGIN { }\n", "comes after a macro");
 	expect_error("import 0;\nBEGIN { }\n", "main.bt:1:8: error: syntax error: unexpected "
 		     "integer '0', expecting string\n");
-	expect_error("BEGIN { import \"x.bt\"; }\n", "syntax error");
+	expect_error("BEGIN { import \"x.bt\"; }\n", "main.bt:1:9: error: import is at the top level "
+		     "only, before the probes: sonde has no imports inside a probe's body\n");
 	expect_error("import \"nothere.bt\";\nBEGIN { }\n",
 		     "%s/main.bt:1:8: error: import \"nothere.bt\": no such file or directory: "
 		     "%s/nothere.bt (an import is looked for beside the script that imports it; "
