@@ -67,7 +67,6 @@ struct imp_cfile {
 
 struct imp_state {
 	struct arena *a;
-	struct diag *d;		/* the root script's */
 	const char *stack[IMP_MAX_DEPTH + 1];	/* real paths being imported */
 	const char *stack_shown[IMP_MAX_DEPTH + 1];
 	int depth;
@@ -335,7 +334,7 @@ static int count_lines(const char *s)
 struct ast_node *parse_imports(struct parse_ctx *px, const char **src)
 {
 	struct diag *d = px->diag;
-	struct imp_state st = {.a = px->arena, .d = d};
+	struct imp_state st = {.a = px->arena};
 	st.segs_tail = &st.segs;
 	st.cfiles_tail = &st.cfiles;
 	bool from_file = d->file && strcmp(d->file, "stdin");

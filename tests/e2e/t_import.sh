@@ -111,6 +111,14 @@ n2
 n1 16
 42 42" "$(printf '%s\n' "$out" | sed '/^$/d')"
 
+# a quoted #include in an imported script is found beside that script (not
+# beside the script sonde runs: "file not found" before)
+mkdir -p "$D/inc" && chmod 755 "$D/inc"
+echo '#define X 1' > "$D/inc/defs.h"
+printf '#include "defs.h"\nBEGIN { printf("include ok\\n"); }\n' > "$D/inc/x.bt"
+out=$("$SONDE" -q -e "import \"$D/inc/x.bt\"; BEGIN { exit(); }" 2>&1)
+expect_eq import:include_beside "include ok" "$(printf '%s\n' "$out" | sed '/^$/d')"
+
 # -e: paths are relative to the current directory
 out=$(cd "$D" && "$SONDE" -q -e 'import "sub/n2.bt"; BEGIN { exit(); }' 2>&1)
 expect_eq import:e_cwd "n2" "$(printf '%s\n' "$out" | sed '/^$/d')"
