@@ -285,7 +285,9 @@ static void list_functions(struct arena *a, LLVMContextRef ctx, LLVMModuleRef m,
 		unsigned np = LLVMCountParamTypes(ft);
 		LLVMMetadataRef di[CG_CFUNC_MAX_ARGS + 2] = {0};
 		int ndi = di_types(ctx, fn, di, CG_CFUNC_MAX_ARGS + 2);
-		if (np > CG_CFUNC_MAX_ARGS) {
+		if (LLVMIsFunctionVarArg(ft)) {
+			f.unsupported = "it takes a variable number of arguments";
+		} else if (np > CG_CFUNC_MAX_ARGS) {
 			f.unsupported = arena_printf(a, "it takes %u arguments, more than the %d BPF "
 						     "passes", np, CG_CFUNC_MAX_ARGS);
 		} else if (ndi && ndi != (int)np + 1) {

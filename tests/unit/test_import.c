@@ -355,7 +355,9 @@ static void test_module_signature(void **state)
 static void test_c_signatures(void **state)
 {
 	if (system("command -v clang-14 >/dev/null 2>&1 || command -v clang >/dev/null 2>&1")) {
-		skip();	/* make deps installs clang-14 */
+		fprintf(stderr, "test_c_signatures: skipped: no clang-14 or clang in PATH (make deps "
+			"installs clang-14)\n");
+		skip();
 		return;
 	}
 	put("sig.bpf.c", "typedef unsigned int u32;\n"
@@ -367,7 +369,8 @@ static void test_c_signatures(void **state)
 			 "struct pt { int x, y; };\n"
 			 "int __s(struct pt p) { return p.x; }\n"
 			 "static int hidden(int x) { return x; }\n"
-			 "int __h(int x) { return hidden(x); }\n");
+			 "int __h(int x) { return hidden(x); }\n"
+			 "int __va(int n, ...) { return n; }\n");
 	struct parsed p;
 	parse(&p, "import \"sig.bpf.c\";\nBEGIN { }\n");
 	assert_non_null(p.root);
@@ -405,6 +408,9 @@ static void test_c_signatures(void **state)
 	assert_string_equal(f->unsupported, "its argument 1 is 'pt' (a struct, union or array by "
 					    "value)");
 	assert_null(find_func(&ci, "hidden"));	/* static: not the script's */
+	f = find_func(&ci, "__va");
+	assert_non_null(f);
+	assert_string_equal(f->unsupported, "it takes a variable number of arguments");
 	assert_non_null(find_func(&ci, "__h"));
 	parsed_free(&p);
 
