@@ -74,6 +74,13 @@ EOF
 out=$("$SONDE" -q "$D/split.bt" 2>&1)
 expect_eq import:c_map_split "56 1" "$(printf '%s\n' "$out" | sed '/^$/d')"
 
+# imported C beside the CFI stack walker (codegen/unwind.c), both linked
+# into one module: their "Dwarf Version" flags differ in behaviour (clang's
+# Max 5, the walker's Warning 4), which LLVM 16 links; the verifier takes it
+out=$("$SONDE" --dry-run -q -e 'import "stdlib/test"; profile:hz:99 { @[ustack] = count(); @n = __always_true(); }' 2>&1)
+expect_eq import:c_with_walker "rc=0" "$out${out:+
+}rc=$?"
+
 # a directory (its .bt, .h, .bpf.c in name order; not deeper/ nor notes),
 # nested imports relative to their own file, each file once
 cat > "$D/lib/a.bt" <<'EOF'
