@@ -453,9 +453,10 @@ void cg_cimport_inline(struct cg_ctx *cg)
 {
 	if (!cg->opts->cimports)
 		return;
+	/* the inliner alone: a global-DCE pass would drop what nothing refers
+	 * to, a split module's internal _license among it */
 	LLVMPassManagerRef pm = LLVMCreatePassManager();
 	LLVMAddAlwaysInlinerPass(pm);
-	LLVMAddGlobalDCEPass(pm);
 	LLVMRunPassManager(pm, cg->mod);
 	LLVMDisposePassManager(pm);
 }

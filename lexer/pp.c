@@ -790,10 +790,11 @@ int lex_directive(struct lexer *lx, struct src_loc loc,
 #define IS(word) (wlen == sizeof(word) - 1 && memcmp(w, word, wlen) == 0)
 	if (IS("include"))
 		return lex_include(lx, loc, s, wend, n);
-	/* #line N "FILE": where the next line comes from, in a script whose
-	 * imports parser/import.c spliced in; diag.c reads it */
 	if (IS("pragma"))
 		return 0;
+	/* #line N "FILE": where the next line comes from, in a script whose
+	 * imports parser/import.c put before it; diag.c maps locations with
+	 * it, and quoted #includes are looked for beside FILE */
 	if (IS("line")) {
 		const char *q = memchr(s + wend, '"', n - wend);
 		const char *e = q ? memchr(q + 1, '"', n - (size_t)(q + 1 - s)) : NULL;
