@@ -105,7 +105,7 @@ py_capture() {
 	"$SONDE" -p "$wp" "$@" > "$out" 2>&1 &
 	sp=$!
 	# the text line, or -f json's record (on the same file here)
-	wait_for "$out" '^Attached|"attached_probes"' 300 || echo "    sonde did not attach in 300 s"
+	wait_for "$out" '^Attached|"attached_probes"' 300 "$sp" || echo "    sonde did not attach"
 	echo g >&7
 	wait_for "$PD/wl.out" '^done' 300
 	py_stop
