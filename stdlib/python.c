@@ -411,7 +411,7 @@ LLVMValueRef stdlib_pystack_id(struct cg_ctx *cg, uint32_t depth, LLVMValueRef p
 		char mname[32];
 		snprintf(mname, sizeof(mname), CG_STACK_MAP_FMT, 'p', bw);
 		LLVMValueRef map = cg_aux_map_flags(cg, mname, BPF_MAP_TYPE_HASH,
-						    big ? CG_STACK_MAP_ENTRIES : CG_STACK_MAP_ENTRIES / 16,
+						    big ? PY_STACK_MAP_ENTRIES : CG_STACK_MAP_ENTRIES / 16,
 						    bw * 8, 4, big ? BPF_F_NO_PREALLOC : 0);
 		LLVMValueRef fresh = stdlib_stack_id(cg, map, buf, id);
 		LLVMValueRef any = LLVMBuildICmp(b, LLVMIntNE, cg_load_i64(cg, cg_gep(cg, buf, 8)),

@@ -293,6 +293,16 @@ expect_eq pystack:ustack_python "getppid
     a ($W:22)
     main ($W:66)
     <module> ($W:81)" "$got"
+# the same beside another key and a pystack printf in one tracepoint: the
+# probe, the CFI walker and the two walks' callbacks share 512 bytes of
+# stack (refused for 528-560 bytes before)
+py_capture /usr/bin/python3.11 "$PD/mixedkey.out" -e 'tracepoint:syscalls:sys_enter_getppid { @[comm, ustack(python)] = count(); @n[pystack(1)] = count(); }'
+got=$(awk '/^@\[python3/ { k = ""; next } /^\]: 3$/ { printf "%s", k } /^\]: / { next } { k = k $0 "\n" }' "$PD/mixedkey.out" |
+	sed -n '/(/p')
+expect_eq pystack:ustack_python_beside_keys "    b ($W:17)
+    a ($W:22)
+    main ($W:66)
+    <module> ($W:81)" "$got"
 
 # a -c command that exits: the frames recorded since the scan are named at
 # its exit (sonde holds it there), though no stack of them printed before;
