@@ -297,7 +297,7 @@ expect_eq pystack:ustack_python "getppid
 # probe, the CFI walker and the two walks' callbacks share 512 bytes of
 # stack (refused for 528-560 bytes before)
 py_capture /usr/bin/python3.11 "$PD/mixedkey.out" -e 'tracepoint:syscalls:sys_enter_getppid { @[comm, ustack(python)] = count(); @n[pystack(1)] = count(); }'
-got=$(awk '/^@\[python3/ { k = ""; next } /^\]: 3$/ { printf "%s", k } /^\]: / { next } { k = k $0 "\n" }' "$PD/mixedkey.out" |
+got=$(awk '/^@n\[/ { exit } /^@/ { k = ""; next } /^\]: 3$/ { printf "%s", k } /^\]: / { next } { k = k $0 "\n" }' "$PD/mixedkey.out" |
 	sed -n '/(/p')
 expect_eq pystack:ustack_python_beside_keys "    b ($W:17)
     a ($W:22)
