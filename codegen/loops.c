@@ -275,13 +275,8 @@ struct cg_callback {
 LLVMValueRef cg_loop_frame(struct cg_ctx *cg, uint32_t words, const char *name)
 {
 	/* one per name and function: a probe's loops run one after another */
-	for (LLVMValueRef i = LLVMGetFirstInstruction(cg->entry); i; i = LLVMGetNextInstruction(i)) {
-		size_t len;
-		const char *n = LLVMGetValueName2(i, &len);
-		if (LLVMIsAAllocaInst(i) && len == strlen(name) && !memcmp(n, name, len))
-			return i;
-	}
-	return cg_alloca_stack(cg, words * 8, name);
+	LLVMValueRef a = cg_find_alloca(cg, name);
+	return a ? a : cg_alloca_stack(cg, words * 8, name);
 }
 
 struct cg_callback *cg_callback_begin(struct cg_ctx *cg, const char *name, LLVMValueRef *index,
