@@ -34,7 +34,8 @@ rm -f "$VP/go" "$VP/wl.out" "$VP/out" && mkfifo "$VP/go"
 wp=$!
 exec 7> "$VP/go"
 if wait_for "$VP/wl.out" '^ready' 300 "$wp"; then
-	timeout 300 "$SONDE" -p "$wp" -e 'tracepoint:syscalls:sys_enter_getppid { @[pystack] = count(); }' > "$VP/out" 2>&1 &
+	# (not holding the fifo open: the workload's last read ends at its EOF)
+	timeout 300 "$SONDE" -p "$wp" -e 'tracepoint:syscalls:sys_enter_getppid { @[pystack] = count(); }' > "$VP/out" 2>&1 7>&- &
 	sp=$!
 	wait_for "$VP/out" '^Attached' 300 "$sp"
 	echo g >&7
