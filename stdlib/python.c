@@ -23,7 +23,9 @@
  * callers there, so a 30-deep stack takes one or two reads; 3.9 and 3.10
  * read PY_FRAME_READ bytes at most a frame) into per-CPU scratch, takes
  * the fields at the offsets of py_procs, and stops at the outermost
- * frame, a failed read or N frames.  C shim frames (3.12+, owner
+ * frame, a failed read or N frames (from 5.17 a bpf_loop callback, one
+ * frame an iteration, which the verifier checks once; a bounded loop
+ * before).  C shim frames (3.12+, owner
  * FRAME_OWNED_BY_CSTACK) are marked by bit 0 of the code address and left
  * out when printed; 3.11's entry frames by bit 1 (ustack(python) needs
  * them).  The key of the stack map ("pstk_<words>") is {pid, (code,
@@ -368,38 +370,25 @@ LLVMValueRef stdlib_pystack_id(struct cg_ctx *cg, uint32_t depth, LLVMValueRef p
 	bool big = host_feature(HF_BIG_KEYS);
 	LLVMValueRef n = cg_load_i64(cg, fs ? cg_gep(cg, chunk, S_N) : idx);
 	LLVMValueRef id = cg_alloca_shared(cg, 16, "sonde.pywords");	/* free again */
-	LLVMValueRef done = NULL, bd = NULL;
-	if (fs) {
-		/* the frames not walked are zeros, to the size of the smallest
-		 * bucket that holds n */
-		unsigned nb = 0;
-		while (py_bucket(depth, big, nb))
-			nb++;
-		bd = cg_const(cg, depth);
-		while (nb-- > 0) {
-			LLVMValueRef k = cg_const(cg, py_bucket(depth, big, nb));
-			bd = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULE, n, k, ""), k, bd, "");
-		}
-		zero_tail(cg, fs, n, bd, depth);
-	} else {
-		done = cg_alloca_shared(cg, 8, "sonde.pydone");
-		cg_store_i64(cg, cg_const(cg, 0), done);
+	/* the smallest bucket that holds n */
+	unsigned nb = 0;
+	while (py_bucket(depth, big, nb))
+		nb++;
+	LLVMValueRef bd = cg_const(cg, depth);
+	while (nb-- > 0) {
+		LLVMValueRef k = cg_const(cg, py_bucket(depth, big, nb));
+		bd = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULE, n, k, ""), k, bd, "");
 	}
+	/* its frames not walked are zeros */
+	if (fs)
+		zero_tail(cg, fs, n, bd, depth);
 	for (unsigned i = 0; py_bucket(depth, big, i); i++) {
 		uint32_t bk_frames = py_bucket(depth, big, i), bw = 1 + 2 * bk_frames;
-		LLVMValueRef in;
-		if (fs) {
-			in = LLVMBuildICmp(b, LLVMIntEQ, bd, cg_const(cg, bk_frames), "");
-		} else {
-			in = LLVMBuildIsNull(b, cg_load_i64(cg, done), "");
-			if (bk_frames < depth)
-				in = LLVMBuildAnd(b, in, LLVMBuildICmp(b, LLVMIntULE, n, cg_const(cg, bk_frames), ""), "");
-		}
+		LLVMValueRef in = LLVMBuildICmp(b, LLVMIntEQ, bd, cg_const(cg, bk_frames), "");
 		struct cg_if bk = cg_begin_if(cg, in, "py_bucket");
-		/* the bucket's frames not walked are zeros (a loop: 254 stores
-		 * took LLVM's passes tens of ms) */
+		/* before bpf_loop, a bounded loop here (254 stores took LLVM's
+		 * passes tens of ms) */
 		if (!fs) {
-			cg_store_i64(cg, cg_const(cg, 1), done);
 			struct py_loop z = loop_begin(cg, "py_zero", idx, bk_frames, NULL);
 			zero_frame(cg, cg_gep(cg, buf, 8), cg_load_i64(cg, idx));
 			loop_end(cg, &z);
