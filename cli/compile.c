@@ -33,8 +33,20 @@ static bool apply_config(struct diag *d, const struct ast_node *program)
 int cli_compile(struct arena *a, struct diag *d, struct cli_compile *c)
 {
 	c->ast = parse_program(a, d, c->src);
+	c->src = d->src;	/* with what its imports spliced in */
 	if (!c->ast || !apply_config(d, c->ast))
 		return -1;
+	if (c->ast->program.cimports) {
+		struct cg_cmodule mods[STDLIB_MAX_CMODULES];
+		int nmods = stdlib_cmodules(mods, STDLIB_MAX_CMODULES);
+		struct cg_cimports *ci = arena_new_obj(a, struct cg_cimports);
+		if (cg_cimport_load(a, d, c->ast, mods, nmods, ci))
+			return -1;
+		stdlib_set_cfuncs(a, ci);
+		c->co.cimports = ci;
+	} else {
+		stdlib_set_cfuncs(a, NULL);
+	}
 	c->so.builtins = stdlib_find;
 	c->so.suggest = stdlib_suggest;
 	if (!(c->r = sema_run(a, d, c->ast, &c->so)))

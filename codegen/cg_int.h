@@ -102,6 +102,8 @@ struct cg_var *cg_var_slot(struct cg_ctx *cg, struct ast_node *v);
  * than on_stack_limit (a helper that takes only stack, as bpf_loop's
  * callback context) */
 LLVMValueRef cg_alloca_stack(struct cg_ctx *cg, uint32_t size, const char *name);
+/* the entry block's slot of that name, or NULL */
+LLVMValueRef cg_find_alloca(struct cg_ctx *cg, const char *name);
 /* loops.c: for ($kv : @m) {..}, for ($i : a..b) {..} */
 void cg_for(struct cg_ctx *cg, struct ast_node *st);
 /* i1 truth value of an integer expression */
@@ -149,6 +151,12 @@ LLVMValueRef cg_load_ext(struct cg_ctx *cg, LLVMValueRef ptr, uint32_t size, boo
  * frame (the frame_size bytes its big temporaries took) and store its
  * address in frame_slot, where init loads it */
 void cg_emit_frame(struct cg_ctx *cg, const char *name);
+
+/* cimport.c: link the imported C (cg->opts->cimports) into cg->mod;
+ * 0 or -errno after a message */
+int cg_cimport_link(struct cg_ctx *cg);
+/* before a module is optimized: inline the imported functions */
+void cg_cimport_inline(struct cg_ctx *cg);
 
 /* bpf.c: return e, the program's return value (e an i64) */
 void cg_return_value(struct cg_ctx *cg, LLVMValueRef v);

@@ -88,6 +88,16 @@ void cg_llvm_report_error(struct cg_ctx *cg, const char *msg)
 	}
 	char what[1024];
 	snprintf(what, sizeof(what), "%s", text);
+	/* in C the script imported (codegen/cimport.c): its own file and line */
+	const char *r0 = p ? strchr(msg, ':') : NULL;
+	if (r0 && r0 - msg > 2 && r0[-2] == '.' && (r0[-1] == 'c' || r0[-1] == 'h')) {
+		size_t wl = strlen(what);
+		while (wl && (what[wl - 1] == '\n' || what[wl - 1] == ' '))
+			what[--wl] = '\0';
+		fprintf(stderr, "%.*s:%d:%d: error: %s (in C the script imports)\n", (int)(r0 - msg),
+			msg, line, col, what);
+		return;
+	}
 	struct src_loc loc = {.file = file, .line = line, .col = col > 0 ? col : 1,
 			      .end_line = line, .end_col = (col > 0 ? col : 1) + 1};
 	if (strstr(msg, "stack limit")) {

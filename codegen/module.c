@@ -279,6 +279,7 @@ struct cg_driver {
 	LLVMTargetMachineRef tm;
 	struct cg_llvm_errors *lerr;
 	bool broken;		/* an LLVM fatal error: its context is abandoned */
+	bool broken_link;	/* imported C did not link (said) */
 	const char *srcname;	/* the DIFile: the private copy of the source */
 	const char *srcdir;
 	/* finished modules' objects */
@@ -381,6 +382,8 @@ static void module_begin(struct cg_driver *dr)
 	if (cg->split)	/* the linker wants BTF for global symbols */
 		LLVMSetLinkage(lic, LLVMInternalLinkage);
 	cg_maps_declare(cg);
+	if (cg->opts->cimports && cg_cimport_link(cg))
+		dr->broken_link = true;
 }
 
 /* emit the module; after an LLVM fatal error its context is abandoned */
@@ -412,6 +415,7 @@ static int module_end(struct cg_driver *dr)
 	err = NULL;
 	module_source(dr);
 
+	cg_cimport_inline(cg);
 	optimize(cg->mod);
 	if (opts->emit_ir) {
 		char *ir = LLVMPrintModuleToString(cg->mod);
@@ -581,6 +585,8 @@ int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opt
 	}
 
 	module_begin(&dr);
+	if (dr.broken_link)
+		rc = -EINVAL;
 	int in_module = 0;
 	for (int i = 0; i < r->nprobes && !rc; i++) {
 		const struct sema_probe *p = &r->probes[i];
@@ -592,6 +598,10 @@ int cg_compile(struct arena *a, const struct sema_result *r, const struct cg_opt
 					break;
 				module_begin(&dr);
 				in_module = 0;
+				if (dr.broken_link) {
+					rc = -EINVAL;
+					break;
+				}
 			}
 			emit_program(&cg, p, j, p->uses_args ? 1 : p->nattach);
 			if (!dr.nmod_probes || dr.mod_probes[dr.nmod_probes - 1] != i)

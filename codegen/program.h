@@ -15,7 +15,54 @@
 
 #include "sema/sema.h"
 
+/* ---- C the script imports (codegen/cimport.c) ---- */
+
+enum { CG_CFUNC_MAX_ARGS = 5 };	/* BPF passes five arguments in registers */
+
+/* an integer (bits 8..64, signed or not), a pointer, or (a result) void */
+struct cg_cval {
+	uint8_t bits;		/* 0: void */
+	bool is_signed, is_ptr;
+};
+
+/* a function an imported C file defines, as the script may call it */
+struct cg_cfunc {
+	const char *name;
+	const char *file;	/* the .bpf.c (or module) that defines it */
+	struct cg_cval ret, params[CG_CFUNC_MAX_ARGS];
+	int nparams;
+	const char *unsupported;	/* why the script cannot call it ("its
+					 * argument 2 is 'struct foo'"), or NULL */
+};
+
+/* one of sonde's stdlib modules, compiled at build time (stdlib/modules.c) */
+struct cg_cmodule {
+	const char *name;	/* "stdlib/test/test.bpf.c" */
+	const void *bc;
+	size_t size;
+};
+
+struct cg_cimports {
+	const void **bc;	/* LLVM bitcode of each file, to link */
+	size_t *size;
+	const char **file;
+	int n;
+	struct cg_cfunc *funcs;
+	int nfuncs;
+};
+
+struct arena;
+struct diag;
+struct ast_node;
+/* The C files the program imports (program.cimports): each compiled by a
+ * clang found on the machine (a module of sonde's: its bitcode from
+ * `modules`), parsed, its functions listed.  0, or -1 after a located
+ * error at the import. */
+int cg_cimport_load(struct arena *a, struct diag *d, const struct ast_node *program,
+		    const struct cg_cmodule *modules, int nmodules, struct cg_cimports *out);
+
 struct cg_opts {
+	const struct cg_cimports *cimports;	/* linked into every module */
 	int emit_ir;		/* print LLVM IR to `out` */
 	int emit_asm;		/* print BPF assembly to `out` */
 	FILE *out;

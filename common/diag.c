@@ -60,15 +60,59 @@ static void quote_line(struct diag *d, struct src_loc loc)
 	fputc('\n', d->out);
 }
 
+/*
+ * A script that imports files is parsed as one text with the files
+ * spliced in (parser/import.c), each part after a line `#line N "FILE"`:
+ * the next line is line N of FILE.  diag_where (diag.h) maps a location.
+ */
+const char *diag_where(const struct diag *d, struct src_loc *loc, char *file, size_t cap)
+{
+	const char *own = loc->file ? loc->file : d->file;
+	if (!d->src || (loc->file && d->file && strcmp(loc->file, d->file)) ||
+	    !strstr(d->src, "#line "))
+		return own;
+	const char *p = d->src, *found = NULL;
+	int at = 0, base = 0;
+	for (int line = 1; *p && line < loc->line; line++) {
+		if (!strncmp(p, "#line ", 6)) {
+			char *end;
+			long n = strtol(p + 6, &end, 10);
+			const char *q = strchr(end, '"'), *nl = strchr(p, '\n');
+			const char *e = q ? strchr(q + 1, '"') : NULL;
+			if (n > 0 && q && e && (!nl || e < nl)) {
+				found = q + 1;
+				size_t len = (size_t)(e - found) < cap ? (size_t)(e - found) : cap - 1;
+				memcpy(file, found, len);
+				file[len] = '\0';
+				at = line;
+				base = (int)n;
+			}
+		}
+		const char *nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	if (!found)
+		return own;
+	int shift = base - (at + 1);
+	loc->line += shift;
+	loc->end_line += shift;
+	return file;
+}
+
 static void report(struct diag *d, const char *what, struct src_loc loc,
 		   const char *fmt, va_list ap)
 {
-	const char *file = loc.file ? loc.file : d->file;
+	char mfile[1024];
+	struct src_loc shown = loc;
+	const char *file = loc.line > 0 ? diag_where(d, &shown, mfile, sizeof(mfile))
+					: loc.file ? loc.file : d->file;
 	char *msg = NULL;
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	if (loc.line > 0)
-		fprintf(d->out, "%s:%d:%d: %s: %s\n", file, loc.line, loc.col, what, msg ? msg : fmt);
+		fprintf(d->out, "%s:%d:%d: %s: %s\n", file, shown.line, loc.col, what, msg ? msg : fmt);
 	else
 		fprintf(d->out, "%s: %s: %s\n", file, what, msg ? msg : fmt);
 	if (loc.line > 0)
@@ -130,15 +174,18 @@ void diag_warn(struct diag *d, struct src_loc loc, const char *fmt, ...)
 void diag_located(struct diag *d, struct src_loc loc, const char *kind, const char *msg,
 		  size_t len)
 {
-	const char *file = loc.file ? loc.file : d->file;
+	char mfile[1024];
+	struct src_loc shown = loc;
+	const char *file = diag_where(d, &shown, mfile, sizeof(mfile));
 	if (len && msg[len - 1] == '\n')
 		len--;
 	if (loc.end_line > loc.line) {
-		fprintf(d->out, "%s:%d-%d: %s: %.*s\n", file, loc.line, loc.end_line, kind, (int)len, msg);
+		fprintf(d->out, "%s:%d-%d: %s: %.*s\n", file, shown.line, shown.end_line, kind, (int)len,
+			msg);
 		return;
 	}
 	int end = loc.end_col > loc.col ? loc.end_col : loc.col + 1;
-	fprintf(d->out, "%s:%d:%d-%d: %s: %.*s\n", file, loc.line, loc.col, end, kind, (int)len, msg);
+	fprintf(d->out, "%s:%d:%d-%d: %s: %.*s\n", file, shown.line, loc.col, end, kind, (int)len, msg);
 	int n;
 	const char *p = line_at(d->src, loc.line, &n);
 	if (!n)

@@ -60,6 +60,12 @@ void diag_warn(struct diag *d, struct src_loc loc, const char *fmt, ...)
  * "file:L1-L2: KIND: msg" only.  One trailing newline of msg is dropped. */
 void diag_located(struct diag *d, struct src_loc loc, const char *kind, const char *msg,
 		  size_t len);
+/* Where loc is in the files a script imports (parser/import.c puts them
+ * in one text, each after a `#line N "FILE"` line): its line (and end
+ * line) rewritten to the file's, and the file's name (in file, cap bytes),
+ * or loc's own file (d->file when it has none) where no marker is before
+ * it. */
+const char *diag_where(const struct diag *d, struct src_loc *loc, char *file, size_t cap);
 /* The span covering both a and b. */
 struct src_loc diag_span(struct src_loc a, struct src_loc b);
 

@@ -55,6 +55,9 @@ struct lexer {
 	struct diag *diag;
 	void *scanner;			/* yyscan_t */
 	const char *file;
+	const char *line_file;	/* the FILE of the last `#line N "FILE"` (a file a
+				 * script imports): quoted #includes are looked for
+				 * beside it; NULL: beside `file` */
 	int line, col;			/* where the next byte sits */
 	int depth;			/* brace depth in CODE */
 	bool in_def;			/* CODE is a struct or union definition: a

@@ -653,10 +653,11 @@ static bool lex_header_elsewhere(const struct lexer *lx, const char *h, bool quo
 			return true;
 	if ((quoted || h[0] == '/') && !stat(h, &st))
 		return true;
-	const char *slash = lx->file ? strrchr(lx->file, '/') : NULL;
+	const char *file = lx->line_file ? lx->line_file : lx->file;
+	const char *slash = file ? strrchr(file, '/') : NULL;
 	if (quoted && h[0] != '/' && slash) {
 		char path[4096];
-		snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - lx->file), lx->file, h);
+		snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - file), file, h);
 		return !stat(path, &st);
 	}
 	return false;
@@ -791,6 +792,16 @@ int lex_directive(struct lexer *lx, struct src_loc loc,
 		return lex_include(lx, loc, s, wend, n);
 	if (IS("pragma"))
 		return 0;
+	/* #line N "FILE": where the next line comes from, in a script whose
+	 * imports parser/import.c put before it; diag.c maps locations with
+	 * it, and quoted #includes are looked for beside FILE */
+	if (IS("line")) {
+		const char *q = memchr(s + wend, '"', n - wend);
+		const char *e = q ? memchr(q + 1, '"', n - (size_t)(q + 1 - s)) : NULL;
+		if (e)
+			lx->line_file = arena_strndup(lx->arena, q + 1, (size_t)(e - q - 1));
+		return 0;
+	}
 	if (IS("define") || IS("undef") || IS("ifdef") || IS("ifndef")) {
 		const char *what = IS("define") ? "#define" : IS("undef") ?
 			"#undef" : IS("ifdef") ? "#ifdef" : "#ifndef";

@@ -242,6 +242,16 @@ struct ast_map_decl {
 	uint64_t entries;
 };
 
+/* import "lib.bpf.c"; (or a directory holding one, or a module of sonde's
+ * stdlib): C compiled and linked into the program (codegen/cimport.c) */
+struct ast_cimport {
+	struct ast_cimport *next;
+	struct src_loc loc;	/* the import statement */
+	const char *path;	/* the file, or NULL for a module of sonde's own */
+	const char *module;	/* "stdlib/test": the stdlib module's name */
+	const char *tried;	/* a module: the path that was looked at first */
+};
+
 struct ast_struct_field {
 	struct ast_struct_field *next;
 	struct src_loc loc;
@@ -319,9 +329,11 @@ struct ast_node {
 		struct { struct ast_attach *attach; struct ast_node *pred, *body; int index; } probe; /* N_PROBE: pred may be NULL; body is N_BLOCK */
 		struct { const char *name; struct ast_struct_field *fields; enum ast_tag tag; bool packed; } sdef;	/* N_STRUCT_DEF: name NULL for an anonymous enum; an enum's fields are its enumerators; packed: __attribute__((packed)) */
 		struct { struct ast_node *items; struct ast_config *config;
-			 struct ast_map_decl *decls; bool newer; } program;	/* N_PROGRAM: N_PROBE and N_STRUCT_DEF
+			 struct ast_map_decl *decls; bool newer;
+			 struct ast_cimport *cimports; } program;	/* N_PROGRAM: N_PROBE and N_STRUCT_DEF
 			 * in source order; the config block; map declarations; newer: it uses syntax
-			 * bpftrace 0.17 does not parse (so it is no 0.17 script) */
+			 * bpftrace 0.17 does not parse (so it is no 0.17 script); cimports:
+			 * the C its imports bring (parser/import.c) */
 	};
 };
 

@@ -109,6 +109,7 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 %token <op> ASSIGN_OP	"compound assignment"
 %token IF "'if'" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'"
 %token RETURN "'return'" BREAK "'break'" CONTINUE "'continue'"
+%token IMPORT "'import'"
 %token LET "'let'" FOR "'for'" DOTDOT "'..'" MACRO "'macro'"
 %token OFFSETOF "'offsetof'" TYPEOF "'typeof'"
 %token SIZEOF "'sizeof'" STRUCT "'struct'" CONFIG "'config'" UNION "'union'" ENUM "'enum'"
@@ -124,7 +125,7 @@ static void parse_yyerror(const struct src_loc *loc, struct parse_ctx *px,
 %type <node> item probe pred block simple_stmt compound_stmt if_stmt
 %type <ival> attributes
 %type <node> lvalue map expr unary cast_operand postfix primary struct_def
-%type <node> if_value if_else macro_def macro_param map_decl config record_field
+%type <node> if_value if_else macro_def macro_param map_decl config record_field import
 %type <attach> attach_list
 %type <config> settings setting_list
 %type <setting> setting
@@ -197,13 +198,21 @@ items
 	;
 
 /* item = probe | struct_def (struct, union and enum definitions) | macro_def
- *      | map_decl | config */
+ *      | map_decl | config | import */
 item
 	: probe
 	| struct_def
 	| macro_def
 	| map_decl
 	| config
+	| import
+	;
+
+/* import = "import" string ";"  (after the C definitions, before the
+ * probes, macros and map declarations; parser/import.c reads the files)
+ * kept on the parse, not as an item: NULL here */
+import
+	: IMPORT STRING ';'	{ parse_import(px, $2.p, $2.len, @2, @$); $$ = NULL; }
 	;
 
 /* map_decl = "let" map "=" name "(" integer ")" ";"  (let @m = lruhash(100);)
@@ -724,7 +733,7 @@ static bool parse_is_closer(yysymbol_kind_t sym)
  * when an expression could start here, or else is left out. */
 static int yyreport_syntax_error(const yypcontext_t *ctx, struct parse_ctx *px)
 {
-	enum { MAX_LISTED = 8 };
+	enum { MAX_LISTED = 9 };
 	yysymbol_kind_t expected[YYNTOKENS];
 	char what[128], name[64], tail[320];
 

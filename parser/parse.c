@@ -100,19 +100,31 @@ static bool parse_depth_ok(struct parse_ctx *px, const struct ast_node *n, int d
 	return true;
 }
 
+bool parse_grammar(struct parse_ctx *px, const char *src)
+{
+	px->lx = lex_new(px->arena, px->diag, src ? src : "");
+	int rc = lex_pre_includes(px->lx) ? 1 : parse_yyparse(px);
+	bool bad = rc != 0 || px->failed || lex_failed(px->lx) || !px->root;
+	lex_free(px->lx);
+	px->lx = NULL;
+	return !bad;
+}
+
 struct ast_node *parse_program(struct arena *a, struct diag *d,
 			       const char *src)
 {
 	struct parse_ctx px = { .arena = a, .diag = d };
-	px.lx = lex_new(a, d, src ? src : "");
-	int rc = lex_pre_includes(px.lx) ? 1 : parse_yyparse(&px);
-	bool bad = rc != 0 || px.failed || lex_failed(px.lx) || !px.root;
-	lex_free(px.lx);
-	if (!bad && !parse_depth_ok(&px, px.root, 0))
+	if (!parse_grammar(&px, src))
+		return NULL;
+	struct ast_node *root = px.root;
+	if (px.imports && !(root = parse_imports(&px, &src)))
+		return NULL;
+	bool bad = false;
+	if (!parse_depth_ok(&px, root, 0))
 		bad = true;
-	if (!bad && !parse_expand_macros(&px, px.root))
+	if (!bad && !parse_expand_macros(&px, root))
 		bad = true;
-	return bad ? NULL : px.root;
+	return bad ? NULL : root;
 }
 
 /* ---- lists ------------------------------------------------------------- */
@@ -748,6 +760,8 @@ struct ast_node *parse_macro(struct parse_ctx *px, const char *name,
 			     struct src_loc loc)
 {
 	px->newer = true;
+	if (!px->body_seen)
+		px->body_seen = "a macro";
 	struct ast_node *n = ast_new(px->arena, N_MACRO, loc);
 	n->macro.name = name;
 	n->macro.params = params.head;
@@ -770,6 +784,8 @@ struct ast_node *parse_probe(struct parse_ctx *px, struct parse_attach_list at,
 	n->probe.pred = pred;
 	n->probe.body = body;
 	n->probe.index = px->nprobes++;
+	if (!px->body_seen)
+		px->body_seen = "a probe";
 	return n;
 }
 
@@ -923,6 +939,8 @@ void parse_map_decl(struct parse_ctx *px, const char *map, struct src_loc map_lo
 		    struct src_loc entries_loc)
 {
 	px->newer = true;
+	if (!px->body_seen)
+		px->body_seen = "a map declaration";
 	struct ast_map_decl *d = arena_new_obj(px->arena, struct ast_map_decl);
 	d->name = map;
 	d->loc = map_loc;
@@ -944,7 +962,7 @@ void parse_config_block(struct parse_ctx *px, struct parse_config_list config, s
 		parse_error(px, loc, "a second config block: a script has one, before its probes");
 		return;
 	}
-	if (px->nprobes > 0) {
+	if (px->nprobes > 0 && !px->combined) {
 		parse_error(px, loc, "the config block comes before the probes (in the preamble, "
 			    "with the #includes, types and map declarations)");
 		return;
@@ -952,6 +970,34 @@ void parse_config_block(struct parse_ctx *px, struct parse_config_list config, s
 	px->have_config = true;
 	px->newer = true;	/* 0.17 parses no config block */
 	px->config = config;
+}
+
+/* import = "import" string ";": at the root, after the C definitions
+ * and before the probes, macros and map declarations */
+void parse_import(struct parse_ctx *px, const char *path, uint32_t len, struct src_loc path_loc,
+		  struct src_loc loc)
+{
+	px->newer = true;
+	if (px->combined)	/* read already (import.c) */
+		return;
+	if (px->body_seen) {
+		parse_error(px, loc, "import \"%s\" comes after %s: imports go after the C "
+			    "definitions and before the probes, macros and map declarations",
+			    path, px->body_seen);
+		return;
+	}
+	if (!len || strlen(path) != len) {
+		parse_error(px, path_loc, "import: the path is empty or holds a NUL byte");
+		return;
+	}
+	struct parse_import *im = arena_new_obj(px->arena, struct parse_import);
+	im->path = path;
+	im->loc = loc;
+	im->path_loc = path_loc;
+	if (!px->imports_tail)
+		px->imports_tail = &px->imports;
+	*px->imports_tail = im;
+	px->imports_tail = &im->next;
 }
 
 struct ast_node *parse_program_node(struct parse_ctx *px, struct parse_config_list config,

@@ -26,6 +26,13 @@ struct parse_config_list {
 	struct ast_config *head, *tail;
 };
 
+/* import "PATH"; as written: the statement and its string */
+struct parse_import {
+	struct parse_import *next;
+	const char *path;
+	struct src_loc loc, path_loc;
+};
+
 struct parse_ctx {
 	struct arena *arena;
 	struct diag *diag;
@@ -39,6 +46,12 @@ struct parse_ctx {
 	bool have_config;
 	bool newer;		/* syntax bpftrace 0.17 does not parse (let, for,
 				 * macros, block values, map declarations) */
+	/* import "PATH"; statements in order, for parser/import.c */
+	struct parse_import *imports, **imports_tail;
+	const char *body_seen;	/* "a probe", "a macro", "a map declaration":
+				 * the first of them, which imports go before */
+	bool combined;		/* the text with its imports spliced in
+				 * (import.c): their rules were checked */
 	/* anonymous structs and unions met inside a definition, named by
 	 * where they are: they go into the program before the item holding
 	 * them */
@@ -230,6 +243,16 @@ const char *parse_int_text(struct parse_ctx *px, uint64_t v);
 void parse_map_decl(struct parse_ctx *px, const char *map, struct src_loc map_loc,
 		    const char *type, struct src_loc type_loc, uint64_t entries,
 		    struct src_loc entries_loc);
+/* import = "import" string ";" */
+void parse_import(struct parse_ctx *px, const char *path, uint32_t len, struct src_loc path_loc,
+		  struct src_loc loc);
+/* the grammar over src alone (no macro expansion): px->root, or false
+ * after reporting; px holds the arena and diag */
+bool parse_grammar(struct parse_ctx *px, const char *src);
+/* import.c: the files px->imports name, read; the text they make with the
+ * script's own (*src then points at it, and d->src too) parsed again.
+ * NULL after reporting */
+struct ast_node *parse_imports(struct parse_ctx *px, const char **src);
 /* macro.c: replace macro calls by their expansions and drop the
  * definitions; false after reporting an error */
 bool parse_expand_macros(struct parse_ctx *px, struct ast_node *prog);

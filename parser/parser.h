@@ -6,6 +6,14 @@
  * substituted for later uses of NAME), skips `#include` lines, and returns
  * the N_PROGRAM root.  On a syntax error it reports through `d` (located,
  * with the source line and a caret) and returns NULL.  Nodes live in `a`.
+ *
+ * `import "PATH";` statements read other files (parser/import.c): scripts
+ * and headers are put before the script's text, each part after a
+ * `#line N "FILE"` marker that diag.c reads to name the file and line an
+ * error is in, and the whole is parsed again.  Then d->src is
+ * that text: later stages (line info, the runtime's located messages)
+ * take it from there.  C files are listed on the root (program.cimports).
+ * Paths are relative to d->file's directory, the current one for "stdin".
  */
 #ifndef SONDE_PARSER_H
 #define SONDE_PARSER_H

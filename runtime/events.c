@@ -119,15 +119,18 @@ static void do_cat(struct rt *rt, const char *path)
  * has the newest bpftrace's message in JSON, and names the map in text */
 static void helper_warning(struct rt *rt, const struct cg_site *site, int64_t code)
 {
+	struct diag d;
+	diag_init(&d, rt->o->file, rt->o->src, stderr);
 	if (rt->o->writer->helper_error) {
+		struct src_loc at = site->loc;	/* in an imported file: its line */
+		char file[256];
+		diag_where(&d, &at, file, sizeof(file));
 		rt->o->writer->helper_error(rt->o->out, site->helper, code,
 					    site->map ? "Can't lookup map element because it does not exist."
 						      : strerror((int)-code),
-					    site->loc.line, site->loc.col);
+					    at.line, at.col);
 		return;
 	}
-	struct diag d;
-	diag_init(&d, rt->o->file, rt->o->src, stderr);
 	fflush(rt->o->out);
 	if (code == -E2BIG && !strcmp(site->helper, "map_update_elem")) {
 		/* a full map, in the newest bpftrace's words */

@@ -182,6 +182,16 @@ static const char *prog_place(Elf *elf, size_t shstrndx, const char *prog, uint6
 
 /* the record for byte offset `at` of section `sec`: the last one at or
  * before it, not before the program's start */
+/* a line of C a script imported (codegen/cimport.c inlines it), not of
+ * the script: the script's line before it, the call, is the one shown */
+static bool c_source(const char *strs, size_t str_len, uint32_t off)
+{
+	if (off >= str_len)
+		return false;
+	size_t n = strlen(strs + off);
+	return n > 2 && strs[off + n - 2] == '.' && (strs[off + n - 1] == 'c' || strs[off + n - 1] == 'h');
+}
+
 static int find_line(const uint8_t *ext, size_t ext_len, const char *strs, size_t str_len,
 		     const char *sec, uint64_t start, uint64_t at, int *col)
 {
@@ -212,7 +222,7 @@ static int find_line(const uint8_t *ext, size_t ext_len, const char *strs, size_
 			struct line_rec r;
 			memcpy(&r, p + (size_t)i * rec_size, sizeof(r));
 			if (r.insn_off >= start && r.insn_off <= at && (!line || r.insn_off >= best) &&
-			    r.line_col >> 10) {
+			    r.line_col >> 10 && !c_source(strs, str_len, r.file_name_off)) {
 				best = r.insn_off;
 				line = (int)(r.line_col >> 10);
 				*col = (int)(r.line_col & 0x3ff);

@@ -24,7 +24,8 @@ enum ex_code vf_classify(const char *log, size_t len);
 
 /* The script line (1-based) and column of instruction `insn` of program
  * `prog` in a BPF ELF object, from its BTF line info (.BTF.ext); 0 when
- * the object has none for it. */
+ * the object has none for it.  Code of imported C (a .bpf.c's lines) is
+ * located at the script's line that calls it. */
 int vf_insn_line(const void *elf, size_t size, const char *prog, int insn, int *col);
 
 #endif

@@ -20,7 +20,7 @@ const struct builtin *stdlib_find(const char *name, bool is_call)
 		for (const struct builtin *b = tables[t]; b->name; b++)
 			if (!strcmp(b->name, name) && (b->kind != BI_VAR) == is_call)
 				return b;
-	return NULL;
+	return is_call ? stdlib_find_cfunc(name) : NULL;
 }
 
 const char *stdlib_suggest(const char *name, bool is_call, char *buf, size_t len)

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codegen/program.h"
 #include "parser/ast.h"
 #include "sema/sema.h"
 
@@ -32,6 +33,15 @@ const char *stdlib_suggest(const char *name, bool is_call, char *buf, size_t len
 /* the kernel has what cfi unwinding needs (dw_ustack, --info's dwunwind) */
 bool stdlib_cfi_available(void);
 bool stdlib_unwind_cfi(void);
+
+/* cfunc.c: the functions of the C a script imports (codegen/cimport.c
+ * listed them) as builtins stdlib_find returns after the tables' own */
+void stdlib_set_cfuncs(struct arena *a, const struct cg_cimports *ci);
+const struct builtin *stdlib_find_cfunc(const char *name);
+/* modules.c: sonde's stdlib modules (`import "stdlib/test"`), at most max
+ * into out; how many */
+enum { STDLIB_MAX_CMODULES = 16 };
+int stdlib_cmodules(struct cg_cmodule *out, int max);
 
 /* tables defined in the area files */
 extern const struct builtin stdlib_process[], stdlib_aggregations[], stdlib_output[],

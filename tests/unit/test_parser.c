@@ -892,7 +892,7 @@ static void test_syntax_errors(void **state)
 		    "             ^\n");
 	check_error("BEGIN { $x = 1 }}",
 		    "test.bt:1:17: error: syntax error: unexpected '}', "
-		    "expecting end of input, attach point, 'let', 'macro', 'struct', 'config', 'union' or 'enum'\n"
+		    "expecting end of input, attach point, 'import', 'let', 'macro', 'struct', 'config', 'union' or 'enum'\n"
 		    "BEGIN { $x = 1 }}\n"
 		    "                ^\n");
 	check_error("BEGIN { if ($x) { print(1);\n",
@@ -912,7 +912,7 @@ static void test_syntax_errors(void **state)
 		    "     ^\n");
 	check_error("{ }",
 		    "test.bt:1:1: error: syntax error: unexpected '{', "
-		    "expecting end of input, attach point, 'let', 'macro', 'struct', 'config', 'union' or 'enum'\n"
+		    "expecting end of input, attach point, 'import', 'let', 'macro', 'struct', 'config', 'union' or 'enum'\n"
 		    "{ }\n"
 		    "^\n");
 	check_error("BEGIN { @x[1 = 2] }",
@@ -953,7 +953,7 @@ static void test_syntax_errors(void **state)
 		    "       ^\n");
 	check_error("BEGIN { }\n  ,END { }",
 		    "test.bt:2:3: error: syntax error: unexpected ',', "
-		    "expecting end of input, attach point, 'let', 'macro', 'struct', 'config', 'union' or 'enum'\n"
+		    "expecting end of input, attach point, 'import', 'let', 'macro', 'struct', 'config', 'union' or 'enum'\n"
 		    "  ,END { }\n"
 		    "  ^\n");
 }
