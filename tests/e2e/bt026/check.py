@@ -46,8 +46,17 @@ drops it.  Besides the file's own conditions a test is skipped, with the
 reason, when skips.txt names it (a difference or work pending elsewhere) or
 its program needs a kernel-function probe (no kprobes, no fentry here).
 
+The kernel-function tests: a test whose program (or the script it runs)
+names a kprobe/kretprobe or fentry/fexit probe, or whose skips.txt reason
+starts with `kprobe:` or `fentry:` (the listings, `-l | grep kprobes` ...).
+--kernel-functions skip (the default, the build host: no kprobes, no
+fentry) skips them with that reason; --kernel-functions only (the kernel VM
+suite's 6.12 guest, tests/vm/t_bt026.sh) runs them alone, the others left
+out and not counted; their skips.txt lines of other reasons (what the
+guest lacks, a difference, pending work) apply there.
+
 usage: check.py --tracer PATH --work DIR [--skips FILE] [--prefix P] [--only REGEX]
-                [--regex-expect F1,F2,...] FILE...
+                [--kernel-functions skip|only] [--regex-expect F1,F2,...] FILE...
 One line per test on stdout: PASS|FAIL|SKIP <prefix>FILE.NAME[: reason];
 a failure's command and output follow it, indented.
 """
@@ -69,7 +78,8 @@ ATTACHED = re.compile(r'^(__BPFTRACE_NOTIFY_PROBES_ATTACHED|Attached [0-9]+ prob
 NEW_STYLE = re.compile(r'^(EXPECT_NONE|EXPECT_REGEX|EXPECT_REGEX_NONE|EXPECT_FILE|'
                        r'EXPECT_JSON|RETURN_CODE)\b', re.M)
 # a probe of the kernel's functions: kprobe/kretprobe (k:, kr:), fentry/fexit
-# (kfunc, kretfunc, f:, fr:); this host has neither (tests/vm runs bpftrace 0.17's tests of them, tests/vm/bt017, not these)
+# (kfunc, kretfunc, f:, fr:); the build host has neither, the kernel VM
+# suite's 6.12 guest runs them (--kernel-functions only, tests/vm/t_bt026.sh)
 KPROBE = re.compile(r'(?<![\w.:/-])(kprobe|kretprobe|k|kr)(:|\s*\{)')
 FENTRY = re.compile(r'(?<![\w.:/-])(fentry|fexit|kfunc|kretfunc|f|fr)(:|\s*\{)')
 
@@ -259,10 +269,19 @@ def needs_kernel_functions(t, work):
         except OSError:
             pass
     if FENTRY.search(text):
-        return "fentry: this host has no fentry/fexit (BPF trampolines); tests/vm/bt017 runs bpftrace 0.17's fentry tests, not these"
+        return "fentry: this host has no fentry/fexit (BPF trampolines); the kernel VM suite runs it in the 6.12 guest (vm-6.12:bt026:)"
     if KPROBE.search(text):
-        return "kprobe: this host has no kprobes; tests/vm/bt017 runs bpftrace 0.17's kprobe tests, not these"
+        return "kprobe: this host has no kprobes; the kernel VM suite runs it in the 6.12 guest (vm-6.12:bt026:)"
     return None
+
+
+def kernel_function_reason(t, skips, work):
+    """Why t is a kernel-function test (None: it is not): its program's
+    probes, or a skips.txt reason that starts with kprobe: or fentry:."""
+    s = skips.get(t.id, '')
+    if s.startswith(('kprobe:', 'fentry:')):
+        return s
+    return needs_kernel_functions(t, work)
 
 
 # -- running ---------------------------------------------------------------
@@ -455,8 +474,14 @@ def run_test(t, tracer, work):
     return 'PASS', '', ''
 
 
-def skip_reason(t, features, skips, work):
-    if t.id in skips:
+def skip_reason(t, features, skips, work, kfunc_mode):
+    if kfunc_mode == 'skip':
+        k = kernel_function_reason(t, skips, work)
+        if k:
+            return k
+    # (a kprobe:/fentry: line only marks a kernel-function test: the guest
+    # that runs them has both)
+    if t.id in skips and not skips[t.id].startswith(('kprobe:', 'fentry:')):
         return skips[t.id]
     if t.kmin and not kernel_at_least(t.kmin):
         return 'min kernel %s' % t.kmin
@@ -471,9 +496,6 @@ def skip_reason(t, features, skips, work):
             return 'unknown feature %s' % name
         if features[name] == neg:
             return 'missed feature: %s%s' % (f, '' if neg else ' (' + 'tracer --info' + ')')
-    k = needs_kernel_functions(t, work)
-    if k:
-        return k
     for r in t.requires:
         if subprocess.run(r, shell=True, stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL).returncode != 0:
@@ -488,6 +510,9 @@ def main():
     ap.add_argument('--skips', default='')
     ap.add_argument('--prefix', default='')
     ap.add_argument('--only', default='')
+    ap.add_argument('--kernel-functions', choices=('skip', 'only'), default='skip',
+                    help='skip the tests of kprobes and fentry (no such kernel here), '
+                         'or run only those')
     ap.add_argument('--regex-expect', default='',
                     help='files (comma-separated) of the older format, whose EXPECT is a regex')
     ap.add_argument('files', nargs='+')
@@ -502,7 +527,9 @@ def main():
         for t in parse_file(path, a.regex_expect.split(',')):
             if a.only and not re.search(a.only, t.id):
                 continue
-            why = skip_reason(t, features, skips, a.work)
+            if a.kernel_functions == 'only' and not kernel_function_reason(t, skips, a.work):
+                continue
+            why = skip_reason(t, features, skips, a.work, a.kernel_functions)
             if why:
                 print('SKIP %s%s: %s' % (a.prefix, t.id, why), flush=True)
                 tally['SKIP'] += 1

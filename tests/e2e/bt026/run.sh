@@ -4,6 +4,11 @@
 #   SONDE=build/asan/sonde   the tracer (default build/sonde)
 #   BT026_WORK=DIR           where testprogs/ are built (default build/e2e/bt026)
 #   BT026_PREFIX=e2e:bt026:  what each result's name starts with
+#   BT026_KFUNC=only         run only the tests of kprobes and fentry (the
+#                            kernel VM suite's 6.12 guest, tests/vm/t_bt026.sh);
+#                            default: skip them (this host has neither)
+#   BT026_BUILD_ONLY=1       build the test programs and stop (tests/vm/suite.sh
+#                            builds them on the host: the guest's gcc is emulated)
 # One line per test on stdout: "PASS|FAIL|SKIP PREFIX FILE.NAME" (a SKIP says
 # why after ": ", a FAIL in parentheses, then its command and output).
 # The tests run in a directory laid out as bpftrace's build/tests: ./runtime
@@ -81,6 +86,7 @@ if command -v go > /dev/null; then
 	build "$tp/hello_go" "$here/testprogs/hello_go.go" -- sh -c "cd '$here/testprogs' &&
 		GOCACHE='$work/gocache' go build -o '$tp/hello_go' hello_go.go"
 fi
+[ -n "${BT026_BUILD_ONLY:-}" ] && exit 0
 ln -sfn "$here/runtime" "$work/runtime"
 ln -sfn "$sonde" "$work/bin/bpftrace"
 # bpftool as the tests run it (probe.*_multi_wildcard: system("bpftool link
@@ -113,4 +119,5 @@ EOF
 fi
 cd "$work" || exit 2
 PATH=$work/bin:$PATH exec python3 "$here/check.py" --tracer "$work/bin/bpftrace" --work "$work" \
-	--skips "${BT026_SKIPS:-$here/skips.txt}" --prefix "${BT026_PREFIX:-}" ${1:+--only "$1"} "$here"/runtime/[a-z]*
+	--skips "${BT026_SKIPS:-$here/skips.txt}" --prefix "${BT026_PREFIX:-}" ${1:+--only "$1"} \
+	--kernel-functions "${BT026_KFUNC:-skip}" "$here"/runtime/[a-z]*
