@@ -80,8 +80,10 @@ NEW_STYLE = re.compile(r'^(EXPECT_NONE|EXPECT_REGEX|EXPECT_REGEX_NONE|EXPECT_FIL
 # a probe of the kernel's functions: kprobe/kretprobe (k:, kr:), fentry/fexit
 # (kfunc, kretfunc, f:, fr:); the build host has neither, the kernel VM
 # suite's 6.12 guest runs them (--kernel-functions only, tests/vm/t_bt026.sh)
-KPROBE = re.compile(r'(?<![\w.:/-])(kprobe|kretprobe|k|kr)(:|\s*\{)')
-FENTRY = re.compile(r'(?<![\w.:/-])(fentry|fexit|kfunc|kretfunc|f|fr)(:|\s*\{)')
+# (a digit after the colon is a bitfield's width, `int e:9, f:15`: no
+# kernel function's name starts with one)
+KPROBE = re.compile(r'(?<![\w.:/-])(kprobe|kretprobe|k|kr)(:(?!\d)|\s*\{)')
+FENTRY = re.compile(r'(?<![\w.:/-])(fentry|fexit|kfunc|kretfunc|f|fr)(:(?!\d)|\s*\{)')
 
 
 class Test:
@@ -415,8 +417,12 @@ def run_test(t, tracer, work):
                 time.sleep(0.02)
                 continue
             buf += chunk.decode('utf-8', 'backslashreplace')
-            while '\n' in buf:
-                line, buf = buf.split('\n', 1)
+            # the chunk's lines at once: splitting one line off the
+            # buffer at a time copies the rest each time, quadratic in a
+            # listing's 40,000 lines (seconds under the VM suite's emulation)
+            lines = buf.split('\n')
+            buf = lines.pop()
+            for line in lines:
                 output += line + '\n'
                 if attached and t.exact and line == '__BPFTRACE_NOTIFY_PROBES_ATTACHED':
                     output = ''     # after sonde's "Attached N probes"
@@ -510,6 +516,8 @@ def main():
     ap.add_argument('--skips', default='')
     ap.add_argument('--prefix', default='')
     ap.add_argument('--only', default='')
+    ap.add_argument('--times', action='store_true',
+                    help="each test's seconds on a line after its result")
     ap.add_argument('--kernel-functions', choices=('skip', 'only'), default='skip',
                     help='skip the tests of kprobes and fentry (no such kernel here), '
                          'or run only those')
@@ -534,9 +542,12 @@ def main():
                 print('SKIP %s%s: %s' % (a.prefix, t.id, why), flush=True)
                 tally['SKIP'] += 1
                 continue
+            t0 = time.time()
             status, why, detail = run_test(t, a.tracer, a.work)
             print('%s %s%s%s' % (status, a.prefix, t.id, (' (%s)' % why) if why else ''),
                   flush=True)
+            if a.times:
+                print('    time: %.1f s' % (time.time() - t0), flush=True)
             tally[status] += 1
             if detail:
                 print(detail, flush=True)
