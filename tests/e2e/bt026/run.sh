@@ -8,6 +8,9 @@
 #                            kernel VM suite's 6.12 guest, tests/vm/t_bt026.sh);
 #                            default: skip them (this host has neither)
 #   BT026_TIMES=1            each test's seconds on a line after its result
+#   BT026_EXIT_TIMEOUT=S     the least TIMEOUT of a test whose program ends
+#                            itself with exit() (the guest: 15 s; it passes as
+#                            soon as it ends, only a failure waits longer)
 #   BT026_BUILD_ONLY=1       build the test programs and stop (tests/vm/suite.sh
 #                            builds them on the host: the guest's gcc is emulated)
 # One line per test on stdout: "PASS|FAIL|SKIP PREFIX FILE.NAME" (a SKIP says
@@ -121,4 +124,5 @@ fi
 cd "$work" || exit 2
 PATH=$work/bin:$PATH exec python3 "$here/check.py" --tracer "$work/bin/bpftrace" --work "$work" \
 	--skips "${BT026_SKIPS:-$here/skips.txt}" --prefix "${BT026_PREFIX:-}" ${1:+--only "$1"} \
-	--kernel-functions "${BT026_KFUNC:-skip}" ${BT026_TIMES:+--times} "$here"/runtime/[a-z]*
+	--kernel-functions "${BT026_KFUNC:-skip}" ${BT026_TIMES:+--times} \
+	${BT026_EXIT_TIMEOUT:+--exit-timeout "$BT026_EXIT_TIMEOUT"} "$here"/runtime/[a-z]*
