@@ -81,10 +81,10 @@ NEW_STYLE = re.compile(r'^(EXPECT_NONE|EXPECT_REGEX|EXPECT_REGEX_NONE|EXPECT_FIL
 # a probe of the kernel's functions: kprobe/kretprobe (k:, kr:), fentry/fexit
 # (kfunc, kretfunc, f:, fr:); the build host has neither, the kernel VM
 # suite's 6.12 guest runs them (--kernel-functions only, tests/vm/t_bt026.sh)
-# (a digit after the colon is a bitfield's width, `int e:9, f:15`: no
-# kernel function's name starts with one)
-KPROBE = re.compile(r'(?<![\w.:/-])(kprobe|kretprobe|k|kr)(:(?!\d)|\s*\{)')
-FENTRY = re.compile(r'(?<![\w.:/-])(fentry|fexit|kfunc|kretfunc|f|fr)(:(?!\d)|\s*\{)')
+# (after a one-letter form, a digit is a bitfield's width, `int e:9, f:15`;
+# `kprobe:0x12345678` is an address)
+KPROBE = re.compile(r'(?<![\w.:/-])((kprobe|kretprobe)(:|\s*\{)|(k|kr)(:(?!\d)|\s*\{))')
+FENTRY = re.compile(r'(?<![\w.:/-])((fentry|fexit|kfunc|kretfunc)(:|\s*\{)|(f|fr)(:(?!\d)|\s*\{))')
 
 
 class Test:
