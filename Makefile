@@ -235,7 +235,7 @@ check-run:
 	tests/vm/suite.sh --renice 10; \
 	tests/timed.sh vm "$$CHECK_TIMES" $(MAKE) --no-print-directory vm & vm=$$!; \
 	tests/timed.sh build-asan "$$CHECK_TIMES" $(MAKE) --no-print-directory -k -j$(NPROC) \
-		asan $(UNIT_BINS) $(BUILD)/fuzz-smoke || st=1; \
+		asan $(UNIT_BINS) $(BUILD)/fuzz-smoke $(BUILD)/fuzz-smoke-python || st=1; \
 	for s in $(HOST_SUITES); do \
 		tests/timed.sh $$s "$$CHECK_TIMES" $(MAKE) --no-print-directory $$s || st=1; \
 	done; \
@@ -258,17 +258,27 @@ deps:
 # ---- fuzzing the front end -----------------------------------------------
 # fuzz-smoke replays the corpus plus a few thousand mutated inputs through
 # the ASan build of lexer+parser+sema; fuzz runs libFuzzer for as long as you like.
+# fuzz-smoke-python does the same for what sonde decodes from a Python
+# process's memory (tests/fuzz/fuzz_python.c, corpus-python).
 FUZZ_SRCS := tests/fuzz/fuzz_frontend.c
 $(BUILD)/fuzz-smoke: $(FUZZ_SRCS) tests/fuzz/driver.c $(ASAN_OBJS)
 	$(CXX) -x c $(ASAN_CFLAGS) -c -o $@.o tests/fuzz/fuzz_frontend.c
 	$(CXX) -x c $(ASAN_CFLAGS) -c -o $@.drv.o tests/fuzz/driver.c
 	$(CXX) $(ASAN_LDFLAGS) -o $@ $@.o $@.drv.o $(ASAN_OBJS) $(LDLIBS)
-fuzz-smoke: $(BUILD)/fuzz-smoke
+$(BUILD)/fuzz-smoke-python: tests/fuzz/fuzz_python.c tests/fuzz/driver.c $(ASAN_OBJS)
+	$(CXX) -x c $(ASAN_CFLAGS) -c -o $@.o tests/fuzz/fuzz_python.c
+	$(CXX) -x c $(ASAN_CFLAGS) -c -o $@.drv.o tests/fuzz/driver.c
+	$(CXX) $(ASAN_LDFLAGS) -o $@ $@.o $@.drv.o $(ASAN_OBJS) $(LDLIBS)
+fuzz-smoke: $(BUILD)/fuzz-smoke $(BUILD)/fuzz-smoke-python
 	@: > $(RESULTS).fuzz
 	@if LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp $(BUILD)/fuzz-smoke tests/fuzz/corpus 3000 \
 		>$(BUILD)/fuzz.log 2>&1; then \
 		echo "PASS fuzz:frontend" >> $(RESULTS).fuzz; echo "PASS fuzz:frontend"; \
 	else echo "FAIL fuzz:frontend (see $(BUILD)/fuzz.log)" >> $(RESULTS).fuzz; tail -20 $(BUILD)/fuzz.log; fi
+	@if $(BUILD)/fuzz-smoke-python tests/fuzz/corpus-python 20000 >$(BUILD)/fuzz-python.log 2>&1; then \
+		echo "PASS fuzz:python" >> $(RESULTS).fuzz; echo "PASS fuzz:python"; \
+	else echo "FAIL fuzz:python (see $(BUILD)/fuzz-python.log)" >> $(RESULTS).fuzz; \
+		tail -20 $(BUILD)/fuzz-python.log; fi
 
 # Optional, not part of check: libFuzzer (clang-14) over the whole front
 # end - lexer, preprocessor, parser, sema, and codegen when FUZZ_CODEGEN=1

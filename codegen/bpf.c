@@ -428,7 +428,7 @@ void cg_lifetime(struct cg_ctx *cg, LLVMValueRef slot, uint32_t size, bool start
 	LLVMBuildCall2(cg->b, fty, fn, args, 2, "");
 }
 
-LLVMValueRef cg_alloca_shared(struct cg_ctx *cg, uint32_t size, const char *name)
+LLVMValueRef cg_find_alloca(struct cg_ctx *cg, const char *name)
 {
 	for (LLVMValueRef i = LLVMGetFirstInstruction(cg->entry); i; i = LLVMGetNextInstruction(i)) {
 		size_t len;
@@ -436,8 +436,14 @@ LLVMValueRef cg_alloca_shared(struct cg_ctx *cg, uint32_t size, const char *name
 		if (LLVMIsAAllocaInst(i) && len == strlen(name) && !memcmp(n, name, len))
 			return i;
 	}
+	return NULL;
+}
+
+LLVMValueRef cg_alloca_shared(struct cg_ctx *cg, uint32_t size, const char *name)
+{
+	LLVMValueRef a = cg_find_alloca(cg, name);
 	/* found again by later statements: never one statement's temporary */
-	return cg_alloca_program(cg, size, name);
+	return a ? a : cg_alloca_program(cg, size, name);
 }
 
 void cg_memset0(struct cg_ctx *cg, LLVMValueRef dst, uint32_t size)

@@ -102,6 +102,8 @@ struct cg_var *cg_var_slot(struct cg_ctx *cg, struct ast_node *v);
  * than on_stack_limit (a helper that takes only stack, as bpf_loop's
  * callback context) */
 LLVMValueRef cg_alloca_stack(struct cg_ctx *cg, uint32_t size, const char *name);
+/* the entry block's slot of that name, or NULL */
+LLVMValueRef cg_find_alloca(struct cg_ctx *cg, const char *name);
 /* loops.c: for ($kv : @m) {..}, for ($i : a..b) {..} */
 void cg_for(struct cg_ctx *cg, struct ast_node *st);
 /* i1 truth value of an integer expression */

@@ -164,6 +164,26 @@ LLVMValueRef cg_scratch(struct cg_ctx *cg, const char *name, uint32_t size);
  * cannot be linked. */
 LLVMValueRef cg_unwind_user(struct cg_ctx *cg, LLVMValueRef buf, uint32_t size, LLVMValueRef pid,
 			    uint32_t flags);
+/* bpf_loop (5.17, HF_LOOP) around a body the caller builds, verified once
+ * however many times it runs (loops.c):
+ *   frame = cg_loop_frame(cg, words, name);   the probe's stack, which the
+ *       body reaches (bpf_loop's callback takes no other memory), one per
+ *       name and probe; fill it
+ *   cb = cg_callback_begin(cg, name, &index, &f);   the builder in the body
+ *       of long name(u64 index, void *f): index the iteration (unknown to
+ *       the verifier: bound it before it addresses memory), f the frame
+ *   cg_callback_stop_if(cg, cond);   ends the loop when cond (i1) holds
+ *   fn = cg_callback_end(cg, cb);   falling off the body continues; the
+ *       builder back where it was
+ *   cg_loop_call(cg, count, fn, frame);
+ * A cg_return in the body stops the loop (the probe goes on after it). */
+struct cg_callback;
+LLVMValueRef cg_loop_frame(struct cg_ctx *cg, uint32_t words, const char *name);
+struct cg_callback *cg_callback_begin(struct cg_ctx *cg, const char *name, LLVMValueRef *index,
+				      LLVMValueRef *frame);
+void cg_callback_stop_if(struct cg_ctx *cg, LLVMValueRef cond);
+LLVMValueRef cg_callback_end(struct cg_ctx *cg, struct cg_callback *cb);
+void cg_loop_call(struct cg_ctx *cg, LLVMValueRef count, LLVMValueRef fn, LLVMValueRef frame);
 /* number of entries in map m (bpf_for_each_map_elem with a callback that
  * only continues), an i64 */
 LLVMValueRef cg_map_count(struct cg_ctx *cg, const struct sema_map *m);

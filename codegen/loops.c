@@ -262,3 +262,61 @@ void cg_for(struct cg_ctx *cg, struct ast_node *st)
 	cg_return(cg);
 	cg_end_if(cg, &f);
 }
+
+/* ---- a bpf_loop callback whose body another stage builds (codegen.h) ---- */
+
+struct cg_callback {
+	struct fn_state saved;
+	LLVMValueRef fn;
+	LLVMBasicBlockRef body;
+	const char *name;
+};
+
+LLVMValueRef cg_loop_frame(struct cg_ctx *cg, uint32_t words, const char *name)
+{
+	/* one per name and function: a probe's loops run one after another */
+	LLVMValueRef a = cg_find_alloca(cg, name);
+	return a ? a : cg_alloca_stack(cg, words * 8, name);
+}
+
+struct cg_callback *cg_callback_begin(struct cg_ctx *cg, const char *name, LLVMValueRef *index,
+				      LLVMValueRef *frame)
+{
+	static const char *const params[] = {"index", "ctx"};
+	static const bool is_ptr[] = {false, true};
+	static int serial;
+	struct cg_callback *cb = arena_new_obj(cg->a, struct cg_callback);
+	cb->name = arena_printf(cg->a, "sonde_%s_%d", name, serial++);
+	cb->fn = callback_begin(cg, cb->name, 2, params, is_ptr, &cb->saved);
+	*index = LLVMGetParam(cb->fn, 0);
+	*frame = LLVMGetParam(cb->fn, 1);
+	/* a cg_return (a failed scratch lookup) stops the loop */
+	cg->ret_flag = LLVMBuildAlloca(cg->b, cg->i64, "cb_stopped");
+	cg->vars = NULL;
+	cg->loop = NULL;
+	cb->body = LLVMAppendBasicBlockInContext(cg->ctx, cb->fn, "body");
+	LLVMPositionBuilderAtEnd(cg->b, cb->body);
+	return cb;
+}
+
+void cg_callback_stop_if(struct cg_ctx *cg, LLVMValueRef cond)
+{
+	LLVMBasicBlockRef stop = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "cb_stop");
+	LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "cb_go");
+	LLVMBuildCondBr(cg->b, cond, stop, go);
+	LLVMPositionBuilderAtEnd(cg->b, stop);
+	LLVMBuildRet(cg->b, cg_const(cg, 1));
+	LLVMPositionBuilderAtEnd(cg->b, go);
+}
+
+LLVMValueRef cg_callback_end(struct cg_ctx *cg, struct cg_callback *cb)
+{
+	callback_end(cg, cb->name, cb->body, &cb->saved);
+	return cb->fn;
+}
+
+void cg_loop_call(struct cg_ctx *cg, LLVMValueRef count, LLVMValueRef fn, LLVMValueRef frame)
+{
+	LLVMValueRef args[] = {count, fn, frame, cg_const(cg, 0)};
+	cg_helper_call_quiet(cg, BPF_FUNC_loop, args, 4);
+}

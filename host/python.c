@@ -192,6 +192,14 @@ static int64_t svarint(const uint8_t *t, size_t len, size_t *i)
 	return v & 1 ? -(int64_t)(v >> 1) : (int64_t)(v >> 1);
 }
 
+/* line + d, held to an int: a table read from a process may hold any
+ * deltas (d is below 2^59, so the sum does not overflow first) */
+static int64_t add_line(int64_t line, int64_t d)
+{
+	line += d;
+	return line < INT32_MIN ? INT32_MIN : line > INT32_MAX ? INT32_MAX : line;
+}
+
 int py_addr2line(int minor, const uint8_t *t, size_t len, int firstlineno, int64_t addr)
 {
 	int64_t line = firstlineno;
@@ -203,7 +211,7 @@ int py_addr2line(int minor, const uint8_t *t, size_t len, int firstlineno, int64
 			a += t[i];
 			if (a > addr)
 				break;
-			line += (int8_t)t[i + 1];
+			line = add_line(line, (int8_t)t[i + 1]);
 		}
 		return (int)line;
 	}
@@ -212,7 +220,7 @@ int py_addr2line(int minor, const uint8_t *t, size_t len, int firstlineno, int64
 		for (size_t i = 0; i + 1 < len; i += 2) {
 			end += t[i];
 			if ((int8_t)t[i + 1] != -128) {
-				line += (int8_t)t[i + 1];
+				line = add_line(line, (int8_t)t[i + 1]);
 				cur = line;
 			} else {
 				cur = -1;
@@ -233,14 +241,14 @@ int py_addr2line(int minor, const uint8_t *t, size_t len, int firstlineno, int64
 		if (code == 15) {
 			none = true;
 		} else if (code == 14) {
-			line += svarint(t, len, &i);
+			line = add_line(line, svarint(t, len, &i));
 			varint(t, len, &i);
 			varint(t, len, &i);
 			varint(t, len, &i);
 		} else if (code == 13) {
-			line += svarint(t, len, &i);
+			line = add_line(line, svarint(t, len, &i));
 		} else if (code >= 10) {
-			line += code - 10;
+			line = add_line(line, code - 10);
 			i += 2;
 		} else {
 			i += 1;

@@ -78,6 +78,10 @@ struct py_bpf_offs {
 	uint64_t back;		/* PY_PAGE - 1 where frames lie in a data stack (3.11+), else 0 */
 };
 #define PY_FRAME_READ 128
+/* distinct stacks each of pystack's maps by depth holds (a quarter of a
+ * ustack map's 131072: the five are made at attach, their bucket arrays
+ * zeroed, ~8 ms less) */
+#define PY_STACK_MAP_ENTRIES 32768
 /* 3.11+ keeps a thread's frames side by side in its data stack, each
  * caller below its callee: the walker reads a frame with the rest of its
  * page below it, and reads the frames it holds from there */

@@ -46,9 +46,11 @@ int rt_bench_run(struct rt *rt)
 	void (*row)(FILE *, const char *const *, int, int, bool, uint64_t, uint64_t) =
 		rt->o->writer->benchmark ? rt->o->writer->benchmark : output_text.benchmark;
 	bool shown = false;
-	for (k = 0; k < n; k++) {
+	/* a SIGINT ends the benches (a test run returns -EINTR to it): the
+	 * rows so far are printed, then END and the maps */
+	for (k = 0; k < n && !rt->stop; k++) {
 		uint64_t iters = 1;
-		for (;;) {
+		while (!rt->stop) {
 			/* XDP's test run wants a packet of an Ethernet header at least */
 			char data[14] = {0};
 			LIBBPF_OPTS(bpf_test_run_opts, to, .data_in = data, .data_size_in = sizeof(data),
@@ -57,6 +59,8 @@ int rt_bench_run(struct rt *rt)
 			rt->ev.discard = true;
 			rt_events_drain(rt);
 			rt->ev.discard = false;
+			if (rt->stop)
+				break;
 			if (err) {
 				fprintf(stderr, "sonde: bench:%s: cannot run: %s\n", names[k], strerror(-err));
 				return -1;

@@ -309,9 +309,9 @@ void rt_stacks_report_lost(struct rt *rt)
 	int fd = bpf_object__find_map_fd_by_name(rt->bpf, CG_SCRATCH_PREFIX CG_STACK_LOST_MAP);
 	uint64_t lost = rt_percpu_sum(rt, fd, 0);
 	if (lost)
-		diag_warnf("%llu stack%s lost (printed as empty stacks): the stack map holds %u "
-			   "distinct stacks and was full%s\n", (unsigned long long)lost,
-			   lost == 1 ? " was" : "s were", CG_STACK_MAP_ENTRIES,
+		diag_warnf("%llu stack%s lost (printed as empty stacks): a stack map was full (it holds "
+			   "%u distinct stacks, each of pystack's maps by depth %u)%s\n", (unsigned long long)lost,
+			   lost == 1 ? " was" : "s were", CG_STACK_MAP_ENTRIES, PY_STACK_MAP_ENTRIES,
 			   host_feature(HF_BIG_KEYS) ? "" : ", or two stacks collided in it (a kernel "
 			   "before 5.11 keeps user stacks deeper than 16 frames in a STACK_TRACE map)");
 }

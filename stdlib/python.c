@@ -23,7 +23,9 @@
  * callers there, so a 30-deep stack takes one or two reads; 3.9 and 3.10
  * read PY_FRAME_READ bytes at most a frame) into per-CPU scratch, takes
  * the fields at the offsets of py_procs, and stops at the outermost
- * frame, a failed read or N frames.  C shim frames (3.12+, owner
+ * frame, a failed read or N frames (from 5.17 a bpf_loop callback, one
+ * frame an iteration, which the verifier checks once; a bounded loop
+ * before).  C shim frames (3.12+, owner
  * FRAME_OWNED_BY_CSTACK) are marked by bit 0 of the code address and left
  * out when printed; 3.11's entry frames by bit 1 (ustack(python) needs
  * them).  The key of the stack map ("pstk_<words>") is {pid, (code,
@@ -66,7 +68,12 @@ static void ask_scan(struct cg_ctx *cg, LLVMValueRef pidkey, LLVMValueRef pid)
 	LLVMValueRef look[] = {asked, pidkey};
 	LLVMValueRef p = LLVMBuildIntToPtr(b, cg_helper_call(cg, BPF_FUNC_map_lookup_elem, look, 2),
 					   cg_ptr(cg), "");
-	LLVMValueRef last = cg_alloca_shared(cg, 8, "sonde.pylast");
+	/* pystack's stack words, few: a ustack(python) in a tracepoint also
+	 * calls the CFI walker and its callbacks, and their frames and the
+	 * probe's share 512 bytes.  Here the time last asked, then the
+	 * value and the event; before (stdlib_pystack_id) the thread's key */
+	LLVMValueRef ev = cg_alloca_shared(cg, 16, "sonde.pywords");
+	LLVMValueRef last = cg_gep(cg, ev, 8);
 	cg_store_i64(cg, cg_const(cg, 0), last);
 	struct cg_if k = cg_begin_if(cg, LLVMBuildIsNotNull(b, p, ""), "py_asked_before");
 	cg_store_i64(cg, cg_load_i64(cg, p), last);
@@ -75,11 +82,9 @@ static void ask_scan(struct cg_ctx *cg, LLVMValueRef pidkey, LLVMValueRef pid)
 	LLVMValueRef due = LLVMBuildOr(b, LLVMBuildIsNull(b, p, ""),
 				       LLVMBuildICmp(b, LLVMIntUGT, since, cg_const(cg, 1000000000), ""), "");
 	struct cg_if d = cg_begin_if(cg, due, "py_ask");
-	LLVMValueRef val = cg_alloca_shared(cg, 8, "sonde.pynow");
-	cg_store_i64(cg, now, val);
-	LLVMValueRef up[] = {asked, pidkey, val, cg_const(cg, BPF_ANY)};
+	cg_store_i64(cg, now, ev);
+	LLVMValueRef up[] = {asked, pidkey, ev, cg_const(cg, BPF_ANY)};
 	cg_helper_call_quiet(cg, BPF_FUNC_map_update_elem, up, 4);
-	LLVMValueRef ev = cg_alloca_shared(cg, 16, "sonde.pyevent");
 	cg_store_i64(cg, cg_const(cg, EV_PY_SCAN), ev);
 	cg_store_i64(cg, pid, cg_gep(cg, ev, 8));
 	cg_event_output(cg, ev, cg_const(cg, 16));
@@ -150,14 +155,18 @@ static void loop_end(struct cg_ctx *cg, struct py_loop *l)
 	LLVMPositionBuilderAtEnd(b, l->done);
 }
 
-/* the frames from thread state ts into buf (2 words each, at most depth
- * of them); *idx becomes their count */
-static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValueRef buf,
-		 uint32_t depth, LLVMValueRef idx)
+/* where the walk keeps its state between frames: the next frame to read
+ * and the bytes of the target read last, [wbase, wbase + wlen) in chunk */
+struct py_walk {
+	LLVMValueRef offs, chunk, frame, wbase, wlen, got;
+};
+
+enum { OK, TS_FRAME, CFRAME, PREV, CODE, INSTR, OWNER, SKIP, READ, INSTR_MASK, ENTRY, BACK };
+
+/* the innermost frame of thread state ts into *frame (0: none) */
+static void walk_start(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValueRef frame)
 {
 	LLVMBuilderRef b = cg_builder(cg);
-	enum { OK, TS_FRAME, CFRAME, PREV, CODE, INSTR, OWNER, SKIP, READ, INSTR_MASK, ENTRY, BACK };
-	LLVMValueRef frame = cg_alloca_shared(cg, 8, "sonde.pyframe");
 	cg_store_i64(cg, cg_const(cg, 0), frame);
 	cg_probe_read(cg, frame, 8, LLVMBuildAdd(b, ts, field(cg, offs, TS_FRAME), ""), 1, 0);
 	LLVMValueRef cf = field(cg, offs, CFRAME);
@@ -169,31 +178,28 @@ static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValu
 	cg_probe_read(cg, frame, 8, LLVMBuildAdd(b, cfp, cf, ""), 1, 0);
 	cg_end_if(cg, &c2);
 	cg_end_if(cg, &c);
-	/* the bytes read last: [wbase, wbase + wlen) of the target in chunk */
-	LLVMValueRef chunk = cg_scratch(cg, "py_chunk", PY_PAGE + 2 * PY_FRAME_READ);
-	LLVMValueRef wbase = cg_alloca_shared(cg, 8, "sonde.pywbase");
-	LLVMValueRef wlen = cg_alloca_shared(cg, 8, "sonde.pywlen");
-	LLVMValueRef got = cg_alloca_shared(cg, 8, "sonde.pygot");
-	cg_store_i64(cg, cg_const(cg, 0), wbase);
-	cg_store_i64(cg, cg_const(cg, 0), wlen);
-	struct py_loop l = loop_begin(cg, "py_walk", idx, depth, frame);
-	LLVMValueRef i = cg_load_i64(cg, idx);
-	LLVMValueRef p = cg_load_i64(cg, frame);
-	LLVMValueRef off = LLVMBuildMul(b, i, cg_const(cg, 16), "");
-	LLVMValueRef dst = LLVMBuildGEP2(b, cg_i8(cg), buf, &off, 1, "");
-	cg_store_i64(cg, cg_const(cg, 0), frame);
+}
+
+/* frame *w->frame into dst (code, instr: zeros when it cannot be read);
+ * *w->frame becomes its caller, 0 at the outermost or a failed read */
+static void walk_frame(struct cg_ctx *cg, const struct py_walk *w, LLVMValueRef dst)
+{
+	LLVMBuilderRef b = cg_builder(cg);
+	LLVMValueRef offs = w->offs, chunk = w->chunk;
+	LLVMValueRef p = cg_load_i64(cg, w->frame);
+	cg_store_i64(cg, cg_const(cg, 0), w->frame);
 	cg_store_i64(cg, cg_const(cg, 0), dst);	/* a read that fails ends the stack */
 	cg_store_i64(cg, cg_const(cg, 0), cg_gep(cg, dst, 8));
 	LLVMValueRef sz = LLVMBuildAnd(b, field(cg, offs, READ), cg_const(cg, PY_FRAME_READ - 1), "");
 	/* the frame lies whole in what was read last: p - wbase <= wlen - sz
 	 * (no sum that an untrusted p could wrap) */
-	LLVMValueRef wl = cg_load_i64(cg, wlen);
+	LLVMValueRef wl = cg_load_i64(cg, w->wlen);
 	LLVMValueRef hit = LLVMBuildAnd(
-		b, LLVMBuildICmp(b, LLVMIntUGE, p, cg_load_i64(cg, wbase), ""),
+		b, LLVMBuildICmp(b, LLVMIntUGE, p, cg_load_i64(cg, w->wbase), ""),
 		LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntUGE, wl, sz, ""),
-			     LLVMBuildICmp(b, LLVMIntULE, LLVMBuildSub(b, p, cg_load_i64(cg, wbase), ""),
+			     LLVMBuildICmp(b, LLVMIntULE, LLVMBuildSub(b, p, cg_load_i64(cg, w->wbase), ""),
 					   LLVMBuildSub(b, wl, sz, ""), ""), ""), "");
-	cg_store_i64(cg, LLVMBuildZExt(b, hit, cg_i64(cg), ""), got);
+	cg_store_i64(cg, LLVMBuildZExt(b, hit, cg_i64(cg), ""), w->got);
 	struct cg_if rd = cg_begin_if(cg, LLVMBuildNot(b, hit, ""), "py_frame_read");
 	/* the frame and, in a data stack, the rest of its page below it: the
 	 * same page, readable when the frame is */
@@ -204,12 +210,12 @@ static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValu
 	LLVMValueRef args[] = {chunk, LLVMBuildTrunc(b, len, cg_i32(cg), ""), from};
 	LLVMValueRef rc = cg_helper_call_quiet(cg, BPF_FUNC_probe_read_user, args, 3);
 	LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntEQ, rc, cg_const(cg, 0), "");
-	cg_store_i64(cg, LLVMBuildZExt(b, ok, cg_i64(cg), ""), got);
-	cg_store_i64(cg, from, wbase);
-	cg_store_i64(cg, LLVMBuildSelect(b, ok, len, cg_const(cg, 0), ""), wlen);
+	cg_store_i64(cg, LLVMBuildZExt(b, ok, cg_i64(cg), ""), w->got);
+	cg_store_i64(cg, from, w->wbase);
+	cg_store_i64(cg, LLVMBuildSelect(b, ok, len, cg_const(cg, 0), ""), w->wlen);
 	cg_end_if(cg, &rd);
-	struct cg_if r = cg_begin_if(cg, LLVMBuildIsNotNull(b, cg_load_i64(cg, got), ""), "py_frame_ok");
-	LLVMValueRef at = LLVMBuildAnd(b, LLVMBuildSub(b, p, cg_load_i64(cg, wbase), ""),
+	struct cg_if r = cg_begin_if(cg, LLVMBuildIsNotNull(b, cg_load_i64(cg, w->got), ""), "py_frame_ok");
+	LLVMValueRef at = LLVMBuildAnd(b, LLVMBuildSub(b, p, cg_load_i64(cg, w->wbase), ""),
 				       cg_const(cg, PY_PAGE - 1), "");
 	LLVMValueRef fr = LLVMBuildGEP2(b, cg_i8(cg), chunk, &at, 1, "");
 	LLVMValueRef code = chunk_word(cg, fr, field(cg, offs, CODE), false);
@@ -226,9 +232,87 @@ static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValu
 	LLVMValueRef instr = LLVMBuildAnd(b, chunk_word(cg, fr, field(cg, offs, INSTR), false),
 					  field(cg, offs, INSTR_MASK), "");
 	cg_store_i64(cg, LLVMBuildOr(b, instr, cg_const(cg, PY_INSTR_SET), ""), cg_gep(cg, dst, 8));
-	cg_store_i64(cg, chunk_word(cg, fr, field(cg, offs, PREV), false), frame);
+	cg_store_i64(cg, chunk_word(cg, fr, field(cg, offs, PREV), false), w->frame);
 	cg_end_if(cg, &r);
-	loop_end(cg, &l);
+}
+
+/* With bpf_loop the walk and the zeroing are callbacks, which reach the
+ * probe's memory through a frame on its stack (bpf_loop takes no other
+ * memory) that holds the pointers they need; their state is in the
+ * chunk's scratch, after the bytes a read may fill (the probe's stack is
+ * short: a ustack(python) also calls the CFI walker and its callbacks) */
+enum { F_OFFS, F_CHUNK, F_BUF, F_WORDS };
+#define PY_CHUNK (PY_PAGE + 2 * PY_FRAME_READ)
+enum { S_FRAME = PY_CHUNK, S_WBASE = PY_CHUNK + 8, S_WLEN = PY_CHUNK + 16, S_N = PY_CHUNK + 24,
+       S_END = PY_CHUNK + 32 };
+
+static LLVMValueRef word_ptr(struct cg_ctx *cg, LLVMValueRef fs, unsigned w)
+{
+	return LLVMBuildLoad2(cg_builder(cg), cg_ptr(cg), cg_gep(cg, fs, w * 8), "");
+}
+
+/* the frames from thread state ts into buf (2 words each, at most depth
+ * of them); their count into *idx, or with bpf_loop (fs) into the chunk's
+ * S_N.  With bpf_loop one frame is one iteration of a callback that the
+ * verifier checks once: the same walk as a bounded loop took it 100-300
+ * ms to prove */
+static void walk(struct cg_ctx *cg, LLVMValueRef offs, LLVMValueRef ts, LLVMValueRef buf,
+		 uint32_t depth, LLVMValueRef idx, LLVMValueRef chunk, LLVMValueRef fs)
+{
+	LLVMBuilderRef b = cg_builder(cg);
+	if (!fs) {
+		LLVMValueRef frame = cg_alloca_shared(cg, 8, "sonde.pyframe");
+		struct py_walk w = {offs, chunk, frame, cg_alloca_shared(cg, 8, "sonde.pywbase"),
+				    cg_alloca_shared(cg, 8, "sonde.pywlen"), cg_alloca_shared(cg, 8, "sonde.pygot")};
+		walk_start(cg, offs, ts, frame);
+		cg_store_i64(cg, cg_const(cg, 0), w.wbase);
+		cg_store_i64(cg, cg_const(cg, 0), w.wlen);
+		struct py_loop l = loop_begin(cg, "py_walk", idx, depth, frame);
+		LLVMValueRef off = LLVMBuildMul(b, cg_load_i64(cg, idx), cg_const(cg, 16), "");
+		walk_frame(cg, &w, LLVMBuildGEP2(b, cg_i8(cg), buf, &off, 1, ""));
+		loop_end(cg, &l);
+		return;
+	}
+	LLVMBuildStore(b, offs, cg_gep(cg, fs, F_OFFS * 8));
+	walk_start(cg, offs, ts, cg_gep(cg, chunk, S_FRAME));
+	cg_store_i64(cg, cg_const(cg, 0), cg_gep(cg, chunk, S_WBASE));
+	cg_store_i64(cg, cg_const(cg, 0), cg_gep(cg, chunk, S_WLEN));
+	LLVMValueRef index, f;
+	struct cg_callback *cb = cg_callback_begin(cg, "py_walk", &index, &f);
+	LLVMValueRef c = word_ptr(cg, f, F_CHUNK);
+	cg_callback_stop_if(cg, LLVMBuildICmp(b, LLVMIntUGE, index, cg_const(cg, depth), ""));
+	cg_callback_stop_if(cg, LLVMBuildIsNull(b, cg_load_i64(cg, cg_gep(cg, c, S_FRAME)), ""));
+	struct py_walk w = {word_ptr(cg, f, F_OFFS), c, cg_gep(cg, c, S_FRAME), cg_gep(cg, c, S_WBASE),
+			    cg_gep(cg, c, S_WLEN), cg_alloca_shared(cg, 8, "sonde.pygot")};
+	LLVMValueRef off = LLVMBuildMul(b, index, cg_const(cg, 16), "");
+	walk_frame(cg, &w, LLVMBuildGEP2(b, cg_i8(cg), word_ptr(cg, f, F_BUF), &off, 1, ""));
+	cg_store_i64(cg, LLVMBuildAdd(b, index, cg_const(cg, 1), ""), cg_gep(cg, c, S_N));
+	cg_loop_call(cg, cg_const(cg, depth), cg_callback_end(cg, cb), fs);
+}
+
+/* frame slot k of the frames at buf: zeros */
+static void zero_frame(struct cg_ctx *cg, LLVMValueRef buf, LLVMValueRef k)
+{
+	LLVMBuilderRef b = cg_builder(cg);
+	LLVMValueRef off = LLVMBuildMul(b, k, cg_const(cg, 16), "");
+	LLVMValueRef dst = LLVMBuildGEP2(b, cg_i8(cg), buf, &off, 1, "");
+	cg_store_i64(cg, cg_const(cg, 0), dst);
+	cg_store_i64(cg, cg_const(cg, 0), cg_gep(cg, dst, 8));
+}
+
+/* frame slots n (the chunk's S_N) to bd - 1 of the frames at F_BUF: zeros,
+ * in a bpf_loop callback (a bounded loop from a count the verifier does
+ * not know lost the bound of the pointer LLVM stepped beside it) */
+static void zero_tail(struct cg_ctx *cg, LLVMValueRef fs, LLVMValueRef n, LLVMValueRef bd, uint32_t depth)
+{
+	LLVMBuilderRef b = cg_builder(cg);
+	LLVMValueRef index, f;
+	struct cg_callback *cb = cg_callback_begin(cg, "py_zero", &index, &f);
+	LLVMValueRef k = LLVMBuildAdd(b, cg_load_i64(cg, cg_gep(cg, word_ptr(cg, f, F_CHUNK), S_N)), index, "");
+	cg_callback_stop_if(cg, LLVMBuildICmp(b, LLVMIntUGE, k, cg_const(cg, depth), ""));
+	zero_frame(cg, word_ptr(cg, f, F_BUF), k);
+	LLVMValueRef fn = cg_callback_end(cg, cb);
+	cg_loop_call(cg, LLVMBuildSub(b, bd, n, ""), fn, fs);
 }
 
 /* the value of 8-byte key k (stored to slot) in map, or NULL */
@@ -254,8 +338,17 @@ LLVMValueRef stdlib_pystack_id(struct cg_ctx *cg, uint32_t depth, LLVMValueRef p
 	LLVMValueRef ev = cg_scratch(cg, name, 8 + words * 8);
 	LLVMValueRef buf = cg_gep(cg, ev, 8);
 	cg_store_i64(cg, pid, buf);
-	LLVMValueRef idx = cg_alloca_shared(cg, 8, "sonde.pyidx");
-	cg_store_i64(cg, cg_const(cg, 0), idx);
+	LLVMValueRef chunk = cg_scratch(cg, "py_chunk", S_END);
+	LLVMValueRef idx = NULL, fs = NULL;
+	if (host_feature(HF_LOOP)) {
+		fs = cg_loop_frame(cg, F_WORDS, "py_loop_frame");
+		LLVMBuildStore(b, chunk, cg_gep(cg, fs, F_CHUNK * 8));
+		LLVMBuildStore(b, cg_gep(cg, buf, 8), cg_gep(cg, fs, F_BUF * 8));
+		cg_store_i64(cg, cg_const(cg, 0), cg_gep(cg, chunk, S_N));
+	} else {
+		idx = cg_alloca_shared(cg, 8, "sonde.pyidx");
+		cg_store_i64(cg, cg_const(cg, 0), idx);
+	}
 	LLVMValueRef pidkey = cg_alloca_shared(cg, 8, "sonde.pypid");
 	LLVMValueRef offs = lookup(cg, procs, pidkey, pid);
 	struct cg_if unk = cg_begin_if(cg, LLVMBuildIsNull(b, offs, ""), "py_unknown_pid");
@@ -264,37 +357,42 @@ LLVMValueRef stdlib_pystack_id(struct cg_ctx *cg, uint32_t depth, LLVMValueRef p
 	struct cg_if py = cg_begin_if(cg, LLVMBuildIsNotNull(b, offs, ""), "py_pid");
 	struct cg_if ok = cg_begin_if(cg, LLVMBuildICmp(b, LLVMIntNE, field(cg, offs, 0), cg_const(cg, 0), ""),
 				      "py_readable");
-	LLVMValueRef ts = lookup(cg, threads, cg_alloca_shared(cg, 8, "sonde.pytid"), tid);
+	LLVMValueRef ts = lookup(cg, threads, cg_alloca_shared(cg, 16, "sonde.pywords"), tid);
 	struct cg_if nt = cg_begin_if(cg, LLVMBuildIsNull(b, ts, ""), "py_new_thread");
 	ask_scan(cg, pidkey, pid);
 	cg_end_if(cg, &nt);
 	struct cg_if wt = cg_begin_if(cg, LLVMBuildIsNotNull(b, ts, ""), "py_thread");
-	walk(cg, offs, cg_load_i64(cg, ts), cg_gep(cg, buf, 8), depth, idx);
+	walk(cg, offs, cg_load_i64(cg, ts), cg_gep(cg, buf, 8), depth, idx, chunk, fs);
 	cg_end_if(cg, &wt);
 	cg_end_if(cg, &ok);
 	cg_end_if(cg, &py);
 	/* the stack goes to the map of the first bucket that holds it */
 	bool big = host_feature(HF_BIG_KEYS);
-	LLVMValueRef n = cg_load_i64(cg, idx);
-	LLVMValueRef id = cg_alloca_shared(cg, 4, "sonde.pystackid");
-	LLVMValueRef done = cg_alloca_shared(cg, 8, "sonde.pydone");
-	cg_store_i64(cg, cg_const(cg, 0), done);
+	LLVMValueRef n = cg_load_i64(cg, fs ? cg_gep(cg, chunk, S_N) : idx);
+	LLVMValueRef id = cg_alloca_shared(cg, 16, "sonde.pywords");	/* free again */
+	/* the smallest bucket that holds n */
+	unsigned nb = 0;
+	while (py_bucket(depth, big, nb))
+		nb++;
+	LLVMValueRef bd = cg_const(cg, depth);
+	while (nb-- > 0) {
+		LLVMValueRef k = cg_const(cg, py_bucket(depth, big, nb));
+		bd = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULE, n, k, ""), k, bd, "");
+	}
+	/* its frames not walked are zeros */
+	if (fs)
+		zero_tail(cg, fs, n, bd, depth);
 	for (unsigned i = 0; py_bucket(depth, big, i); i++) {
-		uint32_t bd = py_bucket(depth, big, i), bw = 1 + 2 * bd;
-		LLVMValueRef in = LLVMBuildIsNull(b, cg_load_i64(cg, done), "");
-		if (bd < depth)
-			in = LLVMBuildAnd(b, in, LLVMBuildICmp(b, LLVMIntULE, n, cg_const(cg, bd), ""), "");
+		uint32_t bk_frames = py_bucket(depth, big, i), bw = 1 + 2 * bk_frames;
+		LLVMValueRef in = LLVMBuildICmp(b, LLVMIntEQ, bd, cg_const(cg, bk_frames), "");
 		struct cg_if bk = cg_begin_if(cg, in, "py_bucket");
-		cg_store_i64(cg, cg_const(cg, 1), done);
-		/* the bucket's frames not walked are zeros (a loop: 254 stores
-		 * took LLVM's passes tens of ms) */
-		struct py_loop z = loop_begin(cg, "py_zero", idx, bd, NULL);
-		LLVMValueRef k = cg_load_i64(cg, idx);
-		LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, k, cg_const(cg, 16), ""), cg_const(cg, 8), "");
-		LLVMValueRef dst = LLVMBuildGEP2(b, cg_i8(cg), buf, &off, 1, "");
-		cg_store_i64(cg, cg_const(cg, 0), dst);
-		cg_store_i64(cg, cg_const(cg, 0), cg_gep(cg, dst, 8));
-		loop_end(cg, &z);
+		/* before bpf_loop, a bounded loop here (254 stores took LLVM's
+		 * passes tens of ms) */
+		if (!fs) {
+			struct py_loop z = loop_begin(cg, "py_zero", idx, bk_frames, NULL);
+			zero_frame(cg, cg_gep(cg, buf, 8), cg_load_i64(cg, idx));
+			loop_end(cg, &z);
+		}
 		/* no preallocation: the stacks are big and most runs see few;
 		 * a kernel before 5.11 refuses a map that is not preallocated
 		 * in a perf_event program (profile:), so there it is, and
@@ -302,7 +400,7 @@ LLVMValueRef stdlib_pystack_id(struct cg_ctx *cg, uint32_t depth, LLVMValueRef p
 		char mname[32];
 		snprintf(mname, sizeof(mname), CG_STACK_MAP_FMT, 'p', bw);
 		LLVMValueRef map = cg_aux_map_flags(cg, mname, BPF_MAP_TYPE_HASH,
-						    big ? CG_STACK_MAP_ENTRIES : CG_STACK_MAP_ENTRIES / 16,
+						    big ? PY_STACK_MAP_ENTRIES : CG_STACK_MAP_ENTRIES / 16,
 						    bw * 8, 4, big ? BPF_F_NO_PREALLOC : 0);
 		LLVMValueRef fresh = stdlib_stack_id(cg, map, buf, id);
 		LLVMValueRef any = LLVMBuildICmp(b, LLVMIntNE, cg_load_i64(cg, cg_gep(cg, buf, 8)),

@@ -249,10 +249,24 @@ struct remember {
 	__u32 last;
 };
 
+/* the regions' loop keeps its state in per-CPU scratch, not on the stack:
+ * the probe that calls the walker, the walker, its step and this share
+ * 512 bytes of stack, and a probe with a ustack(python) and more keys
+ * needs them (a program that lands on this CPU meanwhile, an NMI's sample,
+ * may remember another mapping's regions: a region's entry is checked
+ * against pc before it is used) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct remember);
+} unw_remember SEC(".maps");
+
 static long remember_region(__u32 i, void *ctx)
 {
-	struct remember *r = ctx;
-	if (r->key.region > r->last)
+	__u32 zero = 0;
+	struct remember *r = bpf_map_lookup_elem(&unw_remember, &zero);
+	if (!r || r->key.region > r->last)
 		return 1;
 	bpf_map_update_elem(&unw_vmas, &r->key, &r->vma, BPF_NOEXIST);
 	r->key.region++;
@@ -261,17 +275,23 @@ static long remember_region(__u32 i, void *ctx)
 
 static void remember(const struct vma_key *vk, const struct vma *v)
 {
+	__u32 zero = 0;
 	bpf_map_update_elem(&unw_vmas, vk, v, BPF_ANY);
-	struct remember r = {.key = *vk, .vma = *v, .last = (__u32)((v->end - 1) >> 21)};
+	struct remember *r = bpf_map_lookup_elem(&unw_remember, &zero);
+	if (!r)
+		return;
+	r->key = *vk;
+	r->vma = *v;
+	r->last = (__u32)((v->end - 1) >> 21);
 	__u32 first = (__u32)(v->start >> 21);
-	if (r.last - first >= UNW_VMA_REGIONS) {
+	if (r->last - first >= UNW_VMA_REGIONS) {
 		if (vk->region - first > UNW_VMA_REGIONS / 2)
 			first = vk->region - UNW_VMA_REGIONS / 2;
-		if (r.last - first >= UNW_VMA_REGIONS)
-			r.last = first + UNW_VMA_REGIONS - 1;
+		if (r->last - first >= UNW_VMA_REGIONS)
+			r->last = first + UNW_VMA_REGIONS - 1;
 	}
-	r.key.region = first;
-	bpf_loop(UNW_VMA_REGIONS, remember_region, &r, 0);
+	r->key.region = first;
+	bpf_loop(UNW_VMA_REGIONS, remember_region, 0, 0);
 }
 
 /* one frame-pointer step: the return address above the saved rbp */

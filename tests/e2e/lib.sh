@@ -202,10 +202,15 @@ need_root() {
 # non-interactive shell starts with SIGINT ignored, and one sent before the
 # handler is set is lost.  Giving up is said on stderr (the file's log): a
 # wait that always runs out costs its whole time and nothing else shows it.
-wait_for() {
+wait_for() {	# FILE REGEX [SECONDS [PID: give up when it has exited]]
 	local i n=$(( ${3:-30} * 10 ))
 	for ((i = 0; i < n; i++)); do
 		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
+		if [ -n "${4:-}" ] && ! kill -0 "$4" 2>/dev/null; then
+			grep -Eq -- "$2" "$1" 2>/dev/null && return 0
+			echo "    (wait_for: no line matching '$2' in $1: process $4 exited)" >&2
+			return 1
+		fi
 		sleep 0.1
 	done
 	echo "    (wait_for: no line matching '$2' in $1 after ${3:-30} s)" >&2

@@ -105,7 +105,7 @@ py_capture() {
 	"$SONDE" -p "$wp" "$@" > "$out" 2>&1 &
 	sp=$!
 	# the text line, or -f json's record (on the same file here)
-	wait_for "$out" '^Attached|"attached_probes"' 300 || echo "    sonde did not attach in 300 s"
+	wait_for "$out" '^Attached|"attached_probes"' 300 "$sp" || echo "    sonde did not attach"
 	echo g >&7
 	wait_for "$PD/wl.out" '^done' 300
 	py_stop
@@ -290,6 +290,16 @@ got=$(awk '/^@\[$/ { k = ""; next } /^\]: 3$/ { printf "%s", k } /^\]: / { next 
 	sed -n '1s/^ *\(getppid\)+[0-9]*$/\1/p; /(/p')
 expect_eq pystack:ustack_python "getppid
     b ($W:17)
+    a ($W:22)
+    main ($W:66)
+    <module> ($W:81)" "$got"
+# the same beside another key and a pystack printf in one tracepoint: the
+# probe, the CFI walker and the two walks' callbacks share 512 bytes of
+# stack (refused for 528-560 bytes before)
+py_capture /usr/bin/python3.11 "$PD/mixedkey.out" -e 'tracepoint:syscalls:sys_enter_getppid { @[comm, ustack(python)] = count(); @n[pystack(1)] = count(); }'
+got=$(awk '/^@n\[/ { exit } /^@/ { k = ""; next } /^\]: 3$/ { printf "%s", k } /^\]: / { next } { k = k $0 "\n" }' "$PD/mixedkey.out" |
+	sed -n '/(/p')
+expect_eq pystack:ustack_python_beside_keys "    b ($W:17)
     a ($W:22)
     main ($W:66)
     <module> ($W:81)" "$got"

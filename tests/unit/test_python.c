@@ -253,6 +253,17 @@ static void test_addr2line(void **state)
 	assert_int_equal(py_addr2line(11, lt11, sizeof(lt11), 5, 100), 0);
 	/* a truncated table ends the walk, never reads past it */
 	assert_int_equal(py_addr2line(11, lt11, 1, 5, 100), 0);
+	/* a table a process wrote over: line deltas near 2^58 each (the
+	 * fuzzer's find: a signed overflow); the line is held to an int */
+	uint8_t big[20 * 11];
+	for (int i = 0; i < 20; i++) {
+		big[i * 11] = 0x80 | 13 << 3;
+		memset(big + i * 11 + 1, 0x7e, 9);
+		big[i * 11 + 10] = 0x3e;
+	}
+	assert_int_equal(py_addr2line(11, big, sizeof(big), 2147483647, 38), 2147483647);
+	big[1] = 0x7f;	/* its low bit: negative */
+	assert_int_equal(py_addr2line(11, big, 11, 0, 0), -2147483647 - 1);
 }
 
 /* ustack(python)'s order: native [libc, eval, ext, eval, main] */
