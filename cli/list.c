@@ -57,8 +57,8 @@ static int list_types(FILE *out, const char *glob, const char *rest, bool verbos
  * probes (uprobe:, usdt:, kprobe:, tracepoint:, software:, hardware: and
  * their aliases) goes to that provider's lister; a pattern without a probe
  * type (or none) searches every type that needs no target, as bpftrace
- * does: software and hardware events, tracepoints and kprobes (where the
- * kernel has them). */
+ * does: software and hardware events, tracepoints, kprobes and fentry/fexit
+ * (where the kernel has them). */
 static int list_into(FILE *out, const char *pattern, bool verbose, int pid)
 {
 	const char *colon = pattern ? strchr(pattern, ':') : NULL;
@@ -94,6 +94,16 @@ static int list_into(FILE *out, const char *pattern, bool verbose, int pid)
 			return -ENOMEM;
 		rc = host_list_kprobes(out, "kprobe", k, verbose, pid);
 		free(k);
+	}
+	/* and fentry/fexit where the kernel has BTF trampolines, as the
+	 * newest bpftrace lists them (fentry:vmlinux:vfs_read) */
+	for (int x = 0; x < 2 && rc >= 0 && !colon && host_feature_answer(HF_FENTRY) == HF_YES; x++) {
+		const char *kind = x ? "fexit" : "fentry";
+		char *f = NULL;
+		if (asprintf(&f, "%s:%s", kind, pattern ? pattern : "*") < 0)
+			return -ENOMEM;
+		rc = host_list_fentry(out, kind, f, verbose, pid);
+		free(f);
 	}
 	return rc < 0 ? rc : 0;
 }
@@ -210,7 +220,11 @@ void cli_list_program(const struct sema_result *r, int pid)
 			if ((a->type == PT_UPROBE || a->type == PT_URETPROBE) && a->func &&
 			    strpbrk(a->func, "*?[") && list_uprobe_funcs(a, pid, &seen, &nseen))
 				continue;
-			if (bare && c1)
+			if (a->type == PT_FENTRY || a->type == PT_FEXIT)
+				/* with its module, as -l 'fentry:vfs_*' lists it */
+				line = asprintf(&line, "%s:%s:%s", sema_probe_type_name(a->type),
+						a->target ? a->target : "vmlinux", a->func) < 0 ? NULL : line;
+			else if (bare && c1)
 				line = c2 ? strndup(a->name, (size_t)(c2 - a->name + 1))
 					  : (asprintf(&line, "%s:", a->name) < 0 ? NULL : line);
 			else

@@ -294,6 +294,40 @@ int host_btf_func_proto(const struct btf *b, const char *fn, FILE *out)
 	return func_proto(b, fn, 0, true, out);
 }
 
+/* -lv kprobe: a function's parameters as arg0, arg1 ... (what a kprobe
+ * reads them as; a float is in no argN register and is left out), or for
+ * a kretprobe its return type as retval ("void"), as the newest bpftrace
+ * lists them */
+int host_btf_kprobe_proto(const struct btf *b, const char *fn, bool ret, FILE *out)
+{
+	int32_t id = host_btf_func_id(b, fn);
+	if (id <= 0)
+		return -ENOENT;
+	const struct btf_type *f = btf__type_by_id(b, (uint32_t)id);
+	const struct btf_type *proto = btf__type_by_id(b, f->type);
+	if (!proto || !btf_is_func_proto(proto))
+		return -ENOENT;
+	char text[512];
+	if (ret) {
+		if (!proto->type) {
+			fprintf(out, "    void\n");
+			return 0;
+		}
+		type_text(b, proto->type, text, sizeof(text));
+		fprintf(out, "    %s retval\n", text);
+		return 0;
+	}
+	const struct btf_param *p = btf_params(proto);
+	for (int i = 0, n = 0; i < btf_vlen(proto); i++) {
+		const struct btf_type *pt = btf__type_by_id(b, p[i].type);
+		if (!p[i].type || (pt && btf_is_float(pt)))
+			continue;
+		type_text(b, p[i].type, text, sizeof(text));
+		fprintf(out, "    %s arg%d\n", text, n++);
+	}
+	return 0;
+}
+
 /* ---- raw tracepoints ------------------------------------------------------ */
 
 /*

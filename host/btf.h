@@ -33,6 +33,9 @@ int64_t host_btf_member_offset(const char *sname, const char *member);
  * "    TYPE retval" unless it returns void, as bpftrace prints them;
  * 0, or -ENOENT when b has no function fn */
 int host_btf_func_proto(const struct btf *b, const char *fn, FILE *out);
+/* -lv of a kprobe (ret: kretprobe): "    TYPE argN" a parameter (floats
+ * left out), or "    TYPE retval" / "    void", as the newest bpftrace */
+int host_btf_kprobe_proto(const struct btf *b, const char *fn, bool ret, FILE *out);
 /* the BTF id of per-CPU kernel variable `name` (a VAR of the kernel's
  * .data..percpu section), or -ENOENT */
 int host_btf_percpu_var(const char *name);

@@ -117,6 +117,12 @@ int host_list_kprobes(FILE *out, const char *kind, const char *pattern, bool ver
 			fprintf(out, "%s:%s:%s\n", kind, v[i].module, v[i].name);
 		else if (!i || strcmp(v[i - 1].name, v[i].name))
 			fprintf(out, "%s:%s\n", kind, v[i].name);
+		else
+			continue;
+		/* -v: the parameters BTF declares, as arg0..; retval */
+		const struct btf *b = v[i].module ? host_module_btf(v[i].module) : host_kernel_btf();
+		if (verbose && b)
+			host_btf_kprobe_proto(b, v[i].name, !strcmp(kind, "kretprobe"), out);
 	}
 	return 0;
 }

@@ -428,6 +428,15 @@ int rt_run(const struct sema_result *r, const struct cg_object *obj, const struc
 	for (int i = 0; i < r->nprobes; i++)
 		for (int j = 0; j < r->probes[i].nattach && !r->probes[i].left_out; j++)
 			ntimers += r->probes[i].attach[j].type == PT_INTERVAL;
+	/* nothing to run: every probe was left out (missing_probes) or found
+	 * nothing to attach to (a uprobe's symbol that is not there); the run
+	 * would wait for Ctrl-C with nothing that could fire.  --follow
+	 * attaches to processes that start later */
+	if (!count && !ntimers && !o->follow) {
+		fprintf(stderr, "sonde: no probes to attach: every probe of the script was left out "
+			"(missing_probes) or found nothing to attach to\n");
+		goto out;
+	}
 	if (o->dry_run) {
 		if (attach_all(&rt, &count, true))
 			goto out;

@@ -181,7 +181,9 @@ void sema_kprobe_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_at
 		 * error, or silence it) */
 		int64_t missing = settings_int(SET_MISSING_PROBES);
 		bool several = p->node->probe.attach && p->node->probe.attach->next;
-		if (several && missing != SET_MISSING_ERROR) {
+		/* (the probe's only one: with missing_probes set to warn or
+		 * ignore, the probe is left out: sema_resolve_attach) */
+		if ((several || settings_given(SET_MISSING_PROBES)) && missing != SET_MISSING_ERROR) {
 			if (missing == SET_MISSING_WARN && !s->quiet)
 				diag_warn(s->d, raw->loc, "%s: no kernel function '%s'%s%s: not attached",
 					  raw->raw, fn, module ? " in module " : "", module ? module : "");
@@ -254,7 +256,8 @@ void sema_fentry_resolve(struct sema_ctx *s, struct sema_probe *p, struct ast_at
 		if (push_fentry(s, p, raw, type, module, fn))
 			return;
 		int64_t missing = settings_int(SET_MISSING_PROBES);
-		if (p->node->probe.attach->next && missing != SET_MISSING_ERROR) {
+		if ((p->node->probe.attach->next || settings_given(SET_MISSING_PROBES)) &&
+		    missing != SET_MISSING_ERROR) {
 			if (missing == SET_MISSING_WARN && !s->quiet)
 				diag_warn(s->d, raw->loc, "%s: no kernel function '%s' in BTF: not attached",
 					  raw->raw, fn);

@@ -562,11 +562,13 @@ static void resolve_one(struct sema_ctx *s, struct sema_probe *p, struct ast_att
 			sema_error(s, raw->loc, "cannot read tracefs: %s (run sonde as root)", strerror(-err));
 		else if (err < 0 && err != -ENOENT)
 			sema_error(s, raw->loc, "cannot list tracepoints: %s", strerror(-err));
-		else if (p->node->probe.attach->next &&
+		else if ((p->node->probe.attach->next || settings_given(SET_MISSING_PROBES)) &&
 			 settings_int(SET_MISSING_PROBES) != SET_MISSING_ERROR) {
 			/* one of several attach points: the rest attach, as in
 			 * bpftrace (0.17 and the newest) and as a missing kernel
-			 * function or uprobe does; missing_probes = error stops */
+			 * function or uprobe does; missing_probes = error stops.
+			 * The probe's only one, with missing_probes set to warn
+			 * or ignore: the probe is left out (sema_resolve_attach) */
 			if (settings_int(SET_MISSING_PROBES) == SET_MISSING_WARN && !s->quiet)
 				diag_warn(s->d, raw->loc, "tracepoint not found: %s:%s: this attach "
 					  "point is skipped", parts[1], parts[2]);
@@ -751,8 +753,9 @@ void sema_resolve_attach(struct sema_ctx *s, struct sema_probe *p)
 			return;
 		}
 		if (missing == SET_MISSING_WARN && !s->quiet)
-			diag_warn(s->d, p->node->loc, "none of this probe's kernel functions exist: "
-				  "the probe is left out (missing_probes)");
+			diag_warn(s->d, p->node->loc, "none of this probe's %s exist: the probe is "
+				  "left out (missing_probes)", p->skipped_tracepoint ?
+				  "attach points (kernel functions, tracepoints)" : "kernel functions");
 		left_out(s, p);
 		return;
 	}

@@ -204,6 +204,22 @@ static void check_path(struct sema_ctx *s, struct ast_node *n)
 		n->type.kind = TY_ERROR;
 		return;
 	}
+	/* a struct path in traced memory is taken by its address, as the
+	 * newest bpftrace does: path(args.file.f_path) is
+	 * path(&args.file->f_path) */
+	if (t->kind == TY_STRUCT && t->sname && !strcmp(t->sname, "path")) {
+		struct ast_node *addr = ast_new(sema_arena(s), N_UNARY, a->loc);
+		addr->un.op = OP_ADDR;
+		addr->un.operand = a;
+		addr->next = a->next;
+		a->next = NULL;
+		n->call.args = a = addr;
+		t = sema_expr(s, a);
+		if (t->kind == TY_ERROR) {
+			n->type.kind = TY_ERROR;
+			return;
+		}
+	}
 	if (t->kind != TY_PTR && t->kind != TY_INT) {
 		sema_error(s, a->loc, "path() needs a struct path pointer, not %s", type_str(sema_arena(s), t));
 		n->type.kind = TY_ERROR;

@@ -36,9 +36,19 @@ static bool special_only(const struct sema_probe *p)
 	return p->nattach > 0;
 }
 
+/* a probe of fentry and fexit only: a kernel function's entry or exit,
+ * in kernel mode always (and its context holds no registers) */
+static bool kernel_fn_only(const struct sema_probe *p)
+{
+	for (int i = 0; i < p->nattach; i++)
+		if (p->attach[i].type != PT_FENTRY && p->attach[i].type != PT_FEXIT)
+			return false;
+	return p->nattach > 0;
+}
+
 static void check_usermode(struct sema_ctx *s, struct ast_node *n)
 {
-	if (special_only(sema_cur_probe(s))) {
+	if (special_only(sema_cur_probe(s)) || kernel_fn_only(sema_cur_probe(s))) {
 		n->type = (struct type){.kind = TY_INT, .size = 1};
 		return;
 	}
@@ -54,6 +64,8 @@ static LLVMValueRef lower_usermode(struct cg_ctx *cg, struct ast_node *n)
 	enum probe_type t = cg_attach(cg)->type;
 	if (t == PT_BEGIN || t == PT_END)
 		return cg_const(cg, 1);
+	if (t == PT_FENTRY || t == PT_FEXIT)
+		return cg_const(cg, 0);
 	LLVMBuilderRef b = cg_builder(cg);
 	LLVMValueRef cs = cg_load_i64(cg, cg_gep(cg, cg_ctx_arg(cg), REG_CS));
 	LLVMValueRef pl = LLVMBuildAnd(b, cs, cg_const(cg, 3), "");
@@ -67,6 +79,7 @@ const struct builtin stdlib_system[] = {
 	{.name = "ncpus", .kind = BI_VAR, .type = {.kind = TY_INT, .size = 8},
 	 .lower = lower_ncpus, .summary = "number of possible CPUs (a constant)"},
 	{.name = "usermode", .kind = BI_VAR, .check = check_usermode, .lower = lower_usermode,
-	 .summary = "1 if the probe interrupted user code, else 0 (kprobe, uprobe, profile ...)"},
+	 .summary = "1 if the probe interrupted user code, else 0 (kprobe, uprobe, profile ...; "
+		    "0 in fentry/fexit)"},
 	{0},
 };

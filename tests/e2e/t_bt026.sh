@@ -2,7 +2,8 @@
 # tests/runtime; tests/e2e/bt026/README.md) under sonde, by this
 # project's runner tests/e2e/bt026/check.py.  One result per test:
 # e2e:bt026:FILE.NAME.  A SKIP names its reason: a kernel feature this host
-# lacks (kprobes, fentry, REQUIRES_FEATURE), or tests/e2e/bt026/skips.txt's
+# lacks (kprobes, fentry: those tests run in the kernel VM suite's 6.12
+# guest, tests/vm/t_bt026.sh; REQUIRES_FEATURE), or tests/e2e/bt026/skips.txt's
 # line for it (a difference named in docs/differences.md, "bpftrace's newest
 # runtime tests", what this host lacks, or work pending elsewhere).  The
 # output's last line is the tally and the share that passes of those run.

@@ -113,6 +113,11 @@ rc=1" ;;
 	esac
 	expect_eq "parity:config_missing_probes_$policy" "$want" "$out"
 done
+# every probe left out: nothing could fire, so no run that waits for
+# Ctrl-C (bpftrace's probe.all_missing_probes_ignore: "No probes to attach")
+out=$(timeout 60 "$SONDE" -e "config = { missing_probes = ignore } uprobe:libc:no_such_function_xyz { @ = count(); } tracepoint:syscalls:sys_enter_no_such_xyz { }" 2>&1; echo "rc=$?")
+expect_eq parity:config_missing_probes_all "sonde: no probes to attach: every probe of the script was left out (missing_probes) or found nothing to attach to
+rc=1" "$out"
 
 # -- settings: bad values are one error at startup ------------------------
 out=$(BPFTRACE_STRLEN=abc "$SONDE" -e 'BEGIN { exit(); }' 2>&1; echo "rc=$?")

@@ -277,6 +277,14 @@ static void test_missing(void **state)
 	assert_non_null(strstr(c.msgs, "t.bt:1:1: warning: none of this probe's kernel functions "
 				       "exist: the probe is left out (missing_probes)"));
 	checked_free(&c);
+	/* a probe's only function too (bpftrace's
+	 * regression.async_id_invalid_probe_expansion: the rest runs) */
+	checked_run(&c, "kprobe:vfs_nosuch { } END { }", NULL);
+	assert_non_null(c.r);
+	assert_true(c.r->probes[0].left_out);
+	assert_non_null(strstr(c.msgs, "t.bt:1:1: warning: kprobe:vfs_nosuch: no kernel function "
+				       "'vfs_nosuch': not attached"));
+	checked_free(&c);
 	assert_int_equal(settings_load(stderr), 0);	/* back to the defaults */
 	(void)state;
 }
@@ -298,6 +306,17 @@ static void test_func(void **state)
 	assert_int_equal(obj.progs[1].nattach, 3);
 	free(ir);
 	free(obj.elf);
+	checked_free(&c);
+	/* two of one builtin compare (the newest bpftrace's macro tests);
+	 * func against probe is no comparison */
+	checked_run(&c, "kprobe:vfs_read { if (__builtin_func == func() && __builtin_probe != probe) "
+			"{ print(func); } }", NULL);
+	assert_non_null(c.r);
+	assert_string_equal(c.msgs, "");
+	checked_free(&c);
+	checked_run(&c, "kprobe:vfs_read { if (func == probe) { } }", NULL);
+	assert_null(c.r);
+	assert_non_null(strstr(c.msgs, "operator '==' needs integers, not probe and probe"));
 	checked_free(&c);
 
 	checked_run(&c, "rawtracepoint:sched_switch { @[func] = count(); }", NULL);

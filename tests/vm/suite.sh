@@ -9,7 +9,8 @@
 #   VM_SPLIT="KVER:t_a.sh,t_b.sh KVER:t_c.sh ..."  more boots of KVER, the
 #                       Nth entry of KVER the files of its boot N+1 (KVER-N+1),
 #                       its first boot the files no entry names (default: 6.12's
-#                       book and newest tools, and bpftrace 0.17's tests): the
+#                       book and newest tools, and bpftrace 0.17's and 0.26's
+#                       runtime tests of kernel functions, one vCPU): the
 #                       guests are CPU-bound under TCG, and the newest kernel's
 #                       suite is the longest, four times another kernel's
 #   VM_NICE=N                                     (default 0; $VMDIR/nice
@@ -23,7 +24,7 @@
 . "$(dirname "$0")/bed.sh"
 VM_TIMEOUT=${VM_TIMEOUT:-1800}
 VM_PAR=${VM_PAR:-2}
-VM_SPLIT=${VM_SPLIT-6.12:t_book.sh,t_newtools.sh 6.12:t_bt_kprobe.sh}
+VM_SPLIT=${VM_SPLIT-6.12:t_book.sh,t_newtools.sh 6.12:t_bt_kprobe.sh,t_bt026.sh}
 
 # fetch KVER: the kernel fetched once however many boots and processes want
 # it (its reason on failure)
@@ -46,7 +47,8 @@ fi
 RESULTS=${1:?usage: suite.sh RESULTS}
 
 # the workloads, built here (where guest.sh looks for them, whatever
-# VMDIR says): the guest's compiler would run under TCG
+# VMDIR says): the guest's compiler would run under TCG; and bpftrace
+# v0.26.1's test programs that t_bt026.sh's tests trace
 (E2E_BUILD=$vm_top/build/vm/work RESULTS=/dev/null
  . "$vm_top/tests/e2e/lib.sh"
  for w in "$vm_top"/tests/workloads/*.c; do
@@ -61,7 +63,8 @@ RESULTS=${1:?usage: suite.sh RESULTS}
  [ "$B/ct-v1/libsondetest.so" -nt "$src" ] ||
 	gcc -O1 -g -shared -fPIC -fno-toplevel-reorder -o "$B/ct-v1/libsondetest.so" "$src"
  [ "$B/ct-v2/libsondetest.so" -nt "$src" ] ||
-	gcc -O1 -g -shared -fPIC -fno-toplevel-reorder -DSONDE_PAD=65536 -o "$B/ct-v2/libsondetest.so" "$src")
+	gcc -O1 -g -shared -fPIC -fno-toplevel-reorder -DSONDE_PAD=65536 -o "$B/ct-v2/libsondetest.so" "$src"
+ BT026_BUILD_ONLY=1 BT026_WORK=$B/bt026 bash "$vm_top/tests/e2e/bt026/run.sh" >/dev/null 2>&1 || true)
 
 # split KVER: its VM_SPLIT entries, one a line, files apart by spaces
 split() {

@@ -4,6 +4,15 @@
 #   SONDE=build/asan/sonde   the tracer (default build/sonde)
 #   BT026_WORK=DIR           where testprogs/ are built (default build/e2e/bt026)
 #   BT026_PREFIX=e2e:bt026:  what each result's name starts with
+#   BT026_KFUNC=only         run only the tests of kprobes and fentry (the
+#                            kernel VM suite's 6.12 guest, tests/vm/t_bt026.sh);
+#                            default: skip them (this host has neither)
+#   BT026_TIMES=1            each test's seconds on a line after its result
+#   BT026_EXIT_TIMEOUT=S     the least TIMEOUT of a test whose program ends
+#                            itself with exit() (the guest: 15 s; it passes as
+#                            soon as it ends, only a failure waits longer)
+#   BT026_BUILD_ONLY=1       build the test programs and stop (tests/vm/suite.sh
+#                            builds them on the host: the guest's gcc is emulated)
 # One line per test on stdout: "PASS|FAIL|SKIP PREFIX FILE.NAME" (a SKIP says
 # why after ": ", a FAIL in parentheses, then its command and output).
 # The tests run in a directory laid out as bpftrace's build/tests: ./runtime
@@ -81,6 +90,7 @@ if command -v go > /dev/null; then
 	build "$tp/hello_go" "$here/testprogs/hello_go.go" -- sh -c "cd '$here/testprogs' &&
 		GOCACHE='$work/gocache' go build -o '$tp/hello_go' hello_go.go"
 fi
+[ -n "${BT026_BUILD_ONLY:-}" ] && exit 0
 ln -sfn "$here/runtime" "$work/runtime"
 ln -sfn "$sonde" "$work/bin/bpftrace"
 # bpftool as the tests run it (probe.*_multi_wildcard: system("bpftool link
@@ -113,4 +123,6 @@ EOF
 fi
 cd "$work" || exit 2
 PATH=$work/bin:$PATH exec python3 "$here/check.py" --tracer "$work/bin/bpftrace" --work "$work" \
-	--skips "${BT026_SKIPS:-$here/skips.txt}" --prefix "${BT026_PREFIX:-}" ${1:+--only "$1"} "$here"/runtime/[a-z]*
+	--skips "${BT026_SKIPS:-$here/skips.txt}" --prefix "${BT026_PREFIX:-}" ${1:+--only "$1"} \
+	--kernel-functions "${BT026_KFUNC:-skip}" ${BT026_TIMES:+--times} \
+	${BT026_EXIT_TIMEOUT:+--exit-timeout "$BT026_EXIT_TIMEOUT"} "$here"/runtime/[a-z]*
