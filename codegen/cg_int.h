@@ -104,6 +104,10 @@ struct cg_var *cg_var_slot(struct cg_ctx *cg, struct ast_node *v);
 LLVMValueRef cg_alloca_stack(struct cg_ctx *cg, uint32_t size, const char *name);
 /* the entry block's slot of that name, or NULL */
 LLVMValueRef cg_find_alloca(struct cg_ctx *cg, const char *name);
+/* unwind.c: LLVM bitcode (bc, size bytes, named name) parsed into the
+ * module's context and linked into it, its maps weak in a split compile:
+ * 0, -EBADMSG when it does not parse, -EINVAL when it does not link */
+int cg_link_bitcode(struct cg_ctx *cg, const void *bc, size_t size, const char *name);
 /* loops.c: for ($kv : @m) {..}, for ($i : a..b) {..} */
 void cg_for(struct cg_ctx *cg, struct ast_node *st);
 /* i1 truth value of an integer expression */

@@ -412,28 +412,15 @@ int cg_cimport_link(struct cg_ctx *cg)
 {
 	const struct cg_cimports *ci = cg->opts->cimports;
 	for (int i = 0; ci && i < ci->n; i++) {
-		LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(ci->bc[i], ci->size[i],
-									       ci->file[i], 0);
-		LLVMModuleRef src = NULL;
-		bool bad = LLVMParseBitcodeInContext2(cg->ctx, mb, &src);
-		LLVMDisposeMemoryBuffer(mb);
-		if (bad || !src) {
+		int err = cg_link_bitcode(cg, ci->bc[i], ci->size[i], ci->file[i]);
+		if (err == -EBADMSG)
 			fprintf(stderr, "sonde: internal error: the bitcode of %s does not parse\n",
 				ci->file[i]);
-			return -EINVAL;
-		}
-		LLVMSetTarget(src, LLVMGetTarget(cg->mod));
-		LLVMSetDataLayout(src, LLVMGetDataLayoutStr(cg->mod));
-		for (LLVMValueRef g = LLVMGetFirstGlobal(src); g; g = LLVMGetNextGlobal(g)) {
-			const char *sec = LLVMGetSection(g);
-			if (sec && !strcmp(sec, ".maps"))
-				LLVMSetLinkage(g, cg->split ? LLVMWeakAnyLinkage : LLVMExternalLinkage);
-		}
-		if (LLVMLinkModules2(cg->mod, src)) {
+		else if (err)
 			fprintf(stderr, "sonde: %s does not link into the program (a name it defines "
 				"clashes with one of sonde's?)\n", ci->file[i]);
+		if (err)
 			return -EINVAL;
-		}
 	}
 	unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
 	unsigned never = LLVMGetEnumAttributeKindForName("noinline", 8);

@@ -16,6 +16,7 @@
  */
 #include "codegen/cg_int.h"
 
+#include <errno.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Linker.h>
 #include <stdio.h>
@@ -37,17 +38,14 @@ __asm__(".section .rodata\n"
 	"cg_unwind_bc_end:\n"
 	".previous\n");
 
-static LLVMValueRef link_walker(struct cg_ctx *cg)
+int cg_link_bitcode(struct cg_ctx *cg, const void *bc, size_t size, const char *name)
 {
-	LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(
-		cg_unwind_bc, (size_t)(cg_unwind_bc_end - cg_unwind_bc), "unwind.bc", 0);
+	LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(bc, size, name, 0);
 	LLVMModuleRef src = NULL;
 	bool bad = LLVMParseBitcodeInContext2(cg->ctx, mb, &src);
 	LLVMDisposeMemoryBuffer(mb);
-	if (bad || !src) {
-		fprintf(stderr, "sonde: internal error: the embedded stack walker does not parse\n");
-		return NULL;
-	}
+	if (bad || !src)
+		return -EBADMSG;
 	LLVMSetTarget(src, LLVMGetTarget(cg->mod));
 	LLVMSetDataLayout(src, LLVMGetDataLayoutStr(cg->mod));
 	for (LLVMValueRef g = LLVMGetFirstGlobal(src); g; g = LLVMGetNextGlobal(g)) {
@@ -55,11 +53,16 @@ static LLVMValueRef link_walker(struct cg_ctx *cg)
 		if (sec && !strcmp(sec, ".maps"))
 			LLVMSetLinkage(g, cg->split ? LLVMWeakAnyLinkage : LLVMExternalLinkage);
 	}
-	LLVMValueRef fn;
-	if (LLVMLinkModules2(cg->mod, src) || !(fn = LLVMGetNamedFunction(cg->mod, UNW_FUNC))) {
-		fprintf(stderr, "sonde: internal error: the stack walker does not link\n");
-		return NULL;
-	}
+	return LLVMLinkModules2(cg->mod, src) ? -EINVAL : 0;
+}
+
+static LLVMValueRef link_walker(struct cg_ctx *cg)
+{
+	int err = cg_link_bitcode(cg, cg_unwind_bc, (size_t)(cg_unwind_bc_end - cg_unwind_bc), "unwind.bc");
+	LLVMValueRef fn = err ? NULL : LLVMGetNamedFunction(cg->mod, UNW_FUNC);
+	if (!fn)
+		fprintf(stderr, "sonde: internal error: the embedded stack walker does not %s\n",
+			err == -EBADMSG ? "parse" : "link");
 	return fn;
 }
 

@@ -250,16 +250,23 @@ int32_t host_btf_func_id(const struct btf *b, const char *fn)
 	return lo < x->n && !strcmp(x->v[lo].name, fn) ? x->v[lo].id : -ENOENT;
 }
 
+/* the prototype of kernel function fn, or NULL */
+static const struct btf_type *proto_of(const struct btf *b, const char *fn)
+{
+	int32_t id = host_btf_func_id(b, fn);
+	if (id <= 0)
+		return NULL;
+	const struct btf_type *f = btf__type_by_id(b, (uint32_t)id);
+	const struct btf_type *proto = f ? btf__type_by_id(b, f->type) : NULL;
+	return proto && btf_is_func_proto(proto) ? proto : NULL;
+}
+
 /* the parameters of fn from the first-th on, and its result when
  * retval is asked for and it has one */
 static int func_proto(const struct btf *b, const char *fn, int first, bool retval, FILE *out)
 {
-	int32_t id = host_btf_func_id(b, fn);
-	if (id <= 0)
-		return -ENOENT;
-	const struct btf_type *f = btf__type_by_id(b, (uint32_t)id);
-	const struct btf_type *proto = btf__type_by_id(b, f->type);
-	if (!proto || !btf_is_func_proto(proto))
+	const struct btf_type *proto = proto_of(b, fn);
+	if (!proto)
 		return -ENOENT;
 	const struct btf_param *p = btf_params(proto);
 	char text[512];
@@ -300,12 +307,8 @@ int host_btf_func_proto(const struct btf *b, const char *fn, FILE *out)
  * lists them */
 int host_btf_kprobe_proto(const struct btf *b, const char *fn, bool ret, FILE *out)
 {
-	int32_t id = host_btf_func_id(b, fn);
-	if (id <= 0)
-		return -ENOENT;
-	const struct btf_type *f = btf__type_by_id(b, (uint32_t)id);
-	const struct btf_type *proto = btf__type_by_id(b, f->type);
-	if (!proto || !btf_is_func_proto(proto))
+	const struct btf_type *proto = proto_of(b, fn);
+	if (!proto)
 		return -ENOENT;
 	char text[512];
 	if (ret) {
