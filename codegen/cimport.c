@@ -31,6 +31,7 @@
  * keeps that file at Warning 4 whatever comes first.
  */
 #include "codegen/cg_int.h"
+#include "common/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -54,26 +55,6 @@ extern char **environ;
  * the bitcode of (clang 17+ writes bitcode LLVM 16 may refuse) */
 static const char *const clang_names[] = {"clang-16", "clang-15", "clang-14", "clang"};
 
-static bool in_path(const char *name, char *out, size_t cap)
-{
-	if (strchr(name, '/')) {
-		snprintf(out, cap, "%s", name);
-		return access(out, X_OK) == 0;
-	}
-	const char *path = getenv("PATH");
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (const char *p = path; *p;) {
-		const char *e = strchr(p, ':');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		snprintf(out, cap, "%.*s/%s", (int)n, n ? p : ".", name);
-		if (access(out, X_OK) == 0)
-			return true;
-		p += n + (e != NULL);
-	}
-	return false;
-}
-
 static const char *find_clang(struct arena *a, char *looked, size_t cap)
 {
 	char path[4096];
@@ -81,12 +62,12 @@ static const char *find_clang(struct arena *a, char *looked, size_t cap)
 	size_t used = 0;
 	looked[0] = '\0';
 	if (env && *env) {
-		if (in_path(env, path, sizeof(path)))
+		if (file_which(env, path, sizeof(path)))
 			return arena_strdup(a, path);
 		used += (size_t)snprintf(looked, cap, "$SONDE_CLANG (%s), ", env);
 	}
 	for (size_t i = 0; i < sizeof(clang_names) / sizeof(clang_names[0]); i++) {
-		if (in_path(clang_names[i], path, sizeof(path)))
+		if (file_which(clang_names[i], path, sizeof(path)))
 			return arena_strdup(a, path);
 		if (used < cap)
 			used += (size_t)snprintf(looked + used, cap - used, "%s%s", clang_names[i],
@@ -101,7 +82,7 @@ static const char *find_clang(struct arena *a, char *looked, size_t cap)
 static int compile_c(struct arena *a, const char *clang, const char *file, const void **bc,
 		     size_t *size)
 {
-	int fd = memfd_create("sonde-cimport", 0);
+	int fd = memfd_create("sonde-cimport", MFD_CLOEXEC);	/* clang gets it as its stdout only */
 	if (fd < 0)
 		return -errno;
 	const char *slash = strrchr(file, '/');

@@ -6,7 +6,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 int file_read_all(const char *path, size_t hint, char **out, size_t *len)
@@ -67,4 +69,23 @@ void file_unescape_octal(char *s)
 		}
 	}
 	*w = '\0';
+}
+
+bool file_which(const char *name, char *out, size_t cap)
+{
+	if (strchr(name, '/')) {
+		snprintf(out, cap, "%s", name);
+		return access(out, X_OK) == 0;
+	}
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, ":");
+		if ((size_t)snprintf(out, cap, "%.*s/%s", (int)n, n ? p : ".", name) < cap &&
+		    access(out, X_OK) == 0)
+			return true;
+		p += n + (p[n] == ':');
+	}
+	return false;
 }

@@ -136,6 +136,20 @@ static const char *world_writable(struct arena *a, const char *path)
 static bool import_path(struct imp_state *st, struct diag *d, const struct parse_import *im,
 			const char *path, bool in_dir, struct imp_seg *importer);
 
+/* a C import (a file, or a module of sonde's stdlib) of importer's, in
+ * the order met */
+static struct ast_cimport *add_cfile(struct imp_state *st, const struct parse_import *im,
+				     struct imp_seg *importer)
+{
+	struct imp_cfile *cf = arena_new_obj(st->a, struct imp_cfile);
+	cf->ci = arena_new_obj(st->a, struct ast_cimport);
+	cf->ci->loc = im->path_loc;
+	cf->seg = importer;
+	*st->cfiles_tail = cf;
+	st->cfiles_tail = &cf->next;
+	return cf->ci;
+}
+
 /* A script or header: parsed alone for its imports (which come first in
  * the text), then laid out. */
 static void import_text(struct imp_state *st, struct diag *d, const struct parse_import *im,
@@ -286,13 +300,7 @@ static bool import_path(struct imp_state *st, struct diag *d, const struct parse
 	}
 	st->seen[st->nseen++] = real;
 	if (kind == IMP_C) {
-		struct imp_cfile *cf = arena_new_obj(st->a, struct imp_cfile);
-		cf->ci = arena_new_obj(st->a, struct ast_cimport);
-		cf->ci->path = path;
-		cf->ci->loc = im->path_loc;
-		cf->seg = importer;
-		*st->cfiles_tail = cf;
-		st->cfiles_tail = &cf->next;
+		add_cfile(st, im, importer)->path = path;
 		return true;
 	}
 	import_text(st, d, im, path, real, kind);
@@ -308,14 +316,9 @@ static void import_one(struct imp_state *st, struct diag *d, const struct parse_
 		return;
 	if (!strcmp(im->path, "stdlib") || !strncmp(im->path, "stdlib/", 7)) {
 		/* sonde's own module: codegen/cimport.c knows them */
-		struct imp_cfile *cf = arena_new_obj(st->a, struct imp_cfile);
-		cf->ci = arena_new_obj(st->a, struct ast_cimport);
-		cf->ci->module = im->path;
-		cf->ci->tried = path;
-		cf->ci->loc = im->path_loc;
-		cf->seg = importer;
-		*st->cfiles_tail = cf;
-		st->cfiles_tail = &cf->next;
+		struct ast_cimport *ci = add_cfile(st, im, importer);
+		ci->module = im->path;
+		ci->tried = path;
 		return;
 	}
 	imp_error(st, d, im->path_loc, "import \"%s\": no such file or directory: %s (an import is "

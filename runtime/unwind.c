@@ -64,6 +64,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/file.h"
 #include "host/cfi.h"
 #include "host/host.h"
 
@@ -426,16 +427,8 @@ static void read_program(struct rt *rt, const char *cmd, bool first_word)
 		read_path(rt, word);
 		return;
 	}
-	const char *env = getenv("PATH");
-	for (const char *p = env ? env : "/usr/bin:/bin"; *p;) {
-		size_t len = strcspn(p, ":");
-		snprintf(path, sizeof(path), "%.*s/%s", (int)len, p, word);
-		if (!access(path, X_OK)) {
-			read_path(rt, path);
-			return;
-		}
-		p += len + (p[len] == ':');
-	}
+	if (file_which(word, path, sizeof(path)))
+		read_path(rt, path);
 }
 
 /* the vDSO: no file backs it, and one kernel maps one image (per ABI) in

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/file.h"
 #include "host/host.h"
 
 const char *sema_target_file(struct sema_ctx *s, const char *target)
@@ -30,18 +31,8 @@ const char *sema_target_file(struct sema_ctx *s, const char *target)
 		}
 		return target;
 	}
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		const char *c = strchr(path, ':');
-		size_t len = c ? (size_t)(c - path) : strlen(path);
-		const char *cand = arena_printf(s->a, "%.*s/%s", (int)len, path, target);
-		if (len && !access(cand, X_OK))
-			return cand;
-		path += len + (c ? 1 : 0);
-	}
-	return NULL;
+	char found[4096];
+	return file_which(target, found, sizeof(found)) ? arena_strdup(s->a, found) : NULL;
 }
 
 /* an attach point per note of file matching pattern, named usdt:TARGET:...;
